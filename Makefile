@@ -1,0 +1,132 @@
+# jcal - calibrated instrumentation profiler for Java.
+#
+#   make            build/libjcal.so, build/jcal-post, Java test classes
+#   make test       install missing packages, build, run every native and Java test
+#   make demo       install missing packages, build, profile the bundled example
+#   make asan       native tests under -fsanitize=address,undefined
+#   make clean
+
+CC      ?= gcc
+BUILD   := build
+CSTD    := -std=c11 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Werror
+OPT     ?= -O2 -g
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -fPIC -Icommon
+LDLIBS  := -lz -lpthread -lm
+
+# JAVA_HOME: the environment, else the real path of javac.
+JAVAC_PATH := $(shell readlink -f "$$(command -v javac 2>/dev/null)" 2>/dev/null)
+JAVA_HOME  ?= $(patsubst %/bin/javac,%,$(JAVAC_PATH))
+JAVAC      := $(JAVA_HOME)/bin/javac
+JAVA       := $(JAVA_HOME)/bin/java
+JNI_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+
+COMMON_SRC := $(wildcard common/*.c)
+AGENT_SRC  := $(wildcard agent/*.c)
+POST_SRC   := $(filter-out postproc/main.c,$(wildcard postproc/*.c))
+TEST_SRC   := $(wildcard native-tests/test-*.c)
+
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
+AGENT_OBJ  := $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
+POST_OBJ   := $(POST_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
+# Pure agent files (no JVMTI) that unit tests link against.
+AGENT_PURE := $(BUILD)/obj/agent/options.o
+
+.PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench java-classes
+all: $(BUILD)/libjcal.so $(BUILD)/jcal-post java-classes
+
+check-jdk:
+	@test -f "$(JAVA_HOME)/include/jvmti.h" || { \
+	  echo "error: jvmti.h not found under JAVA_HOME=$(JAVA_HOME)."; \
+	  echo "       Install the JDK headers: apt-get install openjdk-17-jdk-headless"; \
+	  echo "       (or run scripts/install-deps.sh as root), or set JAVA_HOME."; exit 1; }
+
+$(BUILD)/obj/agent/%.o: agent/%.c | check-jdk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fvisibility=hidden -MMD -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -c $< -o $@
+
+$(BUILD)/libjcal.so: $(AGENT_OBJ) $(COMMON_OBJ)
+	$(CC) -shared -o $@ $^ $(LDLIBS) -ldl
+
+$(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
+	$(CC) -o $@ $^ $(LDLIBS)
+
+# Each test links only what it tests.
+TRACE_TESTS := $(filter $(BUILD)/tests/test-trace%,$(TEST_BIN))
+OPTION_TESTS := $(filter $(BUILD)/tests/test-options%,$(TEST_BIN))
+POST_TESTS := $(filter-out $(TRACE_TESTS) $(OPTION_TESTS),$(TEST_BIN))
+
+$(TRACE_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) native-tests/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(COMMON_OBJ) $(LDLIBS)
+
+$(OPTION_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) $(AGENT_PURE) native-tests/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iagent -o $@ $< $(AGENT_PURE) $(COMMON_OBJ) $(LDLIBS)
+
+$(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) native-tests/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ipostproc -o $@ $< $(POST_OBJ) $(COMMON_OBJ) $(LDLIBS)
+
+# Java test classes and the demo program.
+JAVA_SRC := $(shell find javatests -name '*.java' 2>/dev/null)
+java-classes: $(BUILD)/javatests.stamp
+$(BUILD)/javatests.stamp: $(JAVA_SRC) | check-jdk
+	@mkdir -p $(BUILD)/javatests
+	@if [ -n "$(JAVA_SRC)" ]; then $(JAVAC) -d $(BUILD)/javatests $(JAVA_SRC); fi
+	@touch $@
+
+# Benchmarks (bench/): the count-only baseline agent and the workloads.
+BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
+$(BUILD)/libcount.so: bench/count_agent.c | check-jdk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $<
+
+$(BUILD)/bench.stamp: $(BENCH_JAVA) | check-jdk
+	@mkdir -p $(BUILD)/bench
+	$(JAVAC) -d $(BUILD)/bench $(BENCH_JAVA)
+	@touch $@
+
+bench: all $(BUILD)/libcount.so $(BUILD)/bench.stamp
+	@JAVA_HOME=$(JAVA_HOME) bench/agent-cost.sh
+
+deps:
+	@scripts/install-deps.sh
+
+native-test: $(TEST_BIN)
+	@scripts/run-native-tests.sh $(BUILD)/tests
+
+java-test: all
+	@JAVA_HOME=$(JAVA_HOME) javatests/run.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(TEST_BIN)
+	@$(MAKE) --no-print-directory asan-build
+	@JAVA_HOME=$(JAVA_HOME) scripts/run-all-tests.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@JAVA_HOME=$(JAVA_HOME) scripts/demo.sh
+
+# Sanitizer build of the native tests, in its own tree.
+asan-build:
+	@$(MAKE) --no-print-directory BUILD=build/asan \
+	  OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" build/asan/tests-all
+
+asan: asan-build
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  scripts/run-native-tests.sh build/asan/tests
+
+$(BUILD)/tests-all: $(TEST_BIN)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

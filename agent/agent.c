@@ -1,0 +1,275 @@
+/*
+ * agent.c - libjcal.so entry points: Agent_OnLoad (options, metric choice,
+ * JVMTI capabilities and callbacks, trace header), VMInit, thread start/end,
+ * VM death (flush everything, print the summary line) and Agent_OnUnload.
+ */
+#include <jvmti.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_state.h"
+#include "event_recorder.h"
+#include "host_info.h"
+#include "log.h"
+#include "method_table.h"
+#include "thread_state.h"
+#include "trace_file.h"
+
+struct jcal_agent jcal;
+
+static atomic_int finished;
+
+static const jvmtiEvent method_events[] = { JVMTI_EVENT_METHOD_ENTRY, JVMTI_EVENT_METHOD_EXIT };
+
+void jcal_tracing_stop(void)
+{
+	atomic_store(&jcal.stopped, 1);
+	for (size_t i = 0; i < sizeof(method_events) / sizeof(method_events[0]); i++)
+		(*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, JVMTI_DISABLE, method_events[i],
+							 NULL);
+}
+
+static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
+{
+	char s[32];
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)v);
+	trace_rec_meta(rb, key, s);
+}
+
+static void write_header_meta(const char *options)
+{
+	struct host_info host;
+	struct timespec now;
+	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], key[64];
+	struct trace_recbuf *rb;
+
+	host_info_read(&host);
+	clock_gettime(CLOCK_REALTIME, &now);
+	metric_set_names(&jcal.metrics, names, sizeof(names));
+
+	rb = trace_file_lock();
+	trace_rec_meta(rb, "agent.version", JCAL_AGENT_VERSION);
+	trace_rec_meta(rb, "mode", jcal_mode_name(jcal.opts.mode));
+	trace_rec_meta(rb, "options", options ? options : "");
+	meta_u64(rb, "pid", (uint64_t)getpid());
+	meta_u64(rb, "start.time_ns", (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	trace_rec_meta(rb, "metrics", names);
+	for (unsigned i = 0; i < jcal.metrics.n; i++) {
+		const struct metric_desc *d = &jcal.metrics.m[i];
+		snprintf(key, sizeof(key), "metric.%u.name", i);
+		trace_rec_meta(rb, key, d->name);
+		snprintf(key, sizeof(key), "metric.%u.unit", i);
+		trace_rec_meta(rb, key, d->unit);
+		snprintf(key, sizeof(key), "metric.%u.why", i);
+		trace_rec_meta(rb, key, d->why);
+	}
+	if (jcal.metrics.tsc_hz)
+		meta_u64(rb, "tsc.hz", jcal.metrics.tsc_hz);
+	host_info_write(&host, rb);
+	trace_file_unlock();
+	trace_file_flush();
+}
+
+static void meta_property(jvmtiEnv *jvmti, struct trace_recbuf *rb, const char *key,
+			  const char *property)
+{
+	char *value = NULL;
+	if ((*jvmti)->GetSystemProperty(jvmti, property, &value) == JVMTI_ERROR_NONE && value) {
+		trace_rec_meta(rb, key, value);
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)value);
+	}
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+	struct trace_recbuf *rb;
+
+	(void)thread;
+	if (cls) {
+		jcal.thread_tid = (*jni)->GetFieldID(jni, cls, "tid", "J");
+		(*jni)->DeleteLocalRef(jni, cls);
+	}
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	rb = trace_file_lock();
+	meta_property(jvmti, rb, "jvm.name", "java.vm.name");
+	meta_property(jvmti, rb, "jvm.vendor", "java.vm.vendor");
+	meta_property(jvmti, rb, "jvm.version", "java.vm.version");
+	meta_property(jvmti, rb, "java.version", "java.version");
+	trace_file_unlock();
+	trace_file_flush();
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	if (jcal_stopped() || thread_state_get(jvmti))
+		return;
+	thread_state_create(jvmti, jni, thread, 0);
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	struct jcal_thread *st = thread_state_get(jvmti);
+
+	(void)jni;
+	(void)thread;
+	if (st)
+		thread_state_retire(jvmti, st);
+}
+
+/* Writes everything and prints the summary line; runs once. */
+static void finish_trace(void)
+{
+	uint64_t threads = 0, events, bytes, lost;
+	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
+	struct trace_recbuf *rb;
+
+	if (atomic_exchange(&finished, 1))
+		return;
+	jcal_tracing_stop();
+	events = thread_state_flush_all(&threads);
+	lost = atomic_load(&jcal.lost_events);
+	rb = trace_file_lock();
+	if (jcal.metrics.tsc_hz)
+		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
+	trace_rec_end(rb, events, threads, lost);
+	trace_file_unlock();
+	bytes = trace_file_close();
+	metric_set_names(&jcal.metrics, names, sizeof(names));
+	jcal_info("wrote %s: %llu events, %llu threads, %u methods, metric %s, %llu bytes "
+		  "(%.2f bytes/event)%s",
+		  jcal.out_path, (unsigned long long)events, (unsigned long long)threads,
+		  method_table_count(), names, (unsigned long long)bytes,
+		  events ? (double)bytes / (double)events : 0.0,
+		  trace_file_failed() ? " - INCOMPLETE: a write failed" : "");
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	(void)jvmti;
+	(void)jni;
+	finish_trace();
+}
+
+static int check(jvmtiError e, const char *what)
+{
+	if (e == JVMTI_ERROR_NONE)
+		return 0;
+	char *name = NULL;
+	(*jcal.jvmti)->GetErrorName(jcal.jvmti, e, &name);
+	jcal_error("%s failed: %s (%d)", what, name ? name : "unknown error", (int)e);
+	return -1;
+}
+
+static int setup_jvmti(void)
+{
+	jvmtiEnv *jvmti = jcal.jvmti;
+	jvmtiCapabilities caps;
+	jvmtiEventCallbacks cb;
+	static const jvmtiEvent events[] = {
+		JVMTI_EVENT_VM_INIT,       JVMTI_EVENT_VM_DEATH,     JVMTI_EVENT_THREAD_START,
+		JVMTI_EVENT_THREAD_END,    JVMTI_EVENT_METHOD_ENTRY, JVMTI_EVENT_METHOD_EXIT,
+		JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+	};
+
+	memset(&caps, 0, sizeof(caps));
+	caps.can_generate_method_entry_events = 1;
+	caps.can_generate_method_exit_events = 1;
+	caps.can_generate_compiled_method_load_events = 1;
+	if (check((*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities"))
+		return -1;
+
+	memset(&cb, 0, sizeof(cb));
+	cb.VMInit = on_vm_init;
+	cb.VMDeath = on_vm_death;
+	cb.ThreadStart = on_thread_start;
+	cb.ThreadEnd = on_thread_end;
+	cb.MethodEntry = event_method_entry;
+	cb.MethodExit = event_method_exit;
+	cb.CompiledMethodLoad = event_compiled_load;
+	cb.CompiledMethodUnload = event_compiled_unload;
+	if (check((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)), "SetEventCallbacks"))
+		return -1;
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (check((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL),
+			  "SetEventNotificationMode"))
+			return -1;
+	return 0;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+	char err[1024];
+
+	(void)reserved;
+	jcal.vm = vm;
+	atomic_init(&jcal.next_serial, 1);
+	if (jcal_options_parse(options, &jcal.opts, err, sizeof(err))) {
+		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	if (jcal.opts.command == JCAL_CMD_HELP) {
+		fputs(jcal_options_help(), stdout);
+		fflush(stdout);
+		exit(0);
+	}
+	if (jcal.opts.command == JCAL_CMD_NONE) {
+		jcal_error("no mode given in '%s': use trace, calibrate or help "
+			   "(e.g. -agentpath:libjcal.so=trace,out=t.bin)",
+			   options ? options : "");
+		return JNI_ERR;
+	}
+	if (jcal_log_init(jcal.opts.log, jcal.opts.loglevel)) {
+		jcal_error("cannot open log=%s", jcal.opts.log);
+		return JNI_ERR;
+	}
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE) {
+		jcal_error("option 'calibrate': the calibration workload is not available in "
+			   "this build yet");
+		return JNI_ERR;
+	}
+	if (jcal.opts.mode == JCAL_MODE_BCI) {
+		jcal_error("option 'mode=bci': bytecode instrumentation is not available in this "
+			   "build yet (use mode=events)");
+		return JNI_ERR;
+	}
+	if (metric_set_open(&jcal.metrics, &jcal.opts, err, sizeof(err))) {
+		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
+				    sizeof(jcal.out_path), err, sizeof(err))) {
+		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	if ((*vm)->GetEnv(vm, (void **)&jcal.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+		jcal_error("this JVM does not offer JVMTI 1.2");
+		return JNI_ERR;
+	}
+	if (trace_file_open(jcal.out_path, err, sizeof(err))) {
+		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	write_header_meta(options);
+	if (setup_jvmti()) {
+		trace_file_close();
+		unlink(jcal.out_path);
+		return JNI_ERR;
+	}
+	jcal_debug("tracing to %s", jcal.out_path);
+	return JNI_OK;
+}
+
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+{
+	(void)vm;
+	/* Normally VM death has written everything; this covers a JVM that
+	 * never delivered it (e.g. a failure during start-up). */
+	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.jvmti)
+		finish_trace();
+	jcal_log_close();
+}

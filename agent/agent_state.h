@@ -1,0 +1,41 @@
+/*
+ * agent_state.h - the agent's global state, shared by its files.
+ *
+ * Set up in Agent_OnLoad before any event is enabled; afterwards only the
+ * atomic fields change.
+ */
+#ifndef JCAL_AGENT_STATE_H
+#define JCAL_AGENT_STATE_H
+
+#include <jvmti.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "metric.h"
+#include "options.h"
+
+#define JCAL_AGENT_VERSION "0.1.0"
+
+struct jcal_agent {
+	JavaVM *vm;
+	jvmtiEnv *jvmti;
+	struct jcal_options opts;
+	struct metric_set metrics;
+	char out_path[JCAL_OPT_PATH_MAX];
+	jfieldID thread_tid;           /* java.lang.Thread.tid, set at VMInit */
+	atomic_int stopped;            /* VM death or a failed write: record nothing more */
+	atomic_uint next_serial;       /* thread serials, from 1 */
+	atomic_uint_fast64_t lost_events; /* events dropped after tracing stopped on error */
+};
+
+extern struct jcal_agent jcal;
+
+/* Stops recording for good (disk full, VM death); safe from any thread. */
+void jcal_tracing_stop(void);
+
+static inline int jcal_stopped(void)
+{
+	return atomic_load(&jcal.stopped);
+}
+
+#endif

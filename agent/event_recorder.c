@@ -1,0 +1,131 @@
+/*
+ * event_recorder.c - turns MethodEntry/MethodExit into trace events.
+ *
+ * Per event: read the metric(s), find the thread's state in JVMTI TLS, map
+ * the jmethodID through the thread's cache, append to the thread's buffer.
+ * No lock and no allocation unless a thread or method is seen for the first
+ * time or the buffer is full.
+ *
+ * Shutdown handshake with VM death (thread_state_flush_all): a callback sets
+ * its thread's busy flag, then checks the stopped flag; VM death sets stopped,
+ * then waits for busy to clear. Both sides use sequentially consistent
+ * atomics, so either the callback sees stopped, or VM death sees it busy.
+ */
+#include "event_recorder.h"
+
+#include <time.h>
+
+#include "agent_state.h"
+#include "thread_state.h"
+#include "trace_file.h"
+
+static inline unsigned method_type(const struct jcal_method *m)
+{
+	/* mode=events runs every traced thread in the interpreter (HotSpot's
+	 * interp_only_mode), so compiled code is never what runs here. */
+	int jitted = jcal.opts.mode == JCAL_MODE_BCI && atomic_load_explicit(&m->compiled,
+									       memory_order_relaxed) > 0;
+	return jcal_mtype_of(m->modifiers, jitted);
+}
+
+static void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
+		   unsigned transition)
+{
+	uint64_t metric[JCAL_MAX_METRICS];
+	struct jcal_thread *st = thread_state_get(jvmti);
+	struct jcal_method *m;
+
+	if (!st) {
+		if (jcal_stopped())
+			return;
+		st = thread_state_create(jvmti, jni, thread, 1);
+		if (!st)
+			return;
+	}
+	metric_read_all(&jcal.metrics, &st->mt, metric);
+
+	atomic_store(&st->busy, 1);
+	if (atomic_load(&jcal.stopped)) {
+		atomic_store_explicit(&st->busy, 0, memory_order_release);
+		return;
+	}
+	m = method_cache_get(&st->cache, jvmti, jni, mid);
+	if (m) {
+		if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0) {
+			atomic_fetch_add(&jcal.lost_events, 1);
+			atomic_store_explicit(&st->busy, 0, memory_order_release);
+			jcal_tracing_stop();
+			return;
+		}
+		trace_events_add(&st->enc, transition, method_type(m), m->id, metric);
+		st->events++;
+	}
+	atomic_store_explicit(&st->busy, 0, memory_order_release);
+}
+
+void JNICALL event_method_entry(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method)
+{
+	record(jvmti, jni, thread, method, JCAL_TR_ENTRY);
+}
+
+void JNICALL event_method_exit(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method,
+			       jboolean was_popped_by_exception, jvalue return_value)
+{
+	(void)return_value;
+	record(jvmti, jni, thread, method, was_popped_by_exception ? JCAL_TR_THROW : JCAL_TR_EXIT);
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static JNIEnv *current_jni(void)
+{
+	JNIEnv *jni = NULL;
+	if ((*jcal.vm)->GetEnv(jcal.vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
+		return NULL;
+	return jni;
+}
+
+void JNICALL event_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+				 const void *code_addr, jint map_length,
+				 const jvmtiAddrLocationMap *map, const void *compile_info)
+{
+	struct jcal_method *m;
+
+	(void)code_addr;
+	(void)map_length;
+	(void)map;
+	(void)compile_info;
+	if (jcal_stopped())
+		return;
+	m = method_table_get(jvmti, current_jni(), method);
+	if (!m)
+		return;
+	atomic_fetch_add(&m->compiled, 1);
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_compiled_load(rb, m->id, wall_ns(), (uint64_t)(code_size > 0 ? code_size : 0));
+	trace_file_unlock();
+}
+
+void JNICALL event_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
+{
+	struct jcal_method *m;
+
+	(void)jvmti;
+	(void)code_addr;
+	if (jcal_stopped())
+		return;
+	/* The class may be gone: only known methods can be named. */
+	m = method_table_find(method);
+	if (!m)
+		return;
+	if (atomic_load(&m->compiled) > 0)
+		atomic_fetch_sub(&m->compiled, 1);
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_compiled_unload(rb, m->id, wall_ns());
+	trace_file_unlock();
+}

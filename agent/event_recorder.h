@@ -1,0 +1,18 @@
+/*
+ * event_recorder.h - the JVMTI callbacks on the event path (method entry
+ * and exit) and for compiled-method load/unload.
+ */
+#ifndef JCAL_EVENT_RECORDER_H
+#define JCAL_EVENT_RECORDER_H
+
+#include <jvmti.h>
+
+void JNICALL event_method_entry(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method);
+void JNICALL event_method_exit(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method,
+			       jboolean was_popped_by_exception, jvalue return_value);
+void JNICALL event_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+				 const void *code_addr, jint map_length,
+				 const jvmtiAddrLocationMap *map, const void *compile_info);
+void JNICALL event_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
+
+#endif

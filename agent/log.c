@@ -1,0 +1,66 @@
+/*
+ * log.c - writes agent messages, one line each, prefixed "jcal: " (errors
+ * "jcal: error: ", warnings "jcal: warning: ").
+ *
+ * Errors always go to stderr too, so a bad log= file never hides them.
+ */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static FILE *log_file;
+static enum jcal_loglevel log_level = JCAL_LOG_INFO;
+
+int jcal_log_init(const char *path, enum jcal_loglevel level)
+{
+	log_level = level;
+	if (path && *path) {
+		log_file = fopen(path, "a");
+		if (!log_file)
+			return -1;
+		setvbuf(log_file, NULL, _IOLBF, 0);
+	}
+	return 0;
+}
+
+void jcal_log_close(void)
+{
+	if (log_file)
+		fclose(log_file);
+	log_file = NULL;
+}
+
+int jcal_log_enabled(enum jcal_loglevel level)
+{
+	return level <= log_level;
+}
+
+static void vlog(enum jcal_loglevel level, const char *tag, const char *fmt, va_list ap)
+{
+	char line[2048];
+
+	if (level > log_level)
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (log_file)
+		fprintf(log_file, "jcal: %s%s\n", tag, line);
+	if (!log_file || level == JCAL_LOG_ERROR) {
+		fprintf(stderr, "jcal: %s%s\n", tag, line);
+		fflush(stderr);
+	}
+}
+
+#define LOG_FN(fn, level, tag)                 \
+	void fn(const char *fmt, ...)          \
+	{                                      \
+		va_list ap;                    \
+		va_start(ap, fmt);             \
+		vlog(level, tag, fmt, ap);     \
+		va_end(ap);                    \
+	}
+
+LOG_FN(jcal_error, JCAL_LOG_ERROR, "error: ")
+LOG_FN(jcal_warn, JCAL_LOG_WARN, "warning: ")
+LOG_FN(jcal_info, JCAL_LOG_INFO, "")
+LOG_FN(jcal_debug, JCAL_LOG_DEBUG, "debug: ")

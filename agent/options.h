@@ -1,0 +1,64 @@
+/*
+ * options.h - the agent's option string (SPEC §2): parsing and validation.
+ *
+ * Pure code, no JVMTI: unit-tested in native-tests/test-options.c.
+ */
+#ifndef JCAL_OPTIONS_H
+#define JCAL_OPTIONS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "trace_format.h"
+
+#define JCAL_OPT_PATH_MAX 1024
+#define JCAL_OPT_METRIC_MAX 128
+
+enum jcal_command {
+	JCAL_CMD_NONE = 0,
+	JCAL_CMD_HELP,
+	JCAL_CMD_TRACE,
+	JCAL_CMD_CALIBRATE,
+};
+
+enum jcal_mode {
+	JCAL_MODE_EVENTS = 0,
+	JCAL_MODE_BCI,
+};
+
+enum jcal_loglevel {
+	JCAL_LOG_ERROR = 0,
+	JCAL_LOG_WARN,
+	JCAL_LOG_INFO,
+	JCAL_LOG_DEBUG,
+};
+
+struct jcal_options {
+	enum jcal_command command;
+	enum jcal_mode mode;
+	char out[JCAL_OPT_PATH_MAX];   /* pattern, %p and %t not yet expanded */
+	unsigned nmetrics;             /* 0 = auto */
+	char metric[JCAL_MAX_METRICS][JCAL_OPT_METRIC_MAX];
+	char table[JCAL_OPT_PATH_MAX]; /* empty = calibration directory */
+	char log[JCAL_OPT_PATH_MAX];   /* empty = stderr */
+	enum jcal_loglevel loglevel;
+	int quiet;
+};
+
+/* Parses an option string ("trace,out=t.bin"; NULL or "" is allowed and
+ * yields JCAL_CMD_NONE). Returns 0, or -1 with a one-line message in err
+ * that names the offending token. */
+int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_t errlen);
+
+/* Expands %p (pid), %t (local time YYYYmmdd-HHMMSS) and %% in pattern.
+ * Returns 0, or -1 with a message (unknown escape, result too long). */
+int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
+			    char *err, size_t errlen);
+
+/* The option table printed by `help`. */
+const char *jcal_options_help(void);
+
+const char *jcal_mode_name(enum jcal_mode m);
+
+#endif

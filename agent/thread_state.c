@@ -1,0 +1,144 @@
+/*
+ * thread_state.c - creates, retires and flushes per-thread agent state.
+ *
+ * Threads register in a list under a mutex (taken at thread start and end
+ * and at VM death only, never per event), so that VM death can reach the
+ * buffers of threads that are still running.
+ */
+#include "thread_state.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_state.h"
+#include "log.h"
+#include "trace_file.h"
+
+static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct jcal_thread *registry;
+static uint64_t ended_events, thread_count;
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int late)
+{
+	struct jcal_thread *st = calloc(1, sizeof(*st));
+	uint8_t *buf = malloc(THREAD_BUFFER_BYTES);
+	jvmtiThreadInfo info;
+	uint64_t java_tid = 0, metric[JCAL_MAX_METRICS] = { 0 };
+	uint32_t flags = late ? TRACE_THREAD_LATE : 0;
+	const char *name = "";
+
+	if (!st || !buf) {
+		free(st);
+		free(buf);
+		return NULL;
+	}
+	st->serial = atomic_fetch_add(&jcal.next_serial, 1);
+	metric_thread_open(&jcal.metrics, &st->mt);
+	trace_events_init(&st->enc, buf, THREAD_BUFFER_BYTES, st->serial, jcal.metrics.n);
+
+	memset(&info, 0, sizeof(info));
+	if (thread && (*jvmti)->GetThreadInfo(jvmti, thread, &info) == JVMTI_ERROR_NONE) {
+		if (info.name)
+			name = info.name;
+		if (info.is_daemon)
+			flags |= TRACE_THREAD_DAEMON;
+		if (jni) {
+			if (info.thread_group)
+				(*jni)->DeleteLocalRef(jni, info.thread_group);
+			if (info.context_class_loader)
+				(*jni)->DeleteLocalRef(jni, info.context_class_loader);
+		}
+	}
+	if (thread && jni && jcal.thread_tid)
+		java_tid = (uint64_t)(*jni)->GetLongField(jni, thread, jcal.thread_tid);
+	metric_read_all(&jcal.metrics, &st->mt, metric);
+
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_thread_start(rb, st->serial, java_tid, (uint32_t)syscall(SYS_gettid), flags,
+			       wall_ns(), name, jcal.metrics.n, metric);
+	trace_file_unlock();
+	if (info.name)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+
+	pthread_mutex_lock(&registry_mutex);
+	st->next = registry;
+	if (registry)
+		registry->prev = st;
+	registry = st;
+	thread_count++;
+	pthread_mutex_unlock(&registry_mutex);
+
+	if ((*jvmti)->SetThreadLocalStorage(jvmti, NULL, st) != JVMTI_ERROR_NONE)
+		jcal_debug("SetThreadLocalStorage failed for thread #%u", st->serial);
+	return st;
+}
+
+static void write_thread_end(struct jcal_thread *st, const uint64_t *metric)
+{
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_thread_end(rb, st->serial, wall_ns(), st->events, jcal.metrics.n, metric);
+	trace_file_unlock();
+}
+
+void thread_state_retire(jvmtiEnv *jvmti, struct jcal_thread *st)
+{
+	uint64_t metric[JCAL_MAX_METRICS] = { 0 };
+
+	pthread_mutex_lock(&registry_mutex);
+	if (jcal_stopped()) {
+		/* VM death flushed it already and may still be using it. */
+		pthread_mutex_unlock(&registry_mutex);
+		return;
+	}
+	metric_read_all(&jcal.metrics, &st->mt, metric);
+	if (trace_file_write_events(&st->enc) == 0)
+		write_thread_end(st, metric);
+	if (st->prev)
+		st->prev->next = st->next;
+	else
+		registry = st->next;
+	if (st->next)
+		st->next->prev = st->prev;
+	ended_events += st->events;
+	pthread_mutex_unlock(&registry_mutex);
+
+	(*jvmti)->SetThreadLocalStorage(jvmti, NULL, NULL);
+	metric_thread_close(&jcal.metrics, &st->mt);
+	free(st->enc.buf);
+	free(st);
+}
+
+uint64_t thread_state_flush_all(uint64_t *threads)
+{
+	uint64_t total;
+
+	pthread_mutex_lock(&registry_mutex);
+	total = ended_events;
+	for (struct jcal_thread *st = registry; st; st = st->next) {
+		/* A callback that saw stopped == 0 may still be writing: wait (1 s at most). */
+		for (int i = 0; i < 100000 && atomic_load(&st->busy); i++)
+			sched_yield();
+		if (atomic_load(&st->busy)) {
+			jcal_warn("thread #%u still busy at VM death; its last events are lost",
+				  st->serial);
+			continue;
+		}
+		trace_file_write_events(&st->enc);
+		total += st->events;
+	}
+	*threads = thread_count;
+	pthread_mutex_unlock(&registry_mutex);
+	return total;
+}

@@ -1,0 +1,40 @@
+/*
+ * trace_file.h - the agent's trace file: one fd, a definitions buffer, and
+ * chunk writes.
+ *
+ * The event path never takes a lock; a thread takes the file mutex only when
+ * its buffer is full (once per ~16k events) or when it defines a new method.
+ * Definitions pending in the record buffer are always written before any
+ * events chunk, so a reader never sees an event before its method.
+ */
+#ifndef JCAL_TRACE_FILE_H
+#define JCAL_TRACE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace_encoder.h"
+
+/* Creates (truncates) path and writes the file header. 0 or -1 + message. */
+int trace_file_open(const char *path, char *err, size_t errlen);
+
+/* The definitions buffer, under the file mutex. */
+struct trace_recbuf *trace_file_lock(void);
+void trace_file_unlock(void);
+
+/* Writes pending definitions, then enc's chunk, and resets enc. Returns 0,
+ * or -1 when the file is no longer writable (the events were dropped). */
+int trace_file_write_events(struct trace_events_enc *enc);
+
+/* Writes pending definitions now. */
+void trace_file_flush(void);
+
+/* Flushes, closes; returns the bytes written in all. */
+uint64_t trace_file_close(void);
+
+uint64_t trace_file_bytes(void);
+/* Non-zero once a write failed (disk full, file size limit): tracing stops. */
+int trace_file_failed(void);
+const char *trace_file_path(void);
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * trace_encoder.c - builds EVENTS and RECORDS chunks in memory and the file
+ * header (docs/trace-format.md). The per-event encoder is inline in
+ * trace_encoder.h; this file owns chunk framing and the record encoders.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "trace_encoder.h"
+
+/* Longest string stored in a record; longer ones are cut (JVM names are at
+ * most 65535 bytes of modified UTF-8 anyway). */
+#define TRACE_STR_MAX 65535u
+/* Room reserved for a record's length varint while its payload is built. */
+#define REC_LEN_MAX 5
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Writes the chunk header for the payload that follows it in buf. */
+static void chunk_header(uint8_t *buf, unsigned kind, size_t payload_len)
+{
+	put_u32(buf, TRACE_CHUNK_MAGIC);
+	buf[4] = (uint8_t)kind;
+	buf[5] = buf[6] = buf[7] = 0;
+	put_u32(buf + 8, (uint32_t)payload_len);
+	put_u32(buf + 12, (uint32_t)crc32(0L, buf + TRACE_CHUNK_HEADER_LEN, (uInt)payload_len));
+}
+
+void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN])
+{
+	memcpy(out, TRACE_MAGIC, TRACE_MAGIC_LEN);
+	put_u16(out + 8, TRACE_VERSION_MAJOR);
+	put_u16(out + 10, TRACE_VERSION_MINOR);
+	put_u32(out + 12, 0);
+}
+
+/* ---- events ---- */
+
+void trace_events_init(struct trace_events_enc *enc, uint8_t *buf, size_t cap, uint32_t serial,
+		       unsigned nmetrics)
+{
+	enc->buf = buf;
+	/* A chunk payload may not exceed TRACE_CHUNK_MAX_PAYLOAD. */
+	if (cap > TRACE_CHUNK_HEADER_LEN + (size_t)TRACE_CHUNK_MAX_PAYLOAD)
+		cap = TRACE_CHUNK_HEADER_LEN + (size_t)TRACE_CHUNK_MAX_PAYLOAD;
+	enc->cap = cap;
+	enc->serial = serial;
+	if (nmetrics < 1)
+		nmetrics = 1;
+	if (nmetrics > JCAL_MAX_METRICS)
+		nmetrics = JCAL_MAX_METRICS;
+	enc->nmetrics = nmetrics;
+	trace_events_reset(enc);
+}
+
+void trace_events_reset(struct trace_events_enc *enc)
+{
+	uint8_t *p = enc->buf + TRACE_CHUNK_HEADER_LEN;
+
+	p += varint_put(p, enc->serial);
+	*p++ = (uint8_t)enc->nmetrics;
+	enc->len = (size_t)(p - enc->buf);
+	enc->events = 0;
+	memset(enc->last, 0, sizeof(enc->last));
+	enc->depth = 0;
+}
+
+size_t trace_events_finish(struct trace_events_enc *enc)
+{
+	if (enc->events == 0)
+		return 0;
+	chunk_header(enc->buf, TRACE_CHUNK_EVENTS, enc->len - TRACE_CHUNK_HEADER_LEN);
+	return enc->len;
+}
+
+/* ---- records ---- */
+
+void trace_recbuf_init(struct trace_recbuf *rb)
+{
+	rb->buf = NULL;
+	rb->len = TRACE_CHUNK_HEADER_LEN;
+	rb->cap = 0;
+	rb->oom = 0;
+}
+
+void trace_recbuf_free(struct trace_recbuf *rb)
+{
+	free(rb->buf);
+	trace_recbuf_init(rb);
+}
+
+size_t trace_recbuf_pending(const struct trace_recbuf *rb)
+{
+	return rb->len - TRACE_CHUNK_HEADER_LEN;
+}
+
+size_t trace_recbuf_finish(struct trace_recbuf *rb)
+{
+	size_t n = trace_recbuf_pending(rb);
+
+	if (n == 0)
+		return 0;
+	chunk_header(rb->buf, TRACE_CHUNK_RECORDS, n);
+	return rb->len;
+}
+
+void trace_recbuf_clear(struct trace_recbuf *rb)
+{
+	rb->len = TRACE_CHUNK_HEADER_LEN;
+}
+
+/*
+ * Starts a record whose payload takes at most max bytes: returns where the
+ * payload goes, or NULL (record dropped, rb->oom set) when memory is short
+ * or the chunk would outgrow TRACE_CHUNK_MAX_PAYLOAD.
+ */
+static uint8_t *rec_begin(struct trace_recbuf *rb, size_t max)
+{
+	size_t need = rb->len + 1 + REC_LEN_MAX + max;
+
+	if (need - TRACE_CHUNK_HEADER_LEN > TRACE_CHUNK_MAX_PAYLOAD) {
+		rb->oom = 1;
+		return NULL;
+	}
+	if (need > rb->cap) {
+		size_t cap = rb->cap ? rb->cap : 4096;
+		while (cap < need)
+			cap *= 2;
+		uint8_t *nb = realloc(rb->buf, cap);
+		if (!nb) {
+			rb->oom = 1;
+			return NULL;
+		}
+		rb->buf = nb;
+		rb->cap = cap;
+	}
+	return rb->buf + rb->len + 1 + REC_LEN_MAX;
+}
+
+/* Frames the payload [start, end) built after rec_begin() as a record. */
+static void rec_end(struct trace_recbuf *rb, unsigned kind, uint8_t *start, uint8_t *end)
+{
+	uint8_t *p = rb->buf + rb->len;
+	size_t n = (size_t)(end - start);
+
+	*p++ = (uint8_t)kind;
+	p += varint_put(p, n);
+	memmove(p, start, n);
+	rb->len = (size_t)(p + n - rb->buf);
+}
+
+static size_t str_len(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	return n > TRACE_STR_MAX ? TRACE_STR_MAX : n;
+}
+
+/* Room a string field takes at most. */
+static size_t str_room(const char *s)
+{
+	return VARINT_MAX_LEN + str_len(s);
+}
+
+static uint8_t *put_str(uint8_t *p, const char *s)
+{
+	size_t n = str_len(s);
+
+	p += varint_put(p, n);
+	if (n)
+		memcpy(p, s, n);
+	return p + n;
+}
+
+static uint8_t *put_metrics(uint8_t *p, unsigned n, const uint64_t *metric)
+{
+	if (n > JCAL_MAX_METRICS)
+		n = JCAL_MAX_METRICS;
+	*p++ = (uint8_t)n;
+	for (unsigned i = 0; i < n; i++)
+		p += varint_put(p, metric[i]);
+	return p;
+}
+
+#define METRICS_ROOM (1 + JCAL_MAX_METRICS * VARINT_MAX_LEN)
+
+void trace_rec_meta(struct trace_recbuf *rb, const char *key, const char *value)
+{
+	uint8_t *s = rec_begin(rb, str_room(key) + str_room(value));
+	if (!s)
+		return;
+	uint8_t *p = put_str(s, key);
+	p = put_str(p, value);
+	rec_end(rb, TRACE_REC_META, s, p);
+}
+
+void trace_rec_method(struct trace_recbuf *rb, uint32_t id, uint32_t modifiers,
+		      const char *class_sig, const char *name, const char *sig)
+{
+	uint8_t *s = rec_begin(rb, 2 * VARINT_MAX_LEN + str_room(class_sig) + str_room(name) +
+					   str_room(sig));
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, id);
+	p += varint_put(p, modifiers);
+	p = put_str(p, class_sig);
+	p = put_str(p, name);
+	p = put_str(p, sig);
+	rec_end(rb, TRACE_REC_METHOD, s, p);
+}
+
+void trace_rec_thread_start(struct trace_recbuf *rb, uint32_t serial, uint64_t java_tid,
+			    uint32_t os_tid, uint32_t flags, uint64_t time_ns, const char *name,
+			    unsigned nmetrics, const uint64_t *metric)
+{
+	uint8_t *s = rec_begin(rb, 5 * VARINT_MAX_LEN + str_room(name) + METRICS_ROOM);
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, serial);
+	p += varint_put(p, java_tid);
+	p += varint_put(p, os_tid);
+	p += varint_put(p, flags);
+	p += varint_put(p, time_ns);
+	p = put_str(p, name);
+	p = put_metrics(p, nmetrics, metric);
+	rec_end(rb, TRACE_REC_THREAD_START, s, p);
+}
+
+void trace_rec_thread_end(struct trace_recbuf *rb, uint32_t serial, uint64_t time_ns,
+			  uint64_t events, unsigned nmetrics, const uint64_t *metric)
+{
+	uint8_t *s = rec_begin(rb, 3 * VARINT_MAX_LEN + METRICS_ROOM);
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, serial);
+	p += varint_put(p, time_ns);
+	p += varint_put(p, events);
+	p = put_metrics(p, nmetrics, metric);
+	rec_end(rb, TRACE_REC_THREAD_END, s, p);
+}
+
+void trace_rec_thread_name(struct trace_recbuf *rb, uint32_t serial, uint64_t time_ns,
+			   const char *name)
+{
+	uint8_t *s = rec_begin(rb, 2 * VARINT_MAX_LEN + str_room(name));
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, serial);
+	p += varint_put(p, time_ns);
+	p = put_str(p, name);
+	rec_end(rb, TRACE_REC_THREAD_NAME, s, p);
+}
+
+void trace_rec_compiled_load(struct trace_recbuf *rb, uint32_t method, uint64_t time_ns,
+			     uint64_t code_size)
+{
+	uint8_t *s = rec_begin(rb, 3 * VARINT_MAX_LEN);
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, method);
+	p += varint_put(p, time_ns);
+	p += varint_put(p, code_size);
+	rec_end(rb, TRACE_REC_COMPILED_LOAD, s, p);
+}
+
+void trace_rec_compiled_unload(struct trace_recbuf *rb, uint32_t method, uint64_t time_ns)
+{
+	uint8_t *s = rec_begin(rb, 2 * VARINT_MAX_LEN);
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, method);
+	p += varint_put(p, time_ns);
+	rec_end(rb, TRACE_REC_COMPILED_UNLOAD, s, p);
+}
+
+void trace_rec_end(struct trace_recbuf *rb, uint64_t events, uint64_t threads, uint64_t lost_events)
+{
+	uint8_t *s = rec_begin(rb, 3 * VARINT_MAX_LEN);
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, events);
+	p += varint_put(p, threads);
+	p += varint_put(p, lost_events);
+	rec_end(rb, TRACE_REC_END, s, p);
+}

@@ -1,0 +1,121 @@
+/*
+ * trace_encoder.h - builds trace chunks in memory (no I/O).
+ *
+ * An events encoder fills one per-thread buffer with a single EVENTS chunk;
+ * the agent calls trace_events_add() from its MethodEntry/Exit callbacks, so
+ * it is inline, allocation-free and lock-free. A record buffer collects
+ * RECORDS chunk payloads (meta, method and thread definitions); it grows with
+ * malloc and is only used off the event path.
+ */
+#ifndef JCAL_TRACE_ENCODER_H
+#define JCAL_TRACE_ENCODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace_format.h"
+#include "varint.h"
+
+/* Largest encoding of one event: tag, method id, one zigzag varint per metric. */
+#define TRACE_EVENT_MAX_LEN (1 + 5 + JCAL_MAX_METRICS * VARINT_MAX_LEN)
+/* Events payload header: serial varint + metric count byte. */
+#define TRACE_EVENTS_HEAD_MAX (5 + 1)
+
+struct trace_events_enc {
+	uint8_t *buf;   /* chunk header + payload; owned by the caller */
+	size_t cap;
+	size_t len;     /* bytes used, including the chunk header */
+	uint32_t serial;
+	unsigned nmetrics;
+	uint64_t events; /* events in the current chunk */
+	uint64_t last[JCAL_MAX_METRICS];
+	uint32_t depth;
+	uint32_t stack[TRACE_SHADOW_DEPTH];
+};
+
+/* Sets up enc over buf (cap must be > TRACE_CHUNK_HEADER_LEN +
+ * TRACE_EVENTS_HEAD_MAX + TRACE_EVENT_MAX_LEN) and starts a chunk. */
+void trace_events_init(struct trace_events_enc *enc, uint8_t *buf, size_t cap,
+		       uint32_t serial, unsigned nmetrics);
+
+/* Starts a new, empty chunk (delta base and shadow stack reset). */
+void trace_events_reset(struct trace_events_enc *enc);
+
+/* Room for one more event? If not, finish, write and reset first. */
+static inline int trace_events_full(const struct trace_events_enc *enc)
+{
+	return enc->cap - enc->len < TRACE_EVENT_MAX_LEN;
+}
+
+/* Appends one event. The caller has checked trace_events_full(). */
+static inline void trace_events_add(struct trace_events_enc *enc, unsigned transition,
+				    unsigned type, uint32_t method, const uint64_t *metric)
+{
+	uint8_t *p = enc->buf + enc->len;
+	uint8_t *tag = p++;
+	unsigned t = transition | (type << TRACE_TAG_TYPE_SHIFT);
+
+	if (transition == JCAL_TR_ENTRY) {
+		t |= TRACE_TAG_EXPLICIT;
+		p += varint_put(p, method);
+		if (enc->depth < TRACE_SHADOW_DEPTH)
+			enc->stack[enc->depth] = method;
+		enc->depth++;
+	} else if (enc->depth > 0 && enc->depth <= TRACE_SHADOW_DEPTH &&
+		   enc->stack[enc->depth - 1] == method) {
+		enc->depth--;
+	} else {
+		t |= TRACE_TAG_EXPLICIT;
+		p += varint_put(p, method);
+		if (enc->depth > TRACE_SHADOW_DEPTH)
+			enc->depth--;
+	}
+	*tag = (uint8_t)t;
+	for (unsigned i = 0; i < enc->nmetrics; i++) {
+		p += varint_put(p, zigzag_enc((int64_t)(metric[i] - enc->last[i])));
+		enc->last[i] = metric[i];
+	}
+	enc->len = (size_t)(p - enc->buf);
+	enc->events++;
+}
+
+/* Fills in the chunk header (length, CRC). Returns the bytes to write
+ * (enc->buf, that many), or 0 when the chunk holds no event. */
+size_t trace_events_finish(struct trace_events_enc *enc);
+
+/* Growing buffer of records for one RECORDS chunk. */
+struct trace_recbuf {
+	uint8_t *buf; /* chunk header + payload */
+	size_t len, cap;
+	int oom;      /* set when an allocation failed; records were dropped */
+};
+
+void trace_recbuf_init(struct trace_recbuf *rb);
+void trace_recbuf_free(struct trace_recbuf *rb);
+/* Bytes of records held (0 = nothing to write). */
+size_t trace_recbuf_pending(const struct trace_recbuf *rb);
+/* Fills in the chunk header; returns bytes to write from rb->buf. */
+size_t trace_recbuf_finish(struct trace_recbuf *rb);
+/* Empties the buffer after its chunk was written. */
+void trace_recbuf_clear(struct trace_recbuf *rb);
+
+void trace_rec_meta(struct trace_recbuf *rb, const char *key, const char *value);
+void trace_rec_method(struct trace_recbuf *rb, uint32_t id, uint32_t modifiers,
+		      const char *class_sig, const char *name, const char *sig);
+void trace_rec_thread_start(struct trace_recbuf *rb, uint32_t serial, uint64_t java_tid,
+			    uint32_t os_tid, uint32_t flags, uint64_t time_ns,
+			    const char *name, unsigned nmetrics, const uint64_t *metric);
+void trace_rec_thread_end(struct trace_recbuf *rb, uint32_t serial, uint64_t time_ns,
+			  uint64_t events, unsigned nmetrics, const uint64_t *metric);
+void trace_rec_thread_name(struct trace_recbuf *rb, uint32_t serial, uint64_t time_ns,
+			   const char *name);
+void trace_rec_compiled_load(struct trace_recbuf *rb, uint32_t method, uint64_t time_ns,
+			     uint64_t code_size);
+void trace_rec_compiled_unload(struct trace_recbuf *rb, uint32_t method, uint64_t time_ns);
+void trace_rec_end(struct trace_recbuf *rb, uint64_t events, uint64_t threads,
+		   uint64_t lost_events);
+
+/* The 16-byte file header. */
+void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN]);
+
+#endif

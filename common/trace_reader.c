@@ -1,0 +1,611 @@
+/*
+ * trace_reader.c - streaming reader of jcal trace files (docs/trace-format.md).
+ *
+ * Owns file and chunk framing checks (magic, version, length, CRC, cut-off
+ * tails) and the decoding of RECORDS and EVENTS payloads into visitor calls.
+ * Memory is one payload buffer, grown to the largest chunk, plus a string
+ * scratch buffer; nothing is allocated per event.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "trace_reader.h"
+#include "varint.h"
+
+struct trace_dec {
+	const struct trace_visitor *v;
+	struct trace_result *res;
+	const char *name;   /* file name for messages, NULL for a bare payload */
+	uint64_t chunk_off; /* file offset of the chunk being decoded */
+	char *scratch;	    /* NUL-terminated copies of a record's strings */
+	size_t scratch_cap;
+	uint32_t stack[TRACE_SHADOW_DEPTH];
+};
+
+const char *trace_status_str(enum trace_status s)
+{
+	switch (s) {
+	case TRACE_OK:
+		return "ok";
+	case TRACE_TRUNCATED:
+		return "truncated";
+	case TRACE_CORRUPT:
+		return "corrupt";
+	case TRACE_IOERR:
+		return "I/O error";
+	case TRACE_EMPTY:
+		return "empty";
+	case TRACE_ABORTED:
+		return "aborted";
+	}
+	return "unknown status";
+}
+
+/* Sets res->status and a one-line res->msg "NAME: ..." and returns st. */
+static enum trace_status fail(struct trace_result *res, const char *name, enum trace_status st,
+			      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static enum trace_status fail(struct trace_result *res, const char *name, enum trace_status st,
+			      const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (name)
+		n = snprintf(res->msg, sizeof(res->msg), "%s: ", name);
+	if (n < 0 || (size_t)n >= sizeof(res->msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(res->msg + n, sizeof(res->msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	for (char *c = res->msg; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	res->status = st;
+	return st;
+}
+
+/* Payload-level error: names the chunk's file offset when known. */
+#define DEC_FAIL(d, st, fmt, ...)                                                                  \
+	((d)->name ? fail((d)->res, (d)->name, st, "chunk at byte %llu: " fmt,                     \
+			  (unsigned long long)(d)->chunk_off, __VA_ARGS__)                         \
+		   : fail((d)->res, NULL, st, fmt, __VA_ARGS__))
+
+/* Varint read with a one-byte fast path; NULL when malformed or cut. */
+static inline const uint8_t *get_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (__builtin_expect(p < end && !(*p & 0x80), 1)) {
+		*v = *p;
+		return p + 1;
+	}
+	size_t n = varint_get(p, end, v);
+	return n ? p + n : NULL;
+}
+
+/* ---- records ---- */
+
+/* Cursor over one record's fields; bad is set by any read past its end. */
+struct cur {
+	const uint8_t *p, *end;
+	char *sp; /* next free byte of the string scratch */
+	int bad;
+};
+
+static uint64_t cur_uv(struct cur *c)
+{
+	uint64_t v = 0;
+	const uint8_t *q = c->bad ? NULL : get_uv(c->p, c->end, &v);
+
+	if (!q) {
+		c->bad = 1;
+		return 0;
+	}
+	c->p = q;
+	return v;
+}
+
+static uint32_t cur_u32(struct cur *c)
+{
+	uint64_t v = cur_uv(c);
+
+	if (v > UINT32_MAX) {
+		c->bad = 1;
+		return 0;
+	}
+	return (uint32_t)v;
+}
+
+static unsigned cur_u8(struct cur *c)
+{
+	if (c->bad || c->p >= c->end) {
+		c->bad = 1;
+		return 0;
+	}
+	return *c->p++;
+}
+
+/* Copies a string field into the scratch (which holds the record's length
+ * plus one NUL per string, so it cannot overflow). */
+static const char *cur_str(struct cur *c)
+{
+	uint64_t n = cur_uv(c);
+	char *s = c->sp;
+
+	if (c->bad || n > (uint64_t)(c->end - c->p)) {
+		c->bad = 1;
+		return "";
+	}
+	memcpy(s, c->p, (size_t)n);
+	s[n] = '\0';
+	c->p += n;
+	c->sp += n + 1;
+	return s;
+}
+
+static void cur_metrics(struct cur *c, struct trace_thread *t)
+{
+	unsigned n = cur_u8(c);
+
+	if (n > JCAL_MAX_METRICS) {
+		c->bad = 1;
+		return;
+	}
+	t->nmetrics = n;
+	for (unsigned i = 0; i < n; i++)
+		t->metric[i] = cur_uv(c);
+}
+
+static const char *const rec_names[] = {
+	[TRACE_REC_META] = "META",
+	[TRACE_REC_METHOD] = "METHOD",
+	[TRACE_REC_THREAD_START] = "THREAD_START",
+	[TRACE_REC_THREAD_END] = "THREAD_END",
+	[TRACE_REC_THREAD_NAME] = "THREAD_NAME",
+	[TRACE_REC_COMPILED_LOAD] = "COMPILED_LOAD",
+	[TRACE_REC_COMPILED_UNLOAD] = "COMPILED_UNLOAD",
+	[TRACE_REC_END] = "END",
+};
+
+/* Decodes one known record; returns the callback's result, or -1 when the
+ * record is malformed. */
+static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
+{
+	const struct trace_visitor *v = d->v;
+	void *ctx = v ? v->ctx : NULL;
+	int (*tcb)(void *, const struct trace_thread *);
+	struct trace_thread t;
+	struct trace_method m;
+	struct trace_compiled cm;
+	struct trace_end e;
+
+	switch (kind) {
+	case TRACE_REC_META: {
+		const char *key = cur_str(c);
+		const char *value = cur_str(c);
+		if (c->bad)
+			return -1;
+		return v && v->meta ? v->meta(ctx, key, value) : 0;
+	}
+	case TRACE_REC_METHOD:
+		m.id = cur_u32(c);
+		m.modifiers = cur_u32(c);
+		m.class_sig = cur_str(c);
+		m.name = cur_str(c);
+		m.sig = cur_str(c);
+		if (c->bad)
+			return -1;
+		return v && v->method ? v->method(ctx, &m) : 0;
+	case TRACE_REC_THREAD_START:
+		memset(&t, 0, sizeof(t));
+		t.serial = cur_u32(c);
+		t.java_tid = cur_uv(c);
+		t.os_tid = cur_u32(c);
+		t.flags = cur_u32(c);
+		t.time_ns = cur_uv(c);
+		t.name = cur_str(c);
+		cur_metrics(c, &t);
+		tcb = v ? v->thread_start : NULL;
+		break;
+	case TRACE_REC_THREAD_END:
+		memset(&t, 0, sizeof(t));
+		t.serial = cur_u32(c);
+		t.time_ns = cur_uv(c);
+		t.events = cur_uv(c);
+		cur_metrics(c, &t);
+		tcb = v ? v->thread_end : NULL;
+		break;
+	case TRACE_REC_THREAD_NAME:
+		memset(&t, 0, sizeof(t));
+		t.serial = cur_u32(c);
+		t.time_ns = cur_uv(c);
+		t.name = cur_str(c);
+		tcb = v ? v->thread_name : NULL;
+		break;
+	case TRACE_REC_COMPILED_LOAD:
+	case TRACE_REC_COMPILED_UNLOAD:
+		memset(&cm, 0, sizeof(cm));
+		cm.load = kind == TRACE_REC_COMPILED_LOAD;
+		cm.method = cur_u32(c);
+		cm.time_ns = cur_uv(c);
+		if (cm.load)
+			cm.code_size = cur_uv(c);
+		if (c->bad)
+			return -1;
+		return v && v->compiled ? v->compiled(ctx, &cm) : 0;
+	case TRACE_REC_END:
+		e.events = cur_uv(c);
+		e.threads = cur_uv(c);
+		e.lost_events = cur_uv(c);
+		if (c->bad)
+			return -1;
+		d->res->has_end = 1;
+		return v && v->end ? v->end(ctx, &e) : 0;
+	default:
+		return 0;
+	}
+	if (c->bad)
+		return -1;
+	return tcb ? tcb(ctx, &t) : 0;
+}
+
+static enum trace_status decode_records(struct trace_dec *d, const uint8_t *p0, size_t len)
+{
+	const uint8_t *p = p0, *end = p0 + len;
+
+	while (p < end) {
+		size_t at = (size_t)(p - p0);
+		unsigned kind = *p++;
+		uint64_t rlen;
+		const uint8_t *q = get_uv(p, end, &rlen);
+
+		if (!q)
+			return DEC_FAIL(d, TRACE_CORRUPT,
+					"record at payload byte %zu: bad length varint", at);
+		if (rlen > (uint64_t)(end - q))
+			return DEC_FAIL(d, TRACE_CORRUPT,
+					"record at payload byte %zu: length %llu runs past the "
+					"chunk end (%zu bytes left)",
+					at, (unsigned long long)rlen, (size_t)(end - q));
+		p = q + rlen;
+		if (kind >= sizeof(rec_names) / sizeof(rec_names[0]) || !rec_names[kind])
+			continue; /* unknown kind: skipped */
+
+		/* Strings of a record fit in its length plus one NUL each. */
+		size_t need = (size_t)rlen + 4;
+		if (need > d->scratch_cap) {
+			char *ns = realloc(d->scratch, need);
+			if (!ns)
+				return DEC_FAIL(d, TRACE_IOERR, "out of memory (%zu bytes)", need);
+			d->scratch = ns;
+			d->scratch_cap = need;
+		}
+		struct cur c = { q, p, d->scratch, 0 };
+		int r = decode_record(d, kind, &c);
+		if (r < 0)
+			return DEC_FAIL(d, TRACE_CORRUPT,
+					"%s record at payload byte %zu: a field runs past its "
+					"length or is out of range",
+					rec_names[kind], at);
+		if (r)
+			return DEC_FAIL(d, TRACE_ABORTED, "stopped by the reader at a %s record",
+					rec_names[kind]);
+	}
+	return TRACE_OK;
+}
+
+/* ---- events ---- */
+
+static enum trace_status decode_events(struct trace_dec *d, const uint8_t *p0, size_t len)
+{
+	const uint8_t *p = p0, *end = p0 + len, *ev = p0;
+	int (*cb)(void *, const struct trace_event *) = d->v ? d->v->event : NULL;
+	void *ctx = d->v ? d->v->ctx : NULL;
+	uint32_t *stack = d->stack;
+	uint32_t depth = 0;
+	uint64_t n = 0, x;
+	struct trace_event e;
+	const char *why;
+
+	memset(&e, 0, sizeof(e));
+	p = get_uv(p, end, &x);
+	if (!p || x > UINT32_MAX)
+		return DEC_FAIL(d, TRACE_CORRUPT, "%s", "events chunk: bad thread serial");
+	e.thread = (uint32_t)x;
+	if (p >= end || *p < 1 || *p > JCAL_MAX_METRICS)
+		return DEC_FAIL(d, TRACE_CORRUPT, "events chunk: metric count must be 1..%d",
+				JCAL_MAX_METRICS);
+	const unsigned nm = *p++;
+	e.nmetrics = (uint8_t)nm;
+
+	while (p < end) {
+		ev = p;
+		const unsigned tag = *p++;
+		const unsigned tr = tag & TRACE_TAG_TRANS_MASK;
+		const unsigned type = (tag & TRACE_TAG_TYPE_MASK) >> TRACE_TAG_TYPE_SHIFT;
+		uint32_t m;
+
+		if (__builtin_expect((tag & TRACE_TAG_RESERVED) || tr == 3 || type == 7, 0)) {
+			why = "bad tag byte";
+			goto bad;
+		}
+		if (tag & TRACE_TAG_EXPLICIT) {
+			p = get_uv(p, end, &x);
+			if (__builtin_expect(!p || x > UINT32_MAX, 0)) {
+				why = "bad method id";
+				goto bad;
+			}
+			m = (uint32_t)x;
+			if (tr == JCAL_TR_ENTRY) {
+				if (depth < TRACE_SHADOW_DEPTH)
+					stack[depth] = m;
+				depth++;
+			} else if (depth > TRACE_SHADOW_DEPTH) {
+				depth--;
+			}
+		} else {
+			if (__builtin_expect(tr == JCAL_TR_ENTRY || depth == 0 ||
+						     depth > TRACE_SHADOW_DEPTH,
+					     0)) {
+				why = tr == JCAL_TR_ENTRY ? "entry without a method id"
+							  : "implicit exit with no known method "
+							    "on the shadow stack";
+				goto bad;
+			}
+			m = stack[--depth];
+		}
+		for (unsigned i = 0; i < nm; i++) {
+			p = get_uv(p, end, &x);
+			if (__builtin_expect(!p, 0)) {
+				why = "bad or cut metric delta";
+				goto bad;
+			}
+			e.metric[i] += (uint64_t)zigzag_dec(x);
+		}
+		e.method = m;
+		e.transition = (uint8_t)tr;
+		e.type = (uint8_t)type;
+		n++;
+		if (cb && cb(ctx, &e)) {
+			d->res->events += n;
+			return DEC_FAIL(d, TRACE_ABORTED, "stopped by the reader at event %llu",
+					(unsigned long long)n);
+		}
+	}
+	d->res->events += n;
+	return TRACE_OK;
+bad:
+	d->res->events += n;
+	return DEC_FAIL(d, TRACE_CORRUPT, "event %llu at payload byte %zu: %s",
+			(unsigned long long)n, (size_t)(ev - p0), why);
+}
+
+static enum trace_status decode_payload(struct trace_dec *d, unsigned kind, const uint8_t *p,
+					size_t len)
+{
+	switch (kind) {
+	case TRACE_CHUNK_RECORDS:
+		return decode_records(d, p, len);
+	case TRACE_CHUNK_EVENTS:
+		return decode_events(d, p, len);
+	default:
+		return TRACE_OK; /* unknown chunk kind: skipped */
+	}
+}
+
+enum trace_status trace_decode_chunk(unsigned kind, const uint8_t *payload, size_t len,
+				     const struct trace_visitor *v, struct trace_result *res)
+{
+	struct trace_dec *d = malloc(sizeof(*d));
+
+	memset(res, 0, sizeof(*res));
+	if (!d)
+		return fail(res, NULL, TRACE_IOERR, "out of memory");
+	d->v = v;
+	d->res = res;
+	d->name = NULL;
+	d->chunk_off = 0;
+	d->scratch = NULL;
+	d->scratch_cap = 0;
+	enum trace_status st = decode_payload(d, kind, payload, len);
+	if (st == TRACE_OK)
+		res->chunks = 1;
+	free(d->scratch);
+	free(d);
+	return st;
+}
+
+/* ---- file framing ---- */
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Reads the rest of f; 1 when it holds only zero bytes (or nothing). */
+static int rest_is_zero(FILE *f, uint64_t *off)
+{
+	uint8_t b[4096];
+	size_t n;
+
+	while ((n = fread(b, 1, sizeof(b), f)) > 0) {
+		*off += n;
+		if (!all_zero(b, n))
+			return 0;
+	}
+	return !ferror(f);
+}
+
+static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf, size_t *cap)
+{
+	struct trace_result *res = d->res;
+	const char *name = d->name;
+	uint64_t off = res->bytes_read;
+	uint8_t h[TRACE_CHUNK_HEADER_LEN];
+
+	for (;;) {
+		size_t n = fread(h, 1, sizeof(h), f);
+		if (ferror(f))
+			return fail(res, name, TRACE_IOERR, "read error at byte %llu: %s",
+				    (unsigned long long)(off + n), strerror(errno));
+		res->file_bytes = off + n;
+		if (n == 0)
+			return TRACE_OK;
+		if (n < sizeof(h))
+			return fail(res, name, TRACE_TRUNCATED,
+				    "cut off at byte %llu: chunk header of %d bytes has only %zu",
+				    (unsigned long long)(off + n), TRACE_CHUNK_HEADER_LEN, n);
+		uint32_t magic = get_u32(h), len = get_u32(h + 8), crc = get_u32(h + 12);
+		unsigned kind = h[4];
+		if (magic != TRACE_CHUNK_MAGIC) {
+			uint64_t end = off + n;
+			if (all_zero(h, n) && rest_is_zero(f, &end)) {
+				res->file_bytes = end;
+				return fail(res, name, TRACE_TRUNCATED,
+					    "cut off at byte %llu: the %llu bytes after it are "
+					    "zero (space preallocated before a crash)",
+					    (unsigned long long)off,
+					    (unsigned long long)(end - off));
+			}
+			return fail(res, name, TRACE_CORRUPT,
+				    "bad chunk magic 0x%08x at byte %llu (expected 0x%08x)", magic,
+				    (unsigned long long)off, TRACE_CHUNK_MAGIC);
+		}
+		if (h[5] || h[6] || h[7])
+			return fail(res, name, TRACE_CORRUPT,
+				    "chunk at byte %llu: reserved header bytes are not zero",
+				    (unsigned long long)off);
+		if (len > TRACE_CHUNK_MAX_PAYLOAD)
+			return fail(res, name, TRACE_CORRUPT,
+				    "chunk at byte %llu: payload length %u exceeds the maximum %u",
+				    (unsigned long long)off, len, TRACE_CHUNK_MAX_PAYLOAD);
+		if (len > *cap) {
+			size_t nc = *cap ? *cap : 65536;
+			while (nc < len)
+				nc *= 2;
+			uint8_t *nb = realloc(*buf, nc);
+			if (!nb)
+				return fail(res, name, TRACE_IOERR,
+					    "chunk at byte %llu: out of memory (%u bytes)",
+					    (unsigned long long)off, len);
+			*buf = nb;
+			*cap = nc;
+		}
+		n = len ? fread(*buf, 1, len, f) : 0;
+		if (ferror(f))
+			return fail(res, name, TRACE_IOERR, "read error at byte %llu: %s",
+				    (unsigned long long)(off + sizeof(h) + n), strerror(errno));
+		res->file_bytes = off + sizeof(h) + n;
+		if (n < len)
+			return fail(res, name, TRACE_TRUNCATED,
+				    "cut off at byte %llu: chunk of %llu bytes has only %llu",
+				    (unsigned long long)res->file_bytes,
+				    (unsigned long long)sizeof(h) + len,
+				    (unsigned long long)sizeof(h) + n);
+		uint32_t got = (uint32_t)crc32(0L, *buf, len);
+		if (got != crc) {
+			uint64_t end = res->file_bytes;
+			if (len && all_zero(*buf, len) && rest_is_zero(f, &end)) {
+				res->file_bytes = end;
+				return fail(
+					res, name, TRACE_TRUNCATED,
+					"cut off at byte %llu: the last chunk's %u payload bytes "
+					"are all zero (space preallocated before a crash)",
+					(unsigned long long)(off + sizeof(h)), len);
+			}
+			return fail(res, name, TRACE_CORRUPT,
+				    "chunk at byte %llu: CRC mismatch (stored 0x%08x, computed "
+				    "0x%08x)",
+				    (unsigned long long)off, crc, got);
+		}
+		d->chunk_off = off;
+		enum trace_status st = decode_payload(d, kind, *buf, len);
+		if (st != TRACE_OK)
+			return st;
+		res->chunks++;
+		off += sizeof(h) + len;
+		res->bytes_read = off;
+	}
+}
+
+enum trace_status trace_read_stream(FILE *f, const char *name, const struct trace_visitor *v,
+				    struct trace_result *res)
+{
+	uint8_t h[TRACE_FILE_HEADER_LEN];
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	enum trace_status st;
+	struct stat sb;
+	int regular;
+	int fd = fileno(f);
+
+	memset(res, 0, sizeof(*res));
+	if (!name)
+		name = "trace";
+	regular = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+
+	size_t n = fread(h, 1, sizeof(h), f);
+	if (ferror(f))
+		return fail(res, name, TRACE_IOERR, "cannot read: %s", strerror(errno));
+	res->file_bytes = n;
+	if (n == 0)
+		return fail(res, name, TRACE_EMPTY, "empty file (0 bytes)");
+	if (memcmp(h, TRACE_MAGIC, n < TRACE_MAGIC_LEN ? n : TRACE_MAGIC_LEN) != 0)
+		return fail(res, name, TRACE_CORRUPT, "not a jcal trace: bad magic at byte 0");
+	if (n < sizeof(h))
+		return fail(res, name, TRACE_TRUNCATED,
+			    "cut off at byte %zu: file header of %d bytes has only %zu", n,
+			    TRACE_FILE_HEADER_LEN, n);
+	res->version_major = (unsigned)h[8] | (unsigned)h[9] << 8;
+	res->version_minor = (unsigned)h[10] | (unsigned)h[11] << 8;
+	if (res->version_major != TRACE_VERSION_MAJOR)
+		return fail(res, name, TRACE_CORRUPT,
+			    "unsupported format version %u.%u at byte 8 (this reader reads %d.x)",
+			    res->version_major, res->version_minor, TRACE_VERSION_MAJOR);
+	res->bytes_read = sizeof(h);
+
+	struct trace_dec *d = malloc(sizeof(*d));
+	if (!d)
+		return fail(res, name, TRACE_IOERR, "out of memory");
+	d->v = v;
+	d->res = res;
+	d->name = name;
+	d->chunk_off = 0;
+	d->scratch = NULL;
+	d->scratch_cap = 0;
+	st = read_chunks(d, f, &buf, &cap);
+	free(d->scratch);
+	free(d);
+	free(buf);
+	if (regular && (uint64_t)sb.st_size > res->file_bytes)
+		res->file_bytes = (uint64_t)sb.st_size;
+	res->status = st;
+	return st;
+}
+
+enum trace_status trace_read_file(const char *path, const struct trace_visitor *v,
+				  struct trace_result *res)
+{
+	if (strcmp(path, "-") == 0)
+		return trace_read_stream(stdin, "<stdin>", v, res);
+
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		memset(res, 0, sizeof(*res));
+		return fail(res, path, TRACE_IOERR, "cannot open: %s", strerror(errno));
+	}
+	enum trace_status st = trace_read_stream(f, path, v, res);
+	fclose(f);
+	return st;
+}

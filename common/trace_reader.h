@@ -1,0 +1,105 @@
+/*
+ * trace_reader.h - streaming reader of jcal trace files.
+ *
+ * Reads chunk by chunk with bounded memory, checks each chunk's length and
+ * CRC, decodes records and events and hands them to a visitor. A file whose
+ * tail is cut off (JVM killed mid-write) reads up to the last complete chunk
+ * and reports TRACE_TRUNCATED; a bad magic, CRC or record is TRACE_CORRUPT.
+ */
+#ifndef JCAL_TRACE_READER_H
+#define JCAL_TRACE_READER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace_format.h"
+
+struct trace_method {
+	uint32_t id;
+	uint32_t modifiers;
+	const char *class_sig; /* as the JVM gives it: "Ljava/lang/String;" */
+	const char *name;
+	const char *sig;       /* "(I)V" */
+};
+
+struct trace_thread {
+	uint32_t serial;
+	uint64_t java_tid;
+	uint32_t os_tid;
+	uint32_t flags;        /* TRACE_THREAD_* */
+	uint64_t time_ns;      /* wall clock, ns since the epoch */
+	const char *name;      /* THREAD_START and THREAD_NAME; NULL for THREAD_END */
+	uint64_t events;       /* THREAD_END only */
+	unsigned nmetrics;
+	uint64_t metric[JCAL_MAX_METRICS];
+};
+
+struct trace_event {
+	uint32_t thread;       /* serial */
+	uint32_t method;
+	uint8_t transition;    /* enum jcal_transition */
+	uint8_t type;          /* enum jcal_mtype */
+	uint8_t nmetrics;
+	uint64_t metric[JCAL_MAX_METRICS]; /* absolute values */
+};
+
+struct trace_compiled {
+	uint32_t method;
+	int load;              /* 1 load, 0 unload */
+	uint64_t time_ns;
+	uint64_t code_size;
+};
+
+struct trace_end {
+	uint64_t events, threads, lost_events;
+};
+
+/* Callbacks; any may be NULL. A non-zero return stops the read
+ * (status TRACE_ABORTED). Strings are valid only during the call. */
+struct trace_visitor {
+	void *ctx;
+	int (*meta)(void *ctx, const char *key, const char *value);
+	int (*method)(void *ctx, const struct trace_method *m);
+	int (*thread_start)(void *ctx, const struct trace_thread *t);
+	int (*thread_name)(void *ctx, const struct trace_thread *t);
+	int (*thread_end)(void *ctx, const struct trace_thread *t);
+	int (*compiled)(void *ctx, const struct trace_compiled *c);
+	int (*event)(void *ctx, const struct trace_event *e);
+	int (*end)(void *ctx, const struct trace_end *e);
+};
+
+enum trace_status {
+	TRACE_OK = 0,
+	TRACE_TRUNCATED, /* cut tail: everything before it was read */
+	TRACE_CORRUPT,   /* bad magic, version, CRC or record */
+	TRACE_IOERR,     /* cannot open or read the file */
+	TRACE_EMPTY,     /* zero bytes */
+	TRACE_ABORTED,   /* a visitor callback returned non-zero */
+};
+
+struct trace_result {
+	enum trace_status status;
+	uint64_t chunks;
+	uint64_t events;
+	uint64_t bytes_read;     /* bytes of complete, valid chunks + header */
+	uint64_t file_bytes;
+	int has_end;             /* an END record was seen (clean shutdown) */
+	unsigned version_major, version_minor;
+	char msg[256];           /* what went wrong, for TRUNCATED and worse */
+};
+
+/* Reads the whole file at path (or stdin for "-") through the visitor. */
+enum trace_status trace_read_file(const char *path, const struct trace_visitor *v,
+				  struct trace_result *res);
+
+/* Same over an open stream; name is used in messages. */
+enum trace_status trace_read_stream(FILE *f, const char *name, const struct trace_visitor *v,
+				    struct trace_result *res);
+
+/* Decodes one chunk payload (for tests and fuzzing). */
+enum trace_status trace_decode_chunk(unsigned kind, const uint8_t *payload, size_t len,
+				     const struct trace_visitor *v, struct trace_result *res);
+
+const char *trace_status_str(enum trace_status s);
+
+#endif

@@ -1,0 +1,446 @@
+package jcaltest;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * End-to-end tests: start real JVMs with libjcal.so, run jcal-post on the
+ * traces, and check the reports exactly (call counts are deterministic).
+ *
+ * Usage: java -cp build/javatests jcaltest.Runner AGENT JCAL_POST [TEST...]
+ * Ends with "java: N passed, N failed".
+ */
+public final class Runner {
+	private final String agent;
+	private final String post;
+	private final String java;
+	private final String classes;
+	private final Path tmp;
+	private int passed, failed;
+	private final List<String> problems = new ArrayList<>();
+
+	private Runner(String agent, String post, Path tmp) {
+		this.agent = new File(agent).getAbsolutePath();
+		this.post = new File(post).getAbsolutePath();
+		this.java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		this.classes = System.getProperty("java.class.path");
+		this.tmp = tmp;
+	}
+
+	/* ---- processes ---- */
+
+	static final class Result {
+		int rc;
+		String out, err;
+
+		List<String> errLines() {
+			List<String> l = new ArrayList<>();
+			for (String s : err.split("\n"))
+				if (!s.isEmpty())
+					l.add(s);
+			return l;
+		}
+	}
+
+	private Result run(File cwd, List<String> cmd) throws IOException, InterruptedException {
+		ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd);
+		Path out = Files.createTempFile(tmp, "out", ".txt"), err = Files.createTempFile(tmp, "err", ".txt");
+		pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+		Process p = pb.start();
+		if (!p.waitFor(120, TimeUnit.SECONDS)) {
+			p.destroyForcibly();
+			throw new IOException("timed out: " + cmd);
+		}
+		Result r = new Result();
+		r.rc = p.exitValue();
+		r.out = Files.readString(out, StandardCharsets.UTF_8);
+		r.err = Files.readString(err, StandardCharsets.UTF_8);
+		return r;
+	}
+
+	/** Runs a workload class under the agent; returns the trace path. */
+	private Path trace(String name, String mainClass, String... args) throws Exception {
+		Path t = tmp.resolve(name + ".bin");
+		List<String> cmd = new ArrayList<>(List.of(java, "-agentpath:" + agent + "=trace,quiet,out=" + t,
+				"-cp", classes, mainClass));
+		cmd.addAll(Arrays.asList(args));
+		Result r = run(tmp.toFile(), cmd);
+		check(r.rc == 0, name + ": JVM exit " + r.rc + ": " + r.err);
+		check(Files.exists(t), name + ": no trace written");
+		return t;
+	}
+
+	private Result post(Path trace, String... opts) throws Exception {
+		List<String> cmd = new ArrayList<>(List.of(post, trace.toString()));
+		cmd.addAll(Arrays.asList(opts));
+		return run(tmp.toFile(), cmd);
+	}
+
+	/* ---- CSV (RFC 4180) ---- */
+
+	static List<List<String>> csv(String text) {
+		List<List<String>> rows = new ArrayList<>();
+		List<String> row = new ArrayList<>();
+		StringBuilder f = new StringBuilder();
+		boolean quoted = false, any = false;
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (quoted) {
+				if (c == '"' && i + 1 < text.length() && text.charAt(i + 1) == '"') {
+					f.append('"');
+					i++;
+				} else if (c == '"') {
+					quoted = false;
+				} else {
+					f.append(c);
+				}
+			} else if (c == '"') {
+				quoted = true;
+				any = true;
+			} else if (c == ',') {
+				row.add(f.toString());
+				f.setLength(0);
+				any = true;
+			} else if (c == '\n' || c == '\r') {
+				if (c == '\r' && i + 1 < text.length() && text.charAt(i + 1) == '\n')
+					i++;
+				if (any || f.length() > 0) {
+					row.add(f.toString());
+					rows.add(row);
+				}
+				row = new ArrayList<>();
+				f.setLength(0);
+				any = false;
+			} else {
+				f.append(c);
+				any = true;
+			}
+		}
+		if (any || f.length() > 0) {
+			row.add(f.toString());
+			rows.add(row);
+		}
+		return rows;
+	}
+
+	/** Flat CSV -> method -> calls, for methods starting with prefix. */
+	private Map<String, Long> flatCalls(Path t, String prefix) throws Exception {
+		Result r = post(t, "--report", "flat", "--format", "csv");
+		check(r.rc == 0, "flat report of " + t + ": exit " + r.rc + ": " + r.err);
+		List<List<String>> rows = csv(r.out);
+		check(!rows.isEmpty() && rows.get(0).equals(List.of("method", "calls", "base", "cum", "raw_base", "raw_cum")),
+				"flat CSV header: " + (rows.isEmpty() ? "none" : rows.get(0)));
+		Map<String, Long> m = new TreeMap<>();
+		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size()))
+			if (row.get(0).startsWith(prefix))
+				m.merge(row.get(0), Long.parseLong(row.get(1)), Long::sum);
+		return m;
+	}
+
+	/** Tree CSV rows of one thread (name prefix, serial ignored). */
+	private List<List<String>> treeRows(Path t, String thread) throws Exception {
+		Result r = post(t, "--report", "tree", "--format", "csv");
+		check(r.rc == 0, "tree report of " + t + ": exit " + r.rc + ": " + r.err);
+		List<List<String>> rows = csv(r.out);
+		check(!rows.isEmpty() && rows.get(0).equals(
+				List.of("thread", "level", "rl", "calls", "base", "cum", "raw_base", "raw_cum", "path")),
+				"tree CSV header: " + (rows.isEmpty() ? "none" : rows.get(0)));
+		List<List<String>> mine = new ArrayList<>();
+		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size()))
+			if (row.get(0).replaceAll("#[0-9]+$", "").equals(thread))
+				mine.add(row);
+		return mine;
+	}
+
+	/**
+	 * Calling contexts of one thread below its first frame in package pkg:
+	 * path suffix from the first pkg element -> calls, summed. Rows whose
+	 * path never enters pkg are dropped (JDK start-up, class loading).
+	 */
+	private Map<String, Long> treeCalls(Path t, String thread, String pkg) throws Exception {
+		Map<String, Long> m = new TreeMap<>();
+		for (List<String> row : treeRows(t, thread)) {
+			String[] path = row.get(8).split(";");
+			int first = -1;
+			for (int i = 0; i < path.length && first < 0; i++)
+				if (path[i].startsWith(pkg))
+					first = i;
+			if (first < 0)
+				continue;
+			String suffix = String.join(";", Arrays.asList(path).subList(first, path.length));
+			m.merge(suffix, Long.parseLong(row.get(3)), Long::sum);
+		}
+		return m;
+	}
+
+	/* ---- checks ---- */
+
+	private void check(boolean ok, String what) {
+		if (!ok)
+			problems.add(what);
+	}
+
+	/** actual must equal expected exactly. */
+	private void expectExact(String what, Map<String, Long> expected, Map<String, Long> actual) {
+		if (!expected.equals(actual))
+			problems.add(what + ":\n      expected " + expected + "\n      got      " + actual);
+	}
+
+	/** Every expected entry present with its count; every actual entry ending in pkg is expected. */
+	private void expectContexts(String what, Map<String, Long> expected, Map<String, Long> actual, String pkg) {
+		Map<String, Long> got = new TreeMap<>();
+		for (Map.Entry<String, Long> e : actual.entrySet()) {
+			String last = e.getKey().substring(e.getKey().lastIndexOf(';') + 1);
+			if (expected.containsKey(e.getKey()) || last.startsWith(pkg))
+				got.put(e.getKey(), e.getValue());
+		}
+		expectExact(what, expected, got);
+	}
+
+	static Map<String, Long> map(Object... kv) {
+		Map<String, Long> m = new LinkedHashMap<>();
+		for (int i = 0; i < kv.length; i += 2)
+			m.put((String) kv[i], ((Number) kv[i + 1]).longValue());
+		return new TreeMap<>(m);
+	}
+
+	interface Test {
+		void run() throws Exception;
+	}
+
+	private void test(String name, Test t) {
+		problems.clear();
+		try {
+			t.run();
+		} catch (Exception e) {
+			problems.add("exception: " + e);
+		}
+		if (problems.isEmpty()) {
+			passed++;
+			System.out.println("ok   " + name);
+		} else {
+			failed++;
+			System.out.println("FAIL " + name);
+			for (String p : problems)
+				System.out.println("    " + p);
+		}
+	}
+
+	/* ---- the tests ---- */
+
+	private static final String W = "jcaltest.work.";
+
+	private void testBasic() throws Exception {
+		Path t = trace("basic", W + "Basic");
+		String B = W + "Basic.";
+		expectExact("flat calls", map(B + "main", 1, B + "<init>", 1, B + "a", 3, B + "b", 6, B + "leaf", 12),
+				flatCalls(t, W));
+		String m = B + "main";
+		expectContexts("tree of main", map(m, 1, m + ";" + B + "<init>", 1, m + ";" + B + "a", 3,
+				m + ";" + B + "a;" + B + "b", 6, m + ";" + B + "a;" + B + "b;" + B + "leaf", 12),
+				treeCalls(t, "main", W), W);
+	}
+
+	private void testRecursion() throws Exception {
+		Path t = trace("recursion", W + "Recursion");
+		String R = W + "Recursion.";
+		expectExact("flat calls", map(R + "main", 1, R + "fib", 465, R + "down", 3001, R + "even", 6, R + "odd", 5),
+				flatCalls(t, W));
+		int maxRl = 0, downNodes = 0;
+		for (List<String> row : treeRows(t, "main"))
+			if (row.get(8).endsWith(";" + R + "down")) {
+				downNodes++;
+				check(row.get(3).equals("1"), "down node with calls " + row.get(3));
+				maxRl = Math.max(maxRl, Integer.parseInt(row.get(2)));
+			}
+		check(downNodes == 3001, "down: 3001 nested contexts expected, got " + downNodes);
+		check(maxRl == 3001, "down: deepest recursion level 3001 expected, got " + maxRl);
+	}
+
+	private void testExceptions() throws Exception {
+		Path t = trace("exceptions", W + "Exceptions");
+		String E = W + "Exceptions.";
+		expectExact("flat calls", map(E + "main", 1, E + "outer", 5, E + "inner", 5, E + "middle", 5,
+				E + "thrower", 5, E + "after", 5), flatCalls(t, W));
+		String o = E + "main;" + E + "outer";
+		expectContexts("tree of main: after() runs in outer(), not below thrower()",
+				map(E + "main", 1, o, 5, o + ";" + E + "inner", 5, o + ";" + E + "inner;" + E + "middle", 5,
+						o + ";" + E + "inner;" + E + "middle;" + E + "thrower", 5, o + ";" + E + "after", 5),
+				treeCalls(t, "main", W), W);
+	}
+
+	private void testThreads() throws Exception {
+		Path t = trace("threads", W + "Threads");
+		String T = W + "Threads.";
+		String run = W + "Threads$Worker.run";
+		for (int k = 1; k <= 4; k++)
+			expectContexts("tree of worker-" + k,
+					map(run, 1, run + ";" + T + "step", 1, run + ";" + T + "step;" + T + "leaf", 100 * k),
+					treeCalls(t, "worker-" + k, W), W);
+		expectExact("flat calls", map(T + "main", 1, T + "step", 4, T + "leaf", 1000, W + "Threads$Worker.<init>", 4,
+				run, 4), flatCalls(t, W));
+		/* --thread keeps only the named thread. */
+		Result r = post(t, "--report", "tree", "--format", "csv", "--thread", "worker-3");
+		List<List<String>> rows = csv(r.out);
+		boolean onlyW3 = rows.size() > 1;
+		for (List<String> row : rows.subList(1, rows.size()))
+			onlyW3 &= row.get(0).startsWith("worker-3#");
+		check(r.rc == 0 && onlyW3, "--thread worker-3 must select exactly that thread: " + r.err);
+	}
+
+	private void testNatives() throws Exception {
+		Path t = trace("natives", W + "Natives");
+		String m = W + "Natives.main";
+		expectContexts("tree of main", map(m, 1, m + ";java.lang.System.arraycopy", 7, m + ";java.lang.Object.hashCode", 6),
+				treeCalls(t, "main", W), W);
+		Result r = post(t, "--report", "summary", "--format", "json");
+		check(r.rc == 0, "summary: " + r.err);
+		check(r.out.matches("(?s).*\"N\"\\s*:\\s*[1-9].*"), "summary JSON counts native static (N) events: " + r.out);
+	}
+
+	private void testManyChunks() throws Exception {
+		Path t = trace("loop", W + "Loop");
+		expectExact("flat calls", map(W + "Loop.main", 1, W + "Loop.tick", 200000), flatCalls(t, W));
+		long bytes = Files.size(t);
+		check(bytes > 4 * 65536, "trace should span several chunks: " + bytes + " bytes");
+	}
+
+	private void testTextReport() throws Exception {
+		Path t = trace("basic-text", W + "Basic");
+		Result r = post(t, "--report", "tree");
+		check(r.rc == 0, "text tree: " + r.err);
+		check(r.out.contains("jcaltest.work.Basic.leaf"), "text tree names methods");
+		check(r.out.contains("main"), "text tree has the main thread");
+		Path o = tmp.resolve("flat.txt");
+		r = post(t, "--report", "flat", "-o", o.toString());
+		check(r.rc == 0 && r.out.isEmpty() && Files.readString(o).contains("jcaltest.work.Basic.b"),
+				"-o writes the report to the file");
+	}
+
+	private static final String[][] BAD_OPTIONS = {
+		{ "bogus", "bogus" },
+		{ "trace,out=", "out=" },
+		{ "trace,metric=foo", "foo" },
+		{ "trace,mode=fast", "mode=fast" },
+		{ "", "no mode" },
+		{ "out=x.bin", "no mode" },
+		{ "trace,,out=x.bin", "empty option" },
+		{ "trace,calibrate", "calibrate" },
+		{ "help=1", "help=1" },
+		{ "trace,loglevel=loud", "loglevel=loud" },
+		{ "trace,metric=instructions", "instructions" },
+		{ "trace,out=/nonexistent-dir/t.bin", "/nonexistent-dir/t.bin" },
+		{ "trace,out=t%q.bin", "%q" },
+	};
+
+	private void testBadOptions() throws Exception {
+		for (String[] bad : BAD_OPTIONS) {
+			Path dir = Files.createTempDirectory(tmp, "bad");
+			String opt = bad[0].isEmpty() ? "" : "=" + bad[0];
+			Result r = run(dir.toFile(), List.of(java, "-agentpath:" + agent + opt, "-cp", classes, W + "Basic"));
+			List<String> jcalLines = new ArrayList<>();
+			for (String l : r.errLines())
+				if (l.startsWith("jcal"))
+					jcalLines.add(l);
+			check(r.rc == 1, "'" + bad[0] + "': exit 1 expected, got " + r.rc);
+			check(jcalLines.size() == 1 && jcalLines.get(0).startsWith("jcal: error: ")
+					&& jcalLines.get(0).contains(bad[1]),
+					"'" + bad[0] + "': one 'jcal: error:' line naming '" + bad[1] + "', got " + jcalLines);
+			check(!r.out.contains("basic"), "'" + bad[0] + "': the application must not run");
+			String[] left = dir.toFile().list();
+			check(left != null && left.length == 0, "'" + bad[0] + "': nothing may be written, found "
+					+ Arrays.toString(left));
+		}
+	}
+
+	private void testHelp() throws Exception {
+		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=help", "-cp", classes, W + "Basic"));
+		check(r.rc == 0, "help: exit 0 expected, got " + r.rc);
+		check(r.out.contains("out=FILE") && r.out.contains("metric="), "help prints the option table");
+		check(!r.out.contains("basic"), "help must not run the application");
+	}
+
+	private void expectPostError(String what, Result r) {
+		List<String> lines = r.errLines();
+		check(r.rc != 0, what + ": non-zero exit expected");
+		check(lines.size() == 1 && lines.get(0).startsWith("jcal-post: error: "),
+				what + ": one 'jcal-post: error:' line expected, got " + lines);
+	}
+
+	private void testBadFiles() throws Exception {
+		expectPostError("missing file", post(tmp.resolve("no-such-file.bin")));
+		Path empty = tmp.resolve("empty.bin");
+		Files.write(empty, new byte[0]);
+		expectPostError("empty file", post(empty));
+		Path junk = tmp.resolve("junk.bin");
+		Files.writeString(junk, "this is not a jcal trace, just some text\n".repeat(20));
+		expectPostError("not a trace", post(junk));
+
+		Path t = trace("cut-source", W + "Loop");
+		byte[] all = Files.readAllBytes(t);
+		Path cut = tmp.resolve("cut.bin");
+		Files.write(cut, Arrays.copyOf(all, all.length * 3 / 5));
+		Result r = post(cut, "--report", "flat", "--format", "csv");
+		check(r.rc == 0, "cut file: exit 0 expected, got " + r.rc + ": " + r.err);
+		check(r.err.contains("warning"), "cut file: a warning expected, got: " + r.err);
+		long ticks = 0;
+		for (List<String> row : csv(r.out))
+			if (row.get(0).equals(W + "Loop.tick"))
+				ticks = Long.parseLong(row.get(1));
+		check(ticks > 0 && ticks < 200000, "cut file: part of the ticks expected, got " + ticks);
+
+		byte[] bad = all.clone();
+		bad[all.length / 2] ^= 0x55;
+		Path corrupt = tmp.resolve("corrupt.bin");
+		Files.write(corrupt, bad);
+		expectPostError("corrupt file", post(corrupt));
+	}
+
+	public static void main(String[] args) throws Exception {
+		if (args.length < 2) {
+			System.err.println("usage: Runner AGENT JCAL_POST [TEST...]");
+			System.exit(2);
+		}
+		Path tmp = Files.createTempDirectory("jcaltest");
+		Runner r = new Runner(args[0], args[1], tmp);
+		List<String> only = Arrays.asList(args).subList(2, args.length);
+		Map<String, Test> tests = new LinkedHashMap<>();
+		tests.put("basic", r::testBasic);
+		tests.put("recursion", r::testRecursion);
+		tests.put("exceptions", r::testExceptions);
+		tests.put("threads", r::testThreads);
+		tests.put("natives", r::testNatives);
+		tests.put("many-chunks", r::testManyChunks);
+		tests.put("text-report", r::testTextReport);
+		tests.put("bad-options", r::testBadOptions);
+		tests.put("help", r::testHelp);
+		tests.put("bad-files", r::testBadFiles);
+		for (Map.Entry<String, Test> e : tests.entrySet())
+			if (only.isEmpty() || only.contains(e.getKey()))
+				r.test(e.getKey(), e.getValue());
+		System.out.println("java: " + r.passed + " passed, " + r.failed + " failed");
+		if (r.failed == 0)
+			deleteTree(tmp.toFile());
+		else
+			System.out.println("(test files kept in " + tmp + ")");
+		System.exit(r.failed == 0 ? 0 : 1);
+	}
+
+	private static void deleteTree(File f) {
+		File[] kids = f.listFiles();
+		if (kids != null)
+			for (File k : kids)
+				deleteTree(k);
+		f.delete();
+	}
+}

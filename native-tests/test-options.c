@@ -1,0 +1,151 @@
+/*
+ * test-options.c - the agent option parser (agent/options.c): a table of
+ * option strings with the expected outcome, then out= expansion.
+ */
+#include <string.h>
+
+#include "options.h"
+#include "test.h"
+
+struct opt_case {
+	int line;
+	const char *input;
+	int ok;                /* 0 parse ok, -1 error */
+	const char *err_token; /* error must name this */
+	enum jcal_command cmd;
+};
+
+static const struct opt_case cases[] = {
+	{ __LINE__, "trace", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "help", 0, NULL, JCAL_CMD_HELP },
+	{ __LINE__, "calibrate", 0, NULL, JCAL_CMD_CALIBRATE },
+	{ __LINE__, "", 0, NULL, JCAL_CMD_NONE },
+	{ __LINE__, "trace,out=t.bin,metric=cputime,mode=events,log=a.log,loglevel=debug", 0, NULL,
+	  JCAL_CMD_TRACE },
+	{ __LINE__, "trace,metric=tsc+cputime", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,metric=pfm:RETIRED_INSTRUCTIONS", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,metric=auto", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,quiet", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,trace", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "calibrate,table=/tmp/x.calib", 0, NULL, JCAL_CMD_CALIBRATE },
+	{ __LINE__, "trace,mode=bci", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "bogus", -1, "bogus", 0 },
+	{ __LINE__, "trace,bogus=1", -1, "bogus=1", 0 },
+	{ __LINE__, "trace,out=", -1, "out=", 0 },
+	{ __LINE__, "trace,out", -1, "out", 0 },
+	{ __LINE__, "trace,metric=foo", -1, "foo", 0 },
+	{ __LINE__, "trace,metric=cputime+", -1, "metric=cputime+", 0 },
+	{ __LINE__, "trace,metric=+tsc", -1, "metric=+tsc", 0 },
+	{ __LINE__, "trace,metric=tsc+tsc", -1, "tsc", 0 },
+	{ __LINE__, "trace,metric=auto+tsc", -1, "auto", 0 },
+	{ __LINE__, "trace,metric=tsc+cputime+cycles+instructions+pfm:X", -1, "too many", 0 },
+	{ __LINE__, "trace,metric=pfm:", -1, "pfm:", 0 },
+	{ __LINE__, "trace,mode=fast", -1, "mode=fast", 0 },
+	{ __LINE__, "trace,,out=x", -1, "empty option", 0 },
+	{ __LINE__, "trace,", -1, "empty option", 0 },
+	{ __LINE__, ",trace", -1, "empty option", 0 },
+	{ __LINE__, "trace,calibrate", -1, "calibrate", 0 },
+	{ __LINE__, "help,trace", -1, "trace", 0 },
+	{ __LINE__, "help=1", -1, "help=1", 0 },
+	{ __LINE__, "trace=yes", -1, "trace=yes", 0 },
+	{ __LINE__, "trace,loglevel=loud", -1, "loglevel=loud", 0 },
+	{ __LINE__, "trace,=x", -1, "=x", 0 },
+	{ __LINE__, "trace,averyveryveryveryverylongoptionname=1", -1, "averyvery", 0 },
+};
+
+static void test_option_table(void)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct opt_case *c = &cases[i];
+		struct jcal_options o;
+		char err[512];
+		int rc = jcal_options_parse(c->input, &o, err, sizeof(err));
+
+		if (rc != c->ok) {
+			fprintf(stderr, "  line %d: \"%s\": rc %d, expected %d (%s)\n", c->line,
+				c->input, rc, c->ok, err);
+			test_cur_failed = 1;
+			continue;
+		}
+		if (rc == 0 && o.command != c->cmd) {
+			fprintf(stderr, "  line %d: \"%s\": command %d, expected %d\n", c->line,
+				c->input, o.command, c->cmd);
+			test_cur_failed = 1;
+		}
+		if (rc != 0 && (!strstr(err, c->err_token) || strchr(err, '\n'))) {
+			fprintf(stderr, "  line %d: \"%s\": message \"%s\" must name \"%s\"\n", c->line,
+				c->input, err, c->err_token);
+			test_cur_failed = 1;
+		}
+	}
+}
+
+static void test_option_values(void)
+{
+	struct jcal_options o;
+	char err[256];
+
+	CHECK(jcal_options_parse("trace,out=x-%p.bin,metric=tsc+cputime,loglevel=warn", &o, err,
+				 sizeof(err)) == 0);
+	CHECK_STR(o.out, "x-%p.bin");
+	CHECK_EQ_U(o.nmetrics, 2);
+	CHECK_STR(o.metric[0], "tsc");
+	CHECK_STR(o.metric[1], "cputime");
+	CHECK_EQ_U(o.loglevel, JCAL_LOG_WARN);
+	CHECK_EQ_U(o.mode, JCAL_MODE_EVENTS);
+
+	CHECK(jcal_options_parse("trace", &o, err, sizeof(err)) == 0);
+	CHECK_STR(o.out, "jcal-%p.bin");
+	CHECK_EQ_U(o.nmetrics, 0); /* auto */
+	CHECK_EQ_U(o.loglevel, JCAL_LOG_INFO);
+
+	CHECK(jcal_options_parse("trace,metric=auto", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.nmetrics, 0);
+
+	/* quiet wins over a later loglevel. */
+	CHECK(jcal_options_parse("trace,quiet,loglevel=debug", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.loglevel, JCAL_LOG_ERROR);
+	CHECK(o.quiet);
+
+	CHECK(jcal_options_parse(NULL, &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.command, JCAL_CMD_NONE);
+}
+
+static void test_expand_out(void)
+{
+	char out[64], err[256];
+	time_t t = 1700000000; /* 2023-11-14 22:13:20 UTC */
+
+	CHECK(jcal_options_expand_out("jcal-%p.bin", 4242, t, out, sizeof(out), err, sizeof(err)) ==
+	      0);
+	CHECK_STR(out, "jcal-4242.bin");
+	CHECK(jcal_options_expand_out("a%%b", 1, t, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_STR(out, "a%b");
+	CHECK(jcal_options_expand_out("t-%t.bin", 1, t, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ_U(strlen(out), strlen("t-20231114-221320.bin"));
+	CHECK(strncmp(out, "t-2023111", 9) == 0);
+	CHECK(jcal_options_expand_out("bad%q", 1, t, out, sizeof(out), err, sizeof(err)) == -1);
+	CHECK(strstr(err, "%q") != NULL);
+	CHECK(jcal_options_expand_out("end%", 1, t, out, sizeof(out), err, sizeof(err)) == -1);
+	CHECK(jcal_options_expand_out("%p%p%p%p%p%p%p%p%p%p%p%p%p%p", 1234567, t, out, 40, err,
+				      sizeof(err)) == -1);
+	CHECK(strstr(err, "too long") != NULL);
+}
+
+static void test_help_text(void)
+{
+	const char *h = jcal_options_help();
+	static const char *const keys[] = { "help", "trace", "calibrate", "out=", "metric=",
+					    "mode=", "table=", "log=", "loglevel=", "quiet" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		CHECK(strstr(h, keys[i]) != NULL);
+}
+
+int main(void)
+{
+	RUN(test_option_table);
+	RUN(test_option_values);
+	RUN(test_expand_out);
+	RUN(test_help_text);
+	return test_summary("options");
+}

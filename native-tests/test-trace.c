@@ -1,0 +1,1121 @@
+/*
+ * test-trace.c - unit tests of the trace codec in common/: varints, record
+ * and event round trips through a file, cut and corrupted files, and a
+ * size/speed measurement of a call-heavy event stream.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "test.h"
+#include "trace_encoder.h"
+#include "trace_reader.h"
+#include "varint.h"
+
+/* ---- helpers ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rng_state = x;
+}
+
+static unsigned rnd_below(unsigned n)
+{
+	return (unsigned)(rnd() % n);
+}
+
+/* Growing byte buffer: a trace file being assembled in memory. */
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void bytes_put(struct bytes *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			abort();
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void bytes_file_header(struct bytes *b)
+{
+	uint8_t h[TRACE_FILE_HEADER_LEN];
+	trace_file_header(h);
+	bytes_put(b, h, sizeof(h));
+}
+
+/* Appends a chunk built by hand (kind, payload) with a correct CRC. */
+static void bytes_chunk(struct bytes *b, unsigned kind, const uint8_t *payload, size_t len)
+{
+	uint8_t h[TRACE_CHUNK_HEADER_LEN] = { 0 };
+	uint32_t crc = (uint32_t)crc32(0L, payload, (uInt)len);
+	uint32_t magic = TRACE_CHUNK_MAGIC, l = (uint32_t)len;
+
+	for (int i = 0; i < 4; i++) {
+		h[i] = (uint8_t)(magic >> (8 * i));
+		h[8 + i] = (uint8_t)(l >> (8 * i));
+		h[12 + i] = (uint8_t)(crc >> (8 * i));
+	}
+	h[4] = (uint8_t)kind;
+	bytes_put(b, h, sizeof(h));
+	bytes_put(b, payload, len);
+}
+
+static void bytes_recbuf(struct bytes *b, struct trace_recbuf *rb)
+{
+	size_t n = trace_recbuf_finish(rb);
+	if (n)
+		bytes_put(b, rb->buf, n);
+	trace_recbuf_clear(rb);
+}
+
+static char tmp_name[64];
+
+/* Writes data to a temporary file and returns its path. */
+static const char *write_tmp(const uint8_t *data, size_t len)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(tmp_name, sizeof(tmp_name), "%s/jcal-test-XXXXXX", dir ? dir : "/tmp");
+	int fd = mkstemp(tmp_name);
+	if (fd < 0) {
+		perror("mkstemp");
+		abort();
+	}
+	if (len && write(fd, data, len) != (ssize_t)len) {
+		perror("write");
+		abort();
+	}
+	close(fd);
+	return tmp_name;
+}
+
+/* Collects everything a read delivers: events in an array, the rest as a
+ * text log. */
+struct coll {
+	struct trace_event *ev;
+	size_t nev, cap;
+	char *log;
+	size_t loglen, logcap;
+	uint64_t stop_after; /* abort after this many events (0 = never) */
+};
+
+static void logf_(char **log, size_t *len, size_t *cap, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void logf_(char **log, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (*len + (size_t)n + 1 > *cap) {
+		*cap = (*len + (size_t)n + 1) * 2;
+		*log = realloc(*log, *cap);
+		if (!*log)
+			abort();
+	}
+	va_start(ap, fmt);
+	vsnprintf(*log + *len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	*len += (size_t)n;
+}
+
+#define CLOG(c, ...) logf_(&(c)->log, &(c)->loglen, &(c)->logcap, __VA_ARGS__)
+
+static int c_meta(void *ctx, const char *k, const char *v)
+{
+	CLOG((struct coll *)ctx, "meta [%s]=[%s]\n", k, v);
+	return 0;
+}
+
+static int c_method(void *ctx, const struct trace_method *m)
+{
+	CLOG((struct coll *)ctx, "method %u %u [%s] [%s] [%s]\n", m->id, m->modifiers, m->class_sig,
+	     m->name, m->sig);
+	return 0;
+}
+
+static void log_thread(struct coll *c, const char *what, const struct trace_thread *t)
+{
+	CLOG(c, "%s %u %" PRIu64 " %u %u %" PRIu64 " [%s] %" PRIu64 " n=%u", what, t->serial,
+	     t->java_tid, t->os_tid, t->flags, t->time_ns, t->name ? t->name : "(null)", t->events,
+	     t->nmetrics);
+	for (unsigned i = 0; i < t->nmetrics; i++)
+		CLOG(c, " %" PRIu64, t->metric[i]);
+	CLOG(c, "\n");
+}
+
+static int c_tstart(void *ctx, const struct trace_thread *t)
+{
+	log_thread(ctx, "start", t);
+	return 0;
+}
+
+static int c_tname(void *ctx, const struct trace_thread *t)
+{
+	log_thread(ctx, "name", t);
+	return 0;
+}
+
+static int c_tend(void *ctx, const struct trace_thread *t)
+{
+	log_thread(ctx, "end", t);
+	return 0;
+}
+
+static int c_compiled(void *ctx, const struct trace_compiled *cm)
+{
+	CLOG((struct coll *)ctx, "compiled %u %d %" PRIu64 " %" PRIu64 "\n", cm->method, cm->load,
+	     cm->time_ns, cm->code_size);
+	return 0;
+}
+
+static int c_end(void *ctx, const struct trace_end *e)
+{
+	CLOG((struct coll *)ctx, "END %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", e->events, e->threads,
+	     e->lost_events);
+	return 0;
+}
+
+static int c_event(void *ctx, const struct trace_event *e)
+{
+	struct coll *c = ctx;
+	if (c->nev == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 1024;
+		c->ev = realloc(c->ev, c->cap * sizeof(*c->ev));
+		if (!c->ev)
+			abort();
+	}
+	c->ev[c->nev++] = *e;
+	return c->stop_after && c->nev >= c->stop_after;
+}
+
+static struct trace_visitor coll_visitor(struct coll *c)
+{
+	struct trace_visitor v = {
+		c, c_meta, c_method, c_tstart, c_tname, c_tend, c_compiled, c_event, c_end,
+	};
+	memset(c, 0, sizeof(*c));
+	return v;
+}
+
+static void coll_free(struct coll *c)
+{
+	free(c->ev);
+	free(c->log);
+}
+
+static enum trace_status read_bytes(const uint8_t *data, size_t len, struct coll *c,
+				    struct trace_result *res)
+{
+	uint64_t stop = c->stop_after;
+	struct trace_visitor v = coll_visitor(c);
+	c->stop_after = stop;
+	const char *path = write_tmp(data, len);
+	enum trace_status st = trace_read_file(path, &v, res);
+	unlink(path);
+	CHECK(st == res->status);
+	CHECK(strchr(res->msg, '\n') == NULL);
+	if (st != TRACE_OK)
+		CHECK(res->msg[0] != '\0');
+	return st;
+}
+
+static int same_event(const struct trace_event *a, const struct trace_event *b)
+{
+	if (a->thread != b->thread || a->method != b->method || a->transition != b->transition ||
+	    a->type != b->type || a->nmetrics != b->nmetrics)
+		return 0;
+	for (unsigned i = 0; i < a->nmetrics; i++)
+		if (a->metric[i] != b->metric[i])
+			return 0;
+	return 1;
+}
+
+/* ---- varints ---- */
+
+static void test_varint(void)
+{
+	uint8_t b[16];
+	uint64_t v;
+	static const struct {
+		uint64_t v;
+		size_t len;
+	} cases[] = {
+		{ 0, 1 },	   { 1, 1 },	       { 127, 1 },
+		{ 128, 2 },	   { 16383, 2 },       { 16384, 3 },
+		{ UINT32_MAX, 5 }, { 1ull << 63, 10 }, { UINT64_MAX, 10 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = varint_put(b, cases[i].v);
+		CHECK_EQ_U(n, cases[i].len);
+		CHECK_EQ_U(varint_get(b, b + n, &v), n);
+		CHECK_EQ_U(v, cases[i].v);
+		/* Every shorter input ends inside the varint. */
+		for (size_t k = 0; k < n; k++)
+			CHECK_EQ_U(varint_get(b, b + k, &v), 0);
+	}
+	CHECK_EQ_U(varint_put(b, 0), 1);
+	CHECK_EQ_U(b[0], 0);
+	varint_put(b, 127);
+	CHECK_EQ_U(b[0], 0x7f);
+	varint_put(b, 128);
+	CHECK(b[0] == 0x80 && b[1] == 0x01);
+	varint_put(b, UINT64_MAX);
+	CHECK_EQ_U(b[9], 0x01);
+
+	/* Over-long: 11 bytes, or a 10th byte carrying bits past 64. */
+	memset(b, 0x80, sizeof(b));
+	b[10] = 0;
+	CHECK_EQ_U(varint_get(b, b + 11, &v), 0);
+	b[9] = 0x02;
+	CHECK_EQ_U(varint_get(b, b + 10, &v), 0);
+	b[9] = 0x7f;
+	CHECK_EQ_U(varint_get(b, b + 10, &v), 0);
+	b[9] = 0x01;
+	CHECK_EQ_U(varint_get(b, b + 10, &v), 10);
+	CHECK_EQ_U(v, 1ull << 63);
+	CHECK_EQ_U(varint_get(b, b, &v), 0);
+
+	static const int64_t zz[] = { 0, -1, 1, -2, 63, -64, 64, INT64_MAX, INT64_MIN };
+	static const uint64_t zze[] = { 0, 1, 2, 3, 126, 127, 128, UINT64_MAX - 1, UINT64_MAX };
+	for (size_t i = 0; i < sizeof(zz) / sizeof(zz[0]); i++) {
+		CHECK_EQ_U(zigzag_enc(zz[i]), zze[i]);
+		CHECK_EQ_I(zigzag_dec(zze[i]), zz[i]);
+	}
+	for (int i = 0; i < 10000; i++) {
+		uint64_t x = rnd() >> rnd_below(64);
+		size_t n = varint_put(b, x);
+		CHECK(varint_get(b, b + n, &v) == n && v == x);
+		CHECK_EQ_I(zigzag_dec(zigzag_enc((int64_t)x)), (int64_t)x);
+	}
+}
+
+/* ---- records ---- */
+
+static void test_records_roundtrip(void)
+{
+	struct trace_recbuf rb;
+	struct bytes f = { 0 };
+	struct coll c;
+	struct trace_result res;
+	const uint64_t m3[3] = { 0, 12345, UINT64_MAX };
+	const uint64_t m4[4] = { 1, 2, 3, 4 };
+	char *longname = malloc(70001);
+
+	memset(longname, 'x', 70000);
+	longname[70000] = '\0';
+	bytes_file_header(&f);
+	trace_recbuf_init(&rb);
+	CHECK_EQ_U(trace_recbuf_pending(&rb), 0);
+	CHECK_EQ_U(trace_recbuf_finish(&rb), 0);
+	trace_rec_meta(&rb, "agent.version", "0.1");
+	trace_rec_meta(&rb, "", NULL);
+	trace_rec_meta(&rb, "utf8", "\xc3\xa9t\xc3\xa9 \xe2\x82\xac");
+	trace_rec_method(&rb, 0, 0, "LFoo;", "<init>", "()V");
+	trace_rec_method(&rb, UINT32_MAX, JCAL_ACC_STATIC | JCAL_ACC_NATIVE, "Ljava/lang/Object;",
+			 "hashCode", "()I");
+	CHECK(trace_recbuf_pending(&rb) > 0);
+	bytes_recbuf(&f, &rb);
+	CHECK_EQ_U(trace_recbuf_pending(&rb), 0);
+	trace_rec_thread_start(&rb, 1, 1ull << 40, 4242, TRACE_THREAD_DAEMON | TRACE_THREAD_LATE,
+			       1700000000123456789ull, "main", 3, m3);
+	trace_rec_thread_start(&rb, UINT32_MAX, 0, UINT32_MAX, TRACE_THREAD_VIRTUAL, 0, "", 0,
+			       NULL);
+	trace_rec_thread_name(&rb, 1, 17, "worker-1");
+	trace_rec_thread_name(&rb, 2, 18, longname);
+	trace_rec_compiled_load(&rb, 77, 99, 1024);
+	trace_rec_compiled_unload(&rb, 77, 100);
+	trace_rec_thread_end(&rb, 1, UINT64_MAX, 123456, 4, m4);
+	trace_rec_end(&rb, 1, 2, 3);
+	bytes_recbuf(&f, &rb);
+	CHECK(!rb.oom);
+	trace_recbuf_free(&rb);
+
+	CHECK(read_bytes(f.p, f.len, &c, &res) == TRACE_OK);
+	CHECK_EQ_U(res.chunks, 2);
+	CHECK_EQ_U(res.events, 0);
+	CHECK_EQ_U(res.bytes_read, f.len);
+	CHECK_EQ_U(res.file_bytes, f.len);
+	CHECK_EQ_U(res.version_major, TRACE_VERSION_MAJOR);
+	CHECK_EQ_U(res.version_minor, TRACE_VERSION_MINOR);
+	CHECK(res.has_end);
+
+	struct coll want;
+	coll_visitor(&want);
+	CLOG(&want, "meta [agent.version]=[0.1]\n");
+	CLOG(&want, "meta []=[]\n");
+	CLOG(&want, "meta [utf8]=[\xc3\xa9t\xc3\xa9 \xe2\x82\xac]\n");
+	CLOG(&want, "method 0 0 [LFoo;] [<init>] [()V]\n");
+	CLOG(&want, "method %u %u [Ljava/lang/Object;] [hashCode] [()I]\n", UINT32_MAX,
+	     JCAL_ACC_STATIC | JCAL_ACC_NATIVE);
+	CLOG(&want, "start 1 %llu 4242 5 1700000000123456789 [main] 0 n=3 0 12345 %" PRIu64 "\n",
+	     1ull << 40, UINT64_MAX);
+	CLOG(&want, "start %u 0 %u 2 0 [] 0 n=0\n", UINT32_MAX, UINT32_MAX);
+	CLOG(&want, "name 1 0 0 0 17 [worker-1] 0 n=0\n");
+	longname[65535] = '\0'; /* strings are cut at 65535 bytes */
+	CLOG(&want, "name 2 0 0 0 18 [%s] 0 n=0\n", longname);
+	CLOG(&want, "compiled 77 1 99 1024\n");
+	CLOG(&want, "compiled 77 0 100 0\n");
+	CLOG(&want, "end 1 0 0 0 %" PRIu64 " [(null)] 123456 n=4 1 2 3 4\n", UINT64_MAX);
+	CLOG(&want, "END 1 2 3\n");
+	CHECK_STR(c.log, want.log);
+	coll_free(&want);
+	coll_free(&c);
+	free(longname);
+	free(f.p);
+}
+
+/* ---- events ---- */
+
+/* One simulated thread: its encoder, its call stack and its events not yet
+ * in the file. */
+struct sim_thread {
+	struct trace_events_enc enc;
+	uint8_t *buf;
+	uint64_t metric[JCAL_MAX_METRICS];
+	uint32_t *stack;
+	size_t depth, stack_cap;
+	struct trace_event *pend;
+	size_t npend, pend_cap;
+};
+
+struct sim {
+	struct bytes f;
+	struct trace_event *want; /* every event in file order */
+	size_t nwant, want_cap;
+	size_t chunks;
+};
+
+static void sim_flush(struct sim *s, struct sim_thread *t)
+{
+	size_t n = trace_events_finish(&t->enc);
+	if (!n) {
+		CHECK_EQ_U(t->npend, 0);
+		return;
+	}
+	bytes_put(&s->f, t->enc.buf, n);
+	s->chunks++;
+	if (s->nwant + t->npend > s->want_cap) {
+		s->want_cap = (s->nwant + t->npend) * 2;
+		s->want = realloc(s->want, s->want_cap * sizeof(*s->want));
+	}
+	memcpy(s->want + s->nwant, t->pend, t->npend * sizeof(*t->pend));
+	s->nwant += t->npend;
+	t->npend = 0;
+	trace_events_reset(&t->enc);
+}
+
+static void sim_event(struct sim *s, struct sim_thread *t, unsigned tr, unsigned type,
+		      uint32_t method)
+{
+	if (trace_events_full(&t->enc))
+		sim_flush(s, t);
+	/* Metrics move forwards mostly, sometimes backwards or wrapping. */
+	for (unsigned i = 0; i < t->enc.nmetrics; i++) {
+		switch (rnd_below(10)) {
+		case 0:
+			t->metric[i] -= rnd_below(1000);
+			break;
+		case 1:
+			t->metric[i] = rnd();
+			break;
+		default:
+			t->metric[i] += rnd_below(500);
+		}
+	}
+	trace_events_add(&t->enc, tr, type, method, t->metric);
+	if (t->npend == t->pend_cap) {
+		t->pend_cap = t->pend_cap ? t->pend_cap * 2 : 256;
+		t->pend = realloc(t->pend, t->pend_cap * sizeof(*t->pend));
+	}
+	struct trace_event *e = &t->pend[t->npend++];
+	memset(e, 0, sizeof(*e));
+	e->thread = t->enc.serial;
+	e->method = method;
+	e->transition = (uint8_t)tr;
+	e->type = (uint8_t)type;
+	e->nmetrics = (uint8_t)t->enc.nmetrics;
+	memcpy(e->metric, t->metric, sizeof(e->metric[0]) * t->enc.nmetrics);
+}
+
+/* One random step of thread t: calls, returns, throws, unmatched exits,
+ * and now and then a dive far past TRACE_SHADOW_DEPTH. */
+static void sim_step(struct sim *s, struct sim_thread *t)
+{
+	unsigned r = rnd_below(100);
+	unsigned type = rnd_below(JCAL_MT_COUNT);
+
+	if (r < 1) {
+		size_t n = TRACE_SHADOW_DEPTH + rnd_below(600);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t m = rnd_below(50);
+			if (t->depth == t->stack_cap) {
+				t->stack_cap = t->stack_cap * 2 + 64;
+				t->stack = realloc(t->stack, t->stack_cap * sizeof(*t->stack));
+			}
+			t->stack[t->depth++] = m;
+			sim_event(s, t, JCAL_TR_ENTRY, type, m);
+		}
+	} else if (r < 45 || t->depth == 0) {
+		uint32_t m = rnd_below(4) ? rnd_below(200) : (uint32_t)rnd();
+		if (t->depth == t->stack_cap) {
+			t->stack_cap = t->stack_cap * 2 + 64;
+			t->stack = realloc(t->stack, t->stack_cap * sizeof(*t->stack));
+		}
+		t->stack[t->depth++] = m;
+		sim_event(s, t, JCAL_TR_ENTRY, type, m);
+	} else if (r < 85) {
+		sim_event(s, t, JCAL_TR_EXIT, type, t->stack[--t->depth]);
+	} else if (r < 93) {
+		sim_event(s, t, JCAL_TR_THROW, type, t->stack[--t->depth]);
+	} else if (r < 97) {
+		/* Exit of a frame entered before tracing began. */
+		sim_event(s, t, rnd_below(2) ? JCAL_TR_EXIT : JCAL_TR_THROW, type, rnd_below(300));
+	} else {
+		/* Exit that skips frames (events lost, or a mismatch). */
+		if (t->depth > 1)
+			t->depth--;
+		sim_event(s, t, JCAL_TR_EXIT, type, t->stack[--t->depth]);
+	}
+}
+
+static void check_events(const struct coll *c, const struct trace_event *want, size_t n)
+{
+	CHECK_EQ_U(c->nev, n);
+	for (size_t i = 0; i < n && i < c->nev; i++) {
+		if (!same_event(&c->ev[i], &want[i])) {
+			fprintf(stderr,
+				"  event %zu differs: got t%u m%u %c%c, want t%u m%u %c%c\n", i,
+				c->ev[i].thread, c->ev[i].method,
+				jcal_transition_letter(c->ev[i].transition),
+				jcal_mtype_letter(c->ev[i].type), want[i].thread, want[i].method,
+				jcal_transition_letter(want[i].transition),
+				jcal_mtype_letter(want[i].type));
+			CHECK(0);
+			return;
+		}
+	}
+}
+
+static void test_events_roundtrip(void)
+{
+	static const size_t caps[] = { 200, 4096, 1 << 16, 100, 977 };
+	enum { NT = 5 };
+	struct sim s = { 0 };
+	struct sim_thread th[NT];
+	struct trace_recbuf rb;
+	struct coll c;
+	struct trace_result res;
+
+	memset(th, 0, sizeof(th));
+	bytes_file_header(&s.f);
+	trace_recbuf_init(&rb);
+	for (unsigned i = 0; i < NT; i++) {
+		th[i].buf = malloc(caps[i]);
+		trace_events_init(&th[i].enc, th[i].buf, caps[i], i * 1000u + 1,
+				  1 + i % JCAL_MAX_METRICS);
+		th[i].metric[0] = UINT64_MAX - 1000; /* wraps soon */
+		trace_rec_thread_start(&rb, th[i].enc.serial, i, i, 0, 0, "t", 0, NULL);
+	}
+	bytes_recbuf(&s.f, &rb);
+	for (int step = 0; step < 200000; step++) {
+		struct sim_thread *t = &th[rnd_below(NT)];
+		sim_step(&s, t);
+		if (rnd_below(5000) == 0) {
+			trace_rec_meta(&rb, "k", "v");
+			bytes_recbuf(&s.f, &rb);
+		}
+		if (rnd_below(3000) == 0)
+			sim_flush(&s, t); /* early flush, as at a thread end */
+	}
+	for (unsigned i = 0; i < NT; i++)
+		sim_flush(&s, &th[i]);
+	trace_rec_end(&rb, s.nwant, NT, 0);
+	bytes_recbuf(&s.f, &rb);
+	trace_recbuf_free(&rb);
+
+	CHECK(read_bytes(s.f.p, s.f.len, &c, &res) == TRACE_OK);
+	CHECK(s.chunks > 100);
+	CHECK_EQ_U(res.events, s.nwant);
+	CHECK_EQ_U(res.bytes_read, s.f.len);
+	check_events(&c, s.want, s.nwant);
+	printf("     %zu events in %zu events chunks, %.2f bytes/event\n", s.nwant, s.chunks,
+	       (double)s.f.len / (double)s.nwant);
+
+	coll_free(&c);
+
+	/* An aborting visitor stops the read at once. */
+	c.stop_after = 5;
+	CHECK(read_bytes(s.f.p, s.f.len, &c, &res) == TRACE_ABORTED);
+	CHECK_EQ_U(c.nev, 5);
+	CHECK_EQ_U(res.events, 5);
+	coll_free(&c);
+
+	for (unsigned i = 0; i < NT; i++) {
+		free(th[i].buf);
+		free(th[i].stack);
+		free(th[i].pend);
+	}
+	free(s.want);
+	free(s.f.p);
+}
+
+/* Implicit exits must use the state the encoder had: a chunk boundary in
+ * the middle of a call stack resets both sides. */
+static void test_events_shadow_rule(void)
+{
+	uint8_t buf[256];
+	struct trace_events_enc enc;
+	uint64_t m = 0;
+	struct coll c;
+	struct trace_result res;
+
+	trace_events_init(&enc, buf, sizeof(buf), 7, 1);
+	trace_events_add(&enc, JCAL_TR_ENTRY, JCAL_MT_INTERP, 5, &m);
+	trace_events_add(&enc, JCAL_TR_ENTRY, JCAL_MT_INTERP, 6, &m);
+	trace_events_add(&enc, JCAL_TR_EXIT, JCAL_MT_INTERP, 6, &m);  /* implicit */
+	trace_events_add(&enc, JCAL_TR_THROW, JCAL_MT_INTERP, 9, &m); /* explicit, no pop */
+	trace_events_add(&enc, JCAL_TR_THROW, JCAL_MT_INTERP, 5, &m); /* implicit */
+	trace_events_add(&enc, JCAL_TR_EXIT, JCAL_MT_OTHER, 3, &m);   /* depth 0: explicit */
+	static const char want_s[] = "\x07\x01"	     /* serial 7, 1 metric */
+				     "\x24\x05\x00"  /* E i 5 */
+				     "\x24\x06\x00"  /* E i 6 */
+				     "\x05\x00"	     /* X i (6) */
+				     "\x26\x09\x00"  /* T i 9, explicit */
+				     "\x06\x00"	     /* T i (5) */
+				     "\x39\x03\x00"; /* X O 3 at depth 0 */
+	const uint8_t *want = (const uint8_t *)want_s;
+	const size_t want_len = sizeof(want_s) - 1;
+	size_t n = trace_events_finish(&enc);
+	CHECK_EQ_U(n, TRACE_CHUNK_HEADER_LEN + want_len);
+	CHECK(memcmp(buf + TRACE_CHUNK_HEADER_LEN, want, want_len) == 0);
+	CHECK_EQ_U(enc.events, 6);
+
+	struct trace_visitor v = coll_visitor(&c);
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, want, want_len, &v, &res) == TRACE_OK);
+	CHECK_EQ_U(c.nev, 6);
+	static const uint32_t methods[] = { 5, 6, 6, 9, 5, 3 };
+	for (size_t i = 0; i < 6 && i < c.nev; i++) {
+		CHECK_EQ_U(c.ev[i].method, methods[i]);
+		CHECK_EQ_U(c.ev[i].thread, 7);
+	}
+	coll_free(&c);
+
+	/* An empty encoder yields no chunk. */
+	trace_events_reset(&enc);
+	CHECK_EQ_U(trace_events_finish(&enc), 0);
+
+	/* Past TRACE_SHADOW_DEPTH exits are explicit until the stack is back
+	 * within it; then implicit again. */
+	enum { DEEP = TRACE_SHADOW_DEPTH + 300 };
+	size_t cap = 16 + 6 + 2 * DEEP * 8;
+	uint8_t *big = malloc(cap);
+	struct trace_events_enc *e2 = malloc(sizeof(*e2));
+	trace_events_init(e2, big, cap, 3, 1);
+	for (uint32_t i = 0; i < DEEP; i++)
+		trace_events_add(e2, JCAL_TR_ENTRY, JCAL_MT_INTERP, i % 100, &m);
+	size_t after_entries = e2->len;
+	for (uint32_t i = DEEP; i-- > 0;)
+		trace_events_add(e2, i % 7 ? JCAL_TR_EXIT : JCAL_TR_THROW, JCAL_MT_INTERP, i % 100,
+				 &m);
+	/* 300 explicit exits of 3 bytes, TRACE_SHADOW_DEPTH implicit ones of 2. */
+	CHECK_EQ_U(e2->len - after_entries, 300 * 3 + TRACE_SHADOW_DEPTH * 2);
+	n = trace_events_finish(e2);
+	v = coll_visitor(&c);
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, big + TRACE_CHUNK_HEADER_LEN,
+				 n - TRACE_CHUNK_HEADER_LEN, &v, &res) == TRACE_OK);
+	CHECK_EQ_U(c.nev, 2 * DEEP);
+	for (size_t i = 0; i < c.nev; i++) {
+		uint32_t want_m = (uint32_t)(i < DEEP ? i : 2 * DEEP - 1 - i) % 100;
+		if (c.ev[i].method != want_m) {
+			CHECK_EQ_U(c.ev[i].method, want_m);
+			break;
+		}
+	}
+	coll_free(&c);
+	free(e2);
+	free(big);
+}
+
+/* ---- cut, corrupt, odd files ---- */
+
+/* A small file: records, 3 events chunks, END; boundary[i] = end of chunk i,
+ * events_before[i] = events in chunks ending at or before boundary[i]. */
+struct small_file {
+	struct bytes f;
+	size_t boundary[8], events_at[8], nchunks;
+	size_t payload_start[8];
+};
+
+static void small_file_make(struct small_file *sf)
+{
+	struct trace_recbuf rb;
+	uint8_t buf[128];
+	struct trace_events_enc enc;
+	uint64_t m[2] = { 1000, 5 };
+	size_t events = 0;
+
+	memset(sf, 0, sizeof(*sf));
+	bytes_file_header(&sf->f);
+	sf->boundary[0] = sf->f.len;
+	trace_recbuf_init(&rb);
+	trace_rec_meta(&rb, "mode", "events");
+	trace_rec_method(&rb, 1, 0, "LA;", "a", "()V");
+	trace_rec_thread_start(&rb, 1, 1, 100, 0, 5, "main", 2, m);
+	sf->payload_start[1] = sf->f.len + TRACE_CHUNK_HEADER_LEN;
+	bytes_recbuf(&sf->f, &rb);
+	sf->nchunks = 1;
+	sf->boundary[1] = sf->f.len;
+	trace_events_init(&enc, buf, sizeof(buf), 1, 2);
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < 4; i++) {
+			m[0] += 150;
+			m[1] += 2;
+			trace_events_add(&enc, i < 2 ? JCAL_TR_ENTRY : JCAL_TR_EXIT, JCAL_MT_INTERP,
+					 (uint32_t)(i < 2 ? i : 3 - i), m);
+			events++;
+		}
+		size_t n = trace_events_finish(&enc);
+		sf->payload_start[sf->nchunks + 1] = sf->f.len + TRACE_CHUNK_HEADER_LEN;
+		bytes_put(&sf->f, buf, n);
+		trace_events_reset(&enc);
+		sf->nchunks++;
+		sf->boundary[sf->nchunks] = sf->f.len;
+		sf->events_at[sf->nchunks] = events;
+	}
+	trace_rec_end(&rb, events, 1, 0);
+	sf->payload_start[sf->nchunks + 1] = sf->f.len + TRACE_CHUNK_HEADER_LEN;
+	bytes_recbuf(&sf->f, &rb);
+	sf->nchunks++;
+	sf->boundary[sf->nchunks] = sf->f.len;
+	sf->events_at[sf->nchunks] = events;
+	trace_recbuf_free(&rb);
+}
+
+static void test_cut_files(void)
+{
+	struct small_file sf;
+	struct coll c;
+	struct trace_result res;
+
+	small_file_make(&sf);
+	for (size_t len = 0; len <= sf.f.len; len++) {
+		enum trace_status st = read_bytes(sf.f.p, len, &c, &res);
+		size_t k = 0;
+		while (k < sf.nchunks && sf.boundary[k + 1] <= len)
+			k++;
+		int at_boundary = len >= TRACE_FILE_HEADER_LEN && sf.boundary[k] == len;
+		if (len == 0)
+			CHECK(st == TRACE_EMPTY);
+		else if (at_boundary)
+			CHECK(st == TRACE_OK);
+		else
+			CHECK(st == TRACE_TRUNCATED);
+		if (len >= TRACE_FILE_HEADER_LEN) {
+			CHECK_EQ_U(res.chunks, k);
+			CHECK_EQ_U(res.bytes_read, sf.boundary[k]);
+			CHECK_EQ_U(c.nev, sf.events_at[k]);
+			CHECK_EQ_U(res.events, sf.events_at[k]);
+		}
+		CHECK_EQ_U(res.file_bytes, len);
+		CHECK(res.has_end == (len == sf.f.len));
+		if (st == TRACE_TRUNCATED && len > sf.boundary[k] + TRACE_CHUNK_HEADER_LEN) {
+			char want[128];
+			snprintf(want, sizeof(want),
+				 "cut off at byte %zu: chunk of %zu bytes has only %zu", len,
+				 sf.boundary[k + 1] - sf.boundary[k], len - sf.boundary[k]);
+			CHECK(strstr(res.msg, want) != NULL);
+		}
+		coll_free(&c);
+	}
+	free(sf.f.p);
+}
+
+static void test_corrupt_files(void)
+{
+	struct small_file sf;
+	struct coll c;
+	struct trace_result res;
+	uint8_t *d;
+
+	small_file_make(&sf);
+	d = malloc(sf.f.len);
+	for (size_t i = 0; i < sf.f.len; i++) {
+		/* Which chunk the byte is in, and where. */
+		size_t k = 0;
+		while (k < sf.nchunks && sf.boundary[k + 1] <= i)
+			k++;
+		size_t in = i - sf.boundary[k];
+		int in_header = i < TRACE_FILE_HEADER_LEN;
+		int in_payload = !in_header && in >= TRACE_CHUNK_HEADER_LEN;
+		int in_kind = !in_header && in == 4;
+		int in_len = !in_header && in >= 8 && in < 12;
+
+		for (unsigned flip = 0; flip < 9; flip++) {
+			memcpy(d, sf.f.p, sf.f.len);
+			d[i] ^= flip < 8 ? (uint8_t)(1u << flip) : 0xff;
+			enum trace_status st = read_bytes(d, sf.f.len, &c, &res);
+			CHECK(c.nev <= sf.events_at[sf.nchunks]);
+			if (in_payload || (!in_header && !in_kind && !in_len))
+				CHECK(st == TRACE_CORRUPT);
+			else if (in_len)
+				CHECK(st == TRACE_CORRUPT || st == TRACE_TRUNCATED);
+			else if (i < 10)
+				CHECK(st == TRACE_CORRUPT); /* magic, major version */
+			if (in_payload || (!in_header && in >= 12)) {
+				char want[64];
+				snprintf(want, sizeof(want), "chunk at byte %zu: CRC mismatch",
+					 sf.boundary[k]);
+				CHECK(strstr(res.msg, want) != NULL);
+			}
+			coll_free(&c);
+		}
+	}
+	free(d);
+	free(sf.f.p);
+}
+
+static void test_empty_and_bad_headers(void)
+{
+	struct coll c;
+	struct trace_result res;
+	uint8_t h[TRACE_FILE_HEADER_LEN];
+
+	CHECK(read_bytes(NULL, 0, &c, &res) == TRACE_EMPTY);
+	CHECK(strstr(res.msg, "empty") != NULL);
+	coll_free(&c);
+
+	trace_file_header(h);
+	CHECK(memcmp(h, "JCALTRC\x01\x01\x00\x00\x00\x00\x00\x00\x00", 16) == 0);
+	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_OK);
+	CHECK_EQ_U(res.chunks, 0);
+	CHECK_EQ_U(res.bytes_read, 16);
+	CHECK(!res.has_end);
+	coll_free(&c);
+
+	h[3] = 'x';
+	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_CORRUPT);
+	CHECK(strstr(res.msg, "bad magic at byte 0") != NULL);
+	coll_free(&c);
+	CHECK(read_bytes((const uint8_t *)"hello world\n", 12, &c, &res) == TRACE_CORRUPT);
+	coll_free(&c);
+
+	trace_file_header(h);
+	h[8] = 2;
+	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_CORRUPT);
+	CHECK(strstr(res.msg, "version 2.0 at byte 8") != NULL);
+	coll_free(&c);
+
+	/* A newer minor version and unknown flags are read. */
+	trace_file_header(h);
+	h[10] = 9;
+	h[12] = 1;
+	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_OK);
+	CHECK_EQ_U(res.version_minor, 9);
+	coll_free(&c);
+
+	struct trace_visitor v = coll_visitor(&c);
+	CHECK(trace_read_file("/nonexistent/jcal.trace", &v, &res) == TRACE_IOERR);
+	CHECK(strstr(res.msg, "/nonexistent/jcal.trace: cannot open") != NULL);
+	CHECK(trace_read_file("/", &v, &res) == TRACE_IOERR);
+	coll_free(&c);
+	CHECK_STR(trace_status_str(TRACE_TRUNCATED), "truncated");
+}
+
+/* A tail of zeros (preallocated, never written) reads as a cut-off tail. */
+static void test_zero_tail(void)
+{
+	struct small_file sf;
+	struct coll c;
+	struct trace_result res;
+	struct bytes b = { 0 };
+	static const uint8_t zeros[300];
+
+	small_file_make(&sf);
+	size_t total = sf.events_at[sf.nchunks];
+
+	bytes_put(&b, sf.f.p, sf.f.len);
+	bytes_put(&b, zeros, sizeof(zeros));
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_TRUNCATED);
+	CHECK_EQ_U(res.events, total);
+	CHECK_EQ_U(res.bytes_read, sf.f.len);
+	CHECK_EQ_U(res.file_bytes, b.len);
+	coll_free(&c);
+
+	/* A written header whose payload never made it to disk. */
+	b.len = sf.f.len;
+	bytes_chunk(&b, TRACE_CHUNK_EVENTS, (const uint8_t *)"\x01\x01\x24\x01\x02", 5);
+	memset(b.p + b.len - 5, 0, 5);
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_TRUNCATED);
+	CHECK_EQ_U(res.events, total);
+	coll_free(&c);
+	bytes_put(&b, zeros, 50);
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_TRUNCATED);
+	coll_free(&c);
+
+	/* ... but not when something follows it. */
+	bytes_put(&b, "x", 1);
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_CORRUPT);
+	CHECK(strstr(res.msg, "CRC mismatch") != NULL);
+	coll_free(&c);
+
+	/* Zero bytes in the middle of the file are corruption. */
+	b.len = 0;
+	bytes_put(&b, sf.f.p, sf.boundary[2]);
+	bytes_put(&b, zeros, 32);
+	bytes_put(&b, sf.f.p + sf.boundary[2], sf.f.len - sf.boundary[2]);
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_CORRUPT);
+	CHECK(strstr(res.msg, "bad chunk magic") != NULL);
+	coll_free(&c);
+	free(b.p);
+	free(sf.f.p);
+}
+
+static void test_unknown_kinds(void)
+{
+	struct bytes b = { 0 };
+	struct coll c;
+	struct trace_result res;
+	/* unknown record 200 (3 bytes), META with a trailing extra byte,
+	 * THREAD_NAME, unknown record 0 (empty). */
+	static const uint8_t recs[] = { 200,
+					3,
+					'a',
+					'b',
+					'c',
+					TRACE_REC_META,
+					5,
+					1,
+					'k',
+					1,
+					'v',
+					0xee,
+					TRACE_REC_THREAD_NAME,
+					4,
+					3,
+					9,
+					1,
+					'n',
+					0,
+					0 };
+
+	bytes_file_header(&b);
+	bytes_chunk(&b, 77, (const uint8_t *)"whatever", 8); /* unknown chunk kind */
+	bytes_chunk(&b, TRACE_CHUNK_RECORDS, recs, sizeof(recs));
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_OK);
+	CHECK_EQ_U(res.chunks, 2);
+	CHECK_STR(c.log, "meta [k]=[v]\nname 3 0 0 0 9 [n] 0 n=0\n");
+	coll_free(&c);
+	free(b.p);
+}
+
+struct bad_payload {
+	unsigned kind;
+	const char *bytes;
+	size_t len;
+	const char *why; /* substring of the message */
+};
+
+#define BP(k, s, why)                                                                              \
+	{                                                                                          \
+		k, s, sizeof(s) - 1, why                                                           \
+	}
+
+static void test_bad_payloads(void)
+{
+	static const struct bad_payload cases[] = {
+		BP(TRACE_CHUNK_RECORDS, "\x01\x05\x01k", "runs past the chunk"),
+		BP(TRACE_CHUNK_RECORDS, "\x01", "bad length"),
+		BP(TRACE_CHUNK_RECORDS, "\x01\x02\x05k", "META record at payload byte 0"),
+		BP(TRACE_CHUNK_RECORDS, "\x07\x00", "COMPILED_UNLOAD record"),
+		BP(TRACE_CHUNK_RECORDS, "\x03\x08\x01\x01\x01\x01\x01\x00\x05\x00",
+		   "THREAD_START record"),
+		BP(TRACE_CHUNK_RECORDS, "\x02\x0b\x80\x80\x80\x80\x10\x00\x00\x00\x00\x00\x00",
+		   "METHOD record"),
+		BP(TRACE_CHUNK_RECORDS, "\x01\x0b\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01",
+		   "META record"),
+		BP(TRACE_CHUNK_EVENTS, "", "bad thread serial"),
+		BP(TRACE_CHUNK_EVENTS, "\x01", "metric count"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x00", "metric count"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x05", "metric count"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x01\x00",
+		   "event 0 at payload byte 2: implicit exit"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01\x00\x05\x00\x05\x00",
+		   "event 2 at payload byte 7"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x00\x00", "entry without a method id"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x23\x01\x00", "bad tag"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x3c\x01\x00", "bad tag"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x64\x01\x00", "bad tag"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\xa4\x01\x00", "bad tag"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x80\x80\x80\x80\x10\x00", "bad method id"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24", "bad method id"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01", "cut metric"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x02\x24\x01\x02", "cut metric"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01\x80", "cut metric"),
+	};
+	struct coll c;
+	struct trace_result res;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct trace_visitor v = coll_visitor(&c);
+		enum trace_status st = trace_decode_chunk(
+			cases[i].kind, (const uint8_t *)cases[i].bytes, cases[i].len, &v, &res);
+		if (st != TRACE_CORRUPT || !strstr(res.msg, cases[i].why)) {
+			fprintf(stderr, "  case %zu: %s: \"%s\", want \"%s\"\n", i,
+				trace_status_str(st), res.msg, cases[i].why);
+			CHECK(0);
+		}
+		coll_free(&c);
+	}
+
+	/* Through a file, the message names the chunk's offset. */
+	struct bytes b = { 0 };
+	bytes_file_header(&b);
+	bytes_chunk(&b, TRACE_CHUNK_EVENTS, (const uint8_t *)"\x01\x01\x24\x01\x02", 5);
+	bytes_chunk(&b, TRACE_CHUNK_EVENTS, (const uint8_t *)"\x01\x01\x01\x00", 4);
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_CORRUPT);
+	CHECK(strstr(res.msg, "chunk at byte 37: event 0 at payload byte 2") != NULL);
+	CHECK_EQ_U(c.nev, 1);
+	CHECK_EQ_U(c.ev[0].metric[0], 1);
+	coll_free(&c);
+	free(b.p);
+
+	/* Random payloads never crash the decoder. */
+	uint8_t junk[64];
+	for (int i = 0; i < 200000; i++) {
+		size_t n = rnd_below(sizeof(junk));
+		for (size_t k = 0; k < n; k++)
+			junk[k] = (uint8_t)(rnd_below(3) ? rnd_below(64) : rnd());
+		struct trace_visitor v = coll_visitor(&c);
+		trace_decode_chunk(1 + (unsigned)(i & 1), junk, n, &v, &res);
+		coll_free(&c);
+	}
+}
+
+/* ---- size and speed ---- */
+
+static int count_event(void *ctx, const struct trace_event *e)
+{
+	uint64_t *sum = ctx;
+	*sum += e->method + e->metric[0];
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A call-heavy stream: 1 metric with deltas of 100..400, method ids below
+ * 2000, call depth 10..30. Prints bytes per event and decode speed. */
+static void test_size_and_speed(void)
+{
+	enum { CAP = 1 << 20, NEV = 10000000 };
+	uint8_t *buf = malloc(CAP);
+	struct trace_events_enc *enc = malloc(sizeof(*enc));
+	struct bytes f = { 0 };
+	uint32_t stack[64];
+	unsigned depth = 0;
+	uint64_t metric = 1000000;
+
+	bytes_file_header(&f);
+	trace_events_init(enc, buf, CAP, 1, 1);
+	for (size_t i = 0; i < NEV; i++) {
+		if (trace_events_full(enc)) {
+			bytes_put(&f, buf, trace_events_finish(enc));
+			trace_events_reset(enc);
+		}
+		metric += 100 + rnd_below(301);
+		int enter = depth < 10 || (depth < 30 && rnd_below(2));
+		if (enter) {
+			stack[depth] = rnd_below(2000);
+			trace_events_add(enc, JCAL_TR_ENTRY, JCAL_MT_INTERP, stack[depth], &metric);
+			depth++;
+		} else {
+			depth--;
+			trace_events_add(enc, JCAL_TR_EXIT, JCAL_MT_INTERP, stack[depth], &metric);
+		}
+	}
+	bytes_put(&f, buf, trace_events_finish(enc));
+	printf("     call-heavy stream: %.3f bytes/event (%zu bytes, %d events)\n",
+	       (double)f.len / NEV, f.len, NEV);
+	CHECK((double)f.len / NEV < 8.0);
+
+	const char *path = write_tmp(f.p, f.len);
+	uint64_t sum = 0;
+	struct trace_visitor v = { .ctx = &sum, .event = count_event };
+	struct trace_result res;
+	double best = 1e9;
+	for (int r = 0; r < 3; r++) {
+		double t0 = now_s();
+		CHECK(trace_read_file(path, &v, &res) == TRACE_OK);
+		double t = now_s() - t0;
+		if (t < best)
+			best = t;
+		CHECK_EQ_U(res.events, NEV);
+	}
+	unlink(path);
+	printf("     read+decode: %.1f M events/s (file, CRC, callback per event)\n",
+	       NEV / best / 1e6);
+
+	/* Decode alone, no callback. */
+	best = 1e9;
+	struct trace_visitor none = { 0 };
+	for (int r = 0; r < 3; r++) {
+		double t0 = now_s();
+		size_t off = TRACE_FILE_HEADER_LEN;
+		uint64_t n = 0;
+		while (off < f.len) {
+			const uint8_t *h = f.p + off;
+			size_t len = (size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 |
+				     (size_t)h[11] << 24;
+			CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, h + TRACE_CHUNK_HEADER_LEN,
+						 len, &none, &res) == TRACE_OK);
+			n += res.events;
+			off += TRACE_CHUNK_HEADER_LEN + len;
+		}
+		double t = now_s() - t0;
+		if (t < best)
+			best = t;
+		CHECK_EQ_U(n, NEV);
+	}
+	printf("     decode only: %.1f M events/s\n", NEV / best / 1e6);
+	free(f.p);
+	free(enc);
+	free(buf);
+}
+
+int main(void)
+{
+	RUN(test_varint);
+	RUN(test_records_roundtrip);
+	RUN(test_events_shadow_rule);
+	RUN(test_events_roundtrip);
+	RUN(test_cut_files);
+	RUN(test_corrupt_files);
+	RUN(test_empty_and_bad_headers);
+	RUN(test_zero_tail);
+	RUN(test_unknown_kinds);
+	RUN(test_bad_payloads);
+	RUN(test_size_and_speed);
+	return test_summary("trace");
+}

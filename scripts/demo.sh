@@ -1,0 +1,22 @@
+#!/bin/sh
+# demo.sh - the body of `make demo`: profile the bundled example
+# (javatests/src/jcaldemo/Demo.java) and print its per-thread call tree
+# and flat profile.
+set -eu
+cd "$(dirname "$0")/.."
+JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
+out=build/demo
+mkdir -p "$out"
+
+echo "\$ java -agentpath:build/libjcal.so=trace,out=$out/demo.bin -cp build/javatests jcaldemo.Demo"
+"$JAVA_HOME/bin/java" "-agentpath:build/libjcal.so=trace,out=$out/demo.bin" \
+	-cp build/javatests jcaldemo.Demo
+echo
+echo "\$ build/jcal-post $out/demo.bin --report tree --thread parser-2"
+build/jcal-post "$out/demo.bin" --report tree --thread parser-2
+echo
+echo "\$ build/jcal-post $out/demo.bin --report flat --thread parser-1 | head -n 16"
+build/jcal-post "$out/demo.bin" --report flat --thread parser-1 | head -n 16
+echo
+echo "\$ build/jcal-post $out/demo.bin --report summary"
+build/jcal-post "$out/demo.bin" --report summary

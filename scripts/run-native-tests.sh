@@ -1,0 +1,31 @@
+#!/bin/sh
+# run-native-tests.sh DIR - runs every test binary in DIR; prints each
+# suite's result and a closing "native: N passed, N failed" line.
+dir=${1:-build/tests}
+passed=0
+failed=0
+for t in "$dir"/test-*; do
+	[ -x "$t" ] || continue
+	out=$("$t" 2>&1)
+	rc=$?
+	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	p=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9][0-9]*\) passed.*/\1/p')
+	f=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9][0-9]*\) failed.*/\1/p')
+	if [ -z "$p" ]; then
+		# Crashed before its summary: count the whole binary as one failure.
+		p=0
+		f=1
+	elif [ $rc -ne 0 ] && [ "$f" = 0 ]; then
+		f=1
+	fi
+	if [ "$f" != 0 ]; then
+		printf '%s\n' "$out" | grep -v '^ok ' >&2
+		echo "FAIL $(basename "$t") (exit $rc)"
+	else
+		echo "ok   $(basename "$t"): $p checks"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+echo "native: $passed passed, $failed failed"
+[ "$failed" = 0 ]
