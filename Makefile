@@ -12,7 +12,7 @@ CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -fPIC -Icommon
-LDLIBS  := -lz -lpthread -lm
+LDLIBS  := -lz -lpthread -lm -lpfm
 
 # JAVA_HOME: the environment, else the real path of javac.
 JAVAC_PATH := $(shell readlink -f "$$(command -v javac 2>/dev/null)" 2>/dev/null)
@@ -30,8 +30,9 @@ COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
 AGENT_OBJ  := $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
 POST_OBJ   := $(POST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
-# Pure agent files (no JVMTI) that unit tests link against.
-AGENT_PURE := $(BUILD)/obj/agent/options.o
+# Agent files that need a running JVM; the rest is pure and unit-tested.
+AGENT_JVMTI := agent event_recorder thread_state method_table
+AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/agent/%.o),$(AGENT_OBJ))
 
 .PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench java-classes
 all: $(BUILD)/libjcal.so $(BUILD)/jcal-post java-classes
@@ -58,7 +59,7 @@ $(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
 
 # Each test links only what it tests.
 TRACE_TESTS := $(filter $(BUILD)/tests/test-trace%,$(TEST_BIN))
-OPTION_TESTS := $(filter $(BUILD)/tests/test-options%,$(TEST_BIN))
+OPTION_TESTS := $(filter $(BUILD)/tests/test-options% $(BUILD)/tests/test-metric%,$(TEST_BIN))
 POST_TESTS := $(filter-out $(TRACE_TESTS) $(OPTION_TESTS),$(TEST_BIN))
 
 $(TRACE_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) native-tests/test.h
@@ -69,7 +70,7 @@ $(OPTION_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) $(AGENT_PURE) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iagent -o $@ $< $(AGENT_PURE) $(COMMON_OBJ) $(LDLIBS)
 
-$(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) native-tests/test.h
+$(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wildcard native-tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ipostproc -o $@ $< $(POST_OBJ) $(COMMON_OBJ) $(LDLIBS)
 

@@ -88,13 +88,16 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
 	struct trace_recbuf *rb;
 
-	(void)thread;
 	if (cls) {
 		jcal.thread_tid = (*jni)->GetFieldID(jni, cls, "tid", "J");
 		(*jni)->DeleteLocalRef(jni, cls);
 	}
 	if ((*jni)->ExceptionCheck(jni))
 		(*jni)->ExceptionClear(jni);
+	/* The main thread ran Java code before VMInit: its name is known now. */
+	struct jcal_thread *st = thread_state_get(jvmti);
+	if (st)
+		thread_state_rename(jvmti, jni, thread, st);
 	rb = trace_file_lock();
 	meta_property(jvmti, rb, "jvm.name", "java.vm.name");
 	meta_property(jvmti, rb, "jvm.vendor", "java.vm.vendor");
@@ -237,10 +240,6 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 			   "build yet (use mode=events)");
 		return JNI_ERR;
 	}
-	if (metric_set_open(&jcal.metrics, &jcal.opts, err, sizeof(err))) {
-		jcal_error("%s", err);
-		return JNI_ERR;
-	}
 	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
 				    sizeof(jcal.out_path), err, sizeof(err))) {
 		jcal_error("%s", err);
@@ -252,6 +251,13 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	}
 	if (trace_file_open(jcal.out_path, err, sizeof(err))) {
 		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	/* After the file: a bad out= must fail before any metric warning. */
+	if (metric_set_open(&jcal.metrics, &jcal.opts, err, sizeof(err))) {
+		jcal_error("%s", err);
+		trace_file_close();
+		unlink(jcal.out_path);
 		return JNI_ERR;
 	}
 	write_header_meta(options);

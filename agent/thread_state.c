@@ -85,6 +85,25 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	return st;
 }
 
+void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct jcal_thread *st)
+{
+	jvmtiThreadInfo info;
+
+	memset(&info, 0, sizeof(info));
+	if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE)
+		return;
+	if (info.name) {
+		struct trace_recbuf *rb = trace_file_lock();
+		trace_rec_thread_name(rb, st->serial, wall_ns(), info.name);
+		trace_file_unlock();
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+	}
+	if (info.thread_group)
+		(*jni)->DeleteLocalRef(jni, info.thread_group);
+	if (info.context_class_loader)
+		(*jni)->DeleteLocalRef(jni, info.context_class_loader);
+}
+
 static void write_thread_end(struct jcal_thread *st, const uint64_t *metric)
 {
 	struct trace_recbuf *rb = trace_file_lock();

@@ -31,6 +31,10 @@ struct jcal_thread {
  * Returns NULL when memory runs out. */
 struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int late);
 
+/* Records the thread's current name (THREAD_NAME): for a thread first seen
+ * before VMInit, whose name could not be read then. */
+void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct jcal_thread *st);
+
 /* At ThreadEnd: writes the thread's events and THREAD_END, frees the state. */
 void thread_state_retire(jvmtiEnv *jvmti, struct jcal_thread *st);
 

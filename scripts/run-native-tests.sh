@@ -22,7 +22,7 @@ for t in "$dir"/test-*; do
 		printf '%s\n' "$out" | grep -v '^ok ' >&2
 		echo "FAIL $(basename "$t") (exit $rc)"
 	else
-		echo "ok   $(basename "$t"): $p checks"
+		echo "ok   $(basename "$t"): $p tests"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))

@@ -33,7 +33,7 @@ public final class Runner {
 		this.agent = new File(agent).getAbsolutePath();
 		this.post = new File(post).getAbsolutePath();
 		this.java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		this.classes = System.getProperty("java.class.path");
+		this.classes = new File(System.getProperty("java.class.path")).getAbsolutePath();
 		this.tmp = tmp;
 	}
 

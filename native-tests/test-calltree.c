@@ -1,0 +1,446 @@
+/*
+ * test-calltree.c - unit tests of the tree builder (postproc/calltree.c),
+ * sequence keys (postproc/seqkey.c) and the compensation hook, against the
+ * golden vectors fig4a.* and calib-small.md.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "calltree.h"
+#include "golden.h"
+#include "seqkey.h"
+#include "test.h"
+
+/* Path of node n as ";"-joined golden names (A=1...), root excluded. */
+static void node_path(const struct calltree *t, uint32_t n, char *buf, size_t len)
+{
+	char tmp[256];
+
+	buf[0] = '\0';
+	for (; n != CALLTREE_ROOT; n = t->nodes[n].parent) {
+		const char *name = t->nodes[n].method <= 26
+				       ? (char[]){(char)('A' + t->nodes[n].method - 1), 0}
+				       : "?";
+		snprintf(tmp, sizeof(tmp), "%s%s%s", name, buf[0] ? ";" : "", buf);
+		snprintf(buf, len, "%s", tmp);
+	}
+}
+
+static uint64_t ev(struct calltree *t, uint64_t v, unsigned trans, uint32_t method, unsigned type)
+{
+	uint64_t m[JCAL_MAX_METRICS] = {v, 2 * v};
+	return (uint64_t)calltree_event(t, method, trans, type, m);
+}
+
+/* Sum of raw_base over all nodes, metric 0. */
+static uint64_t total_base(const struct calltree *t)
+{
+	uint64_t s = 0;
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		s += t->nodes[i].raw_base[0];
+	return s;
+}
+
+static void test_fig4a_tree(void)
+{
+	struct calltree t;
+	char want[64][256], got[400], path[256];
+	int nwant = golden_lines("fig4a.tree", want, 64);
+	static const unsigned levels[] = {1, 2, 3, 4, 2, 3, 4, 5, 4};
+	static const unsigned rls[] = {1, 1, 1, 2, 1, 1, 2, 2, 1};
+
+	CHECK_EQ_I(nwant, 9);
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	CHECK_EQ_I(golden_feed(&t, "fig4a.events"), 20);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.nnodes, 10);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].calls, 1);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_base[0], 0);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 19);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].level, 0);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].rl, 1);
+	CHECK_EQ_U(t.order[0], CALLTREE_ROOT);
+	for (uint32_t i = 1; i < t.nnodes && (int)i <= nwant; i++) {
+		const struct calltree_node *n = &t.nodes[t.order[i]];
+
+		node_path(&t, t.order[i], path, sizeof(path));
+		snprintf(got, sizeof(got), "%s %llu %llu %llu", path, (unsigned long long)n->calls,
+			 (unsigned long long)n->base[0], (unsigned long long)n->cum[0]);
+		CHECK_STR(got, want[i - 1]);
+		CHECK_EQ_U(n->level, levels[i - 1]);
+		CHECK_EQ_U(n->rl, rls[i - 1]);
+		CHECK_EQ_U(n->raw_base[0], n->base[0]);
+		CHECK_EQ_U(n->raw_cum[0], n->cum[0]);
+	}
+	CHECK_EQ_U(t.stats.events, 20);
+	CHECK_EQ_U(t.stats.by_transition[JCAL_TR_ENTRY], 10);
+	CHECK_EQ_U(t.stats.by_transition[JCAL_TR_EXIT], 10);
+	CHECK_EQ_U(t.stats.by_type[JCAL_MT_INTERP_STATIC], 20);
+	CHECK_EQ_U(t.stats.unmatched_exits + t.stats.mismatched_exits + t.stats.open_frames, 0);
+	CHECK_EQ_U(t.max_level, 5);
+	calltree_free(&t);
+}
+
+static void test_second_metric(void)
+{
+	struct calltree t;
+
+	CHECK_EQ_I(calltree_init(&t, 2, NULL), 0);
+	ev(&t, 10, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP);
+	ev(&t, 15, JCAL_TR_ENTRY, 2, JCAL_MT_INTERP);
+	ev(&t, 18, JCAL_TR_EXIT, 2, JCAL_MT_INTERP);
+	ev(&t, 20, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.nodes[1].raw_base[0], 7);
+	CHECK_EQ_U(t.nodes[1].raw_base[1], 14);
+	CHECK_EQ_U(t.nodes[1].cum[1], 20);
+	CHECK_EQ_U(t.nodes[2].cum[1], 6);
+	calltree_free(&t);
+}
+
+/* Frames live before tracing started exit without entries. */
+static void test_unmatched_exits(void)
+{
+	struct calltree t;
+	char path[256];
+
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	ev(&t, 0, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP); /* E A */
+	ev(&t, 1, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);  /* X A: 1 to A */
+	ev(&t, 3, JCAL_TR_EXIT, 13, JCAL_MT_INTERP); /* X M unmatched: 2 to M */
+	ev(&t, 4, JCAL_TR_ENTRY, 2, JCAL_MT_INTERP); /* E B: 1 at the root */
+	ev(&t, 6, JCAL_TR_EXIT, 2, JCAL_MT_INTERP);  /* X B: 2 to B */
+	ev(&t, 7, JCAL_TR_EXIT, 14, JCAL_MT_NATIVE); /* X N unmatched: 1, plus the root's 1 */
+	ev(&t, 9, JCAL_TR_ENTRY, 3, JCAL_MT_INTERP); /* E C: 2 at the root, stays there */
+	ev(&t, 10, JCAL_TR_EXIT, 3, JCAL_MT_INTERP); /* X C: 1 to C */
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.stats.unmatched_exits, 2);
+	CHECK_EQ_U(t.stats.mismatched_exits, 0);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 10);
+	CHECK_EQ_U(total_base(&t), 10);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_base[0], 2);
+	/* root -> N -> {M -> A, B}, C */
+	CHECK_EQ_U(t.nnodes, 6);
+	{
+		static const char *want[] = {"N", "N;M", "N;M;A", "N;B", "C"};
+		static const uint64_t base[] = {2, 2, 1, 2, 1}, calls[] = {1, 1, 1, 1, 1};
+		static const uint64_t cum[] = {7, 3, 1, 2, 1}, level[] = {1, 2, 3, 2, 1};
+
+		for (uint32_t i = 1; i < t.nnodes; i++) {
+			const struct calltree_node *n = &t.nodes[t.order[i]];
+
+			node_path(&t, t.order[i], path, sizeof(path));
+			CHECK_STR(path, want[i - 1]);
+			CHECK_EQ_U(n->raw_base[0], base[i - 1]);
+			CHECK_EQ_U(n->calls, calls[i - 1]);
+			CHECK_EQ_U(n->cum[0], cum[i - 1]);
+			CHECK_EQ_U(n->level, level[i - 1]);
+		}
+	}
+	calltree_free(&t);
+}
+
+/*
+ * An unmatched exit of a method already at the root level: recursion. A
+ * later call from the root context has the same calling context as the
+ * inserted node and is counted there.
+ */
+static void test_unmatched_same_method(void)
+{
+	struct calltree t;
+	uint32_t outer, inner;
+
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	ev(&t, 0, JCAL_TR_ENTRY, 5, JCAL_MT_INTERP);
+	ev(&t, 4, JCAL_TR_EXIT, 5, JCAL_MT_INTERP);
+	ev(&t, 5, JCAL_TR_EXIT, 5, JCAL_MT_INTERP);
+	ev(&t, 6, JCAL_TR_ENTRY, 5, JCAL_MT_INTERP);
+	ev(&t, 8, JCAL_TR_EXIT, 5, JCAL_MT_INTERP);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.stats.unmatched_exits, 1);
+	CHECK_EQ_U(t.nnodes, 3);
+	outer = t.order[1];
+	inner = t.order[2];
+	CHECK_EQ_U(t.nodes[outer].parent, CALLTREE_ROOT);
+	CHECK_EQ_U(t.nodes[outer].rl, 1);
+	CHECK_EQ_U(t.nodes[outer].calls, 2);
+	CHECK_EQ_U(t.nodes[outer].raw_base[0], 3);
+	CHECK_EQ_U(t.nodes[outer].cum[0], 7);
+	CHECK_EQ_U(t.nodes[inner].parent, outer);
+	CHECK_EQ_U(t.nodes[inner].rl, 2);
+	CHECK_EQ_U(t.nodes[inner].level, 2);
+	CHECK_EQ_U(t.nodes[inner].cum[0], 4);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_base[0], 1);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 8);
+	calltree_free(&t);
+}
+
+/* An exit that matches a deeper frame unwinds the frames above it. */
+static void test_mismatched_exit(void)
+{
+	struct calltree t;
+
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	ev(&t, 0, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP);
+	ev(&t, 1, JCAL_TR_ENTRY, 2, JCAL_MT_INTERP);
+	ev(&t, 3, JCAL_TR_ENTRY, 3, JCAL_MT_INTERP);
+	ev(&t, 6, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);  /* A exits: C, B unwound; 3 to C */
+	ev(&t, 7, JCAL_TR_ENTRY, 2, JCAL_MT_INTERP); /* 1 at the root */
+	ev(&t, 9, JCAL_TR_EXIT, 7, JCAL_MT_INTERP);  /* not on the stack: B unwound, 2 to B */
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.stats.mismatched_exits, 2);
+	CHECK_EQ_U(t.stats.frames_unwound, 3);
+	CHECK_EQ_U(t.stats.unmatched_exits, 1);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 9);
+	CHECK_EQ_U(total_base(&t), 9);
+	CHECK_EQ_U(t.nodes[3].raw_base[0], 3);
+	calltree_free(&t);
+}
+
+/* T pops like X; frames open at the end are closed and counted. */
+static void test_throw_and_open_frames(void)
+{
+	struct calltree t;
+
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	ev(&t, 0, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP);
+	ev(&t, 1, JCAL_TR_ENTRY, 2, JCAL_MT_INTERP);
+	ev(&t, 2, JCAL_TR_ENTRY, 3, JCAL_MT_NATIVE_STATIC);
+	ev(&t, 4, JCAL_TR_THROW, 3, JCAL_MT_NATIVE_STATIC);
+	ev(&t, 7, JCAL_TR_THROW, 2, JCAL_MT_INTERP);
+	ev(&t, 8, JCAL_TR_ENTRY, 4, JCAL_MT_INTERP);
+	ev(&t, 10, JCAL_TR_ENTRY, 5, JCAL_MT_INTERP);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.stats.by_transition[JCAL_TR_THROW], 2);
+	CHECK_EQ_U(t.stats.by_type[JCAL_MT_NATIVE_STATIC], 2);
+	CHECK_EQ_U(t.stats.mismatched_exits + t.stats.unmatched_exits, 0);
+	CHECK_EQ_U(t.stats.open_frames, 3);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 10);
+	CHECK_EQ_U(t.nodes[1].raw_base[0], 2);
+	CHECK_EQ_U(t.nodes[2].raw_base[0], 4);
+	CHECK_EQ_U(t.nodes[3].raw_base[0], 2);
+	CHECK_EQ_U(t.nodes[4].raw_base[0], 2);
+	CHECK_EQ_U(t.nodes[5].raw_base[0], 0);
+	CHECK_EQ_I(calltree_event(&t, 1, JCAL_TR_ENTRY, 0, (uint64_t[4]){11}), -EINVAL);
+	calltree_free(&t);
+}
+
+static void test_backwards_and_bad_input(void)
+{
+	struct calltree t;
+
+	CHECK_EQ_I(calltree_init(&t, 0, NULL), -EINVAL);
+	CHECK_EQ_I(calltree_init(&t, JCAL_MAX_METRICS + 1, NULL), -EINVAL);
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	ev(&t, 10, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP);
+	ev(&t, 5, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);
+	CHECK_EQ_I(calltree_event(&t, 1, 3, 0, (uint64_t[4]){6}), -EINVAL);
+	CHECK_EQ_I(calltree_event(&t, 1, JCAL_TR_ENTRY, 99, (uint64_t[4]){6}), 0);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.stats.backwards, 1);
+	CHECK_EQ_U(t.stats.by_type[JCAL_MT_OTHER], 1);
+	CHECK_EQ_U(t.nodes[1].raw_base[0], 0);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 1);
+	calltree_free(&t);
+}
+
+/* Wide and deep trees: the children map grows; recursion levels. */
+static void test_many_contexts(void)
+{
+	struct calltree t;
+	uint64_t v = 0;
+	const uint32_t wide = 100000, deep = 20000;
+
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	for (int rep = 0; rep < 2; rep++)
+		for (uint32_t m = 1; m <= wide; m++) {
+			ev(&t, v++, JCAL_TR_ENTRY, m, JCAL_MT_INTERP);
+			ev(&t, v++, JCAL_TR_EXIT, m, JCAL_MT_INTERP);
+		}
+	for (uint32_t d = 0; d < deep; d++)
+		ev(&t, v++, JCAL_TR_ENTRY, 1 + d % 2, JCAL_MT_INTERP);
+	for (uint32_t d = deep; d-- > 0;)
+		ev(&t, v++, JCAL_TR_EXIT, 1 + d % 2, JCAL_MT_INTERP);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.nnodes, 1 + wide + deep - 1);
+	CHECK_EQ_U(t.max_level, deep);
+	CHECK_EQ_U(t.nodes[1].calls, 3);
+	CHECK_EQ_U(t.nodes[2].calls, 2);
+	CHECK_EQ_U(t.nodes[t.nnodes - 1].rl, deep / 2);
+	CHECK_EQ_U(t.nodes[t.nnodes - 1].level, deep);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], v - 1);
+	CHECK_EQ_U(total_base(&t), v - 1);
+	calltree_free(&t);
+}
+
+static void test_seqkey_text(void)
+{
+	static const struct {
+		const char *text;
+		int ok;
+	} cases[] = {
+	    {"i:E:I:X:i", 1}, {"O:E:I:E:i", 1},	 {"N:X:I:X:O", 1}, {"j:T:J:E:n", 1},
+	    {"i:E:I:X", 0},   {"i:E:I:X:i ", 0}, {"i-E-I-X-i", 0}, {"x:E:I:X:i", 0},
+	    {"i:Q:I:X:i", 0}, {"", 0},		 {"i:E:I:X:E", 0}, {"E:E:I:X:i", 0},
+	};
+	struct seqkey k;
+	char buf[SEQKEY_TEXT_LEN];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = seqkey_parse(cases[i].text, &k);
+
+		CHECK_EQ_I(r, cases[i].ok ? 0 : -1);
+		if (r == 0)
+			CHECK_STR(seqkey_format(&k, buf), cases[i].text);
+	}
+	CHECK_EQ_U(SEQKEY_COUNT, 7 * 3 * 7 * 3 * 7);
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		struct seqkey k2;
+
+		seqkey_from_index(i, &k);
+		seqkey_format(&k, buf);
+		CHECK_EQ_I(seqkey_parse(buf, &k2), 0);
+		CHECK_EQ_U(seqkey_index(&k2), i);
+	}
+}
+
+/* The hand-made table of calib-small.md and the hook that applies it. */
+struct small_table {
+	const char *keys[8];
+	int64_t comp[8];
+	int n;
+	int clamped, fallback;
+	char seen[16][SEQKEY_TEXT_LEN];
+	int nseen;
+};
+
+static int same_kind(unsigned a, unsigned b)
+{
+	/* ignores static-ness: I/i, J/j, N/n pair up; O only with O */
+	return a == b || (a < JCAL_MT_OTHER && b < JCAL_MT_OTHER && a / 2 == b / 2);
+}
+
+static int64_t small_comp(void *ctx, const struct seqkey *key, unsigned metric, uint64_t raw)
+{
+	struct small_table *tab = ctx;
+	char buf[SEQKEY_TEXT_LEN];
+	int64_t c = -1, min = INT64_MAX, v;
+
+	(void)metric;
+	seqkey_format(key, buf);
+	if (tab->nseen < 16)
+		strcpy(tab->seen[tab->nseen++], buf);
+	for (int i = 0; i < tab->n; i++) {
+		struct seqkey k;
+
+		seqkey_parse(tab->keys[i], &k);
+		if (tab->comp[i] < min)
+			min = tab->comp[i];
+		if (!strcmp(tab->keys[i], buf))
+			c = tab->comp[i];
+	}
+	for (int i = 0; c < 0 && i < tab->n; i++) {
+		struct seqkey k;
+
+		seqkey_parse(tab->keys[i], &k);
+		if (k.t1 == key->t1 && k.t2 == key->t2 && same_kind(k.m1, key->m1) &&
+		    same_kind(k.m2, key->m2) && same_kind(k.m3, key->m3))
+			c = tab->comp[i];
+	}
+	if (c < 0) {
+		c = min;
+		tab->fallback++;
+	}
+	v = (int64_t)raw - c;
+	if (v < 0) {
+		tab->clamped++;
+		v = 0;
+	}
+	return v;
+}
+
+static void test_calib_small(void)
+{
+	struct small_table tab = {
+	    .keys = {"O:E:I:E:i", "I:E:i:X:I", "i:X:I:E:N", "I:E:N:X:I"},
+	    .comp = {25, 30, 35, 15},
+	    .n = 4,
+	};
+	struct calltree_comp comp = {small_comp, &tab};
+	static const char *want_keys[] = {"O:E:I:E:i", "I:E:i:X:I", "i:X:I:E:N", "I:E:N:X:I",
+					  "N:X:I:X:O"};
+	struct calltree t;
+	const uint32_t main_id = 1, foo = 2, bar = 3;
+
+	CHECK_EQ_I(calltree_init(&t, 1, &comp), 0);
+	ev(&t, 100, JCAL_TR_ENTRY, main_id, JCAL_MT_INTERP_STATIC);
+	ev(&t, 130, JCAL_TR_ENTRY, foo, JCAL_MT_INTERP);
+	ev(&t, 170, JCAL_TR_EXIT, foo, JCAL_MT_INTERP);
+	ev(&t, 200, JCAL_TR_ENTRY, bar, JCAL_MT_NATIVE_STATIC);
+	ev(&t, 220, JCAL_TR_EXIT, bar, JCAL_MT_NATIVE_STATIC);
+	ev(&t, 260, JCAL_TR_EXIT, main_id, JCAL_MT_INTERP_STATIC);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	/* one hook call per delta and metric: metric 0 only */
+	CHECK_EQ_I(tab.nseen, 5);
+	for (int i = 0; i < 5 && i < tab.nseen; i++)
+		CHECK_STR(tab.seen[i], want_keys[i]);
+	CHECK_EQ_I(tab.clamped, 1);
+	CHECK_EQ_I(tab.fallback, 1);
+	CHECK_EQ_U(t.nodes[1].method, main_id);
+	CHECK_EQ_U(t.nodes[1].base[0], 30);
+	CHECK_EQ_U(t.nodes[1].cum[0], 45);
+	CHECK_EQ_U(t.nodes[1].raw_base[0], 100);
+	CHECK_EQ_U(t.nodes[1].raw_cum[0], 160);
+	CHECK_EQ_U(t.nodes[2].method, foo);
+	CHECK_EQ_U(t.nodes[2].base[0], 10);
+	CHECK_EQ_U(t.nodes[2].raw_base[0], 40);
+	CHECK_EQ_U(t.nodes[3].method, bar);
+	CHECK_EQ_U(t.nodes[3].base[0], 5);
+	CHECK_EQ_U(t.nodes[3].raw_base[0], 20);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 45);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_cum[0], 160);
+	calltree_free(&t);
+}
+
+/* The table rows of calib-small.md, parsed from the golden file. */
+static void test_calib_small_keys_file(void)
+{
+	char lines[64][256];
+	int n = golden_lines("calib-small.md", lines, 64), found = 0;
+
+	CHECK(n > 0);
+	for (int i = 0; i < n; i++) {
+		char *p = strchr(lines[i], '`'), *q;
+		struct seqkey k;
+		char buf[SEQKEY_TEXT_LEN];
+
+		/* rows of the deltas table: "| 1->2 | 30 | main | `O:E:I:E:i` |" */
+		if (!p || strncmp(lines[i], "| ", 2) || !strstr(lines[i], "->"))
+			continue;
+		q = strchr(p + 1, '`');
+		CHECK(q != NULL);
+		if (!q)
+			continue;
+		*q = '\0';
+		CHECK_EQ_I(seqkey_parse(p + 1, &k), 0);
+		CHECK_STR(seqkey_format(&k, buf), p + 1);
+		found++;
+	}
+	CHECK_EQ_I(found, 5);
+}
+
+int main(void)
+{
+	RUN(test_fig4a_tree);
+	RUN(test_second_metric);
+	RUN(test_unmatched_exits);
+	RUN(test_unmatched_same_method);
+	RUN(test_mismatched_exit);
+	RUN(test_throw_and_open_frames);
+	RUN(test_backwards_and_bad_input);
+	RUN(test_many_contexts);
+	RUN(test_seqkey_text);
+	RUN(test_calib_small);
+	RUN(test_calib_small_keys_file);
+	return test_summary("calltree");
+}

@@ -1,0 +1,125 @@
+/*
+ * calltree.h - builds one thread's calling-context tree from its events.
+ *
+ * Feed the thread's events in order with calltree_event(); each carries the
+ * absolute metric values read at the event. The delta of each metric
+ * between two consecutive events is charged to the node current between
+ * them (the thread root while no frame is open), raw and, through an
+ * optional compensation hook, calibrated. calltree_finish() closes the
+ * frames still open, then sets level, recursion level (RL), cum and a
+ * pre-order of the nodes for the reports.
+ *
+ * Unbalanced input (SPEC §4):
+ *  - an exit whose method is on top of the stack pops it; an exception
+ *    exit (T) pops like a normal one;
+ *  - an exit whose method is deeper in the stack pops every frame above it
+ *    and then it (a mismatched exit; the frames above are "unwound");
+ *  - an exit whose method is not on the stack at all (a frame that was
+ *    live before tracing started) is inserted above the current root
+ *    context, as JPROF does: a new node for the exiting method becomes the
+ *    only child of the thread root and adopts the root's former children
+ *    (with their subtrees), with calls = 1. While no frame is open the
+ *    running method is really the deepest unknown frame, so the new node
+ *    takes the delta that ends at its exit and whatever the root took
+ *    since the previous insertion. If frames were still open they are
+ *    unwound first and the delta goes to the frame that was current.
+ *    No metric is lost either way; the root keeps only what follows the
+ *    last insertion.
+ *
+ * Memory grows with distinct calling contexts and stack depth, never with
+ * the number of events; children are found through a hash keyed by
+ * (parent node, method id), after a look at the parent's last child found,
+ * the sibling after it and its first child.
+ */
+#ifndef JCAL_CALLTREE_H
+#define JCAL_CALLTREE_H
+
+#include <stdint.h>
+
+#include "seqkey.h"
+#include "trace_format.h"
+#include "u64map.h"
+
+#define CALLTREE_ROOT 0u		/* index of the thread root node */
+#define CALLTREE_NONE UINT32_MAX	/* no node */
+#define CALLTREE_ROOT_METHOD UINT32_MAX /* method id stored in the root node */
+
+/*
+ * Compensation hook: returns the calibrated value (>= 0; negative results
+ * are taken as 0) of the raw delta of metric metric_index for a step with
+ * sequence key key. Without a hook, calibrated = raw.
+ */
+typedef int64_t (*calltree_comp_fn)(void *ctx, const struct seqkey *key, unsigned metric_index,
+				    uint64_t raw_delta);
+
+struct calltree_comp {
+	calltree_comp_fn fn;
+	void *ctx;
+};
+
+struct calltree_node {
+	uint32_t parent;      /* CALLTREE_NONE for the root */
+	uint32_t method;      /* CALLTREE_ROOT_METHOD for the root */
+	uint32_t first_child; /* children in creation order */
+	uint32_t last_child;
+	uint32_t next_sibling;
+	uint32_t hint;	/* last child found from here */
+	uint32_t level; /* set by calltree_finish: root 0 */
+	uint32_t rl;	/* set by calltree_finish: 1 = first occurrence on the path */
+	uint64_t calls;
+	uint64_t raw_base[JCAL_MAX_METRICS];
+	uint64_t base[JCAL_MAX_METRICS];    /* calibrated */
+	uint64_t raw_cum[JCAL_MAX_METRICS]; /* set by calltree_finish */
+	uint64_t cum[JCAL_MAX_METRICS];	    /* set by calltree_finish */
+};
+
+struct calltree_frame {
+	uint32_t node;
+	uint32_t method;
+	uint8_t type; /* enum jcal_mtype of the frame's method */
+};
+
+struct calltree_stats {
+	uint64_t events;
+	uint64_t by_type[JCAL_MT_COUNT];
+	uint64_t by_transition[JCAL_TR_COUNT];
+	uint64_t unmatched_exits;  /* exits of frames not on the stack */
+	uint64_t mismatched_exits; /* exits that did not match the stack top */
+	uint64_t frames_unwound;   /* frames popped without an exit of their own */
+	uint64_t open_frames;	   /* frames still open at the last event */
+	uint64_t backwards;	   /* metric deltas < 0, charged as 0 */
+};
+
+struct calltree {
+	struct calltree_node *nodes;
+	uint32_t nnodes, cap;
+	struct u64map children; /* (parent << 32 | method) -> node */
+	struct calltree_frame *stack;
+	uint32_t depth, stack_cap;
+	uint32_t *order;    /* pre-order of all nodes, after finish */
+	uint32_t max_level; /* after finish */
+	unsigned nmetrics;
+	int have_last;
+	uint8_t prev_type, prev_trans; /* m1, t1 of the next step */
+	uint64_t last[JCAL_MAX_METRICS];
+	struct calltree_comp comp;
+	struct calltree_stats stats;
+	int finished;
+};
+
+/* nmetrics in [1, JCAL_MAX_METRICS]; comp may be NULL. Returns 0,
+ * -EINVAL or -ENOMEM. */
+int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_comp *comp);
+void calltree_free(struct calltree *t);
+
+/* One event: transition (enum jcal_transition), type (enum jcal_mtype of
+ * the entered or exiting method), metric[nmetrics] absolute values.
+ * Returns 0, -EINVAL (bad transition, or called after finish) or -ENOMEM. */
+int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
+		   const uint64_t *metric);
+
+/* Closes open frames and computes level, RL, cum and order. Returns 0 or
+ * -ENOMEM. Call once, after the last event. */
+int calltree_finish(struct calltree *t);
+
+#endif

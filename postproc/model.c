@@ -1,0 +1,464 @@
+/*
+ * model.c - loads a trace into threads, methods and trees (see model.h).
+ */
+#include "model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+
+#define ROOT_NAME "<thread root>"
+
+void model_init(struct model *m, const struct calltree_comp *comp)
+{
+	memset(m, 0, sizeof(*m));
+	if (comp && comp->fn) {
+		m->comp = *comp;
+		m->has_comp = 1;
+	}
+}
+
+static void method_free(struct model_method *mm)
+{
+	free(mm->class_sig);
+	free(mm->name);
+	free(mm->sig);
+	free(mm->display);
+	free(mm);
+}
+
+void model_free(struct model *m)
+{
+	struct model_method *mm, *mtmp;
+	struct model_thread *t, *ttmp;
+
+	for (size_t i = 0; i < m->nmeta; i++) {
+		free(m->meta[i].key);
+		free(m->meta[i].value);
+	}
+	free(m->meta);
+	HASH_ITER (hh, m->methods, mm, mtmp) {
+		HASH_DEL(m->methods, mm);
+		method_free(mm);
+	}
+	HASH_ITER (hh, m->threads, t, ttmp) {
+		HASH_DEL(m->threads, t);
+		calltree_free(&t->tree);
+		free(t->name);
+		free(t);
+	}
+	free(m->thread_list);
+	memset(m, 0, sizeof(*m));
+}
+
+static int oom(struct model *m)
+{
+	snprintf(m->err, sizeof(m->err), "out of memory");
+	return -1;
+}
+
+/* Replaces *dst with a copy of src (NULL stays NULL). */
+static int set_str(char **dst, const char *src)
+{
+	char *s = NULL;
+
+	if (src && !(s = strdup(src)))
+		return -1;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+static int on_meta(void *ctx, const char *key, const char *value)
+{
+	struct model *m = ctx;
+
+	for (size_t i = 0; i < m->nmeta; i++)
+		if (!strcmp(m->meta[i].key, key))
+			return set_str(&m->meta[i].value, value) ? oom(m) : 0;
+	if (m->nmeta == m->meta_cap) {
+		size_t cap = m->meta_cap ? m->meta_cap * 2 : 32;
+		struct model_meta *n = realloc(m->meta, cap * sizeof(*n));
+
+		if (!n)
+			return oom(m);
+		m->meta = n;
+		m->meta_cap = cap;
+	}
+	m->meta[m->nmeta].key = strdup(key);
+	m->meta[m->nmeta].value = strdup(value ? value : "");
+	if (!m->meta[m->nmeta].key || !m->meta[m->nmeta].value) {
+		free(m->meta[m->nmeta].key);
+		free(m->meta[m->nmeta].value);
+		return oom(m);
+	}
+	m->nmeta++;
+	return 0;
+}
+
+static struct model_method *method_get(struct model *m, uint32_t id)
+{
+	struct model_method *mm;
+
+	HASH_FIND(hh, m->methods, &id, sizeof(id), mm);
+	if (mm)
+		return mm;
+	mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		return NULL;
+	mm->id = id;
+	HASH_ADD(hh, m->methods, id, sizeof(mm->id), mm);
+	return mm;
+}
+
+static int on_method(void *ctx, const struct trace_method *tm)
+{
+	struct model *m = ctx;
+	struct model_method *mm = method_get(m, tm->id);
+
+	if (!mm)
+		return oom(m);
+	if (set_str(&mm->class_sig, tm->class_sig) || set_str(&mm->name, tm->name) ||
+	    set_str(&mm->sig, tm->sig))
+		return oom(m);
+	if (!mm->defined)
+		m->nmethods_defined++;
+	mm->defined = 1;
+	mm->modifiers = tm->modifiers;
+	return 0;
+}
+
+static struct model_thread *thread_get(struct model *m, uint32_t serial)
+{
+	struct model_thread *t = m->last_thread;
+	char name[32];
+
+	if (t && t->serial == serial)
+		return t;
+	HASH_FIND(hh, m->threads, &serial, sizeof(serial), t);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		snprintf(name, sizeof(name), "thread-#%u", serial);
+		if (!t || !(t->name = strdup(name))) {
+			free(t);
+			return NULL;
+		}
+		t->serial = serial;
+		HASH_ADD(hh, m->threads, serial, sizeof(t->serial), t);
+		m->nthreads++;
+	}
+	m->last_thread = t;
+	return t;
+}
+
+static int on_thread_start(void *ctx, const struct trace_thread *tt)
+{
+	struct model *m = ctx;
+	struct model_thread *t = thread_get(m, tt->serial);
+
+	if (!t)
+		return oom(m);
+	t->java_tid = tt->java_tid;
+	t->os_tid = tt->os_tid;
+	t->flags = tt->flags;
+	t->start_ns = tt->time_ns;
+	t->started = 1;
+	if (tt->name && set_str(&t->name, tt->name))
+		return oom(m);
+	return 0;
+}
+
+static int on_thread_name(void *ctx, const struct trace_thread *tt)
+{
+	struct model *m = ctx;
+	struct model_thread *t = thread_get(m, tt->serial);
+
+	if (!t)
+		return oom(m);
+	if (tt->name && set_str(&t->name, tt->name))
+		return oom(m);
+	return 0;
+}
+
+static int on_thread_end(void *ctx, const struct trace_thread *tt)
+{
+	struct model *m = ctx;
+	struct model_thread *t = thread_get(m, tt->serial);
+
+	if (!t)
+		return oom(m);
+	t->ended = 1;
+	t->end_ns = tt->time_ns;
+	t->end_events = tt->events;
+	return 0;
+}
+
+static int on_compiled(void *ctx, const struct trace_compiled *c)
+{
+	struct model *m = ctx;
+
+	if (c->load)
+		m->compiled_loads++;
+	else
+		m->compiled_unloads++;
+	return 0;
+}
+
+static int on_event_slow(struct model *m, const struct trace_event *e);
+
+static int on_event(void *ctx, const struct trace_event *e)
+{
+	struct model *m = ctx;
+	struct model_thread *t = m->last_thread;
+	const uint64_t *metric = e->metric;
+	uint64_t buf[JCAL_MAX_METRICS];
+	int err;
+
+	if (!t || t->serial != e->thread || !t->has_tree)
+		return on_event_slow(m, e);
+	if (e->nmetrics != t->tree.nmetrics) {
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, e->metric,
+		       (e->nmetrics < t->tree.nmetrics ? e->nmetrics : t->tree.nmetrics) *
+			   sizeof(buf[0]));
+		metric = buf;
+	}
+	err = calltree_event(&t->tree, e->method, e->transition, e->type, metric);
+	if (err) {
+		if (err == -ENOMEM)
+			return oom(m);
+		snprintf(m->err, sizeof(m->err), "thread #%u: invalid event (transition %u)",
+			 e->thread, e->transition);
+		return -1;
+	}
+	return 0;
+}
+
+/* First event of a thread, or of another thread than the last one. */
+static int on_event_slow(struct model *m, const struct trace_event *e)
+{
+	struct model_thread *t = thread_get(m, e->thread);
+
+	if (!t)
+		return oom(m);
+	if (!t->has_tree) {
+		unsigned n = e->nmetrics ? e->nmetrics : 1;
+
+		if (n > JCAL_MAX_METRICS)
+			n = JCAL_MAX_METRICS;
+		if (calltree_init(&t->tree, n, m->has_comp ? &m->comp : NULL))
+			return oom(m);
+		t->has_tree = 1;
+		if (n > m->nmetrics)
+			m->nmetrics = n;
+	}
+	return on_event(m, e);
+}
+
+static int on_end(void *ctx, const struct trace_end *e)
+{
+	struct model *m = ctx;
+
+	m->has_end = 1;
+	m->end = *e;
+	return 0;
+}
+
+void model_visitor(struct model *m, struct trace_visitor *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->ctx = m;
+	v->meta = on_meta;
+	v->method = on_method;
+	v->thread_start = on_thread_start;
+	v->thread_name = on_thread_name;
+	v->thread_end = on_thread_end;
+	v->compiled = on_compiled;
+	v->event = on_event;
+	v->end = on_end;
+}
+
+enum trace_status model_load(struct model *m, const char *path, struct trace_result *res)
+{
+	struct trace_visitor v;
+
+	model_visitor(m, &v);
+	return trace_read_file(path, &v, res);
+}
+
+const char *model_meta(const struct model *m, const char *key)
+{
+	for (size_t i = 0; i < m->nmeta; i++)
+		if (!strcmp(m->meta[i].key, key))
+			return m->meta[i].value;
+	return NULL;
+}
+
+static void copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+/* Metric names and units from "metrics" ("a+b") and "metric.N.*". */
+static void derive_metrics(struct model *m)
+{
+	const char *list = model_meta(m, "metrics"), *hz = model_meta(m, "tsc.hz");
+	unsigned n = 0;
+	char key[64];
+
+	if (list && *list) {
+		const char *p = list;
+
+		while (n < JCAL_MAX_METRICS) {
+			size_t len = strcspn(p, "+");
+
+			snprintf(m->metric[n].name, sizeof(m->metric[n].name), "%.*s", (int)len, p);
+			n++;
+			if (!p[len])
+				break;
+			p += len + 1;
+		}
+	}
+	for (unsigned i = 0; i < JCAL_MAX_METRICS; i++) {
+		const char *v;
+
+		snprintf(key, sizeof(key), "metric.%u.name", i);
+		if ((v = model_meta(m, key))) {
+			copy(m->metric[i].name, sizeof(m->metric[i].name), v);
+			if (i + 1 > n)
+				n = i + 1;
+		}
+		snprintf(key, sizeof(key), "metric.%u.unit", i);
+		if ((v = model_meta(m, key)))
+			copy(m->metric[i].unit, sizeof(m->metric[i].unit), v);
+		snprintf(key, sizeof(key), "metric.%u.why", i);
+		if ((v = model_meta(m, key)))
+			copy(m->metric[i].why, sizeof(m->metric[i].why), v);
+	}
+	if (n > m->nmetrics)
+		m->nmetrics = n;
+	if (!m->nmetrics)
+		m->nmetrics = 1;
+	for (unsigned i = 0; i < m->nmetrics; i++) {
+		struct model_metric *mt = &m->metric[i];
+
+		if (!mt->name[0])
+			snprintf(mt->name, sizeof(mt->name), "metric%u", i);
+		if (!strcmp(mt->name, "tsc") && hz && strtod(hz, NULL) > 0) {
+			mt->tsc_hz = strtod(hz, NULL);
+			copy(mt->unit, sizeof(mt->unit), "ns");
+		}
+		if (!mt->unit[0] && !strcmp(mt->name, "cputime"))
+			copy(mt->unit, sizeof(mt->unit), "ns");
+	}
+}
+
+static int by_serial(const void *a, const void *b)
+{
+	const struct model_thread *x = *(const struct model_thread *const *)a;
+	const struct model_thread *y = *(const struct model_thread *const *)b;
+
+	return x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+int model_finish(struct model *m)
+{
+	struct model_thread *t, *tmp;
+	size_t i = 0;
+
+	m->thread_list = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*m->thread_list));
+	if (!m->thread_list)
+		return oom(m);
+	HASH_ITER (hh, m->threads, t, tmp) {
+		if (!t->has_tree) {
+			/* a thread without events still gets its (empty) tree */
+			if (calltree_init(&t->tree, m->nmetrics ? m->nmetrics : 1, NULL))
+				return oom(m);
+			t->has_tree = 1;
+		}
+		if (calltree_finish(&t->tree))
+			return oom(m);
+		m->thread_list[i++] = t;
+	}
+	qsort(m->thread_list, m->nthreads, sizeof(*m->thread_list), by_serial);
+	derive_metrics(m);
+	return 0;
+}
+
+static int set_display(struct model_method *mm, int with_sig)
+{
+	char buf[512];
+	size_t n;
+
+	if (!mm->defined)
+		n = (size_t)snprintf(buf, sizeof(buf), "<unknown method #%u>", mm->id);
+	else
+		n = names_method(mm->class_sig, mm->name, with_sig ? mm->sig : NULL, buf,
+				 sizeof(buf));
+	free(mm->display);
+	if (n < sizeof(buf)) {
+		mm->display = strdup(buf);
+	} else {
+		mm->display = malloc(n + 1);
+		if (mm->display)
+			names_method(mm->class_sig, mm->name, with_sig ? mm->sig : NULL,
+				     mm->display, n + 1);
+	}
+	return mm->display ? 0 : -1;
+}
+
+int model_names(struct model *m, int with_sig)
+{
+	struct model_method *mm, *tmp;
+
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct calltree *t = &m->thread_list[i]->tree;
+
+		for (uint32_t n = 1; n < t->nnodes; n++)
+			if (!method_get(m, t->nodes[n].method))
+				return oom(m);
+	}
+	HASH_ITER (hh, m->methods, mm, tmp)
+		if (set_display(mm, with_sig))
+			return oom(m);
+	return 0;
+}
+
+const char *model_method_name(const struct model *m, uint32_t id)
+{
+	struct model_method *mm;
+
+	if (id == CALLTREE_ROOT_METHOD)
+		return ROOT_NAME;
+	HASH_FIND(hh, m->methods, &id, sizeof(id), mm);
+	return mm && mm->display ? mm->display : "<unknown method>";
+}
+
+int model_metric_index(const struct model *m, const char *name)
+{
+	for (unsigned i = 0; i < m->nmetrics; i++)
+		if (!strcmp(m->metric[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+uint64_t model_value(const struct model *m, unsigned metric, uint64_t v)
+{
+	double hz = metric < JCAL_MAX_METRICS ? m->metric[metric].tsc_hz : 0;
+
+	if (hz <= 0)
+		return v;
+	return (uint64_t)((long double)v * 1e9L / (long double)hz + 0.5L);
+}
+
+const char *model_thread_kind(const struct model_thread *t)
+{
+	if (t->flags & TRACE_THREAD_VIRTUAL)
+		return "virtual";
+	if (t->flags & TRACE_THREAD_DAEMON)
+		return "daemon";
+	return "platform";
+}

@@ -1,0 +1,106 @@
+/*
+ * model.h - a trace loaded for reporting: meta data, methods, and one
+ * calling-context tree per Java thread.
+ *
+ * model_visitor() gives the trace reader's callbacks; model_load() reads a
+ * file through them. Events go straight into the thread's tree builder, so
+ * memory grows with methods, threads and calling contexts, not with events.
+ * model_finish() closes the trees; model_names() fixes how method names
+ * are printed.
+ */
+#ifndef JCAL_MODEL_H
+#define JCAL_MODEL_H
+
+#include <stdint.h>
+#include <uthash.h>
+
+#include "calltree.h"
+#include "trace_reader.h"
+
+struct model_method {
+	uint32_t id;
+	uint32_t modifiers;
+	int defined; /* a METHOD record was seen */
+	char *class_sig, *name, *sig;
+	char *display; /* set by model_names */
+	UT_hash_handle hh;
+};
+
+struct model_thread {
+	uint32_t serial;
+	uint64_t java_tid;
+	uint32_t os_tid;
+	uint32_t flags;	    /* TRACE_THREAD_* */
+	char *name;	    /* "thread-#N" until a record names it */
+	int started, ended; /* THREAD_START / THREAD_END seen */
+	uint64_t start_ns, end_ns, end_events;
+	int has_tree; /* saw at least one event */
+	struct calltree tree;
+	UT_hash_handle hh;
+};
+
+struct model_metric {
+	char name[64];
+	char unit[32]; /* "ns" for tsc (converted) and cputime; "" unknown */
+	char why[128]; /* why the agent chose it, "" if not recorded */
+	double tsc_hz; /* > 0: values are TSC ticks, shown as ns */
+};
+
+struct model_meta {
+	char *key, *value;
+};
+
+struct model {
+	struct model_meta *meta;
+	size_t nmeta, meta_cap;
+	struct model_method *methods; /* uthash by id */
+	size_t nmethods_defined;
+	struct model_thread *threads;	   /* uthash by serial */
+	struct model_thread **thread_list; /* by serial, after model_finish */
+	size_t nthreads;
+	struct model_thread *last_thread;
+	unsigned nmetrics;
+	struct model_metric metric[JCAL_MAX_METRICS];
+	struct calltree_comp comp; /* compensation hook for every tree */
+	int has_comp;
+	int has_end;
+	struct trace_end end;
+	uint64_t compiled_loads, compiled_unloads;
+	char err[256]; /* why a callback stopped the read */
+};
+
+void model_init(struct model *m, const struct calltree_comp *comp);
+void model_free(struct model *m);
+
+/* The reader callbacks that fill m. */
+void model_visitor(struct model *m, struct trace_visitor *v);
+
+/* Reads path ("-" for stdin) into m. Returns the reader's status; for
+ * TRACE_ABORTED m->err says why. */
+enum trace_status model_load(struct model *m, const char *path, struct trace_result *res);
+
+/* Closes every tree, sorts the threads and derives the metric list from
+ * the meta data. Returns 0, or -1 with m->err set. */
+int model_finish(struct model *m);
+
+/* Computes display names ("pkg.Class.method", with the JVM signature when
+ * with_sig) for every method, adding "<unknown method #id>" entries for ids
+ * used in events without a METHOD record. Returns 0 or -1 (no memory). */
+int model_names(struct model *m, int with_sig);
+
+/* Display name of a method id (after model_names). */
+const char *model_method_name(const struct model *m, uint32_t id);
+
+/* Value of meta key, or NULL. */
+const char *model_meta(const struct model *m, const char *key);
+
+/* Metric index of name, or -1. */
+int model_metric_index(const struct model *m, const char *name);
+
+/* A raw metric value in the unit reports show (TSC ticks -> ns). */
+uint64_t model_value(const struct model *m, unsigned metric, uint64_t v);
+
+/* "virtual", "daemon" or "platform". */
+const char *model_thread_kind(const struct model_thread *t);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * report_flat.c - the flat profile report: per method calls, base and cum
+ * (each activation counted once), sorted by base (seed 001 Fig 16).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "flat.h"
+#include "output.h"
+#include "report.h"
+
+static const char *name_of(void *ctx, uint32_t method)
+{
+	return model_method_name(ctx, method);
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+static void text(const struct model *m, const struct report_opts *o, const struct flat_row *r,
+		 size_t n, size_t nthreads, uint64_t total, uint64_t raw_total)
+{
+	unsigned mi = o->metric, wc = 5, wb = 4, wu = 3, wrb = 7, wrc = 6;
+	char label[128];
+
+	for (size_t i = 0; i < n; i++) {
+		wc = report_width(wc, r[i].calls);
+		wb = report_width(wb, model_value(m, mi, r[i].base));
+		wu = report_width(wu, model_value(m, mi, r[i].cum));
+		wrb = report_width(wrb, model_value(m, mi, r[i].raw_base));
+		wrc = report_width(wrc, model_value(m, mi, r[i].raw_cum));
+	}
+	report_metric_label(m, mi, label, sizeof(label));
+	fprintf(o->out, "Flat profile  metric %s  %zu thread%s  total %" PRIu64, label, nthreads,
+		nthreads == 1 ? "" : "s", model_value(m, mi, total));
+	if (o->calibrated)
+		fprintf(o->out, "  raw total %" PRIu64, model_value(m, mi, raw_total));
+	fprintf(o->out, "\n%*s %*s  %6s %*s  %6s", wc, "Calls", wb, "Base", "Base%", wu, "Cum",
+		"Cum%");
+	if (o->calibrated)
+		fprintf(o->out, " %*s %*s", wrb, "RawBase", wrc, "RawCum");
+	fputs("  Name\n", o->out);
+	if (!n)
+		fputs("No method recorded an event.\n", o->out);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o->out, "%*" PRIu64 " %*" PRIu64 "  %6.2f %*" PRIu64 "  %6.2f", wc,
+			r[i].calls, wb, model_value(m, mi, r[i].base), pct(r[i].base, total), wu,
+			model_value(m, mi, r[i].cum), pct(r[i].cum, total));
+		if (o->calibrated)
+			fprintf(o->out, " %*" PRIu64 " %*" PRIu64, wrb,
+				model_value(m, mi, r[i].raw_base), wrc,
+				model_value(m, mi, r[i].raw_cum));
+		fprintf(o->out, "  %s\n", r[i].name);
+	}
+}
+
+int report_flat(const struct model *m, const struct report_opts *o)
+{
+	const struct model_thread **list;
+	const struct calltree **trees;
+	struct flat_row *r;
+	size_t nt, n;
+	uint64_t total = 0, raw_total = 0;
+	unsigned mi = o->metric;
+
+	if (report_threads(m, o, &list, &nt))
+		return -1;
+	trees = malloc((nt ? nt : 1) * sizeof(*trees));
+	if (!trees) {
+		free(list);
+		return -1;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		trees[i] = &list[i]->tree;
+		total += trees[i]->nodes[CALLTREE_ROOT].cum[mi];
+		raw_total += trees[i]->nodes[CALLTREE_ROOT].raw_cum[mi];
+	}
+	if (flat_build(trees, nt, mi, o->sort, name_of, (void *)m, &r, &n)) {
+		free(trees);
+		free(list);
+		return -1;
+	}
+	switch (o->format) {
+	case REPORT_TEXT:
+		text(m, o, r, n, nt, total, raw_total);
+		break;
+	case REPORT_CSV:
+		fputs("method,calls,base,cum,raw_base,raw_cum\n", o->out);
+		for (size_t i = 0; i < n; i++) {
+			csv_field(o->out, r[i].name);
+			fprintf(o->out,
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+				r[i].calls, model_value(m, mi, r[i].base),
+				model_value(m, mi, r[i].cum), model_value(m, mi, r[i].raw_base),
+				model_value(m, mi, r[i].raw_cum));
+		}
+		break;
+	case REPORT_JSON:
+		fputc('[', o->out);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ",\n{\"method\":" : "\n{\"method\":", o->out);
+			json_string(o->out, r[i].name);
+			fprintf(o->out,
+				",\"calls\":%" PRIu64 ",\"base\":%" PRIu64 ",\"cum\":%" PRIu64
+				",\"raw_base\":%" PRIu64 ",\"raw_cum\":%" PRIu64 "}",
+				r[i].calls, model_value(m, mi, r[i].base),
+				model_value(m, mi, r[i].cum), model_value(m, mi, r[i].raw_base),
+				model_value(m, mi, r[i].raw_cum));
+		}
+		fputs("\n]\n", o->out);
+		break;
+	}
+	free(r);
+	free(trees);
+	free(list);
+	return 0;
+}

@@ -1,0 +1,309 @@
+/*
+ * report_summary.c - the summary report: what the trace is (agent, JVM,
+ * host, metric), how many events of which kind, threads, methods, how
+ * unbalanced the events were, whether the trace is complete, and which
+ * calibration was applied.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "output.h"
+#include "report.h"
+
+struct totals {
+	uint64_t events, by_type[JCAL_MT_COUNT], by_transition[JCAL_TR_COUNT];
+	uint64_t unmatched, mismatched, unwound, open, backwards, contexts;
+	uint64_t cum[JCAL_MAX_METRICS], raw_cum[JCAL_MAX_METRICS];
+};
+
+static void add_up(const struct model_thread *const *list, size_t n, struct totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < n; i++) {
+		const struct calltree *tr = &list[i]->tree;
+		const struct calltree_stats *s = &tr->stats;
+
+		t->events += s->events;
+		for (unsigned k = 0; k < JCAL_MT_COUNT; k++)
+			t->by_type[k] += s->by_type[k];
+		for (unsigned k = 0; k < JCAL_TR_COUNT; k++)
+			t->by_transition[k] += s->by_transition[k];
+		t->unmatched += s->unmatched_exits;
+		t->mismatched += s->mismatched_exits;
+		t->unwound += s->frames_unwound;
+		t->open += s->open_frames;
+		t->backwards += s->backwards;
+		t->contexts += tr->nnodes ? tr->nnodes - 1 : 0;
+		for (unsigned k = 0; k < JCAL_MAX_METRICS; k++) {
+			t->cum[k] += tr->nodes[CALLTREE_ROOT].cum[k];
+			t->raw_cum[k] += tr->nodes[CALLTREE_ROOT].raw_cum[k];
+		}
+	}
+}
+
+/* "2024-05-01 12:00:00 UTC" from a nanosecond epoch time string. */
+static void format_time(const char *ns, char *buf, size_t len)
+{
+	char *end;
+	unsigned long long v = ns ? strtoull(ns, &end, 10) : 0;
+	time_t sec = (time_t)(v / 1000000000ull);
+	struct tm tm;
+
+	if (!ns || *end || !v || !gmtime_r(&sec, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "%s", ns ? ns : "?");
+}
+
+static const char *completeness(const struct model *m, const struct report_opts *o)
+{
+	if (o->res && o->res->status == TRACE_TRUNCATED)
+		return "truncated (read up to the last complete record)";
+	if (!m->has_end)
+		return "incomplete (no END record: the JVM did not shut down cleanly)";
+	return "complete";
+}
+
+/* One "  label: value" line of the text summary, labels aligned. */
+static void row(FILE *f, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void row(FILE *f, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(f, "  %-22s ", label);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
+static const char *or_unknown(const char *s)
+{
+	return s && *s ? s : "?";
+}
+
+static void text(const struct model *m, const struct report_opts *o,
+		 const struct model_thread *const *list, size_t n, const struct totals *t)
+{
+	FILE *f = o->out;
+	char buf[128], label[64], line[256];
+	unsigned mi = o->metric;
+	size_t pos;
+
+	fprintf(f, "Trace %s\n", o->trace_path ? o->trace_path : "");
+	row(f, "status:", "%s", completeness(m, o));
+	if (o->res)
+		row(f, "format:", "%u.%u, %" PRIu64 " bytes, %" PRIu64 " chunks",
+		    o->res->version_major, o->res->version_minor, o->res->file_bytes,
+		    o->res->chunks);
+	row(f, "agent:", "%s, mode %s", or_unknown(model_meta(m, "agent.version")),
+	    or_unknown(model_meta(m, "mode")));
+	row(f, "jvm:", "%s, %s", or_unknown(model_meta(m, "jvm.name")),
+	    or_unknown(model_meta(m, "jvm.version")));
+	row(f, "pid:", "%s", or_unknown(model_meta(m, "pid")));
+	format_time(model_meta(m, "start.time_ns"), buf, sizeof(buf));
+	row(f, "started:", "%s", buf);
+	row(f, "options:", "%s", or_unknown(model_meta(m, "options")));
+	for (size_t i = 0; i < m->nmeta; i++)
+		if (!strncmp(m->meta[i].key, "host.", 5)) {
+			snprintf(label, sizeof(label), "%s:", m->meta[i].key);
+			row(f, label, "%s", m->meta[i].value);
+		}
+	for (unsigned i = 0; i < m->nmetrics; i++) {
+		report_metric_label(m, i, buf, sizeof(buf));
+		snprintf(label, sizeof(label), "metric %u:", i);
+		row(f, label, "%s%s%s%s, total %" PRIu64 "%s", buf, m->metric[i].why[0] ? " (" : "",
+		    m->metric[i].why, m->metric[i].why[0] ? ")" : "", model_value(m, i, t->cum[i]),
+		    i == mi && m->nmetrics > 1 ? "  [shown]" : "");
+	}
+	row(f, "events:", "%" PRIu64 " (E %" PRIu64 ", X %" PRIu64 ", T %" PRIu64 ")", t->events,
+	    t->by_transition[JCAL_TR_ENTRY], t->by_transition[JCAL_TR_EXIT],
+	    t->by_transition[JCAL_TR_THROW]);
+	line[0] = '\0';
+	pos = 0;
+	for (unsigned k = 0; k < JCAL_MT_COUNT && pos < sizeof(line); k++)
+		if (t->by_type[k])
+			pos +=
+			    (size_t)snprintf(line + pos, sizeof(line) - pos, "%s%c %" PRIu64,
+					     pos ? ", " : "", jcal_mtype_letter(k), t->by_type[k]);
+	row(f, "events per type:", "%s", pos ? line : "none");
+	if (m->has_end)
+		row(f, "lost events:", "%" PRIu64, m->end.lost_events);
+	if (n != m->nthreads)
+		row(f, "threads:", "%zu of %zu (--thread)", n, m->nthreads);
+	else
+		row(f, "threads:", "%zu", n);
+	row(f, "methods:", "%zu defined", m->nmethods_defined);
+	row(f, "calling contexts:", "%" PRIu64, t->contexts);
+	row(f, "compiled code:", "%" PRIu64 " loads, %" PRIu64 " unloads", m->compiled_loads,
+	    m->compiled_unloads);
+	row(f, "unmatched exits:", "%" PRIu64 " (frames live before tracing started)",
+	    t->unmatched);
+	row(f, "mismatched exits:", "%" PRIu64 " (%" PRIu64 " frames unwound)", t->mismatched,
+	    t->unwound);
+	row(f, "open frames closed:", "%" PRIu64 " (still live at the thread's last event)",
+	    t->open);
+	if (t->backwards)
+		row(f, "metric went backwards:", "%" PRIu64 " deltas (charged as 0)", t->backwards);
+	row(f, "calibration:", "%s", o->calib_desc ? o->calib_desc : "none (raw figures)");
+	fputs("Threads\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_thread *th = list[i];
+
+		fprintf(f,
+			"  #%-4" PRIu32 " %-24s %-8s java tid %-6" PRIu64 " os tid %-7" PRIu32
+			" %10" PRIu64 " events  cum %" PRIu64 "\n",
+			th->serial, th->name, model_thread_kind(th), th->java_tid, th->os_tid,
+			th->tree.stats.events,
+			model_value(m, mi, th->tree.nodes[CALLTREE_ROOT].cum[mi]));
+	}
+}
+
+static void json_kv_str(FILE *f, const char *key, const char *v, int comma)
+{
+	if (comma)
+		fputc(',', f);
+	json_string(f, key);
+	fputc(':', f);
+	json_string(f, v);
+}
+
+static void json(const struct model *m, const struct report_opts *o,
+		 const struct model_thread *const *list, size_t n, const struct totals *t)
+{
+	FILE *f = o->out;
+
+	fputs("{", f);
+	json_kv_str(f, "trace", o->trace_path, 0);
+	fprintf(f, ",\"complete\":%s,\"truncated\":%s", m->has_end ? "true" : "false",
+		o->res && o->res->status == TRACE_TRUNCATED ? "true" : "false");
+	if (o->res)
+		fprintf(f, ",\"format\":\"%u.%u\",\"bytes\":%" PRIu64 ",\"chunks\":%" PRIu64,
+			o->res->version_major, o->res->version_minor, o->res->file_bytes,
+			o->res->chunks);
+	fputs(",\"meta\":{", f);
+	for (size_t i = 0; i < m->nmeta; i++)
+		json_kv_str(f, m->meta[i].key, m->meta[i].value, i > 0);
+	fprintf(f, "},\n\"events\":%" PRIu64 ",\"threads\":%zu,\"threads_total\":%zu", t->events, n,
+		m->nthreads);
+	fputs(",\n\"metrics\":[", f);
+	for (unsigned i = 0; i < m->nmetrics; i++) {
+		fputs(i ? ",{" : "{", f);
+		json_kv_str(f, "name", m->metric[i].name, 0);
+		json_kv_str(f, "unit", m->metric[i].unit, 1);
+		fputs(",\"why\":", f);
+		json_string(f, m->metric[i].why[0] ? m->metric[i].why : NULL);
+		fprintf(f, ",\"total\":%" PRIu64 ",\"raw_total\":%" PRIu64 "}",
+			model_value(m, i, t->cum[i]), model_value(m, i, t->raw_cum[i]));
+	}
+	fputs("],\n\"types\":{", f);
+	for (unsigned k = 0; k < JCAL_MT_COUNT; k++)
+		fprintf(f, "%s\"%c\":%" PRIu64, k ? "," : "", jcal_mtype_letter(k), t->by_type[k]);
+	fputs("},\"transitions\":{", f);
+	for (unsigned k = 0; k < JCAL_TR_COUNT; k++)
+		fprintf(f, "%s\"%c\":%" PRIu64, k ? "," : "", jcal_transition_letter(k),
+			t->by_transition[k]);
+	fprintf(f,
+		"},\n\"methods\":%zu,\"contexts\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
+		",\"mismatched_exits\":%" PRIu64 ",\"frames_unwound\":%" PRIu64
+		",\"open_frames_closed\":%" PRIu64 ",\"backwards_deltas\":%" PRIu64,
+		m->nmethods_defined, t->contexts, t->unmatched, t->mismatched, t->unwound, t->open,
+		t->backwards);
+	if (m->has_end)
+		fprintf(f, ",\"lost_events\":%" PRIu64, m->end.lost_events);
+	else
+		fputs(",\"lost_events\":null", f);
+	fputs(",\n\"calib\":", f);
+	if (o->calib_desc) {
+		fputs("{", f);
+		json_kv_str(f, "table", o->calib_desc, 0);
+		fputs("}", f);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\n\"thread_list\":[", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_thread *th = list[i];
+
+		fprintf(f, "%s{\"serial\":%" PRIu32 ",\"name\":", i ? ",\n" : "\n", th->serial);
+		json_string(f, th->name);
+		fprintf(f,
+			",\"java_tid\":%" PRIu64 ",\"os_tid\":%" PRIu32 ",\"kind\":\"%s\""
+			",\"events\":%" PRIu64 ",\"cum\":%" PRIu64 "}",
+			th->java_tid, th->os_tid, model_thread_kind(th), th->tree.stats.events,
+			model_value(m, o->metric, th->tree.nodes[CALLTREE_ROOT].cum[o->metric]));
+	}
+	fputs("\n]}\n", f);
+}
+
+static int csv(const struct model *m, const struct report_opts *o, size_t n, const struct totals *t)
+{
+	FILE *f = o->out;
+	char buf[32];
+
+	fputs("key,value\n", f);
+	fprintf(f, "events,%" PRIu64 "\nthreads,%zu\n", t->events, n);
+	for (unsigned k = 0; k < JCAL_MT_COUNT; k++)
+		fprintf(f, "type.%c,%" PRIu64 "\n", jcal_mtype_letter(k), t->by_type[k]);
+	for (unsigned k = 0; k < JCAL_TR_COUNT; k++)
+		fprintf(f, "transition.%c,%" PRIu64 "\n", jcal_transition_letter(k),
+			t->by_transition[k]);
+	for (unsigned i = 0; i < m->nmetrics; i++) {
+		snprintf(buf, sizeof(buf), "metric.%u.name,", i);
+		fputs(buf, f);
+		csv_field(f, m->metric[i].name);
+		fprintf(f, "\nmetric.%u.unit,", i);
+		csv_field(f, m->metric[i].unit);
+		fprintf(f, "\nmetric.%u.total,%" PRIu64 "\n", i, model_value(m, i, t->cum[i]));
+	}
+	fprintf(f,
+		"methods,%zu\ncontexts,%" PRIu64 "\nunmatched_exits,%" PRIu64
+		"\nmismatched_exits,%" PRIu64 "\nframes_unwound,%" PRIu64
+		"\nopen_frames_closed,%" PRIu64 "\nbackwards_deltas,%" PRIu64 "\ncomplete,%d\n",
+		m->nmethods_defined, t->contexts, t->unmatched, t->mismatched, t->unwound, t->open,
+		t->backwards, m->has_end);
+	fputs("calib,", f);
+	csv_field(f, o->calib_desc ? o->calib_desc : "none");
+	fputc('\n', f);
+	for (size_t i = 0; i < m->nmeta; i++) {
+		char *key;
+
+		if (asprintf(&key, "meta.%s", m->meta[i].key) < 0)
+			return -1;
+		csv_field(f, key);
+		free(key);
+		fputc(',', f);
+		csv_field(f, m->meta[i].value);
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+int report_summary(const struct model *m, const struct report_opts *o)
+{
+	const struct model_thread **list;
+	struct totals t;
+	size_t n;
+	int err = 0;
+
+	if (report_threads(m, o, &list, &n))
+		return -1;
+	add_up(list, n, &t);
+	switch (o->format) {
+	case REPORT_TEXT:
+		text(m, o, list, n, &t);
+		break;
+	case REPORT_CSV:
+		err = csv(m, o, n, &t);
+		break;
+	case REPORT_JSON:
+		json(m, o, list, n, &t);
+		break;
+	}
+	free(list);
+	return err;
+}

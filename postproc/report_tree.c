@@ -1,0 +1,230 @@
+/*
+ * report_tree.c - the per-thread call tree report (seed 001 Fig 12 style):
+ * text with Lvl, RL, Calls, Base, Cum and an indented name; CSV with one row
+ * per calling context and its path; JSON with nested nodes per thread.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "report.h"
+
+static void thread_header(const struct model *m, const struct report_opts *o,
+			  const struct model_thread *t)
+{
+	const struct calltree_stats *s = &t->tree.stats;
+	char label[128];
+
+	report_metric_label(m, o->metric, label, sizeof(label));
+	fprintf(o->out, "Thread \"%s\" #%" PRIu32, t->name, t->serial);
+	if (t->started)
+		fprintf(o->out, "  java tid %" PRIu64 "  os tid %" PRIu32 "  %s", t->java_tid,
+			t->os_tid, model_thread_kind(t));
+	else
+		fprintf(o->out, "  (no thread record)");
+	fprintf(o->out, "  metric %s  %" PRIu64 " events\n", label, s->events);
+	if (s->unmatched_exits || s->mismatched_exits || s->open_frames)
+		fprintf(o->out,
+			"  note: %" PRIu64 " unmatched exits (inserted above the root), %" PRIu64
+			" mismatched exits (%" PRIu64 " frames unwound), %" PRIu64
+			" open frames closed at the last event\n",
+			s->unmatched_exits, s->mismatched_exits, s->frames_unwound, s->open_frames);
+}
+
+static void text_thread(const struct model *m, const struct report_opts *o,
+			const struct model_thread *t)
+{
+	const struct calltree *tr = &t->tree;
+	unsigned mi = o->metric;
+	unsigned wl = 3, wr = 2, wc = 5, wb = 4, wu = 3, wrb = 7, wrc = 6;
+
+	for (uint32_t i = 0; i < tr->nnodes; i++) {
+		const struct calltree_node *n = &tr->nodes[i];
+
+		wl = report_width(wl, n->level);
+		wr = report_width(wr, n->rl);
+		wc = report_width(wc, n->calls);
+		wb = report_width(wb, model_value(m, mi, n->base[mi]));
+		wu = report_width(wu, model_value(m, mi, n->cum[mi]));
+		wrb = report_width(wrb, model_value(m, mi, n->raw_base[mi]));
+		wrc = report_width(wrc, model_value(m, mi, n->raw_cum[mi]));
+	}
+	thread_header(m, o, t);
+	fprintf(o->out, "%*s %*s %*s %*s %*s", wl, "Lvl", wr, "RL", wc, "Calls", wb, "Base", wu,
+		"Cum");
+	if (o->calibrated)
+		fprintf(o->out, " %*s %*s", wrb, "RawBase", wrc, "RawCum");
+	fprintf(o->out, "  Name\n");
+	for (uint32_t i = 0; i < tr->nnodes; i++) {
+		const struct calltree_node *n = &tr->nodes[tr->order[i]];
+
+		fprintf(o->out, "%*" PRIu32 " %*" PRIu32 " %*" PRIu64 " %*" PRIu64 " %*" PRIu64, wl,
+			n->level, wr, n->rl, wc, n->calls, wb, model_value(m, mi, n->base[mi]), wu,
+			model_value(m, mi, n->cum[mi]));
+		if (o->calibrated)
+			fprintf(o->out, " %*" PRIu64 " %*" PRIu64, wrb,
+				model_value(m, mi, n->raw_base[mi]), wrc,
+				model_value(m, mi, n->raw_cum[mi]));
+		fprintf(o->out, "  %*s%s\n", (int)(2 * n->level), "",
+			model_method_name(m, n->method));
+	}
+}
+
+/* Growing buffer for ";"-joined paths, with the end offset of each level. */
+struct pathbuf {
+	char *s;
+	size_t len, cap;
+	size_t *end; /* end[level] */
+};
+
+static int path_set(struct pathbuf *p, uint32_t level, const char *name)
+{
+	size_t start = level > 1 ? p->end[level - 1] + 1 : 0;
+	size_t nl = strlen(name), need = start + nl + 1;
+
+	if (need > p->cap) {
+		size_t cap = p->cap ? p->cap : 256;
+		char *s;
+
+		while (cap < need)
+			cap *= 2;
+		s = realloc(p->s, cap);
+		if (!s)
+			return -1;
+		p->s = s;
+		p->cap = cap;
+	}
+	if (level > 1)
+		p->s[start - 1] = ';';
+	memcpy(p->s + start, name, nl + 1);
+	p->end[level] = start + nl;
+	return 0;
+}
+
+static int csv_thread(const struct model *m, const struct report_opts *o,
+		      const struct model_thread *t)
+{
+	const struct calltree *tr = &t->tree;
+	unsigned mi = o->metric;
+	struct pathbuf p = {0};
+	char label[300];
+
+	p.end = calloc((size_t)tr->max_level + 1, sizeof(*p.end));
+	if (!p.end)
+		return -1;
+	snprintf(label, sizeof(label), "%s#%" PRIu32, t->name, t->serial);
+	for (uint32_t i = 0; i < tr->nnodes; i++) {
+		const struct calltree_node *n = &tr->nodes[tr->order[i]];
+
+		if (n->level && path_set(&p, n->level, model_method_name(m, n->method))) {
+			free(p.s);
+			free(p.end);
+			return -1;
+		}
+		csv_field(o->out, label);
+		fprintf(o->out,
+			",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",",
+			n->level, n->rl, n->calls, model_value(m, mi, n->base[mi]),
+			model_value(m, mi, n->cum[mi]), model_value(m, mi, n->raw_base[mi]),
+			model_value(m, mi, n->raw_cum[mi]));
+		if (n->level)
+			csv_field(o->out, p.s);
+		fputc('\n', o->out);
+	}
+	free(p.s);
+	free(p.end);
+	return 0;
+}
+
+static void json_thread(const struct model *m, const struct report_opts *o,
+			const struct model_thread *t)
+{
+	const struct calltree *tr = &t->tree;
+	const struct calltree_stats *s = &tr->stats;
+	unsigned mi = o->metric;
+	uint32_t prev = 0;
+
+	fprintf(o->out, "{\"serial\":%" PRIu32 ",\"name\":", t->serial);
+	json_string(o->out, t->name);
+	if (t->started)
+		fprintf(o->out, ",\"java_tid\":%" PRIu64 ",\"os_tid\":%" PRIu32, t->java_tid,
+			t->os_tid);
+	else
+		fputs(",\"java_tid\":null,\"os_tid\":null", o->out);
+	fprintf(o->out,
+		",\"kind\":\"%s\",\"events\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
+		",\"mismatched_exits\":%" PRIu64 ",\"open_frames_closed\":%" PRIu64 ",\"root\":",
+		model_thread_kind(t), s->events, s->unmatched_exits, s->mismatched_exits,
+		s->open_frames);
+	for (uint32_t i = 0; i < tr->nnodes; i++) {
+		const struct calltree_node *n = &tr->nodes[tr->order[i]];
+
+		if (i > 0 && n->level <= prev) {
+			for (uint32_t k = 0; k <= prev - n->level; k++)
+				fputs("]}", o->out);
+			fputc(',', o->out);
+		}
+		if (i > 0)
+			fputc('\n', o->out);
+		fputs("{\"method\":", o->out);
+		json_string(o->out, model_method_name(m, n->method));
+		fprintf(o->out,
+			",\"rl\":%" PRIu32 ",\"calls\":%" PRIu64 ",\"base\":%" PRIu64
+			",\"cum\":%" PRIu64 ",\"raw_base\":%" PRIu64 ",\"raw_cum\":%" PRIu64
+			",\"children\":[",
+			n->rl, n->calls, model_value(m, mi, n->base[mi]),
+			model_value(m, mi, n->cum[mi]), model_value(m, mi, n->raw_base[mi]),
+			model_value(m, mi, n->raw_cum[mi]));
+		prev = n->level;
+	}
+	for (uint32_t k = 0; k <= prev; k++)
+		fputs("]}", o->out);
+	fputc('}', o->out);
+}
+
+int report_tree(const struct model *m, const struct report_opts *o)
+{
+	const struct model_thread **list;
+	size_t n;
+
+	if (report_threads(m, o, &list, &n))
+		return -1;
+	if (o->format == REPORT_CSV)
+		fputs("thread,level,rl,calls,base,cum,raw_base,raw_cum,path\n", o->out);
+	if (o->format == REPORT_JSON) {
+		fputs("{\"metric\":{\"name\":", o->out);
+		json_string(o->out, m->metric[o->metric].name);
+		fputs(",\"unit\":", o->out);
+		json_string(o->out, m->metric[o->metric].unit);
+		fprintf(o->out, "},\"calibrated\":%s,\"threads\":[\n",
+			o->calibrated ? "true" : "false");
+	}
+	if (!n && o->format == REPORT_TEXT)
+		fputs("No thread recorded an event.\n", o->out);
+	for (size_t i = 0; i < n; i++) {
+		switch (o->format) {
+		case REPORT_TEXT:
+			if (i)
+				fputc('\n', o->out);
+			text_thread(m, o, list[i]);
+			break;
+		case REPORT_CSV:
+			if (csv_thread(m, o, list[i])) {
+				free(list);
+				return -1;
+			}
+			break;
+		case REPORT_JSON:
+			if (i)
+				fputs(",\n", o->out);
+			json_thread(m, o, list[i]);
+			break;
+		}
+	}
+	if (o->format == REPORT_JSON)
+		fputs("\n]}\n", o->out);
+	free(list);
+	return 0;
+}
