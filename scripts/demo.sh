@@ -12,8 +12,8 @@ echo "\$ java -agentpath:build/libjcal.so=trace,out=$out/demo.bin -cp build/java
 "$JAVA_HOME/bin/java" "-agentpath:build/libjcal.so=trace,out=$out/demo.bin" \
 	-cp build/javatests jcaldemo.Demo
 echo
-echo "\$ build/jcal-post $out/demo.bin --report tree --thread parser-2"
-build/jcal-post "$out/demo.bin" --report tree --thread parser-2
+echo "\$ build/jcal-post $out/demo.bin --report tree --thread parser-2 | head -n 40"
+build/jcal-post "$out/demo.bin" --report tree --thread parser-2 | head -n 40
 echo
 echo "\$ build/jcal-post $out/demo.bin --report flat --thread parser-1 | head -n 16"
 build/jcal-post "$out/demo.bin" --report flat --thread parser-1 | head -n 16

@@ -133,6 +133,8 @@ public final class Demo {
 
 	public static void main(String[] args) throws InterruptedException {
 		List<String> lines = program();
+		/* One round here loads every class, so the workers' trees show only the parser. */
+		run(lines, 1);
 		Worker a = new Worker("parser-1", lines, 20), b = new Worker("parser-2", lines, 5);
 		a.start();
 		b.start();
