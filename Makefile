@@ -34,7 +34,7 @@ TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
 AGENT_JVMTI := agent event_recorder thread_state method_table
 AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/agent/%.o),$(AGENT_OBJ))
 
-.PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench java-classes
+.PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes
 all: $(BUILD)/libjcal.so $(BUILD)/jcal-post java-classes
 
 check-jdk:
@@ -95,6 +95,13 @@ $(BUILD)/bench.stamp: $(BENCH_JAVA) | check-jdk
 
 bench: all $(BUILD)/libcount.so $(BUILD)/bench.stamp
 	@JAVA_HOME=$(JAVA_HOME) bench/agent-cost.sh
+
+# ns per metric read, per backend (docs/metrics.md)
+$(BUILD)/metric-read: bench/metric-read.c $(BUILD)/obj/agent/perf_counter.o
+	$(CC) $(CFLAGS) -Iagent -o $@ $^ $(LDLIBS)
+
+bench-metric: $(BUILD)/metric-read
+	$(BUILD)/metric-read
 
 deps:
 	@scripts/install-deps.sh

@@ -341,6 +341,8 @@ public final class Runner {
 		{ "trace,metric=instructions", "instructions" },
 		{ "trace,out=/nonexistent-dir/t.bin", "/nonexistent-dir/t.bin" },
 		{ "trace,out=t%q.bin", "%q" },
+		{ "trace,metric=pfm:NO_SUCH_EVENT", "NO_SUCH_EVENT" },
+		{ "trace,metric=cycles", "cycles" },
 	};
 
 	private void testBadOptions() throws Exception {
@@ -360,6 +362,40 @@ public final class Runner {
 			String[] left = dir.toFile().list();
 			check(left != null && left.length == 0, "'" + bad[0] + "': nothing may be written, found "
 					+ Arrays.toString(left));
+		}
+	}
+
+	/** metric=auto falls back loudly; the trace names the metric used and why. */
+	private void testMetricAuto() throws Exception {
+		Path t = tmp.resolve("auto.bin");
+		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,out=" + t, "-cp", classes,
+				W + "Basic"));
+		check(r.rc == 0, "auto: exit " + r.rc + ": " + r.err);
+		check(r.err.contains("jcal: warning: metric=auto") && r.err.contains("falling back to cputime"),
+				"auto: a loud fallback warning expected, got: " + r.err);
+		Result s = post(t, "--report", "summary", "--format", "json");
+		check(s.out.contains("\"metrics\":\"cputime\"") && s.out.contains("\"metric.0.why\":\"auto"),
+				"auto: trace must record cputime and why: " + s.out);
+	}
+
+	/** Several metrics at once: every event carries both; counts stay exact. */
+	private void testTwoMetrics() throws Exception {
+		Path t = tmp.resolve("two.bin");
+		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,quiet,metric=tsc+cputime,out=" + t,
+				"-cp", classes, W + "Basic"));
+		check(r.rc == 0, "tsc+cputime: exit " + r.rc + ": " + r.err);
+		Result s = post(t, "--report", "summary", "--format", "json");
+		check(s.out.contains("{\"name\":\"tsc\"") && s.out.contains("{\"name\":\"cputime\""),
+				"both metrics in the summary: " + s.out);
+		String B = W + "Basic.";
+		for (String m : List.of("tsc", "cputime")) {
+			Result f = post(t, "--report", "flat", "--format", "csv", "--metric", m);
+			Map<String, Long> calls = new TreeMap<>();
+			for (List<String> row : csv(f.out))
+				if (row.get(0).startsWith(W))
+					calls.put(row.get(0), Long.parseLong(row.get(1)));
+			expectExact("flat calls with --metric " + m, map(B + "main", 1, B + "<init>", 1, B + "a", 3, B + "b", 6,
+					B + "leaf", 12), calls);
 		}
 	}
 
@@ -424,6 +460,8 @@ public final class Runner {
 		tests.put("text-report", r::testTextReport);
 		tests.put("bad-options", r::testBadOptions);
 		tests.put("help", r::testHelp);
+		tests.put("metric-auto", r::testMetricAuto);
+		tests.put("two-metrics", r::testTwoMetrics);
 		tests.put("bad-files", r::testBadFiles);
 		for (Map.Entry<String, Test> e : tests.entrySet())
 			if (only.isEmpty() || only.contains(e.getKey()))
