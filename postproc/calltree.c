@@ -92,11 +92,14 @@ found:
 	return 0;
 }
 
-static int push(struct calltree *t, uint32_t node, uint32_t method, unsigned type)
+/* Pushes node onto the builder's stack, at the stepper's new depth. */
+static int push(struct calltree *t, uint32_t node)
 {
-	if (t->depth == t->stack_cap) {
+	uint32_t at = t->keys.depth - 1;
+
+	if (at >= t->stack_cap) {
 		uint32_t cap = t->stack_cap ? t->stack_cap * 2 : 256;
-		struct calltree_frame *s;
+		uint32_t *s;
 
 		if (t->stack_cap >= UINT32_MAX / 2)
 			return -ENOMEM;
@@ -106,10 +109,7 @@ static int push(struct calltree *t, uint32_t node, uint32_t method, unsigned typ
 		t->stack = s;
 		t->stack_cap = cap;
 	}
-	t->stack[t->depth].node = node;
-	t->stack[t->depth].method = method;
-	t->stack[t->depth].type = (uint8_t)type;
-	t->depth++;
+	t->stack[at] = node;
 	return 0;
 }
 
@@ -159,6 +159,7 @@ int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_c
 	uint32_t root;
 
 	memset(t, 0, sizeof(*t));
+	seqkey_stepper_init(&t->keys);
 	if (nmetrics < 1 || nmetrics > JCAL_MAX_METRICS)
 		return -EINVAL;
 	t->nmetrics = nmetrics;
@@ -178,6 +179,7 @@ void calltree_free(struct calltree *t)
 	free(t->nodes);
 	free(t->stack);
 	free(t->order);
+	seqkey_stepper_free(&t->keys);
 	u64map_free(&t->children);
 	memset(t, 0, sizeof(*t));
 }
@@ -204,77 +206,53 @@ static void charge(struct calltree *t, uint32_t node, const struct seqkey *key,
 	}
 }
 
-static unsigned top_type(const struct calltree *t)
-{
-	return t->depth ? t->stack[t->depth - 1].type : JCAL_MT_OTHER;
-}
-
 static uint32_t top_node(const struct calltree *t)
 {
-	return t->depth ? t->stack[t->depth - 1].node : CALLTREE_ROOT;
+	return t->keys.depth ? t->stack[t->keys.depth - 1] : CALLTREE_ROOT;
 }
 
 int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
 		   const uint64_t *metric)
 {
 	uint32_t charged = top_node(t), n;
-	unsigned between = top_type(t);
-	struct seqkey key;
+	struct seqkey_step st;
 	int err;
 
 	if (transition >= JCAL_TR_COUNT || t->finished)
 		return -EINVAL;
 	if (type >= JCAL_MT_COUNT)
 		type = JCAL_MT_OTHER;
+	err = seqkey_step(&t->keys, method, transition, type, &st);
+	if (err)
+		return err;
 
 	if (transition == JCAL_TR_ENTRY) {
 		err = child_get(t, charged, method, &n);
 		if (!err)
-			err = push(t, n, method, type);
+			err = push(t, n);
 		if (err)
 			return err;
 		t->nodes[n].calls++;
-	} else if (t->depth && t->stack[t->depth - 1].method == method) {
-		t->depth--;
-	} else {
-		uint32_t d = t->depth;
-
-		while (d > 0 && t->stack[d - 1].method != method)
-			d--;
-		if (d > 0) {
+	} else if (st.unmatched) {
+		if (st.popped) {
 			t->stats.mismatched_exits++;
-			t->stats.frames_unwound += t->depth - d;
-			t->depth = d - 1;
-		} else {
-			if (t->depth) {
-				t->stats.mismatched_exits++;
-				t->stats.frames_unwound += t->depth;
-				t->depth = 0;
-			}
-			err = reparent(t, method, &n);
-			if (err)
-				return err;
-			t->stats.unmatched_exits++;
-			if (charged == CALLTREE_ROOT) {
-				/* it was the running method: the step is its */
-				charged = n;
-				between = type;
-			}
+			t->stats.frames_unwound += st.popped;
 		}
+		err = reparent(t, method, &n);
+		if (err)
+			return err;
+		t->stats.unmatched_exits++;
+		/* with no frame open it was the running method: the step is its */
+		if (st.root_running)
+			charged = n;
+	} else if (st.popped > 1) {
+		t->stats.mismatched_exits++;
+		t->stats.frames_unwound += st.popped - 1;
 	}
 
-	if (t->have_last) {
-		key.m1 = t->prev_type;
-		key.t1 = t->prev_trans;
-		key.m2 = (uint8_t)between;
-		key.t2 = (uint8_t)transition;
-		key.m3 = (uint8_t)top_type(t);
-		charge(t, charged, &key, metric);
-	}
+	if (st.has_key)
+		charge(t, charged, &st.key, metric);
 	memcpy(t->last, metric, t->nmetrics * sizeof(*metric));
-	t->have_last = 1;
-	t->prev_type = (uint8_t)between;
-	t->prev_trans = (uint8_t)transition;
 	t->stats.events++;
 	t->stats.by_type[type]++;
 	t->stats.by_transition[transition]++;
@@ -332,14 +310,19 @@ done:
 	return 0;
 }
 
+int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
+{
+	return child_get(t, parent, method, out);
+}
+
 int calltree_finish(struct calltree *t)
 {
 	int err;
 
 	if (t->finished)
 		return 0;
-	t->stats.open_frames += t->depth;
-	t->depth = 0;
+	t->stats.open_frames += t->keys.depth;
+	t->keys.depth = 0;
 	t->order = malloc((size_t)t->nnodes * sizeof(*t->order));
 	if (!t->order)
 		return -ENOMEM;

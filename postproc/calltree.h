@@ -9,7 +9,9 @@
  * frames still open, then sets level, recursion level (RL), cum and a
  * pre-order of the nodes for the reports.
  *
- * Unbalanced input (SPEC §4):
+ * The stack discipline and the sequence key of each delta come from the
+ * shared stepper (common/seqkey.h), which the calibration table's
+ * derivation uses too. Unbalanced input (SPEC §4):
  *  - an exit whose method is on top of the stack pops it; an exception
  *    exit (T) pops like a normal one;
  *  - an exit whose method is deeper in the stack pops every frame above it
@@ -73,12 +75,6 @@ struct calltree_node {
 	uint64_t cum[JCAL_MAX_METRICS];	    /* set by calltree_finish */
 };
 
-struct calltree_frame {
-	uint32_t node;
-	uint32_t method;
-	uint8_t type; /* enum jcal_mtype of the frame's method */
-};
-
 struct calltree_stats {
 	uint64_t events;
 	uint64_t by_type[JCAL_MT_COUNT];
@@ -94,13 +90,12 @@ struct calltree {
 	struct calltree_node *nodes;
 	uint32_t nnodes, cap;
 	struct u64map children; /* (parent << 32 | method) -> node */
-	struct calltree_frame *stack;
-	uint32_t depth, stack_cap;
-	uint32_t *order;    /* pre-order of all nodes, after finish */
-	uint32_t max_level; /* after finish */
+	uint32_t *stack;	/* nodes of the open frames, parallel to keys.stack */
+	uint32_t stack_cap;
+	struct seqkey_stepper keys; /* stack discipline and sequence keys */
+	uint32_t *order;	    /* pre-order of all nodes, after finish */
+	uint32_t max_level;	    /* after finish */
 	unsigned nmetrics;
-	int have_last;
-	uint8_t prev_type, prev_trans; /* m1, t1 of the next step */
 	uint64_t last[JCAL_MAX_METRICS];
 	struct calltree_comp comp;
 	struct calltree_stats stats;
@@ -121,5 +116,11 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 /* Closes open frames and computes level, RL, cum and order. Returns 0 or
  * -ENOMEM. Call once, after the last event. */
 int calltree_finish(struct calltree *t);
+
+/* The child of node parent for method, created (with zero calls and
+ * metric) when missing; for code that builds a tree from another one
+ * rather than from events (shaping.c), before calltree_finish. Returns 0 or
+ * -ENOMEM. */
+int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out);
 
 #endif

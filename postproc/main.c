@@ -12,14 +12,60 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "calib_apply.h"
+#include "calib_cli.h"
+#include "calib_derive.h"
 #include "model.h"
+#include "progress.h"
 #include "report.h"
+#include "shaping.h"
 #include "threadsel.h"
 
 #define JCAL_POST_VERSION "0.1.0"
 
-enum report_kind { KIND_TREE, KIND_FLAT, KIND_SUMMARY };
+/* The estimator applied by default: chosen by bench/accuracy.sh, see
+ * docs/accuracy.md for the figures that chose it. */
+#define DEFAULT_ESTIMATOR CALIB_EST_MEDIAN
+#define DEFAULT_ESTIMATOR_NAME "median"
+
+enum report_kind {
+	KIND_TREE,
+	KIND_FLAT,
+	KIND_SUMMARY,
+	KIND_CALIB,
+	/* issue 7: see report_kinds[] */
+	KIND_ARCS,
+	KIND_CALLERS,
+	KIND_COLLAPSED,
+	KIND_SPEEDSCOPE,
+	KIND_PPROF,
+	KIND_CHROME,
+	KIND_HTML,
+};
+
+/* Reports and exports of issue 7, by --report name. */
+static const struct {
+	const char *name;
+	enum report_kind kind;
+	int (*fn)(const struct model *, const struct report_opts *);
+} report_kinds[] = {
+    {"arcs", KIND_ARCS, report_arcs},
+    {"callers", KIND_CALLERS, report_callers},
+    {"collapsed", KIND_COLLAPSED, export_collapsed},
+    {"speedscope", KIND_SPEEDSCOPE, export_speedscope},
+    {"pprof", KIND_PPROF, export_pprof},
+    {"chrome", KIND_CHROME, export_chrome},
+    {"html", KIND_HTML, export_html},
+};
+
+/* Options of the shaping and exports (issue 7). */
+struct cli_shape {
+	struct shape_opts so;
+	int evented;	     /* --speedscope-evented */
+	double min_duration; /* --min-duration, < 0 unset */
+};
 
 struct cli {
 	const char *trace;
@@ -30,9 +76,11 @@ struct cli {
 	const char *output;
 	int raw;
 	const char *calib;
+	enum calib_estimator estimator;
 	int sig;
 	const char *metric;
 	enum flat_sort sort;
+	struct cli_shape sh;
 };
 
 static void msg(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -51,16 +99,33 @@ static void msg(const char *level, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("usage: jcal-post FILE [options]\n"
+	      "       jcal-post calib show|check|merge|diff ...  (see jcal-post calib --help)\n"
 	      "Builds per-Java-thread call trees from a jcal trace (FILE, or - for stdin)\n"
 	      "and prints a report.\n"
 	      "\n"
-	      "  --report tree|flat|summary  what to print (default: tree)\n"
+	      "  --report KIND               what to print (default: tree): tree, flat,\n"
+	      "                              summary, calib, arcs, callers, or an export:\n"
+	      "                              collapsed, speedscope, pprof, chrome, html\n"
 	      "                                tree: per thread, Lvl RL Calls Base Cum and the\n"
 	      "                                      calling context, root first\n"
 	      "                                flat: per method, sorted by --sort; cum counts\n"
 	      "                                      each activation once\n"
 	      "                                summary: trace, metric, events, threads,\n"
 	      "                                      unbalanced events, calibration\n"
+	      "                                calib: derive a calibration table from a\n"
+	      "                                      calibration trace (written to -o)\n"
+	      "                                arcs: per method its callers (PARENT), itself\n"
+	      "                                      (SELF) and callees (CHILD), by cum\n"
+	      "                                callers: bottom-up, per method the contexts\n"
+	      "                                      leading to it and their share of its base\n"
+	      "                                collapsed: folded stacks 'a;b;c base' (flame\n"
+	      "                                      graphs; thread as first frame)\n"
+	      "                                speedscope: speedscope JSON, one profile per\n"
+	      "                                      thread (sampled: aggregated tree)\n"
+	      "                                pprof: gzipped profile.proto (go tool pprof)\n"
+	      "                                chrome: trace event JSON (Perfetto), spans\n"
+	      "                                      from the events\n"
+	      "                                html: self-contained flame graph page\n"
 	      "  --format text|csv|json      output format (default: text)\n"
 	      "  --sort base|cum|calls|name  order of the flat report (default: base)\n"
 	      "  --thread NAME|#N            only threads named NAME (a glob, e.g. 'pool-*'),\n"
@@ -71,9 +136,32 @@ static void usage(FILE *f)
 	      "  --sig                       append the JVM signature to method names\n"
 	      "                              (default: off, names are package.Class.method)\n"
 	      "  --calib FILE|DIR            calibration table, or directory of tables, to\n"
-	      "                              apply (default: $JCAL_CALIB_DIR, else\n"
-	      "                              ~/.local/share/jcal/calib)\n"
+	      "                              apply: a directory gives the table whose host\n"
+	      "                              fingerprint is the trace's; a FILE is applied\n"
+	      "                              even when it differs, with a warning (default:\n"
+	      "                              $JCAL_CALIB_DIR, else ~/.local/share/jcal/calib)\n"
+	      "                              Compensation applies to metric 0 only.\n"
+	      "  --estimator min|p10|median|mean\n"
+	      "                              statistic of each key's calibration samples\n"
+	      "                              taken as the agent's overhead: min is seed\n"
+	      "                              003's per-sequence minimum (default: "DEFAULT_ESTIMATOR_NAME")\n"
 	      "  --raw                       no compensation: raw figures (default: off)\n"
+	      "  --include PATTERN           only contexts with a method matching PATTERN\n"
+	      "                              (glob on package.Class.method) on their path;\n"
+	      "                              repeatable (default: all)\n"
+	      "  --exclude PATTERN           fold frames of matching methods into their\n"
+	      "                              caller; repeatable (default: none)\n"
+	      "  --min-pct P                 fold contexts under P% of their thread's cum,\n"
+	      "                              with their subtree, into the parent (default: 0)\n"
+	      "  --top N                     arcs, callers, flat: the first N methods; other\n"
+	      "                              reports: only the N methods of largest cum keep\n"
+	      "                              frames, the others fold into callers (default: all)\n"
+	      "  --simple                    class names without their package (default: off)\n"
+	      "  --merge-threads             one tree for all selected threads (default: off)\n"
+	      "  --speedscope-evented        speedscope: evented profiles (timelines) from\n"
+	      "                              the events; reads FILE again (default: sampled)\n"
+	      "  --min-duration N            chrome: leave out spans shorter than N (ns for\n"
+	      "                              time metrics, else counts) (default: 0)\n"
 	      "  -o, --output FILE           write the report to FILE (default: stdout)\n"
 	      "  -h, --help                  this text\n"
 	      "  -V, --version               version of jcal-post and the trace format it reads\n"
@@ -88,13 +176,30 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct cli *c)
 {
 	static const struct option opts[] = {
-	    {"report", required_argument, NULL, 'r'}, {"format", required_argument, NULL, 'f'},
-	    {"thread", required_argument, NULL, 't'}, {"output", required_argument, NULL, 'o'},
-	    {"raw", no_argument, NULL, 'R'},	      {"calib", required_argument, NULL, 'c'},
-	    {"sig", no_argument, NULL, 's'},	      {"metric", required_argument, NULL, 'm'},
-	    {"sort", required_argument, NULL, 'S'},   {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	    {"report", required_argument, NULL, 'r'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"thread", required_argument, NULL, 't'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"raw", no_argument, NULL, 'R'},
+	    {"calib", required_argument, NULL, 'c'},
+	    {"estimator", required_argument, NULL, 280},
+	    {"sig", no_argument, NULL, 's'},
+	    {"metric", required_argument, NULL, 'm'},
+	    {"sort", required_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"include", required_argument, NULL, 256},
+	    {"exclude", required_argument, NULL, 257},
+	    {"min-pct", required_argument, NULL, 258},
+	    {"top", required_argument, NULL, 259},
+	    {"simple", no_argument, NULL, 260},
+	    {"merge-threads", no_argument, NULL, 261},
+	    {"speedscope-evented", no_argument, NULL, 262},
+	    {"min-duration", required_argument, NULL, 263},
+	    {NULL, 0, NULL, 0},
 	};
+	struct shape_opts *so = &c->sh.so;
+	char *end;
 	int ch;
 
 	opterr = 0;
@@ -107,8 +212,60 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				c->kind = KIND_FLAT;
 			else if (!strcmp(optarg, "summary"))
 				c->kind = KIND_SUMMARY;
+			else if (!strcmp(optarg, "calib"))
+				c->kind = KIND_CALIB;
 			else {
-				msg("error", "--report '%s': expected tree, flat or summary",
+				size_t k = 0, nk = sizeof(report_kinds) / sizeof(report_kinds[0]);
+
+				while (k < nk && strcmp(optarg, report_kinds[k].name))
+					k++;
+				if (k == nk) {
+					msg("error",
+					    "--report '%s': expected tree, flat, summary, calib, "
+					    "arcs, callers, collapsed, speedscope, pprof, chrome, "
+					    "html",
+					    optarg);
+					return -1;
+				}
+				c->kind = report_kinds[k].kind;
+			}
+			break;
+		case 256:
+			so->include[so->ninclude++] = optarg;
+			break;
+		case 257:
+			so->exclude[so->nexclude++] = optarg;
+			break;
+		case 258:
+			so->min_pct = strtod(optarg, &end);
+			if (end == optarg || *end || !(so->min_pct >= 0 && so->min_pct <= 100)) {
+				msg("error", "--min-pct '%s': expected a percentage, 0 to 100",
+				    optarg);
+				return -1;
+			}
+			break;
+		case 259:
+			errno = 0;
+			so->top = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || errno || !so->top || optarg[0] == '-') {
+				msg("error", "--top '%s': expected a number of methods, 1 or more",
+				    optarg);
+				return -1;
+			}
+			break;
+		case 260:
+			so->simple = 1;
+			break;
+		case 261:
+			so->merge = 1;
+			break;
+		case 262:
+			c->sh.evented = 1;
+			break;
+		case 263:
+			c->sh.min_duration = strtod(optarg, &end);
+			if (end == optarg || *end || !(c->sh.min_duration >= 0)) {
+				msg("error", "--min-duration '%s': expected a number, 0 or more",
 				    optarg);
 				return -1;
 			}
@@ -148,6 +305,13 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'c':
 			c->calib = optarg;
 			break;
+		case 280:
+			if (calib_estimator_parse(optarg, &c->estimator)) {
+				msg("error", "--estimator '%s': expected min, p10, median or mean",
+				    optarg);
+				return -1;
+			}
+			break;
 		case 's':
 			c->sig = 1;
 			break;
@@ -183,13 +347,47 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		msg("error", "--raw and --calib exclude each other");
 		return -1;
 	}
+	if (c->sh.evented && c->kind != KIND_SPEEDSCOPE) {
+		msg("error", "--speedscope-evented applies to --report speedscope only");
+		return -1;
+	}
+	if (c->sh.min_duration >= 0 && c->kind != KIND_CHROME) {
+		msg("error", "--min-duration applies to --report chrome only");
+		return -1;
+	}
+	if ((c->kind == KIND_CHROME || c->sh.evented) && !strcmp(c->trace, "-")) {
+		msg("error", "--report %s reads the trace again: give a file, not stdin",
+		    c->kind == KIND_CHROME ? "chrome" : "speedscope --speedscope-evented");
+		return -1;
+	}
+	if (c->kind == KIND_PPROF && (!c->output || !strcmp(c->output, "-")) && isatty(1)) {
+		msg("error", "--report pprof writes gzipped binary data: give -o FILE");
+		return -1;
+	}
 	return 0;
+}
+
+/* The progress bar's stream: stderr when it is a terminal and the trace a
+ * file larger than PROGRESS_MIN_BYTES ($JCAL_PROGRESS_MIN_BYTES); else NULL. */
+static FILE *progress_stream(const char *trace)
+{
+	const char *env = getenv("JCAL_PROGRESS_MIN_BYTES");
+	uint64_t min = env && *env ? strtoull(env, NULL, 10) : PROGRESS_MIN_BYTES;
+	struct stat sb;
+
+	if (!isatty(2) || !strcmp(trace, "-") || stat(trace, &sb) || (uint64_t)sb.st_size <= min)
+		return NULL;
+	return stderr;
 }
 
 /* Loads the trace; prints warnings, or the error and returns -1. */
 static int load(struct model *m, const struct cli *c, struct trace_result *res)
 {
-	enum trace_status st = model_load(m, c->trace, res);
+	struct trace_visitor v;
+	enum trace_status st;
+
+	model_visitor(m, &v);
+	st = progress_read(c->trace, &v, res, progress_stream(c->trace), "reading");
 
 	switch (st) {
 	case TRACE_OK:
@@ -246,6 +444,161 @@ static void list_threads(const struct model *m, char *buf, size_t len)
 	}
 }
 
+/* --report calib: derives the table of a calibration trace, writes it to
+ * -o (default stdout). Returns the exit status. */
+static int report_calib(const struct cli *c)
+{
+	struct calib_derive_info info;
+	struct calib_table t;
+	char err[1024];
+	int status = 0;
+
+	if (!strcmp(c->trace, "-")) {
+		msg("error", "--report calib reads the trace twice: give a file, not stdin");
+		return 2;
+	}
+	if (calib_derive_file(c->trace, &t, &info, err, sizeof(err))) {
+		msg("error", "%s", err);
+		calib_table_free(&t);
+		return 1;
+	}
+	if (info.truncated)
+		msg("warning", "%s; read up to the last complete record", info.trace_msg);
+	if (c->output && strcmp(c->output, "-")) {
+		if (calib_table_write_file(&t, c->output, err, sizeof(err))) {
+			msg("error", "%s", err);
+			status = 1;
+		}
+	} else if (calib_table_write(&t, stdout) || fflush(stdout)) {
+		msg("error", "stdout: write error: %s", strerror(errno));
+		status = 1;
+	}
+	if (!status)
+		msg("note",
+		    "%u keys from %llu deltas of %u of %u threads%s%s%s; %u keys without an "
+		    "environment cost (env 0)",
+		    t.nkeys, (unsigned long long)info.deltas, info.threads_used, info.threads,
+		    info.calib_thread[0] ? " (calib.thread '" : "", info.calib_thread,
+		    info.calib_thread[0] ? "')" : "", info.env_missing);
+	calib_table_free(&t);
+	return status;
+}
+
+/*
+ * Chooses the calibration table for the trace (none with --raw) and sets
+ * the compensation hook. A note to show once the trace is read (no table)
+ * goes to note. Prints errors; returns 0 or -1.
+ */
+static int calib_setup(struct calib_apply *cal, const struct cli *c, struct calltree_comp *comp,
+		       char *note, size_t len)
+{
+	struct calib_fingerprint fp;
+	struct trace_result res;
+	const struct calib_fingerprint *fpp = NULL;
+	struct stat sb;
+	char text[2048];
+
+	note[0] = '\0';
+	if (calib_apply_init(cal)) {
+		msg("error", "out of memory");
+		return -1;
+	}
+	if (c->raw)
+		return 0;
+	/* a directory is searched by the trace's fingerprint: read it first */
+	if (strcmp(c->trace, "-") && !(c->calib && !stat(c->calib, &sb) && !S_ISDIR(sb.st_mode))) {
+		enum trace_status st = calib_trace_fingerprint(c->trace, &fp, &res);
+
+		if (st != TRACE_OK && st != TRACE_TRUNCATED)
+			return 0; /* the trace's own error comes when it is loaded */
+		fpp = &fp;
+	}
+	switch (calib_apply_select(cal, c->calib, fpp, text, sizeof(text))) {
+	case CALIB_SEL_ERROR:
+		msg("error", "%s", text);
+		return -1;
+	case CALIB_SEL_NONE:
+		snprintf(note, len, "%s", text);
+		return 0;
+	case CALIB_SEL_APPLIED:
+		break;
+	}
+	calib_table_use_estimator(&cal->table, c->estimator);
+	comp->fn = calib_apply_comp;
+	comp->ctx = cal;
+	return 0;
+}
+
+/* Once the trace is read: warns when the table applied is for another
+ * fingerprint, or shows the note of calib_setup. */
+static void calib_loaded(struct calib_apply *cal, const struct model *m, const char *note)
+{
+	struct calib_fingerprint fp;
+	char text[2048];
+
+	if (note[0])
+		msg("note", "%s", note);
+	if (!cal->active)
+		return;
+	calib_fingerprint_clear(&fp);
+	for (unsigned i = 0; i < CALIB_FP_COUNT; i++) {
+		const char *v = model_meta(m, calib_fp_meta_key(i));
+
+		calib_fingerprint_set_meta(&fp, calib_fp_meta_key(i), v ? v : "");
+	}
+	if (calib_apply_check_fingerprint(cal, &fp, text, sizeof(text)))
+		msg("warning", "%s", text);
+}
+
+/*
+ * Issue 7: applies --include/--exclude/--top/--min-pct/--simple/
+ * --merge-threads to the model (not for summary and calib) and runs the
+ * arcs, callers and export reports. Returns 1 when the caller's switch
+ * runs the report, 0 when it ran here, -1 after an error (status set).
+ */
+static int shape_and_report(struct model *m, struct cli *c, struct threadsel *sel,
+			    struct report_opts *o, int *status)
+{
+	static struct shape_info info;
+	static char err[REPORT_ERR_LEN];
+	struct shape_opts *so = &c->sh.so;
+	int list = c->kind == KIND_FLAT || c->kind == KIND_ARCS || c->kind == KIND_CALLERS;
+
+	if (c->kind == KIND_SUMMARY || c->kind == KIND_CALIB)
+		return 1;
+	so->metric = o->metric;
+	so->sig = c->sig;
+	so->sel = sel;
+	o->top = list ? so->top : 0;
+	if (list)
+		so->top = 0;
+	if (shape_active(so) && shape_apply(m, so, &info)) {
+		msg("error", "out of memory while shaping the trees");
+		*status = 1;
+		return -1;
+	}
+	if (so->merge)
+		o->sel = NULL; /* the merged thread is the selection */
+	o->shaped = &info;
+	o->shaping = so;
+	o->evented = c->sh.evented;
+	o->min_duration = c->sh.min_duration > 0 ? c->sh.min_duration : 0;
+	o->progress = progress_stream(c->trace);
+	o->err = err;
+	for (size_t k = 0; k < sizeof(report_kinds) / sizeof(report_kinds[0]); k++) {
+		if (report_kinds[k].kind != c->kind)
+			continue;
+		err[0] = '\0';
+		if (report_kinds[k].fn(m, o)) {
+			msg("error", "%s", err[0] ? err : "out of memory while writing the report");
+			*status = 1;
+			return -1;
+		}
+		return 0;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {0};
@@ -255,13 +608,22 @@ int main(int argc, char **argv)
 	struct report_opts o = {0};
 	FILE *out = stdout;
 	int r, metric = 0, status = 0;
-	char names[512];
+	char names[512], calib_note[2048], calib_desc[2048];
+	struct calib_apply cal;
+	struct calltree_comp comp = {0};
 
-	c.threads = calloc((size_t)argc, sizeof(*c.threads));
+	if (argc > 1 && !strcmp(argv[1], "calib"))
+		return calib_cli_main(argc - 1, argv + 1);
+	/* --thread, --include and --exclude patterns: argc each at most */
+	c.threads = calloc(3 * (size_t)argc, sizeof(*c.threads));
 	if (!c.threads) {
 		msg("error", "out of memory");
 		return 1;
 	}
+	c.sh.so.include = c.threads + argc;
+	c.sh.so.exclude = c.threads + 2 * argc;
+	c.sh.min_duration = -1;
+	c.estimator = DEFAULT_ESTIMATOR;
 	r = parse_args(argc, argv, &c);
 	if (r) {
 		free(c.threads);
@@ -277,18 +639,24 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/*
-	 * TODO(calibration table): unless --raw, load c.calib (a table, or a
-	 * directory searched for the table whose fingerprint matches the trace's
-	 * meta data; default $JCAL_CALIB_DIR) and pass its compensation hook
-	 * here; set o.calibrated and o.calib_desc. Without a table base = raw.
-	 */
-	model_init(&m, NULL);
-	if (load(&m, &c, &res)) {
-		model_free(&m);
+	if (c.kind == KIND_CALIB) {
+		r = report_calib(&c);
+		free(c.threads);
+		return r;
+	}
+	if (calib_setup(&cal, &c, &comp, calib_note, sizeof(calib_note))) {
+		calib_apply_free(&cal);
 		free(c.threads);
 		return 1;
 	}
+	model_init(&m, cal.active ? &comp : NULL);
+	if (load(&m, &c, &res)) {
+		model_free(&m);
+		calib_apply_free(&cal);
+		free(c.threads);
+		return 1;
+	}
+	calib_loaded(&cal, &m, calib_note);
 	if (c.metric && (metric = model_metric_index(&m, c.metric)) < 0) {
 		char have[256] = "";
 
@@ -297,6 +665,7 @@ int main(int argc, char **argv)
 				 i ? ", " : "", m.metric[i].name);
 		msg("error", "--metric '%s': the trace has %s", c.metric, have);
 		model_free(&m);
+		calib_apply_free(&cal);
 		free(c.threads);
 		return 2;
 	}
@@ -313,6 +682,7 @@ int main(int argc, char **argv)
 			msg("error", "--thread: no thread matches (threads: %s)",
 			    m.nthreads ? names : "none");
 			model_free(&m);
+			calib_apply_free(&cal);
 			free(c.threads);
 			return 1;
 		}
@@ -320,6 +690,7 @@ int main(int argc, char **argv)
 	if (c.output && strcmp(c.output, "-") && !(out = fopen(c.output, "w"))) {
 		msg("error", "-o %s: %s", c.output, strerror(errno));
 		model_free(&m);
+		calib_apply_free(&cal);
 		free(c.threads);
 		return 1;
 	}
@@ -331,7 +702,17 @@ int main(int argc, char **argv)
 	o.sort = c.sort;
 	o.trace_path = c.trace;
 	o.res = &res;
-	switch (c.kind) {
+	o.calibrated = cal.active;
+	o.calib = cal.active ? &cal : NULL;
+	calib_apply_describe(&cal, calib_desc, sizeof(calib_desc));
+	if (cal.active) {
+		size_t used = strlen(calib_desc);
+		snprintf(calib_desc + used, sizeof(calib_desc) - used, ", estimator %s",
+			 calib_estimator_name(c.estimator));
+	}
+	o.calib_desc = cal.active ? calib_desc : c.raw ? "none (--raw: raw figures)" : NULL;
+	r = shape_and_report(&m, &c, &sel, &o, &status);
+	switch (r < 0 ? KIND_CALIB : c.kind) {
 	case KIND_TREE:
 		r = report_tree(&m, &o);
 		break;
@@ -340,6 +721,10 @@ int main(int argc, char **argv)
 		break;
 	case KIND_SUMMARY:
 		r = report_summary(&m, &o);
+		break;
+	case KIND_CALIB: /* handled before the trace is loaded */
+	default:	 /* handled by shape_and_report */
+		r = 0;
 		break;
 	}
 	if (r) {
@@ -356,6 +741,7 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	model_free(&m);
+	calib_apply_free(&cal);
 	free(c.threads);
 	return status;
 }

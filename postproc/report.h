@@ -9,8 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "calib_apply.h"
 #include "flat.h"
 #include "model.h"
+#include "shaping.h"
 #include "threadsel.h"
 
 enum report_format {
@@ -22,19 +24,40 @@ enum report_format {
 struct report_opts {
 	FILE *out;
 	enum report_format format;
-	unsigned metric;		/* index of the metric shown */
-	const struct threadsel *sel;	/* NULL: all threads */
-	enum flat_sort sort;		/* flat report order */
-	int calibrated;			/* compensation applied: text shows raw columns too */
-	const char *calib_desc;		/* table used; NULL: "none (raw figures)" */
-	const char *trace_path;		/* for the summary */
-	const struct trace_result *res; /* for the summary; may be NULL */
+	unsigned metric;		 /* index of the metric shown */
+	const struct threadsel *sel;	 /* NULL: all threads */
+	enum flat_sort sort;		 /* flat report order */
+	int calibrated;			 /* compensation applied: text shows raw columns too */
+	const char *calib_desc;		 /* table used; NULL: "none (raw figures)" */
+	const char *trace_path;		 /* for the summary */
+	const struct trace_result *res;	 /* for the summary; may be NULL */
+	const struct calib_apply *calib; /* the table applied, for the summary; or NULL */
+	/* reports and exports of issue 7 (report_arcs.c, export_*.c ...) */
+	size_t top;			  /* arcs, callers, flat: at most N entries; 0 all */
+	const struct shape_info *shaped;  /* what shaping did, for text notes; or NULL */
+	const struct shape_opts *shaping; /* --exclude etc., for exports re-reading the trace */
+	int evented;			  /* speedscope: evented profiles from the events */
+	double min_duration;		  /* chrome: drop spans shorter (metric unit) */
+	FILE *progress;			  /* progress bar of trace re-reads; NULL none */
+	char *err;			  /* REPORT_ERR_LEN bytes for why a report failed */
 };
+
+#define REPORT_ERR_LEN 256
 
 /* Each returns 0, or -1 when out of memory. */
 int report_tree(const struct model *m, const struct report_opts *o);
 int report_flat(const struct model *m, const struct report_opts *o);
 int report_summary(const struct model *m, const struct report_opts *o);
+int report_arcs(const struct model *m, const struct report_opts *o);
+int report_callers(const struct model *m, const struct report_opts *o);
+
+/* Exports: each writes its own format (o->format does not apply) and
+ * returns 0, or -1 with o->err set when it is not out of memory. */
+int export_collapsed(const struct model *m, const struct report_opts *o);
+int export_speedscope(const struct model *m, const struct report_opts *o);
+int export_pprof(const struct model *m, const struct report_opts *o);
+int export_chrome(const struct model *m, const struct report_opts *o);
+int export_html(const struct model *m, const struct report_opts *o);
 
 /* Shared by the reports: the selected threads in serial order (malloc'ed
  * array, free it; NULL with *n == 0 when none). Returns 0 or -1. */

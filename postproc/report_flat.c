@@ -82,6 +82,8 @@ int report_flat(const struct model *m, const struct report_opts *o)
 		free(list);
 		return -1;
 	}
+	if (o->top && n > o->top)
+		n = o->top; /* --top N: the first N rows */
 	switch (o->format) {
 	case REPORT_TEXT:
 		text(m, o, r, n, nt, total, raw_total);

@@ -86,6 +86,26 @@ static const char *or_unknown(const char *s)
 	return s && *s ? s : "?";
 }
 
+/* The calibration rows: table, key coverage, clamped and fallback deltas. */
+static void calib_text(FILE *f, const struct model *m, const struct calib_apply *c)
+{
+	const struct calib_table *t = &c->table;
+
+	row(f, "calibration table:", "%u keys, unit %s, created %s, env: %s", t->nkeys,
+	    or_unknown(t->unit), or_unknown(t->created), or_unknown(t->env_method));
+	row(f, "key coverage:", "%u distinct keys in the trace, %u of them in the table",
+	    c->keys_seen, c->keys_found);
+	row(f,
+	    "compensated deltas:", "%" PRIu64 " of metric 0 (%s; other metrics raw), all threads",
+	    c->deltas, m->nmetrics ? m->metric[0].name : "?");
+	row(f, "clamped deltas:", "%" PRIu64 " (below the compensation value: counted as 0)",
+	    c->clamped);
+	row(f, "fallback deltas:",
+	    "%" PRIu64 " (key not in the table: %" PRIu64 " static-ness ignored, %" PRIu64
+	    " smallest comp of the table)",
+	    c->fallback_similar + c->fallback_global, c->fallback_similar, c->fallback_global);
+}
+
 static void text(const struct model *m, const struct report_opts *o,
 		 const struct model_thread *const *list, size_t n, const struct totals *t)
 {
@@ -150,6 +170,8 @@ static void text(const struct model *m, const struct report_opts *o,
 	if (t->backwards)
 		row(f, "metric went backwards:", "%" PRIu64 " deltas (charged as 0)", t->backwards);
 	row(f, "calibration:", "%s", o->calib_desc ? o->calib_desc : "none (raw figures)");
+	if (o->calib)
+		calib_text(f, m, o->calib);
 	fputs("Threads\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct model_thread *th = list[i];
@@ -218,10 +240,24 @@ static void json(const struct model *m, const struct report_opts *o,
 	else
 		fputs(",\"lost_events\":null", f);
 	fputs(",\n\"calib\":", f);
-	if (o->calib_desc) {
+	if (o->calib) {
+		const struct calib_apply *c = o->calib;
+
 		fputs("{", f);
-		json_kv_str(f, "table", o->calib_desc, 0);
-		fputs("}", f);
+		json_kv_str(f, "table", c->path, 0);
+		fprintf(f, ",\"fingerprint_match\":%s,\"differing_fields\":",
+			c->fp_known && !c->fp_match ? "false" : "true");
+		json_string(f, c->fp_known && !c->fp_match ? c->fp_diff : NULL);
+		json_kv_str(f, "unit", c->table.unit, 1);
+		json_kv_str(f, "created", c->table.created, 1);
+		json_kv_str(f, "env_method", c->table.env_method, 1);
+		fprintf(f,
+			",\"metric\":0,\"keys_in_table\":%u,\"keys_seen\":%u,\"keys_found\":%u"
+			",\"deltas\":%" PRIu64 ",\"clamped\":%" PRIu64 ",\"fallback\":%" PRIu64
+			",\"fallback_static\":%" PRIu64 ",\"fallback_global\":%" PRIu64 "}",
+			c->table.nkeys, c->keys_seen, c->keys_found, c->deltas, c->clamped,
+			c->fallback_similar + c->fallback_global, c->fallback_similar,
+			c->fallback_global);
 	} else {
 		fputs("null", f);
 	}
@@ -269,6 +305,18 @@ static int csv(const struct model *m, const struct report_opts *o, size_t n, con
 	fputs("calib,", f);
 	csv_field(f, o->calib_desc ? o->calib_desc : "none");
 	fputc('\n', f);
+	if (o->calib) {
+		const struct calib_apply *c = o->calib;
+
+		fprintf(f,
+			"calib.keys_in_table,%u\ncalib.keys_seen,%u\ncalib.keys_found,%u\n"
+			"calib.deltas,%" PRIu64 "\ncalib.clamped,%" PRIu64
+			"\ncalib.fallback,%" PRIu64 "\ncalib.fallback_static,%" PRIu64
+			"\ncalib.fallback_global,%" PRIu64 "\ncalib.fingerprint_match,%d\n",
+			c->table.nkeys, c->keys_seen, c->keys_found, c->deltas, c->clamped,
+			c->fallback_similar + c->fallback_global, c->fallback_similar,
+			c->fallback_global, !(c->fp_known && !c->fp_match));
+	}
 	for (size_t i = 0; i < m->nmeta; i++) {
 		char *key;
 

@@ -1,20 +1,36 @@
 #!/bin/sh
-# install-deps.sh - installs the Debian 12 packages jcal needs to build and
-# test, when they are missing. A no-op when everything is there; needs root
-# (or sudo) only when something must be installed.
+# install-deps.sh [--tests] - installs the Debian 12 packages jcal needs to
+# build (and with --tests, the tools its end-to-end checks use: Chromium for
+# the HTML flame graph, Go's pprof), when they are missing. A no-op when
+# everything is there; needs root (or sudo) only when something must be
+# installed. The test tools are optional: when they cannot be installed the
+# checks that need them print SKIP.
 set -eu
 
 PACKAGES="make gcc libc6-dev openjdk-17-jdk-headless libpfm4-dev uthash-dev zlib1g-dev"
+TEST_PACKAGES="chromium golang-go"
+
+want_tests=0
+[ "${1:-}" = "--tests" ] && want_tests=1
+
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
+missing_tests=""
+if [ $want_tests = 1 ]; then
+	for p in $TEST_PACKAGES; do
+		installed "$p" || missing_tests="$missing_tests $p"
+	done
+fi
 
 missing=""
 for p in $PACKAGES; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-		missing="$missing $p"
-	fi
+	installed "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+[ -z "$missing" ] && [ -z "$missing_tests" ] && exit 0
 
-echo "install-deps: missing Debian packages:$missing"
+echo "install-deps: missing Debian packages:$missing$missing_tests"
 if [ "$(id -u)" = 0 ]; then
 	SUDO=""
 elif command -v sudo >/dev/null 2>&1; then
@@ -25,5 +41,12 @@ else
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing
+if [ -n "$missing" ]; then
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+if [ -n "$missing_tests" ]; then
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $missing_tests ||
+		echo "install-deps: warning: could not install$missing_tests; the checks that need them will SKIP"
+fi

@@ -26,6 +26,22 @@ run_suite native scripts/run-native-tests.sh build/tests
 run_suite native-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	scripts/run-native-tests.sh build/asan/tests
 run_suite java javatests/run.sh
+
+# Checks with outside tools: one test each, SKIP when the tool is missing.
+total_s=0
+echo "== tools"
+for check in "javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build"; do
+	out=$($check 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | tail -n 3
+	if printf '%s\n' "$out" | grep -q '^SKIP'; then
+		total_s=$((total_s + 1))
+	elif [ $rc = 0 ]; then
+		total_p=$((total_p + 1))
+	else
+		total_f=$((total_f + 1))
+	fi
+done
 echo
-echo "$total_p passed, $total_f failed"
+echo "$total_p passed, $total_f failed, $total_s skipped"
 [ "$total_f" = 0 ]

@@ -1,0 +1,450 @@
+/*
+ * calib_derive.c - derives a calibration table from a calibration trace
+ * (see calib_derive.h). Two passes over the file: the first collects meta
+ * records and thread names (calib.thread may come after a thread's first
+ * events), the second feeds each counted thread's events through a key
+ * stepper and accumulates per key: min, samples, sum and a log-linear
+ * histogram (exact below 128, 1/64 relative width above) for the median
+ * and p10.
+ */
+#include "calib_derive.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <uthash.h>
+
+#define HIST_EXACT 128u
+#define HIST_SUB 64u /* buckets per power of two above HIST_EXACT */
+#define HIST_BUCKETS (HIST_EXACT + (64u - 7u) * HIST_SUB)
+
+struct key_acc {
+	uint64_t min, samples;
+	long double sum;
+	uint32_t *hist; /* HIST_BUCKETS counts, saturating; NULL until a sample */
+};
+
+struct thread_acc {
+	uint32_t serial;
+	int counted; /* its name matches calib.thread (or no calib.thread) */
+	int have_last;
+	uint64_t last;
+	struct seqkey_stepper keys;
+	UT_hash_handle hh;
+};
+
+struct name_rec {
+	uint32_t serial;
+	char *name;
+};
+
+struct derive {
+	struct calib_table *t;
+	struct calib_derive_info *info;
+	char *err;
+	size_t errlen;
+	/* pass 1 */
+	struct name_rec *names;
+	size_t nnames, names_cap;
+	uint64_t env[SEQKEY_COUNT];
+	uint8_t has_env[SEQKEY_COUNT];
+	uint64_t start_ns;
+	/* pass 2 */
+	struct thread_acc *threads, *last_thread;
+	struct key_acc *acc; /* SEQKEY_COUNT */
+	int failed;
+};
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static unsigned bucket_of(uint64_t v)
+{
+	unsigned e;
+
+	if (v < HIST_EXACT)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v); /* >= 7 */
+	return HIST_EXACT + (e - 7u) * HIST_SUB + (unsigned)((v >> (e - 6u)) - HIST_SUB);
+}
+
+/* Midpoint of bucket b. */
+static uint64_t bucket_value(unsigned b)
+{
+	unsigned e, m;
+	uint64_t lo, hi;
+
+	if (b < HIST_EXACT)
+		return b;
+	e = 7u + (b - HIST_EXACT) / HIST_SUB;
+	m = HIST_SUB + (b - HIST_EXACT) % HIST_SUB;
+	lo = (uint64_t)m << (e - 6u);
+	hi = lo + ((uint64_t)1 << (e - 6u)) - 1;
+	return lo + (hi - lo) / 2;
+}
+
+/* Nearest-rank quantile q of the histogram, clamped to >= min. */
+static uint64_t quantile(const struct key_acc *a, double q)
+{
+	uint64_t total = 0, rank, seen = 0;
+
+	for (unsigned b = 0; b < HIST_BUCKETS; b++)
+		total += a->hist[b];
+	rank = (uint64_t)((double)total * q + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		seen += a->hist[b];
+		if (seen >= rank) {
+			uint64_t v = bucket_value(b);
+
+			return v < a->min ? a->min : v;
+		}
+	}
+	return a->min;
+}
+
+/* ---- pass 1: meta records and thread names ---- */
+
+static int oom(struct derive *d)
+{
+	seterr(d->err, d->errlen, "out of memory");
+	d->failed = 1;
+	return -1;
+}
+
+static int on_meta(void *ctx, const char *key, const char *value)
+{
+	struct derive *d = ctx;
+	struct seqkey k;
+
+	if (calib_fingerprint_set_meta(&d->t->fp, key, value))
+		return 0;
+	if (!strcmp(key, "env.method")) {
+		snprintf(d->t->env_method, sizeof(d->t->env_method), "%s", value);
+	} else if (!strncmp(key, "env.", 4) && !seqkey_parse(key + 4, &k)) {
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(value, &end, 10);
+		if (!*value || *end || errno || value[0] == '-' || value[0] == ' ') {
+			seterr(d->err, d->errlen,
+			       "meta record %s: '%s' is not an unsigned integer (the environment "
+			       "cost in metric 0's raw unit)",
+			       key, value);
+			d->failed = 1;
+			return -1;
+		}
+		d->env[seqkey_index(&k)] = v;
+		if (!d->has_env[seqkey_index(&k)] && d->info)
+			d->info->env_records++;
+		d->has_env[seqkey_index(&k)] = 1;
+	} else if (!strcmp(key, "calib.thread")) {
+		snprintf(d->info->calib_thread, sizeof(d->info->calib_thread), "%s", value);
+	} else if (!strcmp(key, "metric.0.unit")) {
+		snprintf(d->t->unit, sizeof(d->t->unit), "%s", value);
+	} else if (!strcmp(key, "start.time_ns")) {
+		d->start_ns = strtoull(value, NULL, 10);
+	}
+	return 0;
+}
+
+static int on_name(void *ctx, const struct trace_thread *tt)
+{
+	struct derive *d = ctx;
+
+	if (!tt->name)
+		return 0;
+	if (d->nnames == d->names_cap) {
+		size_t cap = d->names_cap ? d->names_cap * 2 : 64;
+		struct name_rec *n = realloc(d->names, cap * sizeof(*n));
+
+		if (!n)
+			return oom(d);
+		d->names = n;
+		d->names_cap = cap;
+	}
+	d->names[d->nnames].serial = tt->serial;
+	d->names[d->nnames].name = strdup(tt->name);
+	if (!d->names[d->nnames].name)
+		return oom(d);
+	d->nnames++;
+	return 0;
+}
+
+/* ---- pass 2: events ---- */
+
+static int counted(const struct derive *d, uint32_t serial)
+{
+	if (!d->info->calib_thread[0])
+		return 1;
+	for (size_t i = 0; i < d->nnames; i++)
+		if (d->names[i].serial == serial &&
+		    !strcmp(d->names[i].name, d->info->calib_thread))
+			return 1;
+	return 0;
+}
+
+static struct thread_acc *thread_get(struct derive *d, uint32_t serial)
+{
+	struct thread_acc *th = d->last_thread;
+
+	if (th && th->serial == serial)
+		return th;
+	HASH_FIND(hh, d->threads, &serial, sizeof(serial), th);
+	if (!th) {
+		th = calloc(1, sizeof(*th));
+		if (!th)
+			return NULL;
+		th->serial = serial;
+		th->counted = counted(d, serial);
+		seqkey_stepper_init(&th->keys);
+		HASH_ADD(hh, d->threads, serial, sizeof(th->serial), th);
+		d->info->threads++;
+		d->info->threads_used += (unsigned)th->counted;
+	}
+	d->last_thread = th;
+	return th;
+}
+
+static int add_sample(struct derive *d, const struct seqkey *k, uint64_t v)
+{
+	struct key_acc *a = &d->acc[seqkey_index(k)];
+	unsigned b = bucket_of(v);
+
+	if (!a->hist) {
+		a->hist = calloc(HIST_BUCKETS, sizeof(*a->hist));
+		if (!a->hist)
+			return oom(d);
+		a->min = v;
+	}
+	if (v < a->min)
+		a->min = v;
+	a->samples++;
+	a->sum += (long double)v;
+	if (a->hist[b] != UINT32_MAX)
+		a->hist[b]++;
+	d->info->deltas++;
+	return 0;
+}
+
+static int on_event(void *ctx, const struct trace_event *e)
+{
+	struct derive *d = ctx;
+	struct thread_acc *th = thread_get(d, e->thread);
+	struct seqkey_step st;
+	uint64_t v = e->nmetrics ? e->metric[0] : 0;
+
+	if (!th)
+		return oom(d);
+	d->info->events++;
+	if (!th->counted)
+		return 0;
+	if (seqkey_step(&th->keys, e->method, e->transition, e->type, &st))
+		return oom(d);
+	if (st.has_key && th->have_last) {
+		if (v < th->last)
+			d->info->backwards++;
+		else if (add_sample(d, &st.key, v - th->last))
+			return -1;
+	}
+	th->last = v;
+	th->have_last = 1;
+	return 0;
+}
+
+/* Reads the file through v; a truncated tail is noted, worse is an error. */
+static int read_pass(struct derive *d, const char *path, const struct trace_visitor *v)
+{
+	struct trace_result res;
+	enum trace_status st = trace_read_file(path, v, &res);
+
+	if (d->failed)
+		return -1;
+	switch (st) {
+	case TRACE_OK:
+		return 0;
+	case TRACE_TRUNCATED:
+		d->info->truncated = 1;
+		snprintf(d->info->trace_msg, sizeof(d->info->trace_msg), "%s", res.msg);
+		return 0;
+	default:
+		seterr(d->err, d->errlen, "%s", res.msg[0] ? res.msg : trace_status_str(st));
+		return -1;
+	}
+}
+
+static void format_created(uint64_t ns, char *buf, size_t len)
+{
+	time_t sec = ns ? (time_t)(ns / 1000000000ull) : time(NULL);
+	struct tm tm;
+
+	if (!gmtime_r(&sec, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "unknown");
+}
+
+/* Moves the accumulated keys into the table. */
+static void fill_table(struct derive *d)
+{
+	struct seqkey k;
+
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		struct key_acc *a = &d->acc[i];
+		struct calib_entry e = {0};
+
+		if (!a->samples) {
+			if (d->has_env[i])
+				d->info->env_unused++;
+			continue;
+		}
+		e.min = a->min;
+		e.samples = a->samples;
+		e.env = d->env[i];
+		e.mean = (double)(a->sum / (long double)a->samples);
+		e.median = quantile(a, 0.5);
+		e.p10 = quantile(a, 0.1);
+		if (e.p10 > e.median)
+			e.p10 = e.median;
+		if (e.mean < (double)e.min)
+			e.mean = (double)e.min;
+		e.has_stats = 1;
+		seqkey_from_index(i, &k);
+		calib_table_set(d->t, &k, &e);
+		if (!d->has_env[i])
+			d->info->env_missing++;
+	}
+}
+
+int calib_derive_file(const char *trace_path, struct calib_table *t, struct calib_derive_info *info,
+		      char *err, size_t errlen)
+{
+	struct calib_derive_info scratch;
+	struct derive *d;
+	struct trace_visitor v;
+	struct thread_acc *th, *tmp;
+	int r = -1;
+
+	if (!info)
+		info = &scratch;
+	memset(info, 0, sizeof(*info));
+	if (calib_table_init(t)) {
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->acc = calloc(SEQKEY_COUNT, sizeof(*d->acc)))) {
+		free(d);
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	d->t = t;
+	d->info = info;
+	d->err = err;
+	d->errlen = errlen;
+
+	memset(&v, 0, sizeof(v));
+	v.ctx = d;
+	v.meta = on_meta;
+	v.thread_start = on_name;
+	v.thread_name = on_name;
+	if (read_pass(d, trace_path, &v))
+		goto out;
+	memset(&v, 0, sizeof(v));
+	v.ctx = d;
+	v.event = on_event;
+	if (read_pass(d, trace_path, &v))
+		goto out;
+	if (info->calib_thread[0] && !info->threads_used) {
+		seterr(err, errlen,
+		       "%s: meta calib.thread names '%s', but no thread of that name has events",
+		       trace_path, info->calib_thread);
+		goto out;
+	}
+	if (!info->deltas) {
+		seterr(err, errlen,
+		       "%s: no delta between two events of a%s thread: nothing to "
+		       "calibrate from",
+		       trace_path, info->calib_thread[0] ? " calibration" : "");
+		goto out;
+	}
+	fill_table(d);
+	format_created(d->start_ns, t->created, sizeof(t->created));
+	if (!t->env_method[0])
+		snprintf(t->env_method, sizeof(t->env_method),
+			 "none (no environment costs in "
+			 "the trace: env = 0)");
+	r = 0;
+out:
+	if (r) {
+		/* leave an empty table: the caller frees it either way */
+		calib_table_free(t);
+		calib_table_init(t);
+	}
+	HASH_ITER (hh, d->threads, th, tmp) {
+		HASH_DEL(d->threads, th);
+		seqkey_stepper_free(&th->keys);
+		free(th);
+	}
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
+		free(d->acc[i].hist);
+	for (size_t i = 0; i < d->nnames; i++)
+		free(d->names[i].name);
+	free(d->names);
+	free(d->acc);
+	free(d);
+	return r;
+}
+
+/* ---- fingerprint of a trace ---- */
+
+struct fp_scan {
+	struct calib_fingerprint *fp;
+	uint32_t seen;
+};
+
+static int fp_meta(void *ctx, const char *key, const char *value)
+{
+	struct fp_scan *s = ctx;
+
+	for (unsigned i = 0; i < CALIB_FP_COUNT; i++)
+		if (!strcmp(key, calib_fp_meta_key(i))) {
+			calib_fingerprint_set_meta(s->fp, key, value);
+			s->seen |= 1u << i;
+		}
+	/* every field known: stop reading */
+	return s->seen == (1u << CALIB_FP_COUNT) - 1 ? 1 : 0;
+}
+
+enum trace_status calib_trace_fingerprint(const char *trace_path, struct calib_fingerprint *fp,
+					  struct trace_result *res)
+{
+	struct fp_scan s = {fp, 0};
+	struct trace_visitor v;
+	enum trace_status st;
+
+	calib_fingerprint_clear(fp);
+	memset(&v, 0, sizeof(v));
+	v.ctx = &s;
+	v.meta = fp_meta;
+	st = trace_read_file(trace_path, &v, res);
+	if (st == TRACE_ABORTED && s.seen == (1u << CALIB_FP_COUNT) - 1) {
+		res->status = TRACE_OK;
+		return TRACE_OK;
+	}
+	return st;
+}

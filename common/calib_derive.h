@@ -1,0 +1,61 @@
+/*
+ * calib_derive.h - builds a calibration table from a calibration trace
+ * (SPEC §6, seed 003): for every thread and every pair of consecutive
+ * events, the raw delta of metric 0 goes to the step's sequence key (the
+ * shared stepper of seqkey.h), which keeps the minimum, the number of
+ * samples, the mean and a histogram for the median and p10. The agent calls
+ * it at the end of a calibrate run and jcal-post --report calib calls it
+ * too, so both produce the same table from the same trace.
+ *
+ * Meta records of the trace it reads (besides the host fingerprint):
+ *   env.<KEY>     the environment cost of KEY ("env.I:E:i:X:I"), an unsigned
+ *                 integer in metric 0's raw unit; keys without one get 0
+ *   env.method    how those costs were measured (free text)
+ *   calib.thread  when present, only threads of this name are counted (the
+ *                 calibration workload's thread; JDK threads stay out)
+ *   metric.0.unit the table's unit; start.time_ns its creation date
+ */
+#ifndef JCAL_CALIB_DERIVE_H
+#define JCAL_CALIB_DERIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calib_table.h"
+#include "trace_reader.h"
+
+/* What the derivation saw; for the coverage summary of a calibrate run. */
+struct calib_derive_info {
+	uint64_t events;	/* events in the trace */
+	uint64_t deltas;	/* deltas that went into the table */
+	uint64_t backwards;	/* deltas < 0 (metric went backwards): left out */
+	unsigned threads;	/* threads with events */
+	unsigned threads_used;	/* threads counted */
+	char calib_thread[128]; /* meta calib.thread; "" = every thread counted */
+	unsigned env_records;	/* env.<KEY> meta records */
+	unsigned env_unused;	/* ...of keys that no delta had */
+	unsigned env_missing;	/* keys of the table without an env record (env 0) */
+	int truncated;		/* the trace's tail was cut off: read up to it */
+	char trace_msg[256];	/* the reader's message when truncated */
+};
+
+/*
+ * Reads the calibration trace at trace_path with the common reader and
+ * fills t (initialised here: free it with calib_table_free() whatever the
+ * result). info may be NULL. Returns 0, or -1 with err set: the trace
+ * cannot be read or is corrupt, an env record is malformed, calib.thread
+ * names a thread that has no events, or no delta was found.
+ */
+int calib_derive_file(const char *trace_path, struct calib_table *t, struct calib_derive_info *info,
+		      char *err, size_t errlen);
+
+/*
+ * Reads the host fingerprint of a trace from its meta records, stopping as
+ * soon as every field was seen (so a long trace is not read to its end).
+ * Fields absent from the trace stay "". Returns the reader's status
+ * (TRACE_OK also when stopped early); res->msg says what went wrong.
+ */
+enum trace_status calib_trace_fingerprint(const char *trace_path, struct calib_fingerprint *fp,
+					  struct trace_result *res);
+
+#endif

@@ -1,0 +1,226 @@
+/*
+ * calib_table.h - calibration tables (SPEC §6, docs/calibration-format.md):
+ * per sequence key the minimum observed delta, samples, the execution
+ * environment's own cost (env) and the compensation value
+ * comp = max(0, min - env), plus mean, median and p10 of the samples; the
+ * host fingerprint the table belongs to; text read/write, merge, diff,
+ * check; compensation lookup with fallback; where tables live.
+ *
+ * Shared by the agent (writes the table at the end of a calibrate run) and
+ * jcal-post (applies, shows, merges...). Nothing here prints or exits:
+ * errors come back as a return value and a one-line message in err.
+ */
+#ifndef JCAL_CALIB_TABLE_H
+#define JCAL_CALIB_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "seqkey.h"
+
+#define CALIB_FORMAT_VERSION 1
+#define CALIB_VALUE_MAX 256 /* longest header value kept, NUL included */
+
+/* Host fingerprint fields, in file order (SPEC §6). */
+enum calib_fp_field {
+	CALIB_FP_CPU_VENDOR,
+	CALIB_FP_CPU_FAMILY,
+	CALIB_FP_CPU_MODEL,
+	CALIB_FP_CPU_STEPPING,
+	CALIB_FP_CPU_MODEL_NAME,
+	CALIB_FP_KERNEL,
+	CALIB_FP_JVM_VENDOR,
+	CALIB_FP_JVM_VERSION,
+	CALIB_FP_MODE,
+	CALIB_FP_METRICS,
+	CALIB_FP_AGENT_VERSION,
+	CALIB_FP_COUNT,
+};
+
+struct calib_fingerprint {
+	char field[CALIB_FP_COUNT][CALIB_VALUE_MAX]; /* "" when unknown */
+};
+
+/* Header name of a field in a table ("cpu.vendor") and the trace meta key
+ * it comes from ("host.cpu.vendor"). */
+const char *calib_fp_name(unsigned field);
+const char *calib_fp_meta_key(unsigned field);
+
+void calib_fingerprint_clear(struct calib_fingerprint *fp);
+
+/* Takes one trace meta record: returns 1 when key is a fingerprint field
+ * (stored, blanks at both ends and control characters cleaned), else 0. */
+int calib_fingerprint_set_meta(struct calib_fingerprint *fp, const char *key, const char *value);
+
+/* Bit mask (1 << field) of the fields that differ; 0 = same host/JVM/mode/
+ * metric/agent. */
+uint32_t calib_fingerprint_diff(const struct calib_fingerprint *a,
+				const struct calib_fingerprint *b);
+
+/* The fields of mask as text: "cpu.model '85' vs '106', kernel '6.1.0' vs
+ * '6.5.0'" (a's value first), cut to len. */
+void calib_fingerprint_diff_text(const struct calib_fingerprint *a,
+				 const struct calib_fingerprint *b, uint32_t mask, char *buf,
+				 size_t len);
+
+/* FNV-1a 64 of the canonical form ("name=value\n" for every field, in
+ * order), and the stable file name "calib-<16 hex>.txt" (buf >= 32). */
+uint64_t calib_fingerprint_hash(const struct calib_fingerprint *fp);
+void calib_fingerprint_filename(const struct calib_fingerprint *fp, char *buf, size_t len);
+
+/* Per-key values. The statistics describe the raw deltas of the key's
+ * samples (metric 0, raw units), env not subtracted. */
+struct calib_entry {
+	uint8_t present;
+	uint8_t has_stats; /* mean, median and p10 are known */
+	uint64_t min;	   /* smallest observed delta */
+	uint64_t samples;  /* deltas observed */
+	uint64_t env;	   /* environment cost; 0 = not measured */
+	uint64_t comp;	   /* max(0, min - env): what jcal-post subtracts */
+	double mean;
+	uint64_t median, p10;
+};
+
+/* How a key was resolved by calib_table_lookup(). */
+enum calib_match {
+	CALIB_EXACT,	/* the key is in the table */
+	CALIB_SIMILAR,	/* same transitions, static-ness ignored (I~i, J~j, N~n) */
+	CALIB_GLOBAL,	/* the table's smallest comp */
+	CALIB_NO_TABLE, /* the table has no key at all: comp 0 */
+};
+
+struct calib_table {
+	struct calib_fingerprint fp;
+	char created[64];		  /* ISO 8601 UTC, "2024-05-01T12:00:00Z" */
+	char unit[32];			  /* raw unit of metric 0: ns, ticks, count */
+	char env_method[CALIB_VALUE_MAX]; /* how env was measured */
+	struct calib_entry *e;		  /* SEQKEY_COUNT entries, by seqkey_index */
+	unsigned nkeys;			  /* entries present */
+	/* lookup cache, rebuilt by calib_table_prepare() */
+	int prepared;
+	uint64_t global_comp;
+	uint16_t *resolved; /* SEQKEY_COUNT: index of the entry used */
+	uint8_t *match;	    /* SEQKEY_COUNT: enum calib_match */
+};
+
+/* Returns 0 or -1 (out of memory). An empty table, empty header. */
+int calib_table_init(struct calib_table *t);
+void calib_table_free(struct calib_table *t);
+
+/* Sets one key: comp is computed from min and env. Invalidates the lookup
+ * cache. */
+void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct calib_entry *e);
+
+/* Entry of key k, or NULL when absent. */
+const struct calib_entry *calib_table_get(const struct calib_table *t, const struct seqkey *k);
+
+/* Keys with env = 0 (no environment measurement). */
+unsigned calib_table_env_missing(const struct calib_table *t);
+
+/* Keys reachable in mode (seqkey_reachable) and how many of them the table
+ * has; either pointer may be NULL. */
+void calib_table_coverage(const struct calib_table *t, enum seqkey_mode mode, unsigned *reachable,
+			  unsigned *present);
+
+/* Builds the lookup cache (fallbacks for every key). Returns 0 or -1 (out
+ * of memory). calib_table_lookup() calls it when needed. */
+int calib_table_prepare(struct calib_table *t);
+
+/*
+ * Compensation value for key k: the key's comp, else the comp of the
+ * closest key with the same transitions when static-ness is ignored (the
+ * most type positions equal, then the lowest index), else the smallest
+ * comp of the table. Returns how it was found; *comp is 0 for
+ * CALIB_NO_TABLE (also when the cache cannot be built).
+ */
+enum calib_match calib_table_lookup(struct calib_table *t, const struct seqkey *k, uint64_t *comp);
+
+/*
+ * Estimators of a key's overhead (SPEC §6): the seed's per-key minimum, or a
+ * statistic of the same samples. comp = max(0, statistic - env).
+ */
+enum calib_estimator {
+	CALIB_EST_MIN = 0, /* the seed's method; what the table's comp column holds */
+	CALIB_EST_P10,
+	CALIB_EST_MEDIAN,
+	CALIB_EST_MEAN,
+};
+
+/* "min", "p10", "median", "mean" -> estimator; 0 or -1 for an unknown name. */
+int calib_estimator_parse(const char *name, enum calib_estimator *out);
+const char *calib_estimator_name(enum calib_estimator e);
+
+/* Recomputes every key's comp with estimator e (keys without statistics
+ * keep min) and invalidates the lookup cache. For applying a table only:
+ * a table written afterwards would hold comps that are not min - env. */
+void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e);
+
+/* Text form (docs/calibration-format.md). Returns 0, or -1 when the stream
+ * reports an error. */
+int calib_table_write(const struct calib_table *t, FILE *f);
+
+/* Writes path through a temporary file renamed into place. Returns 0 or -1
+ * with err = "path: reason". */
+int calib_table_write_file(const struct calib_table *t, const char *path, char *err, size_t errlen);
+
+/*
+ * Parses a table strictly; name is used in messages. On error returns -1
+ * with err = "name:LINE: what is wrong" (t is left empty but valid: free
+ * it). t must be initialised.
+ */
+int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *err, size_t errlen);
+
+/* Opens and parses path. Returns 0, or -1 with err set. */
+int calib_table_read_file(struct calib_table *t, const char *path, char *err, size_t errlen);
+
+/*
+ * Consistency problems a parsed table may still have: a key the table's
+ * mode cannot produce, median or p10 below min, mean below min, an empty
+ * fingerprint field, an unknown mode. Writes one problem per line into
+ * report (cut to len) and returns their number (0 = clean).
+ */
+unsigned calib_table_check(const struct calib_table *t, char *report, size_t len);
+
+/*
+ * Merges src into dst: per key the smaller min, samples added, the smaller
+ * non-zero env, comp recomputed, mean weighted by samples, median and p10
+ * weighted averages (approximations). Returns 0; or -1 with err listing the
+ * differing fingerprint fields (or units) when they differ and !force.
+ */
+int calib_table_merge(struct calib_table *dst, const struct calib_table *src, int force, char *err,
+		      size_t errlen);
+
+/* Copies src into dst (dst initialised). Returns 0 or -1 (out of memory). */
+int calib_table_copy(struct calib_table *dst, const struct calib_table *src);
+
+/*
+ * Writes a key-by-key comparison of a and b to f (fingerprint differences,
+ * then keys only in one table, then keys whose min, env or comp differ:
+ * "KEY  min A -> B (+x%)  comp A -> B"). Returns the number of differing
+ * keys, fingerprint fields and units.
+ */
+unsigned calib_table_diff(const struct calib_table *a, const struct calib_table *b, FILE *f);
+
+/* The calibration directory: $JCAL_CALIB_DIR, else
+ * $HOME/.local/share/jcal/calib. Returns 0, or -1 when neither is set. */
+int calib_dir_default(char *buf, size_t len);
+
+/* Creates dir and its parents (mode 0755). Returns 0 or -1 with err. */
+int calib_dir_create(const char *dir, char *err, size_t errlen);
+
+/* dir + "/" + calib_fingerprint_filename(fp). Returns 0, or -1 when it
+ * does not fit. */
+int calib_dir_path(const char *dir, const struct calib_fingerprint *fp, char *buf, size_t len);
+
+/*
+ * Finds the table for fp in dir: the stable file name first, else any
+ * regular file "*.txt" of the directory whose header parses and whose
+ * fingerprint matches (first by name). Files that are not tables are
+ * skipped. Returns 1 with path set, 0 when none matches, -1 with err when
+ * dir cannot be read.
+ */
+int calib_dir_find(const char *dir, const struct calib_fingerprint *fp, char *path, size_t len,
+		   char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * modelgen.h - builds small jcal-post models for the report and export
+ * tests: through the model's reader callbacks (as the trace reader would
+ * call them), from scripts of named methods, or from the fig4a golden
+ * events; and writes the same script as a real trace file for the exports
+ * that re-read the trace.
+ *
+ * A script is text, one event per line: "metric E|X|T method", '#' starts
+ * a comment; method names are looked up in (and added to) a table whose
+ * ids start at 1.
+ */
+#ifndef JCAL_TEST_MODELGEN_H
+#define JCAL_TEST_MODELGEN_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "golden.h"
+#include "model.h"
+#include "report.h"
+#include "tracegen.h"
+
+struct mg_names {
+	char name[32][64];
+	unsigned n;
+};
+
+/* Id of a method name ("pkg.Class.m" or "m"), added when new. */
+static inline uint32_t mg_id(struct mg_names *t, const char *name)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (!strcmp(t->name[i], name))
+			return i + 1;
+	if (t->n == 32)
+		return 0;
+	snprintf(t->name[t->n], sizeof(t->name[0]), "%s", name);
+	return ++t->n;
+}
+
+/* Splits "pkg.Class.m" into the JVM class descriptor "Lpkg/Class;" and
+ * "m"; a name without a dot has no class. */
+static inline void mg_split(const char *full, char *cls, size_t clen, const char **method)
+{
+	const char *dot = strrchr(full, '.');
+
+	cls[0] = '\0';
+	*method = full;
+	if (!dot)
+		return;
+	snprintf(cls, clen, "L%.*s;", (int)(dot - full), full);
+	for (char *p = cls; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	*method = dot + 1;
+}
+
+/* Parses one script line; returns 1 for an event, 0 for a comment or blank,
+ * -1 for garbage. */
+static inline int mg_parse(const char *line, unsigned long long *v, unsigned *trans, char *name)
+{
+	char tr;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!*line || *line == '#' || *line == '\n')
+		return 0;
+	if (sscanf(line, "%llu %c %63s", v, &tr, name) != 3)
+		return -1;
+	*trans = tr == 'E' ? JCAL_TR_ENTRY : tr == 'X' ? JCAL_TR_EXIT : JCAL_TR_THROW;
+	return 1;
+}
+
+/* Builds m from scripts[i] for threads 1..n named names[i]; metric
+ * "ticks" (unit "ticks") unless metric/unit are given. Returns 0 or -1. */
+static inline int mg_model(struct model *m, const char *const *scripts, const char *const *names,
+			   unsigned n, const char *metric, const char *unit)
+{
+	struct trace_visitor v;
+	struct mg_names tab = {0};
+	char cls[64], name[64];
+	const char *meth;
+
+	model_init(m, NULL);
+	model_visitor(m, &v);
+	v.meta(v.ctx, "mode", "events");
+	v.meta(v.ctx, "metrics", metric ? metric : "ticks");
+	v.meta(v.ctx, "metric.0.name", metric ? metric : "ticks");
+	v.meta(v.ctx, "metric.0.unit", unit ? unit : "ticks");
+	for (unsigned ti = 0; ti < n; ti++) {
+		struct trace_thread tt = {0};
+		const char *p = scripts[ti];
+
+		tt.serial = ti + 1;
+		tt.java_tid = ti + 1;
+		tt.os_tid = 4242 + ti;
+		tt.name = names[ti];
+		if (v.thread_start(v.ctx, &tt))
+			return -1;
+		while (p && *p) {
+			struct trace_event e = {.thread = ti + 1, .nmetrics = 1};
+			unsigned long long val;
+			unsigned trans;
+			int r = mg_parse(p, &val, &trans, name);
+
+			if (r < 0)
+				return -1;
+			if (r > 0) {
+				e.transition = trans;
+				e.type = JCAL_MT_INTERP_STATIC;
+				e.method = mg_id(&tab, name);
+				e.metric[0] = val;
+				if (v.event(v.ctx, &e))
+					return -1;
+			}
+			p = strchr(p, '\n');
+			if (p)
+				p++;
+		}
+	}
+	for (unsigned i = 0; i < tab.n; i++) {
+		struct trace_method tm = {0};
+
+		mg_split(tab.name[i], cls, sizeof(cls), &meth);
+		tm.id = i + 1;
+		tm.modifiers = JCAL_ACC_STATIC;
+		tm.class_sig = cls;
+		tm.name = meth;
+		tm.sig = "()V";
+		if (v.method(v.ctx, &tm))
+			return -1;
+	}
+	{
+		struct trace_end end = {0, 1, 0};
+
+		v.end(v.ctx, &end);
+	}
+	if (model_finish(m) || model_names(m, 0))
+		return -1;
+	return 0;
+}
+
+/* Reads a golden events file ("fig4a.events") into one script string
+ * (static buffer). */
+static inline const char *mg_golden_script(const char *file)
+{
+	static char buf[16384];
+	char lines[256][256];
+	int n = golden_lines(file, lines, 256);
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && pos < sizeof(buf) - 300; i++)
+		pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s\n", lines[i]);
+	return buf;
+}
+
+/* The fig4a golden vector as one thread "main": methods A B C X. */
+static inline int mg_fig4a(struct model *m)
+{
+	const char *s = mg_golden_script("fig4a.events");
+	const char *names[] = {"main"};
+
+	return mg_model(m, &s, names, 1, NULL, NULL);
+}
+
+/* Writes scripts as a real trace file at path (same ids and names as
+ * mg_model). Returns 0 or -1. */
+static inline int mg_trace_file(const char *path, const char *const *scripts,
+				const char *const *names, unsigned n, const char *metric,
+				const char *unit)
+{
+	struct tracegen tg;
+	struct mg_names tab = {0};
+	char cls[64], name[64];
+	const char *meth;
+
+	/* ids first, so METHOD records come before the events */
+	for (unsigned ti = 0; ti < n; ti++)
+		for (const char *p = scripts[ti]; p && *p;) {
+			unsigned long long val;
+			unsigned trans;
+
+			if (mg_parse(p, &val, &trans, name) > 0)
+				mg_id(&tab, name);
+			p = strchr(p, '\n');
+			if (p)
+				p++;
+		}
+	if (tg_open(&tg, path))
+		return -1;
+	trace_rec_meta(&tg.rb, "mode", "events");
+	trace_rec_meta(&tg.rb, "metrics", metric ? metric : "ticks");
+	trace_rec_meta(&tg.rb, "metric.0.name", metric ? metric : "ticks");
+	trace_rec_meta(&tg.rb, "metric.0.unit", unit ? unit : "ticks");
+	for (unsigned i = 0; i < tab.n; i++) {
+		mg_split(tab.name[i], cls, sizeof(cls), &meth);
+		trace_rec_method(&tg.rb, i + 1, JCAL_ACC_STATIC, cls, meth, "()V");
+	}
+	for (unsigned ti = 0; ti < n; ti++)
+		trace_rec_thread_start(&tg.rb, ti + 1, ti + 1, 4242 + ti, 0, 0, names[ti], 1,
+				       (uint64_t[]){0});
+	tg_flush(&tg);
+	for (unsigned ti = 0; ti < n; ti++) {
+		tg_events_begin(&tg, ti + 1, 1);
+		for (const char *p = scripts[ti]; p && *p;) {
+			unsigned long long val;
+			unsigned trans;
+			uint64_t metricv[1];
+
+			if (mg_parse(p, &val, &trans, name) > 0) {
+				metricv[0] = val;
+				tg_event(&tg, trans, JCAL_MT_INTERP_STATIC, mg_id(&tab, name),
+					 metricv);
+			}
+			p = strchr(p, '\n');
+			if (p)
+				p++;
+		}
+		tg_events_end(&tg);
+	}
+	trace_rec_end(&tg.rb, 0, 1, 0);
+	return tg_close(&tg);
+}
+
+/* Runs fn(m, o) into a memory string (free it); o->out is set here. */
+static inline char *mg_run(int (*fn)(const struct model *, const struct report_opts *),
+			   const struct model *m, struct report_opts *o, int *status)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	o->out = f;
+	*status = fn(m, o);
+	fclose(f);
+	o->out = NULL;
+	return s;
+}
+
+/* The text of a golden file (free it), or NULL. */
+static inline char *mg_golden_text(const char *name)
+{
+	FILE *f = golden_open(name);
+	char *s;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = calloc(1, (size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	fclose(f);
+	return s;
+}
+
+/* Compares got with golden file name; JCAL_GOLDEN_UPDATE=1 rewrites it.
+ * Returns 1 when equal (or rewritten). */
+static inline int mg_golden_equal(const char *got, const char *name)
+{
+	char *want;
+	int eq;
+
+	if (getenv("JCAL_GOLDEN_UPDATE")) {
+		char path[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "native-tests/golden/%s", name);
+		f = fopen(path, "w");
+		if (!f)
+			return 0;
+		fputs(got, f);
+		fclose(f);
+		return 1;
+	}
+	want = mg_golden_text(name);
+	eq = want && got && !strcmp(got, want);
+	if (!eq)
+		fprintf(stderr, "  golden %s differs:\n--- got ---\n%s--- expected ---\n%s", name,
+			got ? got : "(null)", want ? want : "(missing)\n");
+	free(want);
+	return eq;
+}
+
+#endif

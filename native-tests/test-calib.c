@@ -1,0 +1,916 @@
+/*
+ * test-calib.c - unit tests of calibration tables (common/calib_table.c),
+ * their derivation from a calibration trace (common/calib_derive.c) and
+ * their application in jcal-post (postproc/calib_apply.c): the golden
+ * calib-small.md example through the real table, lookup and hook; comp,
+ * clamp and fallback arithmetic; write/parse round trips, merge, diff,
+ * check; malformed tables with their line numbers; fingerprints; the
+ * calibration directory; a table derived from a trace written with the
+ * real encoder.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "calib_apply.h"
+#include "calib_derive.h"
+#include "calib_table.h"
+#include "calltree.h"
+#include "test.h"
+#include "tracegen.h"
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/jcal-test-calib-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+}
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+static void key_of(const char *text, struct seqkey *k)
+{
+	if (seqkey_parse(text, k)) {
+		fprintf(stderr, "  bad key in test: %s\n", text);
+		test_cur_failed = 1;
+	}
+}
+
+static void set_key(struct calib_table *t, const char *key, uint64_t min, uint64_t samples,
+		    uint64_t env)
+{
+	struct calib_entry e = {0};
+	struct seqkey k;
+
+	key_of(key, &k);
+	e.min = min;
+	e.samples = samples;
+	e.env = env;
+	calib_table_set(t, &k, &e);
+}
+
+static void fill_fp(struct calib_fingerprint *fp)
+{
+	static const char *values[CALIB_FP_COUNT] = {
+	    "GenuineIntel",
+	    "6",
+	    "85",
+	    "7",
+	    "Intel(R) Xeon(R) Platinum 8275CL CPU @ 3.00GHz",
+	    "6.1.0-18-amd64",
+	    "Debian",
+	    "17.0.10+7-Debian-1deb12u1",
+	    "events",
+	    "cputime",
+	    "0.1.0"};
+
+	calib_fingerprint_clear(fp);
+	for (unsigned i = 0; i < CALIB_FP_COUNT; i++)
+		CHECK_EQ_I(calib_fingerprint_set_meta(fp, calib_fp_meta_key(i), values[i]), 1);
+}
+
+static void fill_header(struct calib_table *t)
+{
+	fill_fp(&t->fp);
+	snprintf(t->created, sizeof(t->created), "2024-05-01T12:00:00Z");
+	snprintf(t->unit, sizeof(t->unit), "ns");
+	snprintf(t->env_method, sizeof(t->env_method), "child JVM -Xint, same workload, no events");
+}
+
+/* The table of calib-small.md, written as text and parsed back. */
+static const char small_table[] = "jcal-calibration 1\n"
+				  "# calib-small.md\n"
+				  "cpu.vendor GenuineIntel\n"
+				  "cpu.family 6\n"
+				  "cpu.model 85\n"
+				  "cpu.stepping 7\n"
+				  "cpu.model_name Intel(R) Xeon(R)\n"
+				  "kernel 6.1.0\n"
+				  "jvm.vendor Debian\n"
+				  "jvm.version 17\n"
+				  "mode events\n"
+				  "metrics ticks\n"
+				  "agent.version 0.1.0\n"
+				  "created 2024-05-01T12:00:00Z\n"
+				  "unit ticks\n"
+				  "env.method none\n"
+				  "env.missing 4\n"
+				  "keys 4\n"
+				  "O:E:I:E:i 25 samples=10 env=0 comp=25\n"
+				  "I:E:i:X:I 30 samples=10 env=0 comp=30\n"
+				  "i:X:I:E:N 35 samples=10 env=0 comp=35\n"
+				  "I:E:N:X:I 15 samples=10 env=0 comp=15\n";
+
+static int parse_text(struct calib_table *t, const char *text, char *err, size_t len)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int r;
+
+	if (!f)
+		return -2;
+	r = calib_table_parse(t, f, "t.txt", err, len);
+	fclose(f);
+	return r;
+}
+
+static uint64_t ev(struct calltree *t, uint64_t v, unsigned trans, uint32_t method, unsigned type)
+{
+	uint64_t m[JCAL_MAX_METRICS] = {v, 2 * v};
+	return (uint64_t)calltree_event(t, method, trans, type, m);
+}
+
+static void test_golden_calib_small(void)
+{
+	struct calib_apply a;
+	struct calltree_comp comp = {calib_apply_comp, &a};
+	struct calltree t;
+	char err[256];
+	const uint32_t main_id = 1, foo = 2, bar = 3;
+	uint64_t c;
+	struct seqkey k;
+
+	CHECK_EQ_I(calib_apply_init(&a), 0);
+	CHECK_EQ_I(parse_text(&a.table, small_table, err, sizeof(err)), 0);
+	CHECK_EQ_U(a.table.nkeys, 4);
+	a.active = 1;
+	/* N:X:I:X:O: no key with the same transitions ignoring static-ness */
+	key_of("N:X:I:X:O", &k);
+	CHECK_EQ_I(calib_table_lookup(&a.table, &k, &c), CALIB_GLOBAL);
+	CHECK_EQ_U(c, 15);
+
+	CHECK_EQ_I(calltree_init(&t, 2, &comp), 0);
+	ev(&t, 100, JCAL_TR_ENTRY, main_id, JCAL_MT_INTERP_STATIC);
+	ev(&t, 130, JCAL_TR_ENTRY, foo, JCAL_MT_INTERP);
+	ev(&t, 170, JCAL_TR_EXIT, foo, JCAL_MT_INTERP);
+	ev(&t, 200, JCAL_TR_ENTRY, bar, JCAL_MT_NATIVE_STATIC);
+	ev(&t, 220, JCAL_TR_EXIT, bar, JCAL_MT_NATIVE_STATIC);
+	ev(&t, 260, JCAL_TR_EXIT, main_id, JCAL_MT_INTERP_STATIC);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.nodes[1].method, main_id);
+	CHECK_EQ_U(t.nodes[1].base[0], 30);
+	CHECK_EQ_U(t.nodes[1].cum[0], 45);
+	CHECK_EQ_U(t.nodes[1].raw_base[0], 100);
+	CHECK_EQ_U(t.nodes[1].raw_cum[0], 160);
+	CHECK_EQ_U(t.nodes[2].base[0], 10);
+	CHECK_EQ_U(t.nodes[2].raw_base[0], 40);
+	CHECK_EQ_U(t.nodes[3].base[0], 5);
+	CHECK_EQ_U(t.nodes[3].raw_base[0], 20);
+	/* metric 1 is not compensated */
+	CHECK_EQ_U(t.nodes[1].base[1], 200);
+	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 45);
+	CHECK_EQ_U(a.deltas, 5);
+	CHECK_EQ_U(a.clamped, 1);
+	CHECK_EQ_U(a.fallback_similar + a.fallback_global, 1);
+	CHECK_EQ_U(a.fallback_global, 1);
+	CHECK_EQ_U(a.keys_seen, 5);
+	CHECK_EQ_U(a.keys_found, 4);
+	calltree_free(&t);
+	calib_apply_free(&a);
+}
+
+static void test_comp_clamp_fallback(void)
+{
+	struct calib_table t;
+	struct calib_apply a;
+	const struct calib_entry *e;
+	struct seqkey k;
+	uint64_t c;
+
+	CHECK_EQ_I(calib_table_init(&t), 0);
+	key_of("I:E:i:X:I", &k);
+	CHECK_EQ_I(calib_table_lookup(&t, &k, &c), CALIB_NO_TABLE);
+	CHECK_EQ_U(c, 0);
+	set_key(&t, "I:E:i:X:I", 812, 1000, 75);
+	set_key(&t, "I:E:I:X:I", 500, 10, 600); /* env above min: comp 0 */
+	set_key(&t, "i:E:i:X:i", 400, 10, 0);
+	set_key(&t, "i:X:i:E:n", 300, 10, 100);
+	e = calib_table_get(&t, &k);
+	CHECK(e != NULL);
+	if (e)
+		CHECK_EQ_U(e->comp, 737);
+	key_of("I:E:I:X:I", &k);
+	CHECK_EQ_U(calib_table_get(&t, &k)->comp, 0);
+	CHECK_EQ_U(t.nkeys, 4);
+	set_key(&t, "I:E:I:X:I", 700, 10, 600); /* replaced, still 4 keys */
+	CHECK_EQ_U(t.nkeys, 4);
+	CHECK_EQ_U(calib_table_get(&t, &k)->comp, 100);
+	CHECK_EQ_U(calib_table_env_missing(&t), 1);
+
+	key_of("I:E:i:X:I", &k);
+	CHECK_EQ_I(calib_table_lookup(&t, &k, &c), CALIB_EXACT);
+	CHECK_EQ_U(c, 737);
+	/* i:E:I:X:i: all three flipped gives I:E:i:X:I (0 equal); i:E:i:X:i
+	 * keeps m1 and m3 (2 equal): the closest */
+	key_of("i:E:I:X:i", &k);
+	CHECK_EQ_I(calib_table_lookup(&t, &k, &c), CALIB_SIMILAR);
+	CHECK_EQ_U(c, 400);
+	/* I:X:i:E:N: i:X:i:E:n is a variant (m1 and m3 flipped) */
+	key_of("I:X:i:E:N", &k);
+	CHECK_EQ_I(calib_table_lookup(&t, &k, &c), CALIB_SIMILAR);
+	CHECK_EQ_U(c, 200);
+	/* J is not I: no similar key; the global minimum comp is 100 */
+	key_of("J:E:j:X:J", &k);
+	CHECK_EQ_I(calib_table_lookup(&t, &k, &c), CALIB_GLOBAL);
+	CHECK_EQ_U(c, 100);
+	/* O pairs only with O */
+	key_of("O:E:i:X:O", &k);
+	CHECK_EQ_I(calib_table_lookup(&t, &k, &c), CALIB_GLOBAL);
+
+	/* the hook: subtract, clamp at 0 and count */
+	CHECK_EQ_I(calib_apply_init(&a), 0);
+	CHECK_EQ_I(calib_table_copy(&a.table, &t), 0);
+	a.active = 1;
+	key_of("I:E:i:X:I", &k);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 1000), 263);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 737), 0);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 700), 0);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 1, 700), 700);
+	key_of("i:E:I:X:i", &k);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 450), 50);
+	key_of("J:E:j:X:J", &k);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 50), 0);
+	CHECK_EQ_U(a.deltas, 5);
+	CHECK_EQ_U(a.clamped, 2);
+	CHECK_EQ_U(a.fallback_similar, 1);
+	CHECK_EQ_U(a.fallback_global, 1);
+	CHECK_EQ_U(a.keys_seen, 3);
+	CHECK_EQ_U(a.keys_found, 1);
+	calib_apply_free(&a);
+	calib_table_free(&t);
+}
+
+/* Writes t to a string (malloc'ed). */
+static char *to_text(const struct calib_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	CHECK_EQ_I(calib_table_write(t, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_roundtrip(void)
+{
+	struct calib_table t, u;
+	struct calib_entry e = {0};
+	struct seqkey k;
+	char err[256], *a, *b;
+
+	CHECK_EQ_I(calib_table_init(&t), 0);
+	CHECK_EQ_I(calib_table_init(&u), 0);
+	fill_header(&t);
+	set_key(&t, "i:E:I:X:i", 812, 1000, 75);
+	set_key(&t, "O:E:N:X:O", 90, 3, 0);
+	key_of("n:T:i:T:O", &k);
+	e.min = 120;
+	e.samples = 77;
+	e.env = 20;
+	e.has_stats = 1;
+	e.mean = 151.25;
+	e.median = 140;
+	e.p10 = 125;
+	calib_table_set(&t, &k, &e);
+	a = to_text(&t);
+	CHECK(a != NULL);
+	CHECK(strstr(a, "i:E:I:X:i 812 samples=1000 env=75 comp=737\n") != NULL);
+	CHECK(
+	    strstr(a, "n:T:i:T:O 120 samples=77 env=20 comp=100 mean=151.2 median=140 p10=125\n") ||
+	    strstr(a, "n:T:i:T:O 120 samples=77 env=20 comp=100 mean=151.3 median=140 p10=125\n"));
+	CHECK(strstr(a, "env.missing 1\n") != NULL);
+	CHECK(strstr(a, "keys 3\n") != NULL);
+	CHECK(!strncmp(a, "jcal-calibration 1\n", 19));
+	CHECK_EQ_I(parse_text(&u, a, err, sizeof(err)), 0);
+	if (test_cur_failed)
+		fprintf(stderr, "  %s\n", err);
+	CHECK_EQ_U(u.nkeys, 3);
+	CHECK_EQ_U(calib_fingerprint_diff(&t.fp, &u.fp), 0);
+	CHECK_STR(u.created, t.created);
+	CHECK_STR(u.unit, "ns");
+	CHECK_STR(u.env_method, t.env_method);
+	CHECK_EQ_U(calib_table_get(&u, &k)->median, 140);
+	b = to_text(&u);
+	CHECK(b != NULL);
+	if (a && b)
+		CHECK_STR(b, a);
+	free(a);
+	free(b);
+	calib_table_free(&t);
+	calib_table_free(&u);
+}
+
+/* A valid header for the malformed-table cases; 15 lines. */
+#define HDR                                                                                        \
+	"jcal-calibration 1\n"                                                                     \
+	"cpu.vendor V\ncpu.family 6\ncpu.model 85\ncpu.stepping 7\ncpu.model_name M\n"             \
+	"kernel K\njvm.vendor J\njvm.version 17\nmode events\nmetrics cputime\n"                   \
+	"agent.version 0.1.0\ncreated 2024-05-01T12:00:00Z\nunit ns\nenv.method x\n"
+
+static void test_malformed(void)
+{
+	static const struct {
+		int line;
+		const char *text;
+		unsigned at; /* line number the message must name */
+		const char *what;
+	} c[] = {
+	    {__LINE__, "", 1, "empty file"},
+	    {__LINE__, "jcal-calibration 2\n", 1, "unsupported table version '2'"},
+	    {__LINE__, "hello\n", 1, "not a jcal calibration table"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:q 5 samples=1 env=0 comp=5\n", 18,
+	     "bad key 'i:E:I:X:q'"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i\n", 18, "no MIN value"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i -5 samples=1 env=0 comp=0\n", 18,
+	     "MIN '-5' is not an unsigned integer"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=5\n", 18,
+	     "comp=5 but max(0, min - env) = 4"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1\n", 18,
+	     "field 'comp' missing"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 foo=1\n", 18,
+	     "unknown field 'foo'"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 samples=2 env=1 comp=4\n",
+	     18, "field 'samples' given twice"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=0 env=1 comp=4\n", 18,
+	     "samples=0"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=x env=1 comp=4\n", 18,
+	     "samples='x' is not an unsigned integer"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=6\n", 18,
+	     "mean, median and p10 come together"},
+	    {__LINE__,
+	     HDR
+	     "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=x median=5 p10=5\n",
+	     18, "mean='x' is not a non-negative number"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 oops\n", 18,
+	     "'oops' is not a name=value field"},
+	    {__LINE__,
+	     HDR "env.missing 0\nkeys 2\ni:E:I:X:i 5 samples=1 env=1 comp=4\n"
+		 "i:E:I:X:i 6 samples=1 env=1 comp=5\n",
+	     19, "key i:E:I:X:i given twice"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4\nunit ns\n",
+	     19, "header 'unit' after the first key line"},
+	    {__LINE__, HDR "unit ns\n", 16, "header 'unit' given twice (first on line 14)"},
+	    {__LINE__, HDR "colour blue\n", 16, "unknown header 'colour'"},
+	    {__LINE__, HDR "env.missing x\n", 16, "header 'env.missing': 'x' is not a count"},
+	    {__LINE__, HDR "env.missing 0\n", 16, "header 'keys' missing"},
+	    {__LINE__, HDR "env.missing 0\nkeys 2\ni:E:I:X:i 5 samples=1 env=1 comp=4\n", 18,
+	     "header 'keys 2' (line 17) but 1 key lines"},
+	    {__LINE__, HDR "env.missing 1\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4\n", 18,
+	     "header 'env.missing 1' (line 16) but 0 keys have env=0"},
+	    {__LINE__, "jcal-calibration 1\ncpu.vendor V\n", 2, "header 'cpu.family' missing"},
+	};
+	struct calib_table t;
+	char err[512], want[64];
+
+	CHECK_EQ_I(calib_table_init(&t), 0);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int r = parse_text(&t, c[i].text, err, sizeof(err));
+
+		snprintf(want, sizeof(want), "t.txt:%u: ", c[i].at);
+		if (r != -1 || strncmp(err, want, strlen(want)) || !strstr(err, c[i].what)) {
+			fprintf(stderr, "  case at line %d: r=%d err=\"%s\", expected \"%s%s\"\n",
+				c[i].line, r, r ? err : "", want, c[i].what);
+			test_cur_failed = 1;
+		}
+		CHECK_EQ_U(t.nkeys, 0);
+	}
+	/* the same header with a good key line parses; CRLF, blanks and
+	 * comments are fine */
+	CHECK_EQ_I(parse_text(&t,
+			      HDR "env.missing 0\r\n  # comment\n\nkeys 1\n"
+				  "i:E:I:X:i  5 samples=1\tenv=1 comp=4  \r\n",
+			      err, sizeof(err)),
+		   0);
+	CHECK_EQ_U(t.nkeys, 1);
+	calib_table_free(&t);
+}
+
+static void test_fingerprint(void)
+{
+	struct calib_fingerprint a, b;
+	char text[512], name[64], name2[64];
+
+	fill_fp(&a);
+	fill_fp(&b);
+	CHECK_EQ_U(calib_fingerprint_diff(&a, &b), 0);
+	CHECK_EQ_I(calib_fingerprint_set_meta(&b, "host.cpu.model", "106"), 1);
+	CHECK_EQ_I(calib_fingerprint_set_meta(&b, "host.kernel", " 6.5.0\n"), 1);
+	CHECK_EQ_I(calib_fingerprint_set_meta(&b, "host.name", "box"), 0);
+	CHECK_EQ_I(calib_fingerprint_set_meta(&b, "pid", "1"), 0);
+	CHECK_EQ_U(calib_fingerprint_diff(&a, &b),
+		   (1u << CALIB_FP_CPU_MODEL) | (1u << CALIB_FP_KERNEL));
+	calib_fingerprint_diff_text(&a, &b, calib_fingerprint_diff(&a, &b), text, sizeof(text));
+	CHECK_STR(text, "cpu.model '85' vs '106', kernel '6.1.0-18-amd64' vs '6.5.0'");
+	CHECK_STR(calib_fp_name(CALIB_FP_CPU_MODEL_NAME), "cpu.model_name");
+	CHECK_STR(calib_fp_meta_key(CALIB_FP_CPU_MODEL_NAME), "host.cpu.model_name");
+	CHECK_STR(calib_fp_meta_key(CALIB_FP_JVM_VERSION), "jvm.version");
+	calib_fingerprint_filename(&a, name, sizeof(name));
+	calib_fingerprint_filename(&b, name2, sizeof(name2));
+	CHECK_EQ_U(strlen(name), strlen("calib-0123456789abcdef.txt"));
+	CHECK(!strncmp(name, "calib-", 6));
+	CHECK(strcmp(name, name2) != 0);
+	/* FNV-1a 64 of the canonical form, all fields empty */
+	calib_fingerprint_clear(&a);
+	{
+		uint64_t h = 0xcbf29ce484222325ull;
+		const char *canon = "cpu.vendor=\ncpu.family=\ncpu.model=\ncpu.stepping=\n"
+				    "cpu.model_name=\nkernel=\njvm.vendor=\njvm.version=\nmode=\n"
+				    "metrics=\nagent.version=\n";
+
+		for (const char *p = canon; *p; p++) {
+			h ^= (unsigned char)*p;
+			h *= 0x100000001b3ull;
+		}
+		CHECK_EQ_U(calib_fingerprint_hash(&a), h);
+	}
+}
+
+static void test_merge_diff_check(void)
+{
+	struct calib_table a, b, c;
+	struct calib_entry e = {0};
+	struct seqkey k;
+	char err[512], report[2048], *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	unsigned n;
+
+	CHECK_EQ_I(calib_table_init(&a), 0);
+	CHECK_EQ_I(calib_table_init(&b), 0);
+	CHECK_EQ_I(calib_table_init(&c), 0);
+	fill_header(&a);
+	fill_header(&b);
+	set_key(&a, "i:E:I:X:i", 812, 1000, 75);
+	set_key(&a, "O:E:i:X:O", 100, 10, 0);
+	set_key(&b, "i:E:I:X:i", 790, 500, 80);
+	set_key(&b, "O:E:i:X:O", 120, 5, 30);
+	set_key(&b, "I:X:O:E:i", 60, 7, 10);
+	key_of("n:T:i:T:O", &k);
+	e.min = 100;
+	e.samples = 100;
+	e.has_stats = 1;
+	e.mean = 120;
+	e.median = 110;
+	e.p10 = 105;
+	calib_table_set(&a, &k, &e);
+	e.min = 90;
+	e.samples = 300;
+	e.mean = 140;
+	e.median = 130;
+	e.p10 = 95;
+	calib_table_set(&b, &k, &e);
+	CHECK_EQ_I(calib_table_copy(&c, &a), 0);
+
+	/* diff: 3 keys differ, one is only in B */
+	f = open_memstream(&out, &len);
+	n = calib_table_diff(&a, &b, f);
+	fclose(f);
+	CHECK_EQ_U(n, 4);
+	CHECK(out && strstr(out, "I:X:O:E:i  only in B: min 60 env 10 comp 50\n"));
+	CHECK(out &&
+	      strstr(out, "i:E:I:X:i  min 812 -> 790 (-2.7%)  env 75 -> 80  comp 737 -> 710\n"));
+	free(out);
+	out = NULL;
+	f = open_memstream(&out, &len);
+	CHECK_EQ_U(calib_table_diff(&a, &c, f), 0);
+	fclose(f);
+	CHECK(out && out[0] == '\0');
+	free(out);
+
+	/* merge: per-key minimum, samples add, smaller non-zero env */
+	CHECK_EQ_I(calib_table_merge(&a, &b, 0, err, sizeof(err)), 0);
+	CHECK_EQ_U(a.nkeys, 4);
+	key_of("i:E:I:X:i", &k);
+	CHECK_EQ_U(calib_table_get(&a, &k)->min, 790);
+	CHECK_EQ_U(calib_table_get(&a, &k)->samples, 1500);
+	CHECK_EQ_U(calib_table_get(&a, &k)->env, 75);
+	CHECK_EQ_U(calib_table_get(&a, &k)->comp, 715);
+	key_of("O:E:i:X:O", &k);
+	CHECK_EQ_U(calib_table_get(&a, &k)->min, 100);
+	CHECK_EQ_U(calib_table_get(&a, &k)->env, 30); /* 0 = not measured */
+	CHECK_EQ_U(calib_table_get(&a, &k)->comp, 70);
+	key_of("I:X:O:E:i", &k);
+	CHECK_EQ_U(calib_table_get(&a, &k)->samples, 7);
+	key_of("n:T:i:T:O", &k);
+	CHECK_EQ_U(calib_table_get(&a, &k)->min, 90);
+	CHECK_EQ_U(calib_table_get(&a, &k)->samples, 400);
+	CHECK(calib_table_get(&a, &k)->mean > 134.99 && calib_table_get(&a, &k)->mean < 135.01);
+	CHECK_EQ_U(calib_table_get(&a, &k)->median, 125);
+	CHECK_EQ_U(calib_table_get(&a, &k)->p10, 98);
+
+	/* different fingerprints: refused unless forced */
+	calib_fingerprint_set_meta(&b.fp, "host.cpu.model", "106");
+	CHECK_EQ_I(calib_table_merge(&c, &b, 0, err, sizeof(err)), -1);
+	CHECK_STR(err, "fingerprints differ: cpu.model '85' vs '106'");
+	snprintf(b.unit, sizeof(b.unit), "ticks");
+	CHECK_EQ_I(calib_table_merge(&c, &b, 0, err, sizeof(err)), -1);
+	CHECK_STR(err, "fingerprints differ: cpu.model '85' vs '106', unit 'ns' vs 'ticks'");
+	CHECK_EQ_I(calib_table_merge(&c, &b, 1, err, sizeof(err)), 0);
+	CHECK_STR(c.fp.field[CALIB_FP_CPU_MODEL], "85");
+	CHECK_EQ_U(c.nkeys, 4);
+
+	/* check */
+	CHECK_EQ_U(calib_table_check(&a, report, sizeof(report)), 0);
+	set_key(&a, "O:E:O:X:O", 5, 1, 0); /* O entered: impossible */
+	key_of("I:E:i:X:I", &k);
+	e.min = 100;
+	e.median = 90; /* below min */
+	e.p10 = 95;
+	e.mean = 100;
+	calib_table_set(&a, &k, &e);
+	a.fp.field[CALIB_FP_KERNEL][0] = '\0';
+	n = calib_table_check(&a, report, sizeof(report));
+	CHECK_EQ_U(n, 3);
+	CHECK(strstr(report, "header 'kernel' is empty\n") != NULL);
+	CHECK(strstr(report, "key O:E:O:X:O cannot occur in mode events") != NULL);
+	CHECK(strstr(report, "key I:E:i:X:I: statistics inconsistent") != NULL);
+	snprintf(a.fp.field[CALIB_FP_MODE], CALIB_VALUE_MAX, "bogus");
+	CHECK_EQ_U(calib_table_check(&a, report, sizeof(report)), 3);
+	CHECK(strstr(report, "mode 'bogus' is not events or bci") != NULL);
+
+	calib_table_free(&a);
+	calib_table_free(&b);
+	calib_table_free(&c);
+}
+
+static void test_files_and_dir(void)
+{
+	struct calib_table t, u;
+	struct calib_fingerprint fp, other;
+	char dir[512], path[1024], found[1024], err[512], name[64];
+	FILE *f;
+
+	CHECK_EQ_I(calib_table_init(&t), 0);
+	CHECK_EQ_I(calib_table_init(&u), 0);
+	fill_header(&t);
+	set_key(&t, "i:E:I:X:i", 812, 1000, 75);
+	tmp_path(dir, sizeof(dir), "calib/sub");
+	CHECK_EQ_I(calib_dir_create(dir, err, sizeof(err)), 0);
+	CHECK_EQ_I(calib_dir_create(dir, err, sizeof(err)), 0);
+	fill_fp(&fp);
+	other = fp;
+	calib_fingerprint_set_meta(&other, "metrics", "instructions");
+
+	/* nothing there yet */
+	CHECK_EQ_I(calib_dir_find(dir, &fp, found, sizeof(found), err, sizeof(err)), 0);
+	/* a table under another name, garbage and a table of another metric */
+	snprintf(path, sizeof(path), "%s/b-copied.txt", dir);
+	CHECK_EQ_I(calib_table_write_file(&t, path, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/a-garbage.txt", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("not a table\n", f);
+		fclose(f);
+	}
+	t.fp = other;
+	CHECK_EQ_I(calib_dir_path(dir, &other, path, sizeof(path)), 0);
+	CHECK_EQ_I(calib_table_write_file(&t, path, err, sizeof(err)), 0);
+	CHECK_EQ_I(calib_dir_find(dir, &fp, found, sizeof(found), err, sizeof(err)), 1);
+	snprintf(path, sizeof(path), "%s/b-copied.txt", dir);
+	CHECK_STR(found, path);
+	CHECK_EQ_I(calib_dir_find(dir, &other, found, sizeof(found), err, sizeof(err)), 1);
+	calib_fingerprint_filename(&other, name, sizeof(name));
+	CHECK(strstr(found, name) != NULL);
+	CHECK_EQ_I(calib_table_read_file(&u, found, err, sizeof(err)), 0);
+	CHECK_STR(u.fp.field[CALIB_FP_METRICS], "instructions");
+	tmp_path(path, sizeof(path), "missing-dir");
+	CHECK_EQ_I(calib_dir_find(path, &fp, found, sizeof(found), err, sizeof(err)), -1);
+	CHECK_EQ_I(calib_table_read_file(&u, path, err, sizeof(err)), -1);
+	CHECK(strstr(err, "No such file") != NULL);
+
+	/* the default directory */
+	setenv("JCAL_CALIB_DIR", "/x/y", 1);
+	CHECK_EQ_I(calib_dir_default(path, sizeof(path)), 0);
+	CHECK_STR(path, "/x/y");
+	unsetenv("JCAL_CALIB_DIR");
+	setenv("HOME", "/home/u", 1);
+	CHECK_EQ_I(calib_dir_default(path, sizeof(path)), 0);
+	CHECK_STR(path, "/home/u/.local/share/jcal/calib");
+	calib_table_free(&t);
+	calib_table_free(&u);
+}
+
+/* Selection in jcal-post: directory by fingerprint, explicit file with a
+ * warning, none with the hint. */
+static void test_apply_select(void)
+{
+	struct calib_apply a;
+	struct calib_table t;
+	struct calib_fingerprint fp, other;
+	char dir[512], path[1024], msg[2048];
+
+	CHECK_EQ_I(calib_table_init(&t), 0);
+	fill_header(&t);
+	set_key(&t, "i:E:I:X:i", 812, 1000, 75);
+	fill_fp(&fp);
+	other = fp;
+	calib_fingerprint_set_meta(&other, "jvm.version", "21");
+	tmp_path(dir, sizeof(dir), "sel");
+	CHECK_EQ_I(calib_dir_create(dir, msg, sizeof(msg)), 0);
+	CHECK_EQ_I(calib_dir_path(dir, &fp, path, sizeof(path)), 0);
+	CHECK_EQ_I(calib_table_write_file(&t, path, msg, sizeof(msg)), 0);
+
+	CHECK_EQ_I(calib_apply_init(&a), 0);
+	CHECK_EQ_I(calib_apply_select(&a, dir, &fp, msg, sizeof(msg)), CALIB_SEL_APPLIED);
+	CHECK_EQ_I(a.active, 1);
+	CHECK_EQ_I(a.fp_match, 1);
+	CHECK_STR(a.path, path);
+	calib_apply_free(&a);
+
+	CHECK_EQ_I(calib_apply_init(&a), 0);
+	CHECK_EQ_I(calib_apply_select(&a, dir, &other, msg, sizeof(msg)), CALIB_SEL_NONE);
+	CHECK(strstr(msg, "no calibration table for this host/JVM/metric in ") != NULL);
+	CHECK(strstr(msg, "; figures are raw (calibrate with: java -agentpath:") != NULL);
+	CHECK(strstr(msg, "libjcal.so=calibrate)") != NULL);
+	CHECK_EQ_I(a.active, 0);
+	CHECK_EQ_I(calib_apply_select(&a, dir, NULL, msg, sizeof(msg)), CALIB_SEL_NONE);
+	CHECK(strstr(msg, "stdin") != NULL);
+	calib_apply_free(&a);
+
+	/* an explicit file of another fingerprint: applied, with the fields */
+	CHECK_EQ_I(calib_apply_init(&a), 0);
+	CHECK_EQ_I(calib_apply_select(&a, path, &other, msg, sizeof(msg)), CALIB_SEL_APPLIED);
+	CHECK_EQ_I(calib_apply_check_fingerprint(&a, &other, msg, sizeof(msg)), 1);
+	CHECK(strstr(msg, "jvm.version '17.0.10+7-Debian-1deb12u1' vs '21'") != NULL);
+	calib_apply_describe(&a, msg, sizeof(msg));
+	CHECK(strstr(msg, "(fingerprint differs: jvm.version") != NULL);
+	calib_apply_free(&a);
+
+	/* a broken file is an error */
+	CHECK_EQ_I(calib_apply_init(&a), 0);
+	snprintf(path, sizeof(path), "%s/broken.txt", dir);
+	{
+		FILE *f = fopen(path, "w");
+
+		if (f) {
+			fputs("jcal-calibration 1\nwhat\n", f);
+			fclose(f);
+		}
+	}
+	CHECK_EQ_I(calib_apply_select(&a, path, &fp, msg, sizeof(msg)), CALIB_SEL_ERROR);
+	CHECK(strstr(msg, "broken.txt:2: unknown header 'what'") != NULL);
+	calib_apply_free(&a);
+	calib_table_free(&t);
+}
+
+/* Writes a calibration trace: a JDK thread (not counted) and the
+ * calibrator thread with known deltas; env records for two keys. */
+static void write_calib_trace(const char *path, int with_thread_meta)
+{
+	struct tracegen tg;
+	uint64_t m[1] = {0};
+	static const char *fpmeta[][2] = {
+	    {"host.cpu.vendor", "GenuineIntel"},
+	    {"host.cpu.family", "6"},
+	    {"host.cpu.model", "85"},
+	    {"host.cpu.stepping", "7"},
+	    {"host.cpu.model_name", "Xeon"},
+	    {"host.kernel", "6.1.0"},
+	    {"jvm.vendor", "Debian"},
+	    {"jvm.version", "17"},
+	    {"mode", "events"},
+	    {"metrics", "cputime"},
+	    {"agent.version", "0.1.0"},
+	};
+
+	CHECK_EQ_I(tg_open(&tg, path), 0);
+	for (size_t i = 0; i < sizeof(fpmeta) / sizeof(fpmeta[0]); i++)
+		trace_rec_meta(&tg.rb, fpmeta[i][0], fpmeta[i][1]);
+	trace_rec_meta(&tg.rb, "metric.0.name", "cputime");
+	trace_rec_meta(&tg.rb, "metric.0.unit", "ns");
+	trace_rec_meta(&tg.rb, "start.time_ns", "1714564800000000000");
+	trace_rec_meta(&tg.rb, "env.I:E:i:X:I", "75");
+	trace_rec_meta(&tg.rb, "env.O:E:O:E:O", "5"); /* a key no delta has */
+	trace_rec_meta(&tg.rb, "env.method", "child JVM -Xint");
+	trace_rec_meta(&tg.rb, "env.runs", "3"); /* not a key: ignored */
+	trace_rec_thread_start(&tg.rb, 1, 1, 100, 0, 0, "main", 1, m);
+	trace_rec_thread_start(&tg.rb, 2, 12, 101, 0, 0, "Thread-0", 1, m);
+	tg_flush(&tg);
+	/* main: I -> i call with delta 1 (would pollute the minimum) */
+	tg_events_begin(&tg, 1, 1);
+	m[0] = 10;
+	tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 1, m);
+	m[0] = 11;
+	tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP, 2, m);
+	m[0] = 12;
+	tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP, 2, m);
+	tg_events_end(&tg);
+	/* the calibrator: 100 rounds of I calls i, deltas 800+r%50 inside i,
+	 * 300+r%7 between calls in I */
+	tg_events_begin(&tg, 2, 1);
+	m[0] = 1000;
+	tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 1, m);
+	for (unsigned r = 0; r < 100; r++) {
+		m[0] += 300 + r % 7;
+		tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP, 2, m);
+		m[0] += 800 + r % 50;
+		tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP, 2, m);
+	}
+	m[0] -= 5; /* backwards: left out */
+	tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 1, m);
+	tg_events_end(&tg);
+	/* the name comes after the events (THREAD_NAME), and so does calib.thread */
+	trace_rec_thread_name(&tg.rb, 2, 0, "jcal-calibrator");
+	if (with_thread_meta)
+		trace_rec_meta(&tg.rb, "calib.thread", "jcal-calibrator");
+	trace_rec_end(&tg.rb, 205, 2, 0);
+	CHECK_EQ_I(tg_close(&tg), 0);
+}
+
+static void test_derive(void)
+{
+	struct calib_table t;
+	struct calib_derive_info info;
+	struct calib_fingerprint fp;
+	struct trace_result res;
+	const struct calib_entry *e;
+	struct seqkey k;
+	char path[512], err[512];
+
+	tmp_path(path, sizeof(path), "calib.jcal");
+	write_calib_trace(path, 1);
+	CHECK_EQ_I(calib_derive_file(path, &t, &info, err, sizeof(err)), 0);
+	if (test_cur_failed)
+		fprintf(stderr, "  %s\n", err);
+	CHECK_STR(info.calib_thread, "jcal-calibrator");
+	CHECK_EQ_U(info.threads, 2);
+	CHECK_EQ_U(info.threads_used, 1);
+	CHECK_EQ_U(info.events, 205);
+	CHECK_EQ_U(info.backwards, 1);
+	CHECK_EQ_U(info.deltas, 200); /* 202 events: 201 deltas, 1 backwards */
+	CHECK_EQ_U(info.env_records, 2);
+	CHECK_EQ_U(info.env_unused, 1);
+	CHECK_EQ_U(t.nkeys, 3); /* i:X:I:X:O only had the backwards delta */
+	CHECK_EQ_U(info.env_missing, 2);
+	CHECK_EQ_U(calib_table_env_missing(&t), 2);
+	CHECK_STR(t.unit, "ns");
+	CHECK_STR(t.env_method, "child JVM -Xint");
+	CHECK_STR(t.created, "2024-05-01T12:00:00Z");
+	CHECK_STR(t.fp.field[CALIB_FP_METRICS], "cputime");
+	CHECK_STR(t.fp.field[CALIB_FP_CPU_MODEL_NAME], "Xeon");
+	/* inside i: 800..849, twice each value */
+	key_of("I:E:i:X:I", &k);
+	e = calib_table_get(&t, &k);
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_EQ_U(e->min, 800);
+		CHECK_EQ_U(e->samples, 100);
+		CHECK_EQ_U(e->env, 75);
+		CHECK_EQ_U(e->comp, 725);
+		CHECK(e->has_stats);
+		CHECK(e->mean > 824.49 && e->mean < 824.51);
+		/* histogram buckets of 8 at this size: within 1% */
+		CHECK(e->median >= 820 && e->median <= 830);
+		CHECK(e->p10 >= 800 && e->p10 <= 812);
+	}
+	/* between calls in I, rounds 1..99: 300 + r % 7 */
+	key_of("i:X:I:E:i", &k);
+	e = calib_table_get(&t, &k);
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_EQ_U(e->min, 300);
+		CHECK_EQ_U(e->samples, 99);
+		CHECK_EQ_U(e->env, 0);
+		CHECK_EQ_U(e->comp, 300);
+		CHECK(e->median >= 300 && e->median <= 306);
+	}
+	key_of("O:E:I:E:i", &k);
+	CHECK(calib_table_get(&t, &k) != NULL);
+	key_of("O:E:i:X:I", &k); /* main's step: not counted */
+	CHECK(calib_table_get(&t, &k) == NULL);
+	calib_table_free(&t);
+
+	/* without calib.thread every thread counts */
+	write_calib_trace(path, 0);
+	CHECK_EQ_I(calib_derive_file(path, &t, &info, err, sizeof(err)), 0);
+	CHECK_EQ_U(info.threads_used, 2);
+	key_of("I:E:i:X:I", &k);
+	CHECK_EQ_U(calib_table_get(&t, &k)->min, 1);
+	calib_table_free(&t);
+
+	/* the fingerprint scan stops once every field is known */
+	CHECK_EQ_I(calib_trace_fingerprint(path, &fp, &res), TRACE_OK);
+	CHECK_STR(fp.field[CALIB_FP_AGENT_VERSION], "0.1.0");
+	CHECK_STR(fp.field[CALIB_FP_KERNEL], "6.1.0");
+	CHECK_EQ_U(res.events, 0);
+
+	/* errors */
+	CHECK_EQ_I(calib_derive_file("/nonexistent/t.jcal", &t, NULL, err, sizeof(err)), -1);
+	CHECK(strstr(err, "/nonexistent/t.jcal") != NULL);
+	calib_table_free(&t);
+}
+
+static void test_derive_errors(void)
+{
+	struct calib_table t;
+	struct tracegen tg;
+	char path[512], err[512];
+	uint64_t m[1] = {5};
+
+	tmp_path(path, sizeof(path), "bad-env.jcal");
+	CHECK_EQ_I(tg_open(&tg, path), 0);
+	trace_rec_meta(&tg.rb, "env.I:E:i:X:I", "-3");
+	CHECK_EQ_I(tg_close(&tg), 0);
+	CHECK_EQ_I(calib_derive_file(path, &t, NULL, err, sizeof(err)), -1);
+	CHECK(strstr(err, "env.I:E:i:X:I: '-3' is not an unsigned integer") != NULL);
+	calib_table_free(&t);
+
+	tmp_path(path, sizeof(path), "no-thread.jcal");
+	CHECK_EQ_I(tg_open(&tg, path), 0);
+	trace_rec_meta(&tg.rb, "calib.thread", "jcal-calibrator");
+	trace_rec_thread_start(&tg.rb, 1, 1, 100, 0, 0, "main", 1, m);
+	tg_flush(&tg);
+	tg_events_begin(&tg, 1, 1);
+	tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP, 1, m);
+	tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP, 1, m);
+	tg_events_end(&tg);
+	CHECK_EQ_I(tg_close(&tg), 0);
+	CHECK_EQ_I(calib_derive_file(path, &t, NULL, err, sizeof(err)), -1);
+	CHECK(strstr(err, "no thread of that name has events") != NULL);
+	calib_table_free(&t);
+
+	tmp_path(path, sizeof(path), "empty.jcal");
+	CHECK_EQ_I(tg_open(&tg, path), 0);
+	CHECK_EQ_I(tg_close(&tg), 0);
+	CHECK_EQ_I(calib_derive_file(path, &t, NULL, err, sizeof(err)), -1);
+	CHECK(strstr(err, "no delta") != NULL);
+	calib_table_free(&t);
+}
+
+static void cleanup(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "  could not remove %s\n", tmpdir);
+}
+
+/* Estimators other than the minimum: comp = max(0, statistic - env), keys
+ * without statistics keep the minimum, and min restores the table's comps. */
+static void test_estimators(void)
+{
+	struct calib_table t;
+	struct calib_entry e = {0};
+	struct seqkey k, k2;
+	uint64_t comp = 0;
+	enum calib_estimator est;
+
+	CHECK(calib_table_init(&t) == 0);
+	key_of("I:E:i:X:I", &k);
+	e.min = 100;
+	e.samples = 50;
+	e.env = 30;
+	e.has_stats = 1;
+	e.p10 = 110;
+	e.median = 140;
+	e.mean = 151.6;
+	calib_table_set(&t, &k, &e);
+	set_key(&t, "i:X:I:E:N", 80, 10, 90); /* no statistics; env above min */
+	key_of("i:X:I:E:N", &k2);
+
+	static const struct {
+		const char *name;
+		uint64_t comp, comp2;
+	} want[] = { { "p10", 80, 0 }, { "median", 110, 0 }, { "mean", 122, 0 }, { "min", 70, 0 } };
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CHECK(calib_estimator_parse(want[i].name, &est) == 0);
+		CHECK_STR(calib_estimator_name(est), want[i].name);
+		calib_table_use_estimator(&t, est);
+		CHECK(calib_table_lookup(&t, &k, &comp) == CALIB_EXACT);
+		CHECK_EQ_U(comp, want[i].comp);
+		CHECK(calib_table_lookup(&t, &k2, &comp) == CALIB_EXACT);
+		CHECK_EQ_U(comp, want[i].comp2);
+	}
+	CHECK(calib_estimator_parse("average", &est) == -1);
+	calib_table_free(&t);
+}
+
+int main(void)
+{
+	make_tmpdir();
+	RUN(test_golden_calib_small);
+	RUN(test_comp_clamp_fallback);
+	RUN(test_roundtrip);
+	RUN(test_malformed);
+	RUN(test_fingerprint);
+	RUN(test_merge_diff_check);
+	RUN(test_files_and_dir);
+	RUN(test_apply_select);
+	RUN(test_derive);
+	RUN(test_derive_errors);
+	RUN(test_estimators);
+	cleanup();
+	return test_summary("calib");
+}

@@ -1,0 +1,174 @@
+/*
+ * calib_apply.c - chooses the calibration table for a trace and applies it
+ * per delta through the tree builder's hook (see calib_apply.h).
+ */
+#include "calib_apply.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int calib_apply_init(struct calib_apply *a)
+{
+	memset(a, 0, sizeof(*a));
+	return calib_table_init(&a->table);
+}
+
+void calib_apply_free(struct calib_apply *a)
+{
+	calib_table_free(&a->table);
+	memset(a, 0, sizeof(*a));
+}
+
+int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, uint64_t raw_delta)
+{
+	struct calib_apply *a = ctx;
+	unsigned i = seqkey_index(key);
+	uint64_t comp;
+
+	if (metric != 0)
+		return raw_delta > INT64_MAX ? INT64_MAX : (int64_t)raw_delta;
+	switch (calib_table_lookup(&a->table, key, &comp)) {
+	case CALIB_EXACT:
+	case CALIB_NO_TABLE:
+		break;
+	case CALIB_SIMILAR:
+		a->fallback_similar++;
+		break;
+	case CALIB_GLOBAL:
+		a->fallback_global++;
+		break;
+	}
+	if (!a->seen[i]) {
+		a->seen[i] = 1;
+		a->keys_seen++;
+		a->keys_found += calib_table_get(&a->table, key) != NULL;
+	}
+	a->deltas++;
+	if (raw_delta < comp) {
+		a->clamped++;
+		return 0;
+	}
+	raw_delta -= comp;
+	return raw_delta > INT64_MAX ? INT64_MAX : (int64_t)raw_delta;
+}
+
+/* Where libjcal.so is, for the hint: beside this jcal-post when there. */
+static void agent_path(char *buf, size_t len)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct stat sb;
+
+	snprintf(buf, len, ".../libjcal.so");
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	snprintf(slash + 1, sizeof(exe) - (size_t)(slash + 1 - exe), "libjcal.so");
+	if (!stat(exe, &sb))
+		snprintf(buf, len, "%s", exe);
+}
+
+static enum calib_select none(char *msg, size_t len, const char *why)
+{
+	char agent[PATH_MAX];
+
+	agent_path(agent, sizeof(agent));
+	snprintf(msg, len, "%s; figures are raw (calibrate with: java -agentpath:%s=calibrate)",
+		 why, agent);
+	return CALIB_SEL_NONE;
+}
+
+static enum calib_select load(struct calib_apply *a, const char *path, char *msg, size_t len)
+{
+	if (calib_table_read_file(&a->table, path, msg, len))
+		return CALIB_SEL_ERROR;
+	if (calib_table_prepare(&a->table)) {
+		snprintf(msg, len, "%s: out of memory", path);
+		return CALIB_SEL_ERROR;
+	}
+	snprintf(a->path, sizeof(a->path), "%s", path);
+	a->active = 1;
+	return CALIB_SEL_APPLIED;
+}
+
+enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
+				     const struct calib_fingerprint *trace_fp, char *msg,
+				     size_t len)
+{
+	char dir[PATH_MAX], path[PATH_MAX], why[PATH_MAX + 128];
+	struct stat sb;
+	int r;
+
+	if (calib && !stat(calib, &sb) && !S_ISDIR(sb.st_mode))
+		return load(a, calib, msg, len);
+	if (calib)
+		snprintf(dir, sizeof(dir), "%s", calib);
+	else if (calib_dir_default(dir, sizeof(dir)))
+		return none(msg, len,
+			    "no calibration directory ($JCAL_CALIB_DIR and $HOME are unset)");
+	if (!trace_fp) {
+		snprintf(why, sizeof(why),
+			 "the trace comes from stdin, so the calibration directory %s cannot be "
+			 "searched for its table (name one with --calib FILE)",
+			 dir);
+		return none(msg, len, why);
+	}
+	if (stat(dir, &sb)) {
+		if (calib) {
+			snprintf(msg, len, "--calib %s: %s", calib, strerror(errno));
+			return CALIB_SEL_ERROR;
+		}
+		snprintf(why, sizeof(why), "no calibration table for this host/JVM/metric in %s",
+			 dir);
+		return none(msg, len, why);
+	}
+	r = calib_dir_find(dir, trace_fp, path, sizeof(path), msg, len);
+	if (r < 0)
+		return CALIB_SEL_ERROR;
+	if (r == 0) {
+		snprintf(why, sizeof(why), "no calibration table for this host/JVM/metric in %s",
+			 dir);
+		return none(msg, len, why);
+	}
+	if (load(a, path, msg, len) != CALIB_SEL_APPLIED)
+		return CALIB_SEL_ERROR;
+	calib_apply_check_fingerprint(a, trace_fp, msg, len);
+	return CALIB_SEL_APPLIED;
+}
+
+int calib_apply_check_fingerprint(struct calib_apply *a, const struct calib_fingerprint *trace_fp,
+				  char *msg, size_t len)
+{
+	uint32_t mask = calib_fingerprint_diff(&a->table.fp, trace_fp);
+
+	a->fp_known = 1;
+	a->fp_match = !mask;
+	a->fp_diff[0] = '\0';
+	if (!mask)
+		return 0;
+	calib_fingerprint_diff_text(&a->table.fp, trace_fp, mask, a->fp_diff, sizeof(a->fp_diff));
+	snprintf(msg, len,
+		 "calibration table %s is for another host/JVM/metric; applied as asked "
+		 "(table vs trace: %s)",
+		 a->path, a->fp_diff);
+	return 1;
+}
+
+void calib_apply_describe(const struct calib_apply *a, char *buf, size_t len)
+{
+	if (!a->active)
+		snprintf(buf, len, "none (raw figures)");
+	else if (!a->fp_known)
+		snprintf(buf, len, "%s", a->path);
+	else if (a->fp_match)
+		snprintf(buf, len, "%s (fingerprint matches)", a->path);
+	else
+		snprintf(buf, len, "%s (fingerprint differs: %s)", a->path, a->fp_diff);
+}

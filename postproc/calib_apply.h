@@ -1,0 +1,68 @@
+/*
+ * calib_apply.h - applying a calibration table in jcal-post: which table
+ * (the one matching the trace's fingerprint in the calibration directory,
+ * or an explicit file), the tree builder's compensation hook, and the
+ * counts the summary reports (key coverage, clamped and fallback deltas).
+ *
+ * Compensation covers metric 0 only (the metric the table was measured
+ * with); other metrics of a multi-metric trace stay raw.
+ */
+#ifndef JCAL_CALIB_APPLY_H
+#define JCAL_CALIB_APPLY_H
+
+#include <stdint.h>
+
+#include "calib_table.h"
+#include "calltree.h"
+
+struct calib_apply {
+	struct calib_table table;
+	int active;		   /* a table is loaded and applied */
+	char path[4096];	   /* its file */
+	int fp_known;		   /* fp_match / fp_diff are set */
+	int fp_match;		   /* its fingerprint is the trace's */
+	char fp_diff[1024];	   /* the differing fields (table vs trace) otherwise */
+	uint64_t deltas;	   /* deltas of metric 0 compensated */
+	uint64_t clamped;	   /* ...whose raw value was below comp: 0 */
+	uint64_t fallback_similar; /* key missing: same transitions, static-ness ignored */
+	uint64_t fallback_global;  /* key missing: the table's smallest comp */
+	unsigned keys_seen;	   /* distinct keys of the trace's deltas */
+	unsigned keys_found;	   /* ...of which the table has */
+	uint8_t seen[SEQKEY_COUNT];
+};
+
+/* Returns 0 or -1 (out of memory). */
+int calib_apply_init(struct calib_apply *a);
+void calib_apply_free(struct calib_apply *a);
+
+/* The compensation hook (ctx = struct calib_apply *): metric 0 gets
+ * max(0, raw - comp of the key or its fallback); other metrics raw. */
+int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, uint64_t raw_delta);
+
+enum calib_select {
+	CALIB_SEL_APPLIED, /* a table is active */
+	CALIB_SEL_NONE,	   /* no table: raw figures; msg is the note to show */
+	CALIB_SEL_ERROR,   /* msg is the error */
+};
+
+/*
+ * Chooses the table. calib is the --calib value (a file or a directory) or
+ * NULL for the calibration directory ($JCAL_CALIB_DIR, else
+ * ~/.local/share/jcal/calib). A file is loaded whatever its fingerprint
+ * (check it with calib_apply_check_fingerprint once the trace's is known);
+ * a directory is searched for the table of trace_fp, which must then be
+ * known (NULL: the trace comes from stdin and cannot be read twice).
+ */
+enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
+				     const struct calib_fingerprint *trace_fp, char *msg,
+				     size_t len);
+
+/* Compares the active table with the trace's fingerprint; returns 1 (and
+ * fills msg with a warning naming the differing fields) when they differ. */
+int calib_apply_check_fingerprint(struct calib_apply *a, const struct calib_fingerprint *trace_fp,
+				  char *msg, size_t len);
+
+/* "PATH (fingerprint matches)" or "PATH (fingerprint differs: ...)". */
+void calib_apply_describe(const struct calib_apply *a, char *buf, size_t len);
+
+#endif

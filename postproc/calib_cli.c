@@ -1,0 +1,280 @@
+/*
+ * calib_cli.c - "jcal-post calib show|check|merge|diff": shows, validates,
+ * merges and compares calibration tables (common/calib_table.h), printing
+ * the results and "jcal-post: error: ..." messages.
+ */
+#include "calib_cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "calib_table.h"
+
+static void msg(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void msg(const char *level, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "jcal-post: %s: ", level);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fputs(
+	    "usage: jcal-post calib show FILE          the table, its fingerprint and coverage\n"
+	    "       jcal-post calib check FILE         validate: syntax, comp = max(0, min - "
+	    "env),\n"
+	    "                                          keys possible in the table's mode, "
+	    "statistics\n"
+	    "       jcal-post calib merge [--force] -o OUT A B...\n"
+	    "                                          per-key minimum of tables of the same\n"
+	    "                                          fingerprint, samples added (--force: merge\n"
+	    "                                          different fingerprints, keeping A's)\n"
+	    "       jcal-post calib diff A B           compare two tables key by key\n"
+	    "Tables are described in docs/calibration-format.md.\n",
+	    f);
+}
+
+/* Loads path into t (initialised here); prints the error. */
+static int load(struct calib_table *t, const char *path)
+{
+	char err[1024];
+
+	if (calib_table_init(t)) {
+		msg("error", "out of memory");
+		return -1;
+	}
+	if (calib_table_read_file(t, path, err, sizeof(err))) {
+		msg("error", "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int show(const char *path)
+{
+	struct calib_table t;
+	enum seqkey_mode mode;
+	unsigned reach = 0, present = 0;
+	char key[SEQKEY_TEXT_LEN], name[64];
+	struct seqkey k;
+	uint64_t gmin = 0;
+	int have = 0;
+
+	if (load(&t, path)) {
+		calib_table_free(&t);
+		return 1;
+	}
+	calib_fingerprint_filename(&t.fp, name, sizeof(name));
+	printf("Calibration table %s\n", path);
+	for (unsigned i = 0; i < CALIB_FP_COUNT; i++)
+		printf("  %-16s %s\n", calib_fp_name(i), t.fp.field[i]);
+	printf("  %-16s %s\n  %-16s %s\n  %-16s %s\n", "created", t.created, "unit", t.unit,
+	       "env.method", t.env_method);
+	printf("  %-16s %s\n", "file name", name);
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
+		if (t.e[i].present && (!have || t.e[i].comp < gmin)) {
+			gmin = t.e[i].comp;
+			have = 1;
+		}
+	printf("  %-16s %u (%u without env)", "keys", t.nkeys, calib_table_env_missing(&t));
+	if (!seqkey_mode_parse(t.fp.field[CALIB_FP_MODE], &mode)) {
+		calib_table_coverage(&t, mode, &reach, &present);
+		printf(", %u of the %u keys possible in mode %s", present, reach,
+		       t.fp.field[CALIB_FP_MODE]);
+	}
+	printf("\n  %-16s %" PRIu64 " (fallback for keys without a similar one)\n", "smallest comp",
+	       gmin);
+	printf("%-9s %10s %10s %8s %8s %10s %8s %8s\n", "KEY", "MIN", "SAMPLES", "ENV", "COMP",
+	       "MEAN", "MEDIAN", "P10");
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		const struct calib_entry *e = &t.e[i];
+
+		if (!e->present)
+			continue;
+		seqkey_from_index(i, &k);
+		printf("%-9s %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64,
+		       seqkey_format(&k, key), e->min, e->samples, e->env, e->comp);
+		if (e->has_stats)
+			printf(" %10.1f %8" PRIu64 " %8" PRIu64 "\n", e->mean, e->median, e->p10);
+		else
+			printf(" %10s %8s %8s\n", "-", "-", "-");
+	}
+	calib_table_free(&t);
+	return 0;
+}
+
+static int check(const char *path)
+{
+	struct calib_table t;
+	char report[8192];
+	unsigned n;
+
+	if (load(&t, path)) {
+		calib_table_free(&t);
+		return 1;
+	}
+	n = calib_table_check(&t, report, sizeof(report));
+	if (n) {
+		char *line, *save = NULL;
+
+		for (line = strtok_r(report, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			msg("error", "%s: %s", path, line);
+		msg("error", "%s: %u problem%s", path, n, n == 1 ? "" : "s");
+	} else {
+		printf("%s: ok: %u keys, mode %s, metrics %s\n", path, t.nkeys,
+		       t.fp.field[CALIB_FP_MODE], t.fp.field[CALIB_FP_METRICS]);
+	}
+	calib_table_free(&t);
+	return n ? 1 : 0;
+}
+
+static int merge(int argc, char **argv)
+{
+	const char *out = NULL;
+	int force = 0, first = -1, status = 0;
+	struct calib_table acc, t;
+	char err[2048];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--force")) {
+			force = 1;
+		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			if (i + 1 >= argc) {
+				msg("error", "calib merge: %s needs a file name", argv[i]);
+				return 2;
+			}
+			out = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			msg("error",
+			    "calib merge: unknown option '%s' (see jcal-post calib --help)",
+			    argv[i]);
+			return 2;
+		} else if (first < 0) {
+			first = i;
+		}
+	}
+	if (!out || first < 0) {
+		msg("error",
+		    "calib merge: %s (usage: jcal-post calib merge [--force] -o OUT A B...)",
+		    !out ? "no output file (-o OUT)" : "no input table");
+		return 2;
+	}
+	if (load(&acc, argv[first])) {
+		calib_table_free(&acc);
+		return 1;
+	}
+	for (int i = first + 1; i < argc && !status; i++) {
+		if (!strcmp(argv[i], "--force"))
+			continue;
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			i++;
+			continue;
+		}
+		if (load(&t, argv[i])) {
+			status = 1;
+		} else if (calib_table_merge(&acc, &t, force, err, sizeof(err))) {
+			msg("error", "calib merge: %s and %s: %s (--force merges anyway)",
+			    argv[first], argv[i], err);
+			status = 1;
+		} else if (calib_fingerprint_diff(&acc.fp, &t.fp)) {
+			calib_fingerprint_diff_text(&acc.fp, &t.fp,
+						    calib_fingerprint_diff(&acc.fp, &t.fp), err,
+						    sizeof(err));
+			msg("warning",
+			    "calib merge --force: %s has another fingerprint (%s); the "
+			    "result keeps %s's",
+			    argv[i], err, argv[first]);
+		}
+		calib_table_free(&t);
+	}
+	if (!status) {
+		if (gmtime_r(&now, &tm))
+			strftime(acc.created, sizeof(acc.created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		if (!strcmp(out, "-")) {
+			if (calib_table_write(&acc, stdout) || fflush(stdout)) {
+				msg("error", "stdout: write error: %s", strerror(errno));
+				status = 1;
+			}
+		} else if (calib_table_write_file(&acc, out, err, sizeof(err))) {
+			msg("error", "%s", err);
+			status = 1;
+		}
+	}
+	calib_table_free(&acc);
+	return status;
+}
+
+static int diff(const char *a, const char *b)
+{
+	struct calib_table ta, tb;
+	int status = 0;
+	unsigned n;
+
+	memset(&ta, 0, sizeof(ta));
+	memset(&tb, 0, sizeof(tb));
+	if (load(&ta, a) || load(&tb, b)) {
+		calib_table_free(&ta);
+		calib_table_free(&tb);
+		return 1;
+	}
+	printf("--- A %s\n+++ B %s\n", a, b);
+	n = calib_table_diff(&ta, &tb, stdout);
+	if (n)
+		printf("%u difference%s\n", n, n == 1 ? "" : "s");
+	else
+		printf("the tables are the same (header dates aside)\n");
+	calib_table_free(&ta);
+	calib_table_free(&tb);
+	return status;
+}
+
+int calib_cli_main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd) {
+		msg("error",
+		    "calib: no subcommand (show, check, merge or diff; see jcal-post calib "
+		    "--help)");
+		return 2;
+	}
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "merge"))
+		return merge(argc - 2, argv + 2);
+	if (!strcmp(cmd, "show") || !strcmp(cmd, "check")) {
+		if (argc != 3) {
+			msg("error",
+			    "calib %s: one table file expected (usage: jcal-post calib %s FILE)",
+			    cmd, cmd);
+			return 2;
+		}
+		return cmd[0] == 's' ? show(argv[2]) : check(argv[2]);
+	}
+	if (!strcmp(cmd, "diff")) {
+		if (argc != 4) {
+			msg("error",
+			    "calib diff: two table files expected (usage: jcal-post calib diff "
+			    "A B)");
+			return 2;
+		}
+		return diff(argv[2], argv[3]);
+	}
+	msg("error", "calib: unknown subcommand '%s' (show, check, merge or diff)", cmd);
+	return 2;
+}

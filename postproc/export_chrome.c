@@ -1,0 +1,114 @@
+/*
+ * export_chrome.c - Chrome trace event JSON (the "JSON Object Format" of
+ * the Trace Event Format, read by Perfetto and chrome://tracing): one
+ * complete event ("ph":"X") per method call, one track per Java thread
+ * (tid = thread serial, named by a thread_name metadata event).
+ *
+ * The trace is read again (replay.c); each span is written when its frame
+ * closes, so memory holds only the open frames. ts and dur are in
+ * microseconds: the raw metric in ns / 1000 for a time metric; for a count
+ * metric one count is shown as one microsecond. Spans shorter than
+ * --min-duration (in the metric's unit, ns or counts) are left out. Frames
+ * live before tracing started begin at the thread's first event.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "replay.h"
+#include "report.h"
+#include "report_util.h"
+
+struct chrome {
+	const struct model *m;
+	FILE *out;
+	int time; /* metric in ns */
+	uint64_t min;
+	uint64_t written, dropped;
+};
+
+static void put_us(struct chrome *c, uint64_t v)
+{
+	if (c->time)
+		fprintf(c->out, "%" PRIu64 ".%03u", v / 1000, (unsigned)(v % 1000));
+	else
+		fprintf(c->out, "%" PRIu64, v);
+}
+
+static int ch_begin(void *ctx, const struct model_thread *t, uint64_t at)
+{
+	struct chrome *c = ctx;
+
+	(void)at;
+	fprintf(c->out,
+		",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%" PRIu32
+		",\"args\":{\"name\":",
+		t->serial);
+	json_string(c->out, t->name);
+	fprintf(c->out,
+		"}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%" PRIu32
+		",\"args\":{\"sort_index\":%" PRIu32 "}}",
+		t->serial, t->serial);
+	return 0;
+}
+
+static int ch_close(void *ctx, const struct model_thread *t, uint32_t method, uint64_t opened,
+		    uint64_t at, uint32_t depth)
+{
+	struct chrome *c = ctx;
+
+	(void)depth;
+	if (at - opened < c->min) {
+		c->dropped++;
+		return 0;
+	}
+	fputs(",\n{\"name\":", c->out);
+	json_string(c->out, model_method_name(c->m, method));
+	fprintf(c->out,
+		",\"cat\":\"java\",\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":", t->serial);
+	put_us(c, opened);
+	fputs(",\"dur\":", c->out);
+	put_us(c, at - opened);
+	fputc('}', c->out);
+	c->written++;
+	return 0;
+}
+
+int export_chrome(const struct model *m, const struct report_opts *o)
+{
+	struct chrome c = {0};
+	struct replay_opts ro = {0};
+	struct replay_cb cb = {0};
+	const char *base = o->trace_path ? strrchr(o->trace_path, '/') : NULL;
+	int err;
+
+	c.m = m;
+	c.out = o->out;
+	c.time = report_metric_is_time(m, o->metric);
+	c.min = o->min_duration > 0 ? (uint64_t)o->min_duration : 0;
+	ro.path = o->trace_path;
+	ro.metric = o->metric;
+	ro.sel = o->shaping ? o->shaping->sel : o->sel;
+	ro.progress = o->progress;
+	if (o->shaping) {
+		ro.exclude = o->shaping->exclude;
+		ro.nexclude = o->shaping->nexclude;
+	}
+	cb.ctx = &c;
+	cb.begin = ch_begin;
+	cb.close = ch_close;
+	fputs("{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
+	      "\"args\":{\"name\":",
+	      o->out);
+	json_string(o->out, base ? base + 1 : o->trace_path ? o->trace_path : "jcal");
+	fputs("}}", o->out);
+	err = replay_run(m, &ro, &cb, o->err, REPORT_ERR_LEN);
+	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"metric\":", o->out);
+	json_string(o->out, m->metric[o->metric].name);
+	fprintf(o->out,
+		",\"unit\":\"%s\",\"spans\":%" PRIu64 ",\"dropped_spans\":%" PRIu64
+		",\"min_duration\":%" PRIu64 "}}\n",
+		c.time ? "ns" : "count (shown as us)", c.written, c.dropped, c.min);
+	return err;
+}

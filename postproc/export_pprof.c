@@ -1,0 +1,210 @@
+/*
+ * export_pprof.c - pprof's profile.proto
+ * (github.com/google/pprof/blob/main/proto/profile.proto), encoded by hand
+ * with pb_writer.c and gzip-compressed with zlib, as `go tool pprof` reads
+ * it.
+ *
+ * Sample types: "calls" (count), then every metric of the trace (its name;
+ * unit "nanoseconds" for time metrics, "count" otherwise); the default is
+ * the shown metric. One sample per calling context of each selected thread
+ * (leaf first), values calls and base (calibrated unless --raw), with a
+ * "thread" label; time in the thread root with no frame open is a sample
+ * of the function "<thread root>". One function and one location per
+ * method. Memory: the encoded profile, i.e. the calling contexts.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pb_writer.h"
+#include "report.h"
+#include "report_util.h"
+#include "u64map.h"
+
+/* profile.proto field numbers */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_COMMENT = 13,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUE_TYPE_TYPE = 1,
+	VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1,
+	SAMPLE_VALUE = 2,
+	SAMPLE_LABEL = 3,
+	LABEL_KEY = 1,
+	LABEL_STR = 2,
+	LOCATION_ID = 1,
+	LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	FUNCTION_ID = 1,
+	FUNCTION_NAME = 2,
+	FUNCTION_SYSTEM_NAME = 3,
+};
+
+struct strtab {
+	struct pb pb; /* the string_table fields, in order */
+	int64_t n;
+};
+
+static int64_t str_add(struct strtab *s, const char *str)
+{
+	pb_string(&s->pb, PROFILE_STRING_TABLE, str);
+	return s->n++;
+}
+
+struct funcs {
+	struct u64map idx; /* method -> function id */
+	uint32_t n;
+};
+
+static uint64_t func_id(struct funcs *f, struct pb *out, struct strtab *st, const struct model *m,
+			uint32_t method)
+{
+	uint32_t *v = u64map_find(&f->idx, method);
+	struct pb fn = {0}, loc = {0}, line = {0};
+	int64_t name;
+
+	if (v)
+		return *v;
+	if (u64map_put(&f->idx, method, f->n + 1)) {
+		out->oom = 1;
+		return 0;
+	}
+	f->n++;
+	name = str_add(st, model_method_name(m, method));
+	pb_uint(&fn, FUNCTION_ID, f->n);
+	pb_int(&fn, FUNCTION_NAME, name);
+	pb_int(&fn, FUNCTION_SYSTEM_NAME, name);
+	pb_message(out, PROFILE_FUNCTION, &fn);
+	pb_uint(&line, LINE_FUNCTION_ID, f->n);
+	pb_uint(&loc, LOCATION_ID, f->n);
+	pb_message(&loc, LOCATION_LINE, &line);
+	pb_message(out, PROFILE_LOCATION, &loc);
+	pb_free(&fn);
+	pb_free(&loc);
+	pb_free(&line);
+	return f->n;
+}
+
+static int write_gzip(FILE *f, const struct pb *b, char *err)
+{
+	z_stream z;
+	unsigned char buf[65536];
+	int r;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK) {
+		snprintf(err, REPORT_ERR_LEN, "zlib: cannot start compression");
+		return -1;
+	}
+	z.next_in = b->buf;
+	z.avail_in = (uInt)b->len;
+	do {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		r = deflate(&z, Z_FINISH);
+		if (r == Z_STREAM_ERROR) {
+			deflateEnd(&z);
+			snprintf(err, REPORT_ERR_LEN, "zlib: compression failed");
+			return -1;
+		}
+		fwrite(buf, 1, sizeof(buf) - z.avail_out, f);
+	} while (r != Z_STREAM_END);
+	deflateEnd(&z);
+	return 0;
+}
+
+int export_pprof(const struct model *m, const struct report_opts *o)
+{
+	const struct model_thread **list;
+	struct pb prof = {0}, sample = {0}, tmp = {0}, vt = {0};
+	struct strtab st = {{0}, 0};
+	struct funcs fn = {{0}, 0};
+	uint64_t *locs = NULL, vals[1 + JCAL_MAX_METRICS];
+	uint32_t maxlev = 0;
+	int64_t thread_key, type_str[JCAL_MAX_METRICS] = {0};
+	size_t n;
+	int err = -1;
+
+	if (report_threads(m, o, &list, &n))
+		return -1;
+	if (u64map_init(&fn.idx, 256))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (list[i]->tree.max_level > maxlev)
+			maxlev = list[i]->tree.max_level;
+	locs = malloc(((size_t)maxlev + 1) * sizeof(*locs));
+	if (!locs)
+		goto out;
+	str_add(&st, "");
+	/* sample types: calls, then every metric */
+	pb_int(&vt, VALUE_TYPE_TYPE, str_add(&st, "calls"));
+	pb_int(&vt, VALUE_TYPE_UNIT, str_add(&st, "count"));
+	pb_message(&prof, PROFILE_SAMPLE_TYPE, &vt);
+	for (unsigned i = 0; i < m->nmetrics; i++) {
+		pb_clear(&vt);
+		type_str[i] = str_add(&st, m->metric[i].name);
+		pb_int(&vt, VALUE_TYPE_TYPE, type_str[i]);
+		pb_int(&vt, VALUE_TYPE_UNIT,
+		       str_add(&st, report_metric_is_time(m, i) ? "nanoseconds" : "count"));
+		pb_message(&prof, PROFILE_SAMPLE_TYPE, &vt);
+	}
+	thread_key = str_add(&st, "thread");
+	for (size_t i = 0; i < n; i++) {
+		const struct calltree *t = &list[i]->tree;
+		char label[300];
+		int64_t tname;
+
+		report_thread_label(list[i], label, sizeof(label));
+		tname = str_add(&st, label);
+		for (uint32_t k = 0; k < t->nnodes; k++) {
+			const struct calltree_node *nd = &t->nodes[t->order[k]];
+			uint32_t d = 0;
+			int any = nd->calls && t->order[k] != CALLTREE_ROOT;
+
+			for (unsigned mi = 0; mi < m->nmetrics; mi++)
+				any |= nd->base[mi] != 0;
+			if (!any)
+				continue;
+			for (uint32_t x = t->order[k]; x != CALLTREE_ROOT; x = t->nodes[x].parent)
+				locs[d++] = func_id(&fn, &prof, &st, m, t->nodes[x].method);
+			if (!d)
+				locs[d++] = func_id(&fn, &prof, &st, m, CALLTREE_ROOT_METHOD);
+			vals[0] = t->order[k] == CALLTREE_ROOT ? 0 : nd->calls;
+			for (unsigned mi = 0; mi < m->nmetrics; mi++)
+				vals[1 + mi] = model_value(m, mi, nd->base[mi]);
+			pb_clear(&sample);
+			pb_packed(&sample, SAMPLE_LOCATION_ID, locs, d);
+			pb_packed(&sample, SAMPLE_VALUE, vals, 1 + m->nmetrics);
+			pb_clear(&tmp);
+			pb_int(&tmp, LABEL_KEY, thread_key);
+			pb_int(&tmp, LABEL_STR, tname);
+			pb_message(&sample, SAMPLE_LABEL, &tmp);
+			pb_message(&prof, PROFILE_SAMPLE, &sample);
+		}
+	}
+	pb_int(
+	    &prof, PROFILE_COMMENT,
+	    str_add(&st, o->calibrated ? "jcal-post: calibrated values" : "jcal-post: raw values"));
+	pb_int(&prof, PROFILE_DEFAULT_SAMPLE_TYPE, type_str[o->metric]);
+	pb_raw(&prof, st.pb.buf, st.pb.len);
+	if (prof.oom || st.pb.oom)
+		goto out;
+	err = write_gzip(o->out, &prof, o->err);
+out:
+	pb_free(&prof);
+	pb_free(&sample);
+	pb_free(&tmp);
+	pb_free(&vt);
+	pb_free(&st.pb);
+	u64map_free(&fn.idx);
+	free(locs);
+	free(list);
+	return err;
+}

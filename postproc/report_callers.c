@@ -1,0 +1,319 @@
+/*
+ * report_callers.c - the bottom-up report: per method (sorted by base, as
+ * the flat profile), every calling context that leads to it, with its
+ * calls, base and the share of the method's base it contributes. Equal
+ * paths in several threads add up. Text (paths callee first), CSV and JSON
+ * (paths root first, ';'-joined as in the tree report).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flat.h"
+#include "output.h"
+#include "report.h"
+#include "report_util.h"
+#include "u64map.h"
+
+struct rec {
+	uint32_t rank; /* the method's row in the flat order */
+	uint32_t tree;
+	uint32_t node;
+	uint64_t calls, base, raw_base;
+};
+
+struct ctx {
+	const struct model *m;
+	const struct calltree **trees;
+};
+
+/* Compares two paths leaf first, by method name. */
+static int path_cmp(const struct ctx *c, const struct rec *x, const struct rec *y)
+{
+	const struct calltree *tx = c->trees[x->tree], *ty = c->trees[y->tree];
+	uint32_t a = x->node, b = y->node;
+
+	while (a != CALLTREE_ROOT && b != CALLTREE_ROOT) {
+		uint32_t ma = tx->nodes[a].method, mb = ty->nodes[b].method;
+
+		if (ma != mb) {
+			int d = strcmp(model_method_name(c->m, ma), model_method_name(c->m, mb));
+
+			return d ? d : ma < mb ? -1 : 1;
+		}
+		a = tx->nodes[a].parent;
+		b = ty->nodes[b].parent;
+	}
+	return (a != CALLTREE_ROOT) - (b != CALLTREE_ROOT);
+}
+
+static int by_path(const void *pa, const void *pb, void *c)
+{
+	const struct rec *x = pa, *y = pb;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return path_cmp(c, x, y);
+}
+
+static int by_base(const void *pa, const void *pb, void *c)
+{
+	const struct rec *x = pa, *y = pb;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->base != y->base)
+		return x->base > y->base ? -1 : 1;
+	return path_cmp(c, x, y);
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* Writes the path of r: root first joined by sep, or leaf first. */
+static void put_path(const struct model *m, const struct calltree *t, uint32_t node, int leaf_first,
+		     const char *sep, FILE *f, int csv)
+{
+	uint32_t depth = 0, *path;
+
+	for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent)
+		depth++;
+	path = malloc((depth ? depth : 1) * sizeof(*path));
+	if (!path)
+		return;
+	depth = 0;
+	for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent)
+		path[depth++] = n;
+	if (csv) {
+		char *s = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&s, &len);
+
+		if (mem) {
+			for (uint32_t i = depth; i-- > 0;)
+				fprintf(mem, "%s%s", i + 1 < depth ? sep : "",
+					model_method_name(m, t->nodes[path[i]].method));
+			fclose(mem);
+			csv_field(f, s);
+			free(s);
+		}
+	} else if (leaf_first) {
+		for (uint32_t i = 0; i < depth; i++)
+			fprintf(f, "%s%s", i ? sep : "",
+				model_method_name(m, t->nodes[path[i]].method));
+	} else {
+		char *s = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&s, &len);
+
+		if (mem) {
+			for (uint32_t i = depth; i-- > 0;)
+				fprintf(mem, "%s%s", i + 1 < depth ? sep : "",
+					model_method_name(m, t->nodes[path[i]].method));
+			fclose(mem);
+			json_string(f, s);
+			free(s);
+		}
+	}
+	free(path);
+}
+
+static void text_method(const struct model *m, const struct report_opts *o, struct ctx *c,
+			const struct flat_row *row, const struct rec *r, size_t n, uint64_t total)
+{
+	unsigned mi = o->metric, wc = 5, wb = 4;
+
+	for (size_t i = 0; i < n; i++) {
+		wc = report_width(wc, r[i].calls);
+		wb = report_width(wb, model_value(m, mi, r[i].base));
+	}
+	fprintf(o->out, "\n%s  calls %" PRIu64 "  base %" PRIu64 " (%.2f%% of total)\n", row->name,
+		row->calls, model_value(m, mi, row->base), pct(row->base, total));
+	fprintf(o->out, "  %7s %*s %*s  Path (callee first)\n", "Share", wc, "Calls", wb, "Base");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o->out, "  %6.2f%% %*" PRIu64 " %*" PRIu64 "  ", pct(r[i].base, row->base),
+			wc, r[i].calls, wb, model_value(m, mi, r[i].base));
+		put_path(m, c->trees[r[i].tree], r[i].node, 1, " <- ", o->out, 0);
+		fputc('\n', o->out);
+	}
+}
+
+static void csv_method(const struct model *m, const struct report_opts *o, struct ctx *c,
+		       const struct flat_row *row, const struct rec *r, size_t n)
+{
+	unsigned mi = o->metric;
+
+	for (size_t i = 0; i < n; i++) {
+		csv_field(o->out, row->name);
+		fputc(',', o->out);
+		put_path(m, c->trees[r[i].tree], r[i].node, 0, ";", o->out, 1);
+		fprintf(o->out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n", r[i].calls,
+			model_value(m, mi, r[i].base), model_value(m, mi, r[i].raw_base),
+			pct(r[i].base, row->base));
+	}
+}
+
+static void json_method(const struct model *m, const struct report_opts *o, struct ctx *c,
+			const struct flat_row *row, const struct rec *r, size_t n, int first)
+{
+	unsigned mi = o->metric;
+
+	fputs(first ? "\n{\"method\":" : ",\n{\"method\":", o->out);
+	json_string(o->out, row->name);
+	fprintf(o->out,
+		",\"calls\":%" PRIu64 ",\"base\":%" PRIu64 ",\"raw_base\":%" PRIu64 ",\"paths\":[",
+		row->calls, model_value(m, mi, row->base), model_value(m, mi, row->raw_base));
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",{\"path\":" : "{\"path\":", o->out);
+		put_path(m, c->trees[r[i].tree], r[i].node, 0, ";", o->out, 0);
+		fprintf(o->out,
+			",\"calls\":%" PRIu64 ",\"base\":%" PRIu64 ",\"raw_base\":%" PRIu64
+			",\"share\":%.4f}",
+			r[i].calls, model_value(m, mi, r[i].base),
+			model_value(m, mi, r[i].raw_base),
+			row->base ? (double)r[i].base / (double)row->base : 0.0);
+	}
+	fputs("]}", o->out);
+}
+
+/* Collects one record per non-root node, merged by equal paths, grouped by
+ * method in flat order and sorted by base within each method. */
+static int collect(const struct calltree **trees, size_t nt, unsigned mi,
+		   const struct flat_row *rows, size_t nrows, struct rec **out, size_t *nout)
+{
+	struct u64map rank;
+	struct rec *r;
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < nt; i++)
+		n += trees[i]->nnodes - 1;
+	r = malloc((n ? n : 1) * sizeof(*r));
+	if (!r || u64map_init(&rank, nrows + 1)) {
+		free(r);
+		return -1;
+	}
+	for (size_t i = 0; i < nrows; i++)
+		if (u64map_put(&rank, rows[i].method, (uint32_t)i)) {
+			u64map_free(&rank);
+			free(r);
+			return -1;
+		}
+	for (size_t ti = 0; ti < nt; ti++)
+		for (uint32_t i = 1; i < trees[ti]->nnodes; i++) {
+			const struct calltree_node *nd = &trees[ti]->nodes[i];
+			struct rec *x = &r[k++];
+
+			x->rank = *u64map_find(&rank, nd->method);
+			x->tree = (uint32_t)ti;
+			x->node = i;
+			x->calls = nd->calls;
+			x->base = nd->base[mi];
+			x->raw_base = nd->raw_base[mi];
+		}
+	u64map_free(&rank);
+	*out = r;
+	*nout = k;
+	return 0;
+}
+
+int report_callers(const struct model *m, const struct report_opts *o)
+{
+	const struct model_thread **list;
+	const struct calltree **trees = NULL;
+	struct flat_row *rows = NULL;
+	struct rec *r = NULL;
+	size_t nt, nrows = 0, nr = 0, shown;
+	uint64_t total = 0;
+	unsigned mi = o->metric;
+	struct ctx c = {m, NULL};
+	char label[128];
+	int err = -1;
+
+	if (report_threads(m, o, &list, &nt))
+		return -1;
+	trees = malloc((nt ? nt : 1) * sizeof(*trees));
+	if (!trees)
+		goto out;
+	for (size_t i = 0; i < nt; i++) {
+		trees[i] = &list[i]->tree;
+		total += trees[i]->nodes[CALLTREE_ROOT].cum[mi];
+	}
+	c.trees = trees;
+	if (flat_build(trees, nt, mi, FLAT_BY_BASE, (flat_name_fn)model_method_name, (void *)m,
+		       &rows, &nrows) ||
+	    collect(trees, nt, mi, rows, nrows, &r, &nr))
+		goto out;
+	/* merge equal paths (from different threads) */
+	if (nr) {
+		size_t k = 0;
+
+		qsort_r(r, nr, sizeof(*r), by_path, &c);
+		for (size_t i = 1; i < nr; i++) {
+			if (r[i].rank == r[k].rank && !path_cmp(&c, &r[i], &r[k])) {
+				r[k].calls += r[i].calls;
+				r[k].base += r[i].base;
+				r[k].raw_base += r[i].raw_base;
+			} else {
+				r[++k] = r[i];
+			}
+		}
+		nr = k + 1;
+		qsort_r(r, nr, sizeof(*r), by_base, &c);
+	}
+	shown = o->top && o->top < nrows ? o->top : nrows;
+	switch (o->format) {
+	case REPORT_TEXT:
+		report_metric_label(m, mi, label, sizeof(label));
+		fprintf(o->out,
+			"Callers (bottom-up): per method, the calling contexts that lead to it\n"
+			"and the share of its base each contributes.\n"
+			"Metric %s  %zu thread%s  total %" PRIu64 "\n",
+			label, nt, nt == 1 ? "" : "s", model_value(m, mi, total));
+		report_shape_note(o, nt);
+		if (!nrows)
+			fputs("No method recorded an event.\n", o->out);
+		break;
+	case REPORT_CSV:
+		fputs("method,path,calls,base,raw_base,share_pct\n", o->out);
+		break;
+	case REPORT_JSON:
+		fputs("{\"metric\":{\"name\":", o->out);
+		json_string(o->out, m->metric[mi].name);
+		fputs(",\"unit\":", o->out);
+		json_string(o->out, m->metric[mi].unit);
+		fprintf(o->out, "},\"calibrated\":%s,\"methods\":[",
+			o->calibrated ? "true" : "false");
+		break;
+	}
+	for (size_t i = 0, k = 0; i < shown; i++) {
+		size_t start = k;
+
+		while (k < nr && r[k].rank == i)
+			k++;
+		switch (o->format) {
+		case REPORT_TEXT:
+			text_method(m, o, &c, &rows[i], r + start, k - start, total);
+			break;
+		case REPORT_CSV:
+			csv_method(m, o, &c, &rows[i], r + start, k - start);
+			break;
+		case REPORT_JSON:
+			json_method(m, o, &c, &rows[i], r + start, k - start, i == 0);
+			break;
+		}
+	}
+	if (o->format == REPORT_JSON)
+		fputs("\n]}\n", o->out);
+	else if (o->format == REPORT_TEXT && shown < nrows)
+		fprintf(o->out, "\n(%zu more method%s; --top %zu)\n", nrows - shown,
+			nrows - shown == 1 ? "" : "s", o->top);
+	err = 0;
+out:
+	free(r);
+	free(rows);
+	free(trees);
+	free(list);
+	return err;
+}

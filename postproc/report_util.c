@@ -1,0 +1,74 @@
+/*
+ * report_util.c - helpers shared by the newer reports and exports (see
+ * report_util.h).
+ */
+#include "report_util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+void report_shape_note(const struct report_opts *o, size_t shown)
+{
+	const struct shape_info *s = o->shaped;
+
+	if (!s)
+		return;
+	if (s->merged)
+		fprintf(o->out, "(%zu thread%s merged into one tree", s->merged,
+			s->merged == 1 ? "" : "s");
+	else if (s->elided)
+		fprintf(o->out, "(%zu thread%s shown", shown, shown == 1 ? "" : "s");
+	if (s->elided)
+		fprintf(o->out, "; %zu left out by --thread)\n", s->elided);
+	else if (s->merged)
+		fputs(")\n", o->out);
+}
+
+int report_metric_is_time(const struct model *m, unsigned i)
+{
+	return i < m->nmetrics && !strcmp(m->metric[i].unit, "ns");
+}
+
+void report_thread_label(const struct model_thread *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s#%" PRIu32, t->name, t->serial);
+}
+
+void report_folded_name(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' ? ',' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
+}
+
+void report_json_html(FILE *f, const char *s)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *mem = open_memstream(&buf, &n);
+
+	if (!mem) {
+		json_string(f, "");
+		return;
+	}
+	json_string(mem, s);
+	fclose(mem);
+	for (size_t i = 0; i < n; i++) {
+		switch (buf[i]) {
+		case '<':
+			fputs("\\u003c", f);
+			break;
+		case '>':
+			fputs("\\u003e", f);
+			break;
+		case '&':
+			fputs("\\u0026", f);
+			break;
+		default:
+			fputc(buf[i], f);
+		}
+	}
+	free(buf);
+}

@@ -1,0 +1,422 @@
+/*
+ * shaping.c - filters and shaping of a model's trees (see shaping.h). Every
+ * step rebuilds a thread's tree from the old one, deciding per node whether
+ * it stays, is folded (alone or with its subtree) into its parent, or goes.
+ */
+#include "shaping.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flat.h"
+#include "names.h"
+#include "u64map.h"
+
+enum decision {
+	KEEP,	      /* a node of its own */
+	KEEP_STRUCT,  /* a node of its own without its base (--include) */
+	FOLD_FRAME,   /* base to the parent; children go on under the parent */
+	FOLD_SUBTREE, /* cum to the parent; children are not visited */
+	DROP_SUBTREE, /* gone with its children */
+};
+
+typedef enum decision (*decide_fn)(void *ctx, const struct calltree *t, uint32_t node);
+
+int shape_active(const struct shape_opts *o)
+{
+	return o->ninclude || o->nexclude || o->top || o->min_pct > 0 || o->simple || o->merge;
+}
+
+int shape_match(const char **pats, size_t npats, const char *name)
+{
+	for (size_t i = 0; i < npats; i++)
+		if (!fnmatch(pats[i], name, 0))
+			return 1;
+	return 0;
+}
+
+size_t shape_simple_name(const char *class_desc, const char *method, const char *sig, char *buf,
+			 size_t len)
+{
+	char cls[1024], tmp[1024];
+	const char *c, *dot;
+	size_t n;
+
+	names_class(class_desc, cls, sizeof(cls));
+	/* the package ends at the last dot before any "[]" */
+	n = strcspn(cls, "[");
+	dot = NULL;
+	for (const char *p = cls; p < cls + n; p++)
+		if (*p == '.')
+			dot = p;
+	c = dot ? dot + 1 : cls;
+	snprintf(tmp, sizeof(tmp), "%s", c);
+	return names_method(*tmp ? tmp : NULL, method, sig, buf, len);
+}
+
+static void add_metric(uint64_t *dst, const uint64_t *src, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		dst[i] += src[i];
+}
+
+static void add_stats(struct calltree_stats *d, const struct calltree_stats *s)
+{
+	d->events += s->events;
+	for (unsigned i = 0; i < JCAL_MT_COUNT; i++)
+		d->by_type[i] += s->by_type[i];
+	for (unsigned i = 0; i < JCAL_TR_COUNT; i++)
+		d->by_transition[i] += s->by_transition[i];
+	d->unmatched_exits += s->unmatched_exits;
+	d->mismatched_exits += s->mismatched_exits;
+	d->frames_unwound += s->frames_unwound;
+	d->open_frames += s->open_frames;
+	d->backwards += s->backwards;
+}
+
+/*
+ * Adds the nodes of src (finished) to dst (not finished) as decide says.
+ * Returns 0 or -1.
+ */
+static int rebuild_into(struct calltree *dst, const struct calltree *src, decide_fn decide,
+			void *ctx, struct shape_info *info)
+{
+	uint32_t *map = malloc((size_t)src->nnodes * sizeof(*map));
+
+	if (!map)
+		return -1;
+	map[CALLTREE_ROOT] = CALLTREE_ROOT;
+	add_metric(dst->nodes[CALLTREE_ROOT].base, src->nodes[CALLTREE_ROOT].base, src->nmetrics);
+	add_metric(dst->nodes[CALLTREE_ROOT].raw_base, src->nodes[CALLTREE_ROOT].raw_base,
+		   src->nmetrics);
+	for (uint32_t i = 1; i < src->nnodes; i++) {
+		uint32_t n = src->order[i], p = map[src->nodes[n].parent], d;
+		const struct calltree_node *sn = &src->nodes[n];
+		enum decision how;
+
+		map[n] = CALLTREE_NONE;
+		if (p == CALLTREE_NONE)
+			continue;
+		how = decide ? decide(ctx, src, n) : KEEP;
+		switch (how) {
+		case KEEP:
+		case KEEP_STRUCT:
+			if (calltree_child(dst, p, sn->method, &d)) {
+				free(map);
+				return -1;
+			}
+			dst->nodes[d].calls += sn->calls;
+			if (how == KEEP) {
+				add_metric(dst->nodes[d].base, sn->base, src->nmetrics);
+				add_metric(dst->nodes[d].raw_base, sn->raw_base, src->nmetrics);
+			}
+			map[n] = d;
+			break;
+		case FOLD_FRAME:
+			add_metric(dst->nodes[p].base, sn->base, src->nmetrics);
+			add_metric(dst->nodes[p].raw_base, sn->raw_base, src->nmetrics);
+			map[n] = p;
+			info->folded++;
+			break;
+		case FOLD_SUBTREE:
+			add_metric(dst->nodes[p].base, sn->cum, src->nmetrics);
+			add_metric(dst->nodes[p].raw_base, sn->raw_cum, src->nmetrics);
+			info->folded++;
+			break;
+		case DROP_SUBTREE:
+			info->dropped++;
+			break;
+		}
+	}
+	add_stats(&dst->stats, &src->stats);
+	free(map);
+	return 0;
+}
+
+/* Replaces *t by its rebuilt version. */
+static int rebuild(struct calltree *t, decide_fn decide, void *ctx, struct shape_info *info)
+{
+	struct calltree n;
+
+	if (calltree_init(&n, t->nmetrics, NULL))
+		return -1;
+	if (rebuild_into(&n, t, decide, ctx, info) || calltree_finish(&n)) {
+		calltree_free(&n);
+		return -1;
+	}
+	calltree_free(t);
+	*t = n;
+	return 0;
+}
+
+/* Per-method pattern results, computed on first use. */
+struct matcher {
+	const struct model *m;
+	const char **pats;
+	size_t npats;
+	struct u64map cache; /* method -> 0/1 */
+	int oom;
+};
+
+void shape_method_name(const struct model *m, uint32_t method, char *buf, size_t len)
+{
+	struct model_method *mm;
+
+	HASH_FIND(hh, m->methods, &method, sizeof(method), mm);
+	if (mm && mm->defined)
+		names_method(mm->class_sig, mm->name, NULL, buf, len);
+	else
+		snprintf(buf, len, "<unknown method #%u>", method);
+}
+
+static int method_matches(struct matcher *mt, uint32_t method)
+{
+	uint32_t *v = u64map_find(&mt->cache, method);
+	char buf[1024];
+	int r;
+
+	if (v)
+		return (int)*v;
+	shape_method_name(mt->m, method, buf, sizeof(buf));
+	r = shape_match(mt->pats, mt->npats, buf);
+	if (u64map_put(&mt->cache, method, (uint32_t)r))
+		mt->oom = 1;
+	return r;
+}
+
+static enum decision decide_exclude(void *ctx, const struct calltree *t, uint32_t n)
+{
+	return method_matches(ctx, t->nodes[n].method) ? FOLD_FRAME : KEEP;
+}
+
+/* --include: per node, 1 = a match on its path, 2 = a match below only. */
+struct include_ctx {
+	struct matcher *mt;
+	uint8_t *mark;
+};
+
+static int include_marks(struct include_ctx *ic, const struct calltree *t)
+{
+	ic->mark = calloc(t->nnodes ? t->nnodes : 1, 1);
+	if (!ic->mark)
+		return -1;
+	for (uint32_t i = 1; i < t->nnodes; i++) {
+		uint32_t n = t->order[i];
+
+		if (ic->mark[t->nodes[n].parent] == 1 || method_matches(ic->mt, t->nodes[n].method))
+			ic->mark[n] = 1;
+	}
+	for (uint32_t i = t->nnodes; i-- > 1;) {
+		uint32_t n = t->order[i], p = t->nodes[n].parent;
+
+		if (ic->mark[n] && !ic->mark[p])
+			ic->mark[p] = 2;
+	}
+	return 0;
+}
+
+static enum decision decide_include(void *ctx, const struct calltree *t, uint32_t n)
+{
+	const struct include_ctx *ic = ctx;
+
+	(void)t;
+	return ic->mark[n] == 1 ? KEEP : ic->mark[n] == 2 ? KEEP_STRUCT : DROP_SUBTREE;
+}
+
+struct top_ctx {
+	struct u64map keep; /* methods in the top N */
+};
+
+static enum decision decide_top(void *ctx, const struct calltree *t, uint32_t n)
+{
+	struct top_ctx *tc = ctx;
+
+	return u64map_find(&tc->keep, t->nodes[n].method) ? KEEP : FOLD_FRAME;
+}
+
+struct pct_ctx {
+	unsigned metric;
+	uint64_t threshold;
+};
+
+static enum decision decide_pct(void *ctx, const struct calltree *t, uint32_t n)
+{
+	const struct pct_ctx *pc = ctx;
+
+	return t->nodes[n].cum[pc->metric] < pc->threshold ? FOLD_SUBTREE : KEEP;
+}
+
+static int simple_names(struct model *m, int sig)
+{
+	struct model_method *mm, *tmp;
+	char buf[1024];
+
+	HASH_ITER (hh, m->methods, mm, tmp) {
+		size_t n;
+		char *s;
+
+		if (!mm->defined)
+			continue;
+		n = shape_simple_name(mm->class_sig, mm->name, sig ? mm->sig : NULL, buf,
+				      sizeof(buf));
+		if (n >= sizeof(buf))
+			n = sizeof(buf) - 1;
+		s = malloc(n + 1);
+		if (!s)
+			return -1;
+		memcpy(s, buf, n);
+		s[n] = '\0';
+		free(mm->display);
+		mm->display = s;
+	}
+	return 0;
+}
+
+static int top_methods(const struct model *m, const struct shape_opts *o,
+		       struct model_thread **list, size_t n, struct u64map *keep)
+{
+	const struct calltree **trees = malloc((n ? n : 1) * sizeof(*trees));
+	struct flat_row *rows;
+	size_t nrows;
+	int err;
+
+	if (!trees)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		trees[i] = &list[i]->tree;
+	err = flat_build(trees, n, o->metric, FLAT_BY_CUM, (flat_name_fn)model_method_name,
+			 (void *)m, &rows, &nrows);
+	free(trees);
+	if (err)
+		return -1;
+	for (size_t i = 0; i < nrows && i < o->top; i++)
+		if (u64map_put(keep, rows[i].method, 1)) {
+			free(rows);
+			return -1;
+		}
+	free(rows);
+	return 0;
+}
+
+/* Replaces the thread list by one thread holding the merged trees. */
+static int merge_threads(struct model *m, struct model_thread **list, size_t n,
+			 struct shape_info *info)
+{
+	struct model_thread *t = calloc(1, sizeof(*t)), *other;
+	char name[64];
+	uint32_t serial = 0, maxs = 0;
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->thread_list[i]->serial > maxs)
+			maxs = m->thread_list[i]->serial;
+	HASH_FIND(hh, m->threads, &serial, sizeof(serial), other);
+	if (other)
+		serial = maxs + 1;
+	snprintf(name, sizeof(name), "%zu thread%s merged", n, n == 1 ? "" : "s");
+	t->serial = serial;
+	t->name = strdup(name);
+	if (!t->name || calltree_init(&t->tree, m->nmetrics ? m->nmetrics : 1, NULL)) {
+		free(t->name);
+		free(t);
+		return -1;
+	}
+	t->has_tree = 1;
+	HASH_ADD(hh, m->threads, serial, sizeof(t->serial), t);
+	for (size_t i = 0; i < n; i++)
+		if (rebuild_into(&t->tree, &list[i]->tree, NULL, NULL, info))
+			return -1;
+	if (calltree_finish(&t->tree))
+		return -1;
+	m->thread_list[0] = t;
+	m->nthreads = 1;
+	info->merged = n;
+	return 0;
+}
+
+int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *info)
+{
+	struct model_thread **list = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*list));
+	struct matcher mt = {0};
+	size_t n = 0;
+	int err = -1;
+
+	memset(info, 0, sizeof(*info));
+	if (!list)
+		return -1;
+	for (size_t i = 0; i < m->nthreads; i++) {
+		struct model_thread *t = m->thread_list[i];
+
+		if (threadsel_match(o->sel, t->serial, t->name))
+			list[n++] = t;
+	}
+	info->elided = m->nthreads - n;
+	if (o->simple && simple_names(m, o->sig))
+		goto out;
+	mt.m = m;
+	if (u64map_init(&mt.cache, 256))
+		goto out;
+	if (o->nexclude) {
+		mt.pats = o->exclude;
+		mt.npats = o->nexclude;
+		for (size_t i = 0; i < n; i++)
+			if (rebuild(&list[i]->tree, decide_exclude, &mt, info) || mt.oom)
+				goto out;
+	}
+	if (o->ninclude) {
+		u64map_free(&mt.cache);
+		if (u64map_init(&mt.cache, 256))
+			goto out;
+		mt.pats = o->include;
+		mt.npats = o->ninclude;
+		for (size_t i = 0; i < n; i++) {
+			struct include_ctx ic = {&mt, NULL};
+			int r = include_marks(&ic, &list[i]->tree) ||
+				rebuild(&list[i]->tree, decide_include, &ic, info);
+
+			free(ic.mark);
+			if (r || mt.oom)
+				goto out;
+		}
+	}
+	if (o->top) {
+		struct top_ctx tc;
+		int r;
+
+		if (u64map_init(&tc.keep, 64))
+			goto out;
+		r = top_methods(m, o, list, n, &tc.keep);
+		for (size_t i = 0; i < n && !r; i++)
+			r = rebuild(&list[i]->tree, decide_top, &tc, info);
+		u64map_free(&tc.keep);
+		if (r)
+			goto out;
+	}
+	if (o->merge) {
+		if (merge_threads(m, list, n, info))
+			goto out;
+		list[0] = m->thread_list[0];
+		n = 1;
+	}
+	if (o->min_pct > 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct calltree *t = &list[i]->tree;
+			struct pct_ctx pc = {o->metric, 0};
+			long double th = (long double)t->nodes[CALLTREE_ROOT].cum[o->metric] *
+					 o->min_pct / 100.0L;
+
+			pc.threshold = (uint64_t)th;
+			if ((long double)pc.threshold < th)
+				pc.threshold++;
+			if (rebuild(t, decide_pct, &pc, info))
+				goto out;
+		}
+	}
+	err = 0;
+out:
+	u64map_free(&mt.cache);
+	free(list);
+	return err;
+}

@@ -1,0 +1,73 @@
+/*
+ * shaping.h - filters and shaping shared by every report: the trees of a
+ * loaded model are rebuilt in place before a report reads them.
+ *
+ *  --exclude PAT   frames of matching methods are folded into their caller:
+ *                  their base goes to the caller, their callees become the
+ *                  caller's callees (paths that become equal are merged);
+ *  --include PAT   only calling contexts with a matching frame on their
+ *                  path keep their base; their callers stay as structure
+ *                  (base 0), every other context is dropped;
+ *  --top N         only the N methods with the largest cum (each activation
+ *                  once, over the selected threads) keep frames of their
+ *                  own; the others are folded into their callers (seed 002:
+ *                  "a predetermined number of functions");
+ *  --min-pct P     a context whose cum is under P% of its thread's cum is
+ *                  folded, with its subtree, into its parent (seed 002's
+ *                  time filter);
+ *  --simple        class names without their package;
+ *  --merge-threads the selected threads become one tree, paths merged.
+ *
+ * Patterns are globs (fnmatch) on "package.Class.method" without the
+ * signature; several patterns of one kind match when any does. The steps
+ * run in the order above; calls of folded frames are dropped, no metric is
+ * lost except by --include.
+ */
+#ifndef JCAL_SHAPING_H
+#define JCAL_SHAPING_H
+
+#include <stddef.h>
+
+#include "model.h"
+#include "threadsel.h"
+
+struct shape_opts {
+	const char **include, **exclude;
+	size_t ninclude, nexclude;
+	size_t top;		     /* 0: off */
+	double min_pct;		     /* <= 0: off */
+	unsigned metric;	     /* metric for --top and --min-pct */
+	int simple, sig;	     /* names: without packages; with signature */
+	int merge;		     /* --merge-threads */
+	const struct threadsel *sel; /* threads to shape (and merge); NULL: all */
+};
+
+struct shape_info {
+	size_t merged;	/* threads merged into one (0: no merge) */
+	size_t elided;	/* threads left out by the selection */
+	size_t folded;	/* contexts folded by --exclude, --top and --min-pct */
+	size_t dropped; /* contexts dropped by --include */
+};
+
+/* True when o asks for any change of the trees or names. */
+int shape_active(const struct shape_opts *o);
+
+/* Applies o to m (after model_finish and model_names). With merge, m's
+ * thread list becomes the one merged thread. Returns 0, or -1 when out of
+ * memory (m is then only fit for model_free). */
+int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *info);
+
+/* "Class.method" from "pkg.sub.Class.method": the display name without the
+ * package of its class, written to buf (always terminated when len > 0).
+ * Returns the length needed, like snprintf. */
+size_t shape_simple_name(const char *class_desc, const char *method, const char *sig, char *buf,
+			 size_t len);
+
+/* The name patterns are matched against: "package.Class.method" without
+ * the signature, "<unknown method #id>" for a method without a record. */
+void shape_method_name(const struct model *m, uint32_t method, char *buf, size_t len);
+
+/* Glob match of a method name against patterns (any of them). */
+int shape_match(const char **pats, size_t npats, const char *name);
+
+#endif
