@@ -31,11 +31,11 @@ AGENT_OBJ  := $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
 POST_OBJ   := $(POST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
 # Agent files that need a running JVM; the rest is pure and unit-tested.
-AGENT_JVMTI := agent event_recorder thread_state method_table
+AGENT_JVMTI := agent event_recorder thread_state method_table calibrate calib_natives
 AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/agent/%.o),$(AGENT_OBJ))
 
 .PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes
-all: $(BUILD)/libjcal.so $(BUILD)/jcal-post java-classes
+all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal-calibrator.jar java-classes
 
 check-jdk:
 	@test -f "$(JAVA_HOME)/include/jvmti.h" || { \
@@ -45,11 +45,11 @@ check-jdk:
 
 $(BUILD)/obj/agent/%.o: agent/%.c | check-jdk
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fvisibility=hidden -MMD -c $< -o $@
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libjcal.so: $(AGENT_OBJ) $(COMMON_OBJ)
 	$(CC) -shared -o $@ $^ $(LDLIBS) -ldl
@@ -59,7 +59,7 @@ $(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
 
 # Each test links only what it tests.
 TRACE_TESTS := $(filter $(BUILD)/tests/test-trace%,$(TEST_BIN))
-OPTION_TESTS := $(filter $(BUILD)/tests/test-options% $(BUILD)/tests/test-metric%,$(TEST_BIN))
+OPTION_TESTS := $(filter $(BUILD)/tests/test-options% $(BUILD)/tests/test-metric% $(BUILD)/tests/test-agent%,$(TEST_BIN))
 POST_TESTS := $(filter-out $(TRACE_TESTS) $(OPTION_TESTS),$(TEST_BIN))
 
 $(TRACE_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) native-tests/test.h
@@ -73,6 +73,13 @@ $(OPTION_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) $(AGENT_PURE) 
 $(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wildcard native-tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ipostproc -o $@ $< $(POST_OBJ) $(COMMON_OBJ) $(LDLIBS)
+
+# The calibration workload, shipped beside libjcal.so (agent/calibrate.c).
+CALIB_JAVA := $(shell find calibrator -name '*.java' 2>/dev/null)
+$(BUILD)/jcal-calibrator.jar: $(CALIB_JAVA) | check-jdk
+	@rm -rf $(BUILD)/calibrator && mkdir -p $(BUILD)/calibrator
+	$(JAVAC) --release 11 -d $(BUILD)/calibrator $(CALIB_JAVA)
+	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/calibrator .
 
 # Java test classes and the demo program.
 JAVA_SRC := $(shell find javatests -name '*.java' 2>/dev/null)
@@ -112,7 +119,8 @@ native-test: $(TEST_BIN)
 java-test: all
 	@JAVA_HOME=$(JAVA_HOME) javatests/run.sh
 
-test: deps
+test:
+	@scripts/install-deps.sh --tests
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(TEST_BIN)
 	@$(MAKE) --no-print-directory asan-build

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent_state.h"
+#include "calibrate.h"
 #include "event_recorder.h"
 #include "host_info.h"
 #include "log.h"
@@ -105,6 +106,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	meta_property(jvmti, rb, "java.version", "java.version");
 	trace_file_unlock();
 	trace_file_flush();
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
+		calibrate_vm_init(jvmti, jni);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -149,6 +152,8 @@ static void finish_trace(void)
 		  method_table_count(), names, (unsigned long long)bytes,
 		  events ? (double)bytes / (double)events : 0.0,
 		  trace_file_failed() ? " - INCOMPLETE: a write failed" : "");
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE && calibrate_finish(jcal.out_path))
+		_exit(1);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -197,10 +202,16 @@ static int setup_jvmti(void)
 	cb.CompiledMethodUnload = event_compiled_unload;
 	if (check((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)), "SetEventCallbacks"))
 		return -1;
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		/* calibrate enables method events for its own thread only. */
+		int method_event = events[i] == JVMTI_EVENT_METHOD_ENTRY ||
+				   events[i] == JVMTI_EVENT_METHOD_EXIT;
+		if (method_event && jcal.opts.command == JCAL_CMD_CALIBRATE)
+			continue;
 		if (check((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL),
 			  "SetEventNotificationMode"))
 			return -1;
+	}
 	return 0;
 }
 
@@ -230,11 +241,6 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		jcal_error("cannot open log=%s", jcal.opts.log);
 		return JNI_ERR;
 	}
-	if (jcal.opts.command == JCAL_CMD_CALIBRATE) {
-		jcal_error("option 'calibrate': the calibration workload is not available in "
-			   "this build yet");
-		return JNI_ERR;
-	}
 	if (jcal.opts.mode == JCAL_MODE_BCI) {
 		jcal_error("option 'mode=bci': bytecode instrumentation is not available in this "
 			   "build yet (use mode=events)");
@@ -247,6 +253,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	}
 	if ((*vm)->GetEnv(vm, (void **)&jcal.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
 		jcal_error("this JVM does not offer JVMTI 1.2");
+		return JNI_ERR;
+	}
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE &&
+	    calibrate_onload(jcal.jvmti, jcal.out_path, sizeof(jcal.out_path), err, sizeof(err))) {
+		jcal_error("%s", err);
 		return JNI_ERR;
 	}
 	if (trace_file_open(jcal.out_path, err, sizeof(err))) {
@@ -275,7 +286,7 @@ JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 	(void)vm;
 	/* Normally VM death has written everything; this covers a JVM that
 	 * never delivered it (e.g. a failure during start-up). */
-	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.jvmti)
+	if (jcal.opts.command != JCAL_CMD_HELP && jcal.jvmti)
 		finish_trace();
 	jcal_log_close();
 }

@@ -11,6 +11,12 @@ mkdir -p "$out"
 echo "\$ java -agentpath:build/libjcal.so=trace,out=$out/demo.bin -cp build/javatests jcaldemo.Demo"
 "$JAVA_HOME/bin/java" "-agentpath:build/libjcal.so=trace,out=$out/demo.bin" \
 	-cp build/javatests jcaldemo.Demo
+# Calibrate once per host/JVM/metric: reuse a table whose fingerprint matches.
+if build/jcal-post "$out/demo.bin" --report summary --format json 2>/dev/null | grep -q '"calib":null'; then
+	echo
+	echo "\$ java -agentpath:build/libjcal.so=calibrate    # no table for this host/JVM/metric yet"
+	"$JAVA_HOME/bin/java" -agentpath:build/libjcal.so=calibrate
+fi
 echo
 echo "\$ build/jcal-post $out/demo.bin --report tree --thread parser-2 | head -n 40"
 build/jcal-post "$out/demo.bin" --report tree --thread parser-2 | head -n 40

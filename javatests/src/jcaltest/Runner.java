@@ -399,6 +399,76 @@ public final class Runner {
 		}
 	}
 
+	/**
+	 * calibrate: the built-in workload writes a table covering every key
+	 * reachable in mode=events; jcal-post derives the same table from the
+	 * calibration trace, applies it to a real trace with the call counts
+	 * untouched, and the calibrated figures are consistent: 0 <= base <= cum,
+	 * a parent's cum covers its children's, calibrated <= raw.
+	 */
+	private void testCalibrate() throws Exception {
+		Path dir = Files.createTempDirectory(tmp, "calib");
+		Path table = dir.resolve("table.txt"), ctrace = dir.resolve("calib.bin");
+		Result r = run(dir.toFile(), List.of(java, "-agentpath:" + agent + "=calibrate,metric=cputime,table=" + table
+				+ ",out=" + ctrace));
+		check(r.rc == 0, "calibrate: exit " + r.rc + ": " + r.err);
+		check(r.err.contains("calibration table written to " + table), "calibrate says where the table went: " + r.err);
+		check(r.err.contains("key coverage: 600 of 600"), "calibrate covers all 600 reachable keys: " + r.err);
+		check(Files.exists(table) && Files.readString(table).startsWith("jcal-calibration 1"), "table written");
+
+		Path derived = dir.resolve("derived.txt");
+		Result d = post(ctrace, "--report", "calib", "-o", derived.toString());
+		check(d.rc == 0, "--report calib: " + d.err);
+		Result diff = run(dir.toFile(), List.of(post, "calib", "diff", table.toString(), derived.toString()));
+		check(diff.rc == 0, "the agent's table and jcal-post's derived table must be the same: " + diff.out + diff.err);
+		Result chk = run(dir.toFile(), List.of(post, "calib", "check", table.toString()));
+		check(chk.rc == 0, "calib check: " + chk.out + chk.err);
+
+		Path t = tmp.resolve("calibrated.bin");
+		Result tr = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,quiet,metric=cputime,out=" + t,
+				"-cp", classes, W + "Recursion"));
+		check(tr.rc == 0, "trace: " + tr.err);
+		for (String est : List.of("min", "median")) {
+			/* --sig: overloads must not share a path here. */
+			Result c = post(t, "--calib", table.toString(), "--estimator", est, "--report", "tree", "--format", "csv",
+					"--sig");
+			check(c.rc == 0, "calibrated tree (" + est + "): " + c.err);
+			List<List<String>> rows = csv(c.out);
+			Map<String, long[]> byPath = new LinkedHashMap<>();
+			long fibCalls = 0;
+			for (List<String> row : rows.subList(1, rows.size())) {
+				long calls = Long.parseLong(row.get(3)), base = Long.parseLong(row.get(4)), cum = Long.parseLong(row.get(5));
+				long rawBase = Long.parseLong(row.get(6)), rawCum = Long.parseLong(row.get(7));
+				String key = row.get(0) + "|" + row.get(8);
+				byPath.put(key, new long[] { cum, 0 });
+				if (row.get(8).endsWith(W + "Recursion.fib(I)I"))
+					fibCalls += calls;
+				if (base < 0 || base > cum || base > rawBase || cum > rawCum) {
+					check(false, est + ": inconsistent row " + row);
+					break;
+				}
+			}
+			/* A parent's cum covers its children's cum. */
+			for (Map.Entry<String, long[]> e : byPath.entrySet()) {
+				String k = e.getKey();
+				int cut = k.lastIndexOf(';');
+				String parent = cut > k.indexOf('|') ? k.substring(0, cut) : k.substring(0, k.indexOf('|') + 1);
+				long[] p = parent.equals(k) ? null : byPath.get(parent);
+				if (p != null)
+					p[1] += e.getValue()[0];
+			}
+			for (Map.Entry<String, long[]> e : byPath.entrySet())
+				if (e.getValue()[1] > e.getValue()[0]) {
+					check(false, est + ": children's cum exceeds parent's at " + e.getKey());
+					break;
+				}
+			check(fibCalls == 465, est + ": call counts stay exact under calibration: fib " + fibCalls);
+			Result s = post(t, "--calib", table.toString(), "--estimator", est, "--report", "summary");
+			check(s.out.contains("estimator " + est) && s.out.contains("fingerprint matches"),
+					"summary names the table and estimator: " + s.out);
+		}
+	}
+
 	private void testHelp() throws Exception {
 		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=help", "-cp", classes, W + "Basic"));
 		check(r.rc == 0, "help: exit 0 expected, got " + r.rc);
@@ -462,6 +532,7 @@ public final class Runner {
 		tests.put("help", r::testHelp);
 		tests.put("metric-auto", r::testMetricAuto);
 		tests.put("two-metrics", r::testTwoMetrics);
+		tests.put("calibrate", r::testCalibrate);
 		tests.put("bad-files", r::testBadFiles);
 		for (Map.Entry<String, Test> e : tests.entrySet())
 			if (only.isEmpty() || only.contains(e.getKey()))

@@ -1,0 +1,415 @@
+/*
+ * calibrate.c - drives a calibration run (the `calibrate` option).
+ *
+ * 1. Agent_OnLoad adds jcal-calibrator.jar (beside libjcal.so) to the class
+ *    path; method events are NOT enabled globally in this mode.
+ * 2. VMInit starts the native thread "jcal-calibrator", which attaches to
+ *    the JVM, registers the workload's natives, runs every program a few
+ *    times to warm up, then enables MethodEntry/Exit for itself only and
+ *    runs them many more times from the thread root.
+ * 3. VMInit then runs jcal.calib.EnvTimer in a child JVM (-Xint, no agent)
+ *    for the uninstrumented call costs, records env.KEY meta records, and
+ *    calls System.exit(0).
+ * 4. VM death closes the trace; calibrate_finish derives the table from it
+ *    with the same code as `jcal-post --report calib` and writes it.
+ * Every wait is bounded: a stuck JVM fails with a message, never hangs.
+ */
+#include "calibrate.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_state.h"
+#include "calib_derive.h"
+#include "calib_env.h"
+#include "calib_natives.h"
+#include "calib_programs.h"
+#include "calib_table.h"
+#include "log.h"
+#include "seqkey.h"
+#include "trace_file.h"
+
+#define CALIB_THREAD_NAME "jcal-calibrator"
+#define WARMUP_ROUNDS 30
+#define MEASURE_ROUNDS 300
+#define WORKLOAD_TIMEOUT_S 300
+#define ENV_TIMEOUT_S 180
+
+extern char **environ;
+
+static char lib_dir[1024];
+static char jar_path[1100];
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;
+	int failed;
+	char err[512];
+	uint64_t runs;
+} work = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, "", 0 };
+
+int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err, size_t errlen)
+{
+	Dl_info info;
+	struct stat sb;
+	char dir[1024];
+
+	if (!dladdr((void *)calibrate_onload, &info) || !info.dli_fname) {
+		snprintf(err, errlen, "calibrate: cannot find where libjcal.so was loaded from");
+		return -1;
+	}
+	char *real = realpath(info.dli_fname, NULL);
+	snprintf(lib_dir, sizeof(lib_dir), "%s", real ? real : info.dli_fname);
+	free(real);
+	char *slash = strrchr(lib_dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(lib_dir, ".");
+	snprintf(jar_path, sizeof(jar_path), "%s/jcal-calibrator.jar", lib_dir);
+	if (stat(jar_path, &sb) != 0) {
+		snprintf(err, errlen, "calibrate: %s not found (it is built beside libjcal.so by make)",
+			 jar_path);
+		return -1;
+	}
+	if ((*jvmti)->AddToSystemClassLoaderSearch(jvmti, jar_path) != JVMTI_ERROR_NONE) {
+		snprintf(err, errlen, "calibrate: cannot add %s to the class path", jar_path);
+		return -1;
+	}
+	/* The trace goes to the calibration directory unless out= was given. */
+	if (out_path[0] == '\0' || !strcmp(jcal.opts.out, "jcal-%p.bin")) {
+		if (calib_dir_default(dir, sizeof(dir)) || calib_dir_create(dir, err, errlen))
+			return -1;
+		snprintf(out_path, out_len, "%s/last-calibration.bin", dir);
+	}
+	return 0;
+}
+
+static void workload_fail(const char *msg)
+{
+	pthread_mutex_lock(&work.lock);
+	work.failed = 1;
+	snprintf(work.err, sizeof(work.err), "%s", msg);
+	pthread_mutex_unlock(&work.lock);
+}
+
+static int set_events(jvmtiEnv *jvmti, jvmtiEventMode mode, jthread self)
+{
+	if ((*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, self) !=
+	    JVMTI_ERROR_NONE)
+		return -1;
+	if ((*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_METHOD_EXIT, self) !=
+	    JVMTI_ERROR_NONE)
+		return -1;
+	return 0;
+}
+
+static void run_rounds(JNIEnv *env, jintArray *arr, const struct calib_prog *p, size_t n,
+		       int rounds)
+{
+	for (int r = 0; r < rounds; r++)
+		for (size_t i = 0; i < n; i++)
+			calib_natives_call(env, p[i].code[0], arr[i], 0);
+	work.runs += (uint64_t)rounds * n;
+}
+
+static void *workload_main(void *arg)
+{
+	jvmtiEnv *jvmti = arg;
+	JNIEnv *env = NULL;
+	JavaVMAttachArgs args = { JNI_VERSION_1_6, (char *)CALIB_THREAD_NAME, NULL };
+	struct calib_prog *progs = NULL;
+	size_t n = 0;
+	jintArray *arr = NULL;
+	jthread self = NULL;
+	char err[512];
+
+	if ((*jcal.vm)->AttachCurrentThread(jcal.vm, (void **)&env, &args) != JNI_OK) {
+		workload_fail("calibrate: cannot attach the calibrator thread to the JVM");
+		goto out;
+	}
+	if (calib_natives_register_workload(env, err, sizeof(err))) {
+		workload_fail(err);
+		goto detach;
+	}
+	n = calib_programs_build(&progs);
+	arr = n ? calloc(n, sizeof(*arr)) : NULL;
+	if (!arr) {
+		workload_fail("calibrate: out of memory building the workload");
+		goto detach;
+	}
+	for (size_t i = 0; i < n; i++) {
+		jintArray a = (*env)->NewIntArray(env, progs[i].len);
+		if (!a) {
+			workload_fail("calibrate: cannot allocate a workload array");
+			goto detach;
+		}
+		(*env)->SetIntArrayRegion(env, a, 0, progs[i].len, (const jint *)progs[i].code);
+		arr[i] = (*env)->NewGlobalRef(env, a);
+		(*env)->DeleteLocalRef(env, a);
+	}
+	/* Warm-up without events: resolves call sites, initialises classes. */
+	run_rounds(env, arr, progs, n, WARMUP_ROUNDS);
+	if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE ||
+	    set_events(jvmti, JVMTI_ENABLE, self)) {
+		workload_fail("calibrate: cannot enable method events for the calibrator thread");
+		goto detach;
+	}
+	run_rounds(env, arr, progs, n, MEASURE_ROUNDS);
+	set_events(jvmti, JVMTI_DISABLE, self);
+detach:
+	if (arr) {
+		for (size_t i = 0; i < n; i++)
+			if (arr[i])
+				(*env)->DeleteGlobalRef(env, arr[i]);
+		free(arr);
+	}
+	calib_programs_free(progs, n);
+	if (env)
+		(*jcal.vm)->DetachCurrentThread(jcal.vm);
+out:
+	pthread_mutex_lock(&work.lock);
+	work.done = 1;
+	pthread_cond_signal(&work.cond);
+	pthread_mutex_unlock(&work.lock);
+	return NULL;
+}
+
+/* Runs the workload thread and waits for it, bounded. */
+static int run_workload(jvmtiEnv *jvmti, char *err, size_t errlen)
+{
+	pthread_t t;
+	struct timespec deadline;
+	int rc = 0;
+
+	if (pthread_create(&t, NULL, workload_main, jvmti) != 0) {
+		snprintf(err, errlen, "calibrate: cannot start the calibrator thread: %s",
+			 strerror(errno));
+		return -1;
+	}
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += WORKLOAD_TIMEOUT_S;
+	pthread_mutex_lock(&work.lock);
+	while (!work.done && rc == 0)
+		rc = pthread_cond_timedwait(&work.cond, &work.lock, &deadline);
+	int done = work.done, failed = work.failed;
+	if (failed)
+		snprintf(err, errlen, "%s", work.err);
+	pthread_mutex_unlock(&work.lock);
+	if (!done) {
+		snprintf(err, errlen, "calibrate: the workload did not finish within %d s",
+			 WORKLOAD_TIMEOUT_S);
+		return -1;
+	}
+	pthread_join(t, NULL);
+	return failed ? -1 : 0;
+}
+
+/* Runs the env timer in a child JVM; fills out with its output. */
+static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, size_t errlen)
+{
+	char *home = NULL, java[1200], lib[1100];
+	int fds[2];
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+	size_t len = 0;
+	int status = 0;
+	time_t start = time(NULL);
+
+	if ((*jvmti)->GetSystemProperty(jvmti, "java.home", &home) != JVMTI_ERROR_NONE || !home) {
+		snprintf(err, errlen, "calibrate: java.home is not known");
+		return -1;
+	}
+	snprintf(java, sizeof(java), "%s/bin/java", home);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)home);
+	snprintf(lib, sizeof(lib), "%s/libjcal.so", lib_dir);
+	char *argv[] = { java, "-Xint", "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer", lib,
+			 NULL };
+
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "calibrate: pipe: %s", strerror(errno));
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	/* The child must not inherit this agent through the environment. */
+	char **envp = environ;
+	int rc = posix_spawn(&pid, java, &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		snprintf(err, errlen, "calibrate: cannot start %.300s: %s", java, strerror(rc));
+		return -1;
+	}
+	for (;;) {
+		struct pollfd p = { fds[0], POLLIN, 0 };
+		int left = (int)(ENV_TIMEOUT_S - (time(NULL) - start));
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			close(fds[0]);
+			snprintf(err, errlen, "calibrate: the env timer JVM did not finish within %d s",
+				 ENV_TIMEOUT_S);
+			return -1;
+		}
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		ssize_t r = read(fds[0], out + len, outlen - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len >= outlen - 1)
+			break;
+	}
+	out[len] = '\0';
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(err, errlen, "calibrate: the env timer JVM (%.300s -Xint ... EnvTimer) failed "
+				      "(status %d)", java, status);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes env.KEY meta records for every key reachable in this mode. */
+static unsigned write_env_meta(const struct calib_env *e)
+{
+	struct trace_recbuf *rb;
+	double scale = 1.0;
+	unsigned n = 0;
+	char name[SEQKEY_TEXT_LEN], value[32];
+
+	/* env is measured in ns; tsc traces count ticks. */
+	if (!strcmp(jcal.metrics.m[0].name, "tsc") && jcal.metrics.tsc_hz)
+		scale = (double)jcal.metrics.tsc_hz / 1e9;
+	rb = trace_file_lock();
+	trace_rec_meta(rb, "calib.thread", CALIB_THREAD_NAME);
+	trace_rec_meta(rb, "env.method",
+		       "xint-child-jvm: empty calls timed per caller/callee type in a -Xint JVM "
+		       "without agent, each call split in halves around the callee's entry and exit");
+	struct seqkey k;
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		seqkey_from_index(i, &k);
+		if (!seqkey_reachable(SEQKEY_MODE_EVENTS, &k))
+			continue;
+		seqkey_format(&k, name);
+		double ns = calib_env_key(e, name);
+		if (ns < 0)
+			continue;
+		char key[32];
+		snprintf(key, sizeof(key), "env.%s", name);
+		snprintf(value, sizeof(value), "%llu", (unsigned long long)(ns * scale + 0.5));
+		trace_rec_meta(rb, key, value);
+		n++;
+	}
+	trace_file_unlock();
+	trace_file_flush();
+	return n;
+}
+
+static void exit_jvm(JNIEnv *jni, int status)
+{
+	jclass sys = (*jni)->FindClass(jni, "java/lang/System");
+	jmethodID m = sys ? (*jni)->GetStaticMethodID(jni, sys, "exit", "(I)V") : NULL;
+
+	if (m)
+		(*jni)->CallStaticVoidMethod(jni, sys, m, (jint)status);
+	/* Not reached unless System.exit failed. */
+	exit(status);
+}
+
+void calibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	char err[1024];
+	static char env_out[16384];
+	struct calib_env env;
+
+	jcal_info("calibrating: metric %s, trace %s", jcal.metrics.m[0].name, jcal.out_path);
+	if (run_workload(jvmti, err, sizeof(err))) {
+		jcal_error("%s", err);
+		exit_jvm(jni, 1);
+	}
+	if (run_env_timer(jvmti, env_out, sizeof(env_out), err, sizeof(err)) ||
+	    calib_env_parse(&env, env_out, err, sizeof(err))) {
+		jcal_error("%s", err);
+		exit_jvm(jni, 1);
+	}
+	unsigned n = write_env_meta(&env);
+	jcal_debug("calibrate: %llu program runs, %u env keys", (unsigned long long)work.runs, n);
+	exit_jvm(jni, 0);
+}
+
+/* Names the reachable keys the workload did not produce (at most 24). */
+static void report_missing(const struct calib_table *t)
+{
+	char line[24 * SEQKEY_TEXT_LEN + 64], name[SEQKEY_TEXT_LEN];
+	size_t len = 0;
+	unsigned missing = 0;
+	struct seqkey k;
+
+	line[0] = '\0';
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		seqkey_from_index(i, &k);
+		if (!seqkey_reachable(SEQKEY_MODE_EVENTS, &k) || calib_table_get(t, &k))
+			continue;
+		if (missing++ < 24)
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s",
+						seqkey_format(&k, name));
+	}
+	if (missing)
+		jcal_info("keys the workload did not produce (%u; jcal-post falls back for them):%s%s",
+			  missing, line, missing > 24 ? " ..." : "");
+}
+
+int calibrate_finish(const char *trace_path)
+{
+	struct calib_table table;
+	struct calib_derive_info info;
+	char err[1024], dir[1024], path[2048];
+	unsigned reachable = 0, covered = 0;
+
+	if (calib_derive_file(trace_path, &table, &info, err, sizeof(err))) {
+		jcal_error("calibrate: %s", err);
+		calib_table_free(&table);
+		return -1;
+	}
+	if (jcal.opts.table[0]) {
+		snprintf(path, sizeof(path), "%s", jcal.opts.table);
+	} else if (calib_dir_default(dir, sizeof(dir)) || calib_dir_create(dir, err, sizeof(err)) ||
+		   calib_dir_path(dir, &table.fp, path, sizeof(path))) {
+		jcal_error("calibrate: no calibration directory: %s", err);
+		calib_table_free(&table);
+		return -1;
+	}
+	if (calib_table_write_file(&table, path, err, sizeof(err))) {
+		jcal_error("calibrate: %s", err);
+		calib_table_free(&table);
+		return -1;
+	}
+	calib_table_coverage(&table, SEQKEY_MODE_EVENTS, &reachable, &covered);
+	jcal_info("calibration table written to %s (trace %s)", path, trace_path);
+	jcal_info("key coverage: %u of %u keys reachable in mode=events; %llu samples from "
+		  "thread %s; %u keys without an environment cost",
+		  covered, reachable, (unsigned long long)info.deltas,
+		  info.calib_thread[0] ? info.calib_thread : "(all)", info.env_missing);
+	report_missing(&table);
+	calib_table_free(&table);
+	return 0;
+}

@@ -1,0 +1,24 @@
+/*
+ * calibrate.h - the `calibrate` command: runs the calibration workload on
+ * its own thread, measures the execution environment in a -Xint child JVM,
+ * and turns the calibration trace into a table (SPEC §6).
+ */
+#ifndef JCAL_CALIBRATE_H
+#define JCAL_CALIBRATE_H
+
+#include <jvmti.h>
+#include <stddef.h>
+
+/* Agent_OnLoad: finds jcal-calibrator.jar beside libjcal.so and adds it to
+ * the system class path; picks the default trace path. 0 or -1 + message. */
+int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err, size_t errlen);
+
+/* VMInit: runs everything, then ends the JVM through System.exit (0 on
+ * success, 1 with a `jcal: error:` line otherwise). */
+void calibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni);
+
+/* After the trace is closed at VM death: derives and writes the table,
+ * prints where it went and the key coverage. Returns 0 or -1. */
+int calibrate_finish(const char *trace_path);
+
+#endif

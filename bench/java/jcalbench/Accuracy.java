@@ -1,0 +1,180 @@
+package jcalbench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
+/**
+ * Workloads of known shape for bench/accuracy.sh. Each workload's top
+ * method is `run` of a nested class; the program prints the thread CPU time
+ * that `run` took ("truth_ns"), measured around the call. Run it without an
+ * agent under -Xint for the truth, and under the agent for the traced cum
+ * of the same method.
+ *
+ * Usage: java -Xint -cp build/bench jcalbench.Accuracy WORKLOAD [SCALE]
+ */
+public final class Accuracy {
+	/** Tiny leaf methods: the profiler's worst case. */
+	static final class Leaves {
+		static int sink;
+
+		static int leaf(int x) {
+			return x + 1;
+		}
+
+		int inst(int x) {
+			return x ^ 3;
+		}
+
+		static void run(int n) {
+			Leaves o = new Leaves();
+			for (int i = 0; i < n; i++)
+				sink += leaf(i) + o.inst(i);
+		}
+	}
+
+	/** Deep recursion: fib. */
+	static final class Recursion {
+		static int fib(int n) {
+			return n < 2 ? n : fib(n - 1) + fib(n - 2);
+		}
+
+		static void run(int n) {
+			int s = 0;
+			for (int i = 0; i < n / 1000 + 1; i++)
+				s += fib(14);
+			Leaves.sink += s;
+		}
+	}
+
+	/** Native methods called from Java. */
+	static final class Natives {
+		static void run(int n) {
+			int[] a = new int[8], b = new int[8];
+			Object o = new Object();
+			int h = 0;
+			for (int i = 0; i < n; i++) {
+				System.arraycopy(a, 0, b, 0, 8);
+				h ^= System.identityHashCode(o);
+			}
+			Leaves.sink += h;
+		}
+	}
+
+	/** Exceptions thrown through three frames. */
+	static final class Exceptions {
+		static final RuntimeException E = new RuntimeException("x", null, false, false) {
+			private static final long serialVersionUID = 1L;
+		};
+
+		static void thrower(int i) {
+			if ((i & 1) == 0)
+				throw E;
+		}
+
+		static void middle(int i) {
+			thrower(i);
+		}
+
+		static void run(int n) {
+			int caught = 0;
+			for (int i = 0; i < n; i++) {
+				try {
+					middle(i);
+				} catch (RuntimeException e) {
+					caught++;
+				}
+			}
+			Leaves.sink += caught;
+		}
+	}
+
+	/** Leaves with loops: more work per call. */
+	static final class Loops {
+		static int sum(int k) {
+			int s = 0;
+			for (int j = 0; j < k; j++)
+				s += j * j;
+			return s;
+		}
+
+		static void run(int n) {
+			int s = 0;
+			for (int i = 0; i < n / 4; i++)
+				s += sum(20);
+			Leaves.sink += s;
+		}
+	}
+
+	/** A realistic mix: the expression parser of the demo. */
+	static final class Parser {
+		private final String s;
+		private int pos;
+
+		Parser(String s) {
+			this.s = s;
+		}
+
+		private char peek() {
+			while (pos < s.length() && s.charAt(pos) == ' ')
+				pos++;
+			return pos < s.length() ? s.charAt(pos) : '\0';
+		}
+
+		long expr() {
+			long v = term();
+			for (char c = peek(); c == '+' || c == '-'; c = peek()) {
+				pos++;
+				v = c == '+' ? v + term() : v - term();
+			}
+			return v;
+		}
+
+		long term() {
+			long v = factor();
+			for (char c = peek(); c == '*'; c = peek()) {
+				pos++;
+				v *= factor();
+			}
+			return v;
+		}
+
+		long factor() {
+			char c = peek();
+			if (c == '(') {
+				pos++;
+				long v = expr();
+				pos++;
+				return v;
+			}
+			long v = 0;
+			while (pos < s.length() && Character.isDigit(s.charAt(pos)))
+				v = v * 10 + (s.charAt(pos++) - '0');
+			return v;
+		}
+
+		static void run(int n) {
+			long s = 0;
+			for (int i = 0; i < n / 50 + 1; i++)
+				s += new Parser("(12 + 3) * (4 - 1) + 7 * (8 + 9 * (2 + 1))").expr();
+			Leaves.sink += (int) s;
+		}
+	}
+
+	public static void main(String[] args) {
+		String w = args[0];
+		int n = args.length > 1 ? Integer.parseInt(args[1]) : 100000;
+		ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+		long t0 = mx.getCurrentThreadCpuTime();
+		switch (w) {
+		case "leaves": Leaves.run(n); break;
+		case "recursion": Recursion.run(n); break;
+		case "natives": Natives.run(n); break;
+		case "exceptions": Exceptions.run(n); break;
+		case "loops": Loops.run(n); break;
+		case "parser": Parser.run(n); break;
+		default: throw new IllegalArgumentException("unknown workload " + w);
+		}
+		long t1 = mx.getCurrentThreadCpuTime();
+		System.out.println("truth_ns " + (t1 - t0));
+	}
+}

@@ -1,0 +1,121 @@
+package jcal.calib;
+
+/**
+ * Measures the execution-environment cost of calls in the uninstrumented
+ * program (SPEC §6): run by the agent in a child JVM started with -Xint and
+ * no agent, so it sees the execution mode that mode=events forces.
+ *
+ * For every caller type a and callee type b (I i N n) it times a loop that
+ * calls an empty method of type b from a method of type a, and the same
+ * loop calling nothing, and prints the difference per call; then the same
+ * with a callee that throws a preallocated exception the caller catches.
+ * Output lines: "call A B NS" and "throw A B NS" (nanoseconds, the lowest
+ * of several rounds), then "done".
+ *
+ * Usage: java -Xint -cp jcal-calibrator.jar jcal.calib.EnvTimer LIBJCAL [CALLS] [ROUNDS]
+ */
+public final class EnvTimer {
+	static final String TYPES = "IiNn";
+	static final EnvTimer INSTANCE = new EnvTimer();
+
+	/* Callees: kind 0..3 = empty I i N n, 4..7 = the same throwing; -1 = no call. */
+	static void leafI() {
+	}
+
+	void leafi() {
+	}
+
+	static native void leafN();
+
+	native void leafn();
+
+	static void throwI() {
+		throw Workload.THROWN;
+	}
+
+	void throwi() {
+		throw Workload.THROWN;
+	}
+
+	static native void throwN();
+
+	native void thrown();
+
+	/* Callers, one per type; each loops n times over the same switch. */
+	static void loopI(int kind, int n) {
+		for (int k = 0; k < n; k++) {
+			try {
+				switch (kind) {
+				case 0: leafI(); break;
+				case 1: INSTANCE.leafi(); break;
+				case 2: leafN(); break;
+				case 3: INSTANCE.leafn(); break;
+				case 4: throwI(); break;
+				case 5: INSTANCE.throwi(); break;
+				case 6: throwN(); break;
+				case 7: INSTANCE.thrown(); break;
+				default: break;
+				}
+			} catch (Workload.Thrown e) {
+				/* expected */
+			}
+		}
+	}
+
+	void loopi(int kind, int n) {
+		for (int k = 0; k < n; k++) {
+			try {
+				switch (kind) {
+				case 0: leafI(); break;
+				case 1: leafi(); break;
+				case 2: leafN(); break;
+				case 3: leafn(); break;
+				case 4: throwI(); break;
+				case 5: throwi(); break;
+				case 6: throwN(); break;
+				case 7: thrown(); break;
+				default: break;
+				}
+			} catch (Workload.Thrown e) {
+				/* expected */
+			}
+		}
+	}
+
+	static native void loopN(int kind, int n);
+
+	native void loopn(int kind, int n);
+
+	static long time(int caller, int kind, int n) {
+		long t0 = System.nanoTime();
+		switch (caller) {
+		case 0: loopI(kind, n); break;
+		case 1: INSTANCE.loopi(kind, n); break;
+		case 2: loopN(kind, n); break;
+		default: INSTANCE.loopn(kind, n); break;
+		}
+		return System.nanoTime() - t0;
+	}
+
+	public static void main(String[] args) {
+		System.load(args[0]);
+		int n = args.length > 1 ? Integer.parseInt(args[1]) : 50000;
+		int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+		/* Warm-up: resolve every call site once. */
+		for (int a = 0; a < 4; a++)
+			for (int kind = -1; kind < 8; kind++)
+				time(a, kind, 100);
+		for (int a = 0; a < 4; a++) {
+			for (int kind = 0; kind < 8; kind++) {
+				double best = Double.MAX_VALUE;
+				for (int r = 0; r < rounds; r++) {
+					long with = time(a, kind, n), without = time(a, -1, n);
+					best = Math.min(best, (double) (with - without) / n);
+				}
+				System.out.printf("%s %c %c %.1f%n", kind < 4 ? "call" : "throw", TYPES.charAt(a),
+						TYPES.charAt(kind & 3), Math.max(0.0, best));
+			}
+		}
+		System.out.println("done");
+	}
+}

@@ -1,0 +1,159 @@
+/*
+ * test-agent-calib.c - the calibration workload's pure parts: the programs
+ * (agent/calib_programs.c) are well formed and, run from the thread root as
+ * the calibrator thread runs them, produce every sequence key reachable in
+ * mode=events and no other; the environment model (agent/calib_env.c)
+ * parses the env timer's output and splits call costs over keys.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib_env.h"
+#include "calib_programs.h"
+#include "seqkey.h"
+#include "test.h"
+
+static const unsigned mtype[4] = { JCAL_MT_INTERP_STATIC, JCAL_MT_INTERP, JCAL_MT_NATIVE_STATIC,
+				   JCAL_MT_NATIVE };
+
+struct sim {
+	struct seqkey_stepper st;
+	unsigned char seen[SEQKEY_COUNT];
+	unsigned events;
+	int bad;
+};
+
+static void emit(struct sim *s, int type, unsigned transition)
+{
+	struct seqkey_step out;
+	if (seqkey_step(&s->st, (uint32_t)type + 1, transition, mtype[type], &out) != 0) {
+		s->bad = 1;
+		return;
+	}
+	s->events++;
+	if (out.has_key)
+		s->seen[seqkey_index(&out.key)] = 1;
+}
+
+/* Runs node pc as Workload.java does; returns 1 when it exits by exception. */
+static int run(struct sim *s, const int32_t *code, int pc)
+{
+	int type = code[pc], flags = code[pc + 1], n = code[pc + 2], c = pc + 4;
+
+	emit(s, type, JCAL_TR_ENTRY);
+	for (int k = 0; k < n; k++) {
+		if (run(s, code, c) && !(flags & CALIB_CATCHES)) {
+			emit(s, type, JCAL_TR_THROW);
+			return 1;
+		}
+		c += code[c + 3];
+	}
+	emit(s, type, (flags & CALIB_THROWS) ? JCAL_TR_THROW : JCAL_TR_EXIT);
+	return (flags & CALIB_THROWS) != 0;
+}
+
+static void test_programs_well_formed(void)
+{
+	struct calib_prog *p;
+	size_t n = calib_programs_build(&p);
+
+	CHECK(n > 300);
+	for (size_t i = 0; i < n; i++)
+		CHECK(calib_program_check(&p[i]) == 0);
+	/* A broken size is caught. */
+	p[0].code[3]++;
+	CHECK(calib_program_check(&p[0]) == -1);
+	calib_programs_free(p, n);
+}
+
+static void test_programs_cover_every_reachable_key(void)
+{
+	struct calib_prog *p;
+	size_t n = calib_programs_build(&p);
+	struct sim *s = calloc(1, sizeof(*s));
+	unsigned reachable = 0, covered = 0, extra = 0;
+	char name[SEQKEY_TEXT_LEN];
+
+	seqkey_stepper_init(&s->st);
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < n; i++)
+			run(s, p[i].code, 0);
+	CHECK(!s->bad);
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		struct seqkey k;
+		seqkey_from_index(i, &k);
+		int r = seqkey_reachable(SEQKEY_MODE_EVENTS, &k);
+		reachable += r;
+		covered += r && s->seen[i];
+		if (!r && s->seen[i]) {
+			extra++;
+			fprintf(stderr, "  unreachable key produced: %s\n", seqkey_format(&k, name));
+		} else if (r && !s->seen[i]) {
+			fprintf(stderr, "  reachable key missed: %s\n", seqkey_format(&k, name));
+		}
+	}
+	CHECK_EQ_U(reachable, 600);
+	CHECK_EQ_U(covered, reachable);
+	CHECK_EQ_U(extra, 0);
+	seqkey_stepper_free(&s->st);
+	free(s);
+	calib_programs_free(p, n);
+}
+
+static const char env_text[] =
+	"call I I 80.0\ncall I i 84.0\ncall I N 20.0\ncall I n 22.0\n"
+	"call i I 81.0\ncall i i 85.0\ncall i N 21.0\ncall i n 23.0\n"
+	"call N I 300.0\ncall N i 310.0\ncall N N 150.0\ncall N n 160.0\n"
+	"call n I 301.0\ncall n i 311.0\ncall n N 151.0\ncall n n 161.0\n"
+	"throw I I 900.0\nthrow I i 910.0\nthrow I N 700.0\nthrow I n 710.0\n"
+	"throw i I 901.0\nthrow i i 911.0\nthrow i N 701.0\nthrow i n 711.0\n"
+	"throw N I 1000.0\nthrow N i 1010.0\nthrow N N 800.0\nthrow N n 810.0\n"
+	"throw n I 1001.0\nthrow n i 1011.0\nthrow n N 801.0\nthrow n n 811.0\n"
+	"done\n";
+
+static void test_env_model(void)
+{
+	struct calib_env e;
+	char err[256];
+
+	CHECK(calib_env_parse(&e, env_text, err, sizeof(err)) == 0);
+	/* Entry then exit of an empty method: its body costs nothing. */
+	CHECK(calib_env_key(&e, "I:E:i:X:I") == 0);
+	/* Step ending at an entry: the first half of the call. */
+	CHECK(calib_env_key(&e, "O:E:I:E:i") == 42.0);
+	/* Return then call: the rest of one call plus the start of the next. */
+	CHECK(calib_env_key(&e, "i:X:I:E:N") == 84.0 / 2 + 20.0 / 2);
+	/* Exception return: the throwing cost minus the half charged on entry. */
+	CHECK(calib_env_key(&e, "n:T:i:X:I") == 711.0 - 23.0 / 2);
+	/* Around a whole call the halves add up to the measured cost. */
+	CHECK(calib_env_key(&e, "I:E:I:E:n") + calib_env_key(&e, "n:X:I:X:O") == 22.0);
+	/* Jitted and root types are costed like their interpreted/static twins. */
+	CHECK(calib_env_key(&e, "J:X:j:E:O") == calib_env_key(&e, "I:X:i:E:I"));
+	CHECK(calib_env_key(&e, "I:Q:i:X:I") < 0);
+	CHECK(calib_env_key(&e, "I:E:i:X") < 0);
+}
+
+static void test_env_parse_errors(void)
+{
+	struct calib_env e;
+	char err[256];
+
+	CHECK(calib_env_parse(&e, "call I I 80\n", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "done") != NULL);
+	CHECK(calib_env_parse(&e, "call I X 80\ndone\n", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "line 1") != NULL);
+	CHECK(calib_env_parse(&e, "call I I -5\ndone\n", err, sizeof(err)) == -1);
+	CHECK(calib_env_parse(&e, "jump I I 5\ndone\n", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "jump") != NULL);
+	CHECK(calib_env_parse(&e, "call I I 80\ndone\n", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "lacks") != NULL);
+}
+
+int main(void)
+{
+	RUN(test_programs_well_formed);
+	RUN(test_programs_cover_every_reachable_key);
+	RUN(test_env_model);
+	RUN(test_env_parse_errors);
+	return test_summary("agent-calib");
+}
