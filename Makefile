@@ -31,11 +31,12 @@ AGENT_OBJ  := $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
 POST_OBJ   := $(POST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
 # Agent files that need a running JVM; the rest is pure and unit-tested.
-AGENT_JVMTI := agent event_recorder thread_state method_table calibrate calib_natives
+AGENT_JVMTI := agent event_recorder thread_state method_table calibrate calib_natives kthread
 AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/agent/%.o),$(AGENT_OBJ))
 
 .PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes
-all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal-calibrator.jar java-classes
+all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal-calibrator.jar java-classes \
+     $(BUILD)/libjcaltest.so $(BUILD)/javatests21.stamp
 
 check-jdk:
 	@test -f "$(JAVA_HOME)/include/jvmti.h" || { \
@@ -82,7 +83,7 @@ $(BUILD)/jcal-calibrator.jar: $(CALIB_JAVA) | check-jdk
 	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/calibrator .
 
 # Java test classes and the demo program.
-JAVA_SRC := $(shell find javatests -name '*.java' 2>/dev/null)
+JAVA_SRC := $(shell find javatests/src -name '*.java' 2>/dev/null)
 java-classes: $(BUILD)/javatests.stamp
 $(BUILD)/javatests.stamp: $(JAVA_SRC) | check-jdk
 	@mkdir -p $(BUILD)/javatests
@@ -109,6 +110,29 @@ $(BUILD)/metric-read: bench/metric-read.c $(BUILD)/obj/agent/perf_counter.o
 
 bench-metric: $(BUILD)/metric-read
 	$(BUILD)/metric-read
+
+# JNI test library of the end-to-end tests (javatests/native).
+$(BUILD)/libjcaltest.so: $(wildcard javatests/native/*.c) | check-jdk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $^ -lpthread
+
+# Virtual-thread tests need a JDK >= 21 ($$JAVA21_HOME or /usr/lib/jvm);
+# without one they are skipped with a visible message.
+ifeq ($(origin JAVA21_HOME),undefined)
+JAVA21_HOME := $(shell scripts/find-jdk21.sh)
+endif
+JAVA21_SRC := $(shell find javatests/src21 -name '*.java' 2>/dev/null)
+$(BUILD)/javatests21.stamp: $(JAVA21_SRC)
+	@mkdir -p $(BUILD)/javatests21
+	@if [ -n "$(JAVA21_HOME)" ]; then \
+	  echo "$(JAVA21_HOME)/bin/javac -d $(BUILD)/javatests21 ..."; \
+	  $(JAVA21_HOME)/bin/javac -d $(BUILD)/javatests21 $(JAVA21_SRC) || exit 1; \
+	  echo "$(JAVA21_HOME)" > $(BUILD)/javatests21/JAVA_HOME; \
+	else \
+	  echo "SKIP: no JDK >= 21 found (set JAVA21_HOME): virtual-thread tests will be skipped"; \
+	  rm -f $(BUILD)/javatests21/JAVA_HOME; \
+	fi
+	@touch $@
 
 deps:
 	@scripts/install-deps.sh

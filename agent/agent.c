@@ -14,6 +14,7 @@
 #include "calibrate.h"
 #include "event_recorder.h"
 #include "host_info.h"
+#include "jvmti_compat.h"
 #include "log.h"
 #include "method_table.h"
 #include "thread_state.h"
@@ -89,6 +90,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
 	struct trace_recbuf *rb;
 
+	(void)thread;
 	if (cls) {
 		jcal.thread_tid = (*jni)->GetFieldID(jni, cls, "tid", "J");
 		(*jni)->DeleteLocalRef(jni, cls);
@@ -97,8 +99,22 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 		(*jni)->ExceptionClear(jni);
 	/* The main thread ran Java code before VMInit: its name is known now. */
 	struct jcal_thread *st = thread_state_get(jvmti);
-	if (st)
-		thread_state_rename(jvmti, jni, thread, st);
+	if (st && st != &thread_state_ended)
+		thread_state_rename(jvmti, jni, st);
+	if (jcal.vthreads) {
+		/* VirtualThread.mount() is entered on the carrier and its matching
+		 * return is VirtualThread.unmount()'s exit (event_recorder.c). */
+		jclass vt = (*jni)->FindClass(jni, "java/lang/VirtualThread");
+		if (vt) {
+			jcal.vt_mount = (*jni)->GetMethodID(jni, vt, "mount", "()V");
+			jcal.vt_unmount = (*jni)->GetMethodID(jni, vt, "unmount", "()V");
+			(*jni)->DeleteLocalRef(jni, vt);
+		}
+		if ((*jni)->ExceptionCheck(jni))
+			(*jni)->ExceptionClear(jni);
+		if (!jcal.vt_mount || !jcal.vt_unmount)
+			jcal.vt_mount = jcal.vt_unmount = NULL;
+	}
 	rb = trace_file_lock();
 	meta_property(jvmti, rb, "jvm.name", "java.vm.name");
 	meta_property(jvmti, rb, "jvm.vendor", "java.vm.vendor");
@@ -121,14 +137,91 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	struct jcal_thread *st = thread_state_get(jvmti);
 
-	(void)jni;
 	(void)thread;
-	if (st)
-		thread_state_retire(jvmti, st);
+	if (st && st != &thread_state_ended)
+		thread_state_retire(jvmti, jni, st);
+}
+
+/* Virtual threads (JDK 21+). The first method event of a virtual thread
+ * (VirtualThread.run) comes before VirtualThreadStart, so the state may
+ * exist already. */
+static void JNICALL on_vthread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread)
+{
+	struct jcal_thread *st = thread_state_get(jvmti);
+
+	if (jcal_stopped())
+		return;
+	if (!st)
+		st = thread_state_create(jvmti, jni, vthread, 0);
+	/* Its first mount: the carrier's metric stops here. */
+	if (st && st != &thread_state_ended && st->is_virtual)
+		thread_state_mounted(st);
+}
+
+static void JNICALL on_vthread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread)
+{
+	struct jcal_thread *st = thread_state_get(jvmti);
+
+	(void)vthread;
+	if (!st || st == &thread_state_ended)
+		return;
+	thread_state_retire(jvmti, jni, st);
+	/* Its last unmount: the carrier's metric goes on. */
+	thread_state_unmounting(&thread_state_ended);
+}
+
+/* HotSpot's mount/unmount extension events: a virtual thread's metric only
+ * runs while it is mounted (thread_state.h). */
+static void JNICALL on_vthread_mount(jvmtiEnv *jvmti, ...)
+{
+	struct jcal_thread *st = thread_state_get(jvmti);
+	if (st && st != &thread_state_ended && st->is_virtual)
+		thread_state_mounted(st);
+}
+
+static void JNICALL on_vthread_unmount(jvmtiEnv *jvmti, ...)
+{
+	struct jcal_thread *st = thread_state_get(jvmti);
+	if (st && st != &thread_state_ended && st->is_virtual)
+		thread_state_unmounting(st);
+}
+
+/* Enables the mount/unmount extension events; returns how many were found. */
+static int enable_mount_events(jvmtiEnv *jvmti)
+{
+	jint n = 0;
+	jvmtiExtensionEventInfo *ev = NULL;
+	int found = 0;
+
+	if ((*jvmti)->GetExtensionEvents(jvmti, &n, &ev) != JVMTI_ERROR_NONE)
+		return 0;
+	for (jint i = 0; i < n; i++) {
+		jvmtiExtensionEvent fn = NULL;
+		if (!strcmp(ev[i].id, "com.sun.hotspot.events.VirtualThreadMount"))
+			fn = (jvmtiExtensionEvent)on_vthread_mount;
+		else if (!strcmp(ev[i].id, "com.sun.hotspot.events.VirtualThreadUnmount"))
+			fn = (jvmtiExtensionEvent)on_vthread_unmount;
+		/* Delivered only once also enabled by index (SPEC §7). */
+		if (fn && (*jvmti)->SetExtensionEventCallback(jvmti, ev[i].extension_event_index,
+							       fn) == JVMTI_ERROR_NONE &&
+		    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
+						       (jvmtiEvent)ev[i].extension_event_index,
+						       NULL) == JVMTI_ERROR_NONE)
+			found++;
+	}
+	for (jint i = 0; i < n; i++) {
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)ev[i].id);
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)ev[i].short_description);
+		for (jint p = 0; p < ev[i].param_count; p++)
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)ev[i].params[p].name);
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)ev[i].params);
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)ev);
+	return found;
 }
 
 /* Writes everything and prints the summary line; runs once. */
-static void finish_trace(void)
+static void finish_trace(JNIEnv *jni)
 {
 	uint64_t threads = 0, events, bytes, lost;
 	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
@@ -137,7 +230,7 @@ static void finish_trace(void)
 	if (atomic_exchange(&finished, 1))
 		return;
 	jcal_tracing_stop();
-	events = thread_state_flush_all(&threads);
+	events = thread_state_flush_all(jcal.jvmti, jni, &threads);
 	lost = atomic_load(&jcal.lost_events);
 	rb = trace_file_lock();
 	if (jcal.metrics.tsc_hz)
@@ -159,8 +252,7 @@ static void finish_trace(void)
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jvmti;
-	(void)jni;
-	finish_trace();
+	finish_trace(jni);
 }
 
 static int check(jvmtiError e, const char *what)
@@ -177,7 +269,7 @@ static int setup_jvmti(void)
 {
 	jvmtiEnv *jvmti = jcal.jvmti;
 	jvmtiCapabilities caps;
-	jvmtiEventCallbacks cb;
+	struct jcal_event_callbacks cb;
 	static const jvmtiEvent events[] = {
 		JVMTI_EVENT_VM_INIT,       JVMTI_EVENT_VM_DEATH,     JVMTI_EVENT_THREAD_START,
 		JVMTI_EVENT_THREAD_END,    JVMTI_EVENT_METHOD_ENTRY, JVMTI_EVENT_METHOD_EXIT,
@@ -188,20 +280,38 @@ static int setup_jvmti(void)
 	caps.can_generate_method_entry_events = 1;
 	caps.can_generate_method_exit_events = 1;
 	caps.can_generate_compiled_method_load_events = 1;
+	if (jcal.vthreads)
+		jcal_caps_set_virtual_threads(&caps);
 	if (check((*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities"))
 		return -1;
 
 	memset(&cb, 0, sizeof(cb));
-	cb.VMInit = on_vm_init;
-	cb.VMDeath = on_vm_death;
-	cb.ThreadStart = on_thread_start;
-	cb.ThreadEnd = on_thread_end;
-	cb.MethodEntry = event_method_entry;
-	cb.MethodExit = event_method_exit;
-	cb.CompiledMethodLoad = event_compiled_load;
-	cb.CompiledMethodUnload = event_compiled_unload;
-	if (check((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)), "SetEventCallbacks"))
+	cb.base.VMInit = on_vm_init;
+	cb.base.VMDeath = on_vm_death;
+	cb.base.ThreadStart = on_thread_start;
+	cb.base.ThreadEnd = on_thread_end;
+	cb.base.MethodEntry = event_method_entry;
+	cb.base.MethodExit = event_method_exit;
+	cb.base.CompiledMethodLoad = event_compiled_load;
+	cb.base.CompiledMethodUnload = event_compiled_unload;
+	cb.VirtualThreadStart = on_vthread_start;
+	cb.VirtualThreadEnd = on_vthread_end;
+	if (check((*jvmti)->SetEventCallbacks(jvmti, &cb.base,
+					      jcal.vthreads ? (jint)sizeof(cb) : (jint)sizeof(cb.base)),
+		  "SetEventCallbacks"))
 		return -1;
+	if (jcal.vthreads) {
+		if (check((*jvmti)->SetEventNotificationMode(
+				  jvmti, JVMTI_ENABLE, (jvmtiEvent)JCAL_EVENT_VIRTUAL_THREAD_START, NULL),
+			  "SetEventNotificationMode(VirtualThreadStart)") ||
+		    check((*jvmti)->SetEventNotificationMode(
+				  jvmti, JVMTI_ENABLE, (jvmtiEvent)JCAL_EVENT_VIRTUAL_THREAD_END, NULL),
+			  "SetEventNotificationMode(VirtualThreadEnd)"))
+			return -1;
+		if (enable_mount_events(jvmti) != 2)
+			jcal_warn("this JVM has no virtual-thread mount/unmount events: a virtual "
+				  "thread's metric will include time it spent unmounted");
+	}
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		/* calibrate enables method events for its own thread only. */
 		int method_event = events[i] == JVMTI_EVENT_METHOD_ENTRY ||
@@ -251,7 +361,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		jcal_error("%s", err);
 		return JNI_ERR;
 	}
-	if ((*vm)->GetEnv(vm, (void **)&jcal.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+	/* JVMTI 21 (virtual threads) where the JVM has it, else 1.2 (JDK 17). */
+	if ((*vm)->GetEnv(vm, (void **)&jcal.jvmti, JCAL_JVMTI_VERSION_21) == JNI_OK) {
+		jcal.vthreads = 1;
+	} else if ((*vm)->GetEnv(vm, (void **)&jcal.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
 		jcal_error("this JVM does not offer JVMTI 1.2");
 		return JNI_ERR;
 	}
@@ -287,6 +400,6 @@ JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 	/* Normally VM death has written everything; this covers a JVM that
 	 * never delivered it (e.g. a failure during start-up). */
 	if (jcal.opts.command != JCAL_CMD_HELP && jcal.jvmti)
-		finish_trace();
+		finish_trace(NULL);
 	jcal_log_close();
 }

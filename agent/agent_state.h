@@ -23,6 +23,8 @@ struct jcal_agent {
 	struct metric_set metrics;
 	char out_path[JCAL_OPT_PATH_MAX];
 	jfieldID thread_tid;           /* java.lang.Thread.tid, set at VMInit */
+	int vthreads;                  /* JVMTI 21+: virtual thread events are on */
+	jmethodID vt_mount, vt_unmount; /* java.lang.VirtualThread.mount/unmount, or NULL */
 	atomic_int stopped;            /* VM death or a failed write: record nothing more */
 	atomic_uint next_serial;       /* thread serials, from 1 */
 	atomic_uint_fast64_t lost_events; /* events dropped after tracing stopped on error */

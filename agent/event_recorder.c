@@ -1,8 +1,9 @@
 /*
  * event_recorder.c - turns MethodEntry/MethodExit into trace events.
  *
- * Per event: read the metric(s), find the thread's state in JVMTI TLS, map
- * the jmethodID through the thread's cache, append to the thread's buffer.
+ * Per event: find the Java thread's state in JVMTI TLS and the kernel
+ * thread's (kthread.h), read the metric(s), map the jmethodID through the
+ * kernel thread's cache, append to the Java thread's buffer.
  * No lock and no allocation unless a thread or method is seen for the first
  * time or the buffer is full.
  *
@@ -28,11 +29,33 @@ static inline unsigned method_type(const struct jcal_method *m)
 	return jcal_mtype_of(m->modifiers, jitted);
 }
 
+/*
+ * A carrier enters VirtualThread.mount(); the thread identity switches to
+ * the virtual thread inside it, and switches back inside unmount(), whose
+ * exit the carrier sees without its entry (JDK 21-25). From the carrier's
+ * side that exit is the return of its mount() call: recorded as such, the
+ * carrier's tree stays balanced (its metric paused meanwhile, thread_state.h).
+ */
+static inline jmethodID carrier_method(struct jcal_thread *st, jmethodID mid, unsigned transition)
+{
+	if (mid == jcal.vt_mount) {
+		if (transition == JCAL_TR_ENTRY)
+			st->mounts_open++;
+		else if (st->mounts_open)
+			st->mounts_open--;
+	} else if (mid == jcal.vt_unmount && transition != JCAL_TR_ENTRY && st->mounts_open) {
+		st->mounts_open--;
+		return jcal.vt_mount;
+	}
+	return mid;
+}
+
 static void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
 		   unsigned transition)
 {
 	uint64_t metric[JCAL_MAX_METRICS];
 	struct jcal_thread *st = thread_state_get(jvmti);
+	struct jcal_kthread *kt = kthread_get();
 	struct jcal_method *m;
 
 	if (!st) {
@@ -42,14 +65,18 @@ static void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
 		if (!st)
 			return;
 	}
-	metric_read_all(&jcal.metrics, &st->mt, metric);
+	if (st == &thread_state_ended || !kt)
+		return;
+	thread_state_metric(st, kt, metric);
+	if (jcal.vt_mount && !st->is_virtual)
+		mid = carrier_method(st, mid, transition);
 
 	atomic_store(&st->busy, 1);
 	if (atomic_load(&jcal.stopped)) {
 		atomic_store_explicit(&st->busy, 0, memory_order_release);
 		return;
 	}
-	m = method_cache_get(&st->cache, jvmti, jni, mid);
+	m = method_cache_get(&kt->cache, jvmti, jni, mid);
 	if (m) {
 		if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0) {
 			atomic_fetch_add(&jcal.lost_events, 1);

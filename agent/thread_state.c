@@ -16,8 +16,11 @@
 #include <unistd.h>
 
 #include "agent_state.h"
+#include "jvmti_compat.h"
 #include "log.h"
 #include "trace_file.h"
+
+struct jcal_thread thread_state_ended;
 
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct jcal_thread *registry;
@@ -32,21 +35,26 @@ static uint64_t wall_ns(void)
 
 struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int late)
 {
+	int is_virtual = jcal.vthreads && jcal_is_virtual(jni, thread);
+	size_t cap = is_virtual ? VTHREAD_BUFFER_BYTES : THREAD_BUFFER_BYTES;
 	struct jcal_thread *st = calloc(1, sizeof(*st));
-	uint8_t *buf = malloc(THREAD_BUFFER_BYTES);
+	uint8_t *buf = malloc(cap);
+	struct jcal_kthread *kt = kthread_get();
 	jvmtiThreadInfo info;
 	uint64_t java_tid = 0, metric[JCAL_MAX_METRICS] = { 0 };
 	uint32_t flags = late ? TRACE_THREAD_LATE : 0;
 	const char *name = "";
 
-	if (!st || !buf) {
+	if (!st || !buf || !kt) {
 		free(st);
 		free(buf);
 		return NULL;
 	}
 	st->serial = atomic_fetch_add(&jcal.next_serial, 1);
-	metric_thread_open(&jcal.metrics, &st->mt);
-	trace_events_init(&st->enc, buf, THREAD_BUFFER_BYTES, st->serial, jcal.metrics.n);
+	st->is_virtual = (uint8_t)is_virtual;
+	if (is_virtual)
+		flags |= TRACE_THREAD_VIRTUAL;
+	trace_events_init(&st->enc, buf, cap, st->serial, jcal.metrics.n);
 
 	memset(&info, 0, sizeof(info));
 	if (thread && (*jvmti)->GetThreadInfo(jvmti, thread, &info) == JVMTI_ERROR_NONE) {
@@ -63,7 +71,10 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	}
 	if (thread && jni && jcal.thread_tid)
 		java_tid = (uint64_t)(*jni)->GetLongField(jni, thread, jcal.thread_tid);
-	metric_read_all(&jcal.metrics, &st->mt, metric);
+	if (thread && jni)
+		st->ref = (*jni)->NewGlobalRef(jni, thread);
+	st->name = strdup(name);
+	thread_state_metric(st, kt, metric);
 
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_thread_start(rb, st->serial, java_tid, (uint32_t)syscall(SYS_gettid), flags,
@@ -80,27 +91,76 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	thread_count++;
 	pthread_mutex_unlock(&registry_mutex);
 
+	if (!is_virtual)
+		kt->platform = st;
 	if ((*jvmti)->SetThreadLocalStorage(jvmti, NULL, st) != JVMTI_ERROR_NONE)
 		jcal_debug("SetThreadLocalStorage failed for thread #%u", st->serial);
 	return st;
 }
 
-void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct jcal_thread *st)
+/* Stops st's metric: saves its value now. */
+static void metric_pause(struct jcal_thread *st, struct jcal_kthread *kt)
+{
+	if (st->paused)
+		return;
+	thread_state_metric(st, kt, st->saved);
+	st->paused = 1;
+}
+
+/* Resumes st's metric from its saved value. */
+static void metric_resume(struct jcal_thread *st, struct jcal_kthread *kt)
+{
+	uint64_t now[JCAL_MAX_METRICS];
+
+	if (!st->paused)
+		return;
+	metric_read_all(&jcal.metrics, &kt->mt, now);
+	for (unsigned i = 0; i < jcal.metrics.n; i++)
+		st->offset[i] = st->saved[i] - now[i];
+	st->paused = 0;
+}
+
+void thread_state_mounted(struct jcal_thread *vt)
+{
+	struct jcal_kthread *kt = kthread_get();
+
+	if (!kt)
+		return;
+	if (kt->platform)
+		metric_pause(kt->platform, kt);
+	metric_resume(vt, kt);
+}
+
+void thread_state_unmounting(struct jcal_thread *vt)
+{
+	struct jcal_kthread *kt = kthread_get();
+
+	if (!kt)
+		return;
+	metric_pause(vt, kt);
+	if (kt->platform)
+		metric_resume(kt->platform, kt);
+}
+
+void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 {
 	jvmtiThreadInfo info;
 
 	memset(&info, 0, sizeof(info));
-	if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE)
+	if (!st->ref || (*jvmti)->GetThreadInfo(jvmti, st->ref, &info) != JVMTI_ERROR_NONE)
 		return;
-	if (info.name) {
+	if (info.name && (!st->name || strcmp(st->name, info.name))) {
 		struct trace_recbuf *rb = trace_file_lock();
 		trace_rec_thread_name(rb, st->serial, wall_ns(), info.name);
 		trace_file_unlock();
-		(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+		free(st->name);
+		st->name = strdup(info.name);
 	}
-	if (info.thread_group)
+	if (info.name)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+	if (jni && info.thread_group)
 		(*jni)->DeleteLocalRef(jni, info.thread_group);
-	if (info.context_class_loader)
+	if (jni && info.context_class_loader)
 		(*jni)->DeleteLocalRef(jni, info.context_class_loader);
 }
 
@@ -111,9 +171,11 @@ static void write_thread_end(struct jcal_thread *st, const uint64_t *metric)
 	trace_file_unlock();
 }
 
-void thread_state_retire(jvmtiEnv *jvmti, struct jcal_thread *st)
+void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 {
 	uint64_t metric[JCAL_MAX_METRICS] = { 0 };
+
+	struct jcal_kthread *kt = kthread_get();
 
 	pthread_mutex_lock(&registry_mutex);
 	if (jcal_stopped()) {
@@ -121,7 +183,9 @@ void thread_state_retire(jvmtiEnv *jvmti, struct jcal_thread *st)
 		pthread_mutex_unlock(&registry_mutex);
 		return;
 	}
-	metric_read_all(&jcal.metrics, &st->mt, metric);
+	if (kt)
+		thread_state_metric(st, kt, metric);
+	thread_state_rename(jvmti, jni, st);
 	if (trace_file_write_events(&st->enc) == 0)
 		write_thread_end(st, metric);
 	if (st->prev)
@@ -133,13 +197,17 @@ void thread_state_retire(jvmtiEnv *jvmti, struct jcal_thread *st)
 	ended_events += st->events;
 	pthread_mutex_unlock(&registry_mutex);
 
-	(*jvmti)->SetThreadLocalStorage(jvmti, NULL, NULL);
-	metric_thread_close(&jcal.metrics, &st->mt);
+	(*jvmti)->SetThreadLocalStorage(jvmti, NULL, &thread_state_ended);
+	if (kt && kt->platform == st)
+		kt->platform = NULL;
+	if (jni && st->ref)
+		(*jni)->DeleteGlobalRef(jni, st->ref);
+	free(st->name);
 	free(st->enc.buf);
 	free(st);
 }
 
-uint64_t thread_state_flush_all(uint64_t *threads)
+uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads)
 {
 	uint64_t total;
 
@@ -155,6 +223,7 @@ uint64_t thread_state_flush_all(uint64_t *threads)
 			continue;
 		}
 		trace_file_write_events(&st->enc);
+		thread_state_rename(jvmti, jni, st);
 		total += st->events;
 	}
 	*threads = thread_count;

@@ -10,38 +10,70 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "method_table.h"
+#include "agent_state.h"
+#include "kthread.h"
 #include "metric.h"
 #include "trace_encoder.h"
 
 #define THREAD_BUFFER_BYTES (64 * 1024)
+#define VTHREAD_BUFFER_BYTES (16 * 1024) /* thousands may live at once */
 
 struct jcal_thread {
 	atomic_int busy;          /* inside an event callback (see agent.c) */
 	uint32_t serial;
+	uint8_t is_virtual;
+	uint8_t paused;           /* a carrier while it runs a virtual thread */
+	uint32_t mounts_open;     /* a carrier's VirtualThread.mount() frames not yet exited */
 	uint64_t events;          /* recorded in all */
-	struct metric_thread mt;
-	struct method_cache cache;
+	/* A thread's metric = its kernel thread's counter + offset (mod 2^64).
+	 * 0 for platform threads; a virtual thread's offset is reset at each
+	 * mount so that only the time it is mounted counts (saved holds its
+	 * value at the last unmount). */
+	uint64_t offset[JCAL_MAX_METRICS];
+	uint64_t saved[JCAL_MAX_METRICS];
+	jobject ref;              /* global reference to the java.lang.Thread */
+	char *name;               /* the name last recorded */
 	struct trace_events_enc enc;
 	struct jcal_thread *prev, *next; /* registry */
 };
+
+/* What JVMTI thread-local storage holds once a thread has ended: events
+ * after ThreadEnd or VirtualThreadEnd (the last frames of the JDK's own
+ * thread code) are dropped instead of opening a second tree. */
+extern struct jcal_thread thread_state_ended;
 
 /* Creates the state of the current thread, writes its THREAD_START record
  * and stores it in JVMTI thread-local storage. late: first seen at an event.
  * Returns NULL when memory runs out. */
 struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int late);
 
-/* Records the thread's current name (THREAD_NAME): for a thread first seen
- * before VMInit, whose name could not be read then. */
-void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct jcal_thread *st);
+/* The thread's metric values now, read on the kernel thread running it. */
+static inline void thread_state_metric(const struct jcal_thread *st, struct jcal_kthread *kt,
+				       uint64_t *out)
+{
+	metric_read_all(&jcal.metrics, &kt->mt, out);
+	for (unsigned i = 0; i < jcal.metrics.n; i++)
+		out[i] += st->offset[i];
+}
+
+/* Virtual threads: at VirtualThreadMount / VirtualThreadUnmount (and start
+ * and end), the virtual thread's metric resumes / stops, and its carrier's
+ * stops / resumes, so that no time is charged to both. Idempotent. */
+void thread_state_mounted(struct jcal_thread *vt);
+void thread_state_unmounting(struct jcal_thread *vt);
+
+/* Records the thread's current name (THREAD_NAME) when it differs from the
+ * one recorded: at VMInit for a thread first seen before it, and at thread
+ * end and VM death for threads renamed while they ran. */
+void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st);
 
 /* At ThreadEnd: writes the thread's events and THREAD_END, frees the state. */
-void thread_state_retire(jvmtiEnv *jvmti, struct jcal_thread *st);
+void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st);
 
 /* At VM death (tracing already stopped): waits for callbacks in flight and
  * writes every live thread's buffered events. Returns the total events
  * recorded by all threads, ended or alive; *threads gets the thread count. */
-uint64_t thread_state_flush_all(uint64_t *threads);
+uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads);
 
 static inline struct jcal_thread *thread_state_get(jvmtiEnv *jvmti)
 {

@@ -4,4 +4,4 @@
 set -eu
 cd "$(dirname "$0")/.."
 JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
-exec "$JAVA_HOME/bin/java" -cp build/javatests jcaltest.Runner build/libjcal.so build/jcal-post "$@"
+exec "$JAVA_HOME/bin/java" -Djcal.build="$(pwd)/build" -cp build/javatests jcaltest.Runner build/libjcal.so build/jcal-post "$@"

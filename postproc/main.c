@@ -128,9 +128,10 @@ static void usage(FILE *f)
 	      "                                html: self-contained flame graph page\n"
 	      "  --format text|csv|json      output format (default: text)\n"
 	      "  --sort base|cum|calls|name  order of the flat report (default: base)\n"
-	      "  --thread NAME|#N            only threads named NAME (a glob, e.g. 'pool-*'),\n"
-	      "                              or with serial N, or NAME#N; repeatable\n"
-	      "                              (default: all threads)\n"
+	      "  --thread NAME|#N|virtual|platform\n"
+	      "                              only threads named NAME (a glob, e.g. 'pool-*'),\n"
+	      "                              or with serial N, or NAME#N, or every virtual\n"
+	      "                              or platform thread; repeatable (default: all)\n"
 	      "  --metric NAME               metric to show when the trace has several\n"
 	      "                              (default: the first one)\n"
 	      "  --sig                       append the JVM signature to method names\n"
@@ -676,7 +677,8 @@ int main(int argc, char **argv)
 
 		for (size_t i = 0; i < m.nthreads; i++)
 			k +=
-			    threadsel_match(&sel, m.thread_list[i]->serial, m.thread_list[i]->name);
+			    threadsel_match(&sel, m.thread_list[i]->serial, m.thread_list[i]->name,
+					    m.thread_list[i]->flags);
 		if (!k) {
 			list_threads(&m, names, sizeof(names));
 			msg("error", "--thread: no thread matches (threads: %s)",

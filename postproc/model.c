@@ -166,6 +166,8 @@ static int on_thread_start(void *ctx, const struct trace_thread *tt)
 	t->flags = tt->flags;
 	t->start_ns = tt->time_ns;
 	t->started = 1;
+	t->nstart_metric = tt->nmetrics;
+	memcpy(t->start_metric, tt->metric, sizeof(t->start_metric));
 	if (tt->name && set_str(&t->name, tt->name))
 		return oom(m);
 	return 0;
@@ -193,6 +195,8 @@ static int on_thread_end(void *ctx, const struct trace_thread *tt)
 	t->ended = 1;
 	t->end_ns = tt->time_ns;
 	t->end_events = tt->events;
+	t->nend_metric = tt->nmetrics;
+	memcpy(t->end_metric, tt->metric, sizeof(t->end_metric));
 	return 0;
 }
 

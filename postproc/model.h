@@ -35,6 +35,11 @@ struct model_thread {
 	int started, ended; /* THREAD_START / THREAD_END seen */
 	uint64_t start_ns, end_ns, end_events;
 	int has_tree; /* saw at least one event */
+	/* Metric values the agent read at THREAD_START / THREAD_END (raw
+	 * units); the span between them minus the tree's root cum is what the
+	 * thread spent outside any event pair. */
+	unsigned nstart_metric, nend_metric;
+	uint64_t start_metric[JCAL_MAX_METRICS], end_metric[JCAL_MAX_METRICS];
 	struct calltree tree;
 	UT_hash_handle hh;
 };

@@ -18,7 +18,7 @@ int report_threads(const struct model *m, const struct report_opts *o,
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct model_thread *t = m->thread_list[i];
 
-		if (threadsel_match(o->sel, t->serial, t->name))
+		if (threadsel_match(o->sel, t->serial, t->name, t->flags))
 			l[k++] = t;
 	}
 	*list = l;

@@ -17,9 +17,13 @@ struct totals {
 	uint64_t events, by_type[JCAL_MT_COUNT], by_transition[JCAL_TR_COUNT];
 	uint64_t unmatched, mismatched, unwound, open, backwards, contexts;
 	uint64_t cum[JCAL_MAX_METRICS], raw_cum[JCAL_MAX_METRICS];
+	/* Threads with metric values at start and end: their span in all and
+	 * the part their trees hold (raw, metric shown). */
+	uint64_t spanned, span, span_in_trees;
 };
 
-static void add_up(const struct model_thread *const *list, size_t n, struct totals *t)
+static void add_up(const struct model_thread *const *list, size_t n, unsigned mi,
+		   struct totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < n; i++) {
@@ -40,6 +44,11 @@ static void add_up(const struct model_thread *const *list, size_t n, struct tota
 		for (unsigned k = 0; k < JCAL_MAX_METRICS; k++) {
 			t->cum[k] += tr->nodes[CALLTREE_ROOT].cum[k];
 			t->raw_cum[k] += tr->nodes[CALLTREE_ROOT].raw_cum[k];
+		}
+		if (mi < list[i]->nstart_metric && mi < list[i]->nend_metric) {
+			t->spanned++;
+			t->span += list[i]->end_metric[mi] - list[i]->start_metric[mi];
+			t->span_in_trees += tr->nnodes ? tr->nodes[CALLTREE_ROOT].raw_cum[mi] : 0;
 		}
 	}
 }
@@ -169,6 +178,12 @@ static void text(const struct model *m, const struct report_opts *o,
 	    t->open);
 	if (t->backwards)
 		row(f, "metric went backwards:", "%" PRIu64 " deltas (charged as 0)", t->backwards);
+	if (t->spanned)
+		row(f, "outside any tree:",
+		    "%" PRIu64 " of %" PRIu64 " (%s) over %" PRIu64 " ended threads: before a thread's "
+		    "first event and after its last",
+		    model_value(m, mi, t->span - t->span_in_trees), model_value(m, mi, t->span),
+		    m->metric[mi].unit[0] ? m->metric[mi].unit : "raw", t->spanned);
 	row(f, "calibration:", "%s", o->calib_desc ? o->calib_desc : "none (raw figures)");
 	if (o->calib)
 		calib_text(f, m, o->calib);
@@ -232,9 +247,13 @@ static void json(const struct model *m, const struct report_opts *o,
 	fprintf(f,
 		"},\n\"methods\":%zu,\"contexts\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
 		",\"mismatched_exits\":%" PRIu64 ",\"frames_unwound\":%" PRIu64
-		",\"open_frames_closed\":%" PRIu64 ",\"backwards_deltas\":%" PRIu64,
+		",\"open_frames_closed\":%" PRIu64 ",\"backwards_deltas\":%" PRIu64
+		",\"outside_trees\":{\"threads\":%" PRIu64 ",\"span\":%" PRIu64
+		",\"in_trees\":%" PRIu64 ",\"outside\":%" PRIu64 "}",
 		m->nmethods_defined, t->contexts, t->unmatched, t->mismatched, t->unwound, t->open,
-		t->backwards);
+		t->backwards, t->spanned, model_value(m, o->metric, t->span),
+		model_value(m, o->metric, t->span_in_trees),
+		model_value(m, o->metric, t->span - t->span_in_trees));
 	if (m->has_end)
 		fprintf(f, ",\"lost_events\":%" PRIu64, m->end.lost_events);
 	else
@@ -340,7 +359,7 @@ int report_summary(const struct model *m, const struct report_opts *o)
 
 	if (report_threads(m, o, &list, &n))
 		return -1;
-	add_up(list, n, &t);
+	add_up(list, n, o->metric, &t);
 	switch (o->format) {
 	case REPORT_TEXT:
 		text(m, o, list, n, &t);

@@ -349,7 +349,7 @@ int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *
 	for (size_t i = 0; i < m->nthreads; i++) {
 		struct model_thread *t = m->thread_list[i];
 
-		if (threadsel_match(o->sel, t->serial, t->name))
+		if (threadsel_match(o->sel, t->serial, t->name, t->flags))
 			list[n++] = t;
 	}
 	info->elided = m->nthreads - n;

@@ -2,6 +2,7 @@
  * threadsel.c - thread selection patterns (see threadsel.h).
  */
 #include "threadsel.h"
+#include "trace_format.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -47,12 +48,18 @@ static int match_one(const char *pat, uint32_t serial, const char *name)
 	return 0;
 }
 
-int threadsel_match(const struct threadsel *sel, uint32_t serial, const char *name)
+int threadsel_match(const struct threadsel *sel, uint32_t serial, const char *name, uint32_t flags)
 {
 	if (!sel || !sel->npats)
 		return 1;
-	for (size_t i = 0; i < sel->npats; i++)
-		if (match_one(sel->pats[i], serial, name ? name : ""))
+	for (size_t i = 0; i < sel->npats; i++) {
+		const char *p = sel->pats[i];
+		if (!strcmp(p, "virtual") || !strcmp(p, "platform")) {
+			if (!(flags & TRACE_THREAD_VIRTUAL) == (p[0] == 'p'))
+				return 1;
+		} else if (match_one(p, serial, name ? name : "")) {
 			return 1;
+		}
+	}
 	return 0;
 }

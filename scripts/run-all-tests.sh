@@ -6,6 +6,7 @@ set -u
 cd "$(dirname "$0")/.."
 total_p=0
 total_f=0
+total_s=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -17,9 +18,11 @@ run_suite() {
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	p=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9][0-9]*\) passed.*/\1/p')
 	f=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9][0-9]*\) failed.*/\1/p')
+	sk=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9][0-9]*\) skipped.*/\1/p')
 	[ -n "$p" ] || { p=0; f=1; echo "$name: no summary line (crashed?)"; }
 	total_p=$((total_p + p))
 	total_f=$((total_f + f))
+	total_s=$((total_s + ${sk:-0}))
 }
 
 run_suite native scripts/run-native-tests.sh build/tests
@@ -28,7 +31,6 @@ run_suite native-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stackt
 run_suite java javatests/run.sh
 
 # Checks with outside tools: one test each, SKIP when the tool is missing.
-total_s=0
 echo "== tools"
 for check in "javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build"; do
 	out=$($check 2>&1)

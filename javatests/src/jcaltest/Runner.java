@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * End-to-end tests: start real JVMs with libjcal.so, run jcal-post on the
@@ -21,15 +23,15 @@ import java.util.concurrent.TimeUnit;
  * Ends with "java: N passed, N failed".
  */
 public final class Runner {
-	private final String agent;
-	private final String post;
-	private final String java;
-	private final String classes;
-	private final Path tmp;
-	private int passed, failed;
+	final String agent;
+	final String post;
+	final String java;
+	final String classes;
+	final Path tmp;
+	int passed, failed, skipped;
 	private final List<String> problems = new ArrayList<>();
 
-	private Runner(String agent, String post, Path tmp) {
+	Runner(String agent, String post, Path tmp) {
 		this.agent = new File(agent).getAbsolutePath();
 		this.post = new File(post).getAbsolutePath();
 		this.java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -52,7 +54,7 @@ public final class Runner {
 		}
 	}
 
-	private Result run(File cwd, List<String> cmd) throws IOException, InterruptedException {
+	Result run(File cwd, List<String> cmd) throws IOException, InterruptedException {
 		ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd);
 		Path out = Files.createTempFile(tmp, "out", ".txt"), err = Files.createTempFile(tmp, "err", ".txt");
 		pb.redirectOutput(out.toFile()).redirectError(err.toFile());
@@ -69,7 +71,7 @@ public final class Runner {
 	}
 
 	/** Runs a workload class under the agent; returns the trace path. */
-	private Path trace(String name, String mainClass, String... args) throws Exception {
+	Path trace(String name, String mainClass, String... args) throws Exception {
 		Path t = tmp.resolve(name + ".bin");
 		List<String> cmd = new ArrayList<>(List.of(java, "-agentpath:" + agent + "=trace,quiet,out=" + t,
 				"-cp", classes, mainClass));
@@ -80,7 +82,7 @@ public final class Runner {
 		return t;
 	}
 
-	private Result post(Path trace, String... opts) throws Exception {
+	Result post(Path trace, String... opts) throws Exception {
 		List<String> cmd = new ArrayList<>(List.of(post, trace.toString()));
 		cmd.addAll(Arrays.asList(opts));
 		return run(tmp.toFile(), cmd);
@@ -134,7 +136,7 @@ public final class Runner {
 	}
 
 	/** Flat CSV -> method -> calls, for methods starting with prefix. */
-	private Map<String, Long> flatCalls(Path t, String prefix) throws Exception {
+	Map<String, Long> flatCalls(Path t, String prefix) throws Exception {
 		Result r = post(t, "--report", "flat", "--format", "csv");
 		check(r.rc == 0, "flat report of " + t + ": exit " + r.rc + ": " + r.err);
 		List<List<String>> rows = csv(r.out);
@@ -185,13 +187,13 @@ public final class Runner {
 
 	/* ---- checks ---- */
 
-	private void check(boolean ok, String what) {
+	void check(boolean ok, String what) {
 		if (!ok)
 			problems.add(what);
 	}
 
 	/** actual must equal expected exactly. */
-	private void expectExact(String what, Map<String, Long> expected, Map<String, Long> actual) {
+	void expectExact(String what, Map<String, Long> expected, Map<String, Long> actual) {
 		if (!expected.equals(actual))
 			problems.add(what + ":\n      expected " + expected + "\n      got      " + actual);
 	}
@@ -218,7 +220,21 @@ public final class Runner {
 		void run() throws Exception;
 	}
 
-	private void test(String name, Test t) {
+	interface SkippableTest {
+		/** Returns false when it skipped (and said so). */
+		boolean run() throws Exception;
+	}
+
+	private void testSkippable(String name, SkippableTest t) {
+		boolean[] ran = { true };
+		test(name, () -> ran[0] = t.run());
+		if (!ran[0]) {
+			passed--;
+			skipped++;
+		}
+	}
+
+	void test(String name, Test t) {
 		problems.clear();
 		try {
 			t.run();
@@ -469,6 +485,112 @@ public final class Runner {
 		}
 	}
 
+	private static final Path BUILD = Path.of(System.getProperty("jcal.build", "build")).toAbsolutePath();
+
+	/** Root cum of every thread of a trace: name#serial -> cum (raw). */
+	private Map<String, Long> rootCums(Path t) throws Exception {
+		Map<String, Long> m = new LinkedHashMap<>();
+		Result r = post(t, "--report", "tree", "--format", "csv", "--raw");
+		for (List<String> row : csv(r.out))
+			if (row.get(1).equals("0"))
+				m.put(row.get(0), Long.parseLong(row.get(5)));
+		return m;
+	}
+
+	/**
+	 * SPEC §7, seed 001: a native thread attaches as reuse-1, detaches and
+	 * attaches again as reuse-2 on the same kernel thread: two trees with
+	 * exact counts, and reuse-2 is not charged the CPU time reuse-1 burnt.
+	 */
+	private void testReattach() throws Exception {
+		Path t = trace("reattach", W + "Reattach", BUILD.resolve("libjcaltest.so").toString());
+		String R = W + "Reattach.";
+		expectContexts("tree of reuse-1", map(R + "work", 1, R + "work;" + R + "leaf", 10), treeCalls(t, "reuse-1", W), W);
+		expectContexts("tree of reuse-2", map(R + "work", 1, R + "work;" + R + "leaf", 20), treeCalls(t, "reuse-2", W), W);
+		Result s = post(t, "--report", "summary", "--format", "json");
+		Matcher mt = Pattern.compile("\\{\"serial\":(\\d+),\"name\":\"(reuse-[12])\",\"java_tid\":\\d+,\"os_tid\":(\\d+)")
+				.matcher(s.out);
+		Map<String, String> serial = new TreeMap<>(), tid = new TreeMap<>();
+		while (mt.find()) {
+			serial.put(mt.group(2), mt.group(1));
+			tid.put(mt.group(2), mt.group(3));
+		}
+		check(serial.size() == 2 && !serial.get("reuse-1").equals(serial.get("reuse-2")),
+				"two Java threads with their own serials: " + serial);
+		check(tid.size() == 2 && tid.get("reuse-1").equals(tid.get("reuse-2")), "both on one kernel thread: " + tid);
+		Map<String, Long> cum = rootCums(t);
+		long c1 = cum.getOrDefault("reuse-1#" + serial.get("reuse-1"), -1L);
+		long c2 = cum.getOrDefault("reuse-2#" + serial.get("reuse-2"), -1L);
+		/* reuse-1 spins 10 x 2 ms; reuse-2 does 20 empty calls. */
+		check(c1 >= 15_000_000L && c2 >= 0 && c2 < c1 / 10,
+				"reuse-2 must not be charged reuse-1's CPU time: reuse-1 " + c1 + " ns, reuse-2 " + c2 + " ns");
+	}
+
+	/** Calls of one method in the threads --thread sel selects (flat CSV). */
+	private long threadCalls(Path t, String sel, String method) throws Exception {
+		Result r = post(t, "--report", "flat", "--format", "csv", "--thread", sel);
+		long calls = -1;
+		for (List<String> row : csv(r.out))
+			if (row.get(0).equals(method))
+				calls = Long.parseLong(row.get(1));
+		return calls;
+	}
+
+	/** Thread names needing CSV quoting and JSON escaping; a rename while running. */
+	private void testThreadNames() throws Exception {
+		Path t = trace("names", W + "Names");
+		String odd = "naïve, \"quoted\" 名前";
+		check(threadCalls(t, odd, W + "Names.leaf") == 3, "--thread selects the oddly named thread, leaf() 3 times");
+		Result j = post(t, "--report", "summary", "--format", "json");
+		check(j.out.contains("\"name\":\"naïve, \\\"quoted\\\" 名前\""), "JSON escapes the name: " + j.out);
+		check(j.out.contains("\"name\":\"renamed-later\"") && !j.out.contains("\"name\":\"first-name\""),
+				"the name a thread ends with is recorded: " + j.out);
+		check(threadCalls(t, "renamed-later", W + "Names.leaf") == 2, "the renamed thread called leaf() twice");
+	}
+
+	/**
+	 * Virtual threads on a JDK >= 21: 300 of them on two carriers, vt-k
+	 * calling leaf() exactly k times with yields in between; each has its
+	 * own tree, carriers' trees hold none of their methods, and the JDK's
+	 * mount/unmount frames leave no unbalanced exits.
+	 */
+	private boolean testVirtualThreads() throws Exception {
+		Path home = BUILD.resolve("javatests21/JAVA_HOME");
+		if (!Files.exists(home)) {
+			System.out.println("SKIP virtual-threads: no JDK >= 21 found (set JAVA21_HOME)");
+			return false;
+		}
+		String java21 = Path.of(Files.readString(home).trim(), "bin", "java").toString();
+		Path t = tmp.resolve("vthreads.bin");
+		int n = 300;
+		Result r = run(tmp.toFile(), List.of(java21, "-Djdk.virtualThreadScheduler.parallelism=2",
+				"-Djdk.virtualThreadScheduler.maxPoolSize=2", "-agentpath:" + agent + "=trace,quiet,out=" + t, "-cp",
+				BUILD.resolve("javatests21").toString(), "jcaltest21.VThreads", String.valueOf(n)));
+		check(r.rc == 0, "vthreads: exit " + r.rc + ": " + r.err);
+		String V = "jcaltest21.VThreads.";
+		Result tree = post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual");
+		Map<String, Long> leafByThread = new TreeMap<>();
+		int threads = 0;
+		for (List<String> row : csv(tree.out).subList(1, csv(tree.out).size())) {
+			if (row.get(1).equals("0"))
+				threads++;
+			if (row.get(8).endsWith(V + "work;" + V + "leaf"))
+				leafByThread.merge(row.get(0).replaceAll("#[0-9]+$", ""), Long.parseLong(row.get(3)), Long::sum);
+		}
+		check(threads == n, "one tree per virtual thread: " + threads);
+		int wrong = 0;
+		for (int k = 1; k <= n; k++)
+			if (leafByThread.getOrDefault("vt-" + k, 0L) != k)
+				wrong++;
+		check(wrong == 0, wrong + " virtual threads with a wrong leaf() count, e.g. vt-7: " + leafByThread.get("vt-7"));
+		Result carriers = post(t, "--report", "flat", "--format", "csv", "--raw", "--thread", "ForkJoinPool-*");
+		check(carriers.rc == 0 && !carriers.out.contains(V), "carrier trees must not hold virtual threads' methods");
+		Result s = post(t, "--report", "summary", "--format", "json");
+		check(s.out.contains("\"unmatched_exits\":0,\"mismatched_exits\":0"),
+				"mount/unmount leave every tree balanced: " + s.out.replaceAll("(?s)\"thread_list.*", ""));
+		return true;
+	}
+
 	private void testHelp() throws Exception {
 		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=help", "-cp", classes, W + "Basic"));
 		check(r.rc == 0, "help: exit 0 expected, got " + r.rc);
@@ -533,11 +655,16 @@ public final class Runner {
 		tests.put("metric-auto", r::testMetricAuto);
 		tests.put("two-metrics", r::testTwoMetrics);
 		tests.put("calibrate", r::testCalibrate);
+		tests.put("reattach", r::testReattach);
+		tests.put("thread-names", r::testThreadNames);
 		tests.put("bad-files", r::testBadFiles);
 		for (Map.Entry<String, Test> e : tests.entrySet())
 			if (only.isEmpty() || only.contains(e.getKey()))
 				r.test(e.getKey(), e.getValue());
-		System.out.println("java: " + r.passed + " passed, " + r.failed + " failed");
+		if (only.isEmpty() || only.contains("virtual-threads"))
+			r.testSkippable("virtual-threads", r::testVirtualThreads);
+		System.out.println("java: " + r.passed + " passed, " + r.failed + " failed"
+				+ (r.skipped > 0 ? ", " + r.skipped + " skipped" : ""));
 		if (r.failed == 0)
 			deleteTree(tmp.toFile());
 		else
@@ -545,7 +672,7 @@ public final class Runner {
 		System.exit(r.failed == 0 ? 0 : 1);
 	}
 
-	private static void deleteTree(File f) {
+	static void deleteTree(File f) {
 		File[] kids = f.listFiles();
 		if (kids != null)
 			for (File k : kids)

@@ -1,0 +1,46 @@
+/*
+ * kthread.c - per-kernel-thread agent state: a C11 thread-local pointer for
+ * the fast path and a pthread key whose destructor closes the counters when
+ * the kernel thread exits.
+ */
+#include "kthread.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "agent_state.h"
+
+static _Thread_local struct jcal_kthread *current;
+static pthread_key_t key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void kthread_destroy(void *p)
+{
+	struct jcal_kthread *kt = p;
+
+	metric_thread_close(&jcal.metrics, &kt->mt);
+	free(kt);
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&key, kthread_destroy);
+}
+
+static struct jcal_kthread *kthread_create(void)
+{
+	struct jcal_kthread *kt = calloc(1, sizeof(*kt));
+
+	if (!kt)
+		return NULL;
+	pthread_once(&key_once, make_key);
+	metric_thread_open(&jcal.metrics, &kt->mt);
+	pthread_setspecific(key, kt);
+	current = kt;
+	return kt;
+}
+
+struct jcal_kthread *kthread_get(void)
+{
+	return current ? current : kthread_create();
+}

@@ -1,0 +1,29 @@
+/*
+ * kthread.h - state of a kernel thread (not a Java thread): its metric
+ * counters and its method cache. A carrier thread runs many virtual
+ * threads, and a native thread can attach as several Java threads in turn;
+ * counters opened with pid=0 and the jmethodID cache belong to the kernel
+ * thread, so they live here, created at its first event and closed when the
+ * kernel thread exits.
+ */
+#ifndef JCAL_KTHREAD_H
+#define JCAL_KTHREAD_H
+
+#include "method_table.h"
+#include "metric.h"
+
+struct jcal_thread;
+
+struct jcal_kthread {
+	struct metric_thread mt;
+	struct method_cache cache;
+	/* The platform Java thread this kernel thread runs (NULL if none): a
+	 * carrier's metric pauses while it runs a virtual thread. */
+	struct jcal_thread *platform;
+};
+
+/* The calling kernel thread's state, created on first use; NULL when
+ * memory runs out. */
+struct jcal_kthread *kthread_get(void);
+
+#endif
