@@ -31,11 +31,13 @@ AGENT_OBJ  := $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
 POST_OBJ   := $(POST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
 # Agent files that need a running JVM; the rest is pure and unit-tested.
-AGENT_JVMTI := agent event_recorder thread_state method_table calibrate calib_natives kthread
+AGENT_JVMTI := agent event_recorder thread_state method_table calibrate calib_natives kthread \
+	       region_control
 AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/agent/%.o),$(AGENT_OBJ))
 
-.PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes
-all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal-calibrator.jar java-classes \
+.PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes bci-test
+all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal-calibrator.jar $(BUILD)/jcal-agent.jar \
+     java-classes \
      $(BUILD)/libjcaltest.so $(BUILD)/javatests21.stamp
 
 check-jdk:
@@ -82,12 +84,20 @@ $(BUILD)/jcal-calibrator.jar: $(CALIB_JAVA) | check-jdk
 	$(JAVAC) --release 11 -d $(BUILD)/calibrator $(CALIB_JAVA)
 	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/calibrator .
 
+# The jcal.Control region API, put on the boot class path by the agent.
+AGENT_JAVA := $(shell find agent/java -name '*.java' 2>/dev/null)
+$(BUILD)/jcal-agent.jar: $(AGENT_JAVA) | check-jdk
+	@rm -rf $(BUILD)/agent-java && mkdir -p $(BUILD)/agent-java
+	$(JAVAC) --release 11 -d $(BUILD)/agent-java $(AGENT_JAVA)
+	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/agent-java .
+
 # Java test classes and the demo program.
 JAVA_SRC := $(shell find javatests/src -name '*.java' 2>/dev/null)
 java-classes: $(BUILD)/javatests.stamp
-$(BUILD)/javatests.stamp: $(JAVA_SRC) | check-jdk
+$(BUILD)/javatests.stamp: $(JAVA_SRC) $(BUILD)/jcal-agent.jar | check-jdk
 	@mkdir -p $(BUILD)/javatests
-	@if [ -n "$(JAVA_SRC)" ]; then $(JAVAC) -d $(BUILD)/javatests $(JAVA_SRC); fi
+	@if [ -n "$(JAVA_SRC)" ]; then \
+	  $(JAVAC) -cp $(BUILD)/jcal-agent.jar -d $(BUILD)/javatests $(JAVA_SRC); fi
 	@touch $@
 
 # Benchmarks (bench/): the count-only baseline agent and the workloads.
@@ -96,9 +106,9 @@ $(BUILD)/libcount.so: bench/count_agent.c | check-jdk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $<
 
-$(BUILD)/bench.stamp: $(BENCH_JAVA) | check-jdk
+$(BUILD)/bench.stamp: $(BENCH_JAVA) $(BUILD)/jcal-agent.jar | check-jdk
 	@mkdir -p $(BUILD)/bench
-	$(JAVAC) -d $(BUILD)/bench $(BENCH_JAVA)
+	$(JAVAC) -cp $(BUILD)/jcal-agent.jar -d $(BUILD)/bench $(BENCH_JAVA)
 	@touch $@
 
 bench: all $(BUILD)/libcount.so $(BUILD)/bench.stamp
@@ -133,6 +143,25 @@ $(BUILD)/javatests21.stamp: $(JAVA21_SRC)
 	  rm -f $(BUILD)/javatests21/JAVA_HOME; \
 	fi
 	@touch $@
+
+# mode=bci: the rewriter's command-line front end, the class files its unit
+# test reads (native-tests/bci/src plus a generated Big.java), and the
+# verifier tests (native-tests/bci/run.sh).
+BCI_JAVA := $(wildcard native-tests/bci/src/bcitest/*.java)
+$(BUILD)/jcal-bci-rewrite: native-tests/bci/jcal-bci-rewrite.c $(BUILD)/obj/agent/classfile.o \
+			   $(BUILD)/obj/agent/bci_rewrite.o
+	$(CC) $(CFLAGS) -Iagent -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bci/classes.stamp: $(BCI_JAVA) native-tests/bci/gen-big.sh | check-jdk
+	@rm -rf $(BUILD)/bci/classes && mkdir -p $(BUILD)/bci/classes $(BUILD)/bci/gen/bcitest
+	native-tests/bci/gen-big.sh $(BUILD)/bci/gen/bcitest/Big.java
+	$(JAVAC) -d $(BUILD)/bci/classes $(BCI_JAVA) $(BUILD)/bci/gen/bcitest/Big.java
+	@touch $@
+
+$(BUILD)/tests/test-agent-classfile: $(BUILD)/bci/classes.stamp
+
+bci-test: $(BUILD)/jcal-bci-rewrite
+	@JAVA_HOME=$(JAVA_HOME) native-tests/bci/run.sh $(BUILD)
 
 deps:
 	@scripts/install-deps.sh

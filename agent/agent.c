@@ -15,6 +15,7 @@
 #include "event_recorder.h"
 #include "host_info.h"
 #include "jvmti_compat.h"
+#include "region_control.h"
 #include "log.h"
 #include "method_table.h"
 #include "thread_state.h"
@@ -85,6 +86,20 @@ static void meta_property(jvmtiEnv *jvmti, struct trace_recbuf *rb, const char *
 	}
 }
 
+/* "mixed mode" or "interpreted mode" (-Xint): the first part of
+ * java.vm.info; calibration tables are per execution mode. */
+static void meta_exec_mode(jvmtiEnv *jvmti, struct trace_recbuf *rb)
+{
+	char *value = NULL;
+
+	if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.info", &value) != JVMTI_ERROR_NONE ||
+	    !value)
+		return;
+	value[strcspn(value, ",")] = '\0';
+	trace_rec_meta(rb, "jvm.exec", value);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)value);
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
@@ -120,8 +135,11 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	meta_property(jvmti, rb, "jvm.vendor", "java.vm.vendor");
 	meta_property(jvmti, rb, "jvm.version", "java.vm.version");
 	meta_property(jvmti, rb, "java.version", "java.version");
+	meta_exec_mode(jvmti, rb);
 	trace_file_unlock();
 	trace_file_flush();
+	if (jcal.opts.command == JCAL_CMD_TRACE)
+		region_control_vm_init(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
 		calibrate_vm_init(jvmti, jni);
 }
@@ -313,10 +331,11 @@ static int setup_jvmti(void)
 				  "thread's metric will include time it spent unmounted");
 	}
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		/* calibrate enables method events for its own thread only. */
+		/* calibrate and start=manual enable method events per thread. */
 		int method_event = events[i] == JVMTI_EVENT_METHOD_ENTRY ||
 				   events[i] == JVMTI_EVENT_METHOD_EXIT;
-		if (method_event && jcal.opts.command == JCAL_CMD_CALIBRATE)
+		if (method_event &&
+		    (jcal.opts.command == JCAL_CMD_CALIBRATE || jcal.opts.start_manual))
 			continue;
 		if (check((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL),
 			  "SetEventNotificationMode"))
@@ -372,6 +391,14 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	    calibrate_onload(jcal.jvmti, jcal.out_path, sizeof(jcal.out_path), err, sizeof(err))) {
 		jcal_error("%s", err);
 		return JNI_ERR;
+	}
+	if (jcal.opts.command == JCAL_CMD_TRACE && region_control_onload(jcal.jvmti)) {
+		if (jcal.opts.start_manual) {
+			jcal_error("option 'start=manual' needs jcal-agent.jar beside libjcal.so "
+				   "(the jcal.Control class)");
+			return JNI_ERR;
+		}
+		jcal_debug("jcal-agent.jar not found beside libjcal.so: no jcal.Control API");
 	}
 	if (trace_file_open(jcal.out_path, err, sizeof(err))) {
 		jcal_error("%s", err);

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "agent_state.h"
+#include "region_control.h"
 #include "thread_state.h"
 #include "trace_file.h"
 
@@ -65,7 +66,8 @@ static void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
 		if (!st)
 			return;
 	}
-	if (st == &thread_state_ended || !kt)
+	if (st == &thread_state_ended || !kt || st->regions == 0 ||
+	    region_control_is_control_method(mid))
 		return;
 	thread_state_metric(st, kt, metric);
 	if (jcal.vt_mount && !st->is_virtual)

@@ -23,6 +23,8 @@ static const char help_text[] =
 	"  metric=M[+M...]    auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
 	"                     up to 4 read at every event\n"
 	"  mode=events|bci    JVMTI method events (default) or bytecode instrumentation\n"
+	"  start=auto|manual  trace every thread from the start (default), or only\n"
+	"                     between jcal.Control.start() and stop() of each thread\n"
 	"  table=FILE         with calibrate: where the table goes\n"
 	"                     (default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)\n"
 	"  log=FILE           agent messages to FILE instead of stderr\n"
@@ -154,7 +156,8 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 		return 0;
 	}
 	if (!strcmp(key, "out") || !strcmp(key, "table") || !strcmp(key, "log") ||
-	    !strcmp(key, "metric") || !strcmp(key, "mode") || !strcmp(key, "loglevel")) {
+	    !strcmp(key, "metric") || !strcmp(key, "mode") || !strcmp(key, "loglevel") ||
+	    !strcmp(key, "start")) {
 		if (!val)
 			return fail(err, errlen, "option '%s' needs a value", tok);
 	} else {
@@ -168,6 +171,16 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 		return set_path(o->log, val, tok, err, errlen);
 	if (!strcmp(key, "metric"))
 		return parse_metrics(o, val, tok, err, errlen);
+	if (!strcmp(key, "start")) {
+		if (!strcmp(val, "auto"))
+			o->start_manual = 0;
+		else if (!strcmp(val, "manual"))
+			o->start_manual = 1;
+		else
+			return fail(err, errlen, "bad value in option '%s' (expected auto or manual)",
+				    tok);
+		return 0;
+	}
 	if (!strcmp(key, "mode")) {
 		if (!strcmp(val, "events"))
 			o->mode = JCAL_MODE_EVENTS;

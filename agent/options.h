@@ -44,6 +44,7 @@ struct jcal_options {
 	char log[JCAL_OPT_PATH_MAX];   /* empty = stderr */
 	enum jcal_loglevel loglevel;
 	int quiet;
+	int start_manual;              /* start=manual: threads traced only inside jcal.Control regions */
 };
 
 /* Parses an option string ("trace,out=t.bin"; NULL or "" is allowed and

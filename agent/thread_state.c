@@ -52,6 +52,7 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	}
 	st->serial = atomic_fetch_add(&jcal.next_serial, 1);
 	st->is_virtual = (uint8_t)is_virtual;
+	st->regions = jcal.opts.start_manual ? 0 : 1;
 	if (is_virtual)
 		flags |= TRACE_THREAD_VIRTUAL;
 	trace_events_init(&st->enc, buf, cap, st->serial, jcal.metrics.n);
@@ -96,6 +97,27 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	if ((*jvmti)->SetThreadLocalStorage(jvmti, NULL, st) != JVMTI_ERROR_NONE)
 		jcal_debug("SetThreadLocalStorage failed for thread #%u", st->serial);
 	return st;
+}
+
+void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label)
+{
+	struct jcal_kthread *kt = kthread_get();
+	uint64_t metric[JCAL_MAX_METRICS];
+	int failed = 0;
+
+	if (!kt)
+		return;
+	thread_state_metric(st, kt, metric);
+	atomic_store(&st->busy, 1);
+	if (!jcal_stopped()) {
+		if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0)
+			failed = 1;
+		else
+			trace_events_add_control(&st->enc, kind, label, metric);
+	}
+	atomic_store_explicit(&st->busy, 0, memory_order_release);
+	if (failed)
+		jcal_tracing_stop();
 }
 
 /* Stops st's metric: saves its value now. */

@@ -24,6 +24,7 @@ struct jcal_thread {
 	uint8_t is_virtual;
 	uint8_t paused;           /* a carrier while it runs a virtual thread */
 	uint32_t mounts_open;     /* a carrier's VirtualThread.mount() frames not yet exited */
+	uint32_t regions;         /* jcal.Control regions open: traced while > 0 */
 	uint64_t events;          /* recorded in all */
 	/* A thread's metric = its kernel thread's counter + offset (mod 2^64).
 	 * 0 for platform threads; a virtual thread's offset is reset at each
@@ -55,6 +56,10 @@ static inline void thread_state_metric(const struct jcal_thread *st, struct jcal
 	for (unsigned i = 0; i < jcal.metrics.n; i++)
 		out[i] += st->offset[i];
 }
+
+/* Appends a control event (enum jcal_control, label id or 0) to the
+ * calling thread's stream (region_control.c). */
+void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label);
 
 /* Virtual threads: at VirtualThreadMount / VirtualThreadUnmount (and start
  * and end), the virtual thread's metric resumes / stops, and its carrier's

@@ -1,16 +1,22 @@
 #!/bin/bash
-# accuracy.sh [RUNS] [SCALE] - SPEC §8 accuracy: for each workload of
-# bench/java/jcalbench/Accuracy.java, the uninstrumented -Xint thread CPU
-# time of its top method (truth) against the traced cum of that method:
-# raw; calibrated per sequence key with each estimator of the table (min is
-# seed 003's method; p10, median, mean of the same samples); and the older
-# method of one global minimum subtracted from every delta. Truth and
-# traced runs alternate; medians of RUNS runs; errors in % of truth.
-# Prints a table; never fails on accuracy.
+# accuracy.sh [JVMS] [ROUNDS] [SCALE] - SPEC §6/§8 accuracy, same-JVM A/B.
+#
+# Calibrates once (-Xint, metric=cputime, table in a temporary file), then
+# for each workload of bench/java/jcalbench/Accuracy.java starts JVMS JVMs
+# with -Xint and trace,start=manual. Each JVM alternates ROUNDS untraced
+# rounds of the workload's top method (the truth: thread CPU time) with
+# ROUNDS traced ones (inside a jcal.Control region), so truth and traced run
+# in the same JVM, interleaved. Per JVM the error of the traced cum of the
+# top method against the summed truth is computed raw, per sequence key with
+# each estimator of the table (min = seed 003's method; p10, median, mean of
+# the same samples), and with one global minimum subtracted from every delta
+# (the older method). Prints the median error over the JVMs and its spread
+# (lowest..highest). Never fails on accuracy.
 set -eu
 cd "$(dirname "$0")/.."
-RUNS=${1:-3}
-SCALE=${2:-100000}
+JVMS=${1:-5}
+ROUNDS=${2:-4}
+SCALE=${3:-100000}
 ESTIMATORS="min p10 median mean"
 JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
 JAVA="$JAVA_HOME/bin/java"
@@ -18,19 +24,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 table=$tmp/table.txt
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-pct() { awk -v e="$1" -v t="$2" 'BEGIN{printf "%+.1f", (e-t)*100/t}'; }
+pct() { awk -v e="$1" -v t="$2" 'BEGIN{printf "%.2f", (e-t)*100/t}'; }
+# summary of a column of numbers: "median (low..high)"
+spread() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%+.1f (%+.0f..%+.0f)", m, a[1], a[NR]}'; }
 
-echo "calibrating (metric=cputime) ..."
-"$JAVA" "-agentpath:build/libjcal.so=calibrate,metric=cputime,table=$table,out=$tmp/calib.bin" >"$tmp/calib.log" 2>&1 || {
+echo "calibrating (-Xint, metric=cputime) ..."
+"$JAVA" -Xint "-agentpath:build/libjcal.so=calibrate,metric=cputime,table=$table,out=$tmp/calib.bin" >"$tmp/calib.log" 2>&1 || {
 	cat "$tmp/calib.log" >&2
 	exit 1
 }
-# The older method: the smallest delta of any key, subtracted from every delta.
 gmin=$(awk '/^[IiJjNnO]:[EXT]:/ {if (m == "" || $2 + 0 < m + 0) m = $2} END {print m + 0}' "$table")
 
-# cum_of TRACE TOP [jcal-post options]: calibrated cum, raw cum and calls
-# in the top method's subtree, from the tree CSV of the main thread.
+# cum_of TRACE TOP [jcal-post options]: "calibrated-cum raw-cum calls-in-subtree"
 cum_of() {
 	t=$1
 	top=$2
@@ -41,35 +46,38 @@ cum_of() {
 			path = $0; sub(/^[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,/, "", path)
 			gsub(/"/, "", path)
 			n = split(path, p, ";")
-			if (p[n] == top) { cal = $6; raw = $8 }
+			if (p[n] == top) { cal += $6; raw += $8 }
 			for (i = 1; i <= n; i++) if (p[i] == top) { calls += $4; break }
 		}
-		END { print cal, raw, calls }'
+		END { print cal + 0, raw + 0, calls + 0 }'
 }
 
-printf '%-11s %11s %9s' workload "truth ns" "raw %"
-for e in $ESTIMATORS; do printf ' %9s' "$e %"; done
-printf ' %9s\n' "global %"
+printf '%-11s %11s  %-20s' workload "truth ns" "raw %"
+for e in $ESTIMATORS; do printf '  %-20s' "$e %"; done
+printf '  %-20s\n' "global-min %"
 for w in leaves recursion natives exceptions loops parser; do
 	top="jcalbench.Accuracy\$$(echo "${w:0:1}" | tr a-z A-Z)${w:1}.run"
 	rm -f "$tmp"/r.*
-	for _ in $(seq "$RUNS"); do
-		"$JAVA" -Xint -cp build/bench jcalbench.Accuracy "$w" "$SCALE" | awk '/^truth_ns/ {print $2}' >>"$tmp/r.truth"
-		"$JAVA" "-agentpath:build/libjcal.so=trace,quiet,metric=cputime,out=$tmp/t.bin" \
-			-cp build/bench jcalbench.Accuracy "$w" "$SCALE" >/dev/null
+	for _ in $(seq "$JVMS"); do
+		truth=$("$JAVA" -Xint "-agentpath:build/libjcal.so=trace,quiet,start=manual,metric=cputime,out=$tmp/t.bin" \
+			-cp build/bench jcalbench.Accuracy ab "$w" "$SCALE" "$ROUNDS" | awk '/^truth_ns/ {print $2}')
+		echo "$truth" >>"$tmp/r.truth"
 		read -r _ raw calls < <(cum_of "$tmp/t.bin" "$top" --raw)
-		echo "$raw" >>"$tmp/r.raw"
-		awk -v r="$raw" -v c="$calls" -v g="$gmin" 'BEGIN{v = r - (2*c - 1)*g; print (v < 0 ? 0 : v)}' >>"$tmp/r.global"
+		pct "$raw" "$truth" >>"$tmp/r.raw"
+		echo >>"$tmp/r.raw"
+		awk -v r="$raw" -v c="$calls" -v g="$gmin" -v t="$truth" \
+			'BEGIN{v = r - (2*c - 1)*g; if (v < 0) v = 0; printf "%.2f\n", (v-t)*100/t}' >>"$tmp/r.global"
 		for e in $ESTIMATORS; do
 			read -r cal _ _ < <(cum_of "$tmp/t.bin" "$top" --calib "$table" --estimator "$e")
-			echo "$cal" >>"$tmp/r.$e"
+			pct "$cal" "$truth" >>"$tmp/r.$e"
+			echo >>"$tmp/r.$e"
 		done
 	done
-	t=$(median <"$tmp/r.truth")
-	printf '%-11s %11.0f %9s' "$w" "$t" "$(pct "$(median <"$tmp/r.raw")" "$t")"
-	for e in $ESTIMATORS; do printf ' %9s' "$(pct "$(median <"$tmp/r.$e")" "$t")"; done
-	printf ' %9s\n' "$(pct "$(median <"$tmp/r.global")" "$t")"
+	t=$(sort -g "$tmp/r.truth" | awk '{a[NR]=$1} END {print (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}')
+	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(spread <"$tmp/r.raw")"
+	for e in $ESTIMATORS; do printf '  %-20s' "$(spread <"$tmp/r.$e")"; done
+	printf '  %-20s\n' "$(spread <"$tmp/r.global")"
 done
 echo
-echo "table: $(grep -c '^[IiJjNnO]:' "$table") keys; single global minimum $gmin ns; $RUNS runs each, scale $SCALE"
-echo "truth: thread CPU time of the top method, -Xint, no agent; traced: metric=cputime, mode=events"
+echo "$JVMS JVMs x $ROUNDS rounds each, scale $SCALE; table $(grep -c '^[IiJjNnO]:' "$table") keys, single global minimum $gmin ns"
+echo "truth: thread CPU time of the top method in the same -Xint JVM, untraced rounds; traced: metric=cputime, mode=events"

@@ -255,6 +255,11 @@ static int on_event(void *ctx, const struct trace_event *e)
 	d->info->events++;
 	if (!th->counted)
 		return 0;
+	if (e->transition == JCAL_TR_CONTROL) {
+		/* a region boundary: no delta spans it */
+		th->have_last = 0;
+		return 0;
+	}
 	if (seqkey_step(&th->keys, e->method, e->transition, e->type, &st))
 		return oom(d);
 	if (st.has_key && th->have_last) {

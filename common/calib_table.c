@@ -30,6 +30,7 @@ static const struct {
     [CALIB_FP_KERNEL] = {"kernel", "host.kernel"},
     [CALIB_FP_JVM_VENDOR] = {"jvm.vendor", "jvm.vendor"},
     [CALIB_FP_JVM_VERSION] = {"jvm.version", "jvm.version"},
+    [CALIB_FP_JVM_EXEC] = {"jvm.exec", "jvm.exec"},
     [CALIB_FP_MODE] = {"mode", "mode"},
     [CALIB_FP_METRICS] = {"metrics", "metrics"},
     [CALIB_FP_AGENT_VERSION] = {"agent.version", "agent.version"},

@@ -32,6 +32,7 @@ enum calib_fp_field {
 	CALIB_FP_KERNEL,
 	CALIB_FP_JVM_VENDOR,
 	CALIB_FP_JVM_VERSION,
+	CALIB_FP_JVM_EXEC,	/* "mixed mode" or "interpreted mode" (-Xint): costs differ */
 	CALIB_FP_MODE,
 	CALIB_FP_METRICS,
 	CALIB_FP_AGENT_VERSION,

@@ -302,3 +302,14 @@ void trace_rec_end(struct trace_recbuf *rb, uint64_t events, uint64_t threads, u
 	p += varint_put(p, lost_events);
 	rec_end(rb, TRACE_REC_END, s, p);
 }
+
+void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text)
+{
+	uint8_t *s = rec_begin(rb, VARINT_MAX_LEN + str_room(text));
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, id);
+	p = put_str(p, text);
+	rec_end(rb, TRACE_REC_LABEL, s, p);
+}

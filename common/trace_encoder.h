@@ -79,6 +79,27 @@ static inline void trace_events_add(struct trace_events_enc *enc, unsigned trans
 	enc->events++;
 }
 
+/* Appends a control event (enum jcal_control; label 0 = none). The shadow
+ * stack is untouched. The caller has checked trace_events_full(). */
+static inline void trace_events_add_control(struct trace_events_enc *enc, unsigned kind,
+					    uint32_t label, const uint64_t *metric)
+{
+	uint8_t *p = enc->buf + enc->len;
+	unsigned t = JCAL_TR_CONTROL | (kind << TRACE_TAG_TYPE_SHIFT);
+
+	if (label)
+		t |= TRACE_TAG_EXPLICIT;
+	*p++ = (uint8_t)t;
+	if (label)
+		p += varint_put(p, label);
+	for (unsigned i = 0; i < enc->nmetrics; i++) {
+		p += varint_put(p, zigzag_enc((int64_t)(metric[i] - enc->last[i])));
+		enc->last[i] = metric[i];
+	}
+	enc->len = (size_t)(p - enc->buf);
+	enc->events++;
+}
+
 /* Fills in the chunk header (length, CRC). Returns the bytes to write
  * (enc->buf, that many), or 0 when the chunk holds no event. */
 size_t trace_events_finish(struct trace_events_enc *enc);
@@ -114,6 +135,7 @@ void trace_rec_compiled_load(struct trace_recbuf *rb, uint32_t method, uint64_t 
 void trace_rec_compiled_unload(struct trace_recbuf *rb, uint32_t method, uint64_t time_ns);
 void trace_rec_end(struct trace_recbuf *rb, uint64_t events, uint64_t threads,
 		   uint64_t lost_events);
+void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text);
 
 /* The 16-byte file header. */
 void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN]);

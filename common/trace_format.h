@@ -14,7 +14,7 @@
 #define TRACE_MAGIC_LEN 8
 #define TRACE_FILE_HEADER_LEN 16
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 0
+#define TRACE_VERSION_MINOR 1 /* 1.1: control events, LABEL records */
 
 /* Chunk header: u32 magic, u8 kind, u8[3] zero, u32 payload length,
  * u32 CRC-32 (zlib polynomial) of the payload. All little-endian. */
@@ -38,6 +38,7 @@ enum trace_record_kind {
 	TRACE_REC_COMPILED_LOAD = 6, /* varint method id, varint time_ns, varint code size */
 	TRACE_REC_COMPILED_UNLOAD = 7, /* varint method id, varint time_ns */
 	TRACE_REC_END = 8,           /* varint events, varint threads, varint lost events: clean shutdown */
+	TRACE_REC_LABEL = 9,         /* varint id, str text: a mark's label (1.1) */
 };
 
 /* Event tag byte in an EVENTS chunk:
@@ -65,6 +66,17 @@ enum jcal_transition {
 	JCAL_TR_EXIT = 1,  /* X */
 	JCAL_TR_THROW = 2, /* T: frame popped by an exception */
 	JCAL_TR_COUNT = 3,
+	/* Not a method event (format 1.1): a region control of the thread,
+	 * its kind in the type bits, a label id as its "method". */
+	JCAL_TR_CONTROL = 3,
+};
+
+/* Kinds of control events (jcal.Control, SPEC §6 region control). */
+enum jcal_control {
+	JCAL_CTL_STOP = 0,  /* tracing of the thread stops: the next delta is not its */
+	JCAL_CTL_START = 1, /* tracing of the thread (re)starts */
+	JCAL_CTL_MARK = 2,  /* a labelled point */
+	JCAL_CTL_COUNT = 3,
 };
 
 enum jcal_mtype {

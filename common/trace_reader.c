@@ -168,6 +168,7 @@ static const char *const rec_names[] = {
 	[TRACE_REC_COMPILED_LOAD] = "COMPILED_LOAD",
 	[TRACE_REC_COMPILED_UNLOAD] = "COMPILED_UNLOAD",
 	[TRACE_REC_END] = "END",
+	[TRACE_REC_LABEL] = "LABEL",
 };
 
 /* Decodes one known record; returns the callback's result, or -1 when the
@@ -244,6 +245,13 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 			return -1;
 		d->res->has_end = 1;
 		return v && v->end ? v->end(ctx, &e) : 0;
+	case TRACE_REC_LABEL: {
+		uint32_t id = cur_u32(c);
+		const char *text = cur_str(c);
+		if (c->bad)
+			return -1;
+		return v && v->label ? v->label(ctx, id, text) : 0;
+	}
 	default:
 		return 0;
 	}
@@ -328,11 +336,26 @@ static enum trace_status decode_events(struct trace_dec *d, const uint8_t *p0, s
 		const unsigned type = (tag & TRACE_TAG_TYPE_MASK) >> TRACE_TAG_TYPE_SHIFT;
 		uint32_t m;
 
-		if (__builtin_expect((tag & TRACE_TAG_RESERVED) || tr == 3 || type == 7, 0)) {
+		if (__builtin_expect((tag & TRACE_TAG_RESERVED) || type == 7, 0)) {
 			why = "bad tag byte";
 			goto bad;
 		}
-		if (tag & TRACE_TAG_EXPLICIT) {
+		if (__builtin_expect(tr == JCAL_TR_CONTROL, 0)) {
+			/* control event (1.1): kind in the type bits, optional label */
+			m = 0;
+			if (type >= JCAL_CTL_COUNT) {
+				why = "bad control event";
+				goto bad;
+			}
+			if (tag & TRACE_TAG_EXPLICIT) {
+				p = get_uv(p, end, &x);
+				if (!p || x > UINT32_MAX) {
+					why = "bad label id";
+					goto bad;
+				}
+				m = (uint32_t)x;
+			}
+		} else if (tag & TRACE_TAG_EXPLICIT) {
 			p = get_uv(p, end, &x);
 			if (__builtin_expect(!p || x > UINT32_MAX, 0)) {
 				why = "bad method id";
@@ -490,7 +513,8 @@ static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf
 			return fail(res, name, TRACE_CORRUPT,
 				    "chunk at byte %llu: payload length %u exceeds the maximum %u",
 				    (unsigned long long)off, len, TRACE_CHUNK_MAX_PAYLOAD);
-		if (len > *cap) {
+		/* Also for an empty first chunk: the decoders never see a NULL payload. */
+		if (len > *cap || !*buf) {
 			size_t nc = *cap ? *cap : 65536;
 			while (nc < len)
 				nc *= 2;

@@ -36,9 +36,9 @@ struct trace_thread {
 
 struct trace_event {
 	uint32_t thread;       /* serial */
-	uint32_t method;
-	uint8_t transition;    /* enum jcal_transition */
-	uint8_t type;          /* enum jcal_mtype */
+	uint32_t method;       /* JCAL_TR_CONTROL: the label id, 0 for none */
+	uint8_t transition;    /* enum jcal_transition; JCAL_TR_CONTROL (1.1) */
+	uint8_t type;          /* enum jcal_mtype; JCAL_TR_CONTROL: enum jcal_control */
 	uint8_t nmetrics;
 	uint64_t metric[JCAL_MAX_METRICS]; /* absolute values */
 };
@@ -66,6 +66,7 @@ struct trace_visitor {
 	int (*compiled)(void *ctx, const struct trace_compiled *c);
 	int (*event)(void *ctx, const struct trace_event *e);
 	int (*end)(void *ctx, const struct trace_end *e);
+	int (*label)(void *ctx, uint32_t id, const char *text);
 };
 
 enum trace_status {

@@ -68,6 +68,7 @@ static void fill_fp(struct calib_fingerprint *fp)
 	    "6.1.0-18-amd64",
 	    "Debian",
 	    "17.0.10+7-Debian-1deb12u1",
+	    "mixed mode",
 	    "events",
 	    "cputime",
 	    "0.1.0"};
@@ -96,6 +97,7 @@ static const char small_table[] = "jcal-calibration 1\n"
 				  "kernel 6.1.0\n"
 				  "jvm.vendor Debian\n"
 				  "jvm.version 17\n"
+				  "jvm.exec mixed mode\n"
 				  "mode events\n"
 				  "metrics ticks\n"
 				  "agent.version 0.1.0\n"
@@ -310,11 +312,12 @@ static void test_roundtrip(void)
 	calib_table_free(&u);
 }
 
-/* A valid header for the malformed-table cases; 15 lines. */
+/* A valid header for the malformed-table cases; 16 lines. */
 #define HDR                                                                                        \
 	"jcal-calibration 1\n"                                                                     \
 	"cpu.vendor V\ncpu.family 6\ncpu.model 85\ncpu.stepping 7\ncpu.model_name M\n"             \
-	"kernel K\njvm.vendor J\njvm.version 17\nmode events\nmetrics cputime\n"                   \
+	"kernel K\njvm.vendor J\njvm.version 17\njvm.exec mixed mode\nmode events\n"               \
+	"metrics cputime\n"                                                                        \
 	"agent.version 0.1.0\ncreated 2024-05-01T12:00:00Z\nunit ns\nenv.method x\n"
 
 static void test_malformed(void)
@@ -328,45 +331,45 @@ static void test_malformed(void)
 	    {__LINE__, "", 1, "empty file"},
 	    {__LINE__, "jcal-calibration 2\n", 1, "unsupported table version '2'"},
 	    {__LINE__, "hello\n", 1, "not a jcal calibration table"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:q 5 samples=1 env=0 comp=5\n", 18,
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:q 5 samples=1 env=0 comp=5\n", 19,
 	     "bad key 'i:E:I:X:q'"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i\n", 18, "no MIN value"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i -5 samples=1 env=0 comp=0\n", 18,
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i\n", 19, "no MIN value"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i -5 samples=1 env=0 comp=0\n", 19,
 	     "MIN '-5' is not an unsigned integer"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=5\n", 18,
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=5\n", 19,
 	     "comp=5 but max(0, min - env) = 4"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1\n", 18,
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1\n", 19,
 	     "field 'comp' missing"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 foo=1\n", 18,
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 foo=1\n", 19,
 	     "unknown field 'foo'"},
 	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 samples=2 env=1 comp=4\n",
-	     18, "field 'samples' given twice"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=0 env=1 comp=4\n", 18,
+	     19, "field 'samples' given twice"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=0 env=1 comp=4\n", 19,
 	     "samples=0"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=x env=1 comp=4\n", 18,
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=x env=1 comp=4\n", 19,
 	     "samples='x' is not an unsigned integer"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=6\n", 18,
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=6\n", 19,
 	     "mean, median and p10 come together"},
 	    {__LINE__,
 	     HDR
 	     "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=x median=5 p10=5\n",
-	     18, "mean='x' is not a non-negative number"},
-	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 oops\n", 18,
+	     19, "mean='x' is not a non-negative number"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 oops\n", 19,
 	     "'oops' is not a name=value field"},
 	    {__LINE__,
 	     HDR "env.missing 0\nkeys 2\ni:E:I:X:i 5 samples=1 env=1 comp=4\n"
 		 "i:E:I:X:i 6 samples=1 env=1 comp=5\n",
-	     19, "key i:E:I:X:i given twice"},
+	     20, "key i:E:I:X:i given twice"},
 	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4\nunit ns\n",
-	     19, "header 'unit' after the first key line"},
-	    {__LINE__, HDR "unit ns\n", 16, "header 'unit' given twice (first on line 14)"},
-	    {__LINE__, HDR "colour blue\n", 16, "unknown header 'colour'"},
-	    {__LINE__, HDR "env.missing x\n", 16, "header 'env.missing': 'x' is not a count"},
-	    {__LINE__, HDR "env.missing 0\n", 16, "header 'keys' missing"},
-	    {__LINE__, HDR "env.missing 0\nkeys 2\ni:E:I:X:i 5 samples=1 env=1 comp=4\n", 18,
-	     "header 'keys 2' (line 17) but 1 key lines"},
-	    {__LINE__, HDR "env.missing 1\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4\n", 18,
-	     "header 'env.missing 1' (line 16) but 0 keys have env=0"},
+	     20, "header 'unit' after the first key line"},
+	    {__LINE__, HDR "unit ns\n", 17, "header 'unit' given twice (first on line 15)"},
+	    {__LINE__, HDR "colour blue\n", 17, "unknown header 'colour'"},
+	    {__LINE__, HDR "env.missing x\n", 17, "header 'env.missing': 'x' is not a count"},
+	    {__LINE__, HDR "env.missing 0\n", 17, "header 'keys' missing"},
+	    {__LINE__, HDR "env.missing 0\nkeys 2\ni:E:I:X:i 5 samples=1 env=1 comp=4\n", 19,
+	     "header 'keys 2' (line 18) but 1 key lines"},
+	    {__LINE__, HDR "env.missing 1\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4\n", 19,
+	     "header 'env.missing 1' (line 17) but 0 keys have env=0"},
 	    {__LINE__, "jcal-calibration 1\ncpu.vendor V\n", 2, "header 'cpu.family' missing"},
 	};
 	struct calib_table t;
@@ -424,7 +427,7 @@ static void test_fingerprint(void)
 	{
 		uint64_t h = 0xcbf29ce484222325ull;
 		const char *canon = "cpu.vendor=\ncpu.family=\ncpu.model=\ncpu.stepping=\n"
-				    "cpu.model_name=\nkernel=\njvm.vendor=\njvm.version=\nmode=\n"
+				    "cpu.model_name=\nkernel=\njvm.vendor=\njvm.version=\njvm.exec=\nmode=\n"
 				    "metrics=\nagent.version=\n";
 
 		for (const char *p = canon; *p; p++) {
@@ -679,6 +682,7 @@ static void write_calib_trace(const char *path, int with_thread_meta)
 	    {"host.kernel", "6.1.0"},
 	    {"jvm.vendor", "Debian"},
 	    {"jvm.version", "17"},
+	    {"jvm.exec", "mixed mode"},
 	    {"mode", "events"},
 	    {"metrics", "cputime"},
 	    {"agent.version", "0.1.0"},

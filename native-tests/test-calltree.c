@@ -225,6 +225,36 @@ static void test_throw_and_open_frames(void)
 	calltree_free(&t);
 }
 
+/* Region control (jcal.Control): the untraced gap between STOP and START is
+ * charged to nobody; the frames stay open across it; a MARK only splits a
+ * delta. a enters at 0, b at 10; stop at 15, start at 1000, mark at 1004,
+ * b exits at 1010, a at 1020: b = 5 + 4 + 6 = 15, a = 10 + 10 = 20. */
+static void test_region_gap(void)
+{
+	struct calltree t;
+
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	ev(&t, 0, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP_STATIC);
+	ev(&t, 10, JCAL_TR_ENTRY, 2, JCAL_MT_INTERP_STATIC);
+	CHECK_EQ_I(calltree_event(&t, 0, JCAL_TR_CONTROL, JCAL_CTL_STOP, (uint64_t[4]){15}), 0);
+	CHECK_EQ_I(calltree_event(&t, 0, JCAL_TR_CONTROL, JCAL_CTL_START, (uint64_t[4]){1000}), 0);
+	CHECK_EQ_I(calltree_event(&t, 3, JCAL_TR_CONTROL, JCAL_CTL_MARK, (uint64_t[4]){1004}), 0);
+	ev(&t, 1010, JCAL_TR_EXIT, 2, JCAL_MT_INTERP_STATIC);
+	ev(&t, 1020, JCAL_TR_EXIT, 1, JCAL_MT_INTERP_STATIC);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.nnodes, 3);
+	CHECK_EQ_U(t.nodes[2].raw_base[0], 15);
+	CHECK_EQ_U(t.nodes[1].raw_base[0], 20);
+	CHECK_EQ_U(t.nodes[1].cum[0], 35);
+	CHECK_EQ_U(t.nodes[2].calls, 1);
+	CHECK_EQ_U(t.stats.controls[JCAL_CTL_STOP], 1);
+	CHECK_EQ_U(t.stats.controls[JCAL_CTL_START], 1);
+	CHECK_EQ_U(t.stats.controls[JCAL_CTL_MARK], 1);
+	CHECK_EQ_U(t.stats.events, 4);
+	CHECK_EQ_U(t.stats.unmatched_exits + t.stats.mismatched_exits, 0);
+	calltree_free(&t);
+}
+
 static void test_backwards_and_bad_input(void)
 {
 	struct calltree t;
@@ -234,7 +264,8 @@ static void test_backwards_and_bad_input(void)
 	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
 	ev(&t, 10, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP);
 	ev(&t, 5, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);
-	CHECK_EQ_I(calltree_event(&t, 1, 3, 0, (uint64_t[4]){6}), -EINVAL);
+	CHECK_EQ_I(calltree_event(&t, 1, 4, 0, (uint64_t[4]){6}), -EINVAL);
+	CHECK_EQ_I(calltree_event(&t, 0, JCAL_TR_CONTROL, JCAL_CTL_COUNT, (uint64_t[4]){6}), -EINVAL);
 	CHECK_EQ_I(calltree_event(&t, 1, JCAL_TR_ENTRY, 99, (uint64_t[4]){6}), 0);
 	CHECK_EQ_I(calltree_finish(&t), 0);
 	CHECK_EQ_U(t.stats.backwards, 1);
@@ -439,6 +470,7 @@ int main(void)
 	RUN(test_throw_and_open_frames);
 	RUN(test_backwards_and_bad_input);
 	RUN(test_many_contexts);
+	RUN(test_region_gap);
 	RUN(test_seqkey_text);
 	RUN(test_calib_small);
 	RUN(test_calib_small_keys_file);

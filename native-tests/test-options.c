@@ -29,6 +29,10 @@ static const struct opt_case cases[] = {
 	{ __LINE__, "trace,trace", 0, NULL, JCAL_CMD_TRACE },
 	{ __LINE__, "calibrate,table=/tmp/x.calib", 0, NULL, JCAL_CMD_CALIBRATE },
 	{ __LINE__, "trace,mode=bci", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,start=manual", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,start=auto", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,start=later", -1, "start=later", 0 },
+	{ __LINE__, "trace,start", -1, "start", 0 },
 	{ __LINE__, "bogus", -1, "bogus", 0 },
 	{ __LINE__, "trace,bogus=1", -1, "bogus=1", 0 },
 	{ __LINE__, "trace,out=", -1, "out=", 0 },
@@ -107,6 +111,11 @@ static void test_option_values(void)
 	CHECK_EQ_U(o.loglevel, JCAL_LOG_ERROR);
 	CHECK(o.quiet);
 
+	CHECK(jcal_options_parse("trace,start=manual", &o, err, sizeof(err)) == 0);
+	CHECK(o.start_manual);
+	CHECK(jcal_options_parse("trace", &o, err, sizeof(err)) == 0);
+	CHECK(!o.start_manual);
+
 	CHECK(jcal_options_parse(NULL, &o, err, sizeof(err)) == 0);
 	CHECK_EQ_U(o.command, JCAL_CMD_NONE);
 }
@@ -136,7 +145,7 @@ static void test_help_text(void)
 {
 	const char *h = jcal_options_help();
 	static const char *const keys[] = { "help", "trace", "calibrate", "out=", "metric=",
-					    "mode=", "table=", "log=", "loglevel=", "quiet" };
+					    "mode=", "table=", "log=", "loglevel=", "quiet", "start=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(strstr(h, keys[i]) != NULL);
 }

@@ -192,6 +192,12 @@ static int c_end(void *ctx, const struct trace_end *e)
 	return 0;
 }
 
+static int c_label(void *ctx, uint32_t id, const char *text)
+{
+	CLOG((struct coll *)ctx, "LABEL %" PRIu32 " %s\n", id, text);
+	return 0;
+}
+
 static int c_event(void *ctx, const struct trace_event *e)
 {
 	struct coll *c = ctx;
@@ -208,7 +214,7 @@ static int c_event(void *ctx, const struct trace_event *e)
 static struct trace_visitor coll_visitor(struct coll *c)
 {
 	struct trace_visitor v = {
-		c, c_meta, c_method, c_tstart, c_tname, c_tend, c_compiled, c_event, c_end,
+		c, c_meta, c_method, c_tstart, c_tname, c_tend, c_compiled, c_event, c_end, c_label,
 	};
 	memset(c, 0, sizeof(*c));
 	return v;
@@ -803,7 +809,7 @@ static void test_empty_and_bad_headers(void)
 	coll_free(&c);
 
 	trace_file_header(h);
-	CHECK(memcmp(h, "JCALTRC\x01\x01\x00\x00\x00\x00\x00\x00\x00", 16) == 0);
+	CHECK(memcmp(h, "JCALTRC\x01\x01\x00\x01\x00\x00\x00\x00\x00", 16) == 0);
 	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_OK);
 	CHECK_EQ_U(res.chunks, 0);
 	CHECK_EQ_U(res.bytes_read, 16);
@@ -820,7 +826,7 @@ static void test_empty_and_bad_headers(void)
 	trace_file_header(h);
 	h[8] = 2;
 	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_CORRUPT);
-	CHECK(strstr(res.msg, "version 2.0 at byte 8") != NULL);
+	CHECK(strstr(res.msg, "version 2.1 at byte 8") != NULL);
 	coll_free(&c);
 
 	/* A newer minor version and unknown flags are read. */
@@ -960,7 +966,7 @@ static void test_bad_payloads(void)
 		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01\x00\x05\x00\x05\x00",
 		   "event 2 at payload byte 7"),
 		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x00\x00", "entry without a method id"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x23\x01\x00", "bad tag"),
+		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x0f\x00", "bad control event"),
 		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x3c\x01\x00", "bad tag"),
 		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x64\x01\x00", "bad tag"),
 		BP(TRACE_CHUNK_EVENTS, "\x01\x01\xa4\x01\x00", "bad tag"),
@@ -1104,6 +1110,69 @@ static void test_size_and_speed(void)
 	free(buf);
 }
 
+/* Format 1.1: control events pass through with kind and label, leave the
+ * shadow stack alone (implicit exits still resolve), and carry metric
+ * deltas like any event; LABEL records round-trip. */
+static void test_control_events(void)
+{
+	uint8_t buf[256];
+	struct trace_events_enc enc;
+	struct trace_recbuf rb;
+	uint64_t m = 100;
+	struct coll c;
+	struct trace_result res;
+
+	trace_events_init(&enc, buf, sizeof(buf), 3, 1);
+	trace_events_add(&enc, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 5, &m);
+	m = 110;
+	trace_events_add_control(&enc, JCAL_CTL_STOP, 0, &m);
+	m = 500;
+	trace_events_add_control(&enc, JCAL_CTL_START, 0, &m);
+	m = 520;
+	trace_events_add_control(&enc, JCAL_CTL_MARK, 7, &m);
+	m = 530;
+	trace_events_add(&enc, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 5, &m); /* implicit */
+	size_t n = trace_events_finish(&enc);
+	CHECK(n > TRACE_CHUNK_HEADER_LEN);
+	/* the exit stays implicit: tag byte with no id */
+	CHECK_EQ_U(buf[n - 2], JCAL_TR_EXIT | (JCAL_MT_INTERP_STATIC << TRACE_TAG_TYPE_SHIFT));
+
+	struct trace_visitor v = coll_visitor(&c);
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, buf + TRACE_CHUNK_HEADER_LEN,
+				 n - TRACE_CHUNK_HEADER_LEN, &v, &res) == TRACE_OK);
+	CHECK_EQ_U(c.nev, 5);
+	if (c.nev == 5) {
+		CHECK_EQ_U(c.ev[1].transition, JCAL_TR_CONTROL);
+		CHECK_EQ_U(c.ev[1].type, JCAL_CTL_STOP);
+		CHECK_EQ_U(c.ev[1].method, 0);
+		CHECK_EQ_U(c.ev[1].metric[0], 110);
+		CHECK_EQ_U(c.ev[2].type, JCAL_CTL_START);
+		CHECK_EQ_U(c.ev[2].metric[0], 500);
+		CHECK_EQ_U(c.ev[3].type, JCAL_CTL_MARK);
+		CHECK_EQ_U(c.ev[3].method, 7);
+		CHECK_EQ_U(c.ev[4].transition, JCAL_TR_EXIT);
+		CHECK_EQ_U(c.ev[4].method, 5);
+		CHECK_EQ_U(c.ev[4].metric[0], 530);
+	}
+	coll_free(&c);
+
+	/* A control kind beyond MARK is corrupt. */
+	static const uint8_t bad[] = { 0x03, 0x01, 0x03 | (3 << 2), 0x00 };
+	v = coll_visitor(&c);
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, bad, sizeof(bad), &v, &res) == TRACE_CORRUPT);
+	coll_free(&c);
+
+	trace_recbuf_init(&rb);
+	trace_rec_label(&rb, 7, "phase 2");
+	n = trace_recbuf_finish(&rb);
+	v = coll_visitor(&c);
+	CHECK(trace_decode_chunk(TRACE_CHUNK_RECORDS, rb.buf + TRACE_CHUNK_HEADER_LEN,
+				 n - TRACE_CHUNK_HEADER_LEN, &v, &res) == TRACE_OK);
+	CHECK(c.log && strstr(c.log, "LABEL 7 phase 2") != NULL);
+	coll_free(&c);
+	trace_recbuf_free(&rb);
+}
+
 int main(void)
 {
 	RUN(test_varint);
@@ -1116,6 +1185,7 @@ int main(void)
 	RUN(test_zero_tail);
 	RUN(test_unknown_kinds);
 	RUN(test_bad_payloads);
+	RUN(test_control_events);
 	RUN(test_size_and_speed);
 	return test_summary("trace");
 }

@@ -211,6 +211,28 @@ static uint32_t top_node(const struct calltree *t)
 	return t->keys.depth ? t->stack[t->keys.depth - 1] : CALLTREE_ROOT;
 }
 
+/* Region control: no frame changes; see calltree.h. */
+static int control(struct calltree *t, unsigned kind, const uint64_t *metric)
+{
+	if (kind >= JCAL_CTL_COUNT)
+		return -EINVAL;
+	if (!t->gap && t->keys.have_prev) {
+		struct calltree_node *n = &t->nodes[top_node(t)];
+		for (unsigned i = 0; i < t->nmetrics; i++) {
+			uint64_t d = metric[i] >= t->last[i] ? metric[i] - t->last[i] : 0;
+			n->raw_base[i] += d;
+			n->base[i] += d;
+		}
+	}
+	if (kind == JCAL_CTL_STOP)
+		t->gap = 1;
+	else if (kind == JCAL_CTL_START)
+		t->gap = 0;
+	memcpy(t->last, metric, t->nmetrics * sizeof(*metric));
+	t->stats.controls[kind]++;
+	return 0;
+}
+
 int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
 		   const uint64_t *metric)
 {
@@ -218,6 +240,8 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 	struct seqkey_step st;
 	int err;
 
+	if (transition == JCAL_TR_CONTROL && !t->finished)
+		return control(t, type, metric);
 	if (transition >= JCAL_TR_COUNT || t->finished)
 		return -EINVAL;
 	if (type >= JCAL_MT_COUNT)
@@ -250,8 +274,9 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 		t->stats.frames_unwound += st.popped - 1;
 	}
 
-	if (st.has_key)
+	if (st.has_key && !t->gap)
 		charge(t, charged, &st.key, metric);
+	t->gap = 0;
 	memcpy(t->last, metric, t->nmetrics * sizeof(*metric));
 	t->stats.events++;
 	t->stats.by_type[type]++;

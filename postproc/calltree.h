@@ -84,6 +84,7 @@ struct calltree_stats {
 	uint64_t frames_unwound;   /* frames popped without an exit of their own */
 	uint64_t open_frames;	   /* frames still open at the last event */
 	uint64_t backwards;	   /* metric deltas < 0, charged as 0 */
+	uint64_t controls[JCAL_CTL_COUNT]; /* region stops, starts, marks */
 };
 
 struct calltree {
@@ -99,6 +100,7 @@ struct calltree {
 	uint64_t last[JCAL_MAX_METRICS];
 	struct calltree_comp comp;
 	struct calltree_stats stats;
+	int gap;     /* tracing of the thread stopped: the next delta is not charged */
 	int finished;
 };
 
@@ -109,6 +111,10 @@ void calltree_free(struct calltree *t);
 
 /* One event: transition (enum jcal_transition), type (enum jcal_mtype of
  * the entered or exiting method), metric[nmetrics] absolute values.
+ * A control event (JCAL_TR_CONTROL, type = enum jcal_control) changes no
+ * frame: the delta ending at it goes raw to the current frame, and after a
+ * STOP the delta up to the next event (the untraced gap) is charged to
+ * nobody.
  * Returns 0, -EINVAL (bad transition, or called after finish) or -ENOMEM. */
 int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
 		   const uint64_t *metric);

@@ -145,7 +145,7 @@ static int on_event(void *ctx, const struct trace_event *e)
 	uint64_t at;
 	uint32_t d;
 
-	if (!v)
+	if (!v || e->transition == JCAL_TR_CONTROL) /* timelines ignore region marks */
 		return 0;
 	s = &r->st[*v];
 	if (!s->in_batch)

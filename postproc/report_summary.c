@@ -20,6 +20,7 @@ struct totals {
 	/* Threads with metric values at start and end: their span in all and
 	 * the part their trees hold (raw, metric shown). */
 	uint64_t spanned, span, span_in_trees;
+	uint64_t controls[JCAL_CTL_COUNT];
 };
 
 static void add_up(const struct model_thread *const *list, size_t n, unsigned mi,
@@ -41,6 +42,8 @@ static void add_up(const struct model_thread *const *list, size_t n, unsigned mi
 		t->open += s->open_frames;
 		t->backwards += s->backwards;
 		t->contexts += tr->nnodes ? tr->nnodes - 1 : 0;
+		for (unsigned k = 0; k < JCAL_CTL_COUNT; k++)
+			t->controls[k] += s->controls[k];
 		for (unsigned k = 0; k < JCAL_MAX_METRICS; k++) {
 			t->cum[k] += tr->nodes[CALLTREE_ROOT].cum[k];
 			t->raw_cum[k] += tr->nodes[CALLTREE_ROOT].raw_cum[k];
@@ -178,6 +181,13 @@ static void text(const struct model *m, const struct report_opts *o,
 	    t->open);
 	if (t->backwards)
 		row(f, "metric went backwards:", "%" PRIu64 " deltas (charged as 0)", t->backwards);
+	if (t->controls[JCAL_CTL_START] || t->controls[JCAL_CTL_STOP] || t->controls[JCAL_CTL_MARK])
+		row(f, "regions (jcal.Control):",
+		    "%" PRIu64 " starts, %" PRIu64 " stops, %" PRIu64
+		    " marks; untraced gaps between a stop and the next start are charged to "
+		    "no method",
+		    t->controls[JCAL_CTL_START], t->controls[JCAL_CTL_STOP],
+		    t->controls[JCAL_CTL_MARK]);
 	if (t->spanned)
 		row(f, "outside any tree:",
 		    "%" PRIu64 " of %" PRIu64 " (%s) over %" PRIu64 " ended threads: before a thread's "
@@ -249,11 +259,13 @@ static void json(const struct model *m, const struct report_opts *o,
 		",\"mismatched_exits\":%" PRIu64 ",\"frames_unwound\":%" PRIu64
 		",\"open_frames_closed\":%" PRIu64 ",\"backwards_deltas\":%" PRIu64
 		",\"outside_trees\":{\"threads\":%" PRIu64 ",\"span\":%" PRIu64
-		",\"in_trees\":%" PRIu64 ",\"outside\":%" PRIu64 "}",
+		",\"in_trees\":%" PRIu64 ",\"outside\":%" PRIu64 "}"
+		",\"regions\":{\"starts\":%" PRIu64 ",\"stops\":%" PRIu64 ",\"marks\":%" PRIu64 "}",
 		m->nmethods_defined, t->contexts, t->unmatched, t->mismatched, t->unwound, t->open,
 		t->backwards, t->spanned, model_value(m, o->metric, t->span),
 		model_value(m, o->metric, t->span_in_trees),
-		model_value(m, o->metric, t->span - t->span_in_trees));
+		model_value(m, o->metric, t->span - t->span_in_trees), t->controls[JCAL_CTL_START],
+		t->controls[JCAL_CTL_STOP], t->controls[JCAL_CTL_MARK]);
 	if (m->has_end)
 		fprintf(f, ",\"lost_events\":%" PRIu64, m->end.lost_events);
 	else

@@ -11,6 +11,13 @@ import java.lang.management.ThreadMXBean;
  * of the same method.
  *
  * Usage: java -Xint -cp build/bench jcalbench.Accuracy WORKLOAD [SCALE]
+ *        java -Xint -agentpath:libjcal.so=trace,start=manual ... \
+ *             jcalbench.Accuracy ab WORKLOAD SCALE ROUNDS
+ *
+ * The "ab" form is the same-JVM A/B of SPEC §6: after one untraced warm-up
+ * round it alternates an untraced round (truth: thread CPU time around the
+ * top method) and a traced one (inside a jcal.Control region), and prints
+ * the sum of the truths; jcal-post gives the traced cum of the same rounds.
  */
 public final class Accuracy {
 	/** Tiny leaf methods: the profiler's worst case. */
@@ -160,11 +167,7 @@ public final class Accuracy {
 		}
 	}
 
-	public static void main(String[] args) {
-		String w = args[0];
-		int n = args.length > 1 ? Integer.parseInt(args[1]) : 100000;
-		ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-		long t0 = mx.getCurrentThreadCpuTime();
+	static void runOnce(String w, int n) {
 		switch (w) {
 		case "leaves": Leaves.run(n); break;
 		case "recursion": Recursion.run(n); break;
@@ -174,6 +177,30 @@ public final class Accuracy {
 		case "parser": Parser.run(n); break;
 		default: throw new IllegalArgumentException("unknown workload " + w);
 		}
+	}
+
+	public static void main(String[] args) {
+		ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+		if (args[0].equals("ab")) {
+			String w = args[1];
+			int n = Integer.parseInt(args[2]), rounds = Integer.parseInt(args[3]);
+			long truth = 0;
+			runOnce(w, n); /* warm-up: class init, call-site resolution */
+			for (int r = 0; r < rounds; r++) {
+				long t0 = mx.getCurrentThreadCpuTime();
+				runOnce(w, n);
+				truth += mx.getCurrentThreadCpuTime() - t0;
+				jcal.Control.start();
+				runOnce(w, n);
+				jcal.Control.stop();
+			}
+			System.out.println("truth_ns " + truth);
+			return;
+		}
+		String w = args[0];
+		int n = args.length > 1 ? Integer.parseInt(args[1]) : 100000;
+		long t0 = mx.getCurrentThreadCpuTime();
+		runOnce(w, n);
 		long t1 = mx.getCurrentThreadCpuTime();
 		System.out.println("truth_ns " + (t1 - t0));
 	}

@@ -591,6 +591,26 @@ public final class Runner {
 		return true;
 	}
 
+	/** jcal.Control: only regions are traced with start=manual; stop() pauses otherwise. */
+	private void testRegions() throws Exception {
+		String R = W + "Regions.";
+		for (String mode : List.of("manual", "auto")) {
+			Path t = tmp.resolve("regions-" + mode + ".bin");
+			Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,quiet,start=" + mode + ",out=" + t,
+					"-cp", classes, W + "Regions"));
+			check(r.rc == 0 && r.out.contains("regions"), mode + ": exit " + r.rc + ": " + r.err);
+			Map<String, Long> want = mode.equals("manual") ? map(R + "work", 2, R + "leaf", 9)
+					: map(R + "main", 1, R + "work", 4, R + "leaf", 114);
+			expectExact("flat calls, start=" + mode, want, flatCalls(t, W));
+			Result s = post(t, "--report", "summary", "--format", "json");
+			check(s.out.contains("\"regions\":{\"starts\":" + (mode.equals("manual") ? 1 : 0)
+					+ ",\"stops\":1,\"marks\":1}"), mode + ": one region, one mark: " + s.out);
+			check(!s.out.contains("jcal.Control"), mode + ": jcal.Control's own calls are not recorded");
+			Result tree = post(t, "--report", "flat", "--format", "csv");
+			check(!tree.out.contains("jcal.Control"), mode + ": no jcal.Control frames in the reports");
+		}
+	}
+
 	private void testHelp() throws Exception {
 		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=help", "-cp", classes, W + "Basic"));
 		check(r.rc == 0, "help: exit 0 expected, got " + r.rc);
@@ -657,6 +677,7 @@ public final class Runner {
 		tests.put("calibrate", r::testCalibrate);
 		tests.put("reattach", r::testReattach);
 		tests.put("thread-names", r::testThreadNames);
+		tests.put("regions", r::testRegions);
 		tests.put("bad-files", r::testBadFiles);
 		for (Map.Entry<String, Test> e : tests.entrySet())
 			if (only.isEmpty() || only.contains(e.getKey()))

@@ -1,0 +1,184 @@
+/*
+ * region_control.c - the natives of jcal.Control.
+ *
+ * Each Java thread keeps a region depth. start() at depth 0 appends a START
+ * control event (and with start=manual enables MethodEntry/Exit for the
+ * thread); stop() back to depth 0 appends STOP (and disables them). With
+ * the default start=auto a thread begins at depth 1, so stop() pauses it.
+ * mark() interns its label (one LABEL record per distinct text) and appends
+ * MARK. While a thread's tracing is off, event_recorder.c drops its events.
+ */
+#include "region_control.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "agent_state.h"
+#include "log.h"
+#include "thread_state.h"
+#include "trace_file.h"
+#include "uthash.h"
+
+static jmethodID control_mid[3];
+
+struct label {
+	char *text;
+	uint32_t id;
+	UT_hash_handle hh;
+};
+
+static pthread_mutex_t label_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct label *labels;
+static uint32_t next_label = 1;
+
+int region_control_onload(jvmtiEnv *jvmti)
+{
+	Dl_info info;
+	char jar[1200];
+	struct stat sb;
+
+	if (!dladdr((void *)region_control_onload, &info) || !info.dli_fname)
+		return -1;
+	char *real = realpath(info.dli_fname, NULL);
+	snprintf(jar, sizeof(jar), "%s", real ? real : info.dli_fname);
+	free(real);
+	char *slash = strrchr(jar, '/');
+	if (slash)
+		strcpy(slash + 1, "jcal-agent.jar");
+	else
+		strcpy(jar, "jcal-agent.jar");
+	if (stat(jar, &sb) != 0)
+		return -1;
+	return (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, jar) == JVMTI_ERROR_NONE ? 0 : -1;
+}
+
+int region_control_is_control_method(jmethodID mid)
+{
+	return mid && (mid == control_mid[0] || mid == control_mid[1] || mid == control_mid[2]);
+}
+
+static uint32_t label_id(const char *text)
+{
+	struct label *l;
+	uint32_t id = 0;
+
+	pthread_mutex_lock(&label_mutex);
+	HASH_FIND_STR(labels, text, l);
+	if (!l) {
+		l = calloc(1, sizeof(*l));
+		if (l && (l->text = strdup(text)) != NULL) {
+			l->id = next_label++;
+			HASH_ADD_KEYPTR(hh, labels, l->text, strlen(l->text), l);
+			struct trace_recbuf *rb = trace_file_lock();
+			trace_rec_label(rb, l->id, l->text);
+			trace_file_unlock();
+		} else {
+			free(l);
+			l = NULL;
+		}
+	}
+	if (l)
+		id = l->id;
+	pthread_mutex_unlock(&label_mutex);
+	return id;
+}
+
+static void set_method_events(JNIEnv *jni, jvmtiEventMode mode)
+{
+	jthread self = NULL;
+
+	(void)jni;
+	if ((*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self) != JVMTI_ERROR_NONE)
+		return;
+	(*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, self);
+	(*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_EXIT, self);
+}
+
+/* The calling thread's state, created if it has none yet. */
+static struct jcal_thread *current(JNIEnv *jni)
+{
+	struct jcal_thread *st = thread_state_get(jcal.jvmti);
+	jthread self = NULL;
+
+	if (st == &thread_state_ended || jcal_stopped())
+		return NULL;
+	if (!st && (*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self) == JVMTI_ERROR_NONE)
+		st = thread_state_create(jcal.jvmti, jni, self, 1);
+	return st;
+}
+
+static void JNICALL control_start(JNIEnv *jni, jclass cls)
+{
+	struct jcal_thread *st = current(jni);
+
+	(void)cls;
+	if (!st)
+		return;
+	if (st->regions++ == 0) {
+		thread_state_control(st, JCAL_CTL_START, 0);
+		if (jcal.opts.start_manual)
+			set_method_events(jni, JVMTI_ENABLE);
+	}
+}
+
+static void JNICALL control_stop(JNIEnv *jni, jclass cls)
+{
+	struct jcal_thread *st = current(jni);
+
+	(void)cls;
+	if (!st || st->regions == 0)
+		return;
+	if (--st->regions == 0) {
+		if (jcal.opts.start_manual)
+			set_method_events(jni, JVMTI_DISABLE);
+		thread_state_control(st, JCAL_CTL_STOP, 0);
+	}
+}
+
+static void JNICALL control_mark(JNIEnv *jni, jclass cls, jstring label)
+{
+	struct jcal_thread *st = current(jni);
+	const char *text;
+
+	(void)cls;
+	if (!st || st->regions == 0 || !label)
+		return;
+	text = (*jni)->GetStringUTFChars(jni, label, NULL);
+	if (!text)
+		return;
+	uint32_t id = label_id(text);
+	(*jni)->ReleaseStringUTFChars(jni, label, text);
+	thread_state_control(st, JCAL_CTL_MARK, id);
+}
+
+void region_control_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	static const JNINativeMethod methods[] = {
+		{ "start", "()V", (void *)control_start },
+		{ "stop", "()V", (void *)control_stop },
+		{ "mark", "(Ljava/lang/String;)V", (void *)control_mark },
+	};
+	jclass cls = (*jni)->FindClass(jni, "jcal/Control");
+
+	(void)jvmti;
+	if (!cls) {
+		(*jni)->ExceptionClear(jni);
+		jcal_debug("jcal.Control not found: the region API is not available");
+		return;
+	}
+	if ((*jni)->RegisterNatives(jni, cls, methods, 3) != 0) {
+		(*jni)->ExceptionClear(jni);
+		jcal_warn("cannot register the natives of jcal.Control");
+	} else {
+		for (int i = 0; i < 3; i++)
+			control_mid[i] = (*jni)->GetStaticMethodID(jni, cls, methods[i].name,
+								     methods[i].signature);
+		if ((*jni)->ExceptionCheck(jni))
+			(*jni)->ExceptionClear(jni);
+	}
+	(*jni)->DeleteLocalRef(jni, cls);
+}
