@@ -1,0 +1,52 @@
+/*
+ * bci_rewrite.h - inserts the entry/exit probes of mode=bci into a class
+ * file (pure code, no JVM; tested by native-tests/test-agent-classfile.c and
+ * by running rewritten classes under the JVM verifier).
+ *
+ * Every method with code gets, with its method id pushed as an int:
+ *   at entry                 invokestatic TRACKER.enter(I)V
+ *   before every *return     invokestatic TRACKER.exit(I)V
+ *   a catch-all handler      invokestatic TRACKER.exitThrow(I)V; athrow
+ * covering the original code (in constructors only the code after the
+ * super()/this() call, where `this` is initialised). Branches, switches,
+ * exception tables, LineNumberTable, LocalVariable(Type)Table and the
+ * StackMapTable are relocated; max_stack grows by what the probes need.
+ */
+#ifndef JCAL_BCI_REWRITE_H
+#define JCAL_BCI_REWRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BCI_TRACKER_CLASS "jcal/Tracker"
+
+struct bci_config {
+	const char *tracker; /* internal name; NULL = BCI_TRACKER_CLASS */
+	/* Called for each method that can be instrumented (names in modified
+	 * UTF-8, the class in internal form "a/b/C"). Returns 0 and sets *id
+	 * (1 .. 2^31-1) to instrument it, non-zero to leave it alone. */
+	int (*method_id)(void *ctx, const char *cls, const char *name, const char *desc,
+			 uint16_t access, uint32_t *id);
+	/* Optional: one line per method that could not be (fully) instrumented. */
+	void (*note)(void *ctx, const char *msg);
+	void *ctx;
+};
+
+struct bci_stats {
+	unsigned methods;      /* methods with code */
+	unsigned instrumented; /* of which rewritten */
+	unsigned skipped;      /* could not be rewritten (see the notes) */
+	unsigned no_handler;   /* rewritten without the catch-all handler */
+};
+
+/* Rewrites the class in in[0..len). Returns 0 and a malloc'd *out (NULL when
+ * nothing was changed: the tracker itself, or no method instrumented), or
+ * -1 with a message in err (malformed class, out of memory). */
+int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cfg, uint8_t **out,
+		      size_t *outlen, struct bci_stats *st, char *err, size_t errlen);
+
+/* Length of the instruction at code[pc] (switch padding from pc), or 0 when
+ * it is not a valid instruction or runs past code_len. */
+uint32_t bci_insn_len(const uint8_t *code, uint32_t code_len, uint32_t pc);
+
+#endif

@@ -1,0 +1,134 @@
+package bcicheck;
+
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import jcal.Tracker;
+
+/**
+ * Runs each subject class's run() twice: as compiled (ORIG) and as rewritten
+ * by jcal-bci-rewrite (REWRITTEN, loaded by its own class loader, so the JVM
+ * verifies it), and checks: same result, probes balanced on every method,
+ * exact counts for chosen methods.
+ *
+ * Usage: java -Xverify:all -cp HARNESS bcicheck.BciCheck MAP ORIG REWRITTEN CLASS...
+ * Ends with "bci: N passed, N failed".
+ */
+public final class BciCheck {
+	private static int passed, failed;
+	private static final Map<String, Integer> ids = new HashMap<>();
+	private static final Map<Integer, String> names = new HashMap<>();
+
+	/* class name desc -> enters, exits, exitThrows */
+	private static final Object[][] EXPECT = {
+		{ "bcitest/Basics fib (I)I", 1973, 1973, 0 },
+		{ "bcitest/Basics empty ()V", 10, 10, 0 },
+		{ "bcitest/Basics <clinit> ()V", 1, 1, 0 },
+		{ "bcitest/Basics add (J)V", 100, 100, 0 },
+		{ "bcitest/Basics earlyReturns (I)I", 5, 5, 0 },
+		{ "bcitest/Basics <init> ()V", 1, 1, 0 },
+		{ "bcitest/Exceptions depth (I)I", 15, 0, 15 },
+		{ "bcitest/Exceptions catchAt (I)I", 5, 5, 0 },
+		{ "bcitest/Exceptions syncMethodThrow ()V", 1, 0, 1 },
+		{ "bcitest/Exceptions syncThrow (Z)V", 2, 1, 1 },
+		{ "bcitest/Exceptions rethrow (I)V", 3, 1, 2 },
+		{ "bcitest/Exceptions nested (I)I", 2, 2, 0 },
+		{ "bcitest/Ctors$Derived <init> (Ljava/lang/String;)V", 2, 1, 1 },
+		{ "bcitest/Ctors$Derived <init> (I)V", 4, 4, 0 },
+		{ "bcitest/Ctors$Derived <init> (IZ)V", 8, 8, 0 },
+		{ "bcitest/Ctors$Base <init> (I)V", 13, 13, 0 },
+		{ "bcitest/Modern$Point <init> (II)V", 4, 3, 1 },
+		{ "bcitest/Switches table (I)I", 8, 8, 0 },
+		{ "bcitest/Switches lookup (I)I", 5, 5, 0 },
+		{ "bcitest/Modern expr (I)I", 6, 6, 0 },
+		{ "bcitest/Lambdas twice (I)I", 1, 1, 0 },
+		{ "bcitest/Wide many (I)J", 2, 2, 0 },
+		{ "bcitest/Big gotoWide (I)I", 2, 2, 0 },
+		{ "bcitest/Big condWideFrame (I)I", 3, 3, 0 },
+	};
+
+	private static void check(boolean ok, String what) {
+		if (ok) {
+			passed++;
+		} else {
+			failed++;
+			System.out.println("FAIL " + what);
+		}
+	}
+
+	private static Object runIn(ClassLoader l, String cls) throws ReflectiveOperationException {
+		try {
+			return Class.forName(cls.replace('/', '.'), true, l).getMethod("run").invoke(null);
+		} catch (InvocationTargetException e) {
+			throw new RuntimeException(cls + ".run() threw", e.getCause());
+		}
+	}
+
+	public static void main(String[] args) throws Exception {
+		for (String line : Files.readAllLines(Path.of(args[0]))) {
+			String[] f = line.split(" ", 2);
+			ids.put(f[1], Integer.parseInt(f[0]));
+			names.put(Integer.parseInt(f[0]), f[1]);
+		}
+		ClassLoader parent = BciCheck.class.getClassLoader();
+		URLClassLoader orig = new URLClassLoader(new URL[] { Path.of(args[1]).toUri().toURL() }, parent);
+		URLClassLoader rewritten = new URLClassLoader(new URL[] { Path.of(args[2]).toUri().toURL() }, parent);
+		Tracker.reset();
+		for (int i = 3; i < args.length; i++) {
+			String cls = args[i];
+			Object want = runIn(orig, cls);
+			check(Tracker.ENTERS.length > 0 && sum(Tracker.ENTERS) == 0, cls + ": original classes call no probe");
+			Object got;
+			try {
+				got = runIn(rewritten, cls);
+			} catch (Throwable e) {
+				check(false, cls + ": rewritten run() failed: " + e + (e.getCause() != null ? " / " + e.getCause() : ""));
+				e.printStackTrace(System.out);
+				continue;
+			}
+			check(want.equals(got), cls + ": same result\n  original:  " + want + "\n  rewritten: " + got);
+			check(Tracker.errors == 0, cls + ": probes nest: " + Tracker.firstError);
+			check(Tracker.depth() == 0, cls + ": no enter left open (" + Tracker.depth() + ")");
+			boolean balanced = true;
+			for (int id = 0; id < Tracker.MAX_ID; id++)
+				if (Tracker.ENTERS[id] != Tracker.EXITS[id] + Tracker.THROWS[id]) {
+					balanced = false;
+					System.out.println("  unbalanced " + names.get(id) + ": " + Tracker.ENTERS[id] + " enters, "
+							+ Tracker.EXITS[id] + " exits, " + Tracker.THROWS[id] + " exitThrows");
+				}
+			check(balanced, cls + ": enters == exits + exitThrows for every method");
+			check(sum(Tracker.ENTERS) > 0, cls + ": probes ran");
+			for (Object[] e : EXPECT) {
+				String key = (String) e[0];
+				if (!key.startsWith(cls + " ") && !key.startsWith(cls + "$"))
+					continue;
+				Integer id = ids.get(key);
+				if (id == null) {
+					check(false, key + ": not instrumented");
+					continue;
+				}
+				long[] got3 = { Tracker.ENTERS[id], Tracker.EXITS[id], Tracker.THROWS[id] };
+				boolean ok = got3[0] == (Integer) e[1] && got3[1] == (Integer) e[2] && got3[2] == (Integer) e[3];
+				check(ok, key + ": expected " + e[1] + "/" + e[2] + "/" + e[3] + " enters/exits/exitThrows, got "
+						+ got3[0] + "/" + got3[1] + "/" + got3[2]);
+			}
+			System.out.println("ok   " + cls + ": " + sum(Tracker.ENTERS) + " enters");
+			Tracker.reset();
+		}
+		System.out.println("bci: " + passed + " passed, " + failed + " failed");
+		System.exit(failed == 0 ? 0 : 1);
+	}
+
+	private static long sum(long[] a) {
+		long s = 0;
+		for (long v : a)
+			s += v;
+		return s;
+	}
+}

@@ -1,0 +1,190 @@
+/*
+ * jcal-bci-rewrite.c - command-line front end of agent/bci_rewrite.c, for
+ * the verifier tests: rewrites class files on disk with mode=bci probes.
+ *
+ *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] IN.class OUT.class
+ *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] -d OUTDIR IN.class...
+ *
+ * Method ids are assigned in order from FIRST_ID (default 1); MAP gets one
+ * line per id: "ID CLASS NAME DESC". With -d, OUT is OUTDIR/CLASS.class
+ * (the class's internal name). Classes that need no change are copied.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bci_rewrite.h"
+#include "classfile.h"
+
+struct ids {
+	uint32_t next;
+	FILE *map;
+};
+
+static int assign(void *ctx, const char *cls, const char *name, const char *desc, uint16_t access,
+		  uint32_t *id)
+{
+	struct ids *ids = ctx;
+
+	(void)access;
+	*id = ids->next++;
+	if (ids->map)
+		fprintf(ids->map, "%u %s %s %s\n", *id, cls, name, desc);
+	return 0;
+}
+
+static void note(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "jcal-bci-rewrite: note: %s\n", msg);
+}
+
+static int read_file(const char *path, uint8_t **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *p = malloc(cap);
+
+	if (!f || !p) {
+		fprintf(stderr, "jcal-bci-rewrite: error: cannot read %s: %s\n", path,
+			strerror(errno));
+		if (f)
+			fclose(f);
+		free(p);
+		return -1;
+	}
+	for (;;) {
+		if (n == cap) {
+			uint8_t *q = realloc(p, cap *= 2);
+			if (!q) {
+				free(p);
+				fclose(f);
+				return -1;
+			}
+			p = q;
+		}
+		size_t r = fread(p + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	fclose(f);
+	*buf = p;
+	*len = n;
+	return 0;
+}
+
+static int mkdirs(char *path)
+{
+	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST) {
+			*s = '/';
+			return -1;
+		}
+		*s = '/';
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
+		fprintf(stderr, "jcal-bci-rewrite: error: cannot write %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int rewrite(const char *in, const char *out, const char *outdir, struct ids *ids,
+		   struct bci_stats *total)
+{
+	struct bci_config cfg = {.method_id = assign, .note = note, .ctx = ids};
+	struct bci_stats st;
+	uint8_t *buf, *res;
+	size_t len, rlen;
+	char err[512], path[4096];
+	int rc;
+
+	if (read_file(in, &buf, &len))
+		return -1;
+	if (bci_rewrite_class(buf, len, &cfg, &res, &rlen, &st, err, sizeof(err))) {
+		fprintf(stderr, "jcal-bci-rewrite: error: %s: %s\n", in, err);
+		free(buf);
+		return -1;
+	}
+	if (outdir) {
+		struct cf_class c;
+		char name[2048];
+		if (cf_parse(buf, len, &c, err, sizeof(err))) {
+			fprintf(stderr, "jcal-bci-rewrite: error: %s: %s\n", in, err);
+			cf_free(&c);
+			free(buf);
+			free(res);
+			return -1;
+		}
+		snprintf(path, sizeof(path), "%s/%s.class", outdir,
+			 cf_utf8_str(&c, c.this_class, name, sizeof(name)));
+		cf_free(&c);
+		out = path;
+		mkdirs(path);
+	}
+	rc = res ? write_file(out, res, rlen) : write_file(out, buf, len);
+	total->methods += st.methods;
+	total->instrumented += st.instrumented;
+	total->skipped += st.skipped;
+	total->no_handler += st.no_handler;
+	free(buf);
+	free(res);
+	return rc;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: jcal-bci-rewrite [-s FIRST_ID] [-m MAP] IN.class OUT.class\n"
+			"       jcal-bci-rewrite [-s FIRST_ID] [-m MAP] -d OUTDIR IN.class...\n");
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct ids ids = {.next = 1};
+	struct bci_stats total = {0};
+	const char *outdir = NULL, *map = NULL;
+	int opt, rc = 0;
+
+	while ((opt = getopt(argc, argv, "s:m:d:")) != -1) {
+		if (opt == 's')
+			ids.next = (uint32_t)strtoul(optarg, NULL, 10);
+		else if (opt == 'm')
+			map = optarg;
+		else if (opt == 'd')
+			outdir = optarg;
+		else
+			usage();
+	}
+	if (ids.next == 0 || (outdir ? optind >= argc : argc - optind != 2))
+		usage();
+	if (map && !(ids.map = fopen(map, "w"))) {
+		fprintf(stderr, "jcal-bci-rewrite: error: cannot write %s: %s\n", map,
+			strerror(errno));
+		return 1;
+	}
+	if (outdir) {
+		for (int i = optind; i < argc; i++)
+			if (rewrite(argv[i], NULL, outdir, &ids, &total))
+				rc = 1;
+	} else {
+		rc = rewrite(argv[optind], argv[optind + 1], NULL, &ids, &total) ? 1 : 0;
+	}
+	if (ids.map && fclose(ids.map))
+		rc = 1;
+	printf("jcal-bci-rewrite: %u methods, %u instrumented, %u skipped, %u without handler\n",
+	       total.methods, total.instrumented, total.skipped, total.no_handler);
+	return rc;
+}
