@@ -140,6 +140,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	trace_file_flush();
 	if (jcal.opts.command == JCAL_CMD_TRACE)
 		region_control_vm_init(jvmti, jni);
+	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_start)
+		calibrate_inrun(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
 		calibrate_vm_init(jvmti, jni);
 }
@@ -387,7 +389,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		jcal_error("this JVM does not offer JVMTI 1.2");
 		return JNI_ERR;
 	}
-	if (jcal.opts.command == JCAL_CMD_CALIBRATE &&
+	if ((jcal.opts.command == JCAL_CMD_CALIBRATE ||
+	     (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_start)) &&
 	    calibrate_onload(jcal.jvmti, jcal.out_path, sizeof(jcal.out_path), err, sizeof(err))) {
 		jcal_error("%s", err);
 		return JNI_ERR;

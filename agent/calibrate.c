@@ -39,11 +39,13 @@
 #include "calib_table.h"
 #include "log.h"
 #include "seqkey.h"
+#include "thread_state.h"
 #include "trace_file.h"
 
 #define CALIB_THREAD_NAME "jcal-calibrator"
 #define WARMUP_ROUNDS 30
 #define MEASURE_ROUNDS 300
+#define INRUN_ROUNDS 100 /* recalibrate=start: a shorter burst */
 #define WORKLOAD_TIMEOUT_S 300
 #define ENV_TIMEOUT_S 180
 
@@ -90,7 +92,8 @@ int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err,
 		return -1;
 	}
 	/* The trace goes to the calibration directory unless out= was given. */
-	if (out_path[0] == '\0' || !strcmp(jcal.opts.out, "jcal-%p.bin")) {
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE &&
+	    (out_path[0] == '\0' || !strcmp(jcal.opts.out, "jcal-%p.bin"))) {
 		if (calib_dir_default(dir, sizeof(dir)) || calib_dir_create(dir, err, errlen))
 			return -1;
 		snprintf(out_path, out_len, "%s/last-calibration.bin", dir);
@@ -135,6 +138,7 @@ static void *workload_main(void *arg)
 	size_t n = 0;
 	jintArray *arr = NULL;
 	jthread self = NULL;
+	struct jcal_thread *st;
 	char err[512];
 
 	if ((*jcal.vm)->AttachCurrentThread(jcal.vm, (void **)&env, &args) != JNI_OK) {
@@ -161,14 +165,27 @@ static void *workload_main(void *arg)
 		arr[i] = (*env)->NewGlobalRef(env, a);
 		(*env)->DeleteLocalRef(env, a);
 	}
-	/* Warm-up without events: resolves call sites, initialises classes. */
+	/* Warm-up without events: resolves call sites, initialises classes. In a
+	 * traced JVM (recalibrate=start) the thread's events are on already:
+	 * its warm-up is left out of the trace as an untraced region. */
+	st = jcal.opts.command == JCAL_CMD_TRACE ? thread_state_get(jvmti) : NULL;
+	if (st == &thread_state_ended)
+		st = NULL;
+	if (st) {
+		thread_state_control(st, JCAL_CTL_STOP, 0);
+		st->regions = 0;
+	}
 	run_rounds(env, arr, progs, n, WARMUP_ROUNDS);
+	if (st) {
+		st->regions = 1;
+		thread_state_control(st, JCAL_CTL_START, 0);
+	}
 	if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE ||
 	    set_events(jvmti, JVMTI_ENABLE, self)) {
 		workload_fail("calibrate: cannot enable method events for the calibrator thread");
 		goto detach;
 	}
-	run_rounds(env, arr, progs, n, MEASURE_ROUNDS);
+	run_rounds(env, arr, progs, n, st ? INRUN_ROUNDS : MEASURE_ROUNDS);
 	set_events(jvmti, JVMTI_DISABLE, self);
 detach:
 	if (arr) {
@@ -376,6 +393,23 @@ static void report_missing(const struct calib_table *t)
 	if (missing)
 		jcal_info("keys the workload did not produce (%u; jcal-post falls back for them):%s%s",
 			  missing, line, missing > 24 ? " ..." : "");
+}
+
+void calibrate_inrun(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	char err[1024];
+	static char env_out[16384];
+	struct calib_env env;
+
+	(void)jni;
+	jcal_info("recalibrate=start: running the calibration workload in this JVM (~3 s)");
+	if (run_workload(jvmti, err, sizeof(err)) ||
+	    run_env_timer(jvmti, env_out, sizeof(env_out), err, sizeof(err)) ||
+	    calib_env_parse(&env, env_out, err, sizeof(err))) {
+		jcal_warn("recalibrate=start failed, the trace has no in-run calibration: %s", err);
+		return;
+	}
+	write_env_meta(&env);
 }
 
 int calibrate_finish(const char *trace_path)

@@ -17,6 +17,12 @@ int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err,
  * success, 1 with a `jcal: error:` line otherwise). */
 void calibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni);
 
+/* trace,recalibrate=start, at VMInit: the same workload on its own thread
+ * in the traced JVM (warm-up left out as an untraced region), then the env
+ * timer; the samples stay in the trace for jcal-post --calib inrun. On
+ * failure it warns and tracing goes on. */
+void calibrate_inrun(jvmtiEnv *jvmti, JNIEnv *jni);
+
 /* After the trace is closed at VM death: derives and writes the table,
  * prints where it went and the key coverage. Returns 0 or -1. */
 int calibrate_finish(const char *trace_path);

@@ -25,6 +25,8 @@ static const char help_text[] =
 	"  mode=events|bci    JVMTI method events (default) or bytecode instrumentation\n"
 	"  start=auto|manual  trace every thread from the start (default), or only\n"
 	"                     between jcal.Control.start() and stop() of each thread\n"
+	"  recalibrate=start  with trace: run a short calibration burst at start-up and\n"
+	"                     keep its samples in the trace (jcal-post --calib inrun)\n"
 	"  table=FILE         with calibrate: where the table goes\n"
 	"                     (default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)\n"
 	"  log=FILE           agent messages to FILE instead of stderr\n"
@@ -157,7 +159,7 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 	}
 	if (!strcmp(key, "out") || !strcmp(key, "table") || !strcmp(key, "log") ||
 	    !strcmp(key, "metric") || !strcmp(key, "mode") || !strcmp(key, "loglevel") ||
-	    !strcmp(key, "start")) {
+	    !strcmp(key, "start") || !strcmp(key, "recalibrate")) {
 		if (!val)
 			return fail(err, errlen, "option '%s' needs a value", tok);
 	} else {
@@ -171,6 +173,16 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 		return set_path(o->log, val, tok, err, errlen);
 	if (!strcmp(key, "metric"))
 		return parse_metrics(o, val, tok, err, errlen);
+	if (!strcmp(key, "recalibrate")) {
+		if (!strcmp(val, "start")) {
+			o->recalibrate_start = 1;
+			return 0;
+		}
+		if (!strcmp(val, "end") || !strcmp(val, "both"))
+			return fail(err, errlen,
+				    "option '%s': only recalibrate=start is implemented so far", tok);
+		return fail(err, errlen, "bad value in option '%s' (expected start)", tok);
+	}
 	if (!strcmp(key, "start")) {
 		if (!strcmp(val, "auto"))
 			o->start_manual = 0;

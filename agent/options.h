@@ -45,6 +45,7 @@ struct jcal_options {
 	enum jcal_loglevel loglevel;
 	int quiet;
 	int start_manual;              /* start=manual: threads traced only inside jcal.Control regions */
+	int recalibrate_start;         /* recalibrate=start: calibration burst at VMInit, in the trace */
 };
 
 /* Parses an option string ("trace,out=t.bin"; NULL or "" is allowed and

@@ -9,15 +9,18 @@
 # in the same JVM, interleaved. Per JVM the error of the traced cum of the
 # top method against the summed truth is computed raw, per sequence key with
 # each estimator of the table (min = seed 003's method; p10, median, mean of
-# the same samples), and with one global minimum subtracted from every delta
-# (the older method). Prints the median error over the JVMs and its spread
-# (lowest..highest). Never fails on accuracy.
+# the same samples), the same with the table the agent measured in that very
+# JVM (recalibrate=start, jcal-post --calib inrun), and with one global
+# minimum subtracted from every delta (the older method). Prints the median
+# error over the JVMs and its spread (lowest..highest). Never fails on
+# accuracy.
 set -eu
 cd "$(dirname "$0")/.."
 JVMS=${1:-5}
 ROUNDS=${2:-4}
 SCALE=${3:-100000}
 ESTIMATORS="min p10 median mean"
+INRUN="min median mean"
 JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
 JAVA="$JAVA_HOME/bin/java"
 tmp=$(mktemp -d)
@@ -54,12 +57,13 @@ cum_of() {
 
 printf '%-11s %11s  %-20s' workload "truth ns" "raw %"
 for e in $ESTIMATORS; do printf '  %-20s' "$e %"; done
+for e in $INRUN; do printf '  %-20s' "in-run $e %"; done
 printf '  %-20s\n' "global-min %"
 for w in leaves recursion natives exceptions loops parser; do
 	top="jcalbench.Accuracy\$$(echo "${w:0:1}" | tr a-z A-Z)${w:1}.run"
 	rm -f "$tmp"/r.*
 	for _ in $(seq "$JVMS"); do
-		truth=$("$JAVA" -Xint "-agentpath:build/libjcal.so=trace,quiet,start=manual,metric=cputime,out=$tmp/t.bin" \
+		truth=$("$JAVA" -Xint "-agentpath:build/libjcal.so=trace,quiet,start=manual,recalibrate=start,metric=cputime,out=$tmp/t.bin" \
 			-cp build/bench jcalbench.Accuracy ab "$w" "$SCALE" "$ROUNDS" | awk '/^truth_ns/ {print $2}')
 		echo "$truth" >>"$tmp/r.truth"
 		read -r _ raw calls < <(cum_of "$tmp/t.bin" "$top" --raw)
@@ -72,10 +76,16 @@ for w in leaves recursion natives exceptions loops parser; do
 			pct "$cal" "$truth" >>"$tmp/r.$e"
 			echo >>"$tmp/r.$e"
 		done
+		for e in $INRUN; do
+			read -r cal _ _ < <(cum_of "$tmp/t.bin" "$top" --calib inrun --estimator "$e")
+			pct "$cal" "$truth" >>"$tmp/r.in-$e"
+			echo >>"$tmp/r.in-$e"
+		done
 	done
 	t=$(sort -g "$tmp/r.truth" | awk '{a[NR]=$1} END {print (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}')
 	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(spread <"$tmp/r.raw")"
 	for e in $ESTIMATORS; do printf '  %-20s' "$(spread <"$tmp/r.$e")"; done
+	for e in $INRUN; do printf '  %-20s' "$(spread <"$tmp/r.in-$e")"; done
 	printf '  %-20s\n' "$(spread <"$tmp/r.global")"
 done
 echo

@@ -33,6 +33,9 @@ static const struct opt_case cases[] = {
 	{ __LINE__, "trace,start=auto", 0, NULL, JCAL_CMD_TRACE },
 	{ __LINE__, "trace,start=later", -1, "start=later", 0 },
 	{ __LINE__, "trace,start", -1, "start", 0 },
+	{ __LINE__, "trace,recalibrate=start", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,recalibrate=end", -1, "recalibrate=end", 0 },
+	{ __LINE__, "trace,recalibrate=sometimes", -1, "recalibrate=sometimes", 0 },
 	{ __LINE__, "bogus", -1, "bogus", 0 },
 	{ __LINE__, "trace,bogus=1", -1, "bogus=1", 0 },
 	{ __LINE__, "trace,out=", -1, "out=", 0 },
@@ -145,7 +148,8 @@ static void test_help_text(void)
 {
 	const char *h = jcal_options_help();
 	static const char *const keys[] = { "help", "trace", "calibrate", "out=", "metric=",
-					    "mode=", "table=", "log=", "loglevel=", "quiet", "start=" };
+					    "mode=", "table=", "log=", "loglevel=", "quiet", "start=",
+					    "recalibrate=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(strstr(h, keys[i]) != NULL);
 }

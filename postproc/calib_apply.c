@@ -4,6 +4,8 @@
  */
 #include "calib_apply.h"
 
+#include "calib_derive.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -94,6 +96,33 @@ static enum calib_select load(struct calib_apply *a, const char *path, char *msg
 		return CALIB_SEL_ERROR;
 	}
 	snprintf(a->path, sizeof(a->path), "%s", path);
+	a->active = 1;
+	return CALIB_SEL_APPLIED;
+}
+
+enum calib_select calib_apply_inrun(struct calib_apply *a, const char *trace_path, char *msg,
+				    size_t len)
+{
+	struct calib_derive_info info;
+
+	calib_table_free(&a->table);
+	if (calib_derive_file(trace_path, &a->table, &info, msg, len))
+		return CALIB_SEL_ERROR;
+	if (!info.calib_thread[0]) {
+		snprintf(msg, len,
+			 "--calib inrun: %s has no in-run calibration (trace with "
+			 "recalibrate=start)",
+			 trace_path);
+		return CALIB_SEL_ERROR;
+	}
+	if (calib_table_prepare(&a->table)) {
+		snprintf(msg, len, "%s: out of memory", trace_path);
+		return CALIB_SEL_ERROR;
+	}
+	snprintf(a->path, sizeof(a->path), "in-run calibration of %s (%u keys, %llu samples)",
+		 trace_path, a->table.nkeys, (unsigned long long)info.deltas);
+	a->fp_known = 1;
+	a->fp_match = 1;
 	a->active = 1;
 	return CALIB_SEL_APPLIED;
 }

@@ -57,6 +57,13 @@ enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 				     const struct calib_fingerprint *trace_fp, char *msg,
 				     size_t len);
 
+/* --calib inrun: derives the table from the calibration samples the agent
+ * recorded in this very trace (recalibrate=start), so that compensation
+ * follows the overhead of this run rather than a table from another
+ * process. */
+enum calib_select calib_apply_inrun(struct calib_apply *a, const char *trace_path, char *msg,
+				    size_t len);
+
 /* Compares the active table with the trace's fingerprint; returns 1 (and
  * fills msg with a warning naming the differing fields) when they differ. */
 int calib_apply_check_fingerprint(struct calib_apply *a, const struct calib_fingerprint *trace_fp,

@@ -136,12 +136,14 @@ static void usage(FILE *f)
 	      "                              (default: the first one)\n"
 	      "  --sig                       append the JVM signature to method names\n"
 	      "                              (default: off, names are package.Class.method)\n"
-	      "  --calib FILE|DIR            calibration table, or directory of tables, to\n"
+	      "  --calib FILE|DIR|inrun      calibration table, or directory of tables, to\n"
 	      "                              apply: a directory gives the table whose host\n"
 	      "                              fingerprint is the trace's; a FILE is applied\n"
 	      "                              even when it differs, with a warning (default:\n"
 	      "                              $JCAL_CALIB_DIR, else ~/.local/share/jcal/calib)\n"
-	      "                              Compensation applies to metric 0 only.\n"
+	      "                              Compensation applies to metric 0 only. inrun:\n"
+	      "                              the samples the agent took in this run\n"
+	      "                              (recalibrate=start)\n"
 	      "  --estimator min|p10|median|mean\n"
 	      "                              statistic of each key's calibration samples\n"
 	      "                              taken as the agent's overhead: min is seed\n"
@@ -506,6 +508,20 @@ static int calib_setup(struct calib_apply *cal, const struct cli *c, struct call
 	}
 	if (c->raw)
 		return 0;
+	if (c->calib && !strcmp(c->calib, "inrun")) {
+		if (!strcmp(c->trace, "-")) {
+			msg("error", "--calib inrun reads the trace twice: give a file, not stdin");
+			return -1;
+		}
+		if (calib_apply_inrun(cal, c->trace, text, sizeof(text)) != CALIB_SEL_APPLIED) {
+			msg("error", "%s", text);
+			return -1;
+		}
+		calib_table_use_estimator(&cal->table, c->estimator);
+		comp->fn = calib_apply_comp;
+		comp->ctx = cal;
+		return 0;
+	}
 	/* a directory is searched by the trace's fingerprint: read it first */
 	if (strcmp(c->trace, "-") && !(c->calib && !stat(c->calib, &sb) && !S_ISDIR(sb.st_mode))) {
 		enum trace_status st = calib_trace_fingerprint(c->trace, &fp, &res);
@@ -630,7 +646,7 @@ int main(int argc, char **argv)
 		free(c.threads);
 		return r < 0 ? 2 : 0;
 	}
-	if (c.calib) {
+	if (c.calib && strcmp(c.calib, "inrun")) {
 		struct stat sb;
 
 		if (stat(c.calib, &sb)) {

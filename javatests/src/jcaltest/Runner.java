@@ -611,6 +611,29 @@ public final class Runner {
 		}
 	}
 
+	/** recalibrate=start: a calibration burst in the traced JVM; --calib inrun applies it. */
+	private void testRecalibrate() throws Exception {
+		Path t = tmp.resolve("recal.bin");
+		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=start,metric=cputime,out=" + t,
+				"-cp", classes, W + "Basic"));
+		check(r.rc == 0 && r.out.contains("basic"), "recalibrate=start: exit " + r.rc + ": " + r.err);
+		check(!r.err.contains("failed"), "the in-run burst must not fail: " + r.err);
+		Result s = post(t, "--calib", "inrun", "--report", "summary");
+		check(s.rc == 0 && s.out.contains("in-run calibration of") && s.out.contains("jcal-calibrator"),
+				"--calib inrun applies the run's own samples: " + s.out + s.err);
+		String B = W + "Basic.";
+		Result f = post(t, "--calib", "inrun", "--report", "flat", "--format", "csv", "--thread", "main");
+		Map<String, Long> calls = new TreeMap<>();
+		for (List<String> row : csv(f.out))
+			if (row.get(0).startsWith(W))
+				calls.put(row.get(0), Long.parseLong(row.get(1)));
+		expectExact("counts of main with --calib inrun", map(B + "main", 1, B + "<init>", 1, B + "a", 3, B + "b", 6,
+				B + "leaf", 12), calls);
+		Result bad = post(tmp.resolve("basic.bin").toFile().exists() ? tmp.resolve("basic.bin") : t, "--calib", "inrun");
+		if (tmp.resolve("basic.bin").toFile().exists())
+			check(bad.rc != 0 && bad.err.contains("no in-run calibration"), "a trace without a burst: clear error: " + bad.err);
+	}
+
 	private void testHelp() throws Exception {
 		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=help", "-cp", classes, W + "Basic"));
 		check(r.rc == 0, "help: exit 0 expected, got " + r.rc);
@@ -678,6 +701,7 @@ public final class Runner {
 		tests.put("reattach", r::testReattach);
 		tests.put("thread-names", r::testThreadNames);
 		tests.put("regions", r::testRegions);
+		tests.put("recalibrate", r::testRecalibrate);
 		tests.put("bad-files", r::testBadFiles);
 		for (Map.Entry<String, Test> e : tests.entrySet())
 			if (only.isEmpty() || only.contains(e.getKey()))
