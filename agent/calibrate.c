@@ -16,7 +16,6 @@
  */
 #include "calibrate.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +35,7 @@
 #include "calib_natives.h"
 #include "calib_programs.h"
 #include "calib_table.h"
+#include "lib_dir.h"
 #include "log.h"
 #include "seqkey.h"
 #include "thread_state.h"
@@ -51,7 +50,6 @@
 
 extern char **environ;
 
-static char lib_dir[1024];
 static char jar_path[1100];
 
 static struct {
@@ -65,24 +63,9 @@ static struct {
 
 int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err, size_t errlen)
 {
-	Dl_info info;
-	struct stat sb;
 	char dir[1024];
 
-	if (!dladdr((void *)calibrate_onload, &info) || !info.dli_fname) {
-		snprintf(err, errlen, "calibrate: cannot find where libjcal.so was loaded from");
-		return -1;
-	}
-	char *real = realpath(info.dli_fname, NULL);
-	snprintf(lib_dir, sizeof(lib_dir), "%s", real ? real : info.dli_fname);
-	free(real);
-	char *slash = strrchr(lib_dir, '/');
-	if (slash)
-		*slash = '\0';
-	else
-		strcpy(lib_dir, ".");
-	snprintf(jar_path, sizeof(jar_path), "%s/jcal-calibrator.jar", lib_dir);
-	if (stat(jar_path, &sb) != 0) {
+	if (jcal_lib_file("jcal-calibrator.jar", jar_path, sizeof(jar_path))) {
 		snprintf(err, errlen, "calibrate: %s not found (it is built beside libjcal.so by make)",
 			 jar_path);
 		return -1;
@@ -252,7 +235,7 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 	}
 	snprintf(java, sizeof(java), "%s/bin/java", home);
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)home);
-	snprintf(lib, sizeof(lib), "%s/libjcal.so", lib_dir);
+	jcal_lib_file("libjcal.so", lib, sizeof(lib));
 	char *argv[] = { java, "-Xint", "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer", lib,
 			 NULL };
 

@@ -10,14 +10,13 @@
  */
 #include "region_control.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "agent_state.h"
+#include "lib_dir.h"
 #include "log.h"
 #include "thread_state.h"
 #include "trace_file.h"
@@ -37,21 +36,9 @@ static uint32_t next_label = 1;
 
 int region_control_onload(jvmtiEnv *jvmti)
 {
-	Dl_info info;
 	char jar[1200];
-	struct stat sb;
 
-	if (!dladdr((void *)region_control_onload, &info) || !info.dli_fname)
-		return -1;
-	char *real = realpath(info.dli_fname, NULL);
-	snprintf(jar, sizeof(jar), "%s", real ? real : info.dli_fname);
-	free(real);
-	char *slash = strrchr(jar, '/');
-	if (slash)
-		strcpy(slash + 1, "jcal-agent.jar");
-	else
-		strcpy(jar, "jcal-agent.jar");
-	if (stat(jar, &sb) != 0)
+	if (jcal_lib_file("jcal-agent.jar", jar, sizeof(jar)))
 		return -1;
 	return (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, jar) == JVMTI_ERROR_NONE ? 0 : -1;
 }

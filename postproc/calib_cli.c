@@ -3,6 +3,7 @@
  * merges and compares calibration tables (common/calib_table.h), printing
  * the results and "jcal-post: error: ..." messages.
  */
+#include "msg.h"
 #include "calib_cli.h"
 
 #include <errno.h>
@@ -15,18 +16,6 @@
 
 #include "calib_table.h"
 
-static void msg(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void msg(const char *level, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "jcal-post: %s: ", level);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f)
 {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "calib_apply.h"
 #include "calib_cli.h"
 #include "calib_derive.h"
@@ -83,18 +84,6 @@ struct cli {
 	struct cli_shape sh;
 };
 
-static void msg(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void msg(const char *level, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "jcal-post: %s: ", level);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f)
 {
