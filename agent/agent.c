@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent_state.h"
+#include "bci_agent.h"
 #include "calibrate.h"
 #include "event_recorder.h"
 #include "host_info.h"
@@ -138,6 +139,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	meta_exec_mode(jvmti, rb);
 	trace_file_unlock();
 	trace_file_flush();
+	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.mode == JCAL_MODE_BCI)
+		bci_agent_vm_init(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE)
 		region_control_vm_init(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_start)
@@ -296,10 +299,16 @@ static int setup_jvmti(void)
 		JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
 	};
 
+	/* mode=bci: no method events, which would run every thread in the
+	 * interpreter; natives are not traced (docs/agent-internals.md). */
+	int bci = jcal.opts.mode == JCAL_MODE_BCI;
+
 	memset(&caps, 0, sizeof(caps));
-	caps.can_generate_method_entry_events = 1;
-	caps.can_generate_method_exit_events = 1;
+	caps.can_generate_method_entry_events = !bci;
+	caps.can_generate_method_exit_events = !bci;
 	caps.can_generate_compiled_method_load_events = 1;
+	if (bci)
+		bci_agent_onload(&caps);
 	if (jcal.vthreads)
 		jcal_caps_set_virtual_threads(&caps);
 	if (check((*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities"))
@@ -314,6 +323,8 @@ static int setup_jvmti(void)
 	cb.base.MethodExit = event_method_exit;
 	cb.base.CompiledMethodLoad = event_compiled_load;
 	cb.base.CompiledMethodUnload = event_compiled_unload;
+	if (bci)
+		cb.base.ClassFileLoadHook = bci_agent_class_file_load_hook;
 	cb.VirtualThreadStart = on_vthread_start;
 	cb.VirtualThreadEnd = on_vthread_end;
 	if (check((*jvmti)->SetEventCallbacks(jvmti, &cb.base,
@@ -337,12 +348,16 @@ static int setup_jvmti(void)
 		int method_event = events[i] == JVMTI_EVENT_METHOD_ENTRY ||
 				   events[i] == JVMTI_EVENT_METHOD_EXIT;
 		if (method_event &&
-		    (jcal.opts.command == JCAL_CMD_CALIBRATE || jcal.opts.start_manual))
+		    (bci || jcal.opts.command == JCAL_CMD_CALIBRATE || jcal.opts.start_manual))
 			continue;
 		if (check((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL),
 			  "SetEventNotificationMode"))
 			return -1;
 	}
+	if (bci && check((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
+							     JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL),
+			 "SetEventNotificationMode(ClassFileLoadHook)"))
+		return -1;
 	return 0;
 }
 
@@ -372,9 +387,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		jcal_error("cannot open log=%s", jcal.opts.log);
 		return JNI_ERR;
 	}
-	if (jcal.opts.mode == JCAL_MODE_BCI) {
-		jcal_error("option 'mode=bci': bytecode instrumentation is not available in this "
-			   "build yet (use mode=events)");
+	if (jcal.opts.mode == JCAL_MODE_BCI &&
+	    (jcal.opts.command == JCAL_CMD_CALIBRATE || jcal.opts.recalibrate_start)) {
+		jcal_error("option 'mode=bci': calibration in bci mode is not available yet (use "
+			   "mode=events with %s)",
+			   jcal.opts.recalibrate_start ? "recalibrate=start" : "calibrate");
 		return JNI_ERR;
 	}
 	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
@@ -396,9 +413,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		return JNI_ERR;
 	}
 	if (jcal.opts.command == JCAL_CMD_TRACE && region_control_onload(jcal.jvmti)) {
-		if (jcal.opts.start_manual) {
-			jcal_error("option 'start=manual' needs jcal-agent.jar beside libjcal.so "
-				   "(the jcal.Control class)");
+		if (jcal.opts.start_manual || jcal.opts.mode == JCAL_MODE_BCI) {
+			jcal_error("option '%s' needs jcal-agent.jar beside libjcal.so "
+				   "(the jcal.Control and jcal.Tracker classes)",
+				   jcal.opts.start_manual ? "start=manual" : "mode=bci");
 			return JNI_ERR;
 		}
 		jcal_debug("jcal-agent.jar not found beside libjcal.so: no jcal.Control API");

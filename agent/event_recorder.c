@@ -1,9 +1,11 @@
 /*
- * event_recorder.c - turns MethodEntry/MethodExit into trace events.
+ * event_recorder.c - turns MethodEntry/MethodExit, and in mode=bci the
+ * jcal.Tracker probes, into trace events.
  *
  * Per event: find the Java thread's state in JVMTI TLS and the kernel
  * thread's (kthread.h), read the metric(s), map the jmethodID through the
- * kernel thread's cache, append to the Java thread's buffer.
+ * kernel thread's cache (a probe's method id through the id pages), append
+ * to the Java thread's buffer.
  * No lock and no allocation unless a thread or method is seen for the first
  * time or the buffer is full.
  *
@@ -51,8 +53,13 @@ static inline jmethodID carrier_method(struct jcal_thread *st, jmethodID mid, un
 	return mid;
 }
 
-static void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
-		   unsigned transition)
+/*
+ * The event path of both modes: a JVMTI method event passes its jmethodID
+ * (id unused); a bci probe passes mid NULL, the method id, and thread NULL
+ * (looked up only when the thread is new).
+ */
+static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
+			  uint32_t id, unsigned transition)
 {
 	uint64_t metric[JCAL_MAX_METRICS];
 	struct jcal_thread *st = thread_state_get(jvmti);
@@ -62,15 +69,17 @@ static void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
 	if (!st) {
 		if (jcal_stopped())
 			return;
+		if (!thread && (*jvmti)->GetCurrentThread(jvmti, &thread) != JVMTI_ERROR_NONE)
+			return;
 		st = thread_state_create(jvmti, jni, thread, 1);
 		if (!st)
 			return;
 	}
 	if (st == &thread_state_ended || !kt || st->regions == 0 ||
-	    region_control_is_control_method(mid))
+	    (mid && region_control_is_control_method(mid)))
 		return;
 	thread_state_metric(st, kt, metric);
-	if (jcal.vt_mount && !st->is_virtual)
+	if (mid && jcal.vt_mount && !st->is_virtual)
 		mid = carrier_method(st, mid, transition);
 
 	atomic_store(&st->busy, 1);
@@ -78,7 +87,7 @@ static void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
 		atomic_store_explicit(&st->busy, 0, memory_order_release);
 		return;
 	}
-	m = method_cache_get(&kt->cache, jvmti, jni, mid);
+	m = mid ? method_cache_get(&kt->cache, jvmti, jni, mid) : method_table_by_id(id);
 	if (m) {
 		if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0) {
 			atomic_fetch_add(&jcal.lost_events, 1);
@@ -94,14 +103,33 @@ static void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
 
 void JNICALL event_method_entry(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method)
 {
-	record(jvmti, jni, thread, method, JCAL_TR_ENTRY);
+	record(jvmti, jni, thread, method, 0, JCAL_TR_ENTRY);
 }
 
 void JNICALL event_method_exit(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method,
 			       jboolean was_popped_by_exception, jvalue return_value)
 {
 	(void)return_value;
-	record(jvmti, jni, thread, method, was_popped_by_exception ? JCAL_TR_THROW : JCAL_TR_EXIT);
+	record(jvmti, jni, thread, method, 0,
+	       was_popped_by_exception ? JCAL_TR_THROW : JCAL_TR_EXIT);
+}
+
+void JNICALL event_probe_enter(JNIEnv *jni, jclass cls, jint id)
+{
+	(void)cls;
+	record(jcal.jvmti, jni, NULL, NULL, (uint32_t)id, JCAL_TR_ENTRY);
+}
+
+void JNICALL event_probe_exit(JNIEnv *jni, jclass cls, jint id)
+{
+	(void)cls;
+	record(jcal.jvmti, jni, NULL, NULL, (uint32_t)id, JCAL_TR_EXIT);
+}
+
+void JNICALL event_probe_exit_throw(JNIEnv *jni, jclass cls, jint id)
+{
+	(void)cls;
+	record(jcal.jvmti, jni, NULL, NULL, (uint32_t)id, JCAL_TR_THROW);
 }
 
 static uint64_t wall_ns(void)

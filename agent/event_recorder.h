@@ -1,6 +1,7 @@
 /*
  * event_recorder.h - the JVMTI callbacks on the event path (method entry
- * and exit) and for compiled-method load/unload.
+ * and exit), the natives of the mode=bci probes (jcal.Tracker), and the
+ * compiled-method load/unload callbacks.
  */
 #ifndef JCAL_EVENT_RECORDER_H
 #define JCAL_EVENT_RECORDER_H
@@ -10,6 +11,10 @@
 void JNICALL event_method_entry(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method);
 void JNICALL event_method_exit(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method,
 			       jboolean was_popped_by_exception, jvalue return_value);
+/* jcal.Tracker.enter/exit/exitThrow(int id): id from method_table_define. */
+void JNICALL event_probe_enter(JNIEnv *jni, jclass cls, jint id);
+void JNICALL event_probe_exit(JNIEnv *jni, jclass cls, jint id);
+void JNICALL event_probe_exit_throw(JNIEnv *jni, jclass cls, jint id);
 void JNICALL event_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
 				 const void *code_addr, jint map_length,
 				 const jvmtiAddrLocationMap *map, const void *compile_info);

@@ -4,17 +4,103 @@
  *
  * The JVMTI look-ups run outside the mutex; the insert re-checks under it,
  * so two threads meeting a new method at once still define it once.
+ * mode=bci adds a second index by (class, name, descriptor) and every mode
+ * fills the id pages (method_table.h).
  */
 #include "method_table.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "trace_file.h"
 
 static pthread_mutex_t table_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct jcal_method *table;
+static struct jcal_method *table;  /* by jmethodID (hh) */
+static struct jcal_method *by_key; /* mode=bci: by key (hk) */
+static int use_keys;
 static uint32_t next_id = 1;
+
+_Atomic(method_slot *) method_pages[METHOD_PAGES];
+
+void method_table_use_keys(void)
+{
+	use_keys = 1;
+}
+
+/* Under the mutex: a new method with the next id, its METHOD record
+ * written, reachable by id. NULL when memory runs out. */
+static struct jcal_method *new_method(uint32_t mods, const char *csig, const char *name,
+				      const char *sig)
+{
+	uint32_t id = next_id, p = id >> METHOD_PAGE_BITS;
+	struct jcal_method *m;
+	method_slot *page;
+
+	if (p >= METHOD_PAGES)
+		return NULL;
+	page = atomic_load_explicit(&method_pages[p], memory_order_relaxed);
+	if (!page) {
+		page = calloc(METHOD_PAGE, sizeof(*page));
+		if (!page)
+			return NULL;
+		atomic_store_explicit(&method_pages[p], page, memory_order_release);
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	next_id++;
+	m->id = id;
+	m->modifiers = mods;
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_method(rb, m->id, m->modifiers, csig ? csig : "L<unknown>;",
+			 name ? name : "<unknown>", sig ? sig : "");
+	trace_file_unlock();
+	atomic_store_explicit(&page[id & (METHOD_PAGE - 1)], m, memory_order_release);
+	return m;
+}
+
+/* Under the mutex: the method of key (csig, name, desc), defined if new. */
+static struct jcal_method *keyed_method(uint32_t mods, const char *csig, const char *name,
+					const char *desc)
+{
+	size_t lc = strlen(csig), ln = strlen(name), ld = strlen(desc);
+	size_t len = lc + ln + ld + 2;
+	char *key = malloc(len + 1);
+	struct jcal_method *m;
+
+	if (!key)
+		return NULL;
+	/* Modified UTF-8 has no NUL byte: NUL separates the parts. */
+	memcpy(key, csig, lc + 1);
+	memcpy(key + lc + 1, name, ln + 1);
+	memcpy(key + lc + ln + 2, desc, ld + 1);
+	HASH_FIND(hk, by_key, key, len, m);
+	if (m) {
+		free(key);
+		return m;
+	}
+	m = new_method(mods, csig, name, desc);
+	if (!m) {
+		free(key);
+		return NULL;
+	}
+	m->key = key;
+	m->keylen = len;
+	HASH_ADD_KEYPTR(hk, by_key, m->key, m->keylen, m);
+	return m;
+}
+
+struct jcal_method *method_table_define(const char *csig, const char *name, const char *desc,
+					uint32_t modifiers)
+{
+	struct jcal_method *m;
+
+	pthread_mutex_lock(&table_mutex);
+	m = keyed_method(modifiers, csig, name, desc);
+	pthread_mutex_unlock(&table_mutex);
+	return m;
+}
 
 struct jcal_method *method_table_find(jmethodID mid)
 {
@@ -23,7 +109,7 @@ struct jcal_method *method_table_find(jmethodID mid)
 	pthread_mutex_lock(&table_mutex);
 	HASH_FIND_PTR(table, &mid, m);
 	pthread_mutex_unlock(&table_mutex);
-	return m;
+	return m && m->primary ? m->primary : m;
 }
 
 static void deallocate(jvmtiEnv *jvmti, char *p)
@@ -54,17 +140,26 @@ struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid
 
 	pthread_mutex_lock(&table_mutex);
 	HASH_FIND_PTR(table, &mid, m);
-	if (!m) {
-		m = calloc(1, sizeof(*m));
-		if (m) {
+	if (m && m->primary) {
+		m = m->primary;
+	} else if (!m) {
+		if (use_keys && csig && name && sig)
+			m = keyed_method((uint32_t)mods, csig, name, sig);
+		else
+			m = new_method((uint32_t)mods, csig, name, sig);
+		if (m && !m->mid) {
 			m->mid = mid;
-			m->id = next_id++;
-			m->modifiers = (uint32_t)mods;
 			HASH_ADD_PTR(table, mid, m);
-			struct trace_recbuf *rb = trace_file_lock();
-			trace_rec_method(rb, m->id, m->modifiers, csig ? csig : "L<unknown>;",
-					 name ? name : "<unknown>", sig ? sig : "");
-			trace_file_unlock();
+		} else if (m) {
+			/* Another jmethodID of a known key: a redirecting entry. */
+			struct jcal_method *alias = calloc(1, sizeof(*alias));
+			if (alias) {
+				alias->mid = mid;
+				alias->id = m->id;
+				alias->modifiers = m->modifiers;
+				alias->primary = m;
+				HASH_ADD_PTR(table, mid, alias);
+			}
 		}
 	}
 	pthread_mutex_unlock(&table_mutex);
@@ -90,7 +185,15 @@ void method_table_free(void)
 	pthread_mutex_lock(&table_mutex);
 	HASH_ITER(hh, table, m, tmp) {
 		HASH_DEL(table, m);
+		if (m->primary || !m->key)
+			free(m); /* else freed below */
+	}
+	HASH_ITER(hk, by_key, m, tmp) {
+		HASH_DELETE(hk, by_key, m);
+		free(m->key);
 		free(m);
 	}
+	for (uint32_t p = 0; p < METHOD_PAGES; p++)
+		free(atomic_exchange(&method_pages[p], NULL));
 	pthread_mutex_unlock(&table_mutex);
 }

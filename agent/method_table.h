@@ -4,6 +4,13 @@
  * One global uthash table (mutex; entered once per new method) that assigns
  * ids and writes each METHOD record exactly once, and a small per-thread
  * 2-way cache in front of it so that the event path normally takes no lock.
+ *
+ * mode=bci (method_table_use_keys) also keys every method by (class
+ * signature, name, descriptor): the rewriter defines methods that way before
+ * they have a jmethodID, and a later jmethodID look-up of the same method
+ * (CompiledMethodLoad) finds the same struct, hence the same id and the same
+ * `compiled` counter. Ids map back to methods without a lock
+ * (method_table_by_id, for the bci probes).
  */
 #ifndef JCAL_METHOD_TABLE_H
 #define JCAL_METHOD_TABLE_H
@@ -20,6 +27,14 @@ struct jcal_method {
 	uint32_t modifiers;
 	atomic_int compiled; /* live compiled versions (CompiledMethodLoad - Unload) */
 	UT_hash_handle hh;
+	/* mode=bci: the (class, name, descriptor) key, NUL-separated, and its
+	 * hash handle; primary is set on a jmethodID entry that only redirects
+	 * to the method of that key (a second jmethodID for the same key, e.g.
+	 * the same class in two loaders). */
+	char *key;
+	size_t keylen;
+	UT_hash_handle hk;
+	struct jcal_method *primary;
 };
 
 #define METHOD_CACHE_SETS 2048 /* x 2 ways */
@@ -36,6 +51,36 @@ struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid
 struct jcal_method *method_table_find(jmethodID mid);
 uint32_t method_table_count(void);
 void method_table_free(void);
+
+/* mode=bci: from now on every method is also keyed by (class signature,
+ * name, descriptor). Call before any method is defined. */
+void method_table_use_keys(void);
+
+/* mode=bci: finds or defines the method csig ("Lpkg/C;"), name, desc with
+ * the given modifiers (the class file's access flags), writing its METHOD
+ * record once. Returns NULL only when memory runs out. */
+struct jcal_method *method_table_define(const char *csig, const char *name, const char *desc,
+					uint32_t modifiers);
+
+/* Ids -> methods, readable without a lock: pages of METHOD_PAGE entries,
+ * published with release stores once the method is complete. */
+#define METHOD_PAGE_BITS 12
+#define METHOD_PAGE (1u << METHOD_PAGE_BITS)
+#define METHOD_PAGES 65536u /* ids below 2^28 */
+typedef _Atomic(struct jcal_method *) method_slot;
+extern _Atomic(method_slot *) method_pages[METHOD_PAGES];
+
+static inline struct jcal_method *method_table_by_id(uint32_t id)
+{
+	method_slot *page;
+
+	if (id >> METHOD_PAGE_BITS >= METHOD_PAGES)
+		return NULL;
+	page = atomic_load_explicit(&method_pages[id >> METHOD_PAGE_BITS], memory_order_acquire);
+	if (!page)
+		return NULL;
+	return atomic_load_explicit(&page[id & (METHOD_PAGE - 1)], memory_order_acquire);
+}
 
 static inline unsigned method_cache_set(jmethodID mid)
 {

@@ -23,6 +23,11 @@ static const char help_text[] =
 	"  metric=M[+M...]    auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
 	"                     up to 4 read at every event\n"
 	"  mode=events|bci    JVMTI method events (default) or bytecode instrumentation\n"
+	"  include=PATTERN    mode=bci: instrument only classes matching PATTERN, a glob\n"
+	"                     on pkg.Class names (* any text, ? one character);\n"
+	"                     repeat the option or separate patterns with ';'\n"
+	"  exclude=PATTERN    mode=bci: do not instrument matching classes; default\n"
+	"                     (without include=) java.* javax.* jdk.* sun.* com.sun.*\n"
 	"  start=auto|manual  trace every thread from the start (default), or only\n"
 	"                     between jcal.Control.start() and stop() of each thread\n"
 	"  recalibrate=start  with trace: run a short calibration burst at start-up and\n"
@@ -118,6 +123,47 @@ static int parse_metrics(struct jcal_options *o, const char *val, const char *to
 	return 0;
 }
 
+/* Appends the ';'-separated patterns of val to list, each checked. */
+static int add_patterns(char *list, const char *val, const char *tok, char *err, size_t errlen)
+{
+	size_t n = strlen(list), vlen = strlen(val);
+
+	if (!*val)
+		return fail(err, errlen, "empty value in option '%s'", tok);
+	for (const char *p = val;; p++) {
+		const char *end = strchr(p, ';');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 0)
+			return fail(err, errlen, "empty pattern in option '%s'", tok);
+		for (size_t i = 0; i < len; i++) {
+			unsigned char c = (unsigned char)p[i];
+			if (c == '/')
+				return fail(err, errlen,
+					    "bad pattern in option '%s': use dots in class names "
+					    "(pkg.Class), not '/'",
+					    tok);
+			if (!(c >= 0x80 || c == '_' || c == '$' || c == '.' || c == '*' ||
+			      c == '?' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			      (c >= 'A' && c <= 'Z'))) {
+				snprintf(err, errlen,
+					 "bad character '%c' in a pattern of option '%s' (globs on "
+					 "pkg.Class names: letters, digits, _ $ . * ?)",
+					 c, tok);
+				return -1;
+			}
+		}
+		if (!end)
+			break;
+		p = end;
+	}
+	if (n + (n ? 1 : 0) + vlen >= JCAL_OPT_PATH_MAX)
+		return fail(err, errlen, "too many patterns in option '%s'", tok);
+	if (n)
+		list[n++] = ';';
+	memcpy(list + n, val, vlen + 1);
+	return 0;
+}
+
 static int set_command(struct jcal_options *o, enum jcal_command c, const char *tok, char *err,
 		       size_t errlen)
 {
@@ -159,7 +205,8 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 	}
 	if (!strcmp(key, "out") || !strcmp(key, "table") || !strcmp(key, "log") ||
 	    !strcmp(key, "metric") || !strcmp(key, "mode") || !strcmp(key, "loglevel") ||
-	    !strcmp(key, "start") || !strcmp(key, "recalibrate")) {
+	    !strcmp(key, "start") || !strcmp(key, "recalibrate") || !strcmp(key, "include") ||
+	    !strcmp(key, "exclude")) {
 		if (!val)
 			return fail(err, errlen, "option '%s' needs a value", tok);
 	} else {
@@ -173,6 +220,10 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 		return set_path(o->log, val, tok, err, errlen);
 	if (!strcmp(key, "metric"))
 		return parse_metrics(o, val, tok, err, errlen);
+	if (!strcmp(key, "include"))
+		return add_patterns(o->bci_include, val, tok, err, errlen);
+	if (!strcmp(key, "exclude"))
+		return add_patterns(o->bci_exclude, val, tok, err, errlen);
 	if (!strcmp(key, "recalibrate")) {
 		if (!strcmp(val, "start")) {
 			o->recalibrate_start = 1;
@@ -246,7 +297,83 @@ int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_
 	}
 	if (o->quiet)
 		o->loglevel = JCAL_LOG_ERROR;
+	if ((o->bci_include[0] || o->bci_exclude[0]) && o->mode != JCAL_MODE_BCI) {
+		snprintf(err, errlen, "option '%s' needs mode=bci",
+			 o->bci_include[0] ? "include=" : "exclude=");
+		return -1;
+	}
 	return 0;
+}
+
+static int glob(const char *p, const char *pend, const char *s, const char *send)
+{
+	const char *star = NULL, *resume = NULL;
+
+	while (s < send) {
+		char c = *s == '/' ? '.' : *s;
+		if (p < pend && (*p == '?' || *p == c)) {
+			p++;
+			s++;
+		} else if (p < pend && *p == '*') {
+			star = ++p;
+			resume = s;
+		} else if (star) {
+			p = star;
+			s = ++resume;
+		} else {
+			return 0;
+		}
+	}
+	while (p < pend && *p == '*')
+		p++;
+	return p == pend;
+}
+
+int jcal_glob_match(const char *pattern, size_t plen, const char *name)
+{
+	const char *end = name + strlen(name), *dollar = strchr(name, '$');
+
+	if (glob(pattern, pattern + plen, name, end))
+		return 1;
+	/* The outer classes of a nested class: a.b.C for a.b.C$D$E. */
+	for (; dollar; dollar = strchr(dollar + 1, '$'))
+		if (dollar > name && glob(pattern, pattern + plen, name, dollar))
+			return 1;
+	return 0;
+}
+
+static int match_list(const char *list, const char *name)
+{
+	for (const char *p = list; *p;) {
+		const char *end = strchr(p, ';');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (jcal_glob_match(p, len, name))
+			return 1;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
+
+int jcal_bci_instrumented(const struct jcal_options *o, const char *name)
+{
+	if (!strncmp(name, "jcal/", 5) || !strncmp(name, "jcal.", 5))
+		return 0;
+	if (match_list(o->bci_exclude, name))
+		return 0;
+	if (o->bci_include[0])
+		return match_list(o->bci_include, name);
+	return !match_list(JCAL_BCI_DEFAULT_EXCLUDE, name);
+}
+
+void jcal_bci_exclude_list(const struct jcal_options *o, char *out, size_t outlen)
+{
+	if (o->bci_include[0])
+		snprintf(out, outlen, "%s", o->bci_exclude);
+	else
+		snprintf(out, outlen, "%s%s%s", JCAL_BCI_DEFAULT_EXCLUDE,
+			 o->bci_exclude[0] ? ";" : "", o->bci_exclude);
 }
 
 int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,

@@ -46,7 +46,15 @@ struct jcal_options {
 	int quiet;
 	int start_manual;              /* start=manual: threads traced only inside jcal.Control regions */
 	int recalibrate_start;         /* recalibrate=start: calibration burst at VMInit, in the trace */
+	/* mode=bci filters: ';'-separated globs on "pkg.Class" names, in the
+	 * order given (include=/exclude= may repeat); empty = none given. */
+	char bci_include[JCAL_OPT_PATH_MAX];
+	char bci_exclude[JCAL_OPT_PATH_MAX];
 };
+
+/* Excluded in mode=bci unless include= is given (then only the included
+ * classes are instrumented). */
+#define JCAL_BCI_DEFAULT_EXCLUDE "java.*;javax.*;jdk.*;sun.*;com.sun.*;jcal.*"
 
 /* Parses an option string ("trace,out=t.bin"; NULL or "" is allowed and
  * yields JCAL_CMD_NONE). Returns 0, or -1 with a one-line message in err
@@ -62,5 +70,20 @@ int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out,
 const char *jcal_options_help(void);
 
 const char *jcal_mode_name(enum jcal_mode m);
+
+/* Glob match of a class name against one pattern: '*' any run of characters
+ * (dots included), '?' one character. name may be in internal form ("a/b/C",
+ * '/' matches '.'). A pattern that matches the outer class of a nested class
+ * ("a.b.C" for "a.b.C$Inner") matches the nested class too. */
+int jcal_glob_match(const char *pattern, size_t plen, const char *name);
+
+/* Whether mode=bci instruments the class (internal or dotted name): with
+ * include= given, when it matches an include and no exclude pattern;
+ * otherwise when it matches neither an exclude nor a default-exclude
+ * pattern. jcal.* is never instrumented. */
+int jcal_bci_instrumented(const struct jcal_options *o, const char *name);
+
+/* The exclude patterns in effect (for the trace meta "bci.exclude"). */
+void jcal_bci_exclude_list(const struct jcal_options *o, char *out, size_t outlen);
 
 #endif

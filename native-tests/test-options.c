@@ -48,6 +48,20 @@ static const struct opt_case cases[] = {
 	{ __LINE__, "trace,metric=tsc+cputime+cycles+instructions+pfm:X", -1, "too many", 0 },
 	{ __LINE__, "trace,metric=pfm:", -1, "pfm:", 0 },
 	{ __LINE__, "trace,mode=fast", -1, "mode=fast", 0 },
+	{ __LINE__, "trace,mode=bci,include=com.foo.*", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,mode=bci,exclude=com.foo.*;org.bar.Baz$Inner", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,include=a.B?,mode=bci,include=c.*,exclude=c.D", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,mode=bci,include=*", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,include=com.foo.*", -1, "needs mode=bci", 0 },
+	{ __LINE__, "trace,exclude=com.foo.*,mode=events", -1, "exclude=", 0 },
+	{ __LINE__, "trace,mode=bci,include=", -1, "include=", 0 },
+	{ __LINE__, "trace,mode=bci,include", -1, "include", 0 },
+	{ __LINE__, "trace,mode=bci,include=a.*;", -1, "empty pattern", 0 },
+	{ __LINE__, "trace,mode=bci,exclude=;a.*", -1, "exclude=;a.*", 0 },
+	{ __LINE__, "trace,mode=bci,exclude=a.*;;b.*", -1, "empty pattern", 0 },
+	{ __LINE__, "trace,mode=bci,include=com/foo/*", -1, "use dots", 0 },
+	{ __LINE__, "trace,mode=bci,include=com.foo bar", -1, "' '", 0 },
+	{ __LINE__, "trace,mode=bci,exclude=a.[bc]", -1, "'['", 0 },
 	{ __LINE__, "trace,,out=x", -1, "empty option", 0 },
 	{ __LINE__, "trace,", -1, "empty option", 0 },
 	{ __LINE__, ",trace", -1, "empty option", 0 },
@@ -123,6 +137,92 @@ static void test_option_values(void)
 	CHECK_EQ_U(o.command, JCAL_CMD_NONE);
 }
 
+/* The mode=bci class filters: defaults, include/exclude, nested classes. */
+static void test_bci_filters(void)
+{
+	static const struct {
+		int line;
+		const char *opts, *cls;
+		int instrumented;
+	} cases[] = {
+		{ __LINE__, "trace,mode=bci", "com/foo/App", 1 },
+		{ __LINE__, "trace,mode=bci", "App", 1 },
+		{ __LINE__, "trace,mode=bci", "java/lang/String", 0 },
+		{ __LINE__, "trace,mode=bci", "javax/swing/JButton", 0 },
+		{ __LINE__, "trace,mode=bci", "jdk/internal/misc/Unsafe", 0 },
+		{ __LINE__, "trace,mode=bci", "sun/nio/ch/Net", 0 },
+		{ __LINE__, "trace,mode=bci", "com/sun/net/Foo", 0 },
+		{ __LINE__, "trace,mode=bci", "jcal/Tracker", 0 },
+		{ __LINE__, "trace,mode=bci", "javafoo/Bar", 1 },
+		{ __LINE__, "trace,mode=bci", "jdkx/Y", 1 },
+		{ __LINE__, "trace,mode=bci", "com.sunny.X", 1 },
+		{ __LINE__, "trace,mode=bci,exclude=com.foo.*", "com/foo/App", 0 },
+		{ __LINE__, "trace,mode=bci,exclude=com.foo.*", "com/foo/sub/App$1", 0 },
+		{ __LINE__, "trace,mode=bci,exclude=com.foo.*", "com/bar/App", 1 },
+		{ __LINE__, "trace,mode=bci,exclude=com.foo.*", "java/util/List", 0 },
+		{ __LINE__, "trace,mode=bci,exclude=com.foo.App", "com/foo/App$Inner$1", 0 },
+		{ __LINE__, "trace,mode=bci,exclude=com.foo.App", "com/foo/AppX", 1 },
+		{ __LINE__, "trace,mode=bci,exclude=com.foo.App$Inner", "com/foo/App", 1 },
+		{ __LINE__, "trace,mode=bci,exclude=*.Gen?", "a/b/Gen1", 0 },
+		{ __LINE__, "trace,mode=bci,exclude=*.Gen?", "a/b/Gen12", 1 },
+		{ __LINE__, "trace,mode=bci,include=java.util.*", "java/util/ArrayList", 1 },
+		{ __LINE__, "trace,mode=bci,include=java.util.*", "com/foo/App", 0 },
+		{ __LINE__, "trace,mode=bci,include=java.util.*", "java/lang/String", 0 },
+		{ __LINE__, "trace,mode=bci,include=java.util.*,exclude=java.util.concurrent.*",
+		  "java/util/concurrent/locks/Lock", 0 },
+		{ __LINE__, "trace,mode=bci,include=java.util.*;com.*", "com/x/Y", 1 },
+		{ __LINE__, "trace,mode=bci,include=*", "jcal/Control", 0 },
+		{ __LINE__, "trace,mode=bci,include=*", "sun/misc/X", 1 },
+		{ __LINE__, "trace,mode=bci,include=com.*.App", "com/a/b/App", 1 },
+		{ __LINE__, "trace,mode=bci,include=com.*.App", "com/a/b/Apple", 0 },
+		{ __LINE__, "trace,mode=bci,include=com.foo.App", "com.foo.App", 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jcal_options o;
+		char err[256];
+		if (jcal_options_parse(cases[i].opts, &o, err, sizeof(err))) {
+			fprintf(stderr, "  line %d: %s: %s\n", cases[i].line, cases[i].opts, err);
+			test_cur_failed = 1;
+			continue;
+		}
+		if (jcal_bci_instrumented(&o, cases[i].cls) != cases[i].instrumented) {
+			fprintf(stderr, "  line %d: %s: %s should%s be instrumented\n", cases[i].line,
+				cases[i].opts, cases[i].cls, cases[i].instrumented ? "" : " not");
+			test_cur_failed = 1;
+		}
+	}
+
+	struct jcal_options o;
+	char err[256], list[2 * JCAL_OPT_PATH_MAX];
+	CHECK(jcal_options_parse("trace,mode=bci,exclude=a.*,exclude=b.C;d.*", &o, err, sizeof(err)) ==
+	      0);
+	CHECK_STR(o.bci_exclude, "a.*;b.C;d.*");
+	CHECK_STR(o.bci_include, "");
+	jcal_bci_exclude_list(&o, list, sizeof(list));
+	CHECK_STR(list, JCAL_BCI_DEFAULT_EXCLUDE ";a.*;b.C;d.*");
+	CHECK(jcal_options_parse("trace,mode=bci,include=x.*,exclude=x.Y", &o, err, sizeof(err)) == 0);
+	jcal_bci_exclude_list(&o, list, sizeof(list));
+	CHECK_STR(list, "x.Y");
+	CHECK_STR(o.bci_include, "x.*");
+	CHECK(jcal_options_parse("trace,mode=bci", &o, err, sizeof(err)) == 0);
+	jcal_bci_exclude_list(&o, list, sizeof(list));
+	CHECK_STR(list, JCAL_BCI_DEFAULT_EXCLUDE);
+
+	/* Too many patterns in all: an error naming the option, no overflow. */
+	char big[4000] = "trace,mode=bci"; /* 200 x 19 bytes more */
+	for (int i = 0; i < 200; i++)
+		strcat(big, ",exclude=abcdefgh.*");
+	CHECK(jcal_options_parse(big, &o, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "too many patterns") != NULL);
+	CHECK(strstr(err, "exclude=") != NULL);
+
+	CHECK(jcal_glob_match("a.*", 3, "a/b/C") == 1);
+	CHECK(jcal_glob_match("a.*", 3, "a") == 0);
+	CHECK(jcal_glob_match("**", 2, "") == 1);
+	CHECK(jcal_glob_match("a*b*c", 5, "aXbYbZc") == 1);
+	CHECK(jcal_glob_match("a*b*c", 5, "aXbYbZ") == 0);
+}
+
 static void test_expand_out(void)
 {
 	char out[64], err[256];
@@ -149,7 +249,8 @@ static void test_help_text(void)
 	const char *h = jcal_options_help();
 	static const char *const keys[] = { "help", "trace", "calibrate", "out=", "metric=",
 					    "mode=", "table=", "log=", "loglevel=", "quiet", "start=",
-					    "recalibrate=" };
+					    "recalibrate=", "include=",
+					    "exclude=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(strstr(h, keys[i]) != NULL);
 }
@@ -158,6 +259,7 @@ int main(void)
 {
 	RUN(test_option_table);
 	RUN(test_option_values);
+	RUN(test_bci_filters);
 	RUN(test_expand_out);
 	RUN(test_help_text);
 	return test_summary("options");

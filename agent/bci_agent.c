@@ -1,0 +1,228 @@
+/*
+ * bci_agent.c - mode=bci: owns the ClassFileLoadHook, the class filters
+ * (include=/exclude=, options.c), method ids assigned at rewrite time, the
+ * registration of jcal.Tracker's natives at VMInit and the retransformation
+ * of the selected classes loaded before VMInit.
+ *
+ * Each method the rewriter instruments is defined in the trace right then
+ * (method_table_define: class, name, descriptor, access flags -> id, one
+ * METHOD record) and its id becomes the constant its probes push. The probes
+ * call jcal.Tracker.enter/exit/exitThrow(id), whose natives
+ * (event_recorder.c) record events exactly like MethodEntry/MethodExit do.
+ */
+#include "bci_agent.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_state.h"
+#include "bci_rewrite.h"
+#include "event_recorder.h"
+#include "log.h"
+#include "method_table.h"
+#include "trace_file.h"
+
+/* Set once the tracker's natives are registered: rewritten code may run. */
+static atomic_int ready;
+static jobject tracker_module; /* global ref: the unnamed module of the boot loader */
+
+void bci_agent_onload(jvmtiCapabilities *caps)
+{
+	char exclude[2 * JCAL_OPT_PATH_MAX];
+	struct trace_recbuf *rb;
+
+	method_table_use_keys();
+	jcal_bci_exclude_list(&jcal.opts, exclude, sizeof(exclude));
+	rb = trace_file_lock();
+	trace_rec_meta(rb, "bci.include", jcal.opts.bci_include);
+	trace_rec_meta(rb, "bci.exclude", exclude);
+	trace_file_unlock();
+	caps->can_generate_all_class_hook_events = 1;
+	caps->can_retransform_classes = 1;
+}
+
+struct rewrite_ctx {
+	char *csig; /* "Lpkg/C;" */
+};
+
+static int assign_id(void *ctx, const char *cls, const char *name, const char *desc,
+		     uint16_t access, uint32_t *id)
+{
+	struct rewrite_ctx *rc = ctx;
+	struct jcal_method *m;
+
+	(void)cls;
+	m = method_table_define(rc->csig, name, desc, access);
+	if (!m || m->id > INT32_MAX)
+		return -1;
+	*id = m->id;
+	return 0;
+}
+
+static void note(void *ctx, const char *msg)
+{
+	(void)ctx;
+	jcal_info("mode=bci: %s", msg);
+}
+
+/* Named modules already made to read the tracker's module (global refs;
+ * a JDK has about a hundred modules). */
+#define MAX_MODULES 512
+static pthread_mutex_t modules_mutex = PTHREAD_MUTEX_INITIALIZER;
+static jobject modules[MAX_MODULES];
+static unsigned nmodules;
+
+/* A class in a named module must read the tracker's (unnamed) module.
+ * AddModuleReads calls Java code: once per module, not per class. */
+static void add_reads(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	jobject module = NULL;
+	char pkg[1024];
+	int known = 0;
+
+	if (!tracker_module || !jni || !slash || (size_t)(slash - name) >= sizeof(pkg))
+		return;
+	memcpy(pkg, name, (size_t)(slash - name));
+	pkg[slash - name] = '\0';
+	if ((*jvmti)->GetNamedModule(jvmti, loader, pkg, &module) != JVMTI_ERROR_NONE || !module)
+		return;
+	pthread_mutex_lock(&modules_mutex);
+	for (unsigned i = 0; i < nmodules && !known; i++)
+		known = (*jni)->IsSameObject(jni, modules[i], module);
+	if (!known && nmodules < MAX_MODULES)
+		modules[nmodules++] = (*jni)->NewGlobalRef(jni, module);
+	pthread_mutex_unlock(&modules_mutex);
+	if (!known)
+		(*jvmti)->AddModuleReads(jvmti, module, tracker_module);
+	(*jni)->DeleteLocalRef(jni, module);
+}
+
+void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
+					    jclass class_being_redefined, jobject loader,
+					    const char *name, jobject protection_domain,
+					    jint class_data_len, const unsigned char *class_data,
+					    jint *new_class_data_len,
+					    unsigned char **new_class_data)
+{
+	struct bci_config cfg;
+	struct bci_stats st;
+	struct rewrite_ctx rc;
+	uint8_t *out = NULL;
+	size_t outlen = 0;
+	unsigned char *copy = NULL;
+	char err[256];
+
+	(void)class_being_redefined;
+	(void)protection_domain;
+	/* Hidden classes (lambda proxies) come without a name, or not at all. */
+	if (!name || !atomic_load(&ready) || jcal_stopped() ||
+	    !jcal_bci_instrumented(&jcal.opts, name))
+		return;
+	size_t n = strlen(name);
+	rc.csig = malloc(n + 3);
+	if (!rc.csig)
+		return;
+	rc.csig[0] = 'L';
+	memcpy(rc.csig + 1, name, n);
+	memcpy(rc.csig + 1 + n, ";", 2);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.method_id = assign_id;
+	cfg.note = note;
+	cfg.ctx = &rc;
+	if (bci_rewrite_class(class_data, (size_t)class_data_len, &cfg, &out, &outlen, &st, err,
+			      sizeof(err))) {
+		jcal_warn("mode=bci: class %s left as it is: %s", name, err);
+		free(rc.csig);
+		return;
+	}
+	free(rc.csig);
+	if (!out)
+		return;
+	if (outlen > INT32_MAX ||
+	    (*jvmti)->Allocate(jvmti, (jlong)outlen, &copy) != JVMTI_ERROR_NONE) {
+		jcal_warn("mode=bci: class %s left as it is: out of memory", name);
+		free(out);
+		return;
+	}
+	memcpy(copy, out, outlen);
+	free(out);
+	add_reads(jvmti, jni, loader, name);
+	*new_class_data = copy;
+	*new_class_data_len = (jint)outlen;
+}
+
+/* Classes loaded before VMInit that the filters select: rewritten now. */
+static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	jint n = 0, k = 0;
+	jclass *all = NULL;
+	jvmtiError e;
+
+	if ((*jvmti)->GetLoadedClasses(jvmti, &n, &all) != JVMTI_ERROR_NONE)
+		return;
+	for (jint i = 0; i < n; i++) {
+		jboolean modifiable = JNI_FALSE;
+		char *sig = NULL;
+		int keep = 0;
+
+		if ((*jvmti)->IsModifiableClass(jvmti, all[i], &modifiable) == JVMTI_ERROR_NONE &&
+		    modifiable &&
+		    (*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL) == JVMTI_ERROR_NONE &&
+		    sig && sig[0] == 'L') {
+			sig[strlen(sig) - 1] = '\0';
+			keep = jcal_bci_instrumented(&jcal.opts, sig + 1);
+		}
+		if (sig)
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+		if (keep)
+			all[k++] = all[i];
+		else
+			(*jni)->DeleteLocalRef(jni, all[i]);
+	}
+	if (k > 0) {
+		e = (*jvmti)->RetransformClasses(jvmti, k, all);
+		if (e != JVMTI_ERROR_NONE)
+			jcal_warn("mode=bci: %d classes loaded before VMInit could not be "
+				  "instrumented (RetransformClasses error %d)",
+				  (int)k, (int)e);
+		else
+			jcal_debug("mode=bci: %d classes loaded before VMInit retransformed",
+				   (int)k);
+	}
+	for (jint i = 0; i < k; i++)
+		(*jni)->DeleteLocalRef(jni, all[i]);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+}
+
+void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	static const JNINativeMethod methods[] = {
+		{ "enter", "(I)V", (void *)event_probe_enter },
+		{ "exit", "(I)V", (void *)event_probe_exit },
+		{ "exitThrow", "(I)V", (void *)event_probe_exit_throw },
+	};
+	jclass cls = (*jni)->FindClass(jni, BCI_TRACKER_CLASS);
+
+	if (!cls || (*jni)->RegisterNatives(jni, cls, methods, 3) != 0) {
+		(*jni)->ExceptionClear(jni);
+		jcal_error("mode=bci: cannot register the natives of jcal.Tracker (is "
+			   "jcal-agent.jar beside libjcal.so?): nothing is instrumented");
+		if (cls)
+			(*jni)->DeleteLocalRef(jni, cls);
+		return;
+	}
+	jobject module = (*jni)->GetModule(jni, cls);
+	if (module) {
+		tracker_module = (*jni)->NewGlobalRef(jni, module);
+		(*jni)->DeleteLocalRef(jni, module);
+	}
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	(*jni)->DeleteLocalRef(jni, cls);
+	atomic_store(&ready, 1);
+	retransform_loaded(jvmti, jni);
+}

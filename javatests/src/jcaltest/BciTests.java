@@ -1,0 +1,289 @@
+package jcaltest;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * End-to-end tests of mode=bci (issue 8): the workloads of Runner traced
+ * with bytecode instrumentation must give the same exact call counts as
+ * mode=events; a warmed-up loop shows jitted (J/j) method types; exceptions
+ * through instrumented frames, lambdas and the other shapes of
+ * jcaltest.work.BciMix; -Xverify:all; the include=/exclude= filters; JDK 25
+ * and virtual threads when a JDK >= 21 is there. Uses Runner's process and
+ * report helpers.
+ *
+ * Usage: java -cp build/javatests jcaltest.BciTests AGENT JCAL_POST [TEST...]
+ * Ends with "bci: N passed, N failed".
+ */
+public final class BciTests {
+	private static final String W = "jcaltest.work.";
+	private static final Path BUILD = Path.of(System.getProperty("jcal.build", "build")).toAbsolutePath();
+	private final Runner r;
+	private int skipped;
+
+	private BciTests(Runner r) {
+		this.r = r;
+	}
+
+	/** Runs mainClass under the agent in mode=bci (java: the launcher, jvmArgs first). */
+	private Path trace(String name, String java, List<String> jvmArgs, String opts, String mainClass, String... args)
+			throws Exception {
+		Path t = r.tmp.resolve(name + ".bin");
+		List<String> cmd = new ArrayList<>(List.of(java));
+		cmd.addAll(jvmArgs);
+		cmd.addAll(List.of("-agentpath:" + r.agent + "=trace,quiet,mode=bci" + opts + ",out=" + t, "-cp", r.classes,
+				mainClass));
+		cmd.addAll(Arrays.asList(args));
+		Runner.Result res = r.run(r.tmp.toFile(), cmd);
+		r.check(res.rc == 0, name + ": JVM exit " + res.rc + ": " + res.err);
+		r.check(res.err.isEmpty(), name + ": nothing on stderr expected with quiet: " + res.err);
+		r.check(Files.exists(t), name + ": no trace written");
+		return t;
+	}
+
+	private Path trace(String name, String mainClass, String... args) throws Exception {
+		return trace(name, r.java, List.of(), "", mainClass, args);
+	}
+
+	private String summary(Path t) throws Exception {
+		Runner.Result s = r.post(t, "--report", "summary", "--format", "json");
+		r.check(s.rc == 0, "summary of " + t + ": " + s.err);
+		return s.out;
+	}
+
+	/** A count of the summary JSON: "key":N inside the object named group ("types", "transitions"). */
+	private static long count(String json, String group, String key) {
+		Matcher m = Pattern.compile("\"" + group + "\":\\{[^}]*\"" + key + "\":(\\d+)").matcher(json);
+		return m.find() ? Long.parseLong(m.group(1)) : -1;
+	}
+
+	/** Tree CSV of one thread: path from the first element in pkg -> calls (summed). */
+	private Map<String, Long> treeCalls(Path t, String thread, String pkg) throws Exception {
+		Runner.Result res = r.post(t, "--report", "tree", "--format", "csv");
+		r.check(res.rc == 0, "tree report: " + res.err);
+		Map<String, Long> m = new TreeMap<>();
+		List<List<String>> rows = Runner.csv(res.out);
+		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size())) {
+			if (!row.get(0).replaceAll("#[0-9]+$", "").equals(thread))
+				continue;
+			List<String> path = Arrays.asList(row.get(8).split(";"));
+			int first = -1;
+			for (int i = 0; i < path.size() && first < 0; i++)
+				if (path.get(i).startsWith(pkg))
+					first = i;
+			if (first >= 0)
+				m.merge(String.join(";", path.subList(first, path.size())), Long.parseLong(row.get(3)), Long::sum);
+		}
+		return m;
+	}
+
+	/* ---- the workloads of Runner, same exact counts ---- */
+
+	private void testWorkloads() throws Exception {
+		String B = W + "Basic.";
+		r.expectExact("basic", Runner.map(B + "main", 1, B + "<init>", 1, B + "a", 3, B + "b", 6, B + "leaf", 12),
+				r.flatCalls(trace("basic", W + "Basic"), W));
+		String R = W + "Recursion.";
+		Path rec = trace("recursion", W + "Recursion");
+		r.expectExact("recursion", Runner.map(R + "main", 1, R + "fib", 465, R + "down", 3001, R + "even", 6, R + "odd", 5),
+				r.flatCalls(rec, W));
+		long deepest = 0;
+		for (List<String> row : Runner.csv(r.post(rec, "--report", "tree", "--format", "csv").out))
+			if (row.get(8).endsWith(";" + R + "down"))
+				deepest = Math.max(deepest, Long.parseLong(row.get(2)));
+		r.check(deepest == 3001, "down: deepest recursion level 3001 expected, got " + deepest);
+		String T = W + "Threads.", run = W + "Threads$Worker.run";
+		Path th = trace("threads", W + "Threads");
+		r.expectExact("threads", Runner.map(T + "main", 1, T + "step", 4, T + "leaf", 1000, W + "Threads$Worker.<init>", 4,
+				run, 4), r.flatCalls(th, W));
+		for (int k = 1; k <= 4; k++)
+			r.expectExact("tree of worker-" + k,
+					Runner.map(run, 1, run + ";" + T + "step", 1, run + ";" + T + "step;" + T + "leaf", 100 * k),
+					treeCalls(th, "worker-" + k, W));
+		r.expectExact("loop", Runner.map(W + "Loop.main", 1, W + "Loop.tick", 200000), r.flatCalls(trace("loop", W + "Loop"), W));
+	}
+
+	/** Exceptions thrown three instrumented frames deep: T exits, after() back in outer(). */
+	private void testExceptions() throws Exception {
+		Path t = trace("exceptions", W + "Exceptions");
+		String E = W + "Exceptions.";
+		r.expectExact("flat calls", Runner.map(E + "main", 1, E + "outer", 5, E + "inner", 5, E + "middle", 5,
+				E + "thrower", 5, E + "after", 5), r.flatCalls(t, W));
+		String o = E + "main;" + E + "outer";
+		r.expectExact("tree of main", Runner.map(E + "main", 1, o, 5, o + ";" + E + "inner", 5,
+				o + ";" + E + "inner;" + E + "middle", 5, o + ";" + E + "inner;" + E + "middle;" + E + "thrower", 5,
+				o + ";" + E + "after", 5), treeCalls(t, "main", W));
+		String s = summary(t);
+		r.check(count(s, "transitions", "T") == 15, "thrower, middle, inner: 15 exits by exception: " + s);
+		r.check(s.contains("\"unmatched_exits\":0,\"mismatched_exits\":0"), "balanced trees: " + s);
+	}
+
+	private static final Map<String, Long> MIX = mix();
+
+	private static Map<String, Long> mix() {
+		String M = W + "BciMix.";
+		return Runner.map(M + "main", 1, M + "<clinit>", 1, M + "<init>", 3, M + "lambda$main$0", 10, M + "twice", 10,
+				W + "BciMix$1.<init>", 1, W + "BciMix$1.get", 10, M + "sync", 7, M + "pick", 12, M + "recover", 4,
+				M + "guarded", 4, M + "fail", 4);
+	}
+
+	/** Lambdas, method references, anonymous classes, bridges, synchronized, switch, finally. */
+	private void testLambdasAndShapes() throws Exception {
+		Path t = trace("mix", W + "BciMix");
+		r.expectExact("flat calls", MIX, r.flatCalls(t, W));
+		String s = summary(t);
+		r.check(count(s, "transitions", "T") == 8, "guarded and fail: 8 exits by exception: " + s);
+		r.check(s.contains("\"unmatched_exits\":0,\"mismatched_exits\":0"), "balanced trees: " + s);
+	}
+
+	/** Every instrumented class passes the verifier. */
+	private void testVerifyAll() throws Exception {
+		Path t = trace("verify-mix", r.java, List.of("-Xverify:all"), "", W + "BciMix");
+		r.expectExact("BciMix under -Xverify:all", MIX, r.flatCalls(t, W));
+		String E = W + "Exceptions.";
+		r.expectExact("Exceptions under -Xverify:all", Runner.map(E + "main", 1, E + "outer", 5, E + "inner", 5,
+				E + "middle", 5, E + "thrower", 5, E + "after", 5),
+				r.flatCalls(trace("verify-exc", r.java, List.of("-Xverify:all"), "", W + "Exceptions"), W));
+	}
+
+	/** After warm-up the loop runs jitted: J events, and the count stays exact. */
+	private void warm(String name, String java) throws Exception {
+		int n = 3_000_000;
+		Path t = trace(name, java, List.of(), ",metric=tsc", W + "Loop", String.valueOf(n));
+		r.expectExact("flat calls", Runner.map(W + "Loop.main", 1, W + "Loop.tick", n), r.flatCalls(t, W));
+		String s = summary(t);
+		long jit = count(s, "types", "J") + count(s, "types", "j");
+		r.check(jit > n, "most of " + 2 * n + " events jitted (J/j) after warm-up: " + s.replaceAll("(?s)\"thread_list.*", ""));
+		r.check(s.contains("\"mode\":\"bci\""), "mode bci in the meta");
+	}
+
+	private void testWarm() throws Exception {
+		warm("warm", r.java);
+	}
+
+	/** JDK >= 21 ($BUILD/javatests21/JAVA_HOME): null when there is none. */
+	private static String java21() throws Exception {
+		Path home = BUILD.resolve("javatests21/JAVA_HOME");
+		return Files.exists(home) ? Path.of(Files.readString(home).trim(), "bin", "java").toString() : null;
+	}
+
+	/** The JDK >= 21 of the build (Temurin 25 here): warm loop and exact counts. */
+	private boolean testNewJdk() throws Exception {
+		String j = java21();
+		if (j == null) {
+			System.out.println("SKIP bci-new-jdk: no JDK >= 21 found (set JAVA21_HOME)");
+			return false;
+		}
+		warm("warm-21", j);
+		r.expectExact("BciMix on " + j, MIX,
+				r.flatCalls(trace("mix-21", j, List.of("-Xverify:all"), "", W + "BciMix"), W));
+		return true;
+	}
+
+	/** Virtual threads: each keeps its own exact tree; nothing on the carriers. */
+	private boolean testVirtualThreads() throws Exception {
+		String j = java21();
+		if (j == null) {
+			System.out.println("SKIP bci-virtual-threads: no JDK >= 21 found (set JAVA21_HOME)");
+			return false;
+		}
+		int n = 100;
+		Path t = r.tmp.resolve("bci-vthreads.bin");
+		Runner.Result res = r.run(r.tmp.toFile(), List.of(j, "-Djdk.virtualThreadScheduler.parallelism=2",
+				"-Djdk.virtualThreadScheduler.maxPoolSize=2", "-agentpath:" + r.agent + "=trace,quiet,mode=bci,out=" + t,
+				"-cp", BUILD.resolve("javatests21").toString(), "jcaltest21.VThreads", String.valueOf(n)));
+		r.check(res.rc == 0, "vthreads: exit " + res.rc + ": " + res.err);
+		String V = "jcaltest21.VThreads.";
+		Runner.Result tree = r.post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual");
+		Map<String, Long> leaf = new TreeMap<>();
+		List<List<String>> rows = Runner.csv(tree.out);
+		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size()))
+			if (row.get(8).endsWith(V + "work;" + V + "leaf"))
+				leaf.merge(row.get(0).replaceAll("#[0-9]+$", ""), Long.parseLong(row.get(3)), Long::sum);
+		int wrong = 0;
+		for (int k = 1; k <= n; k++)
+			if (leaf.getOrDefault("vt-" + k, 0L) != k)
+				wrong++;
+		r.check(wrong == 0, wrong + " virtual threads with a wrong leaf() count, e.g. vt-7: " + leaf.get("vt-7"));
+		Runner.Result carriers = r.post(t, "--report", "flat", "--format", "csv", "--raw", "--thread", "ForkJoinPool-*");
+		r.check(carriers.rc == 0 && !carriers.out.contains(V), "carrier trees must not hold virtual threads' methods");
+		return true;
+	}
+
+	/** include=/exclude=: what is instrumented, and the lists in the trace meta. */
+	private void testFilters() throws Exception {
+		Path t = trace("exclude", r.java, List.of(), ",exclude=jcaltest.work.BciMix$1;*.Nothing", W + "BciMix");
+		Map<String, Long> want = new TreeMap<>(MIX);
+		want.remove(W + "BciMix$1.<init>");
+		want.remove(W + "BciMix$1.get");
+		r.expectExact("BciMix$1 excluded", want, r.flatCalls(t, W));
+		String s = summary(t);
+		r.check(s.contains("\"bci.exclude\":\"java.*;javax.*;jdk.*;sun.*;com.sun.*;jcal.*;jcaltest.work.BciMix$1;*.Nothing\""),
+				"bci.exclude in the meta: " + s);
+		/* An outer-class pattern covers its nested classes. */
+		t = trace("exclude-outer", r.java, List.of(), ",exclude=jcaltest.work.BciMix", W + "BciMix");
+		r.expectExact("BciMix and BciMix$1 excluded", Map.of(), r.flatCalls(t, W));
+		/* include= selects; the default excludes no longer apply. */
+		t = trace("include", r.java, List.of(), ",include=jcaltest.work.Basic;java.util.ArrayList", W + "Recursion");
+		r.expectExact("Recursion not included", Map.of(), r.flatCalls(t, W));
+		s = summary(t);
+		r.check(s.contains("\"bci.include\":\"jcaltest.work.Basic;java.util.ArrayList\"") && s.contains("\"bci.exclude\":\"\""),
+				"bci.include/exclude in the meta: " + s);
+		Map<String, Long> all = r.flatCalls(t, "java.util.ArrayList.");
+		r.check(!all.isEmpty(), "java.util.ArrayList included (retransformed if loaded before VMInit): " + all);
+		/* Filters need mode=bci; bad patterns are refused. */
+		for (String opts : List.of("trace,include=a.*", "trace,mode=bci,exclude=a/b", "trace,mode=bci,include=a;;b")) {
+			Runner.Result res = r.run(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent + "=" + opts, "-version"));
+			r.check(res.rc == 1 && res.err.startsWith("jcal: error:"), opts + ": exit 1 with an error: " + res.rc + " " + res.err);
+		}
+	}
+
+	public static void main(String[] args) throws Exception {
+		if (args.length < 2) {
+			System.err.println("usage: BciTests AGENT JCAL_POST [TEST...]");
+			System.exit(2);
+		}
+		Path tmp = Files.createTempDirectory("jcalbci");
+		Runner r = new Runner(args[0], args[1], tmp);
+		BciTests b = new BciTests(r);
+		List<String> only = Arrays.asList(args).subList(2, args.length);
+		Map<String, Runner.Test> tests = new LinkedHashMap<>();
+		tests.put("bci-workloads", b::testWorkloads);
+		tests.put("bci-exceptions", b::testExceptions);
+		tests.put("bci-lambdas", b::testLambdasAndShapes);
+		tests.put("bci-verify-all", b::testVerifyAll);
+		tests.put("bci-warm", b::testWarm);
+		tests.put("bci-filters", b::testFilters);
+		for (Map.Entry<String, Runner.Test> e : tests.entrySet())
+			if (only.isEmpty() || only.contains(e.getKey()))
+				r.test(e.getKey(), e.getValue());
+		Map<String, Runner.SkippableTest> opt = new LinkedHashMap<>();
+		opt.put("bci-new-jdk", b::testNewJdk);
+		opt.put("bci-virtual-threads", b::testVirtualThreads);
+		for (Map.Entry<String, Runner.SkippableTest> e : opt.entrySet())
+			if (only.isEmpty() || only.contains(e.getKey())) {
+				boolean[] ran = { true };
+				r.test(e.getKey(), () -> ran[0] = e.getValue().run());
+				if (!ran[0]) {
+					r.passed--;
+					b.skipped++;
+				}
+			}
+		if (b.skipped > 0)
+			System.out.println("(" + b.skipped + " skipped)");
+		System.out.println("bci: " + r.passed + " passed, " + r.failed + " failed");
+		if (r.failed == 0)
+			Runner.deleteTree(tmp.toFile());
+		else
+			System.out.println("(test files kept in " + tmp + ")");
+		System.exit(r.failed == 0 ? 0 : 1);
+	}
+}
