@@ -10,7 +10,7 @@
 
 #include "agent_state.h"
 
-static _Thread_local struct jcal_kthread *current;
+_Thread_local struct jcal_kthread *kthread_current __attribute__((tls_model("initial-exec")));
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -27,7 +27,7 @@ static void make_key(void)
 	pthread_key_create(&key, kthread_destroy);
 }
 
-static struct jcal_kthread *kthread_create(void)
+struct jcal_kthread *kthread_create(void)
 {
 	struct jcal_kthread *kt = calloc(1, sizeof(*kt));
 
@@ -36,11 +36,6 @@ static struct jcal_kthread *kthread_create(void)
 	pthread_once(&key_once, make_key);
 	metric_thread_open(&jcal.metrics, &kt->mt);
 	pthread_setspecific(key, kt);
-	current = kt;
+	kthread_current = kt;
 	return kt;
-}
-
-struct jcal_kthread *kthread_get(void)
-{
-	return current ? current : kthread_create();
 }

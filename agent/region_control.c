@@ -22,7 +22,7 @@
 #include "trace_file.h"
 #include "uthash.h"
 
-static jmethodID control_mid[3];
+jmethodID region_control_mid[3];
 
 struct label {
 	char *text;
@@ -41,11 +41,6 @@ int region_control_onload(jvmtiEnv *jvmti)
 	if (jcal_lib_file("jcal-agent.jar", jar, sizeof(jar)))
 		return -1;
 	return (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, jar) == JVMTI_ERROR_NONE ? 0 : -1;
-}
-
-int region_control_is_control_method(jmethodID mid)
-{
-	return mid && (mid == control_mid[0] || mid == control_mid[1] || mid == control_mid[2]);
 }
 
 static uint32_t label_id(const char *text)
@@ -162,7 +157,7 @@ void region_control_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 		jcal_warn("cannot register the natives of jcal.Control");
 	} else {
 		for (int i = 0; i < 3; i++)
-			control_mid[i] = (*jni)->GetStaticMethodID(jni, cls, methods[i].name,
+			region_control_mid[i] = (*jni)->GetStaticMethodID(jni, cls, methods[i].name,
 								     methods[i].signature);
 		if ((*jni)->ExceptionCheck(jni))
 			(*jni)->ExceptionClear(jni);

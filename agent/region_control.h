@@ -18,7 +18,15 @@ int region_control_onload(jvmtiEnv *jvmti);
  * whose own entries and exits are never recorded. */
 void region_control_vm_init(jvmtiEnv *jvmti, JNIEnv *jni);
 
-/* True for jcal.Control's methods (event_recorder.c drops their events). */
-int region_control_is_control_method(jmethodID mid);
+/* jcal.Control's start, stop and mark, once registered (else NULL). */
+extern jmethodID region_control_mid[3];
+
+/* True for jcal.Control's methods (event_recorder.c drops their events);
+ * inline: it runs at every event. */
+static inline int region_control_is_control_method(jmethodID mid)
+{
+	return mid == region_control_mid[0] || mid == region_control_mid[1] ||
+	       mid == region_control_mid[2];
+}
 
 #endif
