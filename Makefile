@@ -175,7 +175,7 @@ java-test: all
 test:
 	@scripts/install-deps.sh --tests
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(TEST_BIN)
+	@$(MAKE) --no-print-directory $(TEST_BIN) $(BUILD)/jcal-bci-rewrite
 	@$(MAKE) --no-print-directory asan-build
 	@JAVA_HOME=$(JAVA_HOME) scripts/run-all-tests.sh
 
@@ -199,3 +199,64 @@ clean:
 	rm -rf build
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- Fuzzing and sanitized agent (issue 6) ----------------------------------
+# make fuzz [FUZZ_SECONDS=60]: each libFuzzer harness of native-tests/fuzz/
+# for FUZZ_SECONDS, from its seed corpus; new inputs go to $(BUILD)/fuzz/.
+# make asan-agent: libjcal.so with ASan+UBSan in $(ASAN_BUILD) (tested by
+# javatests/asan-check.sh). Regression inputs are replayed by
+# native-tests/test-fuzz-regressions.c in `make test`.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES   := $(patsubst native-tests/fuzz/%.c,%,$(wildcard native-tests/fuzz/fuzz-*.c))
+FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
+FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(POST_SRC:%.c=$(FUZZ_DIR)/obj/%.o) \
+		$(FUZZ_DIR)/obj/agent/options.o
+.PHONY: fuzz fuzz-build asan-agent
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Icommon -MMD -MP -c $< -o $@
+
+$(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c native-tests/fuzz/fuzz-targets.h $(FUZZ_OBJ)
+	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -Icommon -Ipostproc -Iagent \
+	  -o $@ $< $(FUZZ_OBJ) -lz -lm
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	@for h in $(FUZZ_NAMES); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$h $(FUZZ_DIR)/crashes; \
+	  echo "== $$h ($(FUZZ_SECONDS) s)"; \
+	  $(FUZZ_DIR)/$$h -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$h- \
+	    $$(test -f native-tests/fuzz/$$h.dict && echo -dict=native-tests/fuzz/$$h.dict) \
+	    $(FUZZ_DIR)/corpus/$$h native-tests/fuzz/corpus/$$h || exit 1; \
+	done
+
+# The replay of kept crash inputs also needs the agent's option parser.
+$(BUILD)/tests/test-fuzz-regressions: $(BUILD)/obj/agent/options.o native-tests/fuzz/fuzz-targets.h
+$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(BUILD)/obj/agent/options.o $(LDLIBS)
+
+# Same flags as asan-build (they share build/asan/obj); `make test` builds it
+# through asan-build.
+ASAN_BUILD ?= build/asan
+asan-build: asan-agent
+asan-agent:
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) \
+	  OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" $(ASAN_BUILD)/libjcal.so
+
+# jcal-post throughput and memory (bench/post-cost.sh, docs/performance.md):
+# a synthetic trace of BENCH_EVENTS events from bench/gen-trace.c.
+BENCH_EVENTS ?= 100000000
+.PHONY: bench-post
+$(BUILD)/gen-trace: bench/gen-trace.c $(BUILD)/obj/common/trace_encoder.o
+	$(CC) $(CFLAGS) -o $@ $^ -lz
+
+bench-post: $(BUILD)/jcal-post $(BUILD)/gen-trace
+	@BUILD=$(BUILD) bench/post-cost.sh $(BENCH_EVENTS)
+
+-include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)

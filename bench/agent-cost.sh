@@ -3,14 +3,15 @@
 # agent (JIT), -Xint, the count-only agent, and libjcal.so trace with each
 # time metric; medians of RUNS runs, ratios against the count-only agent
 # (SPEC §8 floor: 1.5), and trace bytes per event. Prints a table; never
-# fails on timing.
+# fails on timing. BUILD (default build) holds the agents and classes.
 set -eu
 cd "$(dirname "$0")/.."
 N=${1:-300000}
 RUNS=${2:-5}
 JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
 JAVA="$JAVA_HOME/bin/java"
-CP="-cp build/bench jcalbench.CallHeavy $N"
+BUILD=${BUILD:-build}
+CP="-cp $BUILD/bench jcalbench.CallHeavy $N"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -36,14 +37,14 @@ base_jit=$(time_ms jit)
 printf '%-28s %10s %8s\n' "no agent (JIT)" "$base_jit" "-"
 base_int=$(time_ms xint -Xint)
 printf '%-28s %10s %8s\n' "no agent, -Xint" "$base_int" "-"
-count=$(time_ms count -agentpath:build/libcount.so)
+count=$(time_ms count -agentpath:$BUILD/libcount.so)
 printf '%-28s %10s %8s\n' "count-only agent" "$count" "1.00"
 for m in tsc cputime; do
-	ms=$(time_ms "$m" "-agentpath:build/libjcal.so=trace,quiet,metric=$m,out=$tmp/t-$m.bin")
+	ms=$(time_ms "$m" "-agentpath:$BUILD/libjcal.so=trace,quiet,metric=$m,out=$tmp/t-$m.bin")
 	printf '%-28s %10s %8s\n' "jcal trace metric=$m" "$ms" "$(awk -v a="$ms" -v b="$count" 'BEGIN{printf "%.2f", a/b}')"
 done
 echo
 for m in tsc cputime; do
-	"$JAVA" "-agentpath:build/libjcal.so=trace,metric=$m,out=$tmp/t-$m.bin" $CP 2>&1 >/dev/null |
+	"$JAVA" "-agentpath:$BUILD/libjcal.so=trace,metric=$m,out=$tmp/t-$m.bin" $CP 2>&1 >/dev/null |
 		grep 'wrote' | sed "s/^/metric=$m: /"
 done

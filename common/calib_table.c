@@ -50,16 +50,22 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+static int is_blank_or_control(char c)
+{
+	return c == ' ' || (unsigned char)c < 0x20 || c == 0x7f;
+}
+
 /* Copies src into dst (len bytes), control characters as blanks, blanks
- * at both ends removed. */
+ * at both ends removed (a leading control character counts as a blank, so
+ * that a cleaned value cleans to itself: tables write back what they read). */
 static void clean_copy(char *dst, size_t len, const char *src)
 {
 	size_t n = 0;
 
-	while (*src == ' ' || *src == '\t')
+	while (*src && is_blank_or_control(*src))
 		src++;
 	for (; *src && n + 1 < len; src++)
-		dst[n++] = (unsigned char)*src < 0x20 || *src == 0x7f ? ' ' : *src;
+		dst[n++] = is_blank_or_control(*src) ? ' ' : *src;
 	while (n > 0 && dst[n - 1] == ' ')
 		n--;
 	dst[n] = '\0';

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run-all-tests.sh - the body of `make test`: native tests (plain and under
-# ASan+UBSan), then the Java end-to-end tests; ends with one line
+# ASan+UBSan), then the Java end-to-end and stress tests, then checks with
+# outside tools and the ASan-built agent; ends with one line
 # "N passed, N failed" over all of them.
 set -u
 cd "$(dirname "$0")/.."
@@ -29,10 +30,13 @@ run_suite native scripts/run-native-tests.sh build/tests
 run_suite native-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	scripts/run-native-tests.sh build/asan/tests
 run_suite java javatests/run.sh
+# mode=bci: rewritten classes under -Xverify:all with exact probe counts.
+run_suite bci native-tests/bci/run.sh build
 
 # Checks with outside tools: one test each, SKIP when the tool is missing.
 echo "== tools"
-for check in "javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build"; do
+for check in "javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build" \
+	"javatests/asan-check.sh build/asan/libjcal.so build/jcal-post build/javatests"; do
 	out=$($check 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | tail -n 3

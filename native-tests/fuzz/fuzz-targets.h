@@ -1,0 +1,341 @@
+/*
+ * fuzz-targets.h - the entry points the libFuzzer harnesses drive, shared
+ * with native-tests/test-fuzz-regressions.c so that `make test` replays
+ * every kept crash input through exactly the same code without clang.
+ *
+ * Each target takes one input, runs it through the parsers and checks
+ * properties that must hold for any input (NUL-terminated one-line
+ * messages, counts that add up, a parsed table that writes and parses
+ * back to the same text). It returns 0, or a line number (> 0) of the
+ * property that failed; a crash or sanitizer report is a failure too.
+ */
+#ifndef JCAL_FUZZ_TARGETS_H
+#define JCAL_FUZZ_TARGETS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "calib_table.h"
+#include "model.h"
+#include "../../agent/options.h"
+#include "trace_reader.h"
+
+#define FUZZ_REQUIRE(cond)                                                                         \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			return __LINE__;                                                           \
+	} while (0)
+
+/* A message is NUL-terminated inside its buffer and holds no newline. */
+static inline int fuzz_one_line(const char *msg, size_t cap)
+{
+	size_t n = strnlen(msg, cap);
+
+	return n < cap && !memchr(msg, '\n', n);
+}
+
+/* ---- trace reader ---- */
+
+struct fuzz_trace_ctx {
+	uint64_t events;
+	size_t bytes; /* string bytes seen: reads every string to its NUL */
+};
+
+static int fuzz_tr_meta(void *ctx, const char *k, const char *v)
+{
+	((struct fuzz_trace_ctx *)ctx)->bytes += strlen(k) + strlen(v);
+	return 0;
+}
+
+static int fuzz_tr_method(void *ctx, const struct trace_method *m)
+{
+	((struct fuzz_trace_ctx *)ctx)->bytes +=
+	    strlen(m->class_sig) + strlen(m->name) + strlen(m->sig);
+	return 0;
+}
+
+static int fuzz_tr_thread(void *ctx, const struct trace_thread *t)
+{
+	if (t->name)
+		((struct fuzz_trace_ctx *)ctx)->bytes += strlen(t->name);
+	return t->nmetrics > JCAL_MAX_METRICS;
+}
+
+static int fuzz_tr_event(void *ctx, const struct trace_event *e)
+{
+	((struct fuzz_trace_ctx *)ctx)->events++;
+	if (e->transition == JCAL_TR_CONTROL)
+		return e->type >= JCAL_CTL_COUNT;
+	return e->transition >= JCAL_TR_COUNT || e->type >= JCAL_MT_COUNT || e->nmetrics < 1 ||
+	       e->nmetrics > JCAL_MAX_METRICS;
+}
+
+static int fuzz_tr_label(void *ctx, uint32_t id, const char *text)
+{
+	(void)id;
+	((struct fuzz_trace_ctx *)ctx)->bytes += strlen(text);
+	return 0;
+}
+
+/* Rewrites the CRC of every complete chunk of a file image so that the
+ * fuzzer reaches the payload decoders through the file framing. */
+static inline void fuzz_fix_crcs(uint8_t *p, size_t n)
+{
+	size_t off = TRACE_FILE_HEADER_LEN;
+
+	while (off + TRACE_CHUNK_HEADER_LEN <= n) {
+		uint8_t *h = p + off;
+		uint32_t len = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 |
+			       (uint32_t)h[11] << 24;
+
+		if (len > n - off - TRACE_CHUNK_HEADER_LEN)
+			return;
+		uint32_t crc = (uint32_t)crc32(0L, h + TRACE_CHUNK_HEADER_LEN, len);
+		for (int i = 0; i < 4; i++)
+			h[12 + i] = (uint8_t)(crc >> (8 * i));
+		off += TRACE_CHUNK_HEADER_LEN + len;
+	}
+}
+
+/* A whole file image through a memory FILE into jcal-post's model. */
+static inline int fuzz_trace_file(uint8_t *img, size_t n)
+{
+	struct trace_result res;
+	struct model m;
+	struct trace_visitor v;
+	enum trace_status st;
+	FILE *f = fmemopen(n ? img : (void *)"", n ? n : 1, "rb");
+	int bad = 0;
+
+	if (!f)
+		return 0;
+	if (!n)
+		fgetc(f); /* an empty stream: fmemopen needs a size > 0 */
+	model_init(&m, NULL);
+	model_visitor(&m, &v);
+	st = trace_read_stream(f, "fuzz.bin", &v, &res);
+	fclose(f);
+	if (st != TRACE_OK && !fuzz_one_line(res.msg, sizeof(res.msg)))
+		bad = __LINE__;
+	if (st != TRACE_OK && !res.msg[0])
+		bad = __LINE__;
+	if (res.bytes_read > n || res.file_bytes > n)
+		bad = __LINE__;
+	if (!bad && (st == TRACE_OK || st == TRACE_TRUNCATED) && model_finish(&m) == 0 &&
+	    model_names(&m, 1) == 0) {
+		for (size_t i = 0; i < m.nthreads; i++) {
+			const struct model_thread *t = m.thread_list[i];
+			if (!t->has_tree)
+				continue;
+			for (uint32_t k = 0; k < t->tree.nnodes; k++)
+				if (!model_method_name(&m, t->tree.nodes[k].method) &&
+				    t->tree.nodes[k].method != CALLTREE_ROOT_METHOD)
+					bad = __LINE__;
+		}
+	}
+	model_free(&m);
+	return bad;
+}
+
+/*
+ * Input: byte 0 picks the path. 0: one chunk payload (byte 1 = kind) through
+ * trace_decode_chunk; 1: the rest is a file image, read as is; 2: the same
+ * with every complete chunk's CRC recomputed first.
+ */
+static inline int fuzz_trace_reader(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	unsigned mode = data[0] % 3;
+	data++;
+	size--;
+	if (mode == 0) {
+		struct fuzz_trace_ctx c = {0, 0};
+		struct trace_visitor v = {
+		    .ctx = &c,
+		    .meta = fuzz_tr_meta,
+		    .method = fuzz_tr_method,
+		    .thread_start = fuzz_tr_thread,
+		    .thread_name = fuzz_tr_thread,
+		    .thread_end = fuzz_tr_thread,
+		    .event = fuzz_tr_event,
+		    .label = fuzz_tr_label,
+		};
+		struct trace_result res;
+		unsigned kind = size ? data[0] % 4 : 0;
+		uint8_t *copy = malloc(size ? size : 1);
+		if (!copy)
+			return 0;
+		/* An exact-size copy: ASan sees any read past the payload. */
+		memcpy(copy, data, size);
+		enum trace_status st =
+		    trace_decode_chunk(kind, copy + (size ? 1 : 0), size ? size - 1 : 0, &v, &res);
+		free(copy);
+		FUZZ_REQUIRE(st == TRACE_OK || fuzz_one_line(res.msg, sizeof(res.msg)));
+		FUZZ_REQUIRE(st != TRACE_ABORTED);
+		FUZZ_REQUIRE(res.events == c.events);
+		return 0;
+	}
+	uint8_t *img = malloc(size ? size : 1);
+	if (!img)
+		return 0;
+	memcpy(img, data, size);
+	if (mode == 2)
+		fuzz_fix_crcs(img, size);
+	int r = fuzz_trace_file(img, size);
+	free(img);
+	return r;
+}
+
+/* ---- calibration tables ---- */
+
+/* Parses text into t; -1 with err on a parse error. */
+static inline int fuzz_calib_parse(struct calib_table *t, char *text, size_t n, char *err,
+				   size_t errlen)
+{
+	FILE *f = fmemopen(n ? text : (void *)"", n ? n : 1, "r");
+	int r;
+
+	if (!f)
+		return -2;
+	if (!n)
+		fgetc(f);
+	r = calib_table_parse(t, f, "fuzz.txt", err, errlen);
+	fclose(f);
+	return r;
+}
+
+/* Table text -> malloc'd string (NULL on failure). */
+static inline char *fuzz_calib_text(const struct calib_table *t, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	if (calib_table_write(t, f) != 0) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * A table that parses also checks, looks up every key, writes, parses back
+ * and writes the same text again, merges with itself and diffs.
+ */
+static inline int fuzz_calib_table(const uint8_t *data, size_t size)
+{
+	struct calib_table t, t2, t3;
+	char err[256], report[1024];
+	char *text = malloc(size ? size : 1), *w1 = NULL, *w2 = NULL;
+	size_t l1 = 0, l2 = 0;
+	int bad = 0;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	if (calib_table_init(&t) || calib_table_init(&t2) || calib_table_init(&t3))
+		abort();
+	err[0] = '\0';
+	int r = fuzz_calib_parse(&t, text, size, err, sizeof(err));
+	if (r == -1 && (!err[0] || !fuzz_one_line(err, sizeof(err))))
+		bad = __LINE__;
+	if (r == 0) {
+		calib_table_check(&t, report, sizeof(report));
+		if (strnlen(report, sizeof(report)) >= sizeof(report))
+			bad = __LINE__;
+		for (unsigned e = CALIB_EST_MIN; e <= CALIB_EST_MEAN; e++) {
+			calib_table_use_estimator(&t, (enum calib_estimator)e);
+			for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+				struct seqkey k;
+				uint64_t comp;
+				seqkey_from_index(i, &k);
+				calib_table_lookup(&t, &k, &comp);
+			}
+		}
+		calib_table_use_estimator(&t, CALIB_EST_MIN);
+		w1 = fuzz_calib_text(&t, &l1);
+		if (!w1)
+			bad = __LINE__;
+		else if (fuzz_calib_parse(&t2, w1, l1, err, sizeof(err)) != 0)
+			bad = __LINE__; /* what we write, we must read */
+		else if (!(w2 = fuzz_calib_text(&t2, &l2)) || l1 != l2 || memcmp(w1, w2, l1))
+			bad = __LINE__; /* and write back the same */
+		if (!bad && calib_table_copy(&t3, &t) == 0) {
+			if (calib_table_merge(&t3, &t2, 0, err, sizeof(err)) != 0)
+				bad = __LINE__; /* same fingerprint: merge must work */
+			FILE *null = fopen("/dev/null", "w");
+			if (null) {
+				if (calib_table_diff(&t, &t2, null) != 0)
+					bad = __LINE__;
+				calib_table_diff(&t, &t3, null);
+				fclose(null);
+			}
+		}
+	}
+	free(w1);
+	free(w2);
+	calib_table_free(&t);
+	calib_table_free(&t2);
+	calib_table_free(&t3);
+	free(text);
+	return bad;
+}
+
+/* ---- agent options ---- */
+
+/*
+ * Input: the option string (cut at the first NUL). A string that parses has
+ * its out= pattern expanded; the raw input is expanded as a pattern too.
+ */
+static inline int fuzz_agent_options(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	struct jcal_options o;
+	char err[256], out[JCAL_OPT_PATH_MAX];
+	int bad = 0;
+
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	/* The messages quote the offending token as it is (agent issue: a
+	 * newline in the option string splits the error line), so the
+	 * one-line property only holds for inputs without line breaks. */
+	int oneline = !strpbrk(s, "\n\r");
+	memset(&o, 0, sizeof(o));
+	err[0] = '\0';
+	if (jcal_options_parse(s, &o, err, sizeof(err)) != 0) {
+		if (!err[0] || (oneline && !fuzz_one_line(err, sizeof(err))))
+			bad = __LINE__;
+	} else {
+		if (strnlen(o.out, sizeof(o.out)) >= sizeof(o.out) || o.nmetrics > JCAL_MAX_METRICS)
+			bad = __LINE__;
+		for (unsigned i = 0; i < o.nmetrics && !bad; i++)
+			if (strnlen(o.metric[i], sizeof(o.metric[i])) >= sizeof(o.metric[i]))
+				bad = __LINE__;
+		if (!bad &&
+		    jcal_options_expand_out(o.out, 4242, 1700000000, out, sizeof(out), err,
+					    sizeof(err)) == 0 &&
+		    strnlen(out, sizeof(out)) >= sizeof(out))
+			bad = __LINE__;
+	}
+	err[0] = '\0';
+	for (size_t cap = 1; cap <= sizeof(out) && !bad; cap *= 4)
+		if (jcal_options_expand_out(s, 1, 0, out, cap, err, sizeof(err)) == 0) {
+			if (strnlen(out, cap) >= cap)
+				bad = __LINE__;
+		} else if (!err[0] || (oneline && !fuzz_one_line(err, sizeof(err)))) {
+			bad = __LINE__;
+		}
+	free(s);
+	return bad;
+}
+
+#endif
