@@ -190,7 +190,7 @@ static void JNICALL on_vthread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread
 		return;
 	thread_state_retire(jvmti, jni, st);
 	/* Its last unmount: the carrier's metric goes on. */
-	thread_state_unmounting(&thread_state_ended);
+	thread_state_carrier_resume();
 }
 
 /* HotSpot's mount/unmount extension events: a virtual thread's metric only

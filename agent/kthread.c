@@ -19,6 +19,8 @@ static void kthread_destroy(void *p)
 	struct jcal_kthread *kt = p;
 
 	metric_thread_close(&jcal.metrics, &kt->mt);
+	if (kthread_current == kt)
+		kthread_current = NULL;
 	free(kt);
 }
 

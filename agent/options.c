@@ -265,7 +265,24 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 		    tok);
 }
 
+/* An error message is one line: control characters of the quoted token
+ * (a newline in the option string) are shown as '?'. */
+static int one_line(char *err, size_t errlen)
+{
+	for (size_t i = 0; err && i < errlen && err[i]; i++)
+		if ((unsigned char)err[i] < 0x20 || err[i] == 0x7f)
+			err[i] = '?';
+	return -1;
+}
+
+static int parse_all(const char *str, struct jcal_options *o, char *err, size_t errlen);
+
 int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_t errlen)
+{
+	return parse_all(str, o, err, errlen) ? one_line(err, errlen) : 0;
+}
+
+static int parse_all(const char *str, struct jcal_options *o, char *err, size_t errlen)
 {
 	char buf[4 * JCAL_OPT_PATH_MAX];
 
@@ -376,8 +393,17 @@ void jcal_bci_exclude_list(const struct jcal_options *o, char *out, size_t outle
 			 o->bci_exclude[0] ? ";" : "", o->bci_exclude);
 }
 
+static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
+		      char *err, size_t errlen);
+
 int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
 			    char *err, size_t errlen)
+{
+	return expand_out(pattern, pid, t, out, outlen, err, errlen) ? one_line(err, errlen) : 0;
+}
+
+static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
+		      char *err, size_t errlen)
 {
 	size_t n = 0;
 	char piece[64];

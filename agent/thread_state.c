@@ -153,6 +153,14 @@ void thread_state_mounted(struct jcal_thread *vt)
 	metric_resume(vt, kt);
 }
 
+void thread_state_carrier_resume(void)
+{
+	struct jcal_kthread *kt = kthread_get();
+
+	if (kt && kt->platform)
+		metric_resume(kt->platform, kt);
+}
+
 void thread_state_unmounting(struct jcal_thread *vt)
 {
 	struct jcal_kthread *kt = kthread_get();

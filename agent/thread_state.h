@@ -66,6 +66,8 @@ void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label)
  * stops / resumes, so that no time is charged to both. Idempotent. */
 void thread_state_mounted(struct jcal_thread *vt);
 void thread_state_unmounting(struct jcal_thread *vt);
+/* The carrier's metric goes on (a virtual thread ended on it). */
+void thread_state_carrier_resume(void);
 
 /* Records the thread's current name (THREAD_NAME) when it differs from the
  * one recorded: at VMInit for a thread first seen before it, and at thread

@@ -37,6 +37,7 @@ static const struct opt_case cases[] = {
 	{ __LINE__, "trace,recalibrate=end", -1, "recalibrate=end", 0 },
 	{ __LINE__, "trace,recalibrate=sometimes", -1, "recalibrate=sometimes", 0 },
 	{ __LINE__, "bogus", -1, "bogus", 0 },
+	{ __LINE__, "trace,bo\ngus", -1, "bo?gus", 0 },
 	{ __LINE__, "trace,bogus=1", -1, "bogus=1", 0 },
 	{ __LINE__, "trace,out=", -1, "out=", 0 },
 	{ __LINE__, "trace,out", -1, "out", 0 },
