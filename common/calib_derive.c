@@ -7,6 +7,7 @@
  * histogram (exact below 128, 1/64 relative width above) for the median
  * and p10.
  */
+#include "errmsg.h"
 #include "calib_derive.h"
 
 #include <errno.h>
@@ -58,19 +59,6 @@ struct derive {
 	int failed;
 };
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 static unsigned bucket_of(uint64_t v)
 {
@@ -122,7 +110,7 @@ static uint64_t quantile(const struct key_acc *a, double q)
 
 static int oom(struct derive *d)
 {
-	seterr(d->err, d->errlen, "out of memory");
+	errmsg_set(d->err, d->errlen, "out of memory");
 	d->failed = 1;
 	return -1;
 }
@@ -143,7 +131,7 @@ static int on_meta(void *ctx, const char *key, const char *value)
 		errno = 0;
 		v = strtoull(value, &end, 10);
 		if (!*value || *end || errno || value[0] == '-' || value[0] == ' ') {
-			seterr(d->err, d->errlen,
+			errmsg_set(d->err, d->errlen,
 			       "meta record %s: '%s' is not an unsigned integer (the environment "
 			       "cost in metric 0's raw unit)",
 			       key, value);
@@ -289,7 +277,7 @@ static int read_pass(struct derive *d, const char *path, const struct trace_visi
 		snprintf(d->info->trace_msg, sizeof(d->info->trace_msg), "%s", res.msg);
 		return 0;
 	default:
-		seterr(d->err, d->errlen, "%s", res.msg[0] ? res.msg : trace_status_str(st));
+		errmsg_set(d->err, d->errlen, "%s", res.msg[0] ? res.msg : trace_status_str(st));
 		return -1;
 	}
 }
@@ -348,13 +336,13 @@ int calib_derive_file(const char *trace_path, struct calib_table *t, struct cali
 		info = &scratch;
 	memset(info, 0, sizeof(*info));
 	if (calib_table_init(t)) {
-		seterr(err, errlen, "out of memory");
+		errmsg_set(err, errlen, "out of memory");
 		return -1;
 	}
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->acc = calloc(SEQKEY_COUNT, sizeof(*d->acc)))) {
 		free(d);
-		seterr(err, errlen, "out of memory");
+		errmsg_set(err, errlen, "out of memory");
 		return -1;
 	}
 	d->t = t;
@@ -375,13 +363,13 @@ int calib_derive_file(const char *trace_path, struct calib_table *t, struct cali
 	if (read_pass(d, trace_path, &v))
 		goto out;
 	if (info->calib_thread[0] && !info->threads_used) {
-		seterr(err, errlen,
+		errmsg_set(err, errlen,
 		       "%s: meta calib.thread names '%s', but no thread of that name has events",
 		       trace_path, info->calib_thread);
 		goto out;
 	}
 	if (!info->deltas) {
-		seterr(err, errlen,
+		errmsg_set(err, errlen,
 		       "%s: no delta between two events of a%s thread: nothing to "
 		       "calibrate from",
 		       trace_path, info->calib_thread[0] ? " calibration" : "");

@@ -4,6 +4,7 @@
  * the calibration directory (see calib_table.h and
  * docs/calibration-format.md).
  */
+#include "errmsg.h"
 #include "calib_table.h"
 
 #include <dirent.h>
@@ -36,19 +37,6 @@ static const struct {
     [CALIB_FP_AGENT_VERSION] = {"agent.version", "agent.version"},
 };
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 static int is_blank_or_control(char c)
 {
@@ -415,12 +403,12 @@ int calib_table_write_file(const struct calib_table *t, const char *path, char *
 	int bad;
 
 	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-		seterr(err, errlen, "%s: out of memory", path);
+		errmsg_set(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
 	f = fopen(tmp, "w");
 	if (!f) {
-		seterr(err, errlen, "%s: %s", tmp, strerror(errno));
+		errmsg_set(err, errlen, "%s: %s", tmp, strerror(errno));
 		free(tmp);
 		return -1;
 	}
@@ -428,13 +416,13 @@ int calib_table_write_file(const struct calib_table *t, const char *path, char *
 	if (fflush(f) || ferror(f))
 		bad = -1;
 	if (bad)
-		seterr(err, errlen, "%s: write error: %s", tmp, strerror(errno));
+		errmsg_set(err, errlen, "%s: write error: %s", tmp, strerror(errno));
 	if (fclose(f) && !bad) {
-		seterr(err, errlen, "%s: %s", tmp, strerror(errno));
+		errmsg_set(err, errlen, "%s: %s", tmp, strerror(errno));
 		bad = -1;
 	}
 	if (!bad && rename(tmp, path)) {
-		seterr(err, errlen, "%s: cannot rename %s: %s", path, tmp, strerror(errno));
+		errmsg_set(err, errlen, "%s: cannot rename %s: %s", path, tmp, strerror(errno));
 		bad = -1;
 	}
 	if (bad)
@@ -525,7 +513,7 @@ static int perr(struct parser *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	seterr(p->err, p->errlen, "%s:%u: %s", p->name, p->line, what);
+	errmsg_set(p->err, p->errlen, "%s:%u: %s", p->name, p->line, what);
 	return -1;
 }
 
@@ -721,7 +709,7 @@ int calib_table_read_file(struct calib_table *t, const char *path, char *err, si
 	int r;
 
 	if (!f) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		errmsg_set(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	r = calib_table_parse(t, f, path, err, errlen);
@@ -808,7 +796,7 @@ int calib_table_merge(struct calib_table *dst, const struct calib_table *src, in
 		if (unit_differs)
 			snprintf(unit, sizeof(unit), "%sunit '%s' vs '%s'", mask ? ", " : "",
 				 dst->unit, src->unit);
-		seterr(err, errlen, "fingerprints differ: %s%s", text, unit);
+		errmsg_set(err, errlen, "fingerprints differ: %s%s", text, unit);
 		return -1;
 	}
 	if (strcmp(dst->env_method, src->env_method) && src->env_method[0]) {
@@ -933,7 +921,7 @@ int calib_dir_create(const char *dir, char *err, size_t errlen)
 	struct stat sb;
 
 	if (!s) {
-		seterr(err, errlen, "%s: out of memory", dir);
+		errmsg_set(err, errlen, "%s: out of memory", dir);
 		return -1;
 	}
 	for (p = s + 1;; p++) {
@@ -943,7 +931,7 @@ int calib_dir_create(const char *dir, char *err, size_t errlen)
 
 		*p = '\0';
 		if (mkdir(s, 0755) && errno != EEXIST) {
-			seterr(err, errlen, "cannot create %s: %s", s, strerror(errno));
+			errmsg_set(err, errlen, "cannot create %s: %s", s, strerror(errno));
 			free(s);
 			return -1;
 		}
@@ -953,7 +941,7 @@ int calib_dir_create(const char *dir, char *err, size_t errlen)
 	}
 	free(s);
 	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
-		seterr(err, errlen, "%s: not a directory", dir);
+		errmsg_set(err, errlen, "%s: not a directory", dir);
 		return -1;
 	}
 	return 0;
@@ -992,7 +980,7 @@ int calib_dir_find(const char *dir, const struct calib_fingerprint *fp, char *pa
 	int n, found = 0;
 
 	if (calib_table_init(&scratch)) {
-		seterr(err, errlen, "%s: out of memory", dir);
+		errmsg_set(err, errlen, "%s: out of memory", dir);
 		return -1;
 	}
 	if (!calib_dir_path(dir, fp, path, len) && file_matches(path, fp, &scratch)) {
@@ -1001,7 +989,7 @@ int calib_dir_find(const char *dir, const struct calib_fingerprint *fp, char *pa
 	}
 	n = scandir(dir, &list, txt_file, alphasort);
 	if (n < 0) {
-		seterr(err, errlen, "%s: %s", dir, strerror(errno));
+		errmsg_set(err, errlen, "%s: %s", dir, strerror(errno));
 		calib_table_free(&scratch);
 		return -1;
 	}

@@ -33,6 +33,27 @@ static inline FILE *golden_open(const char *name)
 
 /* Reads the non-comment, non-empty lines of a golden file into lines[]
  * (each without its newline); returns the count, -1 when it cannot. */
+/* The whole text of a golden file (free it), or NULL. */
+static inline char *golden_text(const char *name)
+{
+	FILE *f = golden_open(name);
+	char *s;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = calloc(1, (size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	fclose(f);
+	return s;
+}
+
 static inline int golden_lines(const char *name, char lines[][256], int max)
 {
 	FILE *f = golden_open(name);

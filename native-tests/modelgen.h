@@ -237,27 +237,6 @@ static inline char *mg_run(int (*fn)(const struct model *, const struct report_o
 	return s;
 }
 
-/* The text of a golden file (free it), or NULL. */
-static inline char *mg_golden_text(const char *name)
-{
-	FILE *f = golden_open(name);
-	char *s;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	s = calloc(1, (size_t)n + 1);
-	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-		free(s);
-		s = NULL;
-	}
-	fclose(f);
-	return s;
-}
-
 /* Compares got with golden file name; JCAL_GOLDEN_UPDATE=1 rewrites it.
  * Returns 1 when equal (or rewritten). */
 static inline int mg_golden_equal(const char *got, const char *name)
@@ -277,7 +256,7 @@ static inline int mg_golden_equal(const char *got, const char *name)
 		fclose(f);
 		return 1;
 	}
-	want = mg_golden_text(name);
+	want = golden_text(name);
 	eq = want && got && !strcmp(got, want);
 	if (!eq)
 		fprintf(stderr, "  golden %s differs:\n--- got ---\n%s--- expected ---\n%s", name,

@@ -218,26 +218,6 @@ static char *run_report(const struct model *m, report_fn fn, enum report_format 
 	return run_report_sorted(m, fn, fmt, sel, FLAT_BY_BASE);
 }
 
-static char *golden_text(const char *name)
-{
-	FILE *f = golden_open(name);
-	char *s;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	s = calloc(1, (size_t)n + 1);
-	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-		free(s);
-		s = NULL;
-	}
-	fclose(f);
-	return s;
-}
-
 /* Compares with a golden output; JCAL_GOLDEN_UPDATE=1 rewrites it. */
 static void check_golden(const char *got, const char *name)
 {
