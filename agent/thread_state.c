@@ -72,6 +72,7 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	}
 	if (thread && jni && jcal.thread_tid)
 		java_tid = (uint64_t)(*jni)->GetLongField(jni, thread, jcal.thread_tid);
+	st->java_tid = java_tid;
 	if (thread && jni)
 		st->ref = (*jni)->NewGlobalRef(jni, thread);
 	st->name = strdup(name);
@@ -175,13 +176,19 @@ void thread_state_unmounting(struct jcal_thread *vt)
 void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 {
 	jvmtiThreadInfo info;
+	uint64_t java_tid = 0;
 
 	memset(&info, 0, sizeof(info));
 	if (!st->ref || (*jvmti)->GetThreadInfo(jvmti, st->ref, &info) != JVMTI_ERROR_NONE)
 		return;
-	if (info.name && (!st->name || strcmp(st->name, info.name))) {
+	/* A thread first seen before VMInit had no Thread.tid field to read. */
+	if (!st->java_tid && jni && jcal.thread_tid) {
+		java_tid = (uint64_t)(*jni)->GetLongField(jni, st->ref, jcal.thread_tid);
+		st->java_tid = java_tid;
+	}
+	if (info.name && (!st->name || strcmp(st->name, info.name) || java_tid)) {
 		struct trace_recbuf *rb = trace_file_lock();
-		trace_rec_thread_name(rb, st->serial, wall_ns(), info.name);
+		trace_rec_thread_name(rb, st->serial, wall_ns(), info.name, java_tid);
 		trace_file_unlock();
 		free(st->name);
 		st->name = strdup(info.name);

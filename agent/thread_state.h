@@ -33,6 +33,7 @@ struct jcal_thread {
 	uint64_t offset[JCAL_MAX_METRICS];
 	uint64_t saved[JCAL_MAX_METRICS];
 	jobject ref;              /* global reference to the java.lang.Thread */
+	uint64_t java_tid;        /* 0 until known (threads seen before VMInit) */
 	char *name;               /* the name last recorded */
 	struct trace_events_enc enc;
 	struct jcal_thread *prev, *next; /* registry */

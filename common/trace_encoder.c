@@ -255,15 +255,17 @@ void trace_rec_thread_end(struct trace_recbuf *rb, uint32_t serial, uint64_t tim
 }
 
 void trace_rec_thread_name(struct trace_recbuf *rb, uint32_t serial, uint64_t time_ns,
-			   const char *name)
+			   const char *name, uint64_t java_tid)
 {
-	uint8_t *s = rec_begin(rb, 2 * VARINT_MAX_LEN + str_room(name));
+	uint8_t *s = rec_begin(rb, 3 * VARINT_MAX_LEN + str_room(name));
 	if (!s)
 		return;
 	uint8_t *p = s;
 	p += varint_put(p, serial);
 	p += varint_put(p, time_ns);
 	p = put_str(p, name);
+	if (java_tid)
+		p += varint_put(p, java_tid);
 	rec_end(rb, TRACE_REC_THREAD_NAME, s, p);
 }
 

@@ -128,8 +128,9 @@ void trace_rec_thread_start(struct trace_recbuf *rb, uint32_t serial, uint64_t j
 			    const char *name, unsigned nmetrics, const uint64_t *metric);
 void trace_rec_thread_end(struct trace_recbuf *rb, uint32_t serial, uint64_t time_ns,
 			  uint64_t events, unsigned nmetrics, const uint64_t *metric);
+/* java_tid 0: not given (the record then has no such field). */
 void trace_rec_thread_name(struct trace_recbuf *rb, uint32_t serial, uint64_t time_ns,
-			   const char *name);
+			   const char *name, uint64_t java_tid);
 void trace_rec_compiled_load(struct trace_recbuf *rb, uint32_t method, uint64_t time_ns,
 			     uint64_t code_size);
 void trace_rec_compiled_unload(struct trace_recbuf *rb, uint32_t method, uint64_t time_ns);

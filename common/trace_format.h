@@ -34,7 +34,7 @@ enum trace_record_kind {
 	TRACE_REC_METHOD = 2,        /* varint id, varint modifiers, str class, str name, str sig */
 	TRACE_REC_THREAD_START = 3,  /* see trace_thread in trace_reader.h */
 	TRACE_REC_THREAD_END = 4,    /* varint serial, varint time_ns, varint events, u8 n, n x varint metric */
-	TRACE_REC_THREAD_NAME = 5,   /* varint serial, varint time_ns, str name */
+	TRACE_REC_THREAD_NAME = 5,   /* varint serial, varint time_ns, str name [, varint java_tid (1.1)] */
 	TRACE_REC_COMPILED_LOAD = 6, /* varint method id, varint time_ns, varint code size */
 	TRACE_REC_COMPILED_UNLOAD = 7, /* varint method id, varint time_ns */
 	TRACE_REC_END = 8,           /* varint events, varint threads, varint lost events: clean shutdown */

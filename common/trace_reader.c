@@ -224,6 +224,9 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		t.serial = cur_u32(c);
 		t.time_ns = cur_uv(c);
 		t.name = cur_str(c);
+		/* 1.1: the Java thread id, when it was not known at THREAD_START */
+		if (!c->bad && c->p < c->end)
+			t.java_tid = cur_uv(c);
 		tcb = v ? v->thread_name : NULL;
 		break;
 	case TRACE_REC_COMPILED_LOAD:

@@ -725,7 +725,7 @@ static void write_calib_trace(const char *path, int with_thread_meta)
 	tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 1, m);
 	tg_events_end(&tg);
 	/* the name comes after the events (THREAD_NAME), and so does calib.thread */
-	trace_rec_thread_name(&tg.rb, 2, 0, "jcal-calibrator");
+	trace_rec_thread_name(&tg.rb, 2, 0, "jcal-calibrator", 0);
 	if (with_thread_meta)
 		trace_rec_meta(&tg.rb, "calib.thread", "jcal-calibrator");
 	trace_rec_end(&tg.rb, 205, 2, 0);

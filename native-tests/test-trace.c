@@ -344,8 +344,9 @@ static void test_records_roundtrip(void)
 			       1700000000123456789ull, "main", 3, m3);
 	trace_rec_thread_start(&rb, UINT32_MAX, 0, UINT32_MAX, TRACE_THREAD_VIRTUAL, 0, "", 0,
 			       NULL);
-	trace_rec_thread_name(&rb, 1, 17, "worker-1");
-	trace_rec_thread_name(&rb, 2, 18, longname);
+	trace_rec_thread_name(&rb, 1, 17, "worker-1", 0);
+	trace_rec_thread_name(&rb, 2, 18, longname, 0);
+	trace_rec_thread_name(&rb, 3, 19, "main", 1); /* with the Java thread id (1.1) */
 	trace_rec_compiled_load(&rb, 77, 99, 1024);
 	trace_rec_compiled_unload(&rb, 77, 100);
 	trace_rec_thread_end(&rb, 1, UINT64_MAX, 123456, 4, m4);
@@ -377,6 +378,7 @@ static void test_records_roundtrip(void)
 	CLOG(&want, "name 1 0 0 0 17 [worker-1] 0 n=0\n");
 	longname[65535] = '\0'; /* strings are cut at 65535 bytes */
 	CLOG(&want, "name 2 0 0 0 18 [%s] 0 n=0\n", longname);
+	CLOG(&want, "name 3 1 0 0 19 [main] 0 n=0\n");
 	CLOG(&want, "compiled 77 1 99 1024\n");
 	CLOG(&want, "compiled 77 0 100 0\n");
 	CLOG(&want, "end 1 0 0 0 %" PRIu64 " [(null)] 123456 n=4 1 2 3 4\n", UINT64_MAX);

@@ -182,6 +182,8 @@ static int on_thread_name(void *ctx, const struct trace_thread *tt)
 		return oom(m);
 	if (tt->name && set_str(&t->name, tt->name))
 		return oom(m);
+	if (tt->java_tid)
+		t->java_tid = tt->java_tid;
 	return 0;
 }
 

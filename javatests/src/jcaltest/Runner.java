@@ -543,6 +543,8 @@ public final class Runner {
 		check(threadCalls(t, odd, W + "Names.leaf") == 3, "--thread selects the oddly named thread, leaf() 3 times");
 		Result j = post(t, "--report", "summary", "--format", "json");
 		check(j.out.contains("\"name\":\"naïve, \\\"quoted\\\" 名前\""), "JSON escapes the name: " + j.out);
+		check(j.out.contains("\"name\":\"main\",\"java_tid\":1,"),
+				"the main thread, first seen before VMInit, gets its Java thread id: " + j.out);
 		check(j.out.contains("\"name\":\"renamed-later\"") && !j.out.contains("\"name\":\"first-name\""),
 				"the name a thread ends with is recorded: " + j.out);
 		check(threadCalls(t, "renamed-later", W + "Names.leaf") == 2, "the renamed thread called leaf() twice");
