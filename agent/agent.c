@@ -139,10 +139,12 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	meta_exec_mode(jvmti, rb);
 	trace_file_unlock();
 	trace_file_flush();
-	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.mode == JCAL_MODE_BCI)
+	if (jcal.opts.mode == JCAL_MODE_BCI)
 		bci_agent_vm_init(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE)
 		region_control_vm_init(jvmti, jni);
+	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_end)
+		calibrate_install_end_hook(jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_start)
 		calibrate_inrun(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
@@ -387,11 +389,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		jcal_error("cannot open log=%s", jcal.opts.log);
 		return JNI_ERR;
 	}
-	if (jcal.opts.mode == JCAL_MODE_BCI &&
-	    (jcal.opts.command == JCAL_CMD_CALIBRATE || jcal.opts.recalibrate_start)) {
-		jcal_error("option 'mode=bci': calibration in bci mode is not available yet (use "
-			   "mode=events with %s)",
-			   jcal.opts.recalibrate_start ? "recalibrate=start" : "calibrate");
+	if (jcal.opts.mode == JCAL_MODE_BCI && jcal.opts.command == JCAL_CMD_TRACE &&
+	    (jcal.opts.recalibrate_start || jcal.opts.recalibrate_end)) {
+		jcal_error("option 'mode=bci': recalibrate is not available in bci mode (use "
+			   "a table from calibrate,mode=bci)");
 		return JNI_ERR;
 	}
 	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
@@ -407,9 +408,17 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		return JNI_ERR;
 	}
 	if ((jcal.opts.command == JCAL_CMD_CALIBRATE ||
-	     (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_start)) &&
+	     (jcal.opts.command == JCAL_CMD_TRACE &&
+	      (jcal.opts.recalibrate_start || jcal.opts.recalibrate_end))) &&
 	    calibrate_onload(jcal.jvmti, jcal.out_path, sizeof(jcal.out_path), err, sizeof(err))) {
 		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	/* calibrate,mode=bci needs jcal.Tracker too (jcal-agent.jar). */
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE && jcal.opts.mode == JCAL_MODE_BCI &&
+	    region_control_onload(jcal.jvmti)) {
+		jcal_error("option 'mode=bci' needs jcal-agent.jar beside libjcal.so (the "
+			   "jcal.Tracker class)");
 		return JNI_ERR;
 	}
 	if (jcal.opts.command == JCAL_CMD_TRACE && region_control_onload(jcal.jvmti)) {

@@ -9,6 +9,10 @@
  * METHOD record) and its id becomes the constant its probes push. The probes
  * call jcal.Tracker.enter/exit/exitThrow(id), whose natives
  * (event_recorder.c) record events exactly like MethodEntry/MethodExit do.
+ *
+ * With `calibrate` the one class instrumented is the calibration workload,
+ * jcal.calib.Workload (its nested classes, Tracker, Control and EnvTimer
+ * never): the filters do not apply.
  */
 #include "bci_agent.h"
 
@@ -29,6 +33,16 @@
 static atomic_int ready;
 static jobject tracker_module; /* global ref: the unnamed module of the boot loader */
 
+#define CALIB_WORKLOAD_CLASS "jcal/calib/Workload"
+
+/* Whether class name ("pkg/C") is rewritten. */
+static int selected(const char *name)
+{
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
+		return !strcmp(name, CALIB_WORKLOAD_CLASS);
+	return jcal_bci_instrumented(&jcal.opts, name);
+}
+
 void bci_agent_onload(jvmtiCapabilities *caps)
 {
 	char exclude[2 * JCAL_OPT_PATH_MAX];
@@ -37,8 +51,13 @@ void bci_agent_onload(jvmtiCapabilities *caps)
 	method_table_use_keys();
 	jcal_bci_exclude_list(&jcal.opts, exclude, sizeof(exclude));
 	rb = trace_file_lock();
-	trace_rec_meta(rb, "bci.include", jcal.opts.bci_include);
-	trace_rec_meta(rb, "bci.exclude", exclude);
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE) {
+		trace_rec_meta(rb, "bci.include", "jcal.calib.Workload");
+		trace_rec_meta(rb, "bci.exclude", "");
+	} else {
+		trace_rec_meta(rb, "bci.include", jcal.opts.bci_include);
+		trace_rec_meta(rb, "bci.exclude", exclude);
+	}
 	trace_file_unlock();
 	caps->can_generate_all_class_hook_events = 1;
 	caps->can_retransform_classes = 1;
@@ -119,8 +138,7 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 	(void)class_being_redefined;
 	(void)protection_domain;
 	/* Hidden classes (lambda proxies) come without a name, or not at all. */
-	if (!name || !atomic_load(&ready) || jcal_stopped() ||
-	    !jcal_bci_instrumented(&jcal.opts, name))
+	if (!name || !atomic_load(&ready) || jcal_stopped() || !selected(name))
 		return;
 	size_t n = strlen(name);
 	rc.csig = malloc(n + 3);
@@ -174,7 +192,7 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 		    (*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL) == JVMTI_ERROR_NONE &&
 		    sig && sig[0] == 'L') {
 			sig[strlen(sig) - 1] = '\0';
-			keep = jcal_bci_instrumented(&jcal.opts, sig + 1);
+			keep = selected(sig + 1);
 		}
 		if (sig)
 			(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);

@@ -108,9 +108,9 @@ static uint32_t rng_next(uint64_t *s)
 	return (uint32_t)(*s >> 33);
 }
 
-static void random_tree(struct builder *b, uint64_t *s, int depth)
+static void random_tree(struct builder *b, uint64_t *s, int depth, int ntypes)
 {
-	int type = (int)(rng_next(s) % 4);
+	int type = (int)(rng_next(s) % (uint32_t)ntypes);
 	int flags = 0;
 	if (rng_next(s) % 4 == 0)
 		flags |= CALIB_THROWS;
@@ -119,13 +119,13 @@ static void random_tree(struct builder *b, uint64_t *s, int depth)
 	node_open(b, type, flags);
 	int kids = depth > 0 ? (int)(rng_next(s) % 3) : 0;
 	for (int k = 0; k < kids; k++)
-		random_tree(b, s, depth - 1);
+		random_tree(b, s, depth - 1, ntypes);
 	node_close(b);
 }
 
 #define RANDOM_PROGRAMS 128
-#define SHAPES (3 * 64 + 8 + 16)
-#define MAX_PROGRAMS (SHAPES + RANDOM_PROGRAMS)
+#define MAX_SHAPES (3 * 64 + 8 + 16)
+#define MAX_PROGRAMS (MAX_SHAPES + RANDOM_PROGRAMS)
 
 /*
  * Systematic shapes for every type triple, single-node programs of every
@@ -133,35 +133,39 @@ static void random_tree(struct builder *b, uint64_t *s, int depth)
  * passing through every type pair to the thread root, and seeded
  * random trees. Systematic and random programs alternate, so that over the
  * rounds consecutive top-level calls meet every pair of types (a:X:O:E:b).
+ * Node types are 0 .. ntypes-1: all four, or I and i only (mode=bci).
  */
-size_t calib_programs_build(struct calib_prog **out)
+static size_t build(struct calib_prog **out, int ntypes)
 {
 	struct calib_prog *p = calloc(MAX_PROGRAMS, sizeof(*p));
 	uint64_t seed = 0x6a63616c;
 	struct builder b;
 	size_t n = 0;
 	int random_left = RANDOM_PROGRAMS;
+	const int t2 = ntypes * ntypes, t3 = t2 * ntypes;
+	const int shapes = 3 * t3 + 2 * ntypes + t2;
 
 	if (!p)
 		return 0;
-	for (int shape = 0; shape < SHAPES; shape++) {
-		int x = (shape % 64) / 16, y = (shape % 16) / 4, z = shape % 4;
+	for (int shape = 0; shape < shapes; shape++) {
+		int x = (shape % t3) / t2, y = (shape % t2) / ntypes, z = shape % ntypes;
+		int s = shape - 3 * t3;
 		memset(&b, 0, sizeof(b));
-		if (shape < 64)
+		if (shape < t3)
 			siblings(&b, x, y, z);
-		else if (shape < 128)
+		else if (shape < 2 * t3)
 			nested(&b, x, y, z, 0);
-		else if (shape < 192)
+		else if (shape < 3 * t3)
 			nested(&b, x, y, z, CALIB_THROWS);
-		else if (shape < 200)
-			leaf(&b, (shape - 192) / 2, (shape & 1) ? CALIB_THROWS : 0);
+		else if (s < 2 * ntypes)
+			leaf(&b, s / 2, (s & 1) ? CALIB_THROWS : 0);
 		else
-			propagate(&b, (shape - 200) / 4, (shape - 200) % 4);
+			propagate(&b, (s - 2 * ntypes) / ntypes, (s - 2 * ntypes) % ntypes);
 		if (finish(&b, &p[n++]))
 			goto oom;
 		if (random_left > 0 && (shape & 1)) {
 			memset(&b, 0, sizeof(b));
-			random_tree(&b, &seed, 4);
+			random_tree(&b, &seed, 4, ntypes);
 			if (finish(&b, &p[n++]))
 				goto oom;
 			random_left--;
@@ -169,7 +173,7 @@ size_t calib_programs_build(struct calib_prog **out)
 	}
 	while (random_left-- > 0) {
 		memset(&b, 0, sizeof(b));
-		random_tree(&b, &seed, 4);
+		random_tree(&b, &seed, 4, ntypes);
 		if (finish(&b, &p[n++]))
 			goto oom;
 	}
@@ -178,6 +182,16 @@ size_t calib_programs_build(struct calib_prog **out)
 oom:
 	calib_programs_free(p, n);
 	return 0;
+}
+
+size_t calib_programs_build(struct calib_prog **out)
+{
+	return build(out, 4);
+}
+
+size_t calib_programs_build_bci(struct calib_prog **out)
+{
+	return build(out, 2);
 }
 
 void calib_programs_free(struct calib_prog *p, size_t n)

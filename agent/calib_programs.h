@@ -23,6 +23,9 @@ struct calib_prog {
  * grand-callee type triple (with normal and exception exits, shallow and
  * nested) plus seeded random trees. Returns the count, 0 when out of memory. */
 size_t calib_programs_build(struct calib_prog **out);
+/* The same shapes over types I and i only: mode=bci, which does not trace
+ * natives. Whether a node runs as I/i or J/j is up to the JIT. */
+size_t calib_programs_build_bci(struct calib_prog **out);
 void calib_programs_free(struct calib_prog *p, size_t n);
 
 /* Checks a program's structure (sizes, types, flags). 0 ok, -1 broken. */

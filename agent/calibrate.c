@@ -7,9 +7,16 @@
  *    the JVM, registers the workload's natives, runs every program a few
  *    times to warm up, then enables MethodEntry/Exit for itself only and
  *    runs them many more times from the thread root.
- * 3. VMInit then runs jcal.calib.EnvTimer in a child JVM (-Xint, no agent)
- *    for the uninstrumented call costs, records env.KEY meta records, and
- *    calls System.exit(0).
+ *    With mode=bci the workload's Java node methods carry probes (bci_agent.c
+ *    instruments jcal.calib.Workload), which are always active: the
+ *    programs use types I and i only (natives are not traced), one cold
+ *    round is measured while they still run interpreted (I/i keys), the
+ *    warm-up until the JIT has compiled them is left out of the trace as an
+ *    untraced region, and the measured rounds then give the J/j keys.
+ * 3. VMInit then runs jcal.calib.EnvTimer in a child JVM (-Xint, no agent;
+ *    with mode=bci without -Xint, after a warm-up: the uninstrumented JIT
+ *    run) for the call costs, records env.KEY meta records, and calls
+ *    System.exit(0).
  * 4. VM death closes the trace; calibrate_finish derives the table from it
  *    with the same code as `jcal-post --report calib` and writes it.
  * Every wait is bounded: a stuck JVM fails with a message, never hangs.
@@ -37,6 +44,7 @@
 #include "calib_table.h"
 #include "lib_dir.h"
 #include "log.h"
+#include "method_table.h"
 #include "seqkey.h"
 #include "thread_state.h"
 #include "trace_file.h"
@@ -44,7 +52,11 @@
 #define CALIB_THREAD_NAME "jcal-calibrator"
 #define WARMUP_ROUNDS 30
 #define MEASURE_ROUNDS 300
-#define INRUN_ROUNDS 100 /* recalibrate=start: a shorter burst */
+#define INRUN_ROUNDS 100      /* recalibrate=start: a shorter burst */
+#define BCI_COLD_ROUNDS 1     /* mode=bci: measured before the JIT compiles */
+#define BCI_WARMUP_ROUNDS 100 /* mode=bci: at least, untraced... */
+#define BCI_WARMUP_MAX 1000   /* ...until Workload.I and i are compiled */
+#define ENV_BCI_WARMUP 20000  /* mode=bci: EnvTimer calls per loop to warm up */
 #define WORKLOAD_TIMEOUT_S 300
 #define ENV_TIMEOUT_S 180
 
@@ -92,6 +104,40 @@ static void workload_fail(const char *msg)
 	pthread_mutex_unlock(&work.lock);
 }
 
+static int bci_mode(void)
+{
+	return jcal.opts.mode == JCAL_MODE_BCI;
+}
+
+static int native_type(unsigned t)
+{
+	return t == JCAL_MT_NATIVE_STATIC || t == JCAL_MT_NATIVE;
+}
+
+/* Keys the calibration can produce in this mode: mode=bci traces no
+ * natives, so its keys are those of types I i J j O. */
+static int key_wanted(const struct seqkey *k)
+{
+	if (!bci_mode())
+		return seqkey_reachable(SEQKEY_MODE_EVENTS, k);
+	return seqkey_reachable(SEQKEY_MODE_BCI, k) && !native_type(k->m1) && !native_type(k->m2) &&
+	       !native_type(k->m3);
+}
+
+/* mode=bci: how many of Workload.I and Workload.i have compiled code. */
+static int workload_jitted(void)
+{
+	static const char *const names[2] = { "I", "i" };
+	int n = 0;
+
+	for (int t = 0; t < 2; t++) {
+		struct jcal_method *m = method_table_define("Ljcal/calib/Workload;", names[t],
+							    "([II)V", t ? 0x0001 : 0x0009);
+		n += m && atomic_load(&m->compiled) > 0;
+	}
+	return n;
+}
+
 static int set_events(jvmtiEnv *jvmti, jvmtiEventMode mode, jthread self)
 {
 	if ((*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, self) !=
@@ -110,6 +156,41 @@ static void run_rounds(JNIEnv *env, jintArray *arr, const struct calib_prog *p, 
 		for (size_t i = 0; i < n; i++)
 			calib_natives_call(env, p[i].code[0], arr[i], 0);
 	work.runs += (uint64_t)rounds * n;
+}
+
+/*
+ * mode=bci: the probes record whenever the thread's region is open, so the
+ * warm-up is an untraced region (STOP/START control events: calib_derive
+ * takes no delta across them). A cold round first, while Workload.I/i run
+ * interpreted; then the warm-up until the JIT has compiled both; then the
+ * measured rounds.
+ */
+static void bci_rounds(jvmtiEnv *jvmti, JNIEnv *env, jintArray *arr, const struct calib_prog *p,
+		       size_t n)
+{
+	struct jcal_thread *st = thread_state_get(jvmti);
+	int rounds = 0;
+
+	if (!st || st == &thread_state_ended) {
+		workload_fail("calibrate: the calibrator thread has no trace state");
+		return;
+	}
+	run_rounds(env, arr, p, n, BCI_COLD_ROUNDS);
+	thread_state_control(st, JCAL_CTL_STOP, 0);
+	st->regions = 0;
+	while (rounds < BCI_WARMUP_MAX && (rounds < BCI_WARMUP_ROUNDS || workload_jitted() < 2)) {
+		run_rounds(env, arr, p, n, 10);
+		rounds += 10;
+	}
+	st->regions = 1;
+	thread_state_control(st, JCAL_CTL_START, 0);
+	if (workload_jitted() < 2)
+		jcal_warn("calibrate: Workload.I/i not compiled after %d warm-up rounds: the table "
+			  "may lack J/j keys",
+			  rounds);
+	jcal_debug("calibrate: mode=bci warm-up %d rounds, %d node methods jitted", rounds,
+		   workload_jitted());
+	run_rounds(env, arr, p, n, MEASURE_ROUNDS);
 }
 
 static void *workload_main(void *arg)
@@ -132,7 +213,7 @@ static void *workload_main(void *arg)
 		workload_fail(err);
 		goto detach;
 	}
-	n = calib_programs_build(&progs);
+	n = bci_mode() ? calib_programs_build_bci(&progs) : calib_programs_build(&progs);
 	arr = n ? calloc(n, sizeof(*arr)) : NULL;
 	if (!arr) {
 		workload_fail("calibrate: out of memory building the workload");
@@ -147,6 +228,10 @@ static void *workload_main(void *arg)
 		(*env)->SetIntArrayRegion(env, a, 0, progs[i].len, (const jint *)progs[i].code);
 		arr[i] = (*env)->NewGlobalRef(env, a);
 		(*env)->DeleteLocalRef(env, a);
+	}
+	if (bci_mode()) {
+		bci_rounds(jvmti, env, arr, progs, n);
+		goto detach;
 	}
 	/* Warm-up without events: resolves call sites, initialises classes. In a
 	 * traced JVM (recalibrate=start) the thread's events are on already:
@@ -195,6 +280,10 @@ static int run_workload(jvmtiEnv *jvmti, char *err, size_t errlen)
 	struct timespec deadline;
 	int rc = 0;
 
+	/* recalibrate=both runs it twice */
+	pthread_mutex_lock(&work.lock);
+	work.done = work.failed = 0;
+	pthread_mutex_unlock(&work.lock);
 	if (pthread_create(&t, NULL, workload_main, jvmti) != 0) {
 		snprintf(err, errlen, "calibrate: cannot start the calibrator thread: %s",
 			 strerror(errno));
@@ -236,8 +325,15 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 	snprintf(java, sizeof(java), "%s/bin/java", home);
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)home);
 	jcal_lib_file("libjcal.so", lib, sizeof(lib));
-	char *argv[] = { java, "-Xint", "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer", lib,
-			 NULL };
+	/* mode=events runs traced threads interpreted, mode=bci jitted: the
+	 * uninstrumented truth is -Xint, or the JIT after a warm-up. */
+	char warm[16];
+	snprintf(warm, sizeof(warm), "%d", ENV_BCI_WARMUP);
+	char *argv_xint[] = { java, "-Xint", "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer",
+			      lib, NULL };
+	char *argv_jit[] = { java, "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer", lib,
+			     "50000", "5", warm, NULL };
+	char **argv = bci_mode() ? argv_jit : argv_xint;
 
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "calibrate: pipe: %s", strerror(errno));
@@ -281,8 +377,8 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 	close(fds[0]);
 	waitpid(pid, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(err, errlen, "calibrate: the env timer JVM (%.300s -Xint ... EnvTimer) failed "
-				      "(status %d)", java, status);
+		snprintf(err, errlen, "calibrate: the env timer JVM (%.300s%s ... EnvTimer) failed "
+				      "(status %d)", java, bci_mode() ? "" : " -Xint", status);
 		return -1;
 	}
 	return 0;
@@ -301,13 +397,21 @@ static unsigned write_env_meta(const struct calib_env *e)
 		scale = (double)jcal.metrics.tsc_hz / 1e9;
 	rb = trace_file_lock();
 	trace_rec_meta(rb, "calib.thread", CALIB_THREAD_NAME);
-	trace_rec_meta(rb, "env.method",
-		       "xint-child-jvm: empty calls timed per caller/callee type in a -Xint JVM "
-		       "without agent, each call split in halves around the callee's entry and exit");
+	if (bci_mode())
+		trace_rec_meta(rb, "env.method",
+			       "jit-child-jvm: empty calls timed per caller/callee type in a JVM in "
+			       "mixed mode without agent after a warm-up of 20000 calls per loop "
+			       "(the JIT run), each call split in halves around the callee's entry "
+			       "and exit");
+	else
+		trace_rec_meta(rb, "env.method",
+			       "xint-child-jvm: empty calls timed per caller/callee type in a -Xint "
+			       "JVM without agent, each call split in halves around the callee's "
+			       "entry and exit");
 	struct seqkey k;
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
 		seqkey_from_index(i, &k);
-		if (!seqkey_reachable(SEQKEY_MODE_EVENTS, &k))
+		if (!key_wanted(&k))
 			continue;
 		seqkey_format(&k, name);
 		double ns = calib_env_key(e, name);
@@ -367,7 +471,7 @@ static void report_missing(const struct calib_table *t)
 	line[0] = '\0';
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
 		seqkey_from_index(i, &k);
-		if (!seqkey_reachable(SEQKEY_MODE_EVENTS, &k) || calib_table_get(t, &k))
+		if (!key_wanted(&k) || calib_table_get(t, &k))
 			continue;
 		if (missing++ < 24)
 			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s",
@@ -385,14 +489,41 @@ void calibrate_inrun(jvmtiEnv *jvmti, JNIEnv *jni)
 	struct calib_env env;
 
 	(void)jni;
-	jcal_info("recalibrate=start: running the calibration workload in this JVM (~3 s)");
+	jcal_info("recalibrate: running the calibration workload in this JVM (~3 s)");
 	if (run_workload(jvmti, err, sizeof(err)) ||
 	    run_env_timer(jvmti, env_out, sizeof(env_out), err, sizeof(err)) ||
 	    calib_env_parse(&env, env_out, err, sizeof(err))) {
-		jcal_warn("recalibrate=start failed, the trace has no in-run calibration: %s", err);
+		jcal_warn("recalibrate failed, the trace lacks this in-run calibration: %s", err);
 		return;
 	}
 	write_env_meta(&env);
+}
+
+static void JNICALL hooks_recalibrate(JNIEnv *jni, jclass cls)
+{
+	(void)cls;
+	if (!jcal_stopped())
+		calibrate_inrun(jcal.jvmti, jni);
+}
+
+void calibrate_install_end_hook(JNIEnv *jni)
+{
+	static const JNINativeMethod native = { "recalibrate", "()V", (void *)hooks_recalibrate };
+	jclass cls = (*jni)->FindClass(jni, "jcal/Hooks");
+	jmethodID install = cls ? (*jni)->GetStaticMethodID(jni, cls, "install", "()V") : NULL;
+
+	if (!install || (*jni)->RegisterNatives(jni, cls, &native, 1) != 0) {
+		(*jni)->ExceptionClear(jni);
+		jcal_warn("recalibrate=end: cannot install the shutdown hook (jcal-agent.jar?)");
+	} else {
+		(*jni)->CallStaticVoidMethod(jni, cls, install);
+		if ((*jni)->ExceptionCheck(jni)) {
+			(*jni)->ExceptionClear(jni);
+			jcal_warn("recalibrate=end: cannot install the shutdown hook");
+		}
+	}
+	if (cls)
+		(*jni)->DeleteLocalRef(jni, cls);
 }
 
 int calibrate_finish(const char *trace_path)
@@ -420,11 +551,20 @@ int calibrate_finish(const char *trace_path)
 		calib_table_free(&table);
 		return -1;
 	}
-	calib_table_coverage(&table, SEQKEY_MODE_EVENTS, &reachable, &covered);
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		struct seqkey k;
+		seqkey_from_index(i, &k);
+		if (key_wanted(&k)) {
+			reachable++;
+			covered += calib_table_get(&table, &k) != NULL;
+		}
+	}
 	jcal_info("calibration table written to %s (trace %s)", path, trace_path);
-	jcal_info("key coverage: %u of %u keys reachable in mode=events; %llu samples from "
+	jcal_info("key coverage: %u of %u keys reachable in mode=%s; %llu samples from "
 		  "thread %s; %u keys without an environment cost",
-		  covered, reachable, (unsigned long long)info.deltas,
+		  covered, reachable,
+		  bci_mode() ? "bci without natives (I i J j O)" : "events",
+		  (unsigned long long)info.deltas,
 		  info.calib_thread[0] ? info.calib_thread : "(all)", info.env_missing);
 	report_missing(&table);
 	calib_table_free(&table);

@@ -23,6 +23,11 @@ void calibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni);
  * failure it warns and tracing goes on. */
 void calibrate_inrun(jvmtiEnv *jvmti, JNIEnv *jni);
 
+/* trace,recalibrate=end|both, at VMInit: registers jcal.Hooks' native and
+ * installs its shutdown hook, which runs calibrate_inrun at the end of the
+ * run, while tracing is still on. Warns when it cannot. */
+void calibrate_install_end_hook(JNIEnv *jni);
+
 /* After the trace is closed at VM death: derives and writes the table,
  * prints where it went and the key coverage. Returns 0 or -1. */
 int calibrate_finish(const char *trace_path);

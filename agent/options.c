@@ -30,8 +30,9 @@ static const char help_text[] =
 	"                     (without include=) java.* javax.* jdk.* sun.* com.sun.*\n"
 	"  start=auto|manual  trace every thread from the start (default), or only\n"
 	"                     between jcal.Control.start() and stop() of each thread\n"
-	"  recalibrate=start  with trace: run a short calibration burst at start-up and\n"
-	"                     keep its samples in the trace (jcal-post --calib inrun)\n"
+	"  recalibrate=W      with trace: run a short calibration burst at start-up\n"
+	"                     (start), at the end (end) or both, and keep its samples\n"
+	"                     in the trace (jcal-post --calib inrun)\n"
 	"  table=FILE         with calibrate: where the table goes\n"
 	"                     (default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)\n"
 	"  log=FILE           agent messages to FILE instead of stderr\n"
@@ -225,14 +226,14 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 	if (!strcmp(key, "exclude"))
 		return add_patterns(o->bci_exclude, val, tok, err, errlen);
 	if (!strcmp(key, "recalibrate")) {
-		if (!strcmp(val, "start")) {
+		if (!strcmp(val, "start") || !strcmp(val, "both"))
 			o->recalibrate_start = 1;
-			return 0;
-		}
 		if (!strcmp(val, "end") || !strcmp(val, "both"))
+			o->recalibrate_end = 1;
+		if (!o->recalibrate_start && !o->recalibrate_end)
 			return fail(err, errlen,
-				    "option '%s': only recalibrate=start is implemented so far", tok);
-		return fail(err, errlen, "bad value in option '%s' (expected start)", tok);
+				    "bad value in option '%s' (expected start, end or both)", tok);
+		return 0;
 	}
 	if (!strcmp(key, "start")) {
 		if (!strcmp(val, "auto"))

@@ -45,7 +45,8 @@ struct jcal_options {
 	enum jcal_loglevel loglevel;
 	int quiet;
 	int start_manual;              /* start=manual: threads traced only inside jcal.Control regions */
-	int recalibrate_start;         /* recalibrate=start: calibration burst at VMInit, in the trace */
+	int recalibrate_start;         /* recalibrate=start|both: calibration burst at VMInit, in the trace */
+	int recalibrate_end;           /* recalibrate=end|both: the same in a shutdown hook */
 	/* mode=bci filters: ';'-separated globs on "pkg.Class" names, in the
 	 * order given (include=/exclude= may repeat); empty = none given. */
 	char bci_include[JCAL_OPT_PATH_MAX];

@@ -2,7 +2,8 @@
  * test-agent-calib.c - the calibration workload's pure parts: the programs
  * (agent/calib_programs.c) are well formed and, run from the thread root as
  * the calibrator thread runs them, produce every sequence key reachable in
- * mode=events and no other; the environment model (agent/calib_env.c)
+ * mode=events and no other (the mode=bci programs: every key of types
+ * I i J j O, natives aside); the environment model (agent/calib_env.c)
  * parses the env timer's output and splits call costs over keys.
  */
 #include <stdlib.h>
@@ -13,10 +14,14 @@
 #include "seqkey.h"
 #include "test.h"
 
-static const unsigned mtype[4] = { JCAL_MT_INTERP_STATIC, JCAL_MT_INTERP, JCAL_MT_NATIVE_STATIC,
-				   JCAL_MT_NATIVE };
+static const unsigned events_types[4] = { JCAL_MT_INTERP_STATIC, JCAL_MT_INTERP,
+					  JCAL_MT_NATIVE_STATIC, JCAL_MT_NATIVE };
+/* mode=bci with Workload.I/i jitted: what the warm-up must produce. */
+static const unsigned jitted_types[4] = { JCAL_MT_JIT_STATIC, JCAL_MT_JIT, JCAL_MT_NATIVE_STATIC,
+					  JCAL_MT_NATIVE };
 
 struct sim {
+	const unsigned *mtype;
 	struct seqkey_stepper st;
 	unsigned char seen[SEQKEY_COUNT];
 	unsigned events;
@@ -26,7 +31,7 @@ struct sim {
 static void emit(struct sim *s, int type, unsigned transition)
 {
 	struct seqkey_step out;
-	if (seqkey_step(&s->st, (uint32_t)type + 1, transition, mtype[type], &out) != 0) {
+	if (seqkey_step(&s->st, (uint32_t)type + 1, transition, s->mtype[type], &out) != 0) {
 		s->bad = 1;
 		return;
 	}
@@ -75,6 +80,7 @@ static void test_programs_cover_every_reachable_key(void)
 	char name[SEQKEY_TEXT_LEN];
 
 	seqkey_stepper_init(&s->st);
+	s->mtype = events_types;
 	for (int round = 0; round < 2; round++)
 		for (size_t i = 0; i < n; i++)
 			run(s, p[i].code, 0);
@@ -98,6 +104,84 @@ static void test_programs_cover_every_reachable_key(void)
 	seqkey_stepper_free(&s->st);
 	free(s);
 	calib_programs_free(p, n);
+}
+
+/* Whether a key has only types m (and O): 1 << letter index in IiJjNnO. */
+static int key_types_in(const struct seqkey *k, unsigned mask)
+{
+	mask |= 1u << JCAL_MT_OTHER;
+	return (mask >> k->m1 & 1) && (mask >> k->m2 & 1) && (mask >> k->m3 & 1);
+}
+
+/* Coverage of the bci programs run with types: keys reachable in mode=bci
+ * whose types are in mask; no key outside mask may appear. */
+static void bci_coverage(const unsigned *types, unsigned mask, const char *what)
+{
+	struct calib_prog *p;
+	size_t n = calib_programs_build_bci(&p);
+	struct sim *s = calloc(1, sizeof(*s));
+	unsigned reachable = 0, covered = 0, extra = 0;
+	char name[SEQKEY_TEXT_LEN];
+
+	CHECK(n > 100);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(calib_program_check(&p[i]) == 0);
+		for (int pc = 0; pc < p[i].len; pc += 4) /* every header: I or i */
+			CHECK(p[i].code[pc] == CALIB_I || p[i].code[pc] == CALIB_i);
+	}
+	seqkey_stepper_init(&s->st);
+	s->mtype = types;
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < n; i++)
+			run(s, p[i].code, 0);
+	CHECK(!s->bad);
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		struct seqkey k;
+		seqkey_from_index(i, &k);
+		int r = seqkey_reachable(SEQKEY_MODE_BCI, &k) && key_types_in(&k, mask);
+		reachable += r;
+		covered += r && s->seen[i];
+		if (!r && s->seen[i]) {
+			extra++;
+			fprintf(stderr, "  unexpected key produced: %s\n", seqkey_format(&k, name));
+		} else if (r && !s->seen[i]) {
+			fprintf(stderr, "  reachable key missed: %s\n", seqkey_format(&k, name));
+		}
+	}
+	/* keys of two method types and O: 96 (I i O, as J j O) */
+	CHECK_EQ_U(reachable, 96);
+	CHECK_EQ_U(covered, reachable);
+	CHECK_EQ_U(extra, 0);
+	fprintf(stderr, "  bci programs, %s: %u of %u keys\n", what, covered, reachable);
+	seqkey_stepper_free(&s->st);
+	free(s);
+	calib_programs_free(p, n);
+}
+
+static void test_bci_programs_cover_interpreted_and_jitted_keys(void)
+{
+	const unsigned interp = 1u << JCAL_MT_INTERP_STATIC | 1u << JCAL_MT_INTERP;
+	const unsigned jit = 1u << JCAL_MT_JIT_STATIC | 1u << JCAL_MT_JIT;
+	unsigned mixed = 0, all = 0;
+	struct seqkey k;
+
+	/* Run interpreted (as before the JIT compiles Workload.I/i)... */
+	bci_coverage(events_types, interp, "I/i interpreted");
+	/* ...and jitted, as after the warm-up. */
+	bci_coverage(jitted_types, jit, "J/j jitted (after warm-up)");
+	/* Keys mixing I/i with J/j need one node method compiled and the
+	 * other not: a real run produces them only while the JIT works. */
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		seqkey_from_index(i, &k);
+		if (!seqkey_reachable(SEQKEY_MODE_BCI, &k) || !key_types_in(&k, interp | jit))
+			continue;
+		all++;
+		mixed += !key_types_in(&k, interp) && !key_types_in(&k, jit);
+	}
+	fprintf(stderr, "  bci keys without natives: %u, of which %u mix I/i with J/j\n", all,
+		mixed);
+	CHECK_EQ_U(all, 600);
+	CHECK_EQ_U(mixed, 408);
 }
 
 static const char env_text[] =
@@ -153,6 +237,7 @@ int main(void)
 {
 	RUN(test_programs_well_formed);
 	RUN(test_programs_cover_every_reachable_key);
+	RUN(test_bci_programs_cover_interpreted_and_jitted_keys);
 	RUN(test_env_model);
 	RUN(test_env_parse_errors);
 	return test_summary("agent-calib");

@@ -2,8 +2,9 @@ package jcal.calib;
 
 /**
  * Measures the execution-environment cost of calls in the uninstrumented
- * program (SPEC §6): run by the agent in a child JVM started with -Xint and
- * no agent, so it sees the execution mode that mode=events forces.
+ * program (SPEC §6): run by the agent in a child JVM without agent, started
+ * with -Xint for mode=events (the execution mode it forces) and in mixed
+ * mode with a long warm-up for mode=bci (the JIT run).
  *
  * For every caller type a and callee type b (I i N n) it times a loop that
  * calls an empty method of type b from a method of type a, and the same
@@ -12,7 +13,9 @@ package jcal.calib;
  * Output lines: "call A B NS" and "throw A B NS" (nanoseconds, the lowest
  * of several rounds), then "done".
  *
- * Usage: java -Xint -cp jcal-calibrator.jar jcal.calib.EnvTimer LIBJCAL [CALLS] [ROUNDS]
+ * Usage: java [-Xint] -cp jcal-calibrator.jar jcal.calib.EnvTimer LIBJCAL [CALLS] [ROUNDS] [WARMUP]
+ * (WARMUP: calls per loop before timing, default 100: resolves the call
+ * sites; some 20000 let the JIT compile the loops and callees.)
  */
 public final class EnvTimer {
 	static final String TYPES = "IiNn";
@@ -101,10 +104,11 @@ public final class EnvTimer {
 		System.load(args[0]);
 		int n = args.length > 1 ? Integer.parseInt(args[1]) : 50000;
 		int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-		/* Warm-up: resolve every call site once. */
+		int warm = args.length > 3 ? Integer.parseInt(args[3]) : 100;
+		/* Warm-up: resolve every call site (and, when long, let the JIT compile). */
 		for (int a = 0; a < 4; a++)
 			for (int kind = -1; kind < 8; kind++)
-				time(a, kind, 100);
+				time(a, kind, warm);
 		for (int a = 0; a < 4; a++) {
 			for (int kind = 0; kind < 8; kind++) {
 				double best = Double.MAX_VALUE;

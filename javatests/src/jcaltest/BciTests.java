@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * mode=events; a warmed-up loop shows jitted (J/j) method types; exceptions
  * through instrumented frames, lambdas and the other shapes of
  * jcaltest.work.BciMix; -Xverify:all; the include=/exclude= filters; JDK 25
- * and virtual threads when a JDK >= 21 is there. Uses Runner's process and
+ * and virtual threads when a JDK >= 21 is there; calibrate,mode=bci and its
+ * table applied to a bci trace. Uses Runner's process and
  * report helpers.
  *
  * Usage: java -cp build/javatests jcaltest.BciTests AGENT JCAL_POST [TEST...]
@@ -169,6 +170,42 @@ public final class BciTests {
 		warm("warm", r.java);
 	}
 
+	/**
+	 * calibrate,mode=bci: a table with mode bci and jitted (J/j) keys, which
+	 * jcal-post applies to a warmed-up bci trace: counts stay exact,
+	 * calibrated figures stay within the raw ones.
+	 */
+	private void testCalibrate() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "bcicalib");
+		Path table = dir.resolve("table.txt");
+		Runner.Result c = r.run(dir.toFile(), List.of(r.java, "-agentpath:" + r.agent
+				+ "=calibrate,mode=bci,metric=cputime,table=" + table + ",out=" + dir.resolve("calib.bin")));
+		r.check(c.rc == 0, "calibrate,mode=bci: exit " + c.rc + ": " + c.err);
+		r.check(c.err.contains("key coverage:") && c.err.contains("mode=bci"), "coverage line: " + c.err);
+		String text = Files.exists(table) ? Files.readString(table) : "";
+		r.check(text.startsWith("jcal-calibration 1") && text.contains("\nmode bci\n"), "table with mode bci");
+		r.check(Pattern.compile("(?m)^[IiJjO]:[EXT]:[Jj]:[EXT]:[IiJjO] ").matcher(text).find(), "table has J/j keys");
+
+		int n = 300_000;
+		Path t = trace("bci-calibrated", r.java, List.of(), ",metric=cputime", W + "Loop", String.valueOf(n));
+		Runner.Result f = r.post(t, "--calib", table.toString(), "--report", "flat", "--format", "csv");
+		r.check(f.rc == 0, "calibrated flat report: " + f.err);
+		Map<String, Long> calls = new TreeMap<>();
+		List<List<String>> rows = Runner.csv(f.out);
+		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size())) {
+			long base = Long.parseLong(row.get(2)), cum = Long.parseLong(row.get(3));
+			if (base < 0 || base > cum || base > Long.parseLong(row.get(4)) || cum > Long.parseLong(row.get(5))) {
+				r.check(false, "calibrated <= raw, 0 <= base <= cum: " + row);
+				break;
+			}
+			if (row.get(0).startsWith(W))
+				calls.merge(row.get(0), Long.parseLong(row.get(1)), Long::sum);
+		}
+		r.expectExact("calibrated counts", Runner.map(W + "Loop.main", 1, W + "Loop.tick", n), calls);
+		Runner.Result s = r.post(t, "--calib", table.toString(), "--report", "summary");
+		r.check(s.rc == 0 && s.out.contains("fingerprint matches"), "the bci table matches the bci trace: " + s.out + s.err);
+	}
+
 	/** JDK >= 21 ($BUILD/javatests21/JAVA_HOME): null when there is none. */
 	private static String java21() throws Exception {
 		Path home = BUILD.resolve("javatests21/JAVA_HOME");
@@ -262,6 +299,7 @@ public final class BciTests {
 		tests.put("bci-verify-all", b::testVerifyAll);
 		tests.put("bci-warm", b::testWarm);
 		tests.put("bci-filters", b::testFilters);
+		tests.put("bci-calibrate", b::testCalibrate);
 		for (Map.Entry<String, Runner.Test> e : tests.entrySet())
 			if (only.isEmpty() || only.contains(e.getKey()))
 				r.test(e.getKey(), e.getValue());

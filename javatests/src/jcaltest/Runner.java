@@ -613,16 +613,21 @@ public final class Runner {
 		}
 	}
 
-	/** recalibrate=start: a calibration burst in the traced JVM; --calib inrun applies it. */
+	/** recalibrate=both: calibration bursts at start-up and in a shutdown hook; --calib inrun applies them. */
 	private void testRecalibrate() throws Exception {
 		Path t = tmp.resolve("recal.bin");
-		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=start,metric=cputime,out=" + t,
+		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=both,metric=cputime,out=" + t,
 				"-cp", classes, W + "Basic"));
 		check(r.rc == 0 && r.out.contains("basic"), "recalibrate=start: exit " + r.rc + ": " + r.err);
 		check(!r.err.contains("failed"), "the in-run burst must not fail: " + r.err);
 		Result s = post(t, "--calib", "inrun", "--report", "summary");
 		check(s.rc == 0 && s.out.contains("in-run calibration of") && s.out.contains("jcal-calibrator"),
 				"--calib inrun applies the run's own samples: " + s.out + s.err);
+		int bursts = 0;
+		for (String line : s.out.split("\n"))
+			if (line.contains(" jcal-calibrator "))
+				bursts++;
+		check(bursts == 2, "one calibrator thread at start-up and one at the end: " + bursts);
 		String B = W + "Basic.";
 		Result f = post(t, "--calib", "inrun", "--report", "flat", "--format", "csv", "--thread", "main");
 		Map<String, Long> calls = new TreeMap<>();
