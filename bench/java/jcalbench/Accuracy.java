@@ -14,6 +14,13 @@ import java.lang.management.ThreadMXBean;
  *        java -Xint -agentpath:libjcal.so=trace,start=manual ... \
  *             jcalbench.Accuracy ab WORKLOAD SCALE ROUNDS
  *
+ *        java [-agentpath:libjcal.so=trace,mode=bci,start=manual ...] \
+ *             jcalbench.Accuracy warm|warm-region WORKLOAD SCALE ROUNDS WARMUP
+ *
+ * The "warm" forms are for the JIT (mode=bci): WARMUP untraced rounds, then
+ * ROUNDS measured ones ("warm-region": inside a jcal.Control region, so only
+ * they are traced); run without an agent for the truth.
+ *
  * The "ab" form is the same-JVM A/B of SPEC §6: after one untraced warm-up
  * round it alternates an untraced round (truth: thread CPU time around the
  * top method) and a traced one (inside a jcal.Control region), and prints
@@ -194,6 +201,26 @@ public final class Accuracy {
 				runOnce(w, n);
 				jcal.Control.stop();
 			}
+			System.out.println("truth_ns " + truth);
+			return;
+		}
+		if (args[0].equals("warm") || args[0].equals("warm-region")) {
+			/* JIT mode (mode=bci): WARMUP untraced rounds, then ROUNDS measured
+			 * ones, inside a jcal.Control region with "warm-region". */
+			String w = args[1];
+			int n = Integer.parseInt(args[2]), rounds = Integer.parseInt(args[3]);
+			int warmup = Integer.parseInt(args[4]);
+			boolean region = args[0].equals("warm-region");
+			for (int r = 0; r < warmup; r++)
+				runOnce(w, n);
+			if (region)
+				jcal.Control.start();
+			long t0 = mx.getCurrentThreadCpuTime();
+			for (int r = 0; r < rounds; r++)
+				runOnce(w, n);
+			long truth = mx.getCurrentThreadCpuTime() - t0;
+			if (region)
+				jcal.Control.stop();
 			System.out.println("truth_ns " + truth);
 			return;
 		}

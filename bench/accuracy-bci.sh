@@ -1,0 +1,64 @@
+#!/bin/bash
+# accuracy-bci.sh [JVMS] [ROUNDS] [SCALE] [WARMUP] - the mode=bci column of
+# the accuracy benchmark (issue 8): in bci mode the truth is the
+# uninstrumented JIT run, which cannot share a JVM with instrumented classes
+# (their probes run even outside regions), so each JVM pair is: one JVM
+# without agent (truth: WARMUP warm-up rounds, then ROUNDS measured), one with
+# trace,mode=bci,start=manual where only the same measured rounds are inside
+# a jcal.Control region. Calibrates once with calibrate,mode=bci. Prints the
+# median error (low..high) over JVMS pairs, raw and per estimator.
+set -eu
+cd "$(dirname "$0")/.."
+JVMS=${1:-3}
+ROUNDS=${2:-3}
+SCALE=${3:-100000}
+WARMUP=${4:-20}
+ESTIMATORS="min median mean"
+JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
+JAVA="$JAVA_HOME/bin/java"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+table=$tmp/table.txt
+
+pct() { awk -v e="$1" -v t="$2" 'BEGIN{printf "%.2f", (e-t)*100/t}'; }
+spread() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%+.1f (%+.0f..%+.0f)", m, a[1], a[NR]}'; }
+
+echo "calibrating (mode=bci, metric=cputime) ..."
+"$JAVA" "-agentpath:build/libjcal.so=calibrate,mode=bci,metric=cputime,table=$table,out=$tmp/calib.bin" >"$tmp/calib.log" 2>&1 || {
+	cat "$tmp/calib.log" >&2
+	exit 1
+}
+
+cum_of() {
+	build/jcal-post "$1" "${@:3}" --report flat --format csv --thread main 2>/dev/null |
+		awk -F, -v top="$2" '$1 == top { print $4, $6 }'
+}
+
+printf '%-11s %11s  %-20s' workload "truth ns" "raw %"
+for e in $ESTIMATORS; do printf '  %-20s' "$e %"; done
+printf '\n'
+for w in leaves recursion natives exceptions loops parser; do
+	top="jcalbench.Accuracy\$$(echo "${w:0:1}" | tr a-z A-Z)${w:1}.run"
+	rm -f "$tmp"/r.*
+	for _ in $(seq "$JVMS"); do
+		truth=$("$JAVA" -cp build/bench jcalbench.Accuracy warm "$w" "$SCALE" "$ROUNDS" "$WARMUP" | awk '/^truth_ns/ {print $2}')
+		echo "$truth" >>"$tmp/r.truth"
+		"$JAVA" "-agentpath:build/libjcal.so=trace,quiet,mode=bci,start=manual,metric=cputime,out=$tmp/t.bin" \
+			-cp build/bench jcalbench.Accuracy warm-region "$w" "$SCALE" "$ROUNDS" "$WARMUP" >/dev/null
+		read -r _ raw < <(cum_of "$tmp/t.bin" "$top" --raw)
+		pct "$raw" "$truth" >>"$tmp/r.raw"
+		echo >>"$tmp/r.raw"
+		for e in $ESTIMATORS; do
+			read -r cal _ < <(cum_of "$tmp/t.bin" "$top" --calib "$table" --estimator "$e")
+			pct "$cal" "$truth" >>"$tmp/r.$e"
+			echo >>"$tmp/r.$e"
+		done
+	done
+	t=$(sort -g "$tmp/r.truth" | awk '{a[NR]=$1} END {print (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}')
+	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(spread <"$tmp/r.raw")"
+	for e in $ESTIMATORS; do printf '  %-20s' "$(spread <"$tmp/r.$e")"; done
+	printf '\n'
+done
+echo
+echo "$JVMS JVM pairs x $ROUNDS measured rounds after $WARMUP warm-up rounds, scale $SCALE; table $(grep -c '^[IiJjNnO]:' "$table") keys (mode=bci)"
+echo "truth: thread CPU time of the measured rounds in a JVM without agent (JIT); traced: mode=bci, metric=cputime"
