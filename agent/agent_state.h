@@ -26,6 +26,7 @@ struct jcal_agent {
 	int vthreads;                  /* JVMTI 21+: virtual thread events are on */
 	jmethodID vt_mount, vt_unmount; /* java.lang.VirtualThread.mount/unmount, or NULL */
 	atomic_int stopped;            /* VM death or a failed write: record nothing more */
+	int membarrier;                /* membarrier(2) registered: see event_recorder.c */
 	atomic_uint next_serial;       /* thread serials, from 1 */
 	atomic_uint_fast64_t lost_events; /* events dropped after tracing stopped on error */
 };

@@ -11,8 +11,12 @@
  *
  * Shutdown handshake with VM death (thread_state_flush_all): a callback sets
  * its thread's busy flag, then checks the stopped flag; VM death sets stopped,
- * then waits for busy to clear. Both sides use sequentially consistent
- * atomics, so either the callback sees stopped, or VM death sees it busy.
+ * then waits for busy to clear, so either the callback sees stopped, or VM
+ * death sees it busy. Where membarrier(2) is available the event path uses
+ * a plain store and a compiler barrier, and VM death makes every running
+ * thread execute a full barrier (MEMBARRIER_CMD_PRIVATE_EXPEDITED) before
+ * it reads the flags; elsewhere both sides use sequentially consistent
+ * atomics.
  */
 #include "event_recorder.h"
 
@@ -62,10 +66,15 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 			  uint32_t id, unsigned transition)
 {
 	uint64_t metric[JCAL_MAX_METRICS];
-	struct jcal_thread *st = thread_state_get(jvmti);
 	struct jcal_kthread *kt = kthread_get();
+	struct jcal_thread *st;
 	struct jcal_method *m;
 
+	if (!kt)
+		return;
+	/* Without virtual threads (a JDK before 21) a kernel thread runs one
+	 * Java thread at a time and keeps its state at hand: no JVMTI call. */
+	st = jcal.vthreads ? thread_state_get(jvmti) : kt->platform;
 	if (!st) {
 		if (jcal_stopped())
 			return;
@@ -75,15 +84,23 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 		if (!st)
 			return;
 	}
-	if (st == &thread_state_ended || !kt || st->regions == 0 ||
+	if (st == &thread_state_ended || st->regions == 0 ||
 	    (mid && region_control_is_control_method(mid)))
 		return;
 	thread_state_metric(st, kt, metric);
 	if (mid && jcal.vt_mount && !st->is_virtual)
 		mid = carrier_method(st, mid, transition);
 
-	atomic_store(&st->busy, 1);
-	if (atomic_load(&jcal.stopped)) {
+	if (jcal.membarrier) {
+		/* VM death issues membarrier(2) between setting stopped and reading
+		 * busy: a compiler barrier is enough here (asymmetric fence). */
+		atomic_store_explicit(&st->busy, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	} else {
+		atomic_store(&st->busy, 1);
+	}
+	if (atomic_load_explicit(&jcal.stopped, jcal.membarrier ? memory_order_relaxed
+								 : memory_order_seq_cst)) {
 		atomic_store_explicit(&st->busy, 0, memory_order_release);
 		return;
 	}

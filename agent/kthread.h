@@ -18,7 +18,9 @@ struct jcal_kthread {
 	struct metric_thread mt;
 	struct method_cache cache;
 	/* The platform Java thread this kernel thread runs (NULL if none): a
-	 * carrier's metric pauses while it runs a virtual thread. */
+	 * carrier's metric pauses while it runs a virtual thread; without
+	 * virtual threads the event path finds the Java thread's state here
+	 * (the ended-thread sentinel after ThreadEnd). */
 	struct jcal_thread *platform;
 };
 

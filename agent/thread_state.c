@@ -7,6 +7,8 @@
  */
 #include "thread_state.h"
 
+#include <errno.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -235,8 +237,10 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 	pthread_mutex_unlock(&registry_mutex);
 
 	(*jvmti)->SetThreadLocalStorage(jvmti, NULL, &thread_state_ended);
+	/* Without virtual threads the event path takes the state from here:
+	 * the sentinel drops the thread's last events, as the TLS does. */
 	if (kt && kt->platform == st)
-		kt->platform = NULL;
+		kt->platform = jcal.vthreads ? NULL : &thread_state_ended;
 	if (jni && st->ref)
 		(*jni)->DeleteGlobalRef(jni, st->ref);
 	free(st->name);
@@ -248,6 +252,9 @@ uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads)
 {
 	uint64_t total;
 
+	/* The other side of the asymmetric fence of event_recorder.c. */
+	if (jcal.membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+		jcal_warn("membarrier failed at VM death: %s", strerror(errno));
 	pthread_mutex_lock(&registry_mutex);
 	total = ended_events;
 	for (struct jcal_thread *st = registry; st; st = st->next) {
