@@ -238,20 +238,7 @@ public final class BciTests {
 				"-Djdk.virtualThreadScheduler.maxPoolSize=2", "-agentpath:" + r.agent + "=trace,quiet,mode=bci,out=" + t,
 				"-cp", BUILD.resolve("javatests21").toString(), "jcaltest21.VThreads", String.valueOf(n)));
 		r.check(res.rc == 0, "vthreads: exit " + res.rc + ": " + res.err);
-		String V = "jcaltest21.VThreads.";
-		Runner.Result tree = r.post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual");
-		Map<String, Long> leaf = new TreeMap<>();
-		List<List<String>> rows = Runner.csv(tree.out);
-		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size()))
-			if (row.get(8).endsWith(V + "work;" + V + "leaf"))
-				leaf.merge(row.get(0).replaceAll("#[0-9]+$", ""), Long.parseLong(row.get(3)), Long::sum);
-		int wrong = 0;
-		for (int k = 1; k <= n; k++)
-			if (leaf.getOrDefault("vt-" + k, 0L) != k)
-				wrong++;
-		r.check(wrong == 0, wrong + " virtual threads with a wrong leaf() count, e.g. vt-7: " + leaf.get("vt-7"));
-		Runner.Result carriers = r.post(t, "--report", "flat", "--format", "csv", "--raw", "--thread", "ForkJoinPool-*");
-		r.check(carriers.rc == 0 && !carriers.out.contains(V), "carrier trees must not hold virtual threads' methods");
+		r.checkVirtualThreadTrees(t, n);
 		return true;
 	}
 

@@ -551,6 +551,33 @@ public final class Runner {
 	}
 
 	/**
+	 * jcaltest21.VThreads N traced to t: one tree per virtual thread, vt-k
+	 * calling leaf() exactly k times, carriers' trees holding none of their
+	 * methods. Shared with BciTests.
+	 */
+	void checkVirtualThreadTrees(Path t, int n) throws Exception {
+		String V = "jcaltest21.VThreads.";
+		Result tree = post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual");
+		Map<String, Long> leafByThread = new TreeMap<>();
+		int threads = 0;
+		List<List<String>> rows = csv(tree.out);
+		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size())) {
+			if (row.get(1).equals("0"))
+				threads++;
+			if (row.get(8).endsWith(V + "work;" + V + "leaf"))
+				leafByThread.merge(row.get(0).replaceAll("#[0-9]+$", ""), Long.parseLong(row.get(3)), Long::sum);
+		}
+		check(threads == n, "one tree per virtual thread: " + threads);
+		int wrong = 0;
+		for (int k = 1; k <= n; k++)
+			if (leafByThread.getOrDefault("vt-" + k, 0L) != k)
+				wrong++;
+		check(wrong == 0, wrong + " virtual threads with a wrong leaf() count, e.g. vt-7: " + leafByThread.get("vt-7"));
+		Result carriers = post(t, "--report", "flat", "--format", "csv", "--raw", "--thread", "ForkJoinPool-*");
+		check(carriers.rc == 0 && !carriers.out.contains(V), "carrier trees must not hold virtual threads' methods");
+	}
+
+	/**
 	 * Virtual threads on a JDK >= 21: 300 of them on two carriers, vt-k
 	 * calling leaf() exactly k times with yields in between; each has its
 	 * own tree, carriers' trees hold none of their methods, and the JDK's
@@ -569,24 +596,7 @@ public final class Runner {
 				"-Djdk.virtualThreadScheduler.maxPoolSize=2", "-agentpath:" + agent + "=trace,quiet,out=" + t, "-cp",
 				BUILD.resolve("javatests21").toString(), "jcaltest21.VThreads", String.valueOf(n)));
 		check(r.rc == 0, "vthreads: exit " + r.rc + ": " + r.err);
-		String V = "jcaltest21.VThreads.";
-		Result tree = post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual");
-		Map<String, Long> leafByThread = new TreeMap<>();
-		int threads = 0;
-		for (List<String> row : csv(tree.out).subList(1, csv(tree.out).size())) {
-			if (row.get(1).equals("0"))
-				threads++;
-			if (row.get(8).endsWith(V + "work;" + V + "leaf"))
-				leafByThread.merge(row.get(0).replaceAll("#[0-9]+$", ""), Long.parseLong(row.get(3)), Long::sum);
-		}
-		check(threads == n, "one tree per virtual thread: " + threads);
-		int wrong = 0;
-		for (int k = 1; k <= n; k++)
-			if (leafByThread.getOrDefault("vt-" + k, 0L) != k)
-				wrong++;
-		check(wrong == 0, wrong + " virtual threads with a wrong leaf() count, e.g. vt-7: " + leafByThread.get("vt-7"));
-		Result carriers = post(t, "--report", "flat", "--format", "csv", "--raw", "--thread", "ForkJoinPool-*");
-		check(carriers.rc == 0 && !carriers.out.contains(V), "carrier trees must not hold virtual threads' methods");
+		checkVirtualThreadTrees(t, n);
 		Result s = post(t, "--report", "summary", "--format", "json");
 		check(s.out.contains("\"unmatched_exits\":0,\"mismatched_exits\":0"),
 				"mount/unmount leave every tree balanced: " + s.out.replaceAll("(?s)\"thread_list.*", ""));
