@@ -9,6 +9,7 @@
 
 #include "output.h"
 #include "report.h"
+#include "report_util.h"
 
 static void thread_header(const struct model *m, const struct report_opts *o,
 			  const struct model_thread *t)
@@ -203,6 +204,11 @@ int report_tree(const struct model *m, const struct report_opts *o)
 	}
 	if (!n && o->format == REPORT_TEXT)
 		fputs("No thread recorded an event.\n", o->out);
+	if (o->format == REPORT_TEXT && o->shaped && (o->shaped->merged || o->shaped->elided))
+		report_shape_note(o, n); /* threads merged or left out by --thread */
+	else if (o->format == REPORT_TEXT && n < m->nthreads)
+		fprintf(o->out, "(%zu thread%s shown; %zu left out by --thread)\n", n,
+			n == 1 ? "" : "s", m->nthreads - n);
 	for (size_t i = 0; i < n; i++) {
 		switch (o->format) {
 		case REPORT_TEXT:
