@@ -901,6 +901,36 @@ static void test_estimators(void)
 	calib_table_free(&t);
 }
 
+/* --calib inrun against the stored table: per-key relative shift of comp,
+ * median and range. In-run comps 100, 200; stored 80, 250, and one key
+ * only in-run: shifts +25% and -20%, median +2.5%. */
+static void test_inrun_shift(void)
+{
+	struct calib_apply a;
+	struct calib_table ref;
+	char path[4096], err[256];
+
+	CHECK(calib_apply_init(&a) == 0);
+	set_key(&a.table, "I:E:i:X:I", 100, 5, 0);
+	set_key(&a.table, "i:X:I:E:N", 200, 5, 0);
+	set_key(&a.table, "I:E:I:X:I", 300, 5, 0);
+	CHECK(calib_table_init(&ref) == 0);
+	fill_header(&ref);
+	set_key(&ref, "I:E:i:X:I", 80, 5, 0);
+	set_key(&ref, "i:X:I:E:N", 250, 5, 0);
+	tmp_path(path, sizeof(path), "stored.txt");
+	CHECK_EQ_I(calib_table_write_file(&ref, path, err, sizeof(err)), 0);
+	CHECK_EQ_I(calib_apply_compare(&a, path, CALIB_EST_MIN), 0);
+	CHECK(a.has_ref);
+	CHECK_EQ_U(a.shift_keys, 2);
+	CHECK(a.shift_median > 0.0249 && a.shift_median < 0.0251);
+	CHECK(a.shift_low > -0.2001 && a.shift_low < -0.1999);
+	CHECK(a.shift_high > 0.2499 && a.shift_high < 0.2501);
+	CHECK_EQ_I(calib_apply_compare(&a, "/nonexistent/table.txt", CALIB_EST_MIN), -1);
+	calib_table_free(&ref);
+	calib_apply_free(&a);
+}
+
 int main(void)
 {
 	make_tmpdir();
@@ -915,6 +945,7 @@ int main(void)
 	RUN(test_derive);
 	RUN(test_derive_errors);
 	RUN(test_estimators);
+	RUN(test_inrun_shift);
 	cleanup();
 	return test_summary("calib");
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -200,4 +201,51 @@ void calib_apply_describe(const struct calib_apply *a, char *buf, size_t len)
 		snprintf(buf, len, "%s (fingerprint matches)", a->path);
 	else
 		snprintf(buf, len, "%s (fingerprint differs: %s)", a->path, a->fp_diff);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+int calib_apply_compare(struct calib_apply *a, const char *path, enum calib_estimator est)
+{
+	struct calib_table ref;
+	char err[512];
+	double *shift;
+	unsigned n = 0;
+
+	if (calib_table_init(&ref) || calib_table_read_file(&ref, path, err, sizeof(err))) {
+		calib_table_free(&ref);
+		return -1;
+	}
+	calib_table_use_estimator(&ref, est);
+	shift = malloc(SEQKEY_COUNT * sizeof(*shift));
+	if (!shift) {
+		calib_table_free(&ref);
+		return -1;
+	}
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		struct seqkey k;
+		const struct calib_entry *mine, *theirs;
+
+		seqkey_from_index(i, &k);
+		mine = calib_table_get(&a->table, &k);
+		theirs = calib_table_get(&ref, &k);
+		if (mine && theirs && theirs->comp > 0)
+			shift[n++] = ((double)mine->comp - (double)theirs->comp) / (double)theirs->comp;
+	}
+	if (n) {
+		qsort(shift, n, sizeof(*shift), cmp_double);
+		a->has_ref = 1;
+		snprintf(a->ref_path, sizeof(a->ref_path), "%s", path);
+		a->shift_keys = n;
+		a->shift_median = n % 2 ? shift[n / 2] : (shift[n / 2 - 1] + shift[n / 2]) / 2;
+		a->shift_low = shift[0];
+		a->shift_high = shift[n - 1];
+	}
+	free(shift);
+	calib_table_free(&ref);
+	return 0;
 }

@@ -29,6 +29,12 @@ struct calib_apply {
 	unsigned keys_seen;	   /* distinct keys of the trace's deltas */
 	unsigned keys_found;	   /* ...of which the table has */
 	uint8_t seen[SEQKEY_COUNT];
+	/* --calib inrun: how far the run's own comps moved from the stored
+	 * table of the same fingerprint, (inrun - stored) / stored per key. */
+	int has_ref;
+	char ref_path[4096];
+	unsigned shift_keys;
+	double shift_median, shift_low, shift_high;
 };
 
 /* Returns 0 or -1 (out of memory). */
@@ -63,6 +69,11 @@ enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
  * process. */
 enum calib_select calib_apply_inrun(struct calib_apply *a, const char *trace_path, char *msg,
 				    size_t len);
+
+/* --calib inrun: compares the in-run comps (estimator already applied)
+ * with those of the stored table at path under the same estimator; fills
+ * the shift fields. Returns 0, or -1 when path cannot be read. */
+int calib_apply_compare(struct calib_apply *a, const char *path, enum calib_estimator est);
 
 /* Compares the active table with the trace's fingerprint; returns 1 (and
  * fills msg with a warning naming the differing fields) when they differ. */

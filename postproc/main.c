@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -488,7 +489,7 @@ static int calib_setup(struct calib_apply *cal, const struct cli *c, struct call
 	struct trace_result res;
 	const struct calib_fingerprint *fpp = NULL;
 	struct stat sb;
-	char text[2048];
+	char text[2048], dir[PATH_MAX], path[PATH_MAX];
 
 	note[0] = '\0';
 	if (calib_apply_init(cal)) {
@@ -507,6 +508,11 @@ static int calib_setup(struct calib_apply *cal, const struct cli *c, struct call
 			return -1;
 		}
 		calib_table_use_estimator(&cal->table, c->estimator);
+		/* How far this run's overhead moved from the stored table. */
+		if (calib_dir_default(dir, sizeof(dir)) == 0 &&
+		    calib_trace_fingerprint(c->trace, &fp, &res) == TRACE_OK &&
+		    calib_dir_find(dir, &fp, path, sizeof(path), text, sizeof(text)) > 0)
+			calib_apply_compare(cal, path, c->estimator);
 		comp->fn = calib_apply_comp;
 		comp->ctx = cal;
 		return 0;

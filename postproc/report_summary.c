@@ -116,6 +116,11 @@ static void calib_text(FILE *f, const struct model *m, const struct calib_apply 
 	    "%" PRIu64 " (key not in the table: %" PRIu64 " static-ness ignored, %" PRIu64
 	    " smallest comp of the table)",
 	    c->fallback_similar + c->fallback_global, c->fallback_similar, c->fallback_global);
+	if (c->has_ref)
+		row(f, "in-run vs stored:",
+		    "comp moved by %+.1f%% (median of %u keys; %+.0f%%..%+.0f%%) from %s",
+		    100 * c->shift_median, c->shift_keys, 100 * c->shift_low, 100 * c->shift_high,
+		    c->ref_path);
 }
 
 static void text(const struct model *m, const struct report_opts *o,
