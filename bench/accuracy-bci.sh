@@ -14,20 +14,9 @@ ROUNDS=${2:-3}
 SCALE=${3:-100000}
 WARMUP=${4:-20}
 ESTIMATORS="min median mean"
-JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
-JAVA="$JAVA_HOME/bin/java"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-table=$tmp/table.txt
+. bench/accuracy-lib.sh
 
-pct() { awk -v e="$1" -v t="$2" 'BEGIN{printf "%.2f", (e-t)*100/t}'; }
-spread() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%+.1f (%+.0f..%+.0f)", m, a[1], a[NR]}'; }
-
-echo "calibrating (mode=bci, metric=cputime) ..."
-"$JAVA" "-agentpath:build/libjcal.so=calibrate,mode=bci,metric=cputime,table=$table,out=$tmp/calib.bin" >"$tmp/calib.log" 2>&1 || {
-	cat "$tmp/calib.log" >&2
-	exit 1
-}
+calibrate "mode=bci, metric=cputime" "-agentpath:build/libjcal.so=calibrate,mode=bci,metric=cputime,table=$table,out=$tmp/calib.bin"
 
 cum_of() {
 	build/jcal-post "$1" "${@:3}" --report flat --format csv --thread main 2>/dev/null |
@@ -54,7 +43,7 @@ for w in leaves recursion natives exceptions loops parser; do
 			echo >>"$tmp/r.$e"
 		done
 	done
-	t=$(sort -g "$tmp/r.truth" | awk '{a[NR]=$1} END {print (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}')
+	t=$(median <"$tmp/r.truth")
 	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(spread <"$tmp/r.raw")"
 	for e in $ESTIMATORS; do printf '  %-20s' "$(spread <"$tmp/r.$e")"; done
 	printf '\n'

@@ -21,21 +21,9 @@ ROUNDS=${2:-4}
 SCALE=${3:-100000}
 ESTIMATORS="min p10 median mean"
 INRUN="min median mean"
-JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
-JAVA="$JAVA_HOME/bin/java"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-table=$tmp/table.txt
+. bench/accuracy-lib.sh
 
-pct() { awk -v e="$1" -v t="$2" 'BEGIN{printf "%.2f", (e-t)*100/t}'; }
-# summary of a column of numbers: "median (low..high)"
-spread() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%+.1f (%+.0f..%+.0f)", m, a[1], a[NR]}'; }
-
-echo "calibrating (-Xint, metric=cputime) ..."
-"$JAVA" -Xint "-agentpath:build/libjcal.so=calibrate,metric=cputime,table=$table,out=$tmp/calib.bin" >"$tmp/calib.log" 2>&1 || {
-	cat "$tmp/calib.log" >&2
-	exit 1
-}
+calibrate "-Xint, metric=cputime" -Xint "-agentpath:build/libjcal.so=calibrate,metric=cputime,table=$table,out=$tmp/calib.bin"
 gmin=$(awk '/^[IiJjNnO]:[EXT]:/ {if (m == "" || $2 + 0 < m + 0) m = $2} END {print m + 0}' "$table")
 
 # cum_of TRACE TOP [jcal-post options]: "calibrated-cum raw-cum calls-in-subtree"
@@ -82,7 +70,7 @@ for w in leaves recursion natives exceptions loops parser; do
 			echo >>"$tmp/r.in-$e"
 		done
 	done
-	t=$(sort -g "$tmp/r.truth" | awk '{a[NR]=$1} END {print (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}')
+	t=$(median <"$tmp/r.truth")
 	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(spread <"$tmp/r.raw")"
 	for e in $ESTIMATORS; do printf '  %-20s' "$(spread <"$tmp/r.$e")"; done
 	for e in $INRUN; do printf '  %-20s' "$(spread <"$tmp/r.in-$e")"; done
