@@ -290,10 +290,17 @@ static void json(const struct model *m, const struct report_opts *o,
 		fprintf(f,
 			",\"metric\":0,\"keys_in_table\":%u,\"keys_seen\":%u,\"keys_found\":%u"
 			",\"deltas\":%" PRIu64 ",\"clamped\":%" PRIu64 ",\"fallback\":%" PRIu64
-			",\"fallback_static\":%" PRIu64 ",\"fallback_global\":%" PRIu64 "}",
+			",\"fallback_static\":%" PRIu64 ",\"fallback_global\":%" PRIu64,
 			c->table.nkeys, c->keys_seen, c->keys_found, c->deltas, c->clamped,
 			c->fallback_similar + c->fallback_global, c->fallback_similar,
 			c->fallback_global);
+		if (c->has_ref) {
+			fputs(",\"inrun_vs_stored\":{", f);
+			json_kv_str(f, "stored", c->ref_path, 0);
+			fprintf(f, ",\"keys\":%u,\"median_shift\":%.4f,\"low\":%.4f,\"high\":%.4f}",
+				c->shift_keys, c->shift_median, c->shift_low, c->shift_high);
+		}
+		fputs("}", f);
 	} else {
 		fputs("null", f);
 	}
