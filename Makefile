@@ -32,7 +32,7 @@ POST_OBJ   := $(POST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
 # Agent files that need a running JVM; the rest is pure and unit-tested.
 AGENT_JVMTI := agent event_recorder thread_state method_table calibrate calib_natives kthread \
-	       region_control bci_agent
+	       region_control bci_agent recalib_period
 AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/agent/%.o),$(AGENT_OBJ))
 
 .PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes bci-test

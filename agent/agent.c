@@ -18,6 +18,7 @@
 #include "event_recorder.h"
 #include "host_info.h"
 #include "jvmti_compat.h"
+#include "recalib_period.h"
 #include "region_control.h"
 #include "log.h"
 #include "method_table.h"
@@ -149,6 +150,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 		calibrate_install_end_hook(jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_start)
 		calibrate_inrun(jvmti, jni);
+	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_period_s)
+		recalib_period_start(jvmti, jcal.opts.recalibrate_period_s);
 	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
 		calibrate_vm_init(jvmti, jni);
 }
@@ -279,7 +282,15 @@ static void finish_trace(JNIEnv *jni)
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jvmti;
+	recalib_period_stop();
 	finish_trace(jni);
+}
+
+/* Any recalibrate= burst (start, end or periodic) in a traced JVM. */
+static int recalibrating(void)
+{
+	return jcal.opts.recalibrate_start || jcal.opts.recalibrate_end ||
+	       jcal.opts.recalibrate_period_s;
 }
 
 static int check(jvmtiError e, const char *what)
@@ -392,7 +403,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		return JNI_ERR;
 	}
 	if (jcal.opts.mode == JCAL_MODE_BCI && jcal.opts.command == JCAL_CMD_TRACE &&
-	    (jcal.opts.recalibrate_start || jcal.opts.recalibrate_end)) {
+	    recalibrating()) {
 		jcal_error("option 'mode=bci': recalibrate is not available in bci mode (use "
 			   "a table from calibrate,mode=bci)");
 		return JNI_ERR;
@@ -411,7 +422,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	}
 	if ((jcal.opts.command == JCAL_CMD_CALIBRATE ||
 	     (jcal.opts.command == JCAL_CMD_TRACE &&
-	      (jcal.opts.recalibrate_start || jcal.opts.recalibrate_end))) &&
+	      recalibrating())) &&
 	    calibrate_onload(jcal.jvmti, jcal.out_path, sizeof(jcal.out_path), err, sizeof(err))) {
 		jcal_error("%s", err);
 		return JNI_ERR;

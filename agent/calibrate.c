@@ -307,10 +307,27 @@ static int run_workload(jvmtiEnv *jvmti, char *err, size_t errlen)
 	return failed ? -1 : 0;
 }
 
+/* java.home, read once from a JVM-attached thread: the periodic timer
+ * thread of recalibrate=PERIOD is not attached, and JVMTI refuses it. */
+static char java_home[1024];
+
+int calibrate_prepare(jvmtiEnv *jvmti)
+{
+	char *home = NULL;
+
+	if (java_home[0])
+		return 0;
+	if ((*jvmti)->GetSystemProperty(jvmti, "java.home", &home) != JVMTI_ERROR_NONE || !home)
+		return -1;
+	snprintf(java_home, sizeof(java_home), "%s", home);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)home);
+	return 0;
+}
+
 /* Runs the env timer in a child JVM; fills out with its output. */
 static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, size_t errlen)
 {
-	char *home = NULL, java[1200], lib[1100];
+	char java[1200], lib[1100];
 	int fds[2];
 	pid_t pid;
 	posix_spawn_file_actions_t fa;
@@ -318,12 +335,11 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 	int status = 0;
 	time_t start = time(NULL);
 
-	if ((*jvmti)->GetSystemProperty(jvmti, "java.home", &home) != JVMTI_ERROR_NONE || !home) {
+	if (calibrate_prepare(jvmti)) {
 		snprintf(err, errlen, "calibrate: java.home is not known");
 		return -1;
 	}
-	snprintf(java, sizeof(java), "%s/bin/java", home);
-	(*jvmti)->Deallocate(jvmti, (unsigned char *)home);
+	snprintf(java, sizeof(java), "%s/bin/java", java_home);
 	jcal_lib_file("libjcal.so", lib, sizeof(lib));
 	/* mode=events runs traced threads interpreted, mode=bci jitted: the
 	 * uninstrumented truth is -Xint, or the JIT after a warm-up. */
@@ -396,6 +412,12 @@ static unsigned write_env_meta(const struct calib_env *e)
 	if (!strcmp(jcal.metrics.m[0].name, "tsc") && jcal.metrics.tsc_hz)
 		scale = (double)jcal.metrics.tsc_hz / 1e9;
 	rb = trace_file_lock();
+	/* VM death stops tracing before it takes this lock to close the file:
+	 * a periodic burst that ends after that has nowhere to go. */
+	if (jcal_stopped()) {
+		trace_file_unlock();
+		return 0;
+	}
 	trace_rec_meta(rb, "calib.thread", CALIB_THREAD_NAME);
 	if (bci_mode())
 		trace_rec_meta(rb, "env.method",
@@ -482,6 +504,8 @@ static void report_missing(const struct calib_table *t)
 			  missing, line, missing > 24 ? " ..." : "");
 }
 
+static pthread_mutex_t inrun_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void calibrate_inrun(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	char err[1024];
@@ -489,14 +513,22 @@ void calibrate_inrun(jvmtiEnv *jvmti, JNIEnv *jni)
 	struct calib_env env;
 
 	(void)jni;
+	/* start, end and periodic bursts share the workload state: one at a time */
+	pthread_mutex_lock(&inrun_lock);
+	if (jcal_stopped())
+		goto out;
 	jcal_info("recalibrate: running the calibration workload in this JVM (~3 s)");
 	if (run_workload(jvmti, err, sizeof(err)) ||
 	    run_env_timer(jvmti, env_out, sizeof(env_out), err, sizeof(err)) ||
 	    calib_env_parse(&env, env_out, err, sizeof(err))) {
-		jcal_warn("recalibrate failed, the trace lacks this in-run calibration: %s", err);
-		return;
+		if (!jcal_stopped())
+			jcal_warn("recalibrate failed, the trace lacks this in-run calibration: %s",
+				  err);
+		goto out;
 	}
 	write_env_meta(&env);
+out:
+	pthread_mutex_unlock(&inrun_lock);
 }
 
 static void JNICALL hooks_recalibrate(JNIEnv *jni, jclass cls)

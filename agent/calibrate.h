@@ -17,11 +17,16 @@ int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err,
  * success, 1 with a `jcal: error:` line otherwise). */
 void calibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni);
 
-/* trace,recalibrate=start, at VMInit: the same workload on its own thread
+/* trace,recalibrate=start, at VMInit (and =end, =PERIOD from their
+ * threads; calls are serialised): the same workload on its own thread
  * in the traced JVM (warm-up left out as an untraced region), then the env
  * timer; the samples stay in the trace for jcal-post --calib inrun. On
  * failure it warns and tracing goes on. */
 void calibrate_inrun(jvmtiEnv *jvmti, JNIEnv *jni);
+
+/* From a JVM-attached thread (VMInit) before calibrate_inrun is called from
+ * one that is not (recalibrate=PERIOD): reads what needs JVMTI. 0 or -1. */
+int calibrate_prepare(jvmtiEnv *jvmti);
 
 /* trace,recalibrate=end|both, at VMInit: registers jcal.Hooks' native and
  * installs its shutdown hook, which runs calibrate_inrun at the end of the

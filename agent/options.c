@@ -32,7 +32,9 @@ static const char help_text[] =
 	"                     between jcal.Control.start() and stop() of each thread\n"
 	"  recalibrate=W      with trace: run a short calibration burst at start-up\n"
 	"                     (start), at the end (end) or both, and keep its samples\n"
-	"                     in the trace (jcal-post --calib inrun)\n"
+	"                     in the trace (jcal-post --calib inrun); a period\n"
+	"                     (60s, 5m, 1h) repeats the burst that often while the\n"
+	"                     program runs (the option may be given twice)\n"
 	"  table=FILE         with calibrate: where the table goes\n"
 	"                     (default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)\n"
 	"  log=FILE           agent messages to FILE instead of stderr\n"
@@ -56,6 +58,37 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *tok)
 {
 	snprintf(err, errlen, fmt, tok);
 	return -1;
+}
+
+_Static_assert(JCAL_RECALIBRATE_MIN_PERIOD_S == 10 && JCAL_RECALIBRATE_MAX_PERIOD_S == 86400,
+	       "the recalibrate= error message names the bounds 10s and 24h");
+
+/* recalibrate=PERIOD: digits with a unit s, m or h (bare digits: seconds). */
+static int parse_period(const char *val, unsigned *seconds)
+{
+	unsigned long long n = 0, unit = 1;
+	const char *p = val;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (unsigned)(*p - '0');
+		if (n > JCAL_RECALIBRATE_MAX_PERIOD_S)
+			return -1;
+	}
+	if (*p == 'm')
+		unit = 60;
+	else if (*p == 'h')
+		unit = 3600;
+	else if (*p != 's' && *p)
+		return -1;
+	if (*p && p[1])
+		return -1;
+	n *= unit;
+	if (n < JCAL_RECALIBRATE_MIN_PERIOD_S || n > JCAL_RECALIBRATE_MAX_PERIOD_S)
+		return -1;
+	*seconds = (unsigned)n;
+	return 0;
 }
 
 static int set_path(char *dst, const char *val, const char *tok, char *err, size_t errlen)
@@ -230,9 +263,12 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 			o->recalibrate_start = 1;
 		if (!strcmp(val, "end") || !strcmp(val, "both"))
 			o->recalibrate_end = 1;
-		if (!o->recalibrate_start && !o->recalibrate_end)
+		if (strcmp(val, "start") && strcmp(val, "end") && strcmp(val, "both") &&
+		    parse_period(val, &o->recalibrate_period_s))
 			return fail(err, errlen,
-				    "bad value in option '%s' (expected start, end or both)", tok);
+				    "bad value in option '%s' (expected start, end, both or a "
+				    "period from 10s to 24h such as 60s, 5m or 1h)",
+				    tok);
 		return 0;
 	}
 	if (!strcmp(key, "start")) {

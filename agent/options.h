@@ -14,6 +14,9 @@
 
 #define JCAL_OPT_PATH_MAX 1024
 #define JCAL_OPT_METRIC_MAX 128
+/* recalibrate=PERIOD bounds: a burst takes ~3 s, so not more often than this */
+#define JCAL_RECALIBRATE_MIN_PERIOD_S 10
+#define JCAL_RECALIBRATE_MAX_PERIOD_S (24 * 3600)
 
 enum jcal_command {
 	JCAL_CMD_NONE = 0,
@@ -47,6 +50,7 @@ struct jcal_options {
 	int start_manual;              /* start=manual: threads traced only inside jcal.Control regions */
 	int recalibrate_start;         /* recalibrate=start|both: calibration burst at VMInit, in the trace */
 	int recalibrate_end;           /* recalibrate=end|both: the same in a shutdown hook */
+	unsigned recalibrate_period_s; /* recalibrate=PERIOD: a burst every PERIOD seconds; 0 = none */
 	/* mode=bci filters: ';'-separated globs on "pkg.Class" names, in the
 	 * order given (include=/exclude= may repeat); empty = none given. */
 	char bci_include[JCAL_OPT_PATH_MAX];

@@ -37,6 +37,15 @@ static const struct opt_case cases[] = {
 	{ __LINE__, "trace,recalibrate=end", 0, NULL, JCAL_CMD_TRACE },
 	{ __LINE__, "trace,recalibrate=both", 0, NULL, JCAL_CMD_TRACE },
 	{ __LINE__, "trace,recalibrate=sometimes", -1, "recalibrate=sometimes", 0 },
+	{ __LINE__, "trace,recalibrate=60s", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,recalibrate=start,recalibrate=5m", 0, NULL, JCAL_CMD_TRACE },
+	{ __LINE__, "trace,recalibrate=9s", -1, "recalibrate=9s", 0 },
+	{ __LINE__, "trace,recalibrate=25h", -1, "recalibrate=25h", 0 },
+	{ __LINE__, "trace,recalibrate=0", -1, "recalibrate=0", 0 },
+	{ __LINE__, "trace,recalibrate=60x", -1, "recalibrate=60x", 0 },
+	{ __LINE__, "trace,recalibrate=60ss", -1, "recalibrate=60ss", 0 },
+	{ __LINE__, "trace,recalibrate=m", -1, "recalibrate=m", 0 },
+	{ __LINE__, "trace,recalibrate=99999999999999999999s", -1, "recalibrate=9999", 0 },
 	{ __LINE__, "bogus", -1, "bogus", 0 },
 	{ __LINE__, "trace,bo\ngus", -1, "bo?gus", 0 },
 	{ __LINE__, "trace,bogus=1", -1, "bogus=1", 0 },
@@ -134,6 +143,21 @@ static void test_option_values(void)
 	CHECK(o.start_manual);
 	CHECK(jcal_options_parse("trace", &o, err, sizeof(err)) == 0);
 	CHECK(!o.start_manual);
+
+	/* recalibrate: the period in seconds beside start/end. */
+	CHECK(jcal_options_parse("trace,recalibrate=both", &o, err, sizeof(err)) == 0);
+	CHECK(o.recalibrate_start && o.recalibrate_end);
+	CHECK_EQ_U(o.recalibrate_period_s, 0);
+	CHECK(jcal_options_parse("trace,recalibrate=90", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.recalibrate_period_s, 90);
+	CHECK(!o.recalibrate_start && !o.recalibrate_end);
+	CHECK(jcal_options_parse("trace,recalibrate=end,recalibrate=2m", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.recalibrate_period_s, 120);
+	CHECK(!o.recalibrate_start && o.recalibrate_end);
+	CHECK(jcal_options_parse("trace,recalibrate=24h", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.recalibrate_period_s, 86400);
+	CHECK(jcal_options_parse("trace,recalibrate=10s", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.recalibrate_period_s, 10);
 
 	CHECK(jcal_options_parse(NULL, &o, err, sizeof(err)) == 0);
 	CHECK_EQ_U(o.command, JCAL_CMD_NONE);

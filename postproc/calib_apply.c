@@ -112,7 +112,8 @@ enum calib_select calib_apply_inrun(struct calib_apply *a, const char *trace_pat
 	if (!info.calib_thread[0]) {
 		snprintf(msg, len,
 			 "--calib inrun: %s has no in-run calibration (trace with "
-			 "recalibrate=start)",
+			 "recalibrate=start, end, both or a period; a burst cut short by "
+			 "the end of the run leaves none)",
 			 trace_path);
 		return CALIB_SEL_ERROR;
 	}

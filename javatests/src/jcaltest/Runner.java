@@ -651,6 +651,48 @@ public final class Runner {
 			check(bad.rc != 0 && bad.err.contains("no in-run calibration"), "a trace without a burst: clear error: " + bad.err);
 	}
 
+	/**
+	 * recalibrate=10s: the timer thread runs one burst while main sleeps 15 s;
+	 * it is in the trace, --calib inrun applies it, and main's counts stay exact.
+	 */
+	private void testRecalibratePeriodic() throws Exception {
+		Path t = tmp.resolve("recal-period.bin");
+		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=10s,metric=cputime,out=" + t,
+				"-cp", classes, W + "Periodic", "15000"));
+		check(r.rc == 0 && r.out.contains("periodic 32"), "recalibrate=10s: exit " + r.rc + ": " + r.out + r.err);
+		check(!r.err.contains("failed"), "the periodic burst must not fail: " + r.err);
+		check(r.err.contains("recalibrate: running the calibration workload"), "the burst ran: " + r.err);
+		Result s = post(t, "--calib", "inrun", "--report", "summary");
+		check(s.rc == 0 && s.out.contains("in-run calibration of"), "--calib inrun applies the periodic burst: " + s.out + s.err);
+		int bursts = 0;
+		for (String line : s.out.split("\n"))
+			if (line.contains(" jcal-calibrator "))
+				bursts++;
+		check(bursts == 1, "one periodic burst in 15 s with a 10 s period: " + bursts);
+		String P = W + "Periodic.";
+		Result f = post(t, "--calib", "inrun", "--report", "flat", "--format", "csv", "--thread", "main");
+		Map<String, Long> calls = new TreeMap<>();
+		for (List<String> row : csv(f.out))
+			if (row.get(0).startsWith(W))
+				calls.put(row.get(0), Long.parseLong(row.get(1)));
+		expectExact("counts of main with a periodic burst", map(P + "main", 1, P + "work", 8, P + "leaf", 16), calls);
+		// The program ends while the burst's env timer runs: no hang, no crash, said plainly.
+		Path c = tmp.resolve("recal-cut.bin");
+		Result cut = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=10s,metric=cputime,out=" + c,
+				"-cp", classes, W + "Periodic", "10500"));
+		check(cut.rc == 0 && cut.out.contains("periodic 32") && cut.err.contains("ended during a periodic burst"),
+				"a burst cut short by the end of the run: exit " + cut.rc + ": " + cut.err);
+		Result cs = post(c, "--report", "flat", "--format", "csv", "--thread", "main");
+		check(cs.rc == 0 && cs.out.contains(P + "leaf,16,"), "the cut trace is complete for main: " + cs.out + cs.err);
+		Result ci = post(c, "--calib", "inrun");
+		check(ci.rc != 0 && ci.err.contains("cut short"), "--calib inrun on it: a clear error: " + ci.err);
+		Result bad = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=5s,out=" + tmp.resolve("no.bin"),
+				"-cp", classes, W + "Basic"));
+		check(bad.rc == 1 && bad.err.contains("jcal: error:") && bad.err.contains("recalibrate=5s")
+				&& !bad.out.contains("basic") && !tmp.resolve("no.bin").toFile().exists(),
+				"a period below 10 s is refused, naming the token: " + bad.err);
+	}
+
 	private void testHelp() throws Exception {
 		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=help", "-cp", classes, W + "Basic"));
 		check(r.rc == 0, "help: exit 0 expected, got " + r.rc);
@@ -719,6 +761,7 @@ public final class Runner {
 		tests.put("thread-names", r::testThreadNames);
 		tests.put("regions", r::testRegions);
 		tests.put("recalibrate", r::testRecalibrate);
+		tests.put("recalibrate-periodic", r::testRecalibratePeriodic);
 		tests.put("bad-files", r::testBadFiles);
 		for (Map.Entry<String, Test> e : tests.entrySet())
 			if (only.isEmpty() || only.contains(e.getKey()))
