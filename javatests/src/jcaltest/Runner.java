@@ -209,6 +209,28 @@ public final class Runner {
 		expectExact(what, expected, got);
 	}
 
+	/** Flat CSV report (jcal-post ARGS... added): calls per method of the test workloads (W). */
+	Map<String, Long> flatCalls(Path t, String... args) throws Exception {
+		List<String> cmd = new ArrayList<>(List.of("--report", "flat", "--format", "csv"));
+		cmd.addAll(List.of(args));
+		Result f = post(t, cmd.toArray(new String[0]));
+		check(f.rc == 0, "flat report " + cmd + ": exit " + f.rc + ": " + f.err);
+		Map<String, Long> calls = new TreeMap<>();
+		for (List<String> row : csv(f.out))
+			if (row.get(0).startsWith(W))
+				calls.merge(row.get(0), Long.parseLong(row.get(1)), Long::sum);
+		return calls;
+	}
+
+	/** Threads named jcal-calibrator (one per recalibrate= burst) in a summary report. */
+	static int calibratorThreads(Result summary) {
+		int n = 0;
+		for (String line : summary.out.split("\n"))
+			if (line.contains(" jcal-calibrator "))
+				n++;
+		return n;
+	}
+
 	static Map<String, Long> map(Object... kv) {
 		Map<String, Long> m = new LinkedHashMap<>();
 		for (int i = 0; i < kv.length; i += 2)
@@ -405,13 +427,8 @@ public final class Runner {
 				"both metrics in the summary: " + s.out);
 		String B = W + "Basic.";
 		for (String m : List.of("tsc", "cputime")) {
-			Result f = post(t, "--report", "flat", "--format", "csv", "--metric", m);
-			Map<String, Long> calls = new TreeMap<>();
-			for (List<String> row : csv(f.out))
-				if (row.get(0).startsWith(W))
-					calls.put(row.get(0), Long.parseLong(row.get(1)));
 			expectExact("flat calls with --metric " + m, map(B + "main", 1, B + "<init>", 1, B + "a", 3, B + "b", 6,
-					B + "leaf", 12), calls);
+					B + "leaf", 12), flatCalls(t, "--metric", m));
 		}
 	}
 
@@ -633,19 +650,11 @@ public final class Runner {
 		Result s = post(t, "--calib", "inrun", "--report", "summary");
 		check(s.rc == 0 && s.out.contains("in-run calibration of") && s.out.contains("jcal-calibrator"),
 				"--calib inrun applies the run's own samples: " + s.out + s.err);
-		int bursts = 0;
-		for (String line : s.out.split("\n"))
-			if (line.contains(" jcal-calibrator "))
-				bursts++;
+		int bursts = calibratorThreads(s);
 		check(bursts == 2, "one calibrator thread at start-up and one at the end: " + bursts);
 		String B = W + "Basic.";
-		Result f = post(t, "--calib", "inrun", "--report", "flat", "--format", "csv", "--thread", "main");
-		Map<String, Long> calls = new TreeMap<>();
-		for (List<String> row : csv(f.out))
-			if (row.get(0).startsWith(W))
-				calls.put(row.get(0), Long.parseLong(row.get(1)));
 		expectExact("counts of main with --calib inrun", map(B + "main", 1, B + "<init>", 1, B + "a", 3, B + "b", 6,
-				B + "leaf", 12), calls);
+				B + "leaf", 12), flatCalls(t, "--calib", "inrun", "--thread", "main"));
 		Result bad = post(tmp.resolve("basic.bin").toFile().exists() ? tmp.resolve("basic.bin") : t, "--calib", "inrun");
 		if (tmp.resolve("basic.bin").toFile().exists())
 			check(bad.rc != 0 && bad.err.contains("no in-run calibration"), "a trace without a burst: clear error: " + bad.err);
@@ -664,26 +673,18 @@ public final class Runner {
 		check(r.err.contains("recalibrate: running the calibration workload"), "the burst ran: " + r.err);
 		Result s = post(t, "--calib", "inrun", "--report", "summary");
 		check(s.rc == 0 && s.out.contains("in-run calibration of"), "--calib inrun applies the periodic burst: " + s.out + s.err);
-		int bursts = 0;
-		for (String line : s.out.split("\n"))
-			if (line.contains(" jcal-calibrator "))
-				bursts++;
+		int bursts = calibratorThreads(s);
 		check(bursts == 1, "one periodic burst in 15 s with a 10 s period: " + bursts);
 		String P = W + "Periodic.";
-		Result f = post(t, "--calib", "inrun", "--report", "flat", "--format", "csv", "--thread", "main");
-		Map<String, Long> calls = new TreeMap<>();
-		for (List<String> row : csv(f.out))
-			if (row.get(0).startsWith(W))
-				calls.put(row.get(0), Long.parseLong(row.get(1)));
-		expectExact("counts of main with a periodic burst", map(P + "main", 1, P + "work", 8, P + "leaf", 16), calls);
+		Map<String, Long> counts = map(P + "main", 1, P + "work", 8, P + "leaf", 16);
+		expectExact("counts of main with a periodic burst", counts, flatCalls(t, "--calib", "inrun", "--thread", "main"));
 		// The program ends while the burst's env timer runs: no hang, no crash, said plainly.
 		Path c = tmp.resolve("recal-cut.bin");
 		Result cut = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=10s,metric=cputime,out=" + c,
 				"-cp", classes, W + "Periodic", "10500"));
 		check(cut.rc == 0 && cut.out.contains("periodic 32") && cut.err.contains("ended during a periodic burst"),
 				"a burst cut short by the end of the run: exit " + cut.rc + ": " + cut.err);
-		Result cs = post(c, "--report", "flat", "--format", "csv", "--thread", "main");
-		check(cs.rc == 0 && cs.out.contains(P + "leaf,16,"), "the cut trace is complete for main: " + cs.out + cs.err);
+		expectExact("the cut trace is complete for main", counts, flatCalls(c, "--thread", "main"));
 		Result ci = post(c, "--calib", "inrun");
 		check(ci.rc != 0 && ci.err.contains("cut short"), "--calib inrun on it: a clear error: " + ci.err);
 		Result bad = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=5s,out=" + tmp.resolve("no.bin"),

@@ -74,13 +74,7 @@ public final class Stress {
 
 	/** Flat CSV of the threads selected by --thread sel: method (in W) -> calls. */
 	private Map<String, Long> flatOf(Path t, String sel) throws Exception {
-		Runner.Result res = r.post(t, "--report", "flat", "--format", "csv", "--thread", sel);
-		r.check(res.rc == 0, "flat report of " + sel + ": exit " + res.rc + ": " + res.err);
-		Map<String, Long> m = new TreeMap<>();
-		for (List<String> row : Runner.csv(res.out))
-			if (row.get(0).startsWith(W))
-				m.merge(row.get(0), Long.parseLong(row.get(1)), Long::sum);
-		return m;
+		return r.flatCalls(t, "--thread", sel);
 	}
 
 	/**
