@@ -209,6 +209,17 @@ static void *workload_main(void *arg)
 		workload_fail("calibrate: cannot attach the calibrator thread to the JVM");
 		goto out;
 	}
+	/* In a traced JVM (recalibrate=) the thread's events are on already:
+	 * everything up to the measured rounds (loading the workload classes and
+	 * natives, the warm-up) is left out of the trace as an untraced region,
+	 * and so is the detach (Thread.exit) after them. */
+	st = jcal.opts.command == JCAL_CMD_TRACE ? thread_state_get(jvmti) : NULL;
+	if (st == &thread_state_ended)
+		st = NULL;
+	if (st) {
+		thread_state_control(st, JCAL_CTL_STOP, 0);
+		st->regions = 0;
+	}
 	if (calib_natives_register_workload(env, err, sizeof(err))) {
 		workload_fail(err);
 		goto detach;
@@ -233,16 +244,7 @@ static void *workload_main(void *arg)
 		bci_rounds(jvmti, env, arr, progs, n);
 		goto detach;
 	}
-	/* Warm-up without events: resolves call sites, initialises classes. In a
-	 * traced JVM (recalibrate=start) the thread's events are on already:
-	 * its warm-up is left out of the trace as an untraced region. */
-	st = jcal.opts.command == JCAL_CMD_TRACE ? thread_state_get(jvmti) : NULL;
-	if (st == &thread_state_ended)
-		st = NULL;
-	if (st) {
-		thread_state_control(st, JCAL_CTL_STOP, 0);
-		st->regions = 0;
-	}
+	/* Warm-up without events: resolves call sites, initialises classes. */
 	run_rounds(env, arr, progs, n, WARMUP_ROUNDS);
 	if (st) {
 		st->regions = 1;
@@ -255,6 +257,10 @@ static void *workload_main(void *arg)
 	}
 	run_rounds(env, arr, progs, n, st ? INRUN_ROUNDS : MEASURE_ROUNDS);
 	set_events(jvmti, JVMTI_DISABLE, self);
+	if (st) {
+		thread_state_control(st, JCAL_CTL_STOP, 0);
+		st->regions = 0;
+	}
 detach:
 	if (arr) {
 		for (size_t i = 0; i < n; i++)
