@@ -302,6 +302,18 @@ static void wr_u4(struct wr *w, uint32_t v)
 	wr_bytes(w, b, 4);
 }
 
+/* Hands over an attribute body written in w: NULL (and freed) when memory
+ * ran out or it is too long for an attribute's u4 length. */
+static uint8_t *wr_take_attr(struct wr *w, uint32_t *len)
+{
+	if (w->oom || w->len > UINT32_MAX) {
+		free(w->p);
+		return NULL;
+	}
+	*len = (uint32_t)w->len;
+	return w->p;
+}
+
 static void wr_attrs(struct wr *w, uint16_t n, const struct cf_attr *a)
 {
 	wr_u2(w, n);
@@ -531,12 +543,7 @@ uint8_t *cf_code_write(const struct cf_code *code, uint32_t *len)
 		wr_u2(&w, code->exc[i].catch_type);
 	}
 	wr_attrs(&w, code->nattrs, code->attrs);
-	if (w.oom || w.len > UINT32_MAX) {
-		free(w.p);
-		return NULL;
-	}
-	*len = (uint32_t)w.len;
-	return w.p;
+	return wr_take_attr(&w, len);
 }
 
 void cf_code_free(struct cf_code *code)
@@ -677,12 +684,7 @@ uint8_t *cf_smt_write(const struct cf_smt *s, uint32_t *len)
 			}
 		}
 	}
-	if (w.oom || w.len > UINT32_MAX) {
-		free(w.p);
-		return NULL;
-	}
-	*len = (uint32_t)w.len;
-	return w.p;
+	return wr_take_attr(&w, len);
 }
 
 void cf_smt_free(struct cf_smt *s)
