@@ -755,6 +755,32 @@ static void test_shaping_threads_and_names(void)
 	model_free(&m);
 }
 
+/* callers: a context's path, leaf first in text, root first in CSV and JSON. */
+static void test_callers_paths(void)
+{
+	const char *script = "0 E M.main\n1 E M.a\n2 E M.leaf\n5 X M.leaf\n6 X M.a\n9 X M.main\n";
+	const char *names[] = {"main"};
+	struct model m;
+	struct report_opts o = {0};
+	char *s;
+
+	CHECK_EQ_I(mg_model(&m, &script, names, 1, NULL, NULL), 0);
+	o.format = REPORT_TEXT;
+	s = run(report_callers, &m, &o);
+	CHECK(strstr(s, " M.leaf <- M.a <- M.main\n") != NULL);
+	free(s);
+	o.format = REPORT_CSV;
+	s = run(report_callers, &m, &o);
+	CHECK(strstr(s, ",M.main;M.a;M.leaf") != NULL);
+	CHECK(strstr(s, "M.leaf <-") == NULL);
+	free(s);
+	o.format = REPORT_JSON;
+	s = run(report_callers, &m, &o);
+	CHECK(strstr(s, "\"M.main;M.a;M.leaf\"") != NULL);
+	free(s);
+	model_free(&m);
+}
+
 static void test_progress(void)
 {
 	char *s = NULL;
@@ -821,6 +847,7 @@ int main(void)
 	RUN(test_html);
 	RUN(test_shaping_fig4a);
 	RUN(test_shaping_threads_and_names);
+	RUN(test_callers_paths);
 	RUN(test_progress);
 	if (getenv("JCAL_HTML_TRACE"))
 		RUN(write_sample_trace);

@@ -72,12 +72,24 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
-/* Writes the path of r: root first joined by sep, or leaf first. */
-static void put_path(const struct model *m, const struct calltree *t, uint32_t node, int leaf_first,
-		     const char *sep, FILE *f, int csv)
+enum path_style { PATH_TEXT, PATH_CSV, PATH_JSON };
+
+/* Writes the call path of node: as text leaf first joined by " <- "; in CSV
+ * and JSON root first joined by ';', as one field or one string. */
+static void put_path(const struct model *m, const struct calltree *t, uint32_t node,
+		     enum path_style style, FILE *f)
 {
 	uint32_t depth = 0, *path;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *mem;
 
+	if (style == PATH_TEXT) {
+		for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent)
+			fprintf(f, "%s%s", n != node ? " <- " : "",
+				model_method_name(m, t->nodes[n].method));
+		return;
+	}
 	for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent)
 		depth++;
 	path = malloc((depth ? depth : 1) * sizeof(*path));
@@ -86,36 +98,17 @@ static void put_path(const struct model *m, const struct calltree *t, uint32_t n
 	depth = 0;
 	for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent)
 		path[depth++] = n;
-	if (csv) {
-		char *s = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&s, &len);
-
-		if (mem) {
-			for (uint32_t i = depth; i-- > 0;)
-				fprintf(mem, "%s%s", i + 1 < depth ? sep : "",
-					model_method_name(m, t->nodes[path[i]].method));
-			fclose(mem);
-			csv_field(f, s);
-			free(s);
-		}
-	} else if (leaf_first) {
-		for (uint32_t i = 0; i < depth; i++)
-			fprintf(f, "%s%s", i ? sep : "",
+	mem = open_memstream(&s, &len);
+	if (mem) {
+		for (uint32_t i = depth; i-- > 0;)
+			fprintf(mem, "%s%s", i + 1 < depth ? ";" : "",
 				model_method_name(m, t->nodes[path[i]].method));
-	} else {
-		char *s = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&s, &len);
-
-		if (mem) {
-			for (uint32_t i = depth; i-- > 0;)
-				fprintf(mem, "%s%s", i + 1 < depth ? sep : "",
-					model_method_name(m, t->nodes[path[i]].method));
-			fclose(mem);
+		fclose(mem);
+		if (style == PATH_CSV)
+			csv_field(f, s);
+		else
 			json_string(f, s);
-			free(s);
-		}
+		free(s);
 	}
 	free(path);
 }
@@ -135,7 +128,7 @@ static void text_method(const struct model *m, const struct report_opts *o, stru
 	for (size_t i = 0; i < n; i++) {
 		fprintf(o->out, "  %6.2f%% %*" PRIu64 " %*" PRIu64 "  ", pct(r[i].base, row->base),
 			wc, r[i].calls, wb, model_value(m, mi, r[i].base));
-		put_path(m, c->trees[r[i].tree], r[i].node, 1, " <- ", o->out, 0);
+		put_path(m, c->trees[r[i].tree], r[i].node, PATH_TEXT, o->out);
 		fputc('\n', o->out);
 	}
 }
@@ -148,7 +141,7 @@ static void csv_method(const struct model *m, const struct report_opts *o, struc
 	for (size_t i = 0; i < n; i++) {
 		csv_field(o->out, row->name);
 		fputc(',', o->out);
-		put_path(m, c->trees[r[i].tree], r[i].node, 0, ";", o->out, 1);
+		put_path(m, c->trees[r[i].tree], r[i].node, PATH_CSV, o->out);
 		fprintf(o->out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n", r[i].calls,
 			model_value(m, mi, r[i].base), model_value(m, mi, r[i].raw_base),
 			pct(r[i].base, row->base));
@@ -167,7 +160,7 @@ static void json_method(const struct model *m, const struct report_opts *o, stru
 		row->calls, model_value(m, mi, row->base), model_value(m, mi, row->raw_base));
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",{\"path\":" : "{\"path\":", o->out);
-		put_path(m, c->trees[r[i].tree], r[i].node, 0, ";", o->out, 0);
+		put_path(m, c->trees[r[i].tree], r[i].node, PATH_JSON, o->out);
 		fprintf(o->out,
 			",\"calls\":%" PRIu64 ",\"base\":%" PRIu64 ",\"raw_base\":%" PRIu64
 			",\"share\":%.4f}",
