@@ -9,18 +9,18 @@
 # in the same JVM, interleaved. Per JVM the error of the traced cum of the
 # top method against the summed truth is computed raw, per sequence key with
 # each estimator of the table (min = seed 003's method; p10, median, mean of
-# the same samples), the same with the table the agent measured in that very
-# JVM (recalibrate=start, jcal-post --calib inrun), and with one global
-# minimum subtracted from every delta (the older method). Prints the median
-# error over the JVMs and its spread (lowest..highest). Never fails on
-# accuracy.
+# the same samples; cond, the default), the same with the table the agent
+# measured in that very JVM (recalibrate=start, jcal-post --calib inrun),
+# and with one global minimum subtracted from every delta (the older
+# method). Prints the median error over the JVMs and its spread
+# (lowest..highest). Never fails on accuracy.
 set -eu
 cd "$(dirname "$0")/.."
 JVMS=${1:-5}
 ROUNDS=${2:-4}
 SCALE=${3:-100000}
-ESTIMATORS="min p10 median mean"
-INRUN="min median mean"
+ESTIMATORS="min p10 median mean cond"
+INRUN="min median cond"
 . bench/accuracy-lib.sh
 
 calibrate "-Xint, metric=cputime" -Xint "-agentpath:build/libjcal.so=calibrate,metric=cputime,table=$table,out=$tmp/calib.bin"

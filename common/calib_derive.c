@@ -313,6 +313,9 @@ static void fill_table(struct derive *d)
 		e.p10 = quantile(a, 0.1);
 		if (e.p10 > e.median)
 			e.p10 = e.median;
+		for (unsigned j = 0; j < CALIB_NQ; j++)
+			e.q[j] = quantile(a, (j + 0.5) / CALIB_NQ);
+		e.has_q = 1;
 		if (e.mean < (double)e.min)
 			e.mean = (double)e.min;
 		e.has_stats = 1;

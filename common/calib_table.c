@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define VERSION_LINE "jcal-calibration 1"
+#define VERSION_LINE "jcal-calibration 2" /* written; 1 (no q) is read too */
+#define VERSION_LINE_1 "jcal-calibration 1"
 #define VERSION_PREFIX "jcal-calibration "
 
 static const struct {
@@ -174,7 +175,7 @@ void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct
 	t->prepared = 0;
 }
 
-static const char *const estimator_names[] = { "min", "p10", "median", "mean" };
+static const char *const estimator_names[] = { "min", "p10", "median", "mean", "cond" };
 
 int calib_estimator_parse(const char *name, enum calib_estimator *out)
 {
@@ -205,11 +206,29 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 			stat = d->p10;
 		else if (d->has_stats && e == CALIB_EST_MEDIAN)
 			stat = d->median;
-		else if (d->has_stats && e == CALIB_EST_MEAN)
+		else if (d->has_stats && (e == CALIB_EST_MEAN || e == CALIB_EST_COND))
 			stat = (uint64_t)(d->mean + 0.5);
 		d->comp = comp_of(stat, d->env);
 	}
+	t->estimator = (int)e;
 	t->prepared = 0;
+}
+
+uint64_t calib_entry_cond(const struct calib_entry *e, uint64_t delta)
+{
+	uint64_t sum = 0;
+	unsigned n = 0;
+
+	if (!e->has_q)
+		return e->comp;
+	for (; n < CALIB_NQ; n++) {
+		uint64_t o = comp_of(e->q[n], e->env);
+
+		if (o > delta)
+			break;
+		sum += o;
+	}
+	return n ? (sum + n / 2) / n : comp_of(e->q[0], e->env);
 }
 
 const struct calib_entry *calib_table_get(const struct calib_table *t, const struct seqkey *k)
@@ -217,6 +236,15 @@ const struct calib_entry *calib_table_get(const struct calib_table *t, const str
 	const struct calib_entry *e = &t->e[seqkey_index(k)];
 
 	return e->present ? e : NULL;
+}
+
+unsigned calib_table_keys_with_q(const struct calib_table *t)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
+		n += t->e[i].present && t->e[i].has_q;
+	return n;
 }
 
 unsigned calib_table_env_missing(const struct calib_table *t)
@@ -327,6 +355,16 @@ enum calib_match calib_table_lookup(struct calib_table *t, const struct seqkey *
 	return (enum calib_match)t->match[i];
 }
 
+enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey *k, uint64_t delta,
+				      uint64_t *comp)
+{
+	enum calib_match m = calib_table_lookup(t, k, comp);
+
+	if (t->estimator == CALIB_EST_COND && m != CALIB_NO_TABLE)
+		*comp = calib_entry_cond(&t->e[t->resolved[seqkey_index(k)]], delta);
+	return m;
+}
+
 int calib_table_copy(struct calib_table *dst, const struct calib_table *src)
 {
 	struct calib_entry *e = dst->e;
@@ -341,6 +379,7 @@ int calib_table_copy(struct calib_table *dst, const struct calib_table *src)
 	memcpy(dst->unit, src->unit, sizeof(dst->unit));
 	memcpy(dst->env_method, src->env_method, sizeof(dst->env_method));
 	dst->nkeys = src->nkeys;
+	dst->estimator = src->estimator;
 	dst->prepared = 0;
 	dst->resolved = NULL;
 	dst->match = NULL;
@@ -379,7 +418,7 @@ int calib_table_write(const struct calib_table *t, FILE *f)
 	header(f, "env.method", clean);
 	fprintf(f, "env.missing %u\n", calib_table_env_missing(t));
 	fprintf(f, "keys %u\n", t->nkeys);
-	fputs("# KEY MIN samples= env= comp= [mean= median= p10=]\n", f);
+	fputs("# KEY MIN samples= env= comp= [mean= median= p10= [q=Q1,...,Q16]]\n", f);
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
 		const struct calib_entry *e = &t->e[i];
 
@@ -391,6 +430,8 @@ int calib_table_write(const struct calib_table *t, FILE *f)
 		if (e->has_stats)
 			fprintf(f, " mean=%.1f median=%" PRIu64 " p10=%" PRIu64, e->mean, e->median,
 				e->p10);
+		for (unsigned j = 0; e->has_stats && e->has_q && j < CALIB_NQ; j++)
+			fprintf(f, "%s%" PRIu64, j ? "," : " q=", e->q[j]);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -1 : 0;
@@ -501,6 +542,7 @@ struct parser {
 	int seen[H_COUNT];
 	uint64_t env_missing, keys;
 	int in_keys;
+	int version; /* of the table: 1 or CALIB_FORMAT_VERSION */
 };
 
 static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -560,8 +602,38 @@ static int parse_header(struct parser *p, char *s)
 	return 0;
 }
 
-enum { F_SAMPLES, F_ENV, F_COMP, F_MEAN, F_MEDIAN, F_P10, F_COUNT };
-static const char *const field_names[F_COUNT] = {"samples", "env", "comp", "mean", "median", "p10"};
+enum { F_SAMPLES, F_ENV, F_COMP, F_MEAN, F_MEDIAN, F_P10, F_Q, F_COUNT };
+static const char *const field_names[F_COUNT] = {"samples", "env",    "comp", "mean",
+						 "median",  "p10",    "q"};
+
+/* "Q1,...,Q16": CALIB_NQ unsigned integers, non-decreasing. Returns 0, or
+ * -1 with what is wrong in why. */
+static int parse_q(const char *s, uint64_t *q, const char **why)
+{
+	char num[24];
+	unsigned n = 0;
+
+	*why = "16 comma-separated unsigned integers";
+	for (;;) {
+		size_t len = strcspn(s, ",");
+
+		if (n == CALIB_NQ || len >= sizeof(num))
+			return -1;
+		memcpy(num, s, len);
+		num[len] = '\0';
+		if (parse_u64(num, &q[n]))
+			return -1;
+		if (n && q[n] < q[n - 1]) {
+			*why = "non-decreasing";
+			return -1;
+		}
+		n++;
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	return n == CALIB_NQ ? 0 : -1;
+}
 
 static int parse_key_line(struct parser *p, char *s)
 {
@@ -597,11 +669,20 @@ static int parse_key_line(struct parser *p, char *s)
 		if (f == F_COUNT)
 			return perr(p,
 				    "key %s: unknown field '%s' (expected samples, env, comp, "
-				    "mean, median, p10)",
+				    "mean, median, p10, q)",
 				    keytext, tok);
 		if (have[f])
 			return perr(p, "key %s: field '%s' given twice", keytext, tok);
 		have[f] = 1;
+		if (f == F_Q) {
+			const char *why;
+
+			if (p->version < 2)
+				return perr(p, "key %s: field 'q' needs table version 2", keytext);
+			if (parse_q(eq + 1, e.q, &why))
+				return perr(p, "key %s: q='%s' is not %s", keytext, eq + 1, why);
+			continue;
+		}
 		if (f == F_MEAN ? parse_mean(eq + 1, &e.mean)
 				: parse_u64(eq + 1, f == F_SAMPLES  ? &e.samples
 						    : f == F_ENV    ? &e.env
@@ -616,6 +697,8 @@ static int parse_key_line(struct parser *p, char *s)
 			return perr(p, "key %s: field '%s' missing", keytext, field_names[f]);
 	if (have[F_MEAN] != have[F_MEDIAN] || have[F_MEAN] != have[F_P10])
 		return perr(p, "key %s: mean, median and p10 come together or not at all", keytext);
+	if (have[F_Q] && !have[F_MEAN])
+		return perr(p, "key %s: q needs mean, median and p10", keytext);
 	if (!e.samples)
 		return perr(p, "key %s: samples=0 (a key in the table was observed at least once)",
 			    keytext);
@@ -623,6 +706,7 @@ static int parse_key_line(struct parser *p, char *s)
 		return perr(p, "key %s: comp=%" PRIu64 " but max(0, min - env) = %" PRIu64, keytext,
 			    comp, comp_of(e.min, e.env));
 	e.has_stats = (uint8_t)have[F_MEAN];
+	e.has_q = (uint8_t)have[F_Q];
 	calib_table_set(p->t, &k, &e);
 	p->in_keys = 1;
 	return 0;
@@ -659,10 +743,13 @@ int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *er
 			break;
 		}
 		if (p.line == 1) {
-			if (!strcmp(buf, VERSION_LINE))
+			p.version = !strcmp(buf, VERSION_LINE)	 ? CALIB_FORMAT_VERSION
+				    : !strcmp(buf, VERSION_LINE_1) ? 1
+								   : 0;
+			if (p.version)
 				continue;
 			if (!strncmp(buf, VERSION_PREFIX, strlen(VERSION_PREFIX)))
-				r = perr(&p, "unsupported table version '%s' (this build reads %d)",
+				r = perr(&p, "unsupported table version '%s' (this build reads 1 and %d)",
 					 buf + strlen(VERSION_PREFIX), CALIB_FORMAT_VERSION);
 			else
 				r = perr(&p,
@@ -779,6 +866,9 @@ unsigned calib_table_check(const struct calib_table *t, char *report, size_t len
 				    "key %s: statistics inconsistent (need min <= p10 <= median, "
 				    "min <= mean)",
 				    key);
+		if (e->has_q && e->q[0] < e->min)
+			add_problem(report, len, &pos, &n,
+				    "key %s: quantiles inconsistent (need min <= q)", key);
 	}
 	return n;
 }
@@ -830,6 +920,15 @@ int calib_table_merge(struct calib_table *dst, const struct calib_table *src, in
 			d->median = s->median;
 			d->p10 = s->p10;
 			d->has_stats = 1;
+		}
+		/* weighted averages of two non-decreasing vectors stay so */
+		if (d->has_q && s->has_q)
+			for (unsigned j = 0; j < CALIB_NQ; j++)
+				d->q[j] = (uint64_t)llround(
+				    ((double)d->q[j] * wd + (double)s->q[j] * ws) / (wd + ws));
+		else if (s->has_q) {
+			memcpy(d->q, s->q, sizeof(d->q));
+			d->has_q = 1;
 		}
 		if (s->min < d->min)
 			d->min = s->min;

@@ -19,7 +19,7 @@
 
 #include "seqkey.h"
 
-#define CALIB_FORMAT_VERSION 1
+#define CALIB_FORMAT_VERSION 2 /* 2 added q=; 1 is still read */
 #define CALIB_VALUE_MAX 256 /* longest header value kept, NUL included */
 
 /* Host fingerprint fields, in file order (SPEC §6). */
@@ -70,17 +70,23 @@ void calib_fingerprint_diff_text(const struct calib_fingerprint *a,
 uint64_t calib_fingerprint_hash(const struct calib_fingerprint *fp);
 void calib_fingerprint_filename(const struct calib_fingerprint *fp, char *buf, size_t len);
 
+/* Quantiles of a key's samples kept for the cond estimator: q[j] is the
+ * (j + 1/2) / CALIB_NQ quantile (3.1%, 9.4%, ... 96.9%). */
+#define CALIB_NQ 16
+
 /* Per-key values. The statistics describe the raw deltas of the key's
  * samples (metric 0, raw units), env not subtracted. */
 struct calib_entry {
 	uint8_t present;
 	uint8_t has_stats; /* mean, median and p10 are known */
+	uint8_t has_q;	   /* q is known (needs has_stats) */
 	uint64_t min;	   /* smallest observed delta */
 	uint64_t samples;  /* deltas observed */
 	uint64_t env;	   /* environment cost; 0 = not measured */
 	uint64_t comp;	   /* max(0, min - env): what jcal-post subtracts */
 	double mean;
 	uint64_t median, p10;
+	uint64_t q[CALIB_NQ]; /* non-decreasing, q[0] >= min */
 };
 
 /* How a key was resolved by calib_table_lookup(). */
@@ -98,6 +104,7 @@ struct calib_table {
 	char env_method[CALIB_VALUE_MAX]; /* how env was measured */
 	struct calib_entry *e;		  /* SEQKEY_COUNT entries, by seqkey_index */
 	unsigned nkeys;			  /* entries present */
+	int estimator;			  /* enum calib_estimator in use */
 	/* lookup cache, rebuilt by calib_table_prepare() */
 	int prepared;
 	uint64_t global_comp;
@@ -115,6 +122,9 @@ void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct
 
 /* Entry of key k, or NULL when absent. */
 const struct calib_entry *calib_table_get(const struct calib_table *t, const struct seqkey *k);
+
+/* Keys with a quantile vector (q). */
+unsigned calib_table_keys_with_q(const struct calib_table *t);
 
 /* Keys with env = 0 (no environment measurement). */
 unsigned calib_table_env_missing(const struct calib_table *t);
@@ -146,9 +156,13 @@ enum calib_estimator {
 	CALIB_EST_P10,
 	CALIB_EST_MEDIAN,
 	CALIB_EST_MEAN,
+	/* per delta: the mean of the key's overheads (q[j] - env) that are not
+	 * above the delta itself (calib_entry_cond); keys without q: mean */
+	CALIB_EST_COND,
 };
 
-/* "min", "p10", "median", "mean" -> estimator; 0 or -1 for an unknown name. */
+/* "min", "p10", "median", "mean", "cond" -> estimator; 0 or -1 for an
+ * unknown name. */
 int calib_estimator_parse(const char *name, enum calib_estimator *out);
 const char *calib_estimator_name(enum calib_estimator e);
 
@@ -156,6 +170,24 @@ const char *calib_estimator_name(enum calib_estimator e);
  * keep min) and invalidates the lookup cache. For applying a table only:
  * a table written afterwards would hold comps that are not min - env. */
 void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e);
+
+/*
+ * The cond estimator for one delta of key entry e: the overheads
+ * o_j = max(0, q[j] - env) of the calibration samples are a model of what
+ * the agent adds to a step; a step that took delta cannot have had more
+ * overhead than delta, so its expected overhead is the mean of the o_j
+ * <= delta (E[overhead | overhead <= delta]). Steps that do real work get
+ * the mean overhead; steps as short as the fastest calibration samples get
+ * only the lower ones. When no o_j is <= delta, o_0 (> delta: the caller
+ * clamps). e without q: its comp.
+ */
+uint64_t calib_entry_cond(const struct calib_entry *e, uint64_t delta);
+
+/* What to subtract from one delta of key k under the table's estimator
+ * (calib_table_use_estimator): the comp of the key or its fallback
+ * (calib_table_lookup), or for cond calib_entry_cond of that entry. */
+enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey *k, uint64_t delta,
+				      uint64_t *comp);
 
 /* Text form (docs/calibration-format.md). Returns 0, or -1 when the stream
  * reports an error. */

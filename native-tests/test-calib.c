@@ -284,19 +284,35 @@ static void test_roundtrip(void)
 	e.median = 140;
 	e.p10 = 125;
 	calib_table_set(&t, &k, &e);
+	key_of("N:X:I:E:i", &k);
+	e.has_q = 1;
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = 120 + j * j;
+	calib_table_set(&t, &k, &e);
+	key_of("n:T:i:T:O", &k);
 	a = to_text(&t);
 	CHECK(a != NULL);
 	CHECK(strstr(a, "i:E:I:X:i 812 samples=1000 env=75 comp=737\n") != NULL);
+	CHECK(strstr(a, " p10=125 q=120,121,124,129,136,145,156,169,184,201,220,241,264,289,316,"
+			"345\n") != NULL);
 	CHECK(
 	    strstr(a, "n:T:i:T:O 120 samples=77 env=20 comp=100 mean=151.2 median=140 p10=125\n") ||
 	    strstr(a, "n:T:i:T:O 120 samples=77 env=20 comp=100 mean=151.3 median=140 p10=125\n"));
 	CHECK(strstr(a, "env.missing 1\n") != NULL);
-	CHECK(strstr(a, "keys 3\n") != NULL);
-	CHECK(!strncmp(a, "jcal-calibration 1\n", 19));
+	CHECK(strstr(a, "keys 4\n") != NULL);
+	CHECK(!strncmp(a, "jcal-calibration 2\n", 19));
 	CHECK_EQ_I(parse_text(&u, a, err, sizeof(err)), 0);
 	if (test_cur_failed)
 		fprintf(stderr, "  %s\n", err);
-	CHECK_EQ_U(u.nkeys, 3);
+	CHECK_EQ_U(u.nkeys, 4);
+	CHECK(!calib_table_get(&u, &k)->has_q);
+	{
+		struct seqkey kq;
+
+		key_of("N:X:I:E:i", &kq);
+		CHECK(calib_table_get(&u, &kq)->has_q);
+		CHECK_EQ_U(calib_table_get(&u, &kq)->q[15], 345);
+	}
 	CHECK_EQ_U(calib_fingerprint_diff(&t.fp, &u.fp), 0);
 	CHECK_STR(u.created, t.created);
 	CHECK_STR(u.unit, "ns");
@@ -313,8 +329,9 @@ static void test_roundtrip(void)
 }
 
 /* A valid header for the malformed-table cases; 16 lines. */
-#define HDR                                                                                        \
-	"jcal-calibration 1\n"                                                                     \
+#define HDR "jcal-calibration 2" HDR_AFTER_VERSION
+#define HDR_AFTER_VERSION                                                                          \
+	"\n"                                                                                       \
 	"cpu.vendor V\ncpu.family 6\ncpu.model 85\ncpu.stepping 7\ncpu.model_name M\n"             \
 	"kernel K\njvm.vendor J\njvm.version 17\njvm.exec mixed mode\nmode events\n"               \
 	"metrics cputime\n"                                                                        \
@@ -329,7 +346,7 @@ static void test_malformed(void)
 		const char *what;
 	} c[] = {
 	    {__LINE__, "", 1, "empty file"},
-	    {__LINE__, "jcal-calibration 2\n", 1, "unsupported table version '2'"},
+	    {__LINE__, "jcal-calibration 3\n", 1, "unsupported table version '3' (this build reads 1 and 2)"},
 	    {__LINE__, "hello\n", 1, "not a jcal calibration table"},
 	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:q 5 samples=1 env=0 comp=5\n", 19,
 	     "bad key 'i:E:I:X:q'"},
@@ -354,6 +371,30 @@ static void test_malformed(void)
 	     HDR
 	     "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=x median=5 p10=5\n",
 	     19, "mean='x' is not a non-negative number"},
+	    {__LINE__,
+	     HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 q=5,5,5,5,5,5,5,5,"
+		 "5,5,5,5,5,5,5,5\n",
+	     19, "q needs mean, median and p10"},
+	    {__LINE__,
+	     HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=5 median=5 "
+		 "p10=5 q=5,5,5,5,5,5,5,5,5,5,5,5,5,5,5\n",
+	     19, "q='5,5,5,5,5,5,5,5,5,5,5,5,5,5,5' is not 16 comma-separated unsigned integers"},
+	    {__LINE__,
+	     HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=5 median=5 "
+		 "p10=5 q=5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5\n",
+	     19, "is not 16 comma-separated unsigned integers"},
+	    {__LINE__,
+	     HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=5 median=5 "
+		 "p10=5 q=5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,\n",
+	     19, "is not 16 comma-separated unsigned integers"},
+	    {__LINE__,
+	     HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=5 median=5 "
+		 "p10=5 q=5,5,5,5,5,5,5,5,5,5,5,5,5,5,9,8\n",
+	     19, "is not non-decreasing"},
+	    {__LINE__,
+	     HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=5 median=5 "
+		 "p10=5 q=5,5,5,5,5,5,5,5,5,5,5,5,5,5,x,8\n",
+	     19, "is not 16 comma-separated unsigned integers"},
 	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 oops\n", 19,
 	     "'oops' is not a name=value field"},
 	    {__LINE__,
@@ -371,6 +412,11 @@ static void test_malformed(void)
 	    {__LINE__, HDR "env.missing 1\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4\n", 19,
 	     "header 'env.missing 1' (line 17) but 0 keys have env=0"},
 	    {__LINE__, "jcal-calibration 1\ncpu.vendor V\n", 2, "header 'cpu.family' missing"},
+	    {__LINE__,
+	     "jcal-calibration 1" HDR_AFTER_VERSION
+	     "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 mean=5 median=5 "
+	     "p10=5 q=5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5\n",
+	     19, "field 'q' needs table version 2"},
 	};
 	struct calib_table t;
 	char err[512], want[64];
@@ -465,12 +511,17 @@ static void test_merge_diff_check(void)
 	e.mean = 120;
 	e.median = 110;
 	e.p10 = 105;
+	e.has_q = 1;
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = 100 + j;
 	calib_table_set(&a, &k, &e);
 	e.min = 90;
 	e.samples = 300;
 	e.mean = 140;
 	e.median = 130;
 	e.p10 = 95;
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = 90 + 2 * j;
 	calib_table_set(&b, &k, &e);
 	CHECK_EQ_I(calib_table_copy(&c, &a), 0);
 
@@ -510,6 +561,10 @@ static void test_merge_diff_check(void)
 	CHECK(calib_table_get(&a, &k)->mean > 134.99 && calib_table_get(&a, &k)->mean < 135.01);
 	CHECK_EQ_U(calib_table_get(&a, &k)->median, 125);
 	CHECK_EQ_U(calib_table_get(&a, &k)->p10, 98);
+	/* quantiles: weighted per position, (100 + j) x 100 and (90 + 2j) x 300 */
+	CHECK(calib_table_get(&a, &k)->has_q);
+	CHECK_EQ_U(calib_table_get(&a, &k)->q[0], 93);
+	CHECK_EQ_U(calib_table_get(&a, &k)->q[15], 119);
 
 	/* different fingerprints: refused unless forced */
 	calib_fingerprint_set_meta(&b.fp, "host.cpu.model", "106");
@@ -533,12 +588,13 @@ static void test_merge_diff_check(void)
 	calib_table_set(&a, &k, &e);
 	a.fp.field[CALIB_FP_KERNEL][0] = '\0';
 	n = calib_table_check(&a, report, sizeof(report));
-	CHECK_EQ_U(n, 3);
+	CHECK_EQ_U(n, 4);
+	CHECK(strstr(report, "key I:E:i:X:I: quantiles inconsistent (need min <= q)\n") != NULL);
 	CHECK(strstr(report, "header 'kernel' is empty\n") != NULL);
 	CHECK(strstr(report, "key O:E:O:X:O cannot occur in mode events") != NULL);
 	CHECK(strstr(report, "key I:E:i:X:I: statistics inconsistent") != NULL);
 	snprintf(a.fp.field[CALIB_FP_MODE], CALIB_VALUE_MAX, "bogus");
-	CHECK_EQ_U(calib_table_check(&a, report, sizeof(report)), 3);
+	CHECK_EQ_U(calib_table_check(&a, report, sizeof(report)), 4);
 	CHECK(strstr(report, "mode 'bogus' is not events or bci") != NULL);
 
 	calib_table_free(&a);
@@ -777,6 +833,11 @@ static void test_derive(void)
 		/* histogram buckets of 8 at this size: within 1% */
 		CHECK(e->median >= 820 && e->median <= 830);
 		CHECK(e->p10 >= 800 && e->p10 <= 812);
+		CHECK(e->has_q);
+		CHECK(e->q[0] >= 800 && e->q[0] <= 808);
+		CHECK(e->q[15] >= 840 && e->q[15] <= 856);
+		for (unsigned j = 1; j < CALIB_NQ; j++)
+			CHECK(e->q[j] >= e->q[j - 1]);
 	}
 	/* between calls in I, rounds 1..99: 300 + r % 7 */
 	key_of("i:X:I:E:i", &k);
@@ -901,6 +962,77 @@ static void test_estimators(void)
 	calib_table_free(&t);
 }
 
+/*
+ * cond: the overheads q[j] - env of a key are 10, 20, ..., 160 (env 40);
+ * a delta of 55 can hold at most the five lowest (10..50): mean 30; a
+ * delta of 1000 all sixteen: mean 85; a delta of 5 none: o_0 = 10, which
+ * the apply hook clamps (delta 0, counted). A key without q keeps its
+ * comp (the mean's), a fallback key uses the entry it resolves to.
+ */
+static void test_cond_estimator(void)
+{
+	struct calib_apply a;
+	struct calib_entry e = {0};
+	struct seqkey k, k2, k3;
+	uint64_t comp = 0;
+	enum calib_estimator est;
+
+	CHECK(calib_apply_init(&a) == 0);
+	key_of("I:E:i:X:I", &k);
+	e.min = 45;
+	e.samples = 160;
+	e.env = 40;
+	e.has_stats = 1;
+	e.p10 = 55;
+	e.median = 120;
+	e.mean = 125.0;
+	e.has_q = 1;
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = 50 + 10 * j;
+	calib_table_set(&a.table, &k, &e);
+	CHECK_EQ_U(calib_entry_cond(calib_table_get(&a.table, &k), 55), 30);
+	CHECK_EQ_U(calib_entry_cond(calib_table_get(&a.table, &k), 59), 30);
+	CHECK_EQ_U(calib_entry_cond(calib_table_get(&a.table, &k), 60), 35);
+	CHECK_EQ_U(calib_entry_cond(calib_table_get(&a.table, &k), 1000), 85);
+	CHECK_EQ_U(calib_entry_cond(calib_table_get(&a.table, &k), 5), 10);
+	/* env above the low quantiles: their overhead is 0 */
+	e.env = 75;
+	e.min = 80;
+	calib_table_set(&a.table, &k, &e);
+	CHECK_EQ_U(calib_entry_cond(calib_table_get(&a.table, &k), 0), 0);
+	CHECK_EQ_U(calib_entry_cond(calib_table_get(&a.table, &k), 10), 1); /* 0,0,0,5: 5/4 */
+	e.env = 40;
+	e.min = 45;
+	calib_table_set(&a.table, &k, &e);
+
+	CHECK(calib_estimator_parse("cond", &est) == 0);
+	CHECK_STR(calib_estimator_name(est), "cond");
+	calib_table_use_estimator(&a.table, est);
+	/* the table's comp under cond is the mean's: for lookups and shifts */
+	CHECK(calib_table_lookup(&a.table, &k, &comp) == CALIB_EXACT);
+	CHECK_EQ_U(comp, 85);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 55), 25);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 1000), 915);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 5), 0);
+	CHECK_EQ_U(a.clamped, 1);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 1, 55), 55); /* other metrics raw */
+	/* i:E:I:X:i is missing: resolves to I:E:i:X:I (static-ness ignored) */
+	key_of("i:E:I:X:i", &k2);
+	CHECK(calib_table_comp_for(&a.table, &k2, 55, &comp) == CALIB_SIMILAR);
+	CHECK_EQ_U(comp, 30);
+	/* a key without q: its comp whatever the delta */
+	set_key(&a.table, "i:X:I:E:N", 80, 10, 30);
+	calib_table_use_estimator(&a.table, est);
+	key_of("i:X:I:E:N", &k3);
+	CHECK(calib_table_comp_for(&a.table, &k3, 1000, &comp) == CALIB_EXACT);
+	CHECK_EQ_U(comp, 50);
+	/* the other estimators ignore the delta */
+	calib_table_use_estimator(&a.table, CALIB_EST_MEDIAN);
+	CHECK(calib_table_comp_for(&a.table, &k, 55, &comp) == CALIB_EXACT);
+	CHECK_EQ_U(comp, 80);
+	calib_apply_free(&a);
+}
+
 /* --calib inrun against the stored table: per-key relative shift of comp,
  * median and range. In-run comps 100, 200; stored 80, 250, and one key
  * only in-run: shifts +25% and -20%, median +2.5%. */
@@ -945,6 +1077,7 @@ int main(void)
 	RUN(test_derive);
 	RUN(test_derive_errors);
 	RUN(test_estimators);
+	RUN(test_cond_estimator);
 	RUN(test_inrun_shift);
 	cleanup();
 	return test_summary("calib");

@@ -34,7 +34,7 @@ int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, u
 
 	if (metric != 0)
 		return raw_delta > INT64_MAX ? INT64_MAX : (int64_t)raw_delta;
-	switch (calib_table_lookup(&a->table, key, &comp)) {
+	switch (calib_table_comp_for(&a->table, key, raw_delta, &comp)) {
 	case CALIB_EXACT:
 	case CALIB_NO_TABLE:
 		break;

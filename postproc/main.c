@@ -29,8 +29,8 @@
 
 /* The estimator applied by default: chosen by bench/accuracy.sh, see
  * docs/accuracy.md for the figures that chose it. */
-#define DEFAULT_ESTIMATOR CALIB_EST_MEDIAN
-#define DEFAULT_ESTIMATOR_NAME "median"
+#define DEFAULT_ESTIMATOR CALIB_EST_COND
+#define DEFAULT_ESTIMATOR_NAME "cond"
 
 enum report_kind {
 	KIND_TREE,
@@ -134,10 +134,12 @@ static void usage(FILE *f)
 	      "                              Compensation applies to metric 0 only. inrun:\n"
 	      "                              the samples the agent took in this run\n"
 	      "                              (recalibrate=start)\n"
-	      "  --estimator min|p10|median|mean\n"
+	      "  --estimator min|p10|median|mean|cond\n"
 	      "                              statistic of each key's calibration samples\n"
 	      "                              taken as the agent's overhead: min is seed\n"
-	      "                              003's per-sequence minimum (default: "DEFAULT_ESTIMATOR_NAME")\n"
+	      "                              003's per-sequence minimum; cond takes, per\n"
+	      "                              delta, the mean of the key's overheads that\n"
+	      "                              are not above the delta (default: "DEFAULT_ESTIMATOR_NAME")\n"
 	      "  --raw                       no compensation: raw figures (default: off)\n"
 	      "  --include PATTERN           only contexts with a method matching PATTERN\n"
 	      "                              (glob on package.Class.method) on their path;\n"
@@ -300,7 +302,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 280:
 			if (calib_estimator_parse(optarg, &c->estimator)) {
-				msg("error", "--estimator '%s': expected min, p10, median or mean",
+				msg("error", "--estimator '%s': expected min, p10, median, mean or cond",
 				    optarg);
 				return -1;
 			}
@@ -536,6 +538,11 @@ static int calib_setup(struct calib_apply *cal, const struct cli *c, struct call
 		break;
 	}
 	calib_table_use_estimator(&cal->table, c->estimator);
+	if (c->estimator == CALIB_EST_COND && !calib_table_keys_with_q(&cal->table))
+		msg("warning",
+		    "%s has no quantiles (a version 1 table): --estimator cond takes each key's "
+		    "mean; calibrate again to get them",
+		    cal->path);
 	comp->fn = calib_apply_comp;
 	comp->ctx = cal;
 	return 0;

@@ -11,10 +11,17 @@ mkdir -p "$out"
 echo "\$ java -agentpath:build/libjcal.so=trace,out=$out/demo.bin -cp build/javatests jcaldemo.Demo"
 "$JAVA_HOME/bin/java" "-agentpath:build/libjcal.so=trace,out=$out/demo.bin" \
 	-cp build/javatests jcaldemo.Demo
-# Calibrate once per host/JVM/metric: reuse a table whose fingerprint matches.
-if build/jcal-post "$out/demo.bin" --report summary --format json 2>/dev/null | grep -q '"calib":null'; then
+# Calibrate once per host/JVM/metric: reuse a table whose fingerprint
+# matches, unless it predates the quantiles the default estimator uses.
+check=$(build/jcal-post "$out/demo.bin" --report summary --format json 2>&1 || true)
+why=
+case $check in
+*'"calib":null'*) why="no table for this host/JVM/metric yet" ;;
+*'has no quantiles'*) why="the table predates the quantiles of --estimator cond" ;;
+esac
+if [ -n "$why" ]; then
 	echo
-	echo "\$ java -agentpath:build/libjcal.so=calibrate    # no table for this host/JVM/metric yet"
+	echo "\$ java -agentpath:build/libjcal.so=calibrate    # $why"
 	"$JAVA_HOME/bin/java" -agentpath:build/libjcal.so=calibrate
 fi
 echo

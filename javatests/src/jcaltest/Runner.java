@@ -447,7 +447,7 @@ public final class Runner {
 		check(r.rc == 0, "calibrate: exit " + r.rc + ": " + r.err);
 		check(r.err.contains("calibration table written to " + table), "calibrate says where the table went: " + r.err);
 		check(r.err.contains("key coverage: 600 of 600"), "calibrate covers all 600 reachable keys: " + r.err);
-		check(Files.exists(table) && Files.readString(table).startsWith("jcal-calibration 1"), "table written");
+		check(Files.exists(table) && Files.readString(table).startsWith("jcal-calibration 2"), "table written");
 
 		Path derived = dir.resolve("derived.txt");
 		Result d = post(ctrace, "--report", "calib", "-o", derived.toString());
@@ -461,7 +461,7 @@ public final class Runner {
 		Result tr = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,quiet,metric=cputime,out=" + t,
 				"-cp", classes, W + "Recursion"));
 		check(tr.rc == 0, "trace: " + tr.err);
-		for (String est : List.of("min", "median")) {
+		for (String est : List.of("min", "median", "cond")) {
 			/* --sig: overloads must not share a path here. */
 			Result c = post(t, "--calib", table.toString(), "--estimator", est, "--report", "tree", "--format", "csv",
 					"--sig");
@@ -500,6 +500,16 @@ public final class Runner {
 			check(s.out.contains("estimator " + est) && s.out.contains("fingerprint matches"),
 					"summary names the table and estimator: " + s.out);
 		}
+		/* A version 1 table (before q=) still applies; cond says it falls back to the mean. */
+		check(Files.readString(table).contains(" q="), "the table has quantiles");
+		Path v1 = dir.resolve("v1.txt");
+		Files.writeString(v1, Files.readString(table).replaceFirst("^jcal-calibration 2", "jcal-calibration 1")
+				.replaceAll(" q=[0-9,]+", ""));
+		Result c1 = post(t, "--calib", v1.toString(), "--report", "summary");
+		check(c1.rc == 0 && c1.err.contains("has no quantiles (a version 1 table): --estimator cond takes each key's mean"),
+				"cond on a version 1 table warns: " + c1.err);
+		Result m1 = post(t, "--calib", v1.toString(), "--estimator", "median", "--report", "summary");
+		check(m1.rc == 0 && !m1.err.contains("quantiles"), "median on a version 1 table: no warning: " + m1.err);
 	}
 
 	private static final Path BUILD = Path.of(System.getProperty("jcal.build", "build")).toAbsolutePath();
