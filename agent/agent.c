@@ -133,6 +133,17 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 			(*jni)->ExceptionClear(jni);
 		if (!jcal.vt_mount || !jcal.vt_unmount)
 			jcal.vt_mount = jcal.vt_unmount = NULL;
+		jclass ct = (*jni)->FindClass(jni, "jdk/internal/misc/CarrierThread");
+		if (ct) {
+			jcal.carrier_cls = (*jni)->NewGlobalRef(jni, ct);
+			(*jni)->DeleteLocalRef(jni, ct);
+		}
+		if ((*jni)->ExceptionCheck(jni))
+			(*jni)->ExceptionClear(jni);
+		jcal.carrier_known = jcal.carrier_cls ? 1 : -1;
+		if (!jcal.carrier_cls)
+			jcal_debug("jdk.internal.misc.CarrierThread not found: every platform thread's "
+				   "state is looked up in JVMTI TLS");
 	}
 	rb = trace_file_lock();
 	meta_property(jvmti, rb, "jvm.name", "java.vm.name");

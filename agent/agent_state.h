@@ -25,6 +25,11 @@ struct jcal_agent {
 	jfieldID thread_tid;           /* java.lang.Thread.tid, set at VMInit */
 	int vthreads;                  /* JVMTI 21+: virtual thread events are on */
 	jmethodID vt_mount, vt_unmount; /* java.lang.VirtualThread.mount/unmount, or NULL */
+	/* JDK 21+: jdk.internal.misc.CarrierThread, the only platform threads
+	 * that run virtual threads (set at VMInit; carrier_known = -1 when it
+	 * could not be found: every platform thread may then carry one). */
+	jclass carrier_cls;
+	int carrier_known;
 	atomic_int stopped;            /* VM death or a failed write: record nothing more */
 	int membarrier;                /* membarrier(2) registered: see event_recorder.c */
 	atomic_uint next_serial;       /* thread serials, from 1 */

@@ -73,8 +73,12 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	if (!kt)
 		return;
 	/* Without virtual threads (a JDK before 21) a kernel thread runs one
-	 * Java thread at a time and keeps its state at hand: no JVMTI call. */
-	st = jcal.vthreads ? thread_state_get(jvmti) : kt->platform;
+	 * Java thread at a time and keeps its state at hand: no JVMTI call.
+	 * With them, so does every platform thread that is not a carrier. */
+	if (!jcal.vthreads || (kt->platform && !kt->platform->may_carry))
+		st = kt->platform;
+	else
+		st = thread_state_get(jvmti);
 	if (!st) {
 		if (jcal_stopped())
 			return;

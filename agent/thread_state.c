@@ -95,8 +95,15 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	thread_count++;
 	pthread_mutex_unlock(&registry_mutex);
 
-	if (!is_virtual)
+	if (!is_virtual) {
+		/* Before VMInit no virtual thread runs; after it, only carriers. */
+		if (jcal.carrier_known < 0)
+			st->may_carry = 1;
+		else if (jcal.carrier_known > 0)
+			st->may_carry = !thread || !jni ||
+					(*jni)->IsInstanceOf(jni, thread, jcal.carrier_cls);
 		kt->platform = st;
+	}
 	if ((*jvmti)->SetThreadLocalStorage(jvmti, NULL, st) != JVMTI_ERROR_NONE)
 		jcal_debug("SetThreadLocalStorage failed for thread #%u", st->serial);
 	return st;
@@ -151,8 +158,11 @@ void thread_state_mounted(struct jcal_thread *vt)
 
 	if (!kt)
 		return;
-	if (kt->platform)
+	if (kt->platform) {
+		/* a carrier after all: from now on the TLS says which thread runs */
+		kt->platform->may_carry = 1;
 		metric_pause(kt->platform, kt);
+	}
 	metric_resume(vt, kt);
 }
 

@@ -22,6 +22,10 @@ struct jcal_thread {
 	atomic_int busy;          /* inside an event callback (see agent.c) */
 	uint32_t serial;
 	uint8_t is_virtual;
+	/* a platform thread that may run virtual threads (a carrier): its
+	 * kernel thread's events find their Java thread through JVMTI TLS;
+	 * other platform threads are at hand in kthread.platform */
+	uint8_t may_carry;
 	uint8_t paused;           /* a carrier while it runs a virtual thread */
 	uint32_t mounts_open;     /* a carrier's VirtualThread.mount() frames not yet exited */
 	uint32_t regions;         /* jcal.Control regions open: traced while > 0 */
