@@ -922,6 +922,22 @@ static void cleanup(void)
 		fprintf(stderr, "  could not remove %s\n", tmpdir);
 }
 
+/* An entry with statistics (no quantiles). */
+static struct calib_entry entry_with_stats(uint64_t min, uint64_t samples, uint64_t env,
+					   uint64_t p10, uint64_t median, double mean)
+{
+	struct calib_entry e = {0};
+
+	e.min = min;
+	e.samples = samples;
+	e.env = env;
+	e.has_stats = 1;
+	e.p10 = p10;
+	e.median = median;
+	e.mean = mean;
+	return e;
+}
+
 /* Estimators other than the minimum: comp = max(0, statistic - env), keys
  * without statistics keep the minimum, and min restores the table's comps. */
 static void test_estimators(void)
@@ -934,13 +950,7 @@ static void test_estimators(void)
 
 	CHECK(calib_table_init(&t) == 0);
 	key_of("I:E:i:X:I", &k);
-	e.min = 100;
-	e.samples = 50;
-	e.env = 30;
-	e.has_stats = 1;
-	e.p10 = 110;
-	e.median = 140;
-	e.mean = 151.6;
+	e = entry_with_stats(100, 50, 30, 110, 140, 151.6);
 	calib_table_set(&t, &k, &e);
 	set_key(&t, "i:X:I:E:N", 80, 10, 90); /* no statistics; env above min */
 	key_of("i:X:I:E:N", &k2);
@@ -979,13 +989,7 @@ static void test_cond_estimator(void)
 
 	CHECK(calib_apply_init(&a) == 0);
 	key_of("I:E:i:X:I", &k);
-	e.min = 45;
-	e.samples = 160;
-	e.env = 40;
-	e.has_stats = 1;
-	e.p10 = 55;
-	e.median = 120;
-	e.mean = 125.0;
+	e = entry_with_stats(45, 160, 40, 55, 120, 125.0);
 	e.has_q = 1;
 	for (unsigned j = 0; j < CALIB_NQ; j++)
 		e.q[j] = 50 + 10 * j;
