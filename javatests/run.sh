@@ -2,8 +2,8 @@
 # run.sh [TEST...] - the Java end-to-end tests (javatests/src): jcaltest.Runner,
 # then the stress tests of jcaltest.Stress and the mode=bci tests of
 # jcaltest.BciTests, against $BUILD/libjcal.so and $BUILD/jcal-post (BUILD
-# defaults to build). Ends with one combined line
-# "java: N passed, N failed[, N skipped]".
+# defaults to build; SUITES picks some of the three). Ends with one combined
+# line "java: N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/.."
 JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
@@ -13,7 +13,7 @@ trap 'rm -f "$log"' EXIT
 passed=0
 failed=0
 skipped=0
-for main in Runner Stress BciTests; do
+for main in ${SUITES:-Runner Stress BciTests}; do
 	[ -f "$BUILD/javatests/jcaltest/$main.class" ] || continue
 	"$JAVA_HOME/bin/java" -Djcal.build="$(pwd)/$BUILD" -cp "$BUILD/javatests" "jcaltest.$main" \
 		"$BUILD/libjcal.so" "$BUILD/jcal-post" "$@" 2>&1 | tee "$log"

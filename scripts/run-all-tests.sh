@@ -1,6 +1,7 @@
 #!/bin/sh
 # run-all-tests.sh - the body of `make test`: native tests (plain and under
-# ASan+UBSan), then the Java end-to-end and stress tests, then checks with
+# ASan+UBSan), then the Java end-to-end and stress tests (the end-to-end
+# ones also on a JDK >= 21 when there is one), then checks with
 # outside tools and the ASan-built agent; ends with one line
 # "N passed, N failed" over all of them.
 set -u
@@ -30,6 +31,15 @@ run_suite native scripts/run-native-tests.sh build/tests
 run_suite native-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	scripts/run-native-tests.sh build/asan/tests
 run_suite java javatests/run.sh
+# The end-to-end tests again on the JDK >= 21 the virtual-thread tests use,
+# when there is one: the event path differs there (JVMTI 21, carriers).
+if [ -f build/javatests21/JAVA_HOME ]; then
+	run_suite java-jdk21 env JAVA_HOME="$(cat build/javatests21/JAVA_HOME)" SUITES=Runner javatests/run.sh
+else
+	echo "== java-jdk21"
+	echo "SKIP: no JDK >= 21 found (set JAVA21_HOME): the end-to-end tests ran on $JAVA_HOME only"
+	total_s=$((total_s + 1))
+fi
 # mode=bci: rewritten classes under -Xverify:all with exact probe counts.
 run_suite bci native-tests/bci/run.sh build
 

@@ -77,10 +77,14 @@ public final class Runner {
 				"-cp", classes, mainClass));
 		cmd.addAll(Arrays.asList(args));
 		Result r = run(tmp.toFile(), cmd);
+		lastTraced = r;
 		check(r.rc == 0, name + ": JVM exit " + r.rc + ": " + r.err);
 		check(Files.exists(t), name + ": no trace written");
 		return t;
 	}
+
+	/** What the last trace() run printed. */
+	Result lastTraced;
 
 	Result post(Path trace, String... opts) throws Exception {
 		List<String> cmd = new ArrayList<>(List.of(post, trace.toString()));
@@ -570,8 +574,9 @@ public final class Runner {
 		check(threadCalls(t, odd, W + "Names.leaf") == 3, "--thread selects the oddly named thread, leaf() 3 times");
 		Result j = post(t, "--report", "summary", "--format", "json");
 		check(j.out.contains("\"name\":\"naïve, \\\"quoted\\\" 名前\""), "JSON escapes the name: " + j.out);
-		check(j.out.contains("\"name\":\"main\",\"java_tid\":1,"),
-				"the main thread, first seen before VMInit, gets its Java thread id: " + j.out);
+		String mainTid = lastTraced.out.replaceAll("(?s).*main-tid ([0-9]+).*", "$1");
+		check(j.out.contains("\"name\":\"main\",\"java_tid\":" + mainTid + ","),
+				"the main thread, first seen before VMInit, gets its Java thread id " + mainTid + ": " + j.out);
 		check(j.out.contains("\"name\":\"renamed-later\"") && !j.out.contains("\"name\":\"first-name\""),
 				"the name a thread ends with is recorded: " + j.out);
 		check(threadCalls(t, "renamed-later", W + "Names.leaf") == 2, "the renamed thread called leaf() twice");

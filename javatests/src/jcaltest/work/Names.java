@@ -24,5 +24,8 @@ public final class Names {
 		r.start();
 		r.join();
 		System.out.println("names " + sink);
+		@SuppressWarnings("deprecation") /* threadId() is JDK 19+ */
+		long tid = Thread.currentThread().getId();
+		System.out.println("main-tid " + tid);
 	}
 }
