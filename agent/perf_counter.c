@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,10 +280,40 @@ static void cputime_prime(const struct perf_cputime *ct)
 
 	for (int i = 0; i < 3; i++) {
 		if (perf_page_read_switch_time(ct->page, ct->data, ct->data_mask, perf_monotonic_ns,
-					       &v) == 0)
+					       NULL, &v) == 0)
 			return;
 		nanosleep(&pause, NULL);
 	}
+}
+
+int perf_tsc_constant(void)
+{
+	static atomic_int known; /* 0 unknown, 1 yes, 2 no */
+	int k = atomic_load(&known);
+
+	if (!k) {
+#if defined(__x86_64__) || defined(__i386__)
+		FILE *f = fopen("/proc/cpuinfo", "r");
+		char *line = NULL;
+		size_t cap = 0;
+		int constant = 0, nonstop = 0;
+
+		while (f && getline(&line, &cap, f) > 0)
+			if (!strncmp(line, "flags", 5)) {
+				constant = strstr(line, " constant_tsc") != NULL;
+				nonstop = strstr(line, " nonstop_tsc") != NULL;
+				break;
+			}
+		free(line);
+		if (f)
+			fclose(f);
+		k = constant && nonstop ? 1 : 2;
+#else
+		k = 2;
+#endif
+		atomic_store(&known, k);
+	}
+	return k == 1;
 }
 
 int perf_cputime_open(struct perf_cputime *ct, enum perf_cputime_mode mode, int exclude_kernel,
@@ -324,6 +355,8 @@ int perf_cputime_open(struct perf_cputime *ct, enum perf_cputime_mode mode, int 
 		ct->data = (const volatile uint8_t *)p + off;
 		ct->data_mask = size - 1;
 		cputime_prime(ct);
+		ct->fc.enabled = perf_tsc_constant();
+		ct->fc.window = PERF_FASTCLOCK_WINDOW;
 	}
 	/* Clock first: the base errs low, so reads can only undercount. */
 	clock_ns = perf_thread_cputime_ns();

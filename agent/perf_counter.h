@@ -46,6 +46,24 @@ enum perf_cputime_mode {
 	PERF_CPUTIME_SWITCH,
 };
 
+/*
+ * A cheaper CLOCK_MONOTONIC for the SWITCH mode where the TSC runs at a
+ * constant rate (constant_tsc and nonstop_tsc): the clock is read at each
+ * new switch-in record (a new time slice, perhaps on another CPU) and once
+ * `window` TSC ticks have passed; in between the TSC is scaled by `mult`,
+ * learnt from two clock reads of one time slice. Never returns less than
+ * before. perf_fastclock_ns() is the whole logic (tested with fake clocks).
+ */
+struct perf_fastclock {
+	int enabled;
+	uint64_t mult;	 /* ns per tick, 32.32 fixed point; 0 = not learnt yet */
+	uint64_t window; /* ticks an anchor serves */
+	uint64_t anchor_tsc, anchor_ns, anchor_key, last_ns;
+	int anchored;
+};
+
+#define PERF_FASTCLOCK_WINDOW ((uint64_t)1 << 21) /* ~0.5-1 ms at 2-4 GHz */
+
 /* The thread's CPU time through a task-clock event and its mapped page. */
 struct perf_cputime {
 	int fd;
@@ -55,6 +73,7 @@ struct perf_cputime {
 	const volatile uint8_t *data; /* ring of the SWITCH mode */
 	uint64_t data_mask;
 	uint64_t base; /* CLOCK_THREAD_CPUTIME_ID at open minus task-clock then */
+	struct perf_fastclock fc; /* SWITCH mode */
 };
 
 /* What failed when a counter could not be set up. */
@@ -102,6 +121,10 @@ void perf_group_close(struct perf_group *g);
  * *errnum and *stage; nothing stays open on failure. */
 int perf_cputime_open(struct perf_cputime *ct, enum perf_cputime_mode mode, int exclude_kernel,
 		      int *errnum, enum perf_stage *stage);
+
+/* 1 when /proc/cpuinfo lists constant_tsc and nonstop_tsc (x86): the
+ * SWITCH mode may then extrapolate the clock with the TSC. Read once. */
+int perf_tsc_constant(void);
 void perf_cputime_close(struct perf_cputime *ct);
 
 /* Opens a task-clock briefly and says which mode its page supports:
@@ -242,6 +265,43 @@ static inline int perf_page_read_tsc_time(const volatile struct perf_event_mmap_
 	return 0;
 }
 
+/*
+ * Now in clock_ns()'s time base for a reader whose current time slice is
+ * `key` (its last switch-in record) and TSC is `tsc`: extrapolated from the
+ * anchor within the same slice and window, else clock_ns() (a new anchor;
+ * a same-slice pair a window or more apart updates mult).
+ */
+static inline uint64_t perf_fastclock_ns(struct perf_fastclock *fc, uint64_t key, uint64_t tsc,
+					 uint64_t (*clock_ns)(void))
+{
+	uint64_t ns, d = tsc - fc->anchor_tsc;
+	int same = fc->anchored && key == fc->anchor_key;
+
+	if (same && d < fc->window) {
+		ns = fc->mult ? fc->anchor_ns + (uint64_t)(((unsigned __int128)d * fc->mult) >> 32)
+			      : clock_ns(); /* still learning: keep the anchor */
+	} else {
+		ns = clock_ns();
+		if (same && d < fc->window * 64 && ns > fc->anchor_ns) {
+			uint64_t m = (uint64_t)(((unsigned __int128)(ns - fc->anchor_ns) << 32) / d);
+
+			/* a sample far from the rate learnt is a TSC jump: skip it */
+			if (!fc->mult)
+				fc->mult = m;
+			else if (m < fc->mult + fc->mult / 64 && m > fc->mult - fc->mult / 64)
+				fc->mult = fc->mult - fc->mult / 8 + m / 8;
+		}
+		fc->anchor_ns = ns;
+		fc->anchor_tsc = tsc;
+		fc->anchor_key = key;
+		fc->anchored = 1;
+	}
+	if (ns < fc->last_ns)
+		ns = fc->last_ns;
+	fc->last_ns = ns;
+	return ns;
+}
+
 /* The 16-byte record that context_switch=1, sample_id_all=1 and
  * sample_type=PERF_SAMPLE_TIME produce for a per-thread event. */
 struct perf_switch_record {
@@ -252,11 +312,13 @@ struct perf_switch_record {
 /* Task-clock time (ns) in PERF_CPUTIME_SWITCH mode: time_running (as of
  * the last sched-in) plus the clock's time since the thread's last switch-in
  * record. The clock is read inside the seqlock, so a preemption anywhere in
- * here makes it retry. Returns -1 when the last record is not a switch-in
- * (none yet, or another kind): then read() the fd. */
+ * here makes it retry; with fc (enabled), through perf_fastclock_ns.
+ * Returns -1 when the last record is not a switch-in (none yet, or another
+ * kind): then read() the fd. */
 static inline int perf_page_read_switch_time(const volatile struct perf_event_mmap_page *pc,
 					     const volatile uint8_t *data, uint64_t mask,
-					     uint64_t (*now_ns)(void), uint64_t *value)
+					     uint64_t (*now_ns)(void), struct perf_fastclock *fc,
+					     uint64_t *value)
 {
 	const volatile struct perf_switch_record *r;
 	uint32_t seq;
@@ -276,7 +338,7 @@ static inline int perf_page_read_switch_time(const volatile struct perf_event_mm
 		    (r->header.misc & PERF_RECORD_MISC_SWITCH_OUT))
 			return -1;
 		t = r->time;
-		now = now_ns();
+		now = fc && fc->enabled ? perf_fastclock_ns(fc, head, perf_rdtsc(), now_ns) : now_ns();
 		perf_barrier();
 	} while (pc->lock != seq);
 	*value = running + (now > t ? now - t : 0);
@@ -299,14 +361,14 @@ static inline uint64_t perf_counter_read(const struct perf_counter *c)
 }
 
 /* The thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID's scale). */
-static inline uint64_t perf_cputime_read(const struct perf_cputime *ct)
+static inline uint64_t perf_cputime_read(struct perf_cputime *ct)
 {
 	uint64_t v;
 	int rc;
 
 	if (ct->mode == PERF_CPUTIME_SWITCH)
 		rc = perf_page_read_switch_time(ct->page, ct->data, ct->data_mask,
-						perf_monotonic_ns, &v);
+						perf_monotonic_ns, &ct->fc, &v);
 	else
 		rc = perf_page_read_tsc_time(ct->page, perf_rdtsc, &v);
 	if (rc)

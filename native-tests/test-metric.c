@@ -231,6 +231,71 @@ static uint64_t fake_now(void)
 	return v;
 }
 
+/* A fake clock for perf_fastclock_ns: returns fake_clock_value, counts calls. */
+static uint64_t fake_clock_value;
+static unsigned fake_clock_calls;
+
+static uint64_t fake_clock(void)
+{
+	fake_clock_calls++;
+	return fake_clock_value;
+}
+
+/*
+ * The TSC-extrapolated clock of the SWITCH mode: the first read of a time
+ * slice anchors on the clock; it learns the rate from two clock reads of one
+ * slice a window apart (here 0.5 ns per tick) and extrapolates after that
+ * without the clock; a new slice, an expired window or a TSC going back
+ * re-anchors; rate samples far from the learnt one are skipped, close ones
+ * move it by 1/8; the result never goes back.
+ */
+static void test_fastclock(void)
+{
+	struct perf_fastclock fc = { .enabled = 1, .window = PERF_FASTCLOCK_WINDOW };
+	const uint64_t W = PERF_FASTCLOCK_WINDOW, half = (uint64_t)1 << 31;
+
+	fake_clock_calls = 0;
+	fake_clock_value = 5000;
+	CHECK_EQ_U(perf_fastclock_ns(&fc, 7, 1000, fake_clock), 5000); /* anchor */
+	CHECK_EQ_U(fake_clock_calls, 1);
+	fake_clock_value = 5100;
+	CHECK_EQ_U(perf_fastclock_ns(&fc, 7, 1200, fake_clock), 5100); /* learning */
+	CHECK_EQ_U(fake_clock_calls, 2);
+	CHECK_EQ_U(fc.anchor_tsc, 1000);
+	CHECK_EQ_U(fc.mult, 0);
+	fake_clock_value = 5000 + W / 2;
+	CHECK_EQ_U(perf_fastclock_ns(&fc, 7, 1000 + W, fake_clock), 5000 + W / 2); /* rate */
+	CHECK_EQ_U(fake_clock_calls, 3);
+	CHECK_EQ_U(fc.mult, half);
+	CHECK_EQ_U(fc.anchor_tsc, 1000 + W);
+	/* extrapolated: no clock read */
+	CHECK_EQ_U(perf_fastclock_ns(&fc, 7, 1000 + W + 1000, fake_clock), 5000 + W / 2 + 500);
+	CHECK_EQ_U(fake_clock_calls, 3);
+	/* a new time slice: the clock again */
+	fake_clock_value = 9000000;
+	CHECK_EQ_U(perf_fastclock_ns(&fc, 8, 50000, fake_clock), 9000000);
+	CHECK_EQ_U(fake_clock_calls, 4);
+	CHECK_EQ_U(perf_fastclock_ns(&fc, 8, 50010, fake_clock), 9000005);
+	CHECK_EQ_U(fake_clock_calls, 4);
+	/* the TSC went back (another CPU): re-anchor, no rate sample, never back */
+	fake_clock_value = 9000001;
+	CHECK_EQ_U(perf_fastclock_ns(&fc, 8, 40000, fake_clock), 9000005);
+	CHECK_EQ_U(fake_clock_calls, 5);
+	CHECK_EQ_U(fc.mult, half);
+	CHECK_EQ_U(fc.anchor_tsc, 40000);
+	/* a window later, a rate 2x off: skipped */
+	fake_clock_value = 9000001 + W * 2;
+	perf_fastclock_ns(&fc, 8, 40000 + W, fake_clock);
+	CHECK_EQ_U(fc.mult, half);
+	/* a window later, 1% faster: mult moves by an eighth of the difference */
+	fake_clock_value += W / 2 + W / 200;
+	perf_fastclock_ns(&fc, 8, 40000 + 2 * W, fake_clock);
+	{
+		uint64_t m = (uint64_t)(((unsigned __int128)(W / 2 + W / 200) << 32) / W);
+		CHECK_EQ_U(fc.mult, half - half / 8 + m / 8);
+	}
+}
+
 static void test_switch_cputime_read(void)
 {
 	const volatile uint8_t *data = sim.bytes + 4096;
@@ -238,39 +303,39 @@ static void test_switch_cputime_read(void)
 
 	sim_reset();
 	sim.pc.time_running = 7000;
-	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, &v), -1); /* empty */
+	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v), -1); /* empty */
 
 	sim_record(0, PERF_RECORD_MISC_SWITCH_OUT, 900);
 	sim_record(16, 0, 1000);
 	sim.pc.data_head = 32;
 	fake_now_value = 1500;
-	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, &v), 0);
+	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v), 0);
 	CHECK_EQ_U(v, 7500);
 
 	/* The last record a switch-out: the thread's time is not on the page. */
 	sim_record(32, PERF_RECORD_MISC_SWITCH_OUT, 1600);
 	sim.pc.data_head = 48;
-	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, &v), -1);
+	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v), -1);
 
 	/* Another kind of record, or a size that is not ours. */
 	sim_record(48, 0, 1700);
 	sim.pc.data_head = 64;
 	sim.bytes[4096 + 48] = PERF_RECORD_LOST;
-	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, &v), -1);
+	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v), -1);
 	sim_record(48, 0, 1700);
 	sim.bytes[4096 + 48 + 6] = 24;
-	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, &v), -1);
+	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v), -1);
 
 	/* The ring wrapped: data_head counts bytes ever written. */
 	sim.pc.data_head = 3 * 4096 + 16;
 	sim_record(0, 0, 1200);
 	fake_now_value = 1250;
-	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, &v), 0);
+	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v), 0);
 	CHECK_EQ_U(v, 7050);
 
 	/* Clock behind the record's time: never a negative delta. */
 	fake_now_value = 1100;
-	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, &v), 0);
+	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v), 0);
 	CHECK_EQ_U(v, 7000);
 
 	/* Preempted in the middle: the seqlock moved, the read retries and
@@ -278,7 +343,7 @@ static void test_switch_cputime_read(void)
 	fake_now_value = 1300;
 	preempt_once = 1;
 	now_calls = 0;
-	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, &v), 0);
+	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v), 0);
 	CHECK_EQ_I(now_calls, 2);
 	CHECK_EQ_U(v, 9100);
 }
@@ -531,7 +596,7 @@ static void *check_thread(void *arg)
 		k = mt.ct.base + perf_cputime_read_slow(&mt.ct);
 		r->reads++;
 		if (perf_page_read_switch_time(mt.ct.page, mt.ct.data, mt.ct.data_mask,
-					       perf_monotonic_ns, &v) == 0 ||
+					       perf_monotonic_ns, NULL, &v) == 0 ||
 		    (mt.ct.mode == PERF_CPUTIME_TSC &&
 		     perf_page_read_tsc_time(mt.ct.page, perf_rdtsc, &v) == 0))
 			r->fast++;
@@ -758,6 +823,7 @@ int main(void)
 	RUN(test_rdpmc_multiplex_scaling);
 	RUN(test_time_conversion);
 	RUN(test_tsc_cputime_read);
+	RUN(test_fastclock);
 	RUN(test_switch_cputime_read);
 	RUN(test_explain);
 	RUN(test_encode);
