@@ -14,7 +14,7 @@
 #include "metric.h"
 #include "options.h"
 
-#define JCAL_AGENT_VERSION "0.1.0"
+#define JCAL_AGENT_VERSION "0.2.0"
 
 struct jcal_agent {
 	JavaVM *vm;

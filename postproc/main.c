@@ -25,7 +25,7 @@
 #include "shaping.h"
 #include "threadsel.h"
 
-#define JCAL_POST_VERSION "0.1.0"
+#define JCAL_POST_VERSION "0.2.0"
 
 /* The estimator applied by default: chosen by bench/accuracy.sh, see
  * docs/accuracy.md for the figures that chose it. */
