@@ -267,14 +267,17 @@ static inline int perf_page_read_tsc_time(const volatile struct perf_event_mmap_
 
 /*
  * Now in clock_ns()'s time base for a reader whose current time slice is
- * `key` (its last switch-in record) and TSC is `tsc`: extrapolated from the
- * anchor within the same slice and window, else clock_ns() (a new anchor;
- * a same-slice pair a window or more apart updates mult).
+ * `key` (its last switch-in record): extrapolated with tsc() from the anchor
+ * within the same slice and window, else clock_ns() (a new anchor; a
+ * same-slice pair a window or more apart updates mult). The anchor's TSC is
+ * read after the clock, so extrapolations lag the clock by at most that
+ * gap rather than lead it, and a new anchor moves time forward, not back
+ * (a step back would show as a zero delta).
  */
-static inline uint64_t perf_fastclock_ns(struct perf_fastclock *fc, uint64_t key, uint64_t tsc,
-					 uint64_t (*clock_ns)(void))
+static inline uint64_t perf_fastclock_ns(struct perf_fastclock *fc, uint64_t key,
+					 uint64_t (*tsc)(void), uint64_t (*clock_ns)(void))
 {
-	uint64_t ns, d = tsc - fc->anchor_tsc;
+	uint64_t ns, t = tsc(), d = t - fc->anchor_tsc;
 	int same = fc->anchored && key == fc->anchor_key;
 
 	if (same && d < fc->window) {
@@ -282,7 +285,9 @@ static inline uint64_t perf_fastclock_ns(struct perf_fastclock *fc, uint64_t key
 			      : clock_ns(); /* still learning: keep the anchor */
 	} else {
 		ns = clock_ns();
-		if (same && d < fc->window * 64 && ns > fc->anchor_ns) {
+		t = tsc();
+		d = t - fc->anchor_tsc;
+		if (same && d >= fc->window && d < fc->window * 64 && ns > fc->anchor_ns) {
 			uint64_t m = (uint64_t)(((unsigned __int128)(ns - fc->anchor_ns) << 32) / d);
 
 			/* a sample far from the rate learnt is a TSC jump: skip it */
@@ -292,7 +297,7 @@ static inline uint64_t perf_fastclock_ns(struct perf_fastclock *fc, uint64_t key
 				fc->mult = fc->mult - fc->mult / 8 + m / 8;
 		}
 		fc->anchor_ns = ns;
-		fc->anchor_tsc = tsc;
+		fc->anchor_tsc = t;
 		fc->anchor_key = key;
 		fc->anchored = 1;
 	}
@@ -338,7 +343,7 @@ static inline int perf_page_read_switch_time(const volatile struct perf_event_mm
 		    (r->header.misc & PERF_RECORD_MISC_SWITCH_OUT))
 			return -1;
 		t = r->time;
-		now = fc && fc->enabled ? perf_fastclock_ns(fc, head, perf_rdtsc(), now_ns) : now_ns();
+		now = fc && fc->enabled ? perf_fastclock_ns(fc, head, perf_rdtsc, now_ns) : now_ns();
 		perf_barrier();
 	} while (pc->lock != seq);
 	*value = running + (now > t ? now - t : 0);

@@ -231,14 +231,25 @@ static uint64_t fake_now(void)
 	return v;
 }
 
-/* A fake clock for perf_fastclock_ns: returns fake_clock_value, counts calls. */
-static uint64_t fake_clock_value;
+/* Fake clocks for perf_fastclock_ns: the values to return, clock reads. */
+static uint64_t fake_clock_value, fake_tsc_value;
 static unsigned fake_clock_calls;
 
 static uint64_t fake_clock(void)
 {
 	fake_clock_calls++;
 	return fake_clock_value;
+}
+
+static uint64_t fc_fake_tsc(void)
+{
+	return fake_tsc_value;
+}
+
+static uint64_t fastclock_at(struct perf_fastclock *fc, uint64_t key, uint64_t tsc)
+{
+	fake_tsc_value = tsc;
+	return perf_fastclock_ns(fc, key, fc_fake_tsc, fake_clock);
 }
 
 /*
@@ -256,40 +267,40 @@ static void test_fastclock(void)
 
 	fake_clock_calls = 0;
 	fake_clock_value = 5000;
-	CHECK_EQ_U(perf_fastclock_ns(&fc, 7, 1000, fake_clock), 5000); /* anchor */
+	CHECK_EQ_U(fastclock_at(&fc, 7, 1000), 5000); /* anchor */
 	CHECK_EQ_U(fake_clock_calls, 1);
 	fake_clock_value = 5100;
-	CHECK_EQ_U(perf_fastclock_ns(&fc, 7, 1200, fake_clock), 5100); /* learning */
+	CHECK_EQ_U(fastclock_at(&fc, 7, 1200), 5100); /* learning */
 	CHECK_EQ_U(fake_clock_calls, 2);
 	CHECK_EQ_U(fc.anchor_tsc, 1000);
 	CHECK_EQ_U(fc.mult, 0);
 	fake_clock_value = 5000 + W / 2;
-	CHECK_EQ_U(perf_fastclock_ns(&fc, 7, 1000 + W, fake_clock), 5000 + W / 2); /* rate */
+	CHECK_EQ_U(fastclock_at(&fc, 7, 1000 + W), 5000 + W / 2); /* rate */
 	CHECK_EQ_U(fake_clock_calls, 3);
 	CHECK_EQ_U(fc.mult, half);
 	CHECK_EQ_U(fc.anchor_tsc, 1000 + W);
 	/* extrapolated: no clock read */
-	CHECK_EQ_U(perf_fastclock_ns(&fc, 7, 1000 + W + 1000, fake_clock), 5000 + W / 2 + 500);
+	CHECK_EQ_U(fastclock_at(&fc, 7, 1000 + W + 1000), 5000 + W / 2 + 500);
 	CHECK_EQ_U(fake_clock_calls, 3);
 	/* a new time slice: the clock again */
 	fake_clock_value = 9000000;
-	CHECK_EQ_U(perf_fastclock_ns(&fc, 8, 50000, fake_clock), 9000000);
+	CHECK_EQ_U(fastclock_at(&fc, 8, 50000), 9000000);
 	CHECK_EQ_U(fake_clock_calls, 4);
-	CHECK_EQ_U(perf_fastclock_ns(&fc, 8, 50010, fake_clock), 9000005);
+	CHECK_EQ_U(fastclock_at(&fc, 8, 50010), 9000005);
 	CHECK_EQ_U(fake_clock_calls, 4);
 	/* the TSC went back (another CPU): re-anchor, no rate sample, never back */
 	fake_clock_value = 9000001;
-	CHECK_EQ_U(perf_fastclock_ns(&fc, 8, 40000, fake_clock), 9000005);
+	CHECK_EQ_U(fastclock_at(&fc, 8, 40000), 9000005);
 	CHECK_EQ_U(fake_clock_calls, 5);
 	CHECK_EQ_U(fc.mult, half);
 	CHECK_EQ_U(fc.anchor_tsc, 40000);
 	/* a window later, a rate 2x off: skipped */
 	fake_clock_value = 9000001 + W * 2;
-	perf_fastclock_ns(&fc, 8, 40000 + W, fake_clock);
+	fastclock_at(&fc, 8, 40000 + W);
 	CHECK_EQ_U(fc.mult, half);
 	/* a window later, 1% faster: mult moves by an eighth of the difference */
 	fake_clock_value += W / 2 + W / 200;
-	perf_fastclock_ns(&fc, 8, 40000 + 2 * W, fake_clock);
+	fastclock_at(&fc, 8, 40000 + 2 * W);
 	{
 		uint64_t m = (uint64_t)(((unsigned __int128)(W / 2 + W / 200) << 32) / W);
 		CHECK_EQ_U(fc.mult, half - half / 8 + m / 8);
