@@ -411,12 +411,27 @@ out:
 struct fp_scan {
 	struct calib_fingerprint *fp;
 	uint32_t seen;
+	int recalibrated;
 };
+
+int calib_options_recalibrate(const char *options)
+{
+	for (const char *p = options; p && *p;) {
+		if (!strncmp(p, "recalibrate=", 12))
+			return 1;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return 0;
+}
 
 static int fp_meta(void *ctx, const char *key, const char *value)
 {
 	struct fp_scan *s = ctx;
 
+	if (!strcmp(key, "options"))
+		s->recalibrated = calib_options_recalibrate(value);
 	for (unsigned i = 0; i < CALIB_FP_COUNT; i++)
 		if (!strcmp(key, calib_fp_meta_key(i))) {
 			calib_fingerprint_set_meta(s->fp, key, value);
@@ -427,9 +442,9 @@ static int fp_meta(void *ctx, const char *key, const char *value)
 }
 
 enum trace_status calib_trace_fingerprint(const char *trace_path, struct calib_fingerprint *fp,
-					  struct trace_result *res)
+					  int *recalibrated, struct trace_result *res)
 {
-	struct fp_scan s = {fp, 0};
+	struct fp_scan s = {fp, 0, 0};
 	struct trace_visitor v;
 	enum trace_status st;
 
@@ -438,6 +453,8 @@ enum trace_status calib_trace_fingerprint(const char *trace_path, struct calib_f
 	v.ctx = &s;
 	v.meta = fp_meta;
 	st = trace_read_file(trace_path, &v, res);
+	if (recalibrated)
+		*recalibrated = s.recalibrated;
 	if (st == TRACE_ABORTED && s.seen == (1u << CALIB_FP_COUNT) - 1) {
 		res->status = TRACE_OK;
 		return TRACE_OK;

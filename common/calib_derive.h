@@ -52,10 +52,17 @@ int calib_derive_file(const char *trace_path, struct calib_table *t, struct cali
 /*
  * Reads the host fingerprint of a trace from its meta records, stopping as
  * soon as every field was seen (so a long trace is not read to its end).
- * Fields absent from the trace stay "". Returns the reader's status
- * (TRACE_OK also when stopped early); res->msg says what went wrong.
+ * Fields absent from the trace stay "". recalibrated (may be NULL) is set
+ * to whether the agent's options (meta "options", written before the
+ * fingerprint) asked for in-run bursts (calib_options_recalibrate).
+ * Returns the reader's status (TRACE_OK also when stopped early); res->msg
+ * says what went wrong.
  */
 enum trace_status calib_trace_fingerprint(const char *trace_path, struct calib_fingerprint *fp,
-					  struct trace_result *res);
+					  int *recalibrated, struct trace_result *res);
+
+/* 1 when an agent option string ("trace,recalibrate=start,out=t.bin") has a
+ * recalibrate= option, else 0. */
+int calib_options_recalibrate(const char *options);
 
 #endif

@@ -745,6 +745,7 @@ static void write_calib_trace(const char *path, int with_thread_meta)
 	};
 
 	CHECK_EQ_I(tg_open(&tg, path), 0);
+	trace_rec_meta(&tg.rb, "options", "trace,recalibrate=start,out=t.bin");
 	for (size_t i = 0; i < sizeof(fpmeta) / sizeof(fpmeta[0]); i++)
 		trace_rec_meta(&tg.rb, fpmeta[i][0], fpmeta[i][1]);
 	trace_rec_meta(&tg.rb, "metric.0.name", "cputime");
@@ -865,7 +866,12 @@ static void test_derive(void)
 	calib_table_free(&t);
 
 	/* the fingerprint scan stops once every field is known */
-	CHECK_EQ_I(calib_trace_fingerprint(path, &fp, &res), TRACE_OK);
+	{
+		int recal = -1;
+
+		CHECK_EQ_I(calib_trace_fingerprint(path, &fp, &recal, &res), TRACE_OK);
+		CHECK_EQ_I(recal, 1); /* options "trace,recalibrate=start,out=t.bin" */
+	}
 	CHECK_STR(fp.field[CALIB_FP_AGENT_VERSION], "0.1.0");
 	CHECK_STR(fp.field[CALIB_FP_KERNEL], "6.1.0");
 	CHECK_EQ_U(res.events, 0);
@@ -874,6 +880,17 @@ static void test_derive(void)
 	CHECK_EQ_I(calib_derive_file("/nonexistent/t.jcal", &t, NULL, err, sizeof(err)), -1);
 	CHECK(strstr(err, "/nonexistent/t.jcal") != NULL);
 	calib_table_free(&t);
+}
+
+/* Which agent option strings ask for in-run bursts. */
+static void test_options_recalibrate(void)
+{
+	CHECK_EQ_I(calib_options_recalibrate("trace,recalibrate=start,out=t.bin"), 1);
+	CHECK_EQ_I(calib_options_recalibrate("recalibrate=5m"), 1);
+	CHECK_EQ_I(calib_options_recalibrate("trace,out=recalibrate=x.bin"), 0);
+	CHECK_EQ_I(calib_options_recalibrate("trace,out=t.bin"), 0);
+	CHECK_EQ_I(calib_options_recalibrate(""), 0);
+	CHECK_EQ_I(calib_options_recalibrate(NULL), 0);
 }
 
 static void test_derive_errors(void)
@@ -1080,6 +1097,7 @@ int main(void)
 	RUN(test_apply_select);
 	RUN(test_derive);
 	RUN(test_derive_errors);
+	RUN(test_options_recalibrate);
 	RUN(test_estimators);
 	RUN(test_cond_estimator);
 	RUN(test_inrun_shift);

@@ -130,10 +130,11 @@ static void usage(FILE *f)
 	      "                              apply: a directory gives the table whose host\n"
 	      "                              fingerprint is the trace's; a FILE is applied\n"
 	      "                              even when it differs, with a warning (default:\n"
+	      "                              inrun for a trace made with recalibrate=, else\n"
 	      "                              $JCAL_CALIB_DIR, else ~/.local/share/jcal/calib)\n"
 	      "                              Compensation applies to metric 0 only. inrun:\n"
 	      "                              the samples the agent took in this run\n"
-	      "                              (recalibrate=start)\n"
+	      "                              (recalibrate=start|end|both|PERIOD)\n"
 	      "  --estimator min|p10|median|mean|cond\n"
 	      "                              statistic of each key's calibration samples\n"
 	      "                              taken as the agent's overhead: min is seed\n"
@@ -492,6 +493,7 @@ static int calib_setup(struct calib_apply *cal, const struct cli *c, struct call
 	const struct calib_fingerprint *fpp = NULL;
 	struct stat sb;
 	char text[2048], dir[PATH_MAX], path[PATH_MAX];
+	int inrun, recalibrated = 0;
 
 	note[0] = '\0';
 	if (calib_apply_init(cal)) {
@@ -500,32 +502,46 @@ static int calib_setup(struct calib_apply *cal, const struct cli *c, struct call
 	}
 	if (c->raw)
 		return 0;
-	if (c->calib && !strcmp(c->calib, "inrun")) {
-		if (!strcmp(c->trace, "-")) {
-			msg("error", "--calib inrun reads the trace twice: give a file, not stdin");
-			return -1;
+	inrun = c->calib && !strcmp(c->calib, "inrun");
+	if (inrun && !strcmp(c->trace, "-")) {
+		msg("error", "--calib inrun reads the trace twice: give a file, not stdin");
+		return -1;
+	}
+	/* a directory is searched by the trace's fingerprint: read it first;
+	 * the same scan says whether the trace was made with recalibrate= */
+	if (strcmp(c->trace, "-") && !(c->calib && !stat(c->calib, &sb) && !S_ISDIR(sb.st_mode))) {
+		enum trace_status st = calib_trace_fingerprint(c->trace, &fp, &recalibrated, &res);
+
+		if (!inrun && st != TRACE_OK && st != TRACE_TRUNCATED)
+			return 0; /* the trace's own error comes when it is loaded */
+		fpp = &fp;
+	}
+	/* --calib inrun, or by default a trace with in-run bursts: the run's
+	 * own samples (bench/accuracy.sh: the lowest error of all) */
+	if (inrun || (!c->calib && recalibrated)) {
+		if (calib_apply_inrun(cal, c->trace, text, sizeof(text)) == CALIB_SEL_APPLIED) {
+			calib_table_use_estimator(&cal->table, c->estimator);
+			/* How far this run's overhead moved from the stored table. */
+			if (fpp && calib_dir_default(dir, sizeof(dir)) == 0 &&
+			    calib_dir_find(dir, fpp, path, sizeof(path), text, sizeof(text)) > 0)
+				calib_apply_compare(cal, path, c->estimator);
+			comp->fn = calib_apply_comp;
+			comp->ctx = cal;
+			return 0;
 		}
-		if (calib_apply_inrun(cal, c->trace, text, sizeof(text)) != CALIB_SEL_APPLIED) {
+		if (inrun) {
 			msg("error", "%s", text);
 			return -1;
 		}
-		calib_table_use_estimator(&cal->table, c->estimator);
-		/* How far this run's overhead moved from the stored table. */
-		if (calib_dir_default(dir, sizeof(dir)) == 0 &&
-		    calib_trace_fingerprint(c->trace, &fp, &res) == TRACE_OK &&
-		    calib_dir_find(dir, &fp, path, sizeof(path), text, sizeof(text)) > 0)
-			calib_apply_compare(cal, path, c->estimator);
-		comp->fn = calib_apply_comp;
-		comp->ctx = cal;
-		return 0;
-	}
-	/* a directory is searched by the trace's fingerprint: read it first */
-	if (strcmp(c->trace, "-") && !(c->calib && !stat(c->calib, &sb) && !S_ISDIR(sb.st_mode))) {
-		enum trace_status st = calib_trace_fingerprint(c->trace, &fp, &res);
-
-		if (st != TRACE_OK && st != TRACE_TRUNCATED)
-			return 0; /* the trace's own error comes when it is loaded */
-		fpp = &fp;
+		msg("warning",
+		    "%s was traced with recalibrate= but holds no in-run calibration (a burst cut "
+		    "short by the end of the run leaves none): the stored table applies",
+		    c->trace);
+		calib_table_free(&cal->table);
+		if (calib_table_init(&cal->table)) {
+			msg("error", "out of memory");
+			return -1;
+		}
 	}
 	switch (calib_apply_select(cal, c->calib, fpp, text, sizeof(text))) {
 	case CALIB_SEL_ERROR:

@@ -665,6 +665,14 @@ public final class Runner {
 		Result s = post(t, "--calib", "inrun", "--report", "summary");
 		check(s.rc == 0 && s.out.contains("in-run calibration of") && s.out.contains("jcal-calibrator"),
 				"--calib inrun applies the run's own samples: " + s.out + s.err);
+		Result d = post(t, "--report", "summary");
+		check(d.rc == 0 && d.out.contains("in-run calibration of"),
+				"a trace made with recalibrate= applies its own samples by default: " + d.out + d.err);
+		Path none = tmp.resolve("empty-calib-dir");
+		Files.createDirectories(none);
+		Result st = post(t, "--calib", none.toString(), "--report", "summary");
+		check(st.rc == 0 && !st.out.contains("in-run calibration of"),
+				"--calib DIR still names the stored tables: " + st.out + st.err);
 		int bursts = calibratorThreads(s);
 		check(bursts == 2, "one calibrator thread at start-up and one at the end: " + bursts);
 		String B = W + "Basic.";
@@ -702,6 +710,9 @@ public final class Runner {
 		expectExact("the cut trace is complete for main", counts, flatCalls(c, "--thread", "main"));
 		Result ci = post(c, "--calib", "inrun");
 		check(ci.rc != 0 && ci.err.contains("cut short"), "--calib inrun on it: a clear error: " + ci.err);
+		Result cd = post(c, "--report", "summary");
+		check(cd.rc == 0 && cd.err.contains("holds no in-run calibration") && !cd.out.contains("in-run calibration of"),
+				"by default on it: a warning, then the stored table (or none): " + cd.err + cd.out);
 		Result bad = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=5s,out=" + tmp.resolve("no.bin"),
 				"-cp", classes, W + "Basic"));
 		check(bad.rc == 1 && bad.err.contains("jcal: error:") && bad.err.contains("recalibrate=5s")
