@@ -152,6 +152,7 @@ int calib_table_init(struct calib_table *t)
 
 void calib_table_free(struct calib_table *t)
 {
+	free(t->cond);
 	free(t->e);
 	free(t->resolved);
 	free(t->match);
@@ -173,6 +174,31 @@ void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct
 	d->present = 1;
 	d->comp = comp_of(d->min, d->env);
 	t->prepared = 0;
+	free(t->cond);
+	t->cond = NULL;
+}
+
+/* The cond cache (struct calib_cond) for every key with q; left NULL when
+ * memory runs out (calib_entry_cond then serves each delta). */
+static void cond_build(struct calib_table *t)
+{
+	if (!t->cond)
+		t->cond = malloc(SEQKEY_COUNT * sizeof(*t->cond));
+	if (!t->cond)
+		return;
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		const struct calib_entry *d = &t->e[i];
+		struct calib_cond *c = &t->cond[i];
+		uint64_t sum = 0;
+
+		if (!d->present || !d->has_q)
+			continue;
+		for (unsigned j = 0; j < CALIB_NQ; j++) {
+			c->o[j] = comp_of(d->q[j], d->env);
+			sum += c->o[j];
+			c->mean[j] = (sum + (j + 1) / 2) / (j + 1);
+		}
+	}
 }
 
 static const char *const estimator_names[] = { "min", "p10", "median", "mean", "cond" };
@@ -212,6 +238,8 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 	}
 	t->estimator = (int)e;
 	t->prepared = 0;
+	if (e == CALIB_EST_COND)
+		cond_build(t);
 }
 
 uint64_t calib_entry_cond(const struct calib_entry *e, uint64_t delta)
@@ -359,9 +387,22 @@ enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey
 				      uint64_t *comp)
 {
 	enum calib_match m = calib_table_lookup(t, k, comp);
+	const struct calib_cond *c;
+	unsigned r, n = 0;
 
-	if (t->estimator == CALIB_EST_COND && m != CALIB_NO_TABLE)
-		*comp = calib_entry_cond(&t->e[t->resolved[seqkey_index(k)]], delta);
+	if (t->estimator != CALIB_EST_COND || m == CALIB_NO_TABLE)
+		return m;
+	r = t->resolved[seqkey_index(k)];
+	if (!t->cond || !t->e[r].has_q) {
+		*comp = calib_entry_cond(&t->e[r], delta);
+		return m;
+	}
+	/* how many o[j] <= delta: counted without branches, which a search
+	 * would mispredict on every other delta */
+	c = &t->cond[r];
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		n += c->o[j] <= delta;
+	*comp = n ? c->mean[n - 1] : c->o[0];
 	return m;
 }
 
@@ -381,6 +422,10 @@ int calib_table_copy(struct calib_table *dst, const struct calib_table *src)
 	dst->nkeys = src->nkeys;
 	dst->estimator = src->estimator;
 	dst->prepared = 0;
+	free(dst->cond);
+	dst->cond = NULL;
+	if (dst->estimator == CALIB_EST_COND)
+		cond_build(dst);
 	dst->resolved = NULL;
 	dst->match = NULL;
 	return 0;
@@ -719,6 +764,8 @@ static void table_clear(struct calib_table *t)
 	t->created[0] = t->unit[0] = t->env_method[0] = '\0';
 	t->nkeys = 0;
 	t->prepared = 0;
+	free(t->cond);
+	t->cond = NULL;
 }
 
 int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *err, size_t errlen)
@@ -947,6 +994,10 @@ int calib_table_merge(struct calib_table *dst, const struct calib_table *src, in
 		}
 	}
 	dst->prepared = 0;
+	free(dst->cond);
+	dst->cond = NULL;
+	if (dst->estimator == CALIB_EST_COND)
+		cond_build(dst);
 	return 0;
 }
 

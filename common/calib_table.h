@@ -110,6 +110,13 @@ struct calib_table {
 	uint64_t global_comp;
 	uint16_t *resolved; /* SEQKEY_COUNT: index of the entry used */
 	uint8_t *match;	    /* SEQKEY_COUNT: enum calib_match */
+	/* cond estimator, per key with q (SEQKEY_COUNT, or NULL): its overheads
+	 * o[j] and the means of o[0..n-1] in mean[n-1], so that a delta costs
+	 * a binary search; dropped whenever an entry changes */
+	struct calib_cond {
+		uint64_t o[CALIB_NQ];
+		uint64_t mean[CALIB_NQ];
+	} *cond;
 };
 
 /* Returns 0 or -1 (out of memory). An empty table, empty header. */

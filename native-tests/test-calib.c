@@ -1037,6 +1037,15 @@ static void test_cond_estimator(void)
 	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 5), 0);
 	CHECK_EQ_U(a.clamped, 1);
 	CHECK_EQ_I(calib_apply_comp(&a, &k, 1, 55), 55); /* other metrics raw */
+	/* the per-key cache gives what the reference gives, for every delta */
+	CHECK(a.table.cond != NULL);
+	for (uint64_t d = 0; d <= 400; d++) {
+		CHECK(calib_table_comp_for(&a.table, &k, d, &comp) == CALIB_EXACT);
+		if (comp != calib_entry_cond(calib_table_get(&a.table, &k), d)) {
+			CHECK_EQ_U(comp, calib_entry_cond(calib_table_get(&a.table, &k), d));
+			break;
+		}
+	}
 	/* i:E:I:X:i is missing: resolves to I:E:i:X:I (static-ness ignored) */
 	key_of("i:E:I:X:i", &k2);
 	CHECK(calib_table_comp_for(&a.table, &k2, 55, &comp) == CALIB_SIMILAR);
