@@ -250,13 +250,21 @@ static inline int fuzz_calib_table(const uint8_t *data, size_t size)
 		calib_table_check(&t, report, sizeof(report));
 		if (strnlen(report, sizeof(report)) >= sizeof(report))
 			bad = __LINE__;
-		for (unsigned e = CALIB_EST_MIN; e <= CALIB_EST_MEAN; e++) {
+		for (unsigned e = CALIB_EST_MIN; e <= CALIB_EST_COND; e++) {
 			calib_table_use_estimator(&t, (enum calib_estimator)e);
 			for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+				static const uint64_t deltas[] = {0, 1, 100, 1000, UINT64_MAX / 2};
 				struct seqkey k;
 				uint64_t comp;
 				seqkey_from_index(i, &k);
 				calib_table_lookup(&t, &k, &comp);
+				if (e != CALIB_EST_COND)
+					continue;
+				/* the cond cache agrees with the reference */
+				for (unsigned d = 0; d < sizeof(deltas) / sizeof(deltas[0]); d++)
+					if (calib_table_comp_for(&t, &k, deltas[d], &comp) != CALIB_NO_TABLE &&
+					    comp != calib_entry_cond(&t.e[t.resolved[i]], deltas[d]))
+						bad = __LINE__;
 			}
 		}
 		calib_table_use_estimator(&t, CALIB_EST_MIN);
