@@ -36,11 +36,9 @@ for w in leaves recursion natives exceptions loops parser; do
 			-cp build/bench jcalbench.Accuracy warm-region "$w" "$SCALE" "$ROUNDS" "$WARMUP" >/dev/null
 		read -r _ raw < <(cum_of "$tmp/t.bin" "$top" --raw)
 		pct "$raw" "$truth" >>"$tmp/r.raw"
-		echo >>"$tmp/r.raw"
 		for e in $ESTIMATORS; do
 			read -r cal _ < <(cum_of "$tmp/t.bin" "$top" --calib "$table" --estimator "$e")
 			pct "$cal" "$truth" >>"$tmp/r.$e"
-			echo >>"$tmp/r.$e"
 		done
 	done
 	t=$(median <"$tmp/r.truth")

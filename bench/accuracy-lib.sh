@@ -7,8 +7,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 table=$tmp/table.txt
 
-# pct ESTIMATE TRUTH: the error in % of the truth
-pct() { awk -v e="$1" -v t="$2" 'BEGIN{printf "%.2f", (e-t)*100/t}'; }
+# pct ESTIMATE TRUTH: the error in % of the truth, one line
+pct() { awk -v e="$1" -v t="$2" 'BEGIN{printf "%.2f\n", (e-t)*100/t}'; }
 # a column of numbers on stdin -> "median (low..high)"
 spread() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%+.1f (%+.0f..%+.0f)", m, a[1], a[NR]}'; }
 # median of a column of numbers on stdin

@@ -56,18 +56,15 @@ for w in leaves recursion natives exceptions loops parser; do
 		echo "$truth" >>"$tmp/r.truth"
 		read -r _ raw calls < <(cum_of "$tmp/t.bin" "$top" --raw)
 		pct "$raw" "$truth" >>"$tmp/r.raw"
-		echo >>"$tmp/r.raw"
 		awk -v r="$raw" -v c="$calls" -v g="$gmin" -v t="$truth" \
 			'BEGIN{v = r - (2*c - 1)*g; if (v < 0) v = 0; printf "%.2f\n", (v-t)*100/t}' >>"$tmp/r.global"
 		for e in $ESTIMATORS; do
 			read -r cal _ _ < <(cum_of "$tmp/t.bin" "$top" --calib "$table" --estimator "$e")
 			pct "$cal" "$truth" >>"$tmp/r.$e"
-			echo >>"$tmp/r.$e"
 		done
 		for e in $INRUN; do
 			read -r cal _ _ < <(cum_of "$tmp/t.bin" "$top" --calib inrun --estimator "$e")
 			pct "$cal" "$truth" >>"$tmp/r.in-$e"
-			echo >>"$tmp/r.in-$e"
 		done
 	done
 	t=$(median <"$tmp/r.truth")
