@@ -356,6 +356,11 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 			 o->bci_include[0] ? "include=" : "exclude=");
 		return -1;
 	}
+	/* Only calibrate writes a table; recalibrate= keeps its samples in the trace. */
+	if (o->table[0] && o->command != JCAL_CMD_CALIBRATE && o->command != JCAL_CMD_HELP) {
+		snprintf(err, errlen, "option 'table=%.300s' goes with calibrate", o->table);
+		return -1;
+	}
 	return 0;
 }
 
