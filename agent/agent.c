@@ -14,6 +14,7 @@
 
 #include "agent_state.h"
 #include "bci_agent.h"
+#include "calib_child.h"
 #include "calibrate.h"
 #include "event_recorder.h"
 #include "host_info.h"
@@ -395,6 +396,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	jcal.vm = vm;
 	atomic_init(&jcal.next_serial, 1);
 	if (jcal_options_parse(options, &jcal.opts, err, sizeof(err))) {
+		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	/* No agent command inside a calibration's env-timer child JVM. */
+	if (calib_child_refuse(getenv(CALIB_CHILD_MARKER), err, sizeof(err))) {
 		jcal_error("%s", err);
 		return JNI_ERR;
 	}
