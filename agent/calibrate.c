@@ -13,12 +13,15 @@
  *    round is measured while they still run interpreted (I/i keys), the
  *    warm-up until the JIT has compiled them is left out of the trace as an
  *    untraced region, and the measured rounds then give the J/j keys.
- * 3. VMInit then runs jcal.calib.EnvTimer in a child JVM (-Xint, no agent;
+ * 3. VMInit then runs jcal.calib.EnvTimer in a child JVM (-Xint, no agent:
+ *    calib_child.c builds its environment;
  *    with mode=bci without -Xint, after a warm-up: the uninstrumented JIT
  *    run) for the call costs, records env.KEY meta records, and calls
  *    System.exit(0).
  * 4. VM death closes the trace; calibrate_finish derives the table from it
- *    with the same code as `jcal-post --report calib` and writes it.
+ *    with the same code as `jcal-post --report calib` and writes it, only
+ *    when every step completed (else no table, exit 1), and renames the
+ *    run's own trace to last-calibration.bin.
  * Every wait is bounded: a stuck JVM fails with a message, never hangs.
  */
 #include "calibrate.h"
