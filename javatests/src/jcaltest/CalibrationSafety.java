@@ -158,8 +158,10 @@ public final class CalibrationSafety {
 			}
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limitS);
 			for (;;) {
+				/* Read again at every round: between fork and exec a child
+				 * still shows its parent's command line and environment. */
 				for (long pid : tagged())
-					if (!jvms.containsKey(pid) && exe(pid).endsWith("/java")) {
+					if (exe(pid).endsWith("/java")) {
 						Map<String, String> e = environ(pid);
 						if (!e.isEmpty())
 							jvms.put(pid, e);
