@@ -1,8 +1,9 @@
 #!/bin/sh
 # run.sh [TEST...] - the Java end-to-end tests (javatests/src): jcaltest.Runner,
-# then the stress tests of jcaltest.Stress and the mode=bci tests of
-# jcaltest.BciTests, against $BUILD/libjcal.so and $BUILD/jcal-post (BUILD
-# defaults to build; SUITES picks some of the three). Ends with one combined
+# then the stress tests of jcaltest.Stress, the mode=bci tests of
+# jcaltest.BciTests and the hostile input/output tests of jcaltest.PostSafety,
+# against $BUILD/libjcal.so and $BUILD/jcal-post (BUILD defaults to build;
+# SUITES picks some of the four). Ends with one combined
 # line "java: N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/.."
