@@ -130,10 +130,11 @@ static int on_meta(void *ctx, const char *key, const char *value)
 
 		errno = 0;
 		v = strtoull(value, &end, 10);
-		if (!*value || *end || errno || value[0] == '-' || value[0] == ' ') {
+		if (!*value || *end || errno || value[0] == '-' || value[0] == ' ' ||
+		    v > CALIB_NUM_MAX) {
 			errmsg_set(d->err, d->errlen,
-			       "meta record %s: '%s' is not an unsigned integer (the environment "
-			       "cost in metric 0's raw unit)",
+			       "meta record %s: '%s' is not an unsigned integer of at most "
+			       CALIB_NUM_MAX_TEXT " (the environment cost in metric 0's raw unit)",
 			       key, value);
 			d->failed = 1;
 			return -1;
@@ -253,6 +254,8 @@ static int on_event(void *ctx, const struct trace_event *e)
 	if (st.has_key && th->have_last) {
 		if (v < th->last)
 			d->info->backwards++;
+		else if (v - th->last > CALIB_NUM_MAX)
+			d->info->too_large++;
 		else if (add_sample(d, &st.key, v - th->last))
 			return -1;
 	}

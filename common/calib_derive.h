@@ -29,6 +29,7 @@ struct calib_derive_info {
 	uint64_t events;	/* events in the trace */
 	uint64_t deltas;	/* deltas that went into the table */
 	uint64_t backwards;	/* deltas < 0 (metric went backwards): left out */
+	uint64_t too_large;	/* deltas > CALIB_NUM_MAX (no table holds them): left out */
 	unsigned threads;	/* threads with events */
 	unsigned threads_used;	/* threads counted */
 	char calib_thread[128]; /* meta calib.thread; "" = every thread counted */

@@ -9,12 +9,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define VERSION_LINE "jcal-calibration 2" /* written; 1 (no q) is read too */
@@ -164,6 +167,29 @@ static uint64_t comp_of(uint64_t min, uint64_t env)
 	return min > env ? min - env : 0;
 }
 
+static uint64_t limit(uint64_t v)
+{
+	return v > CALIB_NUM_MAX ? CALIB_NUM_MAX : v;
+}
+
+/* Brings every number of e into the range the text format holds
+ * (CALIB_NUM_MAX), so that what is written parses again. */
+static void entry_limit(struct calib_entry *e)
+{
+	e->min = limit(e->min);
+	e->samples = limit(e->samples);
+	e->env = limit(e->env);
+	e->median = limit(e->median);
+	e->p10 = limit(e->p10);
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e->q[j] = limit(e->q[j]);
+	if (!(e->mean >= 0)) /* NaN too */
+		e->mean = 0;
+	else if (e->mean > (double)CALIB_NUM_MAX)
+		e->mean = (double)CALIB_NUM_MAX;
+	e->comp = comp_of(e->min, e->env);
+}
+
 void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct calib_entry *e)
 {
 	struct calib_entry *d = &t->e[seqkey_index(k)];
@@ -171,6 +197,7 @@ void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct
 	if (!d->present)
 		t->nkeys++;
 	*d = *e;
+	entry_limit(d);
 	d->present = 1;
 	d->comp = comp_of(d->min, d->env);
 	t->prepared = 0;
@@ -233,7 +260,9 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 		else if (d->has_stats && e == CALIB_EST_MEDIAN)
 			stat = d->median;
 		else if (d->has_stats && (e == CALIB_EST_MEAN || e == CALIB_EST_COND))
-			stat = (uint64_t)(d->mean + 0.5);
+			stat = d->mean >= 0 && d->mean < (double)CALIB_NUM_MAX
+				   ? (uint64_t)(d->mean + 0.5)
+				   : d->mean > 0 ? CALIB_NUM_MAX : 0;
 		d->comp = comp_of(stat, d->env);
 	}
 	t->estimator = (int)e;
@@ -482,31 +511,86 @@ int calib_table_write(const struct calib_table *t, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
-int calib_table_write_file(const struct calib_table *t, const char *path, char *err, size_t errlen)
+/* Writes t to fd (closed here) named name in messages. Returns 0 or -1. */
+static int write_fd(const struct calib_table *t, int fd, const char *name, int sync, char *err,
+		    size_t errlen)
 {
-	char *tmp;
-	FILE *f;
+	FILE *f = fdopen(fd, "w");
 	int bad;
 
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-		errmsg_set(err, errlen, "%s: out of memory", path);
-		return -1;
-	}
-	f = fopen(tmp, "w");
 	if (!f) {
-		errmsg_set(err, errlen, "%s: %s", tmp, strerror(errno));
-		free(tmp);
+		errmsg_set(err, errlen, "%s: %s", name, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	bad = calib_table_write(t, f);
-	if (fflush(f) || ferror(f))
+	if (fflush(f) || ferror(f) || (sync && fsync(fileno(f))))
 		bad = -1;
 	if (bad)
-		errmsg_set(err, errlen, "%s: write error: %s", tmp, strerror(errno));
+		errmsg_set(err, errlen, "%s: write error: %s", name, strerror(errno));
 	if (fclose(f) && !bad) {
-		errmsg_set(err, errlen, "%s: %s", tmp, strerror(errno));
+		errmsg_set(err, errlen, "%s: %s", name, strerror(errno));
 		bad = -1;
 	}
+	return bad;
+}
+
+/* Opens a new file "<path>.tmp.<16 random hex>" (O_EXCL, no symlink
+ * followed, mode 0644 less the umask) into *tmp (malloc'ed). Returns the
+ * descriptor or -1 with errno set. */
+static int open_temp(const char *path, char **tmp)
+{
+	static unsigned counter;
+
+	for (unsigned attempt = 0; attempt < 64; attempt++) {
+		uint64_t r = 0;
+		int fd;
+
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+			r = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^
+			    (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)tmp ^
+			    (uint64_t)__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0x2545f491ull;
+		if (asprintf(tmp, "%s.tmp.%016" PRIx64, path, r) < 0) {
+			*tmp = NULL;
+			errno = ENOMEM;
+			return -1;
+		}
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+		free(*tmp);
+		*tmp = NULL;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int calib_table_write_file(const struct calib_table *t, const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+	char *tmp = NULL;
+	int fd, bad;
+
+	if (!lstat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		/* a device (/dev/null, /dev/stdout), a FIFO or a symlink: written
+		 * where it leads, never replaced */
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			errmsg_set(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		return write_fd(t, fd, path, 0, err, errlen);
+	}
+	/* a regular file or nothing yet: a new file renamed over it, so that
+	 * readers see the old table or the new one, never a part */
+	fd = open_temp(path, &tmp);
+	if (fd < 0) {
+		errmsg_set(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
+			   strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	bad = write_fd(t, fd, tmp, 1, err, errlen);
 	if (!bad && rename(tmp, path)) {
 		errmsg_set(err, errlen, "%s: cannot rename %s: %s", path, tmp, strerror(errno));
 		bad = -1;
@@ -546,10 +630,12 @@ static const char *header_name(int id)
 	return id < CALIB_FP_COUNT ? fp_fields[id].name : other_headers[id - CALIB_FP_COUNT];
 }
 
-/* Strict unsigned decimal: digits only, no sign, fits 64 bits. */
-static int parse_u64(const char *s, uint64_t *v)
+/* Strict unsigned decimal: digits only, no sign. Returns 0, -1 when it is
+ * not one, -2 when it is above max. */
+static int parse_num(const char *s, uint64_t max, uint64_t *v)
 {
 	uint64_t x = 0;
+	int over = 0;
 
 	if (!*s)
 		return -1;
@@ -559,23 +645,40 @@ static int parse_u64(const char *s, uint64_t *v)
 		if (*s < '0' || *s > '9')
 			return -1;
 		d = (unsigned)(*s - '0');
-		if (x > (UINT64_MAX - d) / 10)
-			return -1;
-		x = x * 10 + d;
+		if (x > (max - d) / 10)
+			over = 1;
+		else
+			x = x * 10 + d;
 	}
+	if (over)
+		return -2;
 	*v = x;
 	return 0;
 }
 
+static int parse_u64(const char *s, uint64_t *v)
+{
+	return parse_num(s, UINT64_MAX, v) ? -1 : 0;
+}
+
+/* Decimal only: DIGITS[.DIGITS] or .DIGITS (no sign, exponent, hex, inf
+ * or nan). Returns 0, -1 when it is not one, -2 above CALIB_NUM_MAX. */
 static int parse_mean(const char *s, double *v)
 {
+	size_t digits = strspn(s, "0123456789"), frac = 0;
 	char *end;
 
-	if (!*s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (s[digits] == '.')
+		frac = strspn(s + digits + 1, "0123456789");
+	if (!digits && !frac)
+		return -1;
+	if (s[digits + (s[digits] == '.' ? 1 + frac : 0)])
 		return -1;
 	errno = 0;
 	*v = strtod(s, &end);
-	return *end || errno || !isfinite(*v) ? -1 : 0;
+	if (*end || !isfinite(*v))
+		return -1;
+	return *v > (double)CALIB_NUM_MAX ? -2 : 0;
 }
 
 struct parser {
@@ -666,8 +769,15 @@ static int parse_q(const char *s, uint64_t *q, const char **why)
 			return -1;
 		memcpy(num, s, len);
 		num[len] = '\0';
-		if (parse_u64(num, &q[n]))
+		switch (parse_num(num, CALIB_NUM_MAX, &q[n])) {
+		case 0:
+			break;
+		case -2:
+			*why = "16 integers of at most " CALIB_NUM_MAX_TEXT;
 			return -1;
+		default:
+			return -1;
+		}
 		if (n && q[n] < q[n - 1]) {
 			*why = "non-decreasing";
 			return -1;
@@ -686,7 +796,7 @@ static int parse_key_line(struct parser *p, char *s)
 	struct calib_entry e = {0};
 	uint64_t comp = 0;
 	struct seqkey k;
-	int have[F_COUNT] = {0};
+	int have[F_COUNT] = {0}, r;
 
 	tok = strtok_r(s, " \t", &save);
 	if (seqkey_parse(tok, &k))
@@ -700,8 +810,15 @@ static int parse_key_line(struct parser *p, char *s)
 	tok = strtok_r(NULL, " \t", &save);
 	if (!tok)
 		return perr(p, "key %s: no MIN value", keytext);
-	if (parse_u64(tok, &e.min))
+	switch (parse_num(tok, CALIB_NUM_MAX, &e.min)) {
+	case 0:
+		break;
+	case -2:
+		return perr(p, "key %s: MIN '%s' is above " CALIB_NUM_MAX_TEXT
+			    " (the largest number a table holds)", keytext, tok);
+	default:
 		return perr(p, "key %s: MIN '%s' is not an unsigned integer", keytext, tok);
+	}
 	while ((tok = strtok_r(NULL, " \t", &save))) {
 		char *eq = strchr(tok, '=');
 		unsigned f;
@@ -728,14 +845,21 @@ static int parse_key_line(struct parser *p, char *s)
 				return perr(p, "key %s: q='%s' is not %s", keytext, eq + 1, why);
 			continue;
 		}
-		if (f == F_MEAN ? parse_mean(eq + 1, &e.mean)
-				: parse_u64(eq + 1, f == F_SAMPLES  ? &e.samples
-						    : f == F_ENV    ? &e.env
-						    : f == F_COMP   ? &comp
-						    : f == F_MEDIAN ? &e.median
-								    : &e.p10))
+		r = f == F_MEAN ? parse_mean(eq + 1, &e.mean)
+				: parse_num(eq + 1, CALIB_NUM_MAX,
+					    f == F_SAMPLES  ? &e.samples
+					    : f == F_ENV    ? &e.env
+					    : f == F_COMP   ? &comp
+					    : f == F_MEDIAN ? &e.median
+							    : &e.p10);
+		if (r == -2)
+			return perr(p, "key %s: %s='%s' is above " CALIB_NUM_MAX_TEXT
+				    " (the largest number a table holds)", keytext, tok, eq + 1);
+		if (r)
 			return perr(p, "key %s: %s='%s' is not %s", keytext, tok, eq + 1,
-				    f == F_MEAN ? "a non-negative number" : "an unsigned integer");
+				    f == F_MEAN ? "a non-negative number (decimal digits, "
+						  "an optional fraction)"
+						: "an unsigned integer");
 	}
 	for (unsigned f = 0; f < F_MEAN; f++)
 		if (!have[f])
@@ -768,21 +892,45 @@ static void table_clear(struct calib_table *t)
 	t->cond = NULL;
 }
 
+/* Reads one line into buf (CALIB_LINE_MAX + 1 bytes), newline dropped.
+ * Returns its length, -1 at the end of the stream, -2 when the line is
+ * longer than CALIB_LINE_MAX (so that no input makes the parser hold more
+ * than that: a table never needs it). */
+static ssize_t read_line(FILE *f, char *buf)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (n == CALIB_LINE_MAX)
+			return -2;
+		buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	return c == EOF && !n ? -1 : (ssize_t)n;
+}
+
 int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *err, size_t errlen)
 {
 	struct parser p = {.t = t, .name = name, .err = err, .errlen = errlen};
-	char *buf = NULL;
-	size_t cap = 0;
+	char *buf = malloc(CALIB_LINE_MAX + 1);
 	ssize_t n;
 	int r = 0;
 
 	table_clear(t);
-	while ((n = getline(&buf, &cap, f)) >= 0) {
+	if (!buf) {
+		errmsg_set(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	while ((n = read_line(f, buf)) != -1) {
 		char *s = buf;
 
 		p.line++;
-		if (n > 0 && buf[n - 1] == '\n')
-			buf[--n] = '\0';
+		if (n == -2) {
+			r = perr(&p, "line longer than %d bytes (not a calibration table?)",
+				 CALIB_LINE_MAX);
+			break;
+		}
 		if (n > 0 && buf[n - 1] == '\r')
 			buf[--n] = '\0';
 		if (strlen(buf) != (size_t)n) {
@@ -837,13 +985,43 @@ int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *er
 	return r;
 }
 
+const char *calib_file_kind(mode_t mode)
+{
+	return S_ISREG(mode)    ? "a regular file"
+	       : S_ISDIR(mode)  ? "a directory"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISCHR(mode)  ? "a character device"
+	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISSOCK(mode) ? "a socket"
+			        : "not a regular file";
+}
+
 int calib_table_read_file(struct calib_table *t, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	/* O_NONBLOCK: a FIFO must not block the open; fstat then refuses it */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat sb;
+	FILE *f;
 	int r;
 
-	if (!f) {
+	if (fd < 0) {
 		errmsg_set(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb)) {
+		errmsg_set(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		errmsg_set(err, errlen, "%s: %s, not a regular file: a calibration table is a file",
+			   path, calib_file_kind(sb.st_mode));
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || !(f = fdopen(fd, "r"))) {
+		errmsg_set(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	r = calib_table_parse(t, f, path, err, errlen);
@@ -979,6 +1157,7 @@ int calib_table_merge(struct calib_table *dst, const struct calib_table *src, in
 		}
 		if (s->min < d->min)
 			d->min = s->min;
+		/* entry_limit() below caps the sum at CALIB_NUM_MAX */
 		d->samples =
 		    d->samples + s->samples < d->samples ? UINT64_MAX : d->samples + s->samples;
 		if (s->env && (!d->env || s->env < d->env))
@@ -992,6 +1171,7 @@ int calib_table_merge(struct calib_table *dst, const struct calib_table *src, in
 			if (d->mean < (double)d->min)
 				d->mean = (double)d->min;
 		}
+		entry_limit(d);
 	}
 	dst->prepared = 0;
 	free(dst->cond);
@@ -1080,7 +1260,7 @@ int calib_dir_create(const char *dir, char *err, size_t errlen)
 		char c = *p;
 
 		*p = '\0';
-		if (mkdir(s, 0755) && errno != EEXIST) {
+		if (mkdir(s, 0700) && errno != EEXIST) {
 			errmsg_set(err, errlen, "cannot create %s: %s", s, strerror(errno));
 			free(s);
 			return -1;
@@ -1122,18 +1302,50 @@ static int txt_file(const struct dirent *d)
 	return d->d_name[0] != '.' && n > 4 && !strcmp(d->d_name + n - 4, ".txt");
 }
 
+/* Appends "name (a FIFO)" to the list of skipped entries. */
+static void note_skipped(char *skipped, size_t len, const char *name, mode_t mode)
+{
+	size_t pos;
+
+	if (!skipped || !len)
+		return;
+	pos = strlen(skipped);
+	if (pos < len)
+		snprintf(skipped + pos, len - pos, "%s%s (%s)", pos ? ", " : "", name,
+			 calib_file_kind(mode));
+}
+
+/* Whether path is a regular file; a FIFO, device or directory there goes
+ * to the skipped list (name is what the list shows). */
+static int regular(const char *path, const char *name, char *skipped, size_t skippedlen)
+{
+	struct stat sb;
+
+	if (stat(path, &sb))
+		return 0;
+	if (S_ISREG(sb.st_mode))
+		return 1;
+	note_skipped(skipped, skippedlen, name, sb.st_mode);
+	return 0;
+}
+
 int calib_dir_find(const char *dir, const struct calib_fingerprint *fp, char *path, size_t len,
-		   char *err, size_t errlen)
+		   char *skipped, size_t skippedlen, char *err, size_t errlen)
 {
 	struct calib_table scratch;
 	struct dirent **list = NULL;
+	char stable[64];
 	int n, found = 0;
 
+	if (skipped && skippedlen)
+		skipped[0] = '\0';
 	if (calib_table_init(&scratch)) {
 		errmsg_set(err, errlen, "%s: out of memory", dir);
 		return -1;
 	}
-	if (!calib_dir_path(dir, fp, path, len) && file_matches(path, fp, &scratch)) {
+	calib_fingerprint_filename(fp, stable, sizeof(stable));
+	if (!calib_dir_path(dir, fp, path, len) && regular(path, stable, skipped, skippedlen) &&
+	    file_matches(path, fp, &scratch)) {
 		calib_table_free(&scratch);
 		return 1;
 	}
@@ -1144,11 +1356,11 @@ int calib_dir_find(const char *dir, const struct calib_fingerprint *fp, char *pa
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
-		struct stat sb;
 		int w;
 
 		w = snprintf(path, len, "%s/%s", dir, list[i]->d_name);
-		if (!found && w > 0 && (size_t)w < len && !stat(path, &sb) && S_ISREG(sb.st_mode) &&
+		if (!found && w > 0 && (size_t)w < len && strcmp(list[i]->d_name, stable) &&
+		    regular(path, list[i]->d_name, skipped, skippedlen) &&
 		    file_matches(path, fp, &scratch))
 			found = 1;
 		free(list[i]);

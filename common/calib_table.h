@@ -16,11 +16,21 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "seqkey.h"
 
 #define CALIB_FORMAT_VERSION 2 /* 2 added q=; 1 is still read */
 #define CALIB_VALUE_MAX 256 /* longest header value kept, NUL included */
+
+/* The largest number of a key line (2^53 - 1, docs/calibration-format.md):
+ * exact as a double, so that merged averages and the mean stay exact, and
+ * sums of 16 quantiles cannot wrap. Larger values are refused when parsed
+ * and capped when set (calib_table_set, calib_table_merge). */
+#define CALIB_NUM_MAX 9007199254740991ull
+#define CALIB_NUM_MAX_TEXT "9007199254740991"
+/* The longest line a table may have, newline excluded. */
+#define CALIB_LINE_MAX 65536
 
 /* Host fingerprint fields, in file order (SPEC §6). */
 enum calib_fp_field {
@@ -200,8 +210,14 @@ enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey
  * reports an error. */
 int calib_table_write(const struct calib_table *t, FILE *f);
 
-/* Writes path through a temporary file renamed into place. Returns 0 or -1
- * with err = "path: reason". */
+/*
+ * Writes path. A regular file, or a path that does not exist, is replaced
+ * through a new file "<path>.tmp.<random>" in the same directory (created
+ * with O_EXCL, never through a symlink, mode 0644 less the umask) renamed
+ * into place. Anything else - a symlink, a FIFO, a device such as
+ * /dev/null - is opened and written where it leads, never replaced.
+ * Returns 0 or -1 with err = "path: reason".
+ */
 int calib_table_write_file(const struct calib_table *t, const char *path, char *err, size_t errlen);
 
 /*
@@ -211,8 +227,13 @@ int calib_table_write_file(const struct calib_table *t, const char *path, char *
  */
 int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *err, size_t errlen);
 
-/* Opens and parses path. Returns 0, or -1 with err set. */
+/* Opens and parses path, which must be a regular file: a FIFO, a device
+ * (/dev/zero) or a directory is refused at once, without blocking. Returns
+ * 0, or -1 with err set. */
 int calib_table_read_file(struct calib_table *t, const char *path, char *err, size_t errlen);
+
+/* "a FIFO", "a directory", "a character device"... for messages. */
+const char *calib_file_kind(mode_t mode);
 
 /*
  * Consistency problems a parsed table may still have: a key the table's
@@ -246,7 +267,9 @@ unsigned calib_table_diff(const struct calib_table *a, const struct calib_table 
  * $HOME/.local/share/jcal/calib. Returns 0, or -1 when neither is set. */
 int calib_dir_default(char *buf, size_t len);
 
-/* Creates dir and its parents (mode 0755). Returns 0 or -1 with err. */
+/* Creates dir and those of its parents that are missing, mode 0700 (a
+ * user's own measurements; directories that exist keep their mode).
+ * Returns 0 or -1 with err. */
 int calib_dir_create(const char *dir, char *err, size_t errlen);
 
 /* dir + "/" + calib_fingerprint_filename(fp). Returns 0, or -1 when it
@@ -257,10 +280,13 @@ int calib_dir_path(const char *dir, const struct calib_fingerprint *fp, char *bu
  * Finds the table for fp in dir: the stable file name first, else any
  * regular file "*.txt" of the directory whose header parses and whose
  * fingerprint matches (first by name). Files that are not tables are
- * skipped. Returns 1 with path set, 0 when none matches, -1 with err when
- * dir cannot be read.
+ * skipped; entries that are not regular files (a FIFO, a device, a
+ * directory) are never opened and are listed in skipped ("x.txt (a
+ * FIFO), ...", "" when none; skipped may be NULL) for a warning. Returns
+ * 1 with path set, 0 when none matches, -1 with err when dir cannot be
+ * read.
  */
 int calib_dir_find(const char *dir, const struct calib_fingerprint *fp, char *path, size_t len,
-		   char *err, size_t errlen);
+		   char *skipped, size_t skippedlen, char *err, size_t errlen);
 
 #endif

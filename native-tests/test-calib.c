@@ -621,7 +621,7 @@ static void test_files_and_dir(void)
 	calib_fingerprint_set_meta(&other, "metrics", "instructions");
 
 	/* nothing there yet */
-	CHECK_EQ_I(calib_dir_find(dir, &fp, found, sizeof(found), err, sizeof(err)), 0);
+	CHECK_EQ_I(calib_dir_find(dir, &fp, found, sizeof(found), NULL, 0, err, sizeof(err)), 0);
 	/* a table under another name, garbage and a table of another metric */
 	snprintf(path, sizeof(path), "%s/b-copied.txt", dir);
 	CHECK_EQ_I(calib_table_write_file(&t, path, err, sizeof(err)), 0);
@@ -635,16 +635,16 @@ static void test_files_and_dir(void)
 	t.fp = other;
 	CHECK_EQ_I(calib_dir_path(dir, &other, path, sizeof(path)), 0);
 	CHECK_EQ_I(calib_table_write_file(&t, path, err, sizeof(err)), 0);
-	CHECK_EQ_I(calib_dir_find(dir, &fp, found, sizeof(found), err, sizeof(err)), 1);
+	CHECK_EQ_I(calib_dir_find(dir, &fp, found, sizeof(found), NULL, 0, err, sizeof(err)), 1);
 	snprintf(path, sizeof(path), "%s/b-copied.txt", dir);
 	CHECK_STR(found, path);
-	CHECK_EQ_I(calib_dir_find(dir, &other, found, sizeof(found), err, sizeof(err)), 1);
+	CHECK_EQ_I(calib_dir_find(dir, &other, found, sizeof(found), NULL, 0, err, sizeof(err)), 1);
 	calib_fingerprint_filename(&other, name, sizeof(name));
 	CHECK(strstr(found, name) != NULL);
 	CHECK_EQ_I(calib_table_read_file(&u, found, err, sizeof(err)), 0);
 	CHECK_STR(u.fp.field[CALIB_FP_METRICS], "instructions");
 	tmp_path(path, sizeof(path), "missing-dir");
-	CHECK_EQ_I(calib_dir_find(path, &fp, found, sizeof(found), err, sizeof(err)), -1);
+	CHECK_EQ_I(calib_dir_find(path, &fp, found, sizeof(found), NULL, 0, err, sizeof(err)), -1);
 	CHECK_EQ_I(calib_table_read_file(&u, path, err, sizeof(err)), -1);
 	CHECK(strstr(err, "No such file") != NULL);
 

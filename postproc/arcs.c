@@ -207,7 +207,10 @@ int arcs_build(const struct calltree *const *trees, size_t ntrees, unsigned metr
 		b.l[i].l.index = *u64map_find(&b.entries, b.l[i].l.method);
 		b.l[i].owner = *u64map_find(&b.entries, b.l[i].owner_method);
 	}
-	qsort(b.l, b.nl, sizeof(*b.l), line_cmp);
+	/* a thread without events has no line: b.l is NULL, which qsort must
+	 * not get even for a count of 0 */
+	if (b.nl)
+		qsort(b.l, b.nl, sizeof(*b.l), line_cmp);
 	out->lines = malloc((b.nl ? b.nl : 1) * sizeof(*out->lines));
 	if (!out->lines)
 		goto out;

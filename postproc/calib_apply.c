@@ -160,7 +160,8 @@ enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 			 dir);
 		return none(msg, len, why);
 	}
-	r = calib_dir_find(dir, trace_fp, path, sizeof(path), msg, len);
+	r = calib_dir_find(dir, trace_fp, path, sizeof(path), a->skipped, sizeof(a->skipped), msg,
+			   len);
 	if (r < 0)
 		return CALIB_SEL_ERROR;
 	if (r == 0) {

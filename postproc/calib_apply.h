@@ -35,6 +35,9 @@ struct calib_apply {
 	char ref_path[4096];
 	unsigned shift_keys;
 	double shift_median, shift_low, shift_high;
+	/* calibration directory entries that are not regular files (a FIFO,
+	 * a device...), skipped unopened: "x.txt (a FIFO), ..." or "" */
+	char skipped[1024];
 };
 
 /* Returns 0 or -1 (out of memory). */

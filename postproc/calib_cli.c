@@ -15,6 +15,8 @@
 #include <time.h>
 
 #include "calib_table.h"
+#include "output.h"
+#include "samefile.h"
 
 
 static void usage(FILE *f)
@@ -65,12 +67,18 @@ static int show(const char *path)
 		return 1;
 	}
 	calib_fingerprint_filename(&t.fp, name, sizeof(name));
-	printf("Calibration table %s\n", path);
-	for (unsigned i = 0; i < CALIB_FP_COUNT; i++)
-		printf("  %-16s %s\n", calib_fp_name(i), t.fp.field[i]);
-	printf("  %-16s %s\n  %-16s %s\n  %-16s %s\n", "created", t.created, "unit", t.unit,
-	       "env.method", t.env_method);
-	printf("  %-16s %s\n", "file name", name);
+	/* values from the file: escaped (output.h) */
+	text_escapef(stdout, "Calibration table %s", path);
+	putchar('\n');
+	for (unsigned i = 0; i < CALIB_FP_COUNT; i++) {
+		printf("  %-16s ", calib_fp_name(i));
+		text_escape(stdout, t.fp.field[i]);
+		putchar('\n');
+	}
+	text_escapef(stdout, "  %-16s %s", "created", t.created);
+	text_escapef(stdout, "\n  %-16s %s", "unit", t.unit);
+	text_escapef(stdout, "\n  %-16s %s", "env.method", t.env_method);
+	printf("\n  %-16s %s\n", "file name", name);
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
 		if (t.e[i].present && (!have || t.e[i].comp < gmin)) {
 			gmin = t.e[i].comp;
@@ -121,8 +129,9 @@ static int check(const char *path)
 			msg("error", "%s: %s", path, line);
 		msg("error", "%s: %u problem%s", path, n, n == 1 ? "" : "s");
 	} else {
-		printf("%s: ok: %u keys, mode %s, metrics %s\n", path, t.nkeys,
-		       t.fp.field[CALIB_FP_MODE], t.fp.field[CALIB_FP_METRICS]);
+		text_escapef(stdout, "%s: ok: %u keys, mode %s, metrics %s", path, t.nkeys,
+			     t.fp.field[CALIB_FP_MODE], t.fp.field[CALIB_FP_METRICS]);
+		putchar('\n');
 	}
 	calib_table_free(&t);
 	return n ? 1 : 0;
@@ -160,6 +169,24 @@ static int merge(int argc, char **argv)
 		    "calib merge: %s (usage: jcal-post calib merge [--force] -o OUT A B...)",
 		    !out ? "no output file (-o OUT)" : "no input table");
 		return 2;
+	}
+	/* an output that is one of the inputs: refused before anything is
+	 * written (the inputs are read first, but a failed merge must not
+	 * have replaced one) */
+	for (int i = first; i < argc; i++) {
+		if (!strcmp(argv[i], "--force"))
+			continue;
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			i++;
+			continue;
+		}
+		if (samefile_is_input(out, argv[i])) {
+			msg("error",
+			    "calib merge: -o %s is the input table %s: writing would replace it; "
+			    "choose another output",
+			    out, argv[i]);
+			return 1;
+		}
 	}
 	if (load(&acc, argv[first])) {
 		calib_table_free(&acc);
@@ -206,6 +233,27 @@ static int merge(int argc, char **argv)
 	return status;
 }
 
+/* calib_table_diff() to stdout, each line escaped (the fingerprint
+ * values come from the files). Returns its count. */
+static unsigned diff_escaped(const struct calib_table *a, const struct calib_table *b)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	unsigned n;
+
+	if (!mem)
+		return calib_table_diff(a, b, stdout);
+	n = calib_table_diff(a, b, mem);
+	fclose(mem);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		text_escape(stdout, line);
+		putchar('\n');
+	}
+	free(text);
+	return n;
+}
+
 static int diff(const char *a, const char *b)
 {
 	struct calib_table ta, tb;
@@ -219,8 +267,10 @@ static int diff(const char *a, const char *b)
 		calib_table_free(&tb);
 		return 1;
 	}
-	printf("--- A %s\n+++ B %s\n", a, b);
-	n = calib_table_diff(&ta, &tb, stdout);
+	text_escapef(stdout, "--- A %s", a);
+	text_escapef(stdout, "\n+++ B %s", b);
+	putchar('\n');
+	n = diff_escaped(&ta, &tb);
 	if (n)
 		printf("%u difference%s\n", n, n == 1 ? "" : "s");
 	else

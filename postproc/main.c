@@ -22,6 +22,7 @@
 #include "model.h"
 #include "progress.h"
 #include "report.h"
+#include "samefile.h"
 #include "shaping.h"
 #include "threadsel.h"
 
@@ -363,6 +364,29 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
+/* Refuses an output that is one of the inputs (the trace, or the table of
+ * --calib FILE) before anything is opened for writing. Returns 0 or -1
+ * after the message. */
+static int check_output(const struct cli *c)
+{
+	const char *what = NULL, *in = NULL;
+
+	if (!c->output)
+		return 0;
+	if (samefile_is_input(c->output, c->trace)) {
+		what = "the trace";
+		in = c->trace;
+	} else if (c->calib && samefile_is_input(c->output, c->calib)) {
+		what = "the calibration table";
+		in = c->calib;
+	}
+	if (!what)
+		return 0;
+	msg("error", "-o %s is %s it reads (%s): writing would destroy it; choose another output",
+	    c->output, what, !strcmp(in, "-") ? "stdin" : in);
+	return -1;
+}
+
 /* The progress bar's stream: stderr when it is a terminal and the trace a
  * file larger than PROGRESS_MIN_BYTES ($JCAL_PROGRESS_MIN_BYTES); else NULL. */
 static FILE *progress_stream(const char *trace)
@@ -460,6 +484,11 @@ static int report_calib(const struct cli *c)
 	}
 	if (info.truncated)
 		msg("warning", "%s; read up to the last complete record", info.trace_msg);
+	if (info.too_large)
+		msg("warning",
+		    "%llu deltas above " CALIB_NUM_MAX_TEXT
+		    " (more than a table holds: not a step's cost) left out",
+		    (unsigned long long)info.too_large);
 	if (c->output && strcmp(c->output, "-")) {
 		if (calib_table_write_file(&t, c->output, err, sizeof(err))) {
 			msg("error", "%s", err);
@@ -523,7 +552,8 @@ static int calib_setup(struct calib_apply *cal, const struct cli *c, struct call
 			calib_table_use_estimator(&cal->table, c->estimator);
 			/* How far this run's overhead moved from the stored table. */
 			if (fpp && calib_dir_default(dir, sizeof(dir)) == 0 &&
-			    calib_dir_find(dir, fpp, path, sizeof(path), text, sizeof(text)) > 0)
+			    calib_dir_find(dir, fpp, path, sizeof(path), cal->skipped,
+					   sizeof(cal->skipped), text, sizeof(text)) > 0)
 				calib_apply_compare(cal, path, c->estimator);
 			comp->fn = calib_apply_comp;
 			comp->ctx = cal;
@@ -664,6 +694,10 @@ int main(int argc, char **argv)
 		free(c.threads);
 		return r < 0 ? 2 : 0;
 	}
+	if (check_output(&c)) {
+		free(c.threads);
+		return 1;
+	}
 	if (c.calib && strcmp(c.calib, "inrun")) {
 		struct stat sb;
 
@@ -684,6 +718,10 @@ int main(int argc, char **argv)
 		free(c.threads);
 		return 1;
 	}
+	if (cal.skipped[0])
+		msg("warning",
+		    "calibration directory: skipped what is not a regular file (never opened): %s",
+		    cal.skipped);
 	model_init(&m, cal.active ? &comp : NULL);
 	if (load(&m, &c, &res)) {
 		model_free(&m);

@@ -308,8 +308,11 @@ static void copy(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src ? src : "");
 }
 
-/* Metric names and units from "metrics" ("a+b") and "metric.N.*". */
-static void derive_metrics(struct model *m)
+/* Metric names and units from "metrics" ("a+b") and "metric.N.*". A tsc
+ * metric is shown in ns through tsc.hz, which must be a frequency between
+ * MODEL_TSC_HZ_MIN and MODEL_TSC_HZ_MAX: a value outside would turn every
+ * figure into 0 or overflow it. Returns 0, or -1 with m->err set. */
+static int derive_metrics(struct model *m)
 {
 	const char *list = model_meta(m, "metrics"), *hz = model_meta(m, "tsc.hz");
 	unsigned n = 0;
@@ -353,13 +356,25 @@ static void derive_metrics(struct model *m)
 
 		if (!mt->name[0])
 			snprintf(mt->name, sizeof(mt->name), "metric%u", i);
-		if (!strcmp(mt->name, "tsc") && hz && strtod(hz, NULL) > 0) {
-			mt->tsc_hz = strtod(hz, NULL);
+		if (!strcmp(mt->name, "tsc") && hz) {
+			char *end;
+			double v = strtod(hz, &end);
+
+			if (end == hz || *end || !(v >= MODEL_TSC_HZ_MIN && v <= MODEL_TSC_HZ_MAX)) {
+				snprintf(m->err, sizeof(m->err),
+					 "meta record tsc.hz '%.64s' is not a TSC frequency in Hz "
+					 "between 1e6 and 1e11: the tsc figures cannot be converted "
+					 "to ns",
+					 hz);
+				return -1;
+			}
+			mt->tsc_hz = v;
 			copy(mt->unit, sizeof(mt->unit), "ns");
 		}
 		if (!mt->unit[0] && !strcmp(mt->name, "cputime"))
 			copy(mt->unit, sizeof(mt->unit), "ns");
 	}
+	return 0;
 }
 
 static int by_serial(const void *a, const void *b)
@@ -390,8 +405,7 @@ int model_finish(struct model *m)
 		m->thread_list[i++] = t;
 	}
 	qsort(m->thread_list, m->nthreads, sizeof(*m->thread_list), by_serial);
-	derive_metrics(m);
-	return 0;
+	return derive_metrics(m);
 }
 
 static int set_display(struct model_method *mm, int with_sig)
@@ -454,10 +468,13 @@ int model_metric_index(const struct model *m, const char *name)
 uint64_t model_value(const struct model *m, unsigned metric, uint64_t v)
 {
 	double hz = metric < JCAL_MAX_METRICS ? m->metric[metric].tsc_hz : 0;
+	long double ns;
 
 	if (hz <= 0)
 		return v;
-	return (uint64_t)((long double)v * 1e9L / (long double)hz + 0.5L);
+	ns = (long double)v * 1e9L / (long double)hz + 0.5L;
+	/* below 1 GHz a tick is more than 1 ns: the largest counts saturate */
+	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
 }
 
 const char *model_thread_kind(const struct model_thread *t)

@@ -44,6 +44,10 @@ struct model_thread {
 	UT_hash_handle hh;
 };
 
+/* The range of tsc.hz accepted (model_finish): 1 MHz to 100 GHz. */
+#define MODEL_TSC_HZ_MIN 1e6
+#define MODEL_TSC_HZ_MAX 1e11
+
 struct model_metric {
 	char name[64];
 	char unit[32]; /* "ns" for tsc (converted) and cputime; "" unknown */
@@ -102,7 +106,8 @@ const char *model_meta(const struct model *m, const char *key);
 /* Metric index of name, or -1. */
 int model_metric_index(const struct model *m, const char *name);
 
-/* A raw metric value in the unit reports show (TSC ticks -> ns). */
+/* A raw metric value in the unit reports show (TSC ticks -> ns, saturated
+ * at UINT64_MAX). */
 uint64_t model_value(const struct model *m, unsigned metric, uint64_t v);
 
 /* "virtual", "daemon" or "platform". */

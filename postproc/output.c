@@ -1,8 +1,11 @@
 /*
- * output.c - CSV and JSON string output (see output.h).
+ * output.c - CSV and JSON string output, and names escaped for text
+ * reports and messages (see output.h).
  */
 #include "output.h"
 
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 void csv_field(FILE *f, const char *s)
@@ -90,10 +93,17 @@ void json_string(FILE *f, const char *str)
 				break;
 			}
 			p++;
+		} else if (c == 0x7f) {
+			fputs("\\u007f", f);
+			p++;
 		} else if (c < 0x80) {
 			fputc(c, f);
 			p++;
-		} else if ((n = utf8_len(p)) > 0) {
+		} else if ((n = utf8_len(p)) == 2 && c == 0xc2 && p[1] < 0xa0) {
+			/* a C1 control: legal in JSON, but escaped like the C0 ones */
+			fprintf(f, "\\u%04x", (unsigned)p[1]);
+			p += 2;
+		} else if (n > 0) {
 			fwrite(p, 1, (size_t)n, f);
 			p += n;
 		} else if (c == 0xc0 && p[1] == 0x80) {
@@ -110,4 +120,94 @@ void json_string(FILE *f, const char *str)
 		}
 	}
 	fputc('"', f);
+}
+
+/* Code point of the UTF-8 sequence at p of length n (2-4). */
+static unsigned utf8_cp(const unsigned char *p, int n)
+{
+	if (n == 2)
+		return (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu);
+	if (n == 3)
+		return (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
+	return (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
+}
+
+/* A surrogate half in Java's modified UTF-8 (ED A0..BF xx): its code unit,
+ * else 0. */
+static unsigned surrogate(const unsigned char *p)
+{
+	if (p[0] != 0xed || p[1] < 0xa0 || p[1] > 0xbf || !cont(p[2]))
+		return 0;
+	return 0xd000u | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
+}
+
+size_t text_escape_n(FILE *f, const char *str, size_t width)
+{
+	const unsigned char *p = (const unsigned char *)(str ? str : "");
+	size_t cols = 0;
+	int n;
+
+	while (*p) {
+		unsigned char c = *p;
+		unsigned hi, lo;
+
+		if (c >= 0x20 && c < 0x7f) {
+			fputc(c, f);
+			cols++;
+			p++;
+		} else if (c == '\n' || c == '\r' || c == '\t') {
+			fputc('\\', f);
+			fputc(c == '\n' ? 'n' : c == '\r' ? 'r' : 't', f);
+			cols += 2;
+			p++;
+		} else if ((n = utf8_len(p)) > 0 && !(n == 2 && utf8_cp(p, n) < 0xa0)) {
+			/* valid UTF-8 other than the C1 controls U+0080..U+009F */
+			fwrite(p, 1, (size_t)n, f);
+			cols++;
+			p += n;
+		} else if ((hi = surrogate(p)) >= 0xd800 && hi < 0xdc00 &&
+			   (lo = surrogate(p + 3)) >= 0xdc00) {
+			/* a surrogate pair of modified UTF-8: the character itself */
+			unsigned cp = 0x10000u + ((hi - 0xd800u) << 10) + (lo - 0xdc00u);
+
+			fputc((int)(0xf0u | cp >> 18), f);
+			fputc((int)(0x80u | ((cp >> 12) & 0x3fu)), f);
+			fputc((int)(0x80u | ((cp >> 6) & 0x3fu)), f);
+			fputc((int)(0x80u | (cp & 0x3fu)), f);
+			cols++;
+			p += 6;
+		} else {
+			/* other controls, DEL, C1 controls, invalid bytes */
+			n = utf8_len(p) > 0 ? 2 : 1;
+			for (int i = 0; i < n; i++)
+				fprintf(f, "\\x%02x", p[i]);
+			cols += 4 * (size_t)n;
+			p += n;
+		}
+	}
+	for (; cols < width; cols++)
+		fputc(' ', f);
+	return cols;
+}
+
+void text_escape(FILE *f, const char *s)
+{
+	text_escape_n(f, s, 0);
+}
+
+void text_escapef(FILE *f, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		fputs("(out of memory)", f);
+		return;
+	}
+	text_escape(f, s);
+	free(s);
 }

@@ -1,6 +1,8 @@
 /*
  * output.h - field quoting for machine-readable reports: CSV (RFC 4180)
- * and JSON strings.
+ * and JSON strings; and the escaping every text report and message uses
+ * for names that come from a trace or a table, so that no control
+ * character reaches a terminal (docs/jcal-post.md).
  */
 #ifndef JCAL_OUTPUT_H
 #define JCAL_OUTPUT_H
@@ -12,9 +14,25 @@
 void csv_field(FILE *f, const char *s);
 
 /* Writes s as a JSON string literal, quotes included. Valid UTF-8 passes
- * through; control characters, '"' and '\' are escaped; Java's modified
+ * through; control characters (C0, DEL, C1), '"' and '\' are escaped; Java's modified
  * UTF-8 (C0 80 for NUL, surrogates coded one by one) becomes \u escapes;
  * any other invalid byte becomes U+FFFD. NULL writes null. */
 void json_string(FILE *f, const char *s);
+
+/*
+ * Writes s for a terminal: printable ASCII and valid UTF-8 as they are
+ * (a surrogate pair of Java's modified UTF-8 as the character it codes);
+ * LF, CR and TAB as \n, \r, \t; every other control character, DEL, the
+ * C1 controls U+0080..U+009F and bytes that are not UTF-8 as \xNN (per
+ * byte). Backslashes stay as they are. NULL writes nothing.
+ */
+void text_escape(FILE *f, const char *s);
+
+/* text_escape(), then blanks up to width columns (one per character).
+ * Returns the columns written before the padding. */
+size_t text_escape_n(FILE *f, const char *s, size_t width);
+
+/* Formats like fprintf and writes the result through text_escape(). */
+void text_escapef(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

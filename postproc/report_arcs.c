@@ -39,9 +39,11 @@ static void text_line(const struct model *m, const struct report_opts *o, const 
 {
 	unsigned mi = o->metric;
 
-	fprintf(o->out, "%-7s %*" PRIu64 " %*" PRIu64 " %*" PRIu64 "      %s [%zu]\n",
+	fprintf(o->out, "%-7s %*" PRIu64 " %*" PRIu64 " %*" PRIu64 "      ",
 		arcs_role_name(l->role), w->c, l->calls, w->b, model_value(m, mi, l->base), w->u,
-		model_value(m, mi, l->cum), a->entry[l->index].name, l->index);
+		model_value(m, mi, l->cum));
+	text_escape(o->out, a->entry[l->index].name);
+	fprintf(o->out, " [%zu]\n", l->index);
 }
 
 static void text_thread(const struct model *m, const struct report_opts *o,
@@ -60,8 +62,9 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 	for (size_t i = 0; i < a->nlines; i++)
 		widen(&w, m, mi, a->lines[i].calls, a->lines[i].base, a->lines[i].cum);
 	report_metric_label(m, mi, label, sizeof(label));
-	fprintf(o->out, "Thread \"%s\" #%" PRIu32 "  metric %s  total %" PRIu64 "\n", t->name,
-		t->serial, label, model_value(m, mi, a->entry[0].cum));
+	text_escapef(o->out, "Thread \"%s\" #%" PRIu32 "  metric %s  total %" PRIu64, t->name,
+		     t->serial, label, model_value(m, mi, a->entry[0].cum));
+	fputc('\n', o->out);
 	fprintf(o->out, "%-7s %*s %*s %*s  Function\n", "Source", w.c, "Calls", w.b, "Base", w.u,
 		"Cum");
 	for (size_t i = 0; i < n; i++) {
@@ -71,9 +74,11 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 			fputc('\n', o->out);
 		for (size_t k = 0; k < e->nparents; k++)
 			text_line(m, o, a, &w, &e->parents[k]);
-		fprintf(o->out, "%-7s %*" PRIu64 " %*" PRIu64 " %*" PRIu64 "  [%zu] %s\n", "SELF",
+		fprintf(o->out, "%-7s %*" PRIu64 " %*" PRIu64 " %*" PRIu64 "  [%zu] ", "SELF",
 			w.c, e->calls, w.b, model_value(m, mi, e->base), w.u,
-			model_value(m, mi, e->cum), i, e->name);
+			model_value(m, mi, e->cum), i);
+		text_escape(o->out, e->name);
+		fputc('\n', o->out);
 		if (e->cum_all != e->cum)
 			fprintf(o->out,
 				"%-7s %*s %*s %*" PRIu64 "  (recursive calls counted again)\n", "",

@@ -85,9 +85,10 @@ static void put_path(const struct model *m, const struct calltree *t, uint32_t n
 	FILE *mem;
 
 	if (style == PATH_TEXT) {
-		for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent)
-			fprintf(f, "%s%s", n != node ? " <- " : "",
-				model_method_name(m, t->nodes[n].method));
+		for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent) {
+			fputs(n != node ? " <- " : "", f);
+			text_escape(f, model_method_name(m, t->nodes[n].method));
+		}
 		return;
 	}
 	for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent)
@@ -122,8 +123,10 @@ static void text_method(const struct model *m, const struct report_opts *o, stru
 		wc = report_width(wc, r[i].calls);
 		wb = report_width(wb, model_value(m, mi, r[i].base));
 	}
-	fprintf(o->out, "\n%s  calls %" PRIu64 "  base %" PRIu64 " (%.2f%% of total)\n", row->name,
-		row->calls, model_value(m, mi, row->base), pct(row->base, total));
+	fputc('\n', o->out);
+	text_escape(o->out, row->name);
+	fprintf(o->out, "  calls %" PRIu64 "  base %" PRIu64 " (%.2f%% of total)\n", row->calls,
+		model_value(m, mi, row->base), pct(row->base, total));
 	fprintf(o->out, "  %7s %*s %*s  Path (callee first)\n", "Share", wc, "Calls", wb, "Base");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(o->out, "  %6.2f%% %*" PRIu64 " %*" PRIu64 "  ", pct(r[i].base, row->base),
@@ -259,11 +262,13 @@ int report_callers(const struct model *m, const struct report_opts *o)
 	switch (o->format) {
 	case REPORT_TEXT:
 		report_metric_label(m, mi, label, sizeof(label));
-		fprintf(o->out,
-			"Callers (bottom-up): per method, the calling contexts that lead to it\n"
-			"and the share of its base each contributes.\n"
-			"Metric %s  %zu thread%s  total %" PRIu64 "\n",
-			label, nt, nt == 1 ? "" : "s", model_value(m, mi, total));
+		fputs("Callers (bottom-up): per method, the calling contexts that lead to it\n"
+		      "and the share of its base each contributes.\n"
+		      "Metric ",
+		      o->out);
+		text_escapef(o->out, "%s  %zu thread%s  total %" PRIu64, label, nt,
+			     nt == 1 ? "" : "s", model_value(m, mi, total));
+		fputc('\n', o->out);
 		report_shape_note(o, nt);
 		if (!nrows)
 			fputs("No method recorded an event.\n", o->out);

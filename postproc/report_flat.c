@@ -33,8 +33,10 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 		wrc = report_width(wrc, model_value(m, mi, r[i].raw_cum));
 	}
 	report_metric_label(m, mi, label, sizeof(label));
-	fprintf(o->out, "Flat profile  metric %s  %zu thread%s  total %" PRIu64, label, nthreads,
-		nthreads == 1 ? "" : "s", model_value(m, mi, total));
+	fputs("Flat profile  metric ", o->out);
+	text_escape(o->out, label);
+	fprintf(o->out, "  %zu thread%s  total %" PRIu64, nthreads, nthreads == 1 ? "" : "s",
+		model_value(m, mi, total));
 	if (o->calibrated)
 		fprintf(o->out, "  raw total %" PRIu64, model_value(m, mi, raw_total));
 	fprintf(o->out, "\n%*s %*s  %6s %*s  %6s", wc, "Calls", wb, "Base", "Base%", wu, "Cum",
@@ -52,7 +54,9 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 			fprintf(o->out, " %*" PRIu64 " %*" PRIu64, wrb,
 				model_value(m, mi, r[i].raw_base), wrc,
 				model_value(m, mi, r[i].raw_cum));
-		fprintf(o->out, "  %s\n", r[i].name);
+		fputs("  ", o->out);
+		text_escape(o->out, r[i].name);
+		fputc('\n', o->out);
 	}
 }
 

@@ -78,19 +78,26 @@ static const char *completeness(const struct model *m, const struct report_opts 
 	return "complete";
 }
 
-/* One "  label: value" line of the text summary, labels aligned. */
+/* One "  label: value" line of the text summary, labels aligned; label and
+ * value escaped (output.h), as they hold meta values, names and paths. */
 static void row(FILE *f, const char *label, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void row(FILE *f, const char *label, const char *fmt, ...)
 {
+	char *value = NULL;
 	va_list ap;
+	int n;
 
-	fprintf(f, "  %-22s ", label);
+	fputs("  ", f);
+	text_escape_n(f, label, 22);
+	fputc(' ', f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	n = vasprintf(&value, fmt, ap);
 	va_end(ap);
+	text_escape(f, n < 0 ? "(out of memory)" : value);
 	fputc('\n', f);
+	free(value);
 }
 
 static const char *or_unknown(const char *s)
@@ -131,7 +138,8 @@ static void text(const struct model *m, const struct report_opts *o,
 	unsigned mi = o->metric;
 	size_t pos;
 
-	fprintf(f, "Trace %s\n", o->trace_path ? o->trace_path : "");
+	text_escapef(f, "Trace %s", o->trace_path ? o->trace_path : "");
+	fputc('\n', f);
 	row(f, "status:", "%s", completeness(m, o));
 	if (o->res)
 		row(f, "format:", "%u.%u, %" PRIu64 " bytes, %" PRIu64 " chunks",
@@ -206,11 +214,12 @@ static void text(const struct model *m, const struct report_opts *o,
 	for (size_t i = 0; i < n; i++) {
 		const struct model_thread *th = list[i];
 
+		fprintf(f, "  #%-4" PRIu32 " ", th->serial);
+		text_escape_n(f, th->name, 24);
 		fprintf(f,
-			"  #%-4" PRIu32 " %-24s %-8s java tid %-6" PRIu64 " os tid %-7" PRIu32
-			" %10" PRIu64 " events  cum %" PRIu64 "\n",
-			th->serial, th->name, model_thread_kind(th), th->java_tid, th->os_tid,
-			th->tree.stats.events,
+			" %-8s java tid %-6" PRIu64 " os tid %-7" PRIu32 " %10" PRIu64
+			" events  cum %" PRIu64 "\n",
+			model_thread_kind(th), th->java_tid, th->os_tid, th->tree.stats.events,
 			model_value(m, mi, th->tree.nodes[CALLTREE_ROOT].cum[mi]));
 	}
 }

@@ -18,13 +18,17 @@ static void thread_header(const struct model *m, const struct report_opts *o,
 	char label[128];
 
 	report_metric_label(m, o->metric, label, sizeof(label));
-	fprintf(o->out, "Thread \"%s\" #%" PRIu32, t->name, t->serial);
+	fputs("Thread \"", o->out);
+	text_escape(o->out, t->name);
+	fprintf(o->out, "\" #%" PRIu32, t->serial);
 	if (t->started)
 		fprintf(o->out, "  java tid %" PRIu64 "  os tid %" PRIu32 "  %s", t->java_tid,
 			t->os_tid, model_thread_kind(t));
 	else
 		fprintf(o->out, "  (no thread record)");
-	fprintf(o->out, "  metric %s  %" PRIu64 " events\n", label, s->events);
+	fputs("  metric ", o->out);
+	text_escape(o->out, label);
+	fprintf(o->out, "  %" PRIu64 " events\n", s->events);
 	if (s->unmatched_exits || s->mismatched_exits || s->open_frames)
 		fprintf(o->out,
 			"  note: %" PRIu64 " unmatched exits (inserted above the root), %" PRIu64
@@ -67,8 +71,9 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 			fprintf(o->out, " %*" PRIu64 " %*" PRIu64, wrb,
 				model_value(m, mi, n->raw_base[mi]), wrc,
 				model_value(m, mi, n->raw_cum[mi]));
-		fprintf(o->out, "  %*s%s\n", (int)(2 * n->level), "",
-			model_method_name(m, n->method));
+		fprintf(o->out, "  %*s", (int)(2 * n->level), "");
+		text_escape(o->out, model_method_name(m, n->method));
+		fputc('\n', o->out);
 	}
 }
 

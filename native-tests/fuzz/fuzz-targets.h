@@ -12,6 +12,7 @@
 #ifndef JCAL_FUZZ_TARGETS_H
 #define JCAL_FUZZ_TARGETS_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,9 +226,32 @@ static inline char *fuzz_calib_text(const struct calib_table *t, size_t *len)
 	return buf;
 }
 
+/* Every number of every entry within what a table holds (calib_table.h,
+ * docs/calibration-format.md): 0 when so, else the line of the failure. */
+static inline int fuzz_calib_ranges(const struct calib_table *t)
+{
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		const struct calib_entry *e = &t->e[i];
+
+		if (!e->present)
+			continue;
+		FUZZ_REQUIRE(e->min <= CALIB_NUM_MAX && e->env <= CALIB_NUM_MAX);
+		FUZZ_REQUIRE(e->samples >= 1 && e->samples <= CALIB_NUM_MAX);
+		FUZZ_REQUIRE(e->comp == (e->min > e->env ? e->min - e->env : 0));
+		if (!e->has_stats)
+			continue;
+		FUZZ_REQUIRE(isfinite(e->mean) && e->mean >= 0 && e->mean <= (double)CALIB_NUM_MAX);
+		FUZZ_REQUIRE(e->median <= CALIB_NUM_MAX && e->p10 <= CALIB_NUM_MAX);
+		for (unsigned j = 0; e->has_q && j < CALIB_NQ; j++)
+			FUZZ_REQUIRE(e->q[j] <= CALIB_NUM_MAX && (!j || e->q[j] >= e->q[j - 1]));
+	}
+	return 0;
+}
+
 /*
- * A table that parses also checks, looks up every key, writes, parses back
- * and writes the same text again, merges with itself and diffs.
+ * A table that parses also has every number in range, checks, looks up
+ * every key, writes, parses back and writes the same text again, merges
+ * with itself (the merged table in range, and parsing back) and diffs.
  */
 static inline int fuzz_calib_table(const uint8_t *data, size_t size)
 {
@@ -246,6 +270,8 @@ static inline int fuzz_calib_table(const uint8_t *data, size_t size)
 	int r = fuzz_calib_parse(&t, text, size, err, sizeof(err));
 	if (r == -1 && (!err[0] || !fuzz_one_line(err, sizeof(err))))
 		bad = __LINE__;
+	if (r == 0 && (bad = fuzz_calib_ranges(&t)) != 0)
+		r = 1;
 	if (r == 0) {
 		calib_table_check(&t, report, sizeof(report));
 		if (strnlen(report, sizeof(report)) >= sizeof(report))
@@ -278,6 +304,21 @@ static inline int fuzz_calib_table(const uint8_t *data, size_t size)
 		if (!bad && calib_table_copy(&t3, &t) == 0) {
 			if (calib_table_merge(&t3, &t2, 0, err, sizeof(err)) != 0)
 				bad = __LINE__; /* same fingerprint: merge must work */
+			else if (fuzz_calib_ranges(&t3))
+				bad = __LINE__; /* merged values stay in range */
+			else {
+				/* what merge makes, the parser reads */
+				size_t l3 = 0;
+				char *w3 = fuzz_calib_text(&t3, &l3);
+				struct calib_table t4;
+
+				if (!w3 || calib_table_init(&t4))
+					abort();
+				if (fuzz_calib_parse(&t4, w3, l3, err, sizeof(err)) != 0)
+					bad = __LINE__;
+				calib_table_free(&t4);
+				free(w3);
+			}
 			FILE *null = fopen("/dev/null", "w");
 			if (null) {
 				if (calib_table_diff(&t, &t2, null) != 0)
