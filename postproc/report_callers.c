@@ -215,6 +215,7 @@ int report_callers(const struct model *m, const struct report_opts *o)
 {
 	const struct model_thread **list;
 	const struct calltree **trees = NULL;
+	struct report_view *views = NULL;
 	struct flat_row *rows = NULL;
 	struct rec *r = NULL;
 	size_t nt, nrows = 0, nr = 0, shown;
@@ -227,10 +228,13 @@ int report_callers(const struct model *m, const struct report_opts *o)
 	if (report_threads(m, o, &list, &nt))
 		return -1;
 	trees = malloc((nt ? nt : 1) * sizeof(*trees));
-	if (!trees)
+	views = calloc(nt ? nt : 1, sizeof(*views));
+	if (!trees || !views)
 		goto out;
 	for (size_t i = 0; i < nt; i++) {
-		trees[i] = &list[i]->tree;
+		if (report_view_get(&views[i], list[i], o))
+			goto out;
+		trees[i] = views[i].t;
 		total += trees[i]->nodes[CALLTREE_ROOT].cum[mi];
 	}
 	c.trees = trees;
@@ -265,6 +269,8 @@ int report_callers(const struct model *m, const struct report_opts *o)
 			"Metric %s  %zu thread%s  total %" PRIu64 "\n",
 			label, nt, nt == 1 ? "" : "s", model_value(m, mi, total));
 		report_shape_note(o, nt);
+		for (size_t i = 0; i < nt; i++)
+			report_view_note(o, &views[i]);
 		if (!nrows)
 			fputs("No method recorded an event.\n", o->out);
 		break;
@@ -304,6 +310,9 @@ int report_callers(const struct model *m, const struct report_opts *o)
 			nrows - shown == 1 ? "" : "s", o->top);
 	err = 0;
 out:
+	for (size_t i = 0; views && i < nt; i++)
+		report_view_free(&views[i]);
+	free(views);
 	free(r);
 	free(rows);
 	free(trees);
