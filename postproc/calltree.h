@@ -45,6 +45,9 @@
 #define CALLTREE_ROOT 0u		/* index of the thread root node */
 #define CALLTREE_NONE UINT32_MAX	/* no node */
 #define CALLTREE_ROOT_METHOD UINT32_MAX /* method id stored in the root node */
+/* Method id of the pseudo-frame that holds the frames folded below a depth
+ * limit (shape_cap_depth); never an id of the trace's own methods. */
+#define CALLTREE_FOLDED_METHOD (UINT32_MAX - 1)
 
 /*
  * Compensation hook: returns the calibrated value (>= 0; negative results

@@ -4,7 +4,8 @@
  * flame graph tools read them. The thread name is the first frame unless
  * the threads were merged; time in the thread root with no frame open is
  * the thread's own line. Values are the base of the shown metric
- * (calibrated unless --raw), TSC ticks as ns.
+ * (calibrated unless --raw), TSC ticks as ns. Frames below the depth
+ * limit (--max-depth) are one "<deeper frames folded>" frame.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -38,10 +39,18 @@ int export_collapsed(const struct model *m, const struct report_opts *o)
 	if (report_threads(m, o, &list, &n))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		const struct calltree *t = &list[i]->tree;
-		uint32_t *buf = malloc(((size_t)t->max_level + 1) * sizeof(*buf));
+		struct report_view view;
+		const struct calltree *t;
+		uint32_t *buf;
 
+		if (report_view_get(&view, list[i], o)) {
+			free(list);
+			return -1;
+		}
+		t = view.t;
+		buf = malloc(((size_t)t->max_level + 1) * sizeof(*buf));
 		if (!buf) {
+			report_view_free(&view);
 			free(list);
 			return -1;
 		}
@@ -63,6 +72,7 @@ int export_collapsed(const struct model *m, const struct report_opts *o)
 			fprintf(o->out, " %" PRIu64 "\n", v);
 		}
 		free(buf);
+		report_view_free(&view);
 	}
 	free(list);
 	return 0;

@@ -245,14 +245,14 @@ static const char html_tail[] =
     "</body></html>\n";
 
 /* Name indices: method id -> position in the "names" array. */
-static int names_write(const struct model *m, const struct model_thread **list, size_t n,
+static int names_write(const struct model *m, const struct report_view *views, size_t n,
 		       struct u64map *idx, FILE *f)
 {
 	uint32_t k = 0;
 
 	fputs(",\"names\":[", f);
 	for (size_t i = 0; i < n; i++) {
-		const struct calltree *t = &list[i]->tree;
+		const struct calltree *t = views[i].t;
 
 		for (uint32_t j = 0; j < t->nnodes; j++) {
 			uint32_t method = t->nodes[j].method;
@@ -299,17 +299,26 @@ static void tree_write(const struct model *m, unsigned mi, const struct calltree
 int export_html(const struct model *m, const struct report_opts *o)
 {
 	const struct model_thread **list;
+	struct report_view *views;
 	struct u64map idx;
 	size_t n;
 	unsigned mi = o->metric;
+	int err = 0;
 	char title[512], label[128];
 
 	if (report_threads(m, o, &list, &n))
 		return -1;
-	if (u64map_init(&idx, 256)) {
+	views = calloc(n ? n : 1, sizeof(*views));
+	if (!views || u64map_init(&idx, 256)) {
+		free(views);
 		free(list);
 		return -1;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (report_view_get(&views[i], list[i], o)) {
+			err = -1;
+			goto out;
+		}
 	report_metric_label(m, mi, label, sizeof(label));
 	snprintf(title, sizeof(title), "%s  metric %s%s", o->trace_path ? o->trace_path : "", label,
 		 o->calibrated ? " (calibrated)" : "");
@@ -321,10 +330,9 @@ int export_html(const struct model *m, const struct report_opts *o)
 	fputs(",\"unit\":", o->out);
 	report_json_html(o->out, report_metric_is_time(m, mi) ? "ns" : m->metric[mi].unit);
 	fprintf(o->out, ",\"merged\":%s", o->shaped && o->shaped->merged ? "true" : "false");
-	if (names_write(m, list, n, &idx, o->out)) {
-		u64map_free(&idx);
-		free(list);
-		return -1;
+	if (names_write(m, views, n, &idx, o->out)) {
+		err = -1;
+		goto out;
 	}
 	fputs(",\"threads\":[", o->out);
 	for (size_t i = 0; i < n; i++) {
@@ -334,12 +342,16 @@ int export_html(const struct model *m, const struct report_opts *o)
 		report_thread_label(list[i], tl, sizeof(tl));
 		report_json_html(o->out, o->shaped && o->shaped->merged ? list[i]->name : tl);
 		fputs(",\"tree\":", o->out);
-		tree_write(m, mi, &list[i]->tree, &idx, o->out);
+		tree_write(m, mi, views[i].t, &idx, o->out);
 		fputc('}', o->out);
 	}
 	fputs("]}\n", o->out);
 	fputs(html_tail, o->out);
+out:
+	for (size_t i = 0; i < n; i++)
+		report_view_free(&views[i]);
+	free(views);
 	u64map_free(&idx);
 	free(list);
-	return 0;
+	return err;
 }

@@ -157,9 +157,14 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 	}
 	thread_key = str_add(&st, "thread");
 	for (size_t i = 0; i < n; i++) {
-		const struct calltree *t = &list[i]->tree;
+		struct report_view view;
+		const struct calltree *t;
 		char label[300];
 		int64_t tname;
+
+		if (report_view_get(&view, list[i], o))
+			goto out;
+		t = view.t;
 
 		report_thread_label(list[i], label, sizeof(label));
 		tname = str_add(&st, label);
@@ -188,6 +193,7 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 			pb_message(&sample, SAMPLE_LABEL, &tmp);
 			pb_message(&prof, PROFILE_SAMPLE, &sample);
 		}
+		report_view_free(&view);
 	}
 	pb_int(
 	    &prof, PROFILE_COMMENT,

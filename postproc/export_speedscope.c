@@ -39,13 +39,13 @@ static int u32cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int frames_init(struct frames *f, const struct model *m)
+static int frames_init(struct frames *f, const struct model *m, int with_folded)
 {
 	struct model_method *mm, *tmp;
 	size_t k = 0;
 
 	memset(f, 0, sizeof(*f));
-	f->ids = malloc((HASH_COUNT(m->methods) + 1) * sizeof(*f->ids));
+	f->ids = malloc((HASH_COUNT(m->methods) + 2) * sizeof(*f->ids));
 	if (!f->ids || u64map_init(&f->idx, HASH_COUNT(m->methods) + 1)) {
 		free(f->ids);
 		return -1;
@@ -54,6 +54,12 @@ static int frames_init(struct frames *f, const struct model *m)
 		f->ids[k++] = mm->id;
 	qsort(f->ids, k, sizeof(*f->ids), u32cmp);
 	f->ids[k++] = CALLTREE_ROOT_METHOD;
+	/* the root frame stays last (frame_of's fallback); the pseudo-frame of
+	 * --max-depth comes only when some tree has it */
+	if (with_folded) {
+		f->ids[k - 1] = CALLTREE_FOLDED_METHOD;
+		f->ids[k++] = CALLTREE_ROOT_METHOD;
+	}
 	f->n = k;
 	for (size_t i = 0; i < k; i++)
 		if (u64map_put(&f->idx, f->ids[i], (uint32_t)i))
@@ -90,13 +96,20 @@ static void profile_name(FILE *f, const struct model_thread *t)
 static int sampled(const struct model *m, const struct report_opts *o, const struct frames *fr,
 		   const struct model_thread *th, int first)
 {
-	const struct calltree *t = &th->tree;
+	struct report_view view;
+	const struct calltree *t;
 	unsigned mi = o->metric;
-	uint32_t *buf = malloc(((size_t)t->max_level + 1) * sizeof(*buf));
+	uint32_t *buf;
 	int any = 0;
 
-	if (!buf)
+	if (report_view_get(&view, th, o))
 		return -1;
+	t = view.t;
+	buf = malloc(((size_t)t->max_level + 1) * sizeof(*buf));
+	if (!buf) {
+		report_view_free(&view);
+		return -1;
+	}
 	fputs(first ? "\n{" : ",\n{", o->out);
 	fputs("\"type\":\"sampled\",\"name\":", o->out);
 	profile_name(o->out, th);
@@ -130,6 +143,7 @@ static int sampled(const struct model *m, const struct report_opts *o, const str
 	}
 	fputs("]}", o->out);
 	free(buf);
+	report_view_free(&view);
 	return 0;
 }
 
@@ -299,11 +313,13 @@ int export_speedscope(const struct model *m, const struct report_opts *o)
 	struct frames fr;
 	const char *base;
 	size_t n;
-	int err = 0;
+	int err = 0, folded = 0;
 
 	if (report_threads(m, o, &list, &n))
 		return -1;
-	if (frames_init(&fr, m)) {
+	for (size_t i = 0; i < n && !o->evented; i++)
+		folded |= list[i]->tree.max_level > report_max_depth(o);
+	if (frames_init(&fr, m, folded)) {
 		free(list);
 		return -1;
 	}

@@ -32,6 +32,8 @@
  * docs/accuracy.md for the figures that chose it. */
 #define DEFAULT_ESTIMATOR CALIB_EST_COND
 #define DEFAULT_ESTIMATOR_NAME "cond"
+#define MAX_DEPTH_DEFAULT_TEXT "4096"
+_Static_assert(REPORT_MAX_DEPTH_DEFAULT == 4096, "MAX_DEPTH_DEFAULT_TEXT is out of date");
 
 enum report_kind {
 	KIND_TREE,
@@ -68,6 +70,7 @@ struct cli_shape {
 	struct shape_opts so;
 	int evented;	     /* --speedscope-evented */
 	double min_duration; /* --min-duration, < 0 unset */
+	uint32_t max_depth;  /* --max-depth: 0 default, REPORT_MAX_DEPTH_NONE none */
 };
 
 struct cli {
@@ -159,6 +162,12 @@ static void usage(FILE *f)
 	      "                              the events; reads FILE again (default: sampled)\n"
 	      "  --min-duration N            chrome: leave out spans shorter than N (ns for\n"
 	      "                              time metrics, else counts) (default: 0)\n"
+	      "  --max-depth N               tree, callers, collapsed, speedscope, pprof,\n"
+	      "                              html: the frames of a context deeper than N\n"
+	      "                              are folded into one '<deeper frames folded>'\n"
+	      "                              frame holding their calls and metric; flat,\n"
+	      "                              arcs and summary stay exact per method; 0: no\n"
+	      "                              limit (default: " MAX_DEPTH_DEFAULT_TEXT ")\n"
 	      "  -o, --output FILE           write the report to FILE (default: stdout)\n"
 	      "  -h, --help                  this text\n"
 	      "  -V, --version               version of jcal-post and the trace format it reads\n"
@@ -193,6 +202,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	    {"merge-threads", no_argument, NULL, 261},
 	    {"speedscope-evented", no_argument, NULL, 262},
 	    {"min-duration", required_argument, NULL, 263},
+	    {"max-depth", required_argument, NULL, 264},
 	    {NULL, 0, NULL, 0},
 	};
 	struct shape_opts *so = &c->sh.so;
@@ -267,6 +277,22 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				return -1;
 			}
 			break;
+		case 264: {
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || optarg[0] == '-' ||
+			    v >= REPORT_MAX_DEPTH_NONE) {
+				msg("error",
+				    "--max-depth '%s': expected a number of frames, 1 or more (0: no "
+				    "limit)",
+				    optarg);
+				return -1;
+			}
+			c->sh.max_depth = v ? (uint32_t)v : REPORT_MAX_DEPTH_NONE;
+			break;
+		}
 		case 'f':
 			if (!strcmp(optarg, "text"))
 				c->format = REPORT_TEXT;
@@ -648,6 +674,7 @@ static int shape_and_report(struct model *m, struct cli *c, struct threadsel *se
 	o->shaping = so;
 	o->evented = c->sh.evented;
 	o->min_duration = c->sh.min_duration > 0 ? c->sh.min_duration : 0;
+	o->max_depth = c->sh.max_depth;
 	o->progress = progress_stream(c->trace);
 	o->err = err;
 	for (size_t k = 0; k < sizeof(report_kinds) / sizeof(report_kinds[0]); k++) {
@@ -785,6 +812,7 @@ int main(int argc, char **argv)
 			 calib_estimator_name(c.estimator));
 	}
 	o.calib_desc = cal.active ? calib_desc : c.raw ? "none (--raw: raw figures)" : NULL;
+	o.max_depth = c.sh.max_depth;
 	r = shape_and_report(&m, &c, &sel, &o, &status);
 	switch (r < 0 ? KIND_CALIB : c.kind) {
 	case KIND_TREE:

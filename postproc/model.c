@@ -11,6 +11,7 @@
 #include "names.h"
 
 #define ROOT_NAME "<thread root>"
+#define FOLDED_NAME "<deeper frames folded>"
 
 void model_init(struct model *m, const struct calltree_comp *comp)
 {
@@ -34,7 +35,12 @@ void model_free(struct model *m)
 {
 	struct model_method *mm, *mtmp;
 	struct model_thread *t, *ttmp;
+	struct model_meta_idx *mi, *mitmp;
 
+	HASH_ITER (hh, m->meta_idx, mi, mitmp) {
+		HASH_DEL(m->meta_idx, mi);
+		free(mi);
+	}
 	for (size_t i = 0; i < m->nmeta; i++) {
 		free(m->meta[i].key);
 		free(m->meta[i].value);
@@ -72,13 +78,22 @@ static int set_str(char **dst, const char *src)
 	return 0;
 }
 
+static struct model_meta *meta_find(const struct model *m, const char *key)
+{
+	struct model_meta_idx *mi;
+
+	HASH_FIND_STR(m->meta_idx, key, mi);
+	return mi ? &m->meta[mi->i] : NULL;
+}
+
 static int on_meta(void *ctx, const char *key, const char *value)
 {
 	struct model *m = ctx;
+	struct model_meta *mm = meta_find(m, key);
+	struct model_meta_idx *mi;
 
-	for (size_t i = 0; i < m->nmeta; i++)
-		if (!strcmp(m->meta[i].key, key))
-			return set_str(&m->meta[i].value, value) ? oom(m) : 0;
+	if (mm)
+		return set_str(&mm->value, value ? value : "") ? oom(m) : 0;
 	if (m->nmeta == m->meta_cap) {
 		size_t cap = m->meta_cap ? m->meta_cap * 2 : 32;
 		struct model_meta *n = realloc(m->meta, cap * sizeof(*n));
@@ -90,11 +105,17 @@ static int on_meta(void *ctx, const char *key, const char *value)
 	}
 	m->meta[m->nmeta].key = strdup(key);
 	m->meta[m->nmeta].value = strdup(value ? value : "");
-	if (!m->meta[m->nmeta].key || !m->meta[m->nmeta].value) {
+	mi = calloc(1, sizeof(*mi));
+	if (!m->meta[m->nmeta].key || !m->meta[m->nmeta].value || !mi) {
 		free(m->meta[m->nmeta].key);
 		free(m->meta[m->nmeta].value);
+		free(mi);
 		return oom(m);
 	}
+	/* the key string stays where it is when the array grows */
+	mi->key = m->meta[m->nmeta].key;
+	mi->i = m->nmeta;
+	HASH_ADD_KEYPTR(hh, m->meta_idx, mi->key, strlen(mi->key), mi);
 	m->nmeta++;
 	return 0;
 }
@@ -297,10 +318,9 @@ enum trace_status model_load(struct model *m, const char *path, struct trace_res
 
 const char *model_meta(const struct model *m, const char *key)
 {
-	for (size_t i = 0; i < m->nmeta; i++)
-		if (!strcmp(m->meta[i].key, key))
-			return m->meta[i].value;
-	return NULL;
+	const struct model_meta *mm = meta_find(m, key);
+
+	return mm ? mm->value : NULL;
 }
 
 static void copy(char *dst, size_t len, const char *src)
@@ -453,6 +473,8 @@ const char *model_method_name(const struct model *m, uint32_t id)
 
 	if (id == CALLTREE_ROOT_METHOD)
 		return ROOT_NAME;
+	if (id == CALLTREE_FOLDED_METHOD)
+		return FOLDED_NAME;
 	HASH_FIND(hh, m->methods, &id, sizeof(id), mm);
 	return mm && mm->display ? mm->display : "<unknown method>";
 }

@@ -59,9 +59,18 @@ struct model_meta {
 	char *key, *value;
 };
 
+/* Index of the meta records by key (uthash), so that each record is found
+ * in constant time however many keys a trace holds. */
+struct model_meta_idx {
+	const char *key; /* the record's own key string */
+	size_t i;	 /* position in model.meta */
+	UT_hash_handle hh;
+};
+
 struct model {
-	struct model_meta *meta;
+	struct model_meta *meta;	/* in the order first seen */
 	size_t nmeta, meta_cap;
+	struct model_meta_idx *meta_idx; /* uthash by key */
 	struct model_method *methods; /* uthash by id */
 	size_t nmethods_defined;
 	struct model_thread *threads;	   /* uthash by serial */

@@ -39,10 +39,21 @@ struct report_opts {
 	int evented;			  /* speedscope: evented profiles from the events */
 	double min_duration;		  /* chrome: drop spans shorter (metric unit) */
 	FILE *progress;			  /* progress bar of trace re-reads; NULL none */
+	/* Reports that print calling contexts (tree, callers, collapsed,
+	 * sampled speedscope, pprof, html): deeper frames are folded into one
+	 * pseudo-frame (report_view_get). 0: REPORT_MAX_DEPTH_DEFAULT;
+	 * REPORT_MAX_DEPTH_NONE: no limit. */
+	uint32_t max_depth;
 	char *err;			  /* REPORT_ERR_LEN bytes for why a report failed */
 };
 
 #define REPORT_ERR_LEN 256
+
+/* Deeper than any stack the JVM's default thread stack holds in practice
+ * (docs/jcal-post.md, --max-depth), yet a chain of contexts this deep
+ * prints in tens of megabytes, not gigabytes. */
+#define REPORT_MAX_DEPTH_DEFAULT 4096u
+#define REPORT_MAX_DEPTH_NONE UINT32_MAX
 
 /* Each returns 0, or -1 when out of memory. */
 int report_tree(const struct model *m, const struct report_opts *o);

@@ -47,15 +47,6 @@ static int path_cmp(const struct ctx *c, const struct rec *x, const struct rec *
 	return (a != CALLTREE_ROOT) - (b != CALLTREE_ROOT);
 }
 
-static int by_path(const void *pa, const void *pb, void *c)
-{
-	const struct rec *x = pa, *y = pb;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return path_cmp(c, x, y);
-}
-
 static int by_base(const void *pa, const void *pb, void *c)
 {
 	const struct rec *x = pa, *y = pb;
@@ -214,10 +205,81 @@ static int collect(const struct calltree **trees, size_t nt, unsigned mi,
 	return 0;
 }
 
+/*
+ * Merges the records of equal paths (from different threads) into the first
+ * one, in linear time: each path gets an id, interned by (id of the
+ * caller's path, method) over all trees. Returns 0 or -1.
+ */
+static int merge_paths(const struct calltree **trees, size_t nt, struct rec *r, size_t *nr)
+{
+	struct u64map ids, first; /* (parent path id, method) -> path id; id -> record */
+	uint32_t *pid = NULL, next = 1, cap = 0;
+	size_t k = 0, base = 0;
+	int err = -1;
+
+	if (u64map_init(&ids, *nr + 1))
+		return -1;
+	if (u64map_init(&first, *nr + 1)) {
+		u64map_free(&ids);
+		return -1;
+	}
+	for (size_t ti = 0; ti < nt; ti++) {
+		const struct calltree *t = trees[ti];
+
+		if (t->nnodes > cap) {
+			uint32_t *p = realloc(pid, (size_t)t->nnodes * sizeof(*pid));
+
+			if (!p)
+				goto out;
+			pid = p;
+			cap = t->nnodes;
+		}
+		pid[CALLTREE_ROOT] = 0; /* every thread root: path id 0 */
+		/* parents come before their children in the pre-order */
+		for (uint32_t i = 1; i < t->nnodes; i++) {
+			uint32_t n = t->order[i];
+			uint64_t key = ((uint64_t)pid[t->nodes[n].parent] << 32) | t->nodes[n].method;
+			uint32_t *v = u64map_find(&ids, key);
+
+			if (!v) {
+				if (u64map_put(&ids, key, next))
+					goto out;
+				pid[n] = next++;
+			} else {
+				pid[n] = *v;
+			}
+		}
+		/* the records of this tree: nodes 1..nnodes-1 in index order */
+		for (uint32_t i = 1; i < t->nnodes; i++) {
+			struct rec *x = &r[base + i - 1];
+			uint32_t *v = u64map_find(&first, pid[i]);
+
+			if (v) {
+				r[*v].calls += x->calls;
+				r[*v].base += x->base;
+				r[*v].raw_base += x->raw_base;
+			} else {
+				if (u64map_put(&first, pid[i], (uint32_t)k))
+					goto out;
+				r[k++] = *x;
+			}
+		}
+		base += t->nnodes - 1;
+	}
+	*nr = k;
+	err = 0;
+out:
+	u64map_free(&ids);
+	u64map_free(&first);
+	free(pid);
+	return err;
+}
+
 int report_callers(const struct model *m, const struct report_opts *o)
 {
 	const struct model_thread **list;
 	const struct calltree **trees = NULL;
+	struct report_view *views = NULL;
 	struct flat_row *rows = NULL;
 	struct rec *r = NULL;
 	size_t nt, nrows = 0, nr = 0, shown;
@@ -230,10 +292,13 @@ int report_callers(const struct model *m, const struct report_opts *o)
 	if (report_threads(m, o, &list, &nt))
 		return -1;
 	trees = malloc((nt ? nt : 1) * sizeof(*trees));
-	if (!trees)
+	views = calloc(nt ? nt : 1, sizeof(*views));
+	if (!trees || !views)
 		goto out;
 	for (size_t i = 0; i < nt; i++) {
-		trees[i] = &list[i]->tree;
+		if (report_view_get(&views[i], list[i], o))
+			goto out;
+		trees[i] = views[i].t;
 		total += trees[i]->nodes[CALLTREE_ROOT].cum[mi];
 	}
 	c.trees = trees;
@@ -241,23 +306,10 @@ int report_callers(const struct model *m, const struct report_opts *o)
 		       &rows, &nrows) ||
 	    collect(trees, nt, mi, rows, nrows, &r, &nr))
 		goto out;
-	/* merge equal paths (from different threads) */
-	if (nr) {
-		size_t k = 0;
-
-		qsort_r(r, nr, sizeof(*r), by_path, &c);
-		for (size_t i = 1; i < nr; i++) {
-			if (r[i].rank == r[k].rank && !path_cmp(&c, &r[i], &r[k])) {
-				r[k].calls += r[i].calls;
-				r[k].base += r[i].base;
-				r[k].raw_base += r[i].raw_base;
-			} else {
-				r[++k] = r[i];
-			}
-		}
-		nr = k + 1;
+	if (merge_paths(trees, nt, r, &nr))
+		goto out;
+	if (nr)
 		qsort_r(r, nr, sizeof(*r), by_base, &c);
-	}
 	shown = o->top && o->top < nrows ? o->top : nrows;
 	switch (o->format) {
 	case REPORT_TEXT:
@@ -270,6 +322,8 @@ int report_callers(const struct model *m, const struct report_opts *o)
 			     nt == 1 ? "" : "s", model_value(m, mi, total));
 		fputc('\n', o->out);
 		report_shape_note(o, nt);
+		for (size_t i = 0; i < nt; i++)
+			report_view_note(o, &views[i]);
 		if (!nrows)
 			fputs("No method recorded an event.\n", o->out);
 		break;
@@ -309,6 +363,9 @@ int report_callers(const struct model *m, const struct report_opts *o)
 			nrows - shown == 1 ? "" : "s", o->top);
 	err = 0;
 out:
+	for (size_t i = 0; views && i < nt; i++)
+		report_view_free(&views[i]);
+	free(views);
 	free(r);
 	free(rows);
 	free(trees);

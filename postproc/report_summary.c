@@ -12,10 +12,13 @@
 
 #include "output.h"
 #include "report.h"
+#include "report_util.h"
 
 struct totals {
 	uint64_t events, by_type[JCAL_MT_COUNT], by_transition[JCAL_TR_COUNT];
 	uint64_t unmatched, mismatched, unwound, open, backwards, contexts;
+	uint64_t deep;	      /* contexts deeper than the depth limit */
+	uint32_t max_level;   /* deepest context */
 	uint64_t cum[JCAL_MAX_METRICS], raw_cum[JCAL_MAX_METRICS];
 	/* Threads with metric values at start and end: their span in all and
 	 * the part their trees hold (raw, metric shown). */
@@ -24,7 +27,7 @@ struct totals {
 };
 
 static void add_up(const struct model_thread *const *list, size_t n, unsigned mi,
-		   struct totals *t)
+		   uint32_t limit, struct totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < n; i++) {
@@ -42,6 +45,11 @@ static void add_up(const struct model_thread *const *list, size_t n, unsigned mi
 		t->open += s->open_frames;
 		t->backwards += s->backwards;
 		t->contexts += tr->nnodes ? tr->nnodes - 1 : 0;
+		if (tr->max_level > t->max_level)
+			t->max_level = tr->max_level;
+		if (tr->max_level > limit)
+			for (uint32_t k = 0; k < tr->nnodes; k++)
+				t->deep += tr->nodes[k].level > limit;
 		for (unsigned k = 0; k < JCAL_CTL_COUNT; k++)
 			t->controls[k] += s->controls[k];
 		for (unsigned k = 0; k < JCAL_MAX_METRICS; k++) {
@@ -184,6 +192,11 @@ static void text(const struct model *m, const struct report_opts *o,
 		row(f, "threads:", "%zu", n);
 	row(f, "methods:", "%zu defined", m->nmethods_defined);
 	row(f, "calling contexts:", "%" PRIu64, t->contexts);
+	if (t->deep)
+		row(f, "deeper than limit:",
+		    "%" PRIu64 " contexts (deepest %" PRIu32 ") below --max-depth %" PRIu32
+		    ": folded into \"<deeper frames folded>\" by tree, callers and exports",
+		    t->deep, t->max_level, report_max_depth(o));
 	row(f, "compiled code:", "%" PRIu64 " loads, %" PRIu64 " unloads", m->compiled_loads,
 	    m->compiled_unloads);
 	row(f, "unmatched exits:", "%" PRIu64 " (frames live before tracing started)",
@@ -280,6 +293,9 @@ static void json(const struct model *m, const struct report_opts *o,
 		model_value(m, o->metric, t->span_in_trees),
 		model_value(m, o->metric, t->span - t->span_in_trees), t->controls[JCAL_CTL_START],
 		t->controls[JCAL_CTL_STOP], t->controls[JCAL_CTL_MARK]);
+	if (t->deep)
+		fprintf(f, ",\"max_depth\":%" PRIu32 ",\"deeper_contexts\":%" PRIu64,
+			report_max_depth(o), t->deep);
 	if (m->has_end)
 		fprintf(f, ",\"lost_events\":%" PRIu64, m->end.lost_events);
 	else
@@ -354,6 +370,9 @@ static int csv(const struct model *m, const struct report_opts *o, size_t n, con
 		"\nopen_frames_closed,%" PRIu64 "\nbackwards_deltas,%" PRIu64 "\ncomplete,%d\n",
 		m->nmethods_defined, t->contexts, t->unmatched, t->mismatched, t->unwound, t->open,
 		t->backwards, m->has_end);
+	if (t->deep)
+		fprintf(f, "max_depth,%" PRIu32 "\ndeeper_contexts,%" PRIu64 "\n",
+			report_max_depth(o), t->deep);
 	fputs("calib,", f);
 	csv_field(f, o->calib_desc ? o->calib_desc : "none");
 	fputc('\n', f);
@@ -392,7 +411,7 @@ int report_summary(const struct model *m, const struct report_opts *o)
 
 	if (report_threads(m, o, &list, &n))
 		return -1;
-	add_up(list, n, o->metric, &t);
+	add_up(list, n, o->metric, report_max_depth(o), &t);
 	switch (o->format) {
 	case REPORT_TEXT:
 		text(m, o, list, n, &t);

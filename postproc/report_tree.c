@@ -38,9 +38,9 @@ static void thread_header(const struct model *m, const struct report_opts *o,
 }
 
 static void text_thread(const struct model *m, const struct report_opts *o,
-			const struct model_thread *t)
+			const struct model_thread *t, const struct report_view *v)
 {
-	const struct calltree *tr = &t->tree;
+	const struct calltree *tr = v->t;
 	unsigned mi = o->metric;
 	unsigned wl = 3, wr = 2, wc = 5, wb = 4, wu = 3, wrb = 7, wrc = 6;
 
@@ -56,6 +56,7 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 		wrc = report_width(wrc, model_value(m, mi, n->raw_cum[mi]));
 	}
 	thread_header(m, o, t);
+	report_view_note(o, v);
 	fprintf(o->out, "%*s %*s %*s %*s %*s", wl, "Lvl", wr, "RL", wc, "Calls", wb, "Base", wu,
 		"Cum");
 	if (o->calibrated)
@@ -109,9 +110,8 @@ static int path_set(struct pathbuf *p, uint32_t level, const char *name)
 }
 
 static int csv_thread(const struct model *m, const struct report_opts *o,
-		      const struct model_thread *t)
+		      const struct model_thread *t, const struct calltree *tr)
 {
-	const struct calltree *tr = &t->tree;
 	unsigned mi = o->metric;
 	struct pathbuf p = {0};
 	char label[300];
@@ -145,9 +145,9 @@ static int csv_thread(const struct model *m, const struct report_opts *o,
 }
 
 static void json_thread(const struct model *m, const struct report_opts *o,
-			const struct model_thread *t)
+			const struct model_thread *t, const struct report_view *v)
 {
-	const struct calltree *tr = &t->tree;
+	const struct calltree *tr = v->t;
 	const struct calltree_stats *s = &tr->stats;
 	unsigned mi = o->metric;
 	uint32_t prev = 0;
@@ -161,9 +161,13 @@ static void json_thread(const struct model *m, const struct report_opts *o,
 		fputs(",\"java_tid\":null,\"os_tid\":null", o->out);
 	fprintf(o->out,
 		",\"kind\":\"%s\",\"events\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
-		",\"mismatched_exits\":%" PRIu64 ",\"open_frames_closed\":%" PRIu64 ",\"root\":",
+		",\"mismatched_exits\":%" PRIu64 ",\"open_frames_closed\":%" PRIu64,
 		model_thread_kind(t), s->events, s->unmatched_exits, s->mismatched_exits,
 		s->open_frames);
+	if (v->folded)
+		fprintf(o->out, ",\"max_depth\":%" PRIu32 ",\"folded_contexts\":%" PRIu64,
+			report_max_depth(o), v->folded);
+	fputs(",\"root\":", o->out);
 	for (uint32_t i = 0; i < tr->nnodes; i++) {
 		const struct calltree_node *n = &tr->nodes[tr->order[i]];
 
@@ -215,23 +219,32 @@ int report_tree(const struct model *m, const struct report_opts *o)
 		fprintf(o->out, "(%zu thread%s shown; %zu left out by --thread)\n", n,
 			n == 1 ? "" : "s", m->nthreads - n);
 	for (size_t i = 0; i < n; i++) {
+		struct report_view v;
+		int err = 0;
+
+		if (report_view_get(&v, list[i], o)) {
+			free(list);
+			return -1;
+		}
 		switch (o->format) {
 		case REPORT_TEXT:
 			if (i)
 				fputc('\n', o->out);
-			text_thread(m, o, list[i]);
+			text_thread(m, o, list[i], &v);
 			break;
 		case REPORT_CSV:
-			if (csv_thread(m, o, list[i])) {
-				free(list);
-				return -1;
-			}
+			err = csv_thread(m, o, list[i], v.t);
 			break;
 		case REPORT_JSON:
 			if (i)
 				fputs(",\n", o->out);
-			json_thread(m, o, list[i]);
+			json_thread(m, o, list[i], &v);
 			break;
+		}
+		report_view_free(&v);
+		if (err) {
+			free(list);
+			return -1;
 		}
 	}
 	if (o->format == REPORT_JSON)

@@ -72,3 +72,40 @@ void report_json_html(FILE *f, const char *s)
 	}
 	free(buf);
 }
+
+uint32_t report_max_depth(const struct report_opts *o)
+{
+	return o->max_depth ? o->max_depth : REPORT_MAX_DEPTH_DEFAULT;
+}
+
+int report_view_get(struct report_view *v, const struct model_thread *th,
+		    const struct report_opts *o)
+{
+	uint32_t limit = report_max_depth(o);
+
+	memset(v, 0, sizeof(*v));
+	v->t = &th->tree;
+	if (th->tree.max_level <= limit)
+		return 0;
+	if (shape_cap_depth(&th->tree, limit, &v->own, &v->folded))
+		return -1;
+	v->t = &v->own;
+	v->owned = 1;
+	return 0;
+}
+
+void report_view_free(struct report_view *v)
+{
+	if (v->owned)
+		calltree_free(&v->own);
+	memset(v, 0, sizeof(*v));
+}
+
+void report_view_note(const struct report_opts *o, const struct report_view *v)
+{
+	if (v->folded)
+		fprintf(o->out,
+			"  note: %" PRIu64 " contexts deeper than --max-depth %" PRIu32
+			" folded into \"<deeper frames folded>\" (calls, base and cum kept)\n",
+			v->folded, report_max_depth(o));
+}

@@ -29,4 +29,28 @@ void report_folded_name(FILE *f, const char *s);
  * '>' and '&' become \u escapes. */
 void report_json_html(FILE *f, const char *s);
 
+/* The depth limit o asks for (REPORT_MAX_DEPTH_NONE: none). */
+uint32_t report_max_depth(const struct report_opts *o);
+
+/* A thread's tree as the reports that print calling contexts show it: the
+ * thread's own tree, or a copy with the frames below the depth limit folded
+ * into one pseudo-frame per context at the limit (shape_cap_depth), so that
+ * the output grows with the contexts times the limit, never with depth
+ * squared. */
+struct report_view {
+	const struct calltree *t;
+	struct calltree own; /* the folded copy, when owned */
+	int owned;
+	uint64_t folded; /* contexts folded */
+};
+
+/* Returns 0 or -1 (no memory). */
+int report_view_get(struct report_view *v, const struct model_thread *th,
+		    const struct report_opts *o);
+void report_view_free(struct report_view *v);
+
+/* Text reports: one line saying how many contexts a thread's view folded,
+ * when any. */
+void report_view_note(const struct report_opts *o, const struct report_view *v);
+
 #endif

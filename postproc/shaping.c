@@ -150,6 +150,72 @@ static int rebuild(struct calltree *t, decide_fn decide, void *ctx, struct shape
 	return 0;
 }
 
+int shape_cap_depth(const struct calltree *src, uint32_t max_depth, struct calltree *dst,
+		    uint64_t *folded)
+{
+	uint32_t *map = malloc(((size_t)src->nnodes + 1) * sizeof(*map));
+	uint64_t *calls = malloc(((size_t)src->nnodes + 1) * sizeof(*calls));
+	uint64_t *count = malloc(((size_t)src->nnodes + 1) * sizeof(*count));
+	uint64_t nfolded = 0;
+	int err = -1;
+
+	memset(dst, 0, sizeof(*dst));
+	if (!map || !calls || !count || calltree_init(dst, src->nmetrics, NULL))
+		goto out;
+	/* calls and contexts of each subtree, children before parents */
+	for (uint32_t i = 0; i < src->nnodes; i++) {
+		calls[i] = src->nodes[i].calls;
+		count[i] = 1;
+	}
+	for (uint32_t i = src->nnodes; i-- > 1;) {
+		uint32_t n = src->order[i], p = src->nodes[n].parent;
+
+		calls[p] += calls[n];
+		count[p] += count[n];
+	}
+	map[CALLTREE_ROOT] = CALLTREE_ROOT;
+	add_metric(dst->nodes[CALLTREE_ROOT].base, src->nodes[CALLTREE_ROOT].base, src->nmetrics);
+	add_metric(dst->nodes[CALLTREE_ROOT].raw_base, src->nodes[CALLTREE_ROOT].raw_base,
+		   src->nmetrics);
+	for (uint32_t i = 1; i < src->nnodes; i++) {
+		uint32_t n = src->order[i], p = map[src->nodes[n].parent], d;
+		const struct calltree_node *sn = &src->nodes[n];
+
+		map[n] = CALLTREE_NONE;
+		if (p == CALLTREE_NONE)
+			continue; /* below a folded frame: counted there */
+		if (sn->level <= max_depth) {
+			if (calltree_child(dst, p, sn->method, &d))
+				goto out;
+			dst->nodes[d].calls += sn->calls;
+			add_metric(dst->nodes[d].base, sn->base, src->nmetrics);
+			add_metric(dst->nodes[d].raw_base, sn->raw_base, src->nmetrics);
+			map[n] = d;
+		} else {
+			/* the first frame past the limit: it and its subtree */
+			if (calltree_child(dst, p, CALLTREE_FOLDED_METHOD, &d))
+				goto out;
+			dst->nodes[d].calls += calls[n];
+			add_metric(dst->nodes[d].base, sn->cum, src->nmetrics);
+			add_metric(dst->nodes[d].raw_base, sn->raw_cum, src->nmetrics);
+			nfolded += count[n];
+		}
+	}
+	dst->stats = src->stats;
+	if (calltree_finish(dst))
+		goto out;
+	if (folded)
+		*folded = nfolded;
+	err = 0;
+out:
+	if (err && dst->nodes)
+		calltree_free(dst);
+	free(map);
+	free(calls);
+	free(count);
+	return err;
+}
+
 /* Per-method pattern results, computed on first use. */
 struct matcher {
 	const struct model *m;

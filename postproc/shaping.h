@@ -49,6 +49,20 @@ struct shape_info {
 	size_t dropped; /* contexts dropped by --include */
 };
 
+/*
+ * The depth limit of the reports that print calling contexts (--max-depth,
+ * docs/jcal-post.md): dst becomes a copy of src (finished) in which the
+ * children of every node at level max_depth are replaced by one
+ * pseudo-frame, method CALLTREE_FOLDED_METHOD, whose calls are the calls of
+ * all the frames folded into it and whose base is their cum. Every kept
+ * node keeps its calls, base and cum; the root's cum and the sum of all
+ * calls are unchanged. *folded (may be NULL) gets the number of contexts
+ * folded. dst is finished; free it with calltree_free. Returns 0 or -1
+ * (no memory; dst is then freed).
+ */
+int shape_cap_depth(const struct calltree *src, uint32_t max_depth, struct calltree *dst,
+		    uint64_t *folded);
+
 /* True when o asks for any change of the trees or names. */
 int shape_active(const struct shape_opts *o);
 
