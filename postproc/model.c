@@ -50,6 +50,12 @@ void model_free(struct model *m)
 		HASH_DEL(m->methods, mm);
 		method_free(mm);
 	}
+	struct model_sig_idx *si, *sitmp;
+	HASH_ITER (hh, m->sig_idx, si, sitmp) {
+		HASH_DEL(m->sig_idx, si);
+		free(si->key);
+		free(si);
+	}
 	HASH_ITER (hh, m->threads, t, ttmp) {
 		HASH_DEL(m->threads, t);
 		calltree_free(&t->tree);
@@ -135,6 +141,52 @@ static struct model_method *method_get(struct model *m, uint32_t id)
 	return mm;
 }
 
+/* Indexes a newly defined method by class, name and signature; a method
+ * already there under another id makes this one an alias of it, as
+ * mode=bci does when it gives the copies of one method a single id. */
+static int index_signature(struct model *m, struct model_method *mm)
+{
+	const char *c = mm->class_sig ? mm->class_sig : "", *n = mm->name ? mm->name : "",
+		   *s = mm->sig ? mm->sig : "";
+	size_t len = strlen(c) + strlen(n) + strlen(s) + 3;
+	struct model_sig_idx *si;
+	char *key = malloc(len);
+
+	if (!key)
+		return -1;
+	snprintf(key, len, "%s\1%s\1%s", c, n, s);
+	HASH_FIND_STR(m->sig_idx, key, si);
+	if (si) {
+		free(key);
+		if (si->id != mm->id) {
+			mm->aliased = 1;
+			mm->canon = si->id;
+			m->nmethods_merged++;
+		}
+		return 0;
+	}
+	si = malloc(sizeof(*si));
+	if (!si) {
+		free(key);
+		return -1;
+	}
+	si->key = key;
+	si->id = mm->id;
+	HASH_ADD_KEYPTR(hh, m->sig_idx, si->key, strlen(si->key), si);
+	return 0;
+}
+
+/* The id whose tree node an event of method id counts for. */
+static uint32_t event_method(const struct model *m, uint32_t id)
+{
+	struct model_method *mm;
+
+	if (!m->nmethods_merged)
+		return id;
+	HASH_FIND(hh, m->methods, &id, sizeof(id), mm);
+	return mm && mm->aliased ? mm->canon : id;
+}
+
 static int on_method(void *ctx, const struct trace_method *tm)
 {
 	struct model *m = ctx;
@@ -145,8 +197,11 @@ static int on_method(void *ctx, const struct trace_method *tm)
 	if (set_str(&mm->class_sig, tm->class_sig) || set_str(&mm->name, tm->name) ||
 	    set_str(&mm->sig, tm->sig))
 		return oom(m);
-	if (!mm->defined)
+	if (!mm->defined) {
 		m->nmethods_defined++;
+		if (index_signature(m, mm))
+			return oom(m);
+	}
 	mm->defined = 1;
 	mm->modifiers = tm->modifiers;
 	return 0;
@@ -253,7 +308,8 @@ static int on_event(void *ctx, const struct trace_event *e)
 			   sizeof(buf[0]));
 		metric = buf;
 	}
-	err = calltree_event(&t->tree, e->method, e->transition, e->type, metric);
+	err = calltree_event(&t->tree, event_method(m, e->method), e->transition, e->type,
+			     metric);
 	if (err) {
 		if (err == -ENOMEM)
 			return oom(m);

@@ -23,6 +23,19 @@ struct model_method {
 	int defined; /* a METHOD record was seen */
 	char *class_sig, *name, *sig;
 	char *display; /* set by model_names */
+	/* An earlier method of the same class, name and signature (the same
+	 * method loaded by another class loader, or an id the JVM handed out
+	 * again): its events count for that one. */
+	int aliased;
+	uint32_t canon;
+	UT_hash_handle hh;
+};
+
+/* Methods by "class\1name\1signature", for merging the copies of one
+ * method that several class loaders define. */
+struct model_sig_idx {
+	char *key;
+	uint32_t id;
 	UT_hash_handle hh;
 };
 
@@ -73,6 +86,8 @@ struct model {
 	struct model_meta_idx *meta_idx; /* uthash by key */
 	struct model_method *methods; /* uthash by id */
 	size_t nmethods_defined;
+	struct model_sig_idx *sig_idx; /* uthash by class, name and signature */
+	size_t nmethods_merged;	       /* methods whose events count for an earlier copy */
 	struct model_thread *threads;	   /* uthash by serial */
 	struct model_thread **thread_list; /* by serial, after model_finish */
 	size_t nthreads;

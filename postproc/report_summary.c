@@ -190,7 +190,12 @@ static void text(const struct model *m, const struct report_opts *o,
 		row(f, "threads:", "%zu of %zu (--thread)", n, m->nthreads);
 	else
 		row(f, "threads:", "%zu", n);
-	row(f, "methods:", "%zu defined", m->nmethods_defined);
+	if (m->nmethods_merged)
+		row(f, "methods:", "%zu defined, %zu of them copies of another (same class, name "
+			"and signature, another class loader) counted as one",
+		    m->nmethods_defined, m->nmethods_merged);
+	else
+		row(f, "methods:", "%zu defined", m->nmethods_defined);
 	row(f, "calling contexts:", "%" PRIu64, t->contexts);
 	if (t->deep)
 		row(f, "deeper than limit:",

@@ -152,6 +152,10 @@ public final class Stress {
 				W + "StressPayload.work", n, W + "StressPayload.step", (long) n * StressClassLoading.WORK), flat);
 		r.expectExact("loader driver", Runner.map(W + "StressClassLoading.once", n),
 				r.flatCalls(t, W + "StressClassLoading.once"));
+		/* The copies of one method (one per class loader) are one row, as in mode=bci. */
+		Runner.Result csv = r.post(t, "--report", "flat", "--format", "csv");
+		long rows = Runner.csv(csv.out).stream().filter(row -> row.get(0).equals(W + "StressPayload.work")).count();
+		r.check(rows == 1, "StressPayload.work: one flat row for all " + n + " class loaders, got " + rows);
 	}
 
 	/** SIGKILL mid-trace: read up to the last complete chunk, exit 0. */
