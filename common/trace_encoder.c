@@ -36,7 +36,8 @@ uint32_t trace_chunk_crc(const uint8_t *header, const uint8_t *payload, size_t p
 {
 	uLong crc = crc32(0L, header, TRACE_CHUNK_CRC_OFFSET);
 
-	return (uint32_t)crc32(crc, payload, (uInt)payload_len);
+	/* (zlib's crc32() returns 0 for a NULL buffer, whatever crc was) */
+	return payload_len ? (uint32_t)crc32(crc, payload, (uInt)payload_len) : (uint32_t)crc;
 }
 
 /* Writes the chunk header for the payload that follows it in buf. */

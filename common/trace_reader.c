@@ -66,6 +66,25 @@ const char *trace_stop_str(unsigned reason)
 	return "a write failed (reason unknown to this reader)";
 }
 
+const char *trace_no_end_str(const struct trace_result *res)
+{
+	switch (res->stop_reason) {
+	case TRACE_STOP_NONE:
+		break;
+	case TRACE_STOP_NOSPACE:
+		return "the agent stopped writing: no space left on the device (disk full)";
+	case TRACE_STOP_FSIZE:
+		return "the agent stopped writing: the file size limit was reached (ulimit -f)";
+	default:
+		return "the agent stopped writing: a write failed";
+	}
+	if (res->version_major < 2)
+		return "the JVM did not shut down cleanly, or the agent stopped writing (disk full "
+		       "or file size limit: format 1.x does not record which)";
+	return "the JVM did not shut down cleanly, or the agent stopped writing without "
+	       "recording why";
+}
+
 /* Sets res->status and a one-line res->msg "NAME: ..." and returns st. */
 static enum trace_status fail(struct trace_result *res, const char *name, enum trace_status st,
 			      const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -111,4 +111,10 @@ const char *trace_status_str(enum trace_status s);
  * "no space left on the device (disk full)"... */
 const char *trace_stop_str(unsigned reason);
 
+/* Why a trace read with res has no END record, as far as the file says:
+ * "the agent stopped writing: no space left on the device (disk full)",
+ * or, with no stop reason, that the JVM did not shut down cleanly or the
+ * agent stopped without recording why. For messages; static text. */
+const char *trace_no_end_str(const struct trace_result *res);
+
 #endif
