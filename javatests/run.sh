@@ -1,8 +1,9 @@
 #!/bin/sh
 # run.sh [TEST...] - the Java end-to-end tests (javatests/src): jcaltest.Runner,
-# then the stress tests of jcaltest.Stress and the mode=bci tests of
-# jcaltest.BciTests, against $BUILD/libjcal.so and $BUILD/jcal-post (BUILD
-# defaults to build; SUITES picks some of the three). Ends with one combined
+# then the stress tests of jcaltest.Stress, the mode=bci tests of
+# jcaltest.BciTests and the trace integrity tests of jcaltest.TraceIntegrity,
+# against $BUILD/libjcal.so and $BUILD/jcal-post (BUILD
+# defaults to build; SUITES picks some of them). Ends with one combined
 # line "java: N passed, N failed[, N skipped]".
 set -u
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ trap 'rm -f "$log"' EXIT
 passed=0
 failed=0
 skipped=0
-for main in ${SUITES:-Runner Stress BciTests}; do
+for main in ${SUITES:-Runner Stress BciTests TraceIntegrity}; do
 	[ -f "$BUILD/javatests/jcaltest/$main.class" ] || continue
 	"$JAVA_HOME/bin/java" -Djcal.build="$(pwd)/$BUILD" -cp "$BUILD/javatests" "jcaltest.$main" \
 		"$BUILD/libjcal.so" "$BUILD/jcal-post" "$@" 2>&1 | tee "$log"

@@ -72,7 +72,7 @@ static void format_time(const char *ns, char *buf, size_t len)
 static const char *completeness(const struct model *m, const struct report_opts *o, char *buf,
 				size_t len)
 {
-	if (o->res && o->res->status == TRACE_TRUNCATED && o->res->stop_reason)
+	if (o->res && o->res->status == TRACE_TRUNCATED && !m->has_end)
 		snprintf(buf, len, "truncated (read up to the last complete record; %s)",
 			 trace_no_end_str(o->res));
 	else if (o->res && o->res->status == TRACE_TRUNCATED)
