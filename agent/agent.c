@@ -14,6 +14,7 @@
 
 #include "agent_state.h"
 #include "bci_agent.h"
+#include "calib_child.h"
 #include "calibrate.h"
 #include "event_recorder.h"
 #include "host_info.h"
@@ -28,6 +29,8 @@
 struct jcal_agent jcal;
 
 static atomic_int finished;
+static atomic_int loaded;    /* Agent_OnLoad ran once in this process */
+static atomic_int vm_inited; /* VMInit arrived: the JVM is up, the trace is real */
 
 static const jvmtiEvent method_events[] = { JVMTI_EVENT_METHOD_ENTRY, JVMTI_EVENT_METHOD_EXIT };
 
@@ -76,8 +79,8 @@ static void write_header_meta(const char *options)
 	if (jcal.metrics.tsc_hz)
 		meta_u64(rb, "tsc.hz", jcal.metrics.tsc_hz);
 	host_info_write(&host, rb);
+	/* Written at VMInit: the file is not touched before the JVM is up. */
 	trace_file_unlock();
-	trace_file_flush();
 }
 
 static void meta_property(jvmtiEnv *jvmti, struct trace_recbuf *rb, const char *key,
@@ -110,6 +113,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	struct trace_recbuf *rb;
 
 	(void)thread;
+	atomic_store(&vm_inited, 1);
+	trace_file_begin();
 	if (cls) {
 		jcal.thread_tid = (*jni)->GetFieldID(jni, cls, "tid", "J");
 		(*jni)->DeleteLocalRef(jni, cls);
@@ -392,9 +397,25 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	char err[1024];
 
 	(void)reserved;
+	/* A second -agentpath/-agentlib of this library shares its state with
+	 * the first: refuse it rather than count every event twice. */
+	if (atomic_exchange(&loaded, 1)) {
+		jcal_error("libjcal.so is already loaded in this JVM (option '%s'): give "
+			   "-agentpath once",
+			   options ? options : "");
+		/* The JVM stops now without unloading the first: leave no file
+		 * (the first one's was opened but not yet written). */
+		trace_file_abandon();
+		return JNI_ERR;
+	}
 	jcal.vm = vm;
 	atomic_init(&jcal.next_serial, 1);
 	if (jcal_options_parse(options, &jcal.opts, err, sizeof(err))) {
+		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	/* No agent command inside a calibration's env-timer child JVM. */
+	if (calib_child_refuse(getenv(CALIB_CHILD_MARKER), err, sizeof(err))) {
 		jcal_error("%s", err);
 		return JNI_ERR;
 	}
@@ -454,15 +475,18 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		}
 		jcal_debug("jcal-agent.jar not found beside libjcal.so: no jcal.Control API");
 	}
-	if (trace_file_open(jcal.out_path, err, sizeof(err))) {
+	/* The calibration's own trace is private to this run (calibrate.c). */
+	if (trace_file_open(jcal.out_path,
+			    jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0, err,
+			    sizeof(err))) {
 		jcal_error("%s", err);
 		return JNI_ERR;
 	}
-	/* After the file: a bad out= must fail before any metric warning. */
+	/* After the file: a bad out= must fail before any metric warning. The
+	 * file is not truncated until the JVM is up (trace_file.c). */
 	if (metric_set_open(&jcal.metrics, &jcal.opts, err, sizeof(err))) {
 		jcal_error("%s", err);
-		trace_file_close();
-		unlink(jcal.out_path);
+		trace_file_abandon();
 		return JNI_ERR;
 	}
 	/* A cheaper shutdown handshake on the event path (event_recorder.c). */
@@ -470,8 +494,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	write_header_meta(options);
 	if (setup_jvmti()) {
-		trace_file_close();
-		unlink(jcal.out_path);
+		trace_file_abandon();
 		return JNI_ERR;
 	}
 	jcal_debug("tracing to %s", jcal.out_path);
@@ -482,8 +505,13 @@ JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
 	(void)vm;
 	/* Normally VM death has written everything; this covers a JVM that
-	 * never delivered it (e.g. a failure during start-up). */
-	if (jcal.opts.command != JCAL_CMD_HELP && jcal.jvmti)
-		finish_trace(NULL);
+	 * never delivered it. A JVM that never came up (a failure during
+	 * start-up) leaves no trace, and an existing file as it was. */
+	if (jcal.opts.command != JCAL_CMD_HELP && jcal.jvmti) {
+		if (atomic_load(&vm_inited))
+			finish_trace(NULL);
+		else
+			trace_file_abandon();
+	}
 	jcal_log_close();
 }

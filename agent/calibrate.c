@@ -13,12 +13,15 @@
  *    round is measured while they still run interpreted (I/i keys), the
  *    warm-up until the JIT has compiled them is left out of the trace as an
  *    untraced region, and the measured rounds then give the J/j keys.
- * 3. VMInit then runs jcal.calib.EnvTimer in a child JVM (-Xint, no agent;
+ * 3. VMInit then runs jcal.calib.EnvTimer in a child JVM (-Xint, no agent:
+ *    calib_child.c builds its environment;
  *    with mode=bci without -Xint, after a warm-up: the uninstrumented JIT
  *    run) for the call costs, records env.KEY meta records, and calls
  *    System.exit(0).
  * 4. VM death closes the trace; calibrate_finish derives the table from it
- *    with the same code as `jcal-post --report calib` and writes it.
+ *    with the same code as `jcal-post --report calib` and writes it, only
+ *    when every step completed (else no table, exit 1), and renames the
+ *    run's own trace to last-calibration.bin.
  * Every wait is bounded: a stuck JVM fails with a message, never hangs.
  */
 #include "calibrate.h"
@@ -28,15 +31,19 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent_state.h"
+#include "calib_child.h"
 #include "calib_derive.h"
 #include "calib_env.h"
 #include "calib_natives.h"
@@ -73,10 +80,75 @@ static struct {
 	uint64_t runs;
 } work = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, "", 0 };
 
+/* The calibration directory, at most CALIB_DIR_MAX bytes: room is left in
+ * a path buffer of JCAL_OPT_PATH_MAX bytes for the per-run trace name. */
+#define CALIB_DIR_MAX (JCAL_OPT_PATH_MAX - 64)
+#define LAST_TRACE "last-calibration.bin"
+
+static int calib_dir_get(char *dir, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("JCAL_CALIB_DIR"), *home = getenv("HOME");
+
+	if (len > CALIB_DIR_MAX + 1)
+		len = CALIB_DIR_MAX + 1;
+	if (calib_dir_default(dir, len) == 0)
+		return 0;
+	if (env && *env)
+		snprintf(err, errlen,
+			 "calibrate: JCAL_CALIB_DIR is too long (%zu bytes; at most %zu bytes)",
+			 strlen(env), len - 1);
+	else if (home && *home)
+		snprintf(err, errlen,
+			 "calibrate: HOME is too long for the calibration directory "
+			 "$HOME/.local/share/jcal/calib (at most %zu bytes in all); set JCAL_CALIB_DIR",
+			 len - 1);
+	else
+		snprintf(err, errlen,
+			 "calibrate: no calibration directory: JCAL_CALIB_DIR and HOME are unset");
+	return -1;
+}
+
+/*
+ * The calibration trace of this run: a fresh, unpredictable name in the
+ * calibration directory (calibration-PID-RANDOM.bin) that does not exist
+ * yet, so that nothing planted there (a symlink) is written through, and
+ * calibrations running at once each write their own.
+ */
+static int fresh_trace_name(const char *dir, char *out, size_t len, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < 32; i++) {
+		uint64_t r = 0;
+		struct stat sb;
+
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			r = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
+			    ((uint64_t)getpid() << 40) ^ ((uint64_t)i * 0x9e3779b97f4a7c15ull);
+		}
+		int n = snprintf(out, len, "%s/calibration-%ld-%016llx.bin", dir, (long)getpid(),
+				 (unsigned long long)r);
+		if (n < 0 || (size_t)n >= len) {
+			snprintf(err, errlen, "calibrate: the trace path in %.300s is too long", dir);
+			return -1;
+		}
+		if (lstat(out, &sb) != 0 && errno == ENOENT)
+			return 0;
+	}
+	snprintf(err, errlen, "calibrate: no free trace name in %.300s", dir);
+	return -1;
+}
+
+/* Where calibrate_onload put the trace, when it chose the name. */
+static char own_trace_dir[JCAL_OPT_PATH_MAX];
+
 int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err, size_t errlen)
 {
-	char dir[1024];
+	char dir[JCAL_OPT_PATH_MAX];
 
+	/* No calibration inside a calibration's env-timer child (calib_child.h). */
+	if (calib_child_refuse(getenv(CALIB_CHILD_MARKER), err, errlen))
+		return -1;
 	if (jcal_lib_file("jcal-calibrator.jar", jar_path, sizeof(jar_path))) {
 		snprintf(err, errlen, "calibrate: %s not found (it is built beside libjcal.so by make)",
 			 jar_path);
@@ -89,9 +161,11 @@ int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err,
 	/* The trace goes to the calibration directory unless out= was given. */
 	if (jcal.opts.command == JCAL_CMD_CALIBRATE &&
 	    (out_path[0] == '\0' || !strcmp(jcal.opts.out, "jcal-%p.bin"))) {
-		if (calib_dir_default(dir, sizeof(dir)) || calib_dir_create(dir, err, errlen))
+		if (calib_dir_get(dir, sizeof(dir), err, errlen) ||
+		    calib_dir_create(dir, err, errlen) ||
+		    fresh_trace_name(dir, out_path, out_len, err, errlen))
 			return -1;
-		snprintf(out_path, out_len, "%s/last-calibration.bin", dir);
+		snprintf(own_trace_dir, sizeof(own_trace_dir), "%s", dir);
 	}
 	return 0;
 }
@@ -361,12 +435,21 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 		snprintf(err, errlen, "calibrate: pipe: %s", strerror(errno));
 		return -1;
 	}
+	/* The child must not inherit this agent through the environment: jcal's
+	 * options are taken out of the JVM option variables, and the marker
+	 * makes an agent loaded into it anyway refuse (calib_child.h). */
+	char **envp = calib_child_env(environ, lib, getpid());
+	if (!envp) {
+		close(fds[0]);
+		close(fds[1]);
+		snprintf(err, errlen, "calibrate: out of memory for the env timer's environment");
+		return -1;
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	/* The child must not inherit this agent through the environment. */
-	char **envp = environ;
 	int rc = posix_spawn(&pid, java, &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
+	calib_child_env_free(envp);
 	close(fds[1]);
 	if (rc != 0) {
 		close(fds[0]);
@@ -467,6 +550,20 @@ static void exit_jvm(JNIEnv *jni, int status)
 	exit(status);
 }
 
+/* How the calibrate command went, for calibrate_finish at VM death. */
+enum { CALIB_NOT_RUN, CALIB_FAILED, CALIB_COMPLETE };
+static atomic_int calib_state;
+
+#define NO_TABLE "the calibration is incomplete: no table written (an existing table is left as it was)"
+
+/* Ends a calibration that cannot give a table: one error line, exit 1. */
+static void calibrate_fail(JNIEnv *jni, const char *reason)
+{
+	atomic_store(&calib_state, CALIB_FAILED);
+	jcal_error("%s; %s", reason, NO_TABLE);
+	exit_jvm(jni, 1);
+}
+
 void calibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	char err[1024];
@@ -474,17 +571,21 @@ void calibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	struct calib_env env;
 
 	jcal_info("calibrating: metric %s, trace %s", jcal.metrics.m[0].name, jcal.out_path);
-	if (run_workload(jvmti, err, sizeof(err))) {
-		jcal_error("%s", err);
-		exit_jvm(jni, 1);
-	}
+	if (run_workload(jvmti, err, sizeof(err)))
+		calibrate_fail(jni, err);
 	if (run_env_timer(jvmti, env_out, sizeof(env_out), err, sizeof(err)) ||
-	    calib_env_parse(&env, env_out, err, sizeof(err))) {
-		jcal_error("%s", err);
-		exit_jvm(jni, 1);
-	}
+	    calib_env_parse(&env, env_out, err, sizeof(err)))
+		calibrate_fail(jni, err);
 	unsigned n = write_env_meta(&env);
+	if (trace_file_failed()) {
+		snprintf(err, sizeof(err),
+			 "calibrate: a write to the calibration trace %.600s failed (file size "
+			 "limit or disk full?)",
+			 jcal.out_path);
+		calibrate_fail(jni, err);
+	}
 	jcal_debug("calibrate: %llu program runs, %u env keys", (unsigned long long)work.runs, n);
+	atomic_store(&calib_state, CALIB_COMPLETE);
 	exit_jvm(jni, 0);
 }
 
@@ -564,21 +665,86 @@ void calibrate_install_end_hook(JNIEnv *jni)
 		(*jni)->DeleteLocalRef(jni, cls);
 }
 
+/*
+ * A trace whose name calibrate_onload chose becomes last-calibration.bin
+ * for the user to inspect, by an atomic rename, when that entry is a
+ * regular file or absent (rename never follows a symlink; anything else
+ * there is left alone and the trace keeps its own name). Returns the path
+ * the trace has now.
+ */
+static const char *keep_trace(const char *trace_path, char *buf, size_t len)
+{
+	struct stat sb;
+
+	if (!own_trace_dir[0])
+		return trace_path;
+	int n = snprintf(buf, len, "%s/" LAST_TRACE, own_trace_dir);
+	if (n < 0 || (size_t)n >= len)
+		return trace_path;
+	if (lstat(buf, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		jcal_warn("calibrate: %s is not a regular file: left alone; this run's trace stays "
+			  "at %s",
+			  buf, trace_path);
+		return trace_path;
+	}
+	if (rename(trace_path, buf) != 0) {
+		jcal_warn("calibrate: cannot rename %s to %s: %s; the trace stays there", trace_path,
+			  buf, strerror(errno));
+		return trace_path;
+	}
+	return buf;
+}
+
 int calibrate_finish(const char *trace_path)
 {
 	struct calib_table table;
 	struct calib_derive_info info;
-	char err[1024], dir[1024], path[2048];
+	char err[1024], dir[JCAL_OPT_PATH_MAX], path[2048], kept[JCAL_OPT_PATH_MAX + 64];
 	unsigned reachable = 0, covered = 0;
+	int state = atomic_load(&calib_state);
 
-	if (calib_derive_file(trace_path, &table, &info, err, sizeof(err))) {
-		jcal_error("calibrate: %s", err);
+	/* Incomplete: said so already (CALIB_FAILED), or the run never got to
+	 * its end, or the trace lost a write at the end. */
+	if (state != CALIB_COMPLETE || trace_file_failed()) {
+		const char *t = keep_trace(trace_path, kept, sizeof(kept));
+		if (state == CALIB_NOT_RUN)
+			jcal_error("calibrate: the JVM ended before the calibration did (trace %s); %s",
+				   t, NO_TABLE);
+		else if (state == CALIB_COMPLETE)
+			jcal_error("calibrate: a write to the calibration trace %s failed (file size "
+				   "limit or disk full?); %s",
+				   t, NO_TABLE);
+		else
+			jcal_info("calibrate: the incomplete calibration's trace is %s", t);
+		return -1;
+	}
+	memset(&info, 0, sizeof(info));
+	int derived = calib_derive_file(trace_path, &table, &info, err, sizeof(err));
+	const char *t = keep_trace(trace_path, kept, sizeof(kept));
+	if (derived) {
+		jcal_error("calibrate: %s; %s", err, NO_TABLE);
+		calib_table_free(&table);
+		return -1;
+	}
+	/* Every key the workload produced has an environment cost unless the
+	 * trace lost its env records. */
+	if (info.truncated || info.env_missing || !info.calib_thread[0]) {
+		if (info.truncated)
+			snprintf(err, sizeof(err), "the trace %s is cut short (%s)", t,
+				 info.trace_msg);
+		else
+			snprintf(err, sizeof(err),
+				 "the trace %s lacks the env timer's records (%u keys without an "
+				 "environment cost)",
+				 t, info.env_missing);
+		jcal_error("calibrate: %s; %s", err, NO_TABLE);
 		calib_table_free(&table);
 		return -1;
 	}
 	if (jcal.opts.table[0]) {
 		snprintf(path, sizeof(path), "%s", jcal.opts.table);
-	} else if (calib_dir_default(dir, sizeof(dir)) || calib_dir_create(dir, err, sizeof(err)) ||
+	} else if (calib_dir_get(dir, sizeof(dir), err, sizeof(err)) ||
+		   calib_dir_create(dir, err, sizeof(err)) ||
 		   calib_dir_path(dir, &table.fp, path, sizeof(path))) {
 		jcal_error("calibrate: no calibration directory: %s", err);
 		calib_table_free(&table);
@@ -597,7 +763,7 @@ int calibrate_finish(const char *trace_path)
 			covered += calib_table_get(&table, &k) != NULL;
 		}
 	}
-	jcal_info("calibration table written to %s (trace %s)", path, trace_path);
+	jcal_info("calibration table written to %s (trace %s)", path, t);
 	jcal_info("key coverage: %u of %u keys reachable in mode=%s; %llu samples from "
 		  "thread %s; %u keys without an environment cost",
 		  covered, reachable,

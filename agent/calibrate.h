@@ -9,8 +9,10 @@
 #include <jvmti.h>
 #include <stddef.h>
 
-/* Agent_OnLoad: finds jcal-calibrator.jar beside libjcal.so and adds it to
- * the system class path; picks the default trace path. 0 or -1 + message. */
+/* Agent_OnLoad: refuses inside a calibration's env-timer child; finds
+ * jcal-calibrator.jar beside libjcal.so and adds it to the system class
+ * path; for calibrate without out=, puts into out_path a fresh name in the
+ * calibration directory that does not exist yet. 0 or -1 + message. */
 int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err, size_t errlen);
 
 /* VMInit: runs everything, then ends the JVM through System.exit (0 on
@@ -34,7 +36,10 @@ int calibrate_prepare(jvmtiEnv *jvmti);
 void calibrate_install_end_hook(JNIEnv *jni);
 
 /* After the trace is closed at VM death: derives and writes the table,
- * prints where it went and the key coverage. Returns 0 or -1. */
+ * prints where it went and the key coverage; writes none when the
+ * calibration is incomplete. Renames the trace calibrate_onload named to
+ * last-calibration.bin (when that is a regular file or absent). Returns 0,
+ * or -1 (no table). */
 int calibrate_finish(const char *trace_path);
 
 #endif

@@ -314,6 +314,31 @@ static int one_line(char *err, size_t errlen)
 
 static int parse_all(const char *str, struct jcal_options *o, char *err, size_t errlen);
 
+/* Keys that take one value: a second one is refused rather than silently
+ * replacing the first (include=, exclude= and recalibrate= add up). */
+static const char *const single_keys[] = { "out",  "table",    "log",  "metric",
+					   "mode", "loglevel", "start" };
+
+/* Fails when tok repeats a single-valued key already in *seen. */
+static int check_repeat(const char *tok, unsigned *seen, char *err, size_t errlen)
+{
+	size_t klen = strcspn(tok, "=");
+
+	for (size_t i = 0; i < sizeof(single_keys) / sizeof(single_keys[0]); i++) {
+		if (strlen(single_keys[i]) != klen || strncmp(tok, single_keys[i], klen))
+			continue;
+		if (*seen & (1u << i)) {
+			snprintf(err, errlen,
+				 "option '%s': %s= was given already (give it once%s)", tok,
+				 single_keys[i],
+				 strcmp(single_keys[i], "metric") ? "" : "; metric=A+B reads several");
+			return -1;
+		}
+		*seen |= 1u << i;
+	}
+	return 0;
+}
+
 int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_t errlen)
 {
 	return parse_all(str, o, err, errlen) ? one_line(err, errlen) : 0;
@@ -322,6 +347,7 @@ int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_
 static int parse_all(const char *str, struct jcal_options *o, char *err, size_t errlen)
 {
 	char buf[4 * JCAL_OPT_PATH_MAX];
+	unsigned seen = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->loglevel = JCAL_LOG_INFO;
@@ -343,7 +369,7 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 			*comma = '\0';
 		if (!*tok)
 			return fail(err, errlen, "empty option in '%s'", str);
-		if (parse_token(o, tok, err, errlen))
+		if (check_repeat(tok, &seen, err, errlen) || parse_token(o, tok, err, errlen))
 			return -1;
 		if (!comma)
 			break;
@@ -354,6 +380,11 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 	if ((o->bci_include[0] || o->bci_exclude[0]) && o->mode != JCAL_MODE_BCI) {
 		snprintf(err, errlen, "option '%s' needs mode=bci",
 			 o->bci_include[0] ? "include=" : "exclude=");
+		return -1;
+	}
+	/* Only calibrate writes a table; recalibrate= keeps its samples in the trace. */
+	if (o->table[0] && o->command != JCAL_CMD_CALIBRATE && o->command != JCAL_CMD_HELP) {
+		snprintf(err, errlen, "option 'table=%.300s' goes with calibrate", o->table);
 		return -1;
 	}
 	return 0;

@@ -4,6 +4,12 @@
  *
  * A failed write (ENOSPC, EFBIG...) is reported once; the file keeps its
  * complete chunks and the agent stops tracing without disturbing the JVM.
+ *
+ * Opening and writing are two steps, so that a start that fails later
+ * (a metric that cannot be opened, a second load of the library, a JVM
+ * that does not come up) leaves an existing file as it was: open takes an
+ * exclusive lock but does not truncate; the first write (or
+ * trace_file_begin at VMInit) truncates and writes the file header.
  */
 #include "trace_file.h"
 
@@ -13,6 +19,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -23,10 +31,17 @@ static char file_path[1024];
 static struct trace_recbuf defs;
 static uint64_t file_bytes;
 static atomic_int file_failed;
+static int file_created;  /* this agent created the file (it did not exist) */
+static int file_regular;  /* a regular file: locked, truncated at begin */
+static int file_begun;    /* truncated and header written */
+
+static int begin_locked(void);
 
 static int write_all_locked(const uint8_t *p, size_t n)
 {
 	if (file_fd < 0 || atomic_load_explicit(&file_failed, memory_order_relaxed))
+		return -1;
+	if (!file_begun && begin_locked())
 		return -1;
 	while (n > 0) {
 		ssize_t w = write(file_fd, p, n);
@@ -59,26 +74,123 @@ static int flush_defs_locked(void)
 	return rc;
 }
 
-int trace_file_open(const char *path, char *err, size_t errlen)
+/* Opens path for writing without truncating it; records whether it was
+ * created. With TRACE_FILE_PRIVATE: a new file only, never through a
+ * symbolic link, mode 0600. */
+static int open_untruncated(const char *path, unsigned flags)
 {
-	uint8_t hdr[TRACE_FILE_HEADER_LEN];
+	int base = O_WRONLY | O_CLOEXEC;
+
+	if (flags & TRACE_FILE_PRIVATE) {
+		file_created = 1;
+		return open(path, base | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	}
+	for (int tries = 0; tries < 8; tries++) {
+		int fd = open(path, base | O_CREAT | O_EXCL, 0644);
+		if (fd >= 0 || errno != EEXIST) {
+			file_created = fd >= 0;
+			return fd;
+		}
+		fd = open(path, base);
+		if (fd >= 0 || errno != ENOENT) {
+			file_created = 0;
+			return fd;
+		}
+		/* Removed between the two opens: try again. */
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen)
+{
+	struct stat st;
 
 	snprintf(file_path, sizeof(file_path), "%s", path);
-	file_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	file_begun = 0;
+	file_fd = open_untruncated(path, flags);
 	if (file_fd < 0) {
 		snprintf(err, errlen, "cannot create trace file out=%s: %s", path,
 			 strerror(errno));
 		return -1;
 	}
-	trace_recbuf_init(&defs);
-	trace_file_header(hdr);
-	if (write_all_locked(hdr, sizeof(hdr))) {
-		snprintf(err, errlen, "cannot write trace file out=%s", path);
+	file_regular = fstat(file_fd, &st) == 0 && S_ISREG(st.st_mode);
+	/* Two writers never share a file: a lock held by another agent (another
+	 * JVM, or this one) refuses the second. A device or FIFO is not locked. */
+	if (file_regular && flock(file_fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+		snprintf(err, errlen,
+			 e == EWOULDBLOCK ? "out=%s is being written by another jcal agent "
+					    "(another JVM or an earlier load in this one); "
+					    "give each recording its own file"
+					  : "cannot lock trace file out=%s: %s",
+			 path, strerror(e));
 		close(file_fd);
 		file_fd = -1;
 		return -1;
 	}
+	trace_recbuf_init(&defs);
 	return 0;
+}
+
+/* Truncates an existing regular file and writes the file header. */
+static int begin_locked(void)
+{
+	uint8_t hdr[TRACE_FILE_HEADER_LEN];
+	const uint8_t *p = hdr;
+	size_t n = sizeof(hdr);
+
+	file_begun = 1;
+	if (file_regular && !file_created && ftruncate(file_fd, 0)) {
+		atomic_store(&file_failed, 1);
+		jcal_warn("cannot truncate %s: %s; nothing will be traced", file_path,
+			  strerror(errno));
+		return -1;
+	}
+	trace_file_header(hdr);
+	while (n > 0) {
+		ssize_t w = write(file_fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			atomic_store(&file_failed, 1);
+			jcal_warn("cannot write %s: %s; nothing will be traced", file_path,
+				  strerror(w < 0 ? errno : ENOSPC));
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+		file_bytes += (uint64_t)w;
+	}
+	return 0;
+}
+
+int trace_file_begin(void)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&file_mutex);
+	if (file_fd >= 0 && !file_begun)
+		rc = begin_locked();
+	pthread_mutex_unlock(&file_mutex);
+	return rc;
+}
+
+void trace_file_abandon(void)
+{
+	pthread_mutex_lock(&file_mutex);
+	if (file_fd >= 0) {
+		struct stat fst, pst;
+		/* Only the file this agent created, and only while the path
+		 * still names it. */
+		if (file_created && fstat(file_fd, &fst) == 0 && lstat(file_path, &pst) == 0 &&
+		    fst.st_dev == pst.st_dev && fst.st_ino == pst.st_ino)
+			unlink(file_path);
+		close(file_fd);
+		file_fd = -1;
+	}
+	trace_recbuf_free(&defs);
+	pthread_mutex_unlock(&file_mutex);
 }
 
 struct trace_recbuf *trace_file_lock(void)

@@ -15,8 +15,23 @@
 
 #include "trace_encoder.h"
 
-/* Creates (truncates) path and writes the file header. 0 or -1 + message. */
-int trace_file_open(const char *path, char *err, size_t errlen);
+/* trace_file_open flag: create a new file only (O_EXCL), never through a
+ * symbolic link, readable by its owner only. */
+#define TRACE_FILE_PRIVATE 1u
+
+/* Opens path for writing and locks it against other writers, without
+ * truncating it. 0, or -1 + message (cannot create, or another agent is
+ * writing it). */
+int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen);
+
+/* Truncates the file and writes its header, once; the first write does it
+ * too. 0, or -1 when the file cannot be written (tracing stops). */
+int trace_file_begin(void);
+
+/* Gives up a file that was opened but must not stay: closes it and removes
+ * it when this agent created it; an existing file was not touched unless
+ * something was written. */
+void trace_file_abandon(void);
 
 /* The definitions buffer, under the file mutex. */
 struct trace_recbuf *trace_file_lock(void);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh [TEST...] - the Java end-to-end tests (javatests/src): jcaltest.Runner,
 # then the stress tests of jcaltest.Stress, the mode=bci tests of
-# jcaltest.BciTests and the trace integrity tests of jcaltest.TraceIntegrity,
+# jcaltest.BciTests and the suites added after them (the default list below),
 # against $BUILD/libjcal.so and $BUILD/jcal-post (BUILD
 # defaults to build; SUITES picks some of them). Ends with one combined
 # line "java: N passed, N failed[, N skipped]".
@@ -14,7 +14,7 @@ trap 'rm -f "$log"' EXIT
 passed=0
 failed=0
 skipped=0
-for main in ${SUITES:-Runner Stress BciTests TraceIntegrity}; do
+for main in ${SUITES:-Runner Stress BciTests OutputSafety CalibrationSafety TraceIntegrity}; do
 	[ -f "$BUILD/javatests/jcaltest/$main.class" ] || continue
 	"$JAVA_HOME/bin/java" -Djcal.build="$(pwd)/$BUILD" -cp "$BUILD/javatests" "jcaltest.$main" \
 		"$BUILD/libjcal.so" "$BUILD/jcal-post" "$@" 2>&1 | tee "$log"

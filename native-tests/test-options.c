@@ -28,6 +28,10 @@ static const struct opt_case cases[] = {
 	{ __LINE__, "trace,quiet", 0, NULL, JCAL_CMD_TRACE },
 	{ __LINE__, "trace,trace", 0, NULL, JCAL_CMD_TRACE },
 	{ __LINE__, "calibrate,table=/tmp/x.calib", 0, NULL, JCAL_CMD_CALIBRATE },
+	{ __LINE__, "table=/tmp/x.calib,calibrate", 0, NULL, JCAL_CMD_CALIBRATE },
+	{ __LINE__, "trace,table=/tmp/x.calib", -1, "option 'table=/tmp/x.calib' goes with calibrate", 0 },
+	{ __LINE__, "table=/tmp/x.calib,trace,recalibrate=start", -1, "'table=/tmp/x.calib' goes with calibrate", 0 },
+	{ __LINE__, "table=t\nx", -1, "'table=t?x' goes with calibrate", 0 },
 	{ __LINE__, "trace,mode=bci", 0, NULL, JCAL_CMD_TRACE },
 	{ __LINE__, "trace,start=manual", 0, NULL, JCAL_CMD_TRACE },
 	{ __LINE__, "trace,start=auto", 0, NULL, JCAL_CMD_TRACE },
@@ -83,6 +87,15 @@ static const struct opt_case cases[] = {
 	{ __LINE__, "trace,loglevel=loud", -1, "loglevel=loud", 0 },
 	{ __LINE__, "trace,=x", -1, "=x", 0 },
 	{ __LINE__, "trace,averyveryveryveryverylongoptionname=1", -1, "averyvery", 0 },
+	/* A single-valued key given twice is refused, not last-wins. */
+	{ __LINE__, "trace,out=a.bin,out=b.bin", -1, "out=b.bin", 0 },
+	{ __LINE__, "trace,metric=tsc,metric=cputime", -1, "metric=A+B", 0 },
+	{ __LINE__, "trace,mode=bci,mode=events", -1, "mode=events", 0 },
+	{ __LINE__, "trace,log=a,log=b", -1, "log=b", 0 },
+	{ __LINE__, "trace,loglevel=warn,loglevel=debug", -1, "loglevel=debug", 0 },
+	{ __LINE__, "trace,start=auto,start=manual", -1, "start=manual", 0 },
+	{ __LINE__, "calibrate,table=a,table=b", -1, "table=b", 0 },
+	{ __LINE__, "trace,outfile=x,out=y", -1, "outfile=x", 0 },
 };
 
 static void test_option_table(void)
