@@ -1,10 +1,13 @@
 /*
  * trace_encoder.c - builds EVENTS and RECORDS chunks in memory and the file
  * header (docs/trace-format.md). The per-event encoder is inline in
- * trace_encoder.h; this file owns chunk framing and the record encoders.
+ * trace_encoder.h; this file owns chunk framing, the record encoders and
+ * the stop field the agent writes in place when a write fails.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "trace_encoder.h"
@@ -29,6 +32,14 @@ static void put_u32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
+uint32_t trace_chunk_crc(const uint8_t *header, const uint8_t *payload, size_t payload_len)
+{
+	uLong crc = crc32(0L, header, TRACE_CHUNK_CRC_OFFSET);
+
+	/* (zlib's crc32() returns 0 for a NULL buffer, whatever crc was) */
+	return payload_len ? (uint32_t)crc32(crc, payload, (uInt)payload_len) : (uint32_t)crc;
+}
+
 /* Writes the chunk header for the payload that follows it in buf. */
 static void chunk_header(uint8_t *buf, unsigned kind, size_t payload_len)
 {
@@ -36,7 +47,8 @@ static void chunk_header(uint8_t *buf, unsigned kind, size_t payload_len)
 	buf[4] = (uint8_t)kind;
 	buf[5] = buf[6] = buf[7] = 0;
 	put_u32(buf + 8, (uint32_t)payload_len);
-	put_u32(buf + 12, (uint32_t)crc32(0L, buf + TRACE_CHUNK_HEADER_LEN, (uInt)payload_len));
+	put_u32(buf + TRACE_CHUNK_CRC_OFFSET,
+		trace_chunk_crc(buf, buf + TRACE_CHUNK_HEADER_LEN, payload_len));
 }
 
 void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN])
@@ -45,6 +57,39 @@ void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN])
 	put_u16(out + 8, TRACE_VERSION_MAJOR);
 	put_u16(out + 10, TRACE_VERSION_MINOR);
 	put_u32(out + 12, 0);
+	put_u32(out + TRACE_HEADER_CRC_OFFSET, (uint32_t)crc32(0L, out, TRACE_HEADER_CRC_OFFSET));
+	trace_stop_field(out + TRACE_STOP_OFFSET, TRACE_STOP_NONE);
+}
+
+/* ---- stop field ---- */
+
+void trace_stop_field(uint8_t out[TRACE_STOP_LEN], unsigned reason)
+{
+	put_u16(out, (uint16_t)reason);
+	put_u16(out + 2, (uint16_t)~reason);
+}
+
+unsigned trace_stop_reason(int err)
+{
+	switch (err) {
+	case ENOSPC:
+#ifdef EDQUOT
+	case EDQUOT:
+#endif
+		return TRACE_STOP_NOSPACE;
+	case EFBIG:
+		return TRACE_STOP_FSIZE;
+	default:
+		return TRACE_STOP_WRITE;
+	}
+}
+
+int trace_file_mark_stopped(int fd, int err)
+{
+	uint8_t f[TRACE_STOP_LEN];
+
+	trace_stop_field(f, trace_stop_reason(err));
+	return pwrite(fd, f, sizeof(f), TRACE_STOP_OFFSET) == (ssize_t)sizeof(f) ? 0 : -1;
 }
 
 /* ---- events ---- */

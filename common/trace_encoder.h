@@ -1,5 +1,6 @@
 /*
- * trace_encoder.h - builds trace chunks in memory (no I/O).
+ * trace_encoder.h - builds trace chunks in memory (no I/O but one: the stop
+ * field written in place by trace_file_mark_stopped).
  *
  * An events encoder fills one per-thread buffer with a single EVENTS chunk;
  * the agent calls trace_events_add() from its MethodEntry/Exit callbacks, so
@@ -138,7 +139,24 @@ void trace_rec_end(struct trace_recbuf *rb, uint64_t events, uint64_t threads,
 		   uint64_t lost_events);
 void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text);
 
-/* The 16-byte file header. */
+/* The file header (TRACE_FILE_HEADER_LEN bytes), its stop field "none". */
 void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN]);
+
+/* CRC of a chunk: header bytes before the CRC field, then the payload. */
+uint32_t trace_chunk_crc(const uint8_t *header, const uint8_t *payload, size_t payload_len);
+
+/* The stop field for reason (enum trace_stop), and the reason for the errno
+ * of a failed write (ENOSPC, EFBIG...). */
+void trace_stop_field(uint8_t out[TRACE_STOP_LEN], unsigned reason);
+unsigned trace_stop_reason(int err);
+
+/*
+ * After a write to the trace file failed with errno err (the file keeps what
+ * was written before): records why in the file header's stop field, in
+ * place (pwrite at TRACE_STOP_OFFSET: no new space needed, so it works on a
+ * full disk or at the file size limit). fd must not be O_APPEND. Returns 0,
+ * or -1 with errno set; best effort, the caller need not report it.
+ */
+int trace_file_mark_stopped(int fd, int err);
 
 #endif

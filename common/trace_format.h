@@ -9,17 +9,37 @@
 
 #include <stdint.h>
 
-/* File header: 8-byte magic, u16 major, u16 minor, u32 flags (0). */
+/* File header (2.x, 24 bytes): 8-byte magic, u16 major, u16 minor,
+ * u32 flags (0), u32 CRC-32 of bytes 0-15, then the stop field: u16 stop
+ * reason and u16 its bitwise complement. Format 1.x had 16 bytes: magic,
+ * major, minor, flags. */
 #define TRACE_MAGIC "JCALTRC\x01"
 #define TRACE_MAGIC_LEN 8
-#define TRACE_FILE_HEADER_LEN 16
-#define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 1 /* 1.1: control events, LABEL records */
+#define TRACE_FILE_HEADER_LEN 24
+#define TRACE_FILE_HEADER_LEN_V1 16
+#define TRACE_HEADER_CRC_OFFSET 16
+#define TRACE_STOP_OFFSET 20 /* the agent rewrites these 4 bytes in place */
+#define TRACE_STOP_LEN 4
+#define TRACE_VERSION_MAJOR 2
+/* 1.1: control events, LABEL records. 2.0: the chunk CRC covers the chunk
+ * header too, the file header has a CRC and a stop field, END counts are
+ * checked. This reader also reads 1.x. */
+#define TRACE_VERSION_MINOR 0
+
+/* Why the agent stopped writing before the end (the stop field). */
+enum trace_stop {
+	TRACE_STOP_NONE = 0,
+	TRACE_STOP_NOSPACE = 1, /* no space left on the device (ENOSPC, EDQUOT) */
+	TRACE_STOP_FSIZE = 2,   /* the file size limit (EFBIG: ulimit -f) */
+	TRACE_STOP_WRITE = 3,   /* any other write error */
+};
 
 /* Chunk header: u32 magic, u8 kind, u8[3] zero, u32 payload length,
- * u32 CRC-32 (zlib polynomial) of the payload. All little-endian. */
+ * u32 CRC-32 (zlib polynomial) of header bytes 0-11 and the payload
+ * (format 1.x: of the payload only). All little-endian. */
 #define TRACE_CHUNK_MAGIC 0x4b43434aU /* "JCCK" on disk */
 #define TRACE_CHUNK_HEADER_LEN 16
+#define TRACE_CHUNK_CRC_OFFSET 12
 #define TRACE_CHUNK_MAX_PAYLOAD (64u << 20)
 
 enum trace_chunk_kind {

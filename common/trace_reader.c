@@ -8,11 +8,13 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "trace_encoder.h"
 #include "trace_reader.h"
 #include "varint.h"
 
@@ -21,6 +23,10 @@ struct trace_dec {
 	struct trace_result *res;
 	const char *name;   /* file name for messages, NULL for a bare payload */
 	uint64_t chunk_off; /* file offset of the chunk being decoded */
+	unsigned major;     /* format version of the file (0 for a bare payload) */
+	int check_end;      /* compare END's counts with what was decoded (2.x files) */
+	uint64_t controls;  /* control events decoded (END counts method events only) */
+	uint64_t thread_starts; /* THREAD_START records decoded */
 	char *scratch;	    /* NUL-terminated copies of a record's strings */
 	size_t scratch_cap;
 	uint32_t stack[TRACE_SHADOW_DEPTH];
@@ -43,6 +49,40 @@ const char *trace_status_str(enum trace_status s)
 		return "aborted";
 	}
 	return "unknown status";
+}
+
+const char *trace_stop_str(unsigned reason)
+{
+	switch (reason) {
+	case TRACE_STOP_NONE:
+		return "it did not stop";
+	case TRACE_STOP_NOSPACE:
+		return "no space left on the device (disk full)";
+	case TRACE_STOP_FSIZE:
+		return "the file size limit was reached (ulimit -f)";
+	case TRACE_STOP_WRITE:
+		return "a write failed";
+	}
+	return "a write failed (reason unknown to this reader)";
+}
+
+const char *trace_no_end_str(const struct trace_result *res)
+{
+	switch (res->stop_reason) {
+	case TRACE_STOP_NONE:
+		break;
+	case TRACE_STOP_NOSPACE:
+		return "the agent stopped writing: no space left on the device (disk full)";
+	case TRACE_STOP_FSIZE:
+		return "the agent stopped writing: the file size limit was reached (ulimit -f)";
+	default:
+		return "the agent stopped writing: a write failed";
+	}
+	if (res->version_major < 2)
+		return "the JVM did not shut down cleanly, or the agent stopped writing (disk full "
+		       "or file size limit: format 1.x does not record which)";
+	return "the JVM did not shut down cleanly, or the agent stopped writing without "
+	       "recording why";
 }
 
 /* Sets res->status and a one-line res->msg "NAME: ..." and returns st. */
@@ -171,8 +211,8 @@ static const char *const rec_names[] = {
 	[TRACE_REC_LABEL] = "LABEL",
 };
 
-/* Decodes one known record; returns the callback's result, or -1 when the
- * record is malformed. */
+/* Decodes one known record; returns the callback's result, -1 when the
+ * record is malformed, or -2 when it failed with its own message. */
 static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 {
 	const struct trace_visitor *v = d->v;
@@ -209,6 +249,8 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		t.time_ns = cur_uv(c);
 		t.name = cur_str(c);
 		cur_metrics(c, &t);
+		if (!c->bad)
+			d->thread_starts++;
 		tcb = v ? v->thread_start : NULL;
 		break;
 	case TRACE_REC_THREAD_END:
@@ -246,6 +288,26 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		e.lost_events = cur_uv(c);
 		if (c->bad)
 			return -1;
+		if (d->check_end) {
+			/* END counts the method events and threads written before it:
+			 * fewer in the file means lost or skipped chunks. */
+			uint64_t have = d->res->events - d->controls;
+			if (e.events != have) {
+				DEC_FAIL(d, TRACE_CORRUPT,
+					 "END record: it counts %llu events, the chunks before it "
+					 "hold %llu",
+					 (unsigned long long)e.events, (unsigned long long)have);
+				return -2;
+			}
+			if (e.threads > d->thread_starts) {
+				DEC_FAIL(d, TRACE_CORRUPT,
+					 "END record: it counts %llu threads, the file has %llu "
+					 "THREAD_START records before it",
+					 (unsigned long long)e.threads,
+					 (unsigned long long)d->thread_starts);
+				return -2;
+			}
+		}
 		d->res->has_end = 1;
 		return v && v->end ? v->end(ctx, &e) : 0;
 	case TRACE_REC_LABEL: {
@@ -296,6 +358,8 @@ static enum trace_status decode_records(struct trace_dec *d, const uint8_t *p0, 
 		}
 		struct cur c = { q, p, d->scratch, 0 };
 		int r = decode_record(d, kind, &c);
+		if (r == -2)
+			return d->res->status;
 		if (r < 0)
 			return DEC_FAIL(d, TRACE_CORRUPT,
 					"%s record at payload byte %zu: a field runs past its "
@@ -346,6 +410,7 @@ static enum trace_status decode_events(struct trace_dec *d, const uint8_t *p0, s
 		if (__builtin_expect(tr == JCAL_TR_CONTROL, 0)) {
 			/* control event (1.1): kind in the type bits, optional label */
 			m = 0;
+			d->controls++;
 			if (type >= JCAL_CTL_COUNT) {
 				why = "bad control event";
 				goto bad;
@@ -430,12 +495,9 @@ enum trace_status trace_decode_chunk(unsigned kind, const uint8_t *payload, size
 	memset(res, 0, sizeof(*res));
 	if (!d)
 		return fail(res, NULL, TRACE_IOERR, "out of memory");
+	memset(d, 0, offsetof(struct trace_dec, stack));
 	d->v = v;
 	d->res = res;
-	d->name = NULL;
-	d->chunk_off = 0;
-	d->scratch = NULL;
-	d->scratch_cap = 0;
 	enum trace_status st = decode_payload(d, kind, payload, len);
 	if (st == TRACE_OK)
 		res->chunks = 1;
@@ -540,7 +602,9 @@ static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf
 				    (unsigned long long)res->file_bytes,
 				    (unsigned long long)sizeof(h) + len,
 				    (unsigned long long)sizeof(h) + n);
-		uint32_t got = (uint32_t)crc32(0L, *buf, len);
+		/* 2.x: the CRC covers the chunk header too (1.x: the payload only) */
+		uint32_t got = d->major >= 2 ? trace_chunk_crc(h, *buf, len)
+					     : (uint32_t)crc32(0L, *buf, len);
 		if (got != crc) {
 			uint64_t end = res->file_bytes;
 			if (len && all_zero(*buf, len) && rest_is_zero(f, &end)) {
@@ -582,7 +646,8 @@ enum trace_status trace_read_stream(FILE *f, const char *name, const struct trac
 		name = "trace";
 	regular = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
 
-	size_t n = fread(h, 1, sizeof(h), f);
+	/* The first 16 bytes (all of a 1.x header) say the version. */
+	size_t n = fread(h, 1, TRACE_FILE_HEADER_LEN_V1, f);
 	if (ferror(f))
 		return fail(res, name, TRACE_IOERR, "cannot read: %s", strerror(errno));
 	res->file_bytes = n;
@@ -590,27 +655,56 @@ enum trace_status trace_read_stream(FILE *f, const char *name, const struct trac
 		return fail(res, name, TRACE_EMPTY, "empty file (0 bytes)");
 	if (memcmp(h, TRACE_MAGIC, n < TRACE_MAGIC_LEN ? n : TRACE_MAGIC_LEN) != 0)
 		return fail(res, name, TRACE_CORRUPT, "not a jcal trace: bad magic at byte 0");
-	if (n < sizeof(h))
+	unsigned major = n >= 10 ? ((unsigned)h[8] | (unsigned)h[9] << 8) : TRACE_VERSION_MAJOR;
+	size_t hlen = major == 1 ? TRACE_FILE_HEADER_LEN_V1 : TRACE_FILE_HEADER_LEN;
+	if (n >= 12) {
+		res->version_major = major;
+		res->version_minor = (unsigned)h[10] | (unsigned)h[11] << 8;
+		if (major != 1 && major != TRACE_VERSION_MAJOR)
+			return fail(res, name, TRACE_CORRUPT,
+				    "unsupported format version %u.%u at byte 8 (this reader reads "
+				    "1.x and %d.x)",
+				    res->version_major, res->version_minor, TRACE_VERSION_MAJOR);
+	}
+	if (n == TRACE_FILE_HEADER_LEN_V1 && hlen > n) {
+		n += fread(h + n, 1, hlen - n, f);
+		if (ferror(f))
+			return fail(res, name, TRACE_IOERR, "cannot read: %s", strerror(errno));
+		res->file_bytes = n;
+	}
+	if (n < hlen)
 		return fail(res, name, TRACE_TRUNCATED,
-			    "cut off at byte %zu: file header of %d bytes has only %zu", n,
-			    TRACE_FILE_HEADER_LEN, n);
-	res->version_major = (unsigned)h[8] | (unsigned)h[9] << 8;
-	res->version_minor = (unsigned)h[10] | (unsigned)h[11] << 8;
-	if (res->version_major != TRACE_VERSION_MAJOR)
-		return fail(res, name, TRACE_CORRUPT,
-			    "unsupported format version %u.%u at byte 8 (this reader reads %d.x)",
-			    res->version_major, res->version_minor, TRACE_VERSION_MAJOR);
-	res->bytes_read = sizeof(h);
+			    "cut off at byte %zu: file header of %zu bytes has only %zu", n, hlen,
+			    n);
+	if (major >= 2) {
+		uint32_t want = get_u32(h + TRACE_HEADER_CRC_OFFSET);
+		uint32_t got = (uint32_t)crc32(0L, h, TRACE_HEADER_CRC_OFFSET);
+		if (got != want)
+			return fail(res, name, TRACE_CORRUPT,
+				    "file header: CRC mismatch (stored 0x%08x, computed 0x%08x)",
+				    want, got);
+		unsigned stop = (unsigned)h[TRACE_STOP_OFFSET] |
+				(unsigned)h[TRACE_STOP_OFFSET + 1] << 8;
+		unsigned check = (unsigned)h[TRACE_STOP_OFFSET + 2] |
+				 (unsigned)h[TRACE_STOP_OFFSET + 3] << 8;
+		if ((stop ^ check) != 0xffffu)
+			return fail(res, name, TRACE_CORRUPT,
+				    "file header: damaged stop field at byte %d (0x%04x, "
+				    "complement 0x%04x)",
+				    TRACE_STOP_OFFSET, stop, check);
+		res->stop_reason = stop;
+	}
+	res->bytes_read = hlen;
 
 	struct trace_dec *d = malloc(sizeof(*d));
 	if (!d)
 		return fail(res, name, TRACE_IOERR, "out of memory");
+	memset(d, 0, offsetof(struct trace_dec, stack));
 	d->v = v;
 	d->res = res;
 	d->name = name;
-	d->chunk_off = 0;
-	d->scratch = NULL;
-	d->scratch_cap = 0;
+	d->major = major;
+	d->check_end = major >= 2;
 	st = read_chunks(d, f, &buf, &cap);
 	free(d->scratch);
 	free(d);

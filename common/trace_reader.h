@@ -4,7 +4,9 @@
  * Reads chunk by chunk with bounded memory, checks each chunk's length and
  * CRC, decodes records and events and hands them to a visitor. A file whose
  * tail is cut off (JVM killed mid-write) reads up to the last complete chunk
- * and reports TRACE_TRUNCATED; a bad magic, CRC or record is TRACE_CORRUPT.
+ * and reports TRACE_TRUNCATED; a bad magic, CRC or record, or an END record
+ * whose counts disagree with what the file holds, is TRACE_CORRUPT. Reads
+ * format 2.x and 1.x (whose CRCs did not cover headers).
  */
 #ifndef JCAL_TRACE_READER_H
 #define JCAL_TRACE_READER_H
@@ -86,6 +88,8 @@ struct trace_result {
 	uint64_t file_bytes;
 	int has_end;             /* an END record was seen (clean shutdown) */
 	unsigned version_major, version_minor;
+	unsigned stop_reason;    /* enum trace_stop from the file header (2.x): why
+				  * the agent stopped writing early; 0 = it did not say */
 	char msg[256];           /* what went wrong, for TRUNCATED and worse */
 };
 
@@ -102,5 +106,15 @@ enum trace_status trace_decode_chunk(unsigned kind, const uint8_t *payload, size
 				     const struct trace_visitor *v, struct trace_result *res);
 
 const char *trace_status_str(enum trace_status s);
+
+/* What a stop reason (enum trace_stop) means, for messages:
+ * "no space left on the device (disk full)"... */
+const char *trace_stop_str(unsigned reason);
+
+/* Why a trace read with res has no END record, as far as the file says:
+ * "the agent stopped writing: no space left on the device (disk full)",
+ * or, with no stop reason, that the JVM did not shut down cleanly or the
+ * agent stopped without recording why. For messages; static text. */
+const char *trace_no_end_str(const struct trace_result *res);
 
 #endif

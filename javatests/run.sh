@@ -14,7 +14,7 @@ trap 'rm -f "$log"' EXIT
 passed=0
 failed=0
 skipped=0
-for main in ${SUITES:-Runner Stress BciTests OutputSafety CalibrationSafety PostSafety}; do
+for main in ${SUITES:-Runner Stress BciTests OutputSafety CalibrationSafety PostSafety TraceIntegrity}; do
 	[ -f "$BUILD/javatests/jcaltest/$main.class" ] || continue
 	"$JAVA_HOME/bin/java" -Djcal.build="$(pwd)/$BUILD" -cp "$BUILD/javatests" "jcaltest.$main" \
 		"$BUILD/libjcal.so" "$BUILD/jcal-post" "$@" 2>&1 | tee "$log"

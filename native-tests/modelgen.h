@@ -173,6 +173,7 @@ static inline int mg_trace_file(const char *path, const char *const *scripts,
 	struct mg_names tab = {0};
 	char cls[64], name[64];
 	const char *meth;
+	uint64_t events = 0;
 
 	/* ids first, so METHOD records come before the events */
 	for (unsigned ti = 0; ti < n; ti++)
@@ -211,6 +212,7 @@ static inline int mg_trace_file(const char *path, const char *const *scripts,
 				metricv[0] = val;
 				tg_event(&tg, trans, JCAL_MT_INTERP_STATIC, mg_id(&tab, name),
 					 metricv);
+				events++;
 			}
 			p = strchr(p, '\n');
 			if (p)
@@ -218,7 +220,7 @@ static inline int mg_trace_file(const char *path, const char *const *scripts,
 		}
 		tg_events_end(&tg);
 	}
-	trace_rec_end(&tg.rb, 0, 1, 0);
+	trace_rec_end(&tg.rb, events, n, 0); /* END's counts must match the file */
 	return tg_close(&tg);
 }
 

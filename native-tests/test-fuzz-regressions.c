@@ -107,14 +107,29 @@ static void test_empty_first_chunk(void)
 {
 	uint8_t img[1 + TRACE_FILE_HEADER_LEN + TRACE_CHUNK_HEADER_LEN];
 
-	memset(img, 0, sizeof(img));
-	img[0] = 1; /* file image, CRCs as they are */
-	memcpy(img + 1, TRACE_MAGIC, TRACE_MAGIC_LEN);
-	img[1 + 8] = TRACE_VERSION_MAJOR;
-	memcpy(img + 1 + TRACE_FILE_HEADER_LEN, "JCCK", 4);
-	for (unsigned kind = 0; kind < 4; kind++) {
-		img[1 + TRACE_FILE_HEADER_LEN + 4] = (uint8_t)kind;
-		CHECK_EQ_I(fuzz_trace_reader(img, sizeof(img)), 0);
+	/* format 1.x (16-byte header, CRC of the payload: 0 for none) and 2.x */
+	for (unsigned major = 1; major <= 2; major++) {
+		size_t hl = major == 1 ? TRACE_FILE_HEADER_LEN_V1 : TRACE_FILE_HEADER_LEN;
+		size_t n = 1 + hl + TRACE_CHUNK_HEADER_LEN;
+
+		memset(img, 0, sizeof(img));
+		img[0] = 1; /* file image, CRCs as they are */
+		if (major == 1) {
+			memcpy(img + 1, TRACE_MAGIC, TRACE_MAGIC_LEN);
+			img[1 + 8] = 1;
+		} else {
+			trace_file_header(img + 1);
+		}
+		memcpy(img + 1 + hl, "JCCK", 4);
+		for (unsigned kind = 0; kind < 4; kind++) {
+			img[1 + hl + 4] = (uint8_t)kind;
+			if (major == 2) {
+				uint32_t crc = trace_chunk_crc(img + 1 + hl, NULL, 0);
+				for (int i = 0; i < 4; i++)
+					img[1 + hl + 12 + i] = (uint8_t)(crc >> (8 * i));
+			}
+			CHECK_EQ_I(fuzz_trace_reader(img, n), 0);
+		}
 	}
 }
 

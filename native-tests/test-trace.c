@@ -1,12 +1,22 @@
 /*
  * test-trace.c - unit tests of the trace codec in common/: varints, record
- * and event round trips through a file, cut and corrupted files, and a
- * size/speed measurement of a call-heavy event stream.
+ * and event round trips through a file, cut and corrupted files, END
+ * counts, the stop field, format 1.x files, and a size/speed measurement
+ * of a call-heavy event stream.
  */
+
+/* CRCs of the worked example of docs/trace-format.md (format 2.0). */
+#define DOC_HEADER_CRC 0x290d825bu
+#define DOC_EVENTS_CRC 0x25cfad79u
+#define DOC_RECORDS_CRC 0x5c39c58bu
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -59,21 +69,39 @@ static void bytes_file_header(struct bytes *b)
 	bytes_put(b, h, sizeof(h));
 }
 
-/* Appends a chunk built by hand (kind, payload) with a correct CRC. */
-static void bytes_chunk(struct bytes *b, unsigned kind, const uint8_t *payload, size_t len)
+/* Appends a chunk built by hand (kind, payload) with a correct CRC: of
+ * the header and payload (format 2.x), or of the payload only (1.x). */
+static void bytes_chunk_ver(struct bytes *b, unsigned kind, const uint8_t *payload, size_t len,
+			    unsigned major)
 {
 	uint8_t h[TRACE_CHUNK_HEADER_LEN] = { 0 };
-	uint32_t crc = (uint32_t)crc32(0L, payload, (uInt)len);
 	uint32_t magic = TRACE_CHUNK_MAGIC, l = (uint32_t)len;
 
 	for (int i = 0; i < 4; i++) {
 		h[i] = (uint8_t)(magic >> (8 * i));
 		h[8 + i] = (uint8_t)(l >> (8 * i));
-		h[12 + i] = (uint8_t)(crc >> (8 * i));
 	}
 	h[4] = (uint8_t)kind;
+	uint32_t crc = major >= 2 ? trace_chunk_crc(h, payload, len)
+				  : (uint32_t)crc32(0L, payload, (uInt)len);
+	for (int i = 0; i < 4; i++)
+		h[12 + i] = (uint8_t)(crc >> (8 * i));
 	bytes_put(b, h, sizeof(h));
 	bytes_put(b, payload, len);
+}
+
+static void bytes_chunk(struct bytes *b, unsigned kind, const uint8_t *payload, size_t len)
+{
+	bytes_chunk_ver(b, kind, payload, len, TRACE_VERSION_MAJOR);
+}
+
+/* Rewrites the CRC of a (2.x) file header after a test changed it. */
+static void header_seal(uint8_t *h)
+{
+	uint32_t crc = (uint32_t)crc32(0L, h, TRACE_HEADER_CRC_OFFSET);
+
+	for (int i = 0; i < 4; i++)
+		h[TRACE_HEADER_CRC_OFFSET + i] = (uint8_t)(crc >> (8 * i));
 }
 
 static void bytes_recbuf(struct bytes *b, struct trace_recbuf *rb)
@@ -319,7 +347,7 @@ static void test_records_roundtrip(void)
 {
 	struct trace_recbuf rb;
 	struct bytes f = { 0 };
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 	const uint64_t m3[3] = { 0, 12345, UINT64_MAX };
 	const uint64_t m4[4] = { 1, 2, 3, 4 };
@@ -350,7 +378,7 @@ static void test_records_roundtrip(void)
 	trace_rec_compiled_load(&rb, 77, 99, 1024);
 	trace_rec_compiled_unload(&rb, 77, 100);
 	trace_rec_thread_end(&rb, 1, UINT64_MAX, 123456, 4, m4);
-	trace_rec_end(&rb, 1, 2, 3);
+	trace_rec_end(&rb, 0, 2, 3); /* no events, 2 THREAD_STARTs */
 	bytes_recbuf(&f, &rb);
 	CHECK(!rb.oom);
 	trace_recbuf_free(&rb);
@@ -382,7 +410,7 @@ static void test_records_roundtrip(void)
 	CLOG(&want, "compiled 77 1 99 1024\n");
 	CLOG(&want, "compiled 77 0 100 0\n");
 	CLOG(&want, "end 1 0 0 0 %" PRIu64 " [(null)] 123456 n=4 1 2 3 4\n", UINT64_MAX);
-	CLOG(&want, "END 1 2 3\n");
+	CLOG(&want, "END 0 2 3\n");
 	CHECK_STR(c.log, want.log);
 	coll_free(&want);
 	coll_free(&c);
@@ -529,7 +557,7 @@ static void test_events_roundtrip(void)
 	struct sim s = { 0 };
 	struct sim_thread th[NT];
 	struct trace_recbuf rb;
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 
 	memset(th, 0, sizeof(th));
@@ -592,7 +620,7 @@ static void test_events_shadow_rule(void)
 	uint8_t buf[256];
 	struct trace_events_enc enc;
 	uint64_t m = 0;
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 
 	trace_events_init(&enc, buf, sizeof(buf), 7, 1);
@@ -720,7 +748,7 @@ static void small_file_make(struct small_file *sf)
 static void test_cut_files(void)
 {
 	struct small_file sf;
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 
 	small_file_make(&sf);
@@ -759,7 +787,7 @@ static void test_cut_files(void)
 static void test_corrupt_files(void)
 {
 	struct small_file sf;
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 	uint8_t *d;
 
@@ -793,6 +821,11 @@ static void test_corrupt_files(void)
 					 sf.boundary[k]);
 				CHECK(strstr(res.msg, want) != NULL);
 			}
+			/* Every flipped byte is detected (file header, chunk headers,
+			 * kind bytes, the END record...): it never reads as a whole
+			 * trace; only a changed payload length may look like a cut. */
+			CHECK(st == TRACE_CORRUPT || (in_len && st == TRACE_TRUNCATED));
+			CHECK(st != TRACE_OK && !(st == TRACE_TRUNCATED && res.has_end));
 			coll_free(&c);
 		}
 	}
@@ -800,9 +833,345 @@ static void test_corrupt_files(void)
 	free(sf.f.p);
 }
 
+/* A flipped chunk kind byte makes a valid chunk of another kind: in format
+ * 1.x the chunk was skipped and the trace read as complete. */
+static void test_flipped_chunk_kind(void)
+{
+	struct small_file sf;
+	struct coll c = { 0 };
+	struct trace_result res;
+	uint8_t *d;
+
+	small_file_make(&sf);
+	d = malloc(sf.f.len);
+	for (size_t k = 0; k < sf.nchunks; k++) {
+		size_t at = sf.boundary[k] + 4;
+		for (unsigned v = 0; v < 256; v++) {
+			if (v == sf.f.p[at])
+				continue;
+			memcpy(d, sf.f.p, sf.f.len);
+			d[at] = (uint8_t)v;
+			enum trace_status st = read_bytes(d, sf.f.len, &c, &res);
+			CHECK(st == TRACE_CORRUPT);
+			CHECK(strstr(res.msg, "CRC mismatch") != NULL);
+			CHECK(!res.has_end);
+			coll_free(&c);
+		}
+	}
+	free(d);
+	free(sf.f.p);
+}
+
+/* Builds: records (method, 2 THREAD_STARTs), an events chunk of thread 1
+ * with 3 method events and 2 control events, one of thread 2 with 2, and
+ * END(events, threads, 0). */
+static void end_file_make(struct bytes *f, uint64_t events, uint64_t threads)
+{
+	struct trace_recbuf rb;
+	uint8_t buf[256];
+	struct trace_events_enc enc;
+	uint64_t m = 10;
+
+	memset(f, 0, sizeof(*f));
+	bytes_file_header(f);
+	trace_recbuf_init(&rb);
+	trace_rec_method(&rb, 1, 0, "LA;", "a", "()V");
+	trace_rec_thread_start(&rb, 1, 1, 100, 0, 5, "main", 1, &m);
+	trace_rec_thread_start(&rb, 2, 2, 101, 0, 5, "t2", 1, &m);
+	bytes_recbuf(f, &rb);
+	trace_events_init(&enc, buf, sizeof(buf), 1, 1);
+	trace_events_add(&enc, JCAL_TR_ENTRY, JCAL_MT_INTERP, 1, &m);
+	trace_events_add_control(&enc, JCAL_CTL_STOP, 0, &m);
+	trace_events_add_control(&enc, JCAL_CTL_START, 0, &m);
+	trace_events_add(&enc, JCAL_TR_EXIT, JCAL_MT_INTERP, 1, &m);
+	trace_events_add(&enc, JCAL_TR_EXIT, JCAL_MT_OTHER, 9, &m);
+	bytes_put(f, buf, trace_events_finish(&enc));
+	trace_events_init(&enc, buf, sizeof(buf), 2, 1);
+	trace_events_add(&enc, JCAL_TR_ENTRY, JCAL_MT_INTERP, 1, &m);
+	trace_events_add(&enc, JCAL_TR_EXIT, JCAL_MT_INTERP, 1, &m);
+	bytes_put(f, buf, trace_events_finish(&enc));
+	trace_rec_end(&rb, events, threads, 0);
+	bytes_recbuf(f, &rb);
+	trace_recbuf_free(&rb);
+}
+
+/* END's counts are checked against what the file holds: 5 method events
+ * (control events are not counted) and 2 THREAD_START records. */
+static void test_end_counts(void)
+{
+	struct bytes f;
+	struct coll c = { 0 };
+	struct trace_result res;
+
+	end_file_make(&f, 5, 2);
+	CHECK(read_bytes(f.p, f.len, &c, &res) == TRACE_OK);
+	CHECK(res.has_end);
+	CHECK_EQ_U(res.events, 7);
+	coll_free(&c);
+	free(f.p);
+
+	/* fewer threads registered than THREAD_START records: a thread that
+	 * started while the agent shut down */
+	end_file_make(&f, 5, 1);
+	CHECK(read_bytes(f.p, f.len, &c, &res) == TRACE_OK);
+	coll_free(&c);
+	free(f.p);
+
+	static const struct {
+		uint64_t events, threads;
+		const char *msg;
+	} bad[] = {
+		{ 4, 2, "END record: it counts 4 events, the chunks before it hold 5" },
+		{ 6, 2, "END record: it counts 6 events, the chunks before it hold 5" },
+		{ 7, 2, "END record: it counts 7 events, the chunks before it hold 5" },
+		{ 0, 2, "END record: it counts 0 events" },
+		{ 5, 3, "END record: it counts 3 threads, the file has 2 THREAD_START records" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		end_file_make(&f, bad[i].events, bad[i].threads);
+		CHECK(read_bytes(f.p, f.len, &c, &res) == TRACE_CORRUPT);
+		if (!strstr(res.msg, bad[i].msg)) {
+			fprintf(stderr, "  case %zu: \"%s\", want \"%s\"\n", i, res.msg, bad[i].msg);
+			CHECK(0);
+		}
+		CHECK(!res.has_end);
+		coll_free(&c);
+		free(f.p);
+	}
+
+	/* A lost events chunk (here: cut out of the middle) shows in the count. */
+	end_file_make(&f, 5, 2);
+	size_t a = TRACE_FILE_HEADER_LEN, clen;
+	a += TRACE_CHUNK_HEADER_LEN + (f.p[a + 8] | (size_t)f.p[a + 9] << 8); /* records */
+	a += TRACE_CHUNK_HEADER_LEN + (f.p[a + 8] | (size_t)f.p[a + 9] << 8); /* thread 1 */
+	clen = TRACE_CHUNK_HEADER_LEN + (f.p[a + 8] | (size_t)f.p[a + 9] << 8); /* thread 2 */
+	memmove(f.p + a, f.p + a + clen, f.len - a - clen);
+	f.len -= clen;
+	CHECK(read_bytes(f.p, f.len, &c, &res) == TRACE_CORRUPT);
+	CHECK(strstr(res.msg, "it counts 5 events, the chunks before it hold 3") != NULL);
+	coll_free(&c);
+	free(f.p);
+}
+
+/* The stop field: why the agent stopped writing, set in place. */
+static void test_stop_field(void)
+{
+	struct small_file sf;
+	struct coll c = { 0 };
+	struct trace_result res;
+	uint8_t h[TRACE_FILE_HEADER_LEN];
+
+	CHECK_EQ_U(trace_stop_reason(ENOSPC), TRACE_STOP_NOSPACE);
+	CHECK_EQ_U(trace_stop_reason(EDQUOT), TRACE_STOP_NOSPACE);
+	CHECK_EQ_U(trace_stop_reason(EFBIG), TRACE_STOP_FSIZE);
+	CHECK_EQ_U(trace_stop_reason(EIO), TRACE_STOP_WRITE);
+	CHECK(strstr(trace_stop_str(TRACE_STOP_NOSPACE), "disk full") != NULL);
+	CHECK(strstr(trace_stop_str(TRACE_STOP_FSIZE), "file size limit") != NULL);
+	CHECK(strstr(trace_stop_str(99), "a write failed") != NULL);
+
+	/* a file cut in its third chunk, marked "disk full" */
+	small_file_make(&sf);
+	trace_stop_field(sf.f.p + TRACE_STOP_OFFSET, TRACE_STOP_NOSPACE);
+	CHECK(read_bytes(sf.f.p, sf.boundary[3] + 5, &c, &res) == TRACE_TRUNCATED);
+	CHECK_EQ_U(res.stop_reason, TRACE_STOP_NOSPACE);
+	CHECK_EQ_U(res.events, sf.events_at[3]);
+	coll_free(&c);
+	/* a damaged stop field is corrupt, not a reason */
+	for (unsigned i = 0; i < TRACE_STOP_LEN; i++) {
+		memcpy(h, sf.f.p, sizeof(h));
+		h[TRACE_STOP_OFFSET + i] ^= 1;
+		CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_CORRUPT);
+		CHECK(strstr(res.msg, "damaged stop field at byte 20") != NULL);
+		coll_free(&c);
+	}
+	free(sf.f.p);
+}
+
+/*
+ * The agent's sequence at a file size limit (ulimit -f): append chunks
+ * until write() fails with EFBIG, then trace_file_mark_stopped() on the
+ * same descriptor. Run in a child, whose limit and SIGXFSZ are its own.
+ */
+static void test_stop_at_size_limit(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[256];
+	struct coll c = { 0 };
+	struct trace_result res;
+
+	snprintf(path, sizeof(path), "%s/jcal-test-fsize-XXXXXX", dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 10000, 10000 };
+		uint8_t h[TRACE_FILE_HEADER_LEN], buf[1000];
+		struct trace_events_enc enc;
+		uint64_t m = 0;
+		int rc = 3;
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(2);
+		trace_file_header(h);
+		if (write(fd, h, sizeof(h)) != (ssize_t)sizeof(h))
+			_exit(2);
+		trace_events_init(&enc, buf, sizeof(buf), 1, 1);
+		for (int i = 0; i < 1000; i++) {
+			while (!trace_events_full(&enc)) {
+				m += 100;
+				trace_events_add(&enc, JCAL_TR_EXIT, JCAL_MT_OTHER, 7, &m);
+			}
+			size_t n = trace_events_finish(&enc);
+			ssize_t w = write(fd, buf, n);
+			if (w < 0 || (size_t)w < n) {
+				/* a short write leaves part of the chunk; the next fails */
+				if (w >= 0)
+					w = write(fd, buf + w, n - (size_t)w);
+				if (w < 0) {
+					rc = errno == EFBIG && trace_file_mark_stopped(fd, errno) == 0
+						     ? 0
+						     : 4;
+				}
+				break;
+			}
+			trace_events_reset(&enc);
+		}
+		_exit(rc);
+	}
+	close(fd);
+	int status = -1;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	struct trace_visitor v = coll_visitor(&c);
+	enum trace_status st = trace_read_file(path, &v, &res);
+	CHECK(st == TRACE_TRUNCATED || st == TRACE_OK);
+	CHECK(!res.has_end);
+	CHECK_EQ_U(res.stop_reason, TRACE_STOP_FSIZE);
+	CHECK(res.file_bytes <= 10000 && res.events > 0);
+	coll_free(&c);
+	unlink(path);
+}
+
+/*
+ * Format 1.x files stay readable: their CRC covers the payload only, a
+ * 16-byte file header, and their END counts are not checked (read as
+ * before). The bytes are the worked example of docs/trace-format.md as
+ * format 1.0 described it.
+ */
+static void test_format_1x(void)
+{
+	static const uint8_t v1[] = {
+		/* file header 1.0 */
+		0x4a, 0x43, 0x41, 0x4c, 0x54, 0x52, 0x43, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00,
+		/* RECORDS: METHOD 5 */
+		0x4a, 0x43, 0x43, 0x4b, 0x01, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0xdb,
+		0x68, 0x46, 0x2b, 0x02, 0x0c, 0x05, 0x08, 0x03, 0x4c, 0x41, 0x3b, 0x01, 0x66,
+		0x03, 0x28, 0x29, 0x56,
+		/* EVENTS of thread 1 */
+		0x4a, 0x43, 0x43, 0x4b, 0x02, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x1d,
+		0xb8, 0x97, 0xb5, 0x01, 0x01, 0x24, 0xac, 0x02, 0xd0, 0x0f, 0x24, 0x05, 0xac,
+		0x02, 0x05, 0x9c, 0x04, 0x06, 0x27, 0x39, 0x07, 0x84, 0x02,
+	};
+	struct coll c = { 0 };
+	struct trace_result res;
+	struct bytes b = { 0 };
+
+	CHECK(read_bytes(v1, sizeof(v1), &c, &res) == TRACE_OK);
+	CHECK_EQ_U(res.version_major, 1);
+	CHECK_EQ_U(res.version_minor, 0);
+	CHECK_EQ_U(res.chunks, 2);
+	CHECK_EQ_U(res.events, 5);
+	CHECK_EQ_U(res.bytes_read, sizeof(v1));
+	CHECK_STR(c.log, "method 5 8 [LA;] [f] [()V]\n");
+	if (c.nev == 5) {
+		CHECK_EQ_U(c.ev[3].method, 300);
+		CHECK_EQ_U(c.ev[3].transition, JCAL_TR_THROW);
+		CHECK_EQ_U(c.ev[4].metric[0], 1530);
+	}
+	coll_free(&c);
+
+	/* A 1.1 file with an END whose counts do not match: read as before. */
+	bytes_put(&b, v1, sizeof(v1));
+	b.p[10] = 1;
+	uint8_t end[] = { TRACE_REC_END, 3, 99, 7, 0 };
+	bytes_chunk_ver(&b, TRACE_CHUNK_RECORDS, end, sizeof(end), 1);
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_OK);
+	CHECK(res.has_end);
+	CHECK_EQ_U(res.version_minor, 1);
+	coll_free(&c);
+	/* its chunk headers are not covered: a changed kind is skipped, as 1.x
+	 * readers did */
+	b.p[TRACE_FILE_HEADER_LEN_V1 + 4] = 0x41;
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_OK);
+	CHECK_STR(c.log, "END 99 7 0\n");
+	CHECK_EQ_U(c.nev, 5);
+	coll_free(&c);
+	/* and a 2.x-style CRC is a mismatch there (and the reverse) */
+	b.len = TRACE_FILE_HEADER_LEN_V1;
+	bytes_chunk_ver(&b, TRACE_CHUNK_RECORDS, end, sizeof(end), 2);
+	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_CORRUPT);
+	CHECK(strstr(res.msg, "CRC mismatch") != NULL);
+	coll_free(&c);
+	/* a 1.x file header cut short */
+	CHECK(read_bytes(v1, 12, &c, &res) == TRACE_TRUNCATED);
+	CHECK(strstr(res.msg, "file header of 16 bytes has only 12") != NULL);
+	coll_free(&c);
+	free(b.p);
+}
+
+/* The worked example of docs/trace-format.md, as this encoder writes it. */
+static void test_doc_example(void)
+{
+	static const uint8_t want_hdr[] = {
+		0x4a, 0x43, 0x41, 0x4c, 0x54, 0x52, 0x43, 0x01, 0x02, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff,
+	};
+	uint8_t h[TRACE_FILE_HEADER_LEN], buf[128];
+	struct trace_events_enc enc;
+	struct trace_recbuf rb;
+	uint64_t m;
+
+	trace_file_header(h);
+	uint32_t hcrc = (uint32_t)crc32(0L, h, 16);
+	CHECK(memcmp(h, want_hdr, 16) == 0 && memcmp(h + 20, want_hdr + 20, 4) == 0);
+	printf("     file header CRC 0x%08x\n", hcrc);
+	CHECK_EQ_U(hcrc, DOC_HEADER_CRC);
+
+	trace_events_init(&enc, buf, sizeof(buf), 1, 1);
+	static const struct {
+		unsigned tr, type;
+		uint32_t method;
+		uint64_t metric;
+	} ev[] = {
+		{ JCAL_TR_ENTRY, JCAL_MT_INTERP, 300, 1000 }, { JCAL_TR_ENTRY, JCAL_MT_INTERP, 5, 1150 },
+		{ JCAL_TR_EXIT, JCAL_MT_INTERP, 5, 1420 },    { JCAL_TR_THROW, JCAL_MT_INTERP, 300, 1400 },
+		{ JCAL_TR_EXIT, JCAL_MT_OTHER, 7, 1530 },
+	};
+	for (size_t i = 0; i < 5; i++) {
+		m = ev[i].metric;
+		trace_events_add(&enc, ev[i].tr, ev[i].type, ev[i].method, &m);
+	}
+	CHECK_EQ_U(trace_events_finish(&enc), 36);
+	uint32_t ecrc = buf[12] | buf[13] << 8 | buf[14] << 16 | (uint32_t)buf[15] << 24;
+	printf("     events chunk CRC 0x%08x\n", ecrc);
+	CHECK_EQ_U(ecrc, DOC_EVENTS_CRC);
+
+	trace_recbuf_init(&rb);
+	trace_rec_method(&rb, 5, JCAL_ACC_STATIC, "LA;", "f", "()V");
+	CHECK_EQ_U(trace_recbuf_finish(&rb), 30);
+	uint32_t rcrc = rb.buf[12] | rb.buf[13] << 8 | rb.buf[14] << 16 | (uint32_t)rb.buf[15] << 24;
+	printf("     records chunk CRC 0x%08x\n", rcrc);
+	CHECK_EQ_U(rcrc, DOC_RECORDS_CRC);
+	trace_recbuf_free(&rb);
+}
+
 static void test_empty_and_bad_headers(void)
 {
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 	uint8_t h[TRACE_FILE_HEADER_LEN];
 
@@ -811,10 +1180,15 @@ static void test_empty_and_bad_headers(void)
 	coll_free(&c);
 
 	trace_file_header(h);
-	CHECK(memcmp(h, "JCALTRC\x01\x01\x00\x01\x00\x00\x00\x00\x00", 16) == 0);
+	/* 2.0, flags 0, CRC of bytes 0-15, stop field: none (0, complement 0xffff) */
+	CHECK(memcmp(h, "JCALTRC\x01\x02\x00\x00\x00\x00\x00\x00\x00", 16) == 0);
+	CHECK_EQ_U(h[16] | h[17] << 8 | h[18] << 16 | (uint32_t)h[19] << 24,
+		   (uint32_t)crc32(0L, h, 16));
+	CHECK(memcmp(h + 20, "\x00\x00\xff\xff", 4) == 0);
 	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_OK);
 	CHECK_EQ_U(res.chunks, 0);
-	CHECK_EQ_U(res.bytes_read, 16);
+	CHECK_EQ_U(res.bytes_read, TRACE_FILE_HEADER_LEN);
+	CHECK_EQ_U(res.stop_reason, TRACE_STOP_NONE);
 	CHECK(!res.has_end);
 	coll_free(&c);
 
@@ -826,15 +1200,17 @@ static void test_empty_and_bad_headers(void)
 	coll_free(&c);
 
 	trace_file_header(h);
-	h[8] = 2;
+	h[8] = 3;
+	h[10] = 1;
 	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_CORRUPT);
-	CHECK(strstr(res.msg, "version 2.1 at byte 8") != NULL);
+	CHECK(strstr(res.msg, "version 3.1 at byte 8") != NULL);
 	coll_free(&c);
 
-	/* A newer minor version and unknown flags are read. */
+	/* A newer minor version and unknown flags are read (with their CRC). */
 	trace_file_header(h);
 	h[10] = 9;
 	h[12] = 1;
+	header_seal(h);
 	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_OK);
 	CHECK_EQ_U(res.version_minor, 9);
 	coll_free(&c);
@@ -851,7 +1227,7 @@ static void test_empty_and_bad_headers(void)
 static void test_zero_tail(void)
 {
 	struct small_file sf;
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 	struct bytes b = { 0 };
 	static const uint8_t zeros[300];
@@ -899,7 +1275,7 @@ static void test_zero_tail(void)
 static void test_unknown_kinds(void)
 {
 	struct bytes b = { 0 };
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 	/* unknown record 200 (3 bytes), META with a trailing extra byte,
 	 * THREAD_NAME, unknown record 0 (empty). */
@@ -978,7 +1354,7 @@ static void test_bad_payloads(void)
 		BP(TRACE_CHUNK_EVENTS, "\x01\x02\x24\x01\x02", "cut metric"),
 		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01\x80", "cut metric"),
 	};
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -999,7 +1375,7 @@ static void test_bad_payloads(void)
 	bytes_chunk(&b, TRACE_CHUNK_EVENTS, (const uint8_t *)"\x01\x01\x24\x01\x02", 5);
 	bytes_chunk(&b, TRACE_CHUNK_EVENTS, (const uint8_t *)"\x01\x01\x01\x00", 4);
 	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_CORRUPT);
-	CHECK(strstr(res.msg, "chunk at byte 37: event 0 at payload byte 2") != NULL);
+	CHECK(strstr(res.msg, "chunk at byte 45: event 0 at payload byte 2") != NULL);
 	CHECK_EQ_U(c.nev, 1);
 	CHECK_EQ_U(c.ev[0].metric[0], 1);
 	coll_free(&c);
@@ -1121,7 +1497,7 @@ static void test_control_events(void)
 	struct trace_events_enc enc;
 	struct trace_recbuf rb;
 	uint64_t m = 100;
-	struct coll c;
+	struct coll c = { 0 };
 	struct trace_result res;
 
 	trace_events_init(&enc, buf, sizeof(buf), 3, 1);
@@ -1183,6 +1559,12 @@ int main(void)
 	RUN(test_events_roundtrip);
 	RUN(test_cut_files);
 	RUN(test_corrupt_files);
+	RUN(test_flipped_chunk_kind);
+	RUN(test_end_counts);
+	RUN(test_stop_field);
+	RUN(test_stop_at_size_limit);
+	RUN(test_format_1x);
+	RUN(test_doc_example);
 	RUN(test_empty_and_bad_headers);
 	RUN(test_zero_tail);
 	RUN(test_unknown_kinds);

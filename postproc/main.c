@@ -450,12 +450,10 @@ static int load(struct model *m, const struct cli *c, struct trace_result *res)
 	}
 	if (!m->has_end && st == TRACE_OK)
 		msg("warning",
-		    "%s: no END record: the JVM did not shut down cleanly; open frames are closed "
-		    "at "
-		    "each thread's last event",
-		    c->trace);
+		    "%s: no END record: %s; open frames are closed at each thread's last event",
+		    c->trace, trace_no_end_str(res));
 	else if (!m->has_end)
-		msg("warning", "%s: the JVM did not shut down cleanly (no END record)", c->trace);
+		msg("warning", "%s: no END record: %s", c->trace, trace_no_end_str(res));
 	if (model_finish(m)) {
 		msg("error", "%s: %s", c->trace, m->err);
 		return -1;

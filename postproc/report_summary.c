@@ -77,13 +77,21 @@ static void format_time(const char *ns, char *buf, size_t len)
 		snprintf(buf, len, "%s", ns ? ns : "?");
 }
 
-static const char *completeness(const struct model *m, const struct report_opts *o)
+static const char *completeness(const struct model *m, const struct report_opts *o, char *buf,
+				size_t len)
 {
-	if (o->res && o->res->status == TRACE_TRUNCATED)
+	if (o->res && o->res->status == TRACE_TRUNCATED && !m->has_end)
+		snprintf(buf, len, "truncated (read up to the last complete record; %s)",
+			 trace_no_end_str(o->res));
+	else if (o->res && o->res->status == TRACE_TRUNCATED)
 		return "truncated (read up to the last complete record)";
-	if (!m->has_end)
-		return "incomplete (no END record: the JVM did not shut down cleanly)";
-	return "complete";
+	else if (!m->has_end && o->res)
+		snprintf(buf, len, "incomplete (no END record: %s)", trace_no_end_str(o->res));
+	else if (!m->has_end)
+		return "incomplete (no END record)";
+	else
+		return "complete";
+	return buf;
 }
 
 /* One "  label: value" line of the text summary, labels aligned; label and
@@ -142,13 +150,13 @@ static void text(const struct model *m, const struct report_opts *o,
 		 const struct model_thread *const *list, size_t n, const struct totals *t)
 {
 	FILE *f = o->out;
-	char buf[128], label[64], line[256];
+	char buf[128], label[64], line[256], status[256];
 	unsigned mi = o->metric;
 	size_t pos;
 
 	text_escapef(f, "Trace %s", o->trace_path ? o->trace_path : "");
 	fputc('\n', f);
-	row(f, "status:", "%s", completeness(m, o));
+	row(f, "status:", "%s", completeness(m, o, status, sizeof(status)));
 	if (o->res)
 		row(f, "format:", "%u.%u, %" PRIu64 " bytes, %" PRIu64 " chunks",
 		    o->res->version_major, o->res->version_minor, o->res->file_bytes,

@@ -22,6 +22,7 @@
 #include "calib_table.h"
 #include "model.h"
 #include "../../agent/options.h"
+#include "trace_encoder.h"
 #include "trace_reader.h"
 
 #define FUZZ_REQUIRE(cond)                                                                         \
@@ -43,6 +44,11 @@ static inline int fuzz_one_line(const char *msg, size_t cap)
 struct fuzz_trace_ctx {
 	uint64_t events;
 	size_t bytes; /* string bytes seen: reads every string to its NUL */
+	uint64_t controls, thread_starts;
+	/* at the first END record: its counts and what came before it */
+	int ends;
+	struct trace_end end;
+	uint64_t methods_before_end, starts_before_end;
 };
 
 static int fuzz_tr_meta(void *ctx, const char *k, const char *v)
@@ -65,11 +71,31 @@ static int fuzz_tr_thread(void *ctx, const struct trace_thread *t)
 	return t->nmetrics > JCAL_MAX_METRICS;
 }
 
+static int fuzz_tr_start(void *ctx, const struct trace_thread *t)
+{
+	((struct fuzz_trace_ctx *)ctx)->thread_starts++;
+	return fuzz_tr_thread(ctx, t);
+}
+
+static int fuzz_tr_end(void *ctx, const struct trace_end *e)
+{
+	struct fuzz_trace_ctx *c = ctx;
+
+	if (!c->ends++) {
+		c->end = *e;
+		c->methods_before_end = c->events - c->controls;
+		c->starts_before_end = c->thread_starts;
+	}
+	return 0;
+}
+
 static int fuzz_tr_event(void *ctx, const struct trace_event *e)
 {
 	((struct fuzz_trace_ctx *)ctx)->events++;
-	if (e->transition == JCAL_TR_CONTROL)
+	if (e->transition == JCAL_TR_CONTROL) {
+		((struct fuzz_trace_ctx *)ctx)->controls++;
 		return e->type >= JCAL_CTL_COUNT;
+	}
 	return e->transition >= JCAL_TR_COUNT || e->type >= JCAL_MT_COUNT || e->nmetrics < 1 ||
 	       e->nmetrics > JCAL_MAX_METRICS;
 }
@@ -81,12 +107,26 @@ static int fuzz_tr_label(void *ctx, uint32_t id, const char *text)
 	return 0;
 }
 
-/* Rewrites the CRC of every complete chunk of a file image so that the
- * fuzzer reaches the payload decoders through the file framing. */
+static void fuzz_put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Rewrites the checks of a file image (2.x: the file header's CRC and stop
+ * field complement; every complete chunk's CRC, as its version computes it)
+ * so that the fuzzer reaches the payload decoders through the framing. */
 static inline void fuzz_fix_crcs(uint8_t *p, size_t n)
 {
-	size_t off = TRACE_FILE_HEADER_LEN;
+	int v1 = n >= 10 && p[8] == 1 && p[9] == 0;
+	size_t off = v1 ? TRACE_FILE_HEADER_LEN_V1 : TRACE_FILE_HEADER_LEN;
 
+	if (!v1 && n >= TRACE_FILE_HEADER_LEN) {
+		fuzz_put_u32(p + TRACE_HEADER_CRC_OFFSET,
+			     (uint32_t)crc32(0L, p, TRACE_HEADER_CRC_OFFSET));
+		p[TRACE_STOP_OFFSET + 2] = (uint8_t)~p[TRACE_STOP_OFFSET];
+		p[TRACE_STOP_OFFSET + 3] = (uint8_t)~p[TRACE_STOP_OFFSET + 1];
+	}
 	while (off + TRACE_CHUNK_HEADER_LEN <= n) {
 		uint8_t *h = p + off;
 		uint32_t len = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 |
@@ -94,11 +134,75 @@ static inline void fuzz_fix_crcs(uint8_t *p, size_t n)
 
 		if (len > n - off - TRACE_CHUNK_HEADER_LEN)
 			return;
-		uint32_t crc = (uint32_t)crc32(0L, h + TRACE_CHUNK_HEADER_LEN, len);
-		for (int i = 0; i < 4; i++)
-			h[12 + i] = (uint8_t)(crc >> (8 * i));
+		fuzz_put_u32(h + TRACE_CHUNK_CRC_OFFSET,
+			     v1 ? (uint32_t)crc32(0L, h + TRACE_CHUNK_HEADER_LEN, len)
+				: trace_chunk_crc(h, h + TRACE_CHUNK_HEADER_LEN, len));
 		off += TRACE_CHUNK_HEADER_LEN + len;
 	}
+}
+
+/* Reads a file image through a memory FILE with the counting visitor. */
+static inline enum trace_status fuzz_read_image(const uint8_t *img, size_t n,
+						struct fuzz_trace_ctx *c, struct trace_result *res)
+{
+	struct trace_visitor v = {
+	    .ctx = c,
+	    .meta = fuzz_tr_meta,
+	    .method = fuzz_tr_method,
+	    .thread_start = fuzz_tr_start,
+	    .thread_name = fuzz_tr_thread,
+	    .thread_end = fuzz_tr_thread,
+	    .event = fuzz_tr_event,
+	    .end = fuzz_tr_end,
+	    .label = fuzz_tr_label,
+	};
+	FILE *f = fmemopen(n ? (void *)img : (void *)"", n ? n : 1, "rb");
+	enum trace_status st;
+
+	memset(c, 0, sizeof(*c));
+	if (!f)
+		return TRACE_IOERR;
+	if (!n)
+		fgetc(f);
+	st = trace_read_stream(f, "fuzz.bin", &v, res);
+	fclose(f);
+	return st;
+}
+
+/*
+ * The integrity properties of format 2.x: a file that reads as a whole
+ * trace has END counts that match what it holds (its method events, at
+ * least as many THREAD_START records as threads), and any one byte of it
+ * changed (which byte and bit picked from the input) is detected: the
+ * changed file never reads as a whole trace.
+ */
+static inline int fuzz_trace_integrity(const uint8_t *img, size_t n)
+{
+	struct fuzz_trace_ctx c;
+	struct trace_result res;
+	enum trace_status st = fuzz_read_image(img, n, &c, &res);
+
+	if (st != TRACE_OK || res.version_major < 2)
+		return 0;
+	FUZZ_REQUIRE(res.events == c.events);
+	FUZZ_REQUIRE(res.has_end == (c.ends > 0));
+	if (res.has_end) {
+		FUZZ_REQUIRE(c.end.events == c.methods_before_end);
+		FUZZ_REQUIRE(c.end.threads <= c.starts_before_end);
+	}
+	if (n == 0)
+		return 0;
+	uint8_t *d = malloc(n);
+	if (!d)
+		return 0;
+	uint32_t h = (uint32_t)crc32(0L, img, (uInt)n);
+	size_t at = h % n;
+	memcpy(d, img, n);
+	d[at] ^= (uint8_t)(1u << ((h >> 24) & 7));
+	st = fuzz_read_image(d, n, &c, &res);
+	free(d);
+	FUZZ_REQUIRE(st != TRACE_OK);
+	return 0;
 }
 
 /* A whole file image through a memory FILE into jcal-post's model. */
@@ -144,7 +248,8 @@ static inline int fuzz_trace_file(uint8_t *img, size_t n)
 /*
  * Input: byte 0 picks the path. 0: one chunk payload (byte 1 = kind) through
  * trace_decode_chunk; 1: the rest is a file image, read as is; 2: the same
- * with every complete chunk's CRC recomputed first.
+ * with its checks (CRCs, stop field) recomputed first. A file image is read
+ * into jcal-post's model, then checked by fuzz_trace_integrity.
  */
 static inline int fuzz_trace_reader(const uint8_t *data, size_t size)
 {
@@ -154,7 +259,7 @@ static inline int fuzz_trace_reader(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	if (mode == 0) {
-		struct fuzz_trace_ctx c = {0, 0};
+		struct fuzz_trace_ctx c = {0};
 		struct trace_visitor v = {
 		    .ctx = &c,
 		    .meta = fuzz_tr_meta,
@@ -187,6 +292,8 @@ static inline int fuzz_trace_reader(const uint8_t *data, size_t size)
 	if (mode == 2)
 		fuzz_fix_crcs(img, size);
 	int r = fuzz_trace_file(img, size);
+	if (!r)
+		r = fuzz_trace_integrity(img, size);
 	free(img);
 	return r;
 }

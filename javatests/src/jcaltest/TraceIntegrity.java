@@ -1,0 +1,204 @@
+package jcaltest;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32;
+
+/**
+ * Integrity of real traces (docs/trace-format.md): a changed chunk kind byte
+ * or a wrong END count is an error of jcal-post, never a complete trace; the
+ * stop field and a file size limit give an honest reason for a missing END.
+ * Uses Runner's process and report helpers.
+ *
+ * Usage: java -cp build/javatests jcaltest.TraceIntegrity AGENT JCAL_POST [TEST...]
+ * Ends with "traceintegrity: N passed, N failed".
+ */
+public final class TraceIntegrity {
+	private static final String W = "jcaltest.work.";
+	private static final int FILE_HEADER = 24, CHUNK_HEADER = 16, STOP_OFFSET = 20;
+	private final Runner r;
+
+	private TraceIntegrity(Runner r) {
+		this.r = r;
+	}
+
+	/** Offsets of the chunks of a 2.x trace image. */
+	private List<Integer> chunks(byte[] img) {
+		List<Integer> l = new ArrayList<>();
+		ByteBuffer b = ByteBuffer.wrap(img).order(ByteOrder.LITTLE_ENDIAN);
+		r.check(img.length >= FILE_HEADER && b.getShort(8) == 2, "a format 2 trace expected");
+		for (int off = FILE_HEADER; off + CHUNK_HEADER <= img.length;) {
+			l.add(off);
+			off += CHUNK_HEADER + b.getInt(off + 8);
+		}
+		return l;
+	}
+
+	/** Recomputes the CRC of the chunk at off (header bytes 0-11, payload). */
+	private static void reseal(byte[] img, int off) {
+		ByteBuffer b = ByteBuffer.wrap(img).order(ByteOrder.LITTLE_ENDIAN);
+		CRC32 crc = new CRC32();
+		crc.update(img, off, 12);
+		crc.update(img, off + CHUNK_HEADER, b.getInt(off + 8));
+		b.putInt(off + 12, (int) crc.getValue());
+	}
+
+	private void expectError(String what, Runner.Result res, String substring) {
+		List<String> lines = res.errLines();
+		r.check(res.rc != 0, what + ": non-zero exit expected, got 0: " + res.err);
+		r.check(lines.size() == 1 && lines.get(0).startsWith("jcal-post: error: ") && lines.get(0).contains(substring),
+				what + ": one 'jcal-post: error: ... " + substring + "' line expected, got " + lines);
+		r.check(!res.out.contains("complete"), what + ": no report expected: " + res.out);
+	}
+
+	private Path write(String name, byte[] img) throws Exception {
+		Path p = r.tmp.resolve(name);
+		Files.write(p, img);
+		return p;
+	}
+
+	/* The kind byte of every chunk changed (to an unknown kind and to the
+	 * other known one): an error naming the chunk's CRC, every time. */
+	private void testChunkKind() throws Exception {
+		Path t = r.trace("kind-source", W + "Basic");
+		byte[] all = Files.readAllBytes(t);
+		Runner.Result ok = r.post(t, "--report", "summary");
+		r.check(ok.rc == 0 && ok.out.contains("status:                complete"), "the source trace is complete: " + ok.err);
+		List<Integer> offs = chunks(all);
+		r.check(offs.size() >= 3, "a few chunks expected, got " + offs.size());
+		int n = 0;
+		for (int off : offs) {
+			for (int v : new int[] { all[off + 4] ^ 1, all[off + 4] ^ 3, 0x41 }) {
+				byte[] bad = all.clone();
+				bad[off + 4] = (byte) v;
+				expectError("kind of the chunk at byte " + off + " set to " + v,
+						r.post(write("kind.bin", bad), "--report", "summary"),
+						"chunk at byte " + off + ": CRC mismatch");
+				n++;
+			}
+		}
+		r.check(n == 3 * offs.size(), "every chunk tried");
+	}
+
+	/* END's event count one off (CRC made valid again): an error. */
+	private void testEndCount() throws Exception {
+		Path t = r.trace("end-source", W + "Basic");
+		byte[] all = Files.readAllBytes(t);
+		List<Integer> offs = chunks(all);
+		int last = offs.get(offs.size() - 1);
+		ByteBuffer b = ByteBuffer.wrap(all).order(ByteOrder.LITTLE_ENDIAN);
+		int end = last + CHUNK_HEADER + b.getInt(last + 8), endRec = -1;
+		r.check(all[last + 4] == 1, "the last chunk holds records");
+		for (int p = last + CHUNK_HEADER; p < end;) {
+			int kind = all[p] & 0xff, len = 0, shift = 0, q = p + 1;
+			while ((all[q] & 0x80) != 0) {
+				len |= (all[q++] & 0x7f) << shift;
+				shift += 7;
+			}
+			len |= (all[q++] & 0x7f) << shift;
+			if (kind == 8)
+				endRec = q;
+			p = q + len;
+		}
+		r.check(endRec > 0, "an END record in the last chunk");
+		if (endRec < 0)
+			return;
+		/* the low 7 bits of the events varint: +1 or -1 keeps its length */
+		byte[] bad = all.clone();
+		int low = bad[endRec] & 0x7f;
+		bad[endRec] = (byte) ((bad[endRec] & 0x80) | (low == 0x7f ? low - 1 : low + 1));
+		reseal(bad, last);
+		expectError("END count changed", r.post(write("end.bin", bad), "--report", "summary"),
+				"END record: it counts");
+		/* the chunk kept but an events chunk dropped: the count tells */
+		int drop = -1;
+		for (int off : offs)
+			if (all[off + 4] == 2)
+				drop = off;
+		r.check(drop > 0, "an events chunk");
+		int dlen = CHUNK_HEADER + b.getInt(drop + 8);
+		byte[] gap = new byte[all.length - dlen];
+		System.arraycopy(all, 0, gap, 0, drop);
+		System.arraycopy(all, drop + dlen, gap, drop, all.length - drop - dlen);
+		expectError("an events chunk left out", r.post(write("gap.bin", gap), "--report", "summary"),
+				"END record: it counts");
+	}
+
+	/* A cut trace whose stop field says "file size limit": the warning and the
+	 * summary say so, and not that the JVM died. */
+	private void testStopField() throws Exception {
+		Path t = r.trace("stop-source", W + "Loop");
+		byte[] all = Files.readAllBytes(t);
+		byte[] cut = Arrays.copyOf(all, all.length * 3 / 5);
+		ByteBuffer.wrap(cut).order(ByteOrder.LITTLE_ENDIAN).putShort(STOP_OFFSET, (short) 2).putShort(STOP_OFFSET + 2,
+				(short) ~2);
+		Runner.Result res = r.post(write("stopped.bin", cut), "--report", "summary");
+		String why = "the agent stopped writing: the file size limit was reached (ulimit -f)";
+		r.check(res.rc == 0, "exit 0 expected: " + res.err);
+		r.check(res.err.contains("jcal-post: warning: ") && res.err.contains("no END record: " + why),
+				"the warning names the stop: " + res.err);
+		r.check(!res.err.contains("did not shut down cleanly"), "no word of a JVM that died: " + res.err);
+		r.check(res.out.contains("status:                truncated (read up to the last complete record; " + why + ")"),
+				"summary status: " + res.out);
+		/* a damaged stop field is corrupt */
+		cut[STOP_OFFSET + 3] ^= 0x10;
+		expectError("damaged stop field", r.post(write("stopped-bad.bin", cut)), "damaged stop field at byte 20");
+	}
+
+	/* The agent stops at a file size limit (ulimit -f): jcal-post reads what
+	 * was written and says why the END is missing as far as the file tells,
+	 * never plainly that the JVM did not shut down cleanly. */
+	private void testSizeLimit() throws Exception {
+		Path t = r.tmp.resolve("fsize.bin");
+		int blocks = 2000; /* 1 MB, in the 512-byte units of sh's ulimit -f */
+		List<String> cmd = new ArrayList<>(List.of("sh", "-c", "ulimit -f " + blocks + " && exec \"$@\"", "sh", r.java,
+				"-agentpath:" + r.agent + "=trace,metric=tsc,out=" + t, "-cp", r.classes, W + "StressDiskFull"));
+		Runner.Result run = r.run(r.tmp.toFile(), cmd);
+		r.check(run.rc == 0 && run.out.contains("diskfull done"), "JVM under the limit: exit " + run.rc + ": " + run.err);
+		byte[] img = Files.readAllBytes(t);
+		r.check(img.length > FILE_HEADER && img.length <= blocks * 512, "trace within the limit: " + img.length);
+		ByteBuffer b = ByteBuffer.wrap(img).order(ByteOrder.LITTLE_ENDIAN);
+		int reason = b.getShort(STOP_OFFSET) & 0xffff;
+		r.check(reason == 0 || reason == 2, "stop reason 0 (not recorded) or 2 (file size limit): " + reason);
+		Runner.Result res = r.post(t, "--report", "summary");
+		r.check(res.rc == 0, "jcal-post exit 0: " + res.err);
+		String why = reason == 2 ? "the agent stopped writing: the file size limit was reached (ulimit -f)"
+				: "the JVM did not shut down cleanly, or the agent stopped writing without recording why";
+		r.check(res.err.contains("no END record: " + why), "the warning says: " + why + "; got: " + res.err);
+		r.check(!res.err.contains("the JVM did not shut down cleanly (no END record)"), "not the old claim: " + res.err);
+		r.check(res.out.contains(why) && !res.out.contains("status:                complete"), "summary status: " + res.out);
+		System.out.println("     stop reason in the file header: " + reason);
+	}
+
+	public static void main(String[] args) throws Exception {
+		if (args.length < 2) {
+			System.err.println("usage: TraceIntegrity AGENT JCAL_POST [TEST...]");
+			System.exit(2);
+		}
+		Path tmp = Files.createTempDirectory("jcaltrace");
+		Runner r = new Runner(args[0], args[1], tmp);
+		TraceIntegrity s = new TraceIntegrity(r);
+		List<String> only = Arrays.asList(args).subList(2, args.length);
+		Map<String, Runner.Test> tests = new LinkedHashMap<>();
+		tests.put("integrity-chunk-kind", s::testChunkKind);
+		tests.put("integrity-end-count", s::testEndCount);
+		tests.put("integrity-stop-field", s::testStopField);
+		tests.put("integrity-size-limit", s::testSizeLimit);
+		for (Map.Entry<String, Runner.Test> e : tests.entrySet())
+			if (only.isEmpty() || only.contains(e.getKey()))
+				r.test(e.getKey(), e.getValue());
+		System.out.println("traceintegrity: " + r.passed + " passed, " + r.failed + " failed");
+		if (r.failed == 0)
+			Runner.deleteTree(tmp.toFile());
+		else
+			System.out.println("(test files kept in " + tmp + ")");
+		System.exit(r.failed == 0 ? 0 : 1);
+	}
+}
