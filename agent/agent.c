@@ -281,8 +281,8 @@ static void finish_trace(JNIEnv *jni)
 	rb = trace_file_lock();
 	if (jcal.metrics.tsc_hz)
 		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
-	trace_rec_end(rb, events, threads, lost);
 	trace_file_unlock();
+	trace_file_write_end(threads, lost);
 	bytes = trace_file_close();
 	metric_set_names(&jcal.metrics, names, sizeof(names));
 	jcal_info("wrote %s: %llu events, %llu threads, %u methods, metric %s, %llu bytes "

@@ -34,12 +34,14 @@ static atomic_int file_failed;
 static int file_created;  /* this agent created the file (it did not exist) */
 static int file_regular;  /* a regular file: locked, truncated at begin */
 static int file_begun;    /* truncated and header written */
+static int file_ended;    /* the END record is written: nothing may follow */
+static uint64_t file_events; /* method events in the chunks written so far */
 
 static int begin_locked(void);
 
 static int write_all_locked(const uint8_t *p, size_t n)
 {
-	if (file_fd < 0 || atomic_load_explicit(&file_failed, memory_order_relaxed))
+	if (file_fd < 0 || file_ended || atomic_load_explicit(&file_failed, memory_order_relaxed))
 		return -1;
 	if (!file_begun && begin_locked())
 		return -1;
@@ -50,6 +52,10 @@ static int write_all_locked(const uint8_t *p, size_t n)
 		if (w <= 0) {
 			int e = w < 0 ? errno : ENOSPC;
 			atomic_store(&file_failed, 1);
+			/* Say in the file header why it ends early (disk full, file
+			 * size limit); not when the header itself failed. */
+			if (file_bytes >= TRACE_FILE_HEADER_LEN)
+				trace_file_mark_stopped(file_fd, e);
 			/* A partial chunk stays behind; readers treat it as a cut tail. */
 			jcal_warn("cannot write %s: %s; tracing stopped, the file keeps the "
 				  "%llu bytes written so far",
@@ -219,9 +225,29 @@ int trace_file_write_events(struct trace_events_enc *enc)
 		pthread_mutex_lock(&file_mutex);
 		if (flush_defs_locked() || write_all_locked(enc->buf, n))
 			rc = -1;
+		else
+			file_events += enc->events - enc->controls;
 		pthread_mutex_unlock(&file_mutex);
 	}
 	trace_events_reset(enc);
+	return rc;
+}
+
+int trace_file_write_end(uint64_t threads, uint64_t lost_events)
+{
+	struct trace_recbuf end;
+	int rc = -1;
+
+	trace_recbuf_init(&end);
+	pthread_mutex_lock(&file_mutex);
+	if (!flush_defs_locked()) {
+		trace_rec_end(&end, file_events, threads, lost_events);
+		size_t n = trace_recbuf_finish(&end);
+		rc = n ? write_all_locked(end.buf, n) : -1;
+	}
+	file_ended = 1;
+	pthread_mutex_unlock(&file_mutex);
+	trace_recbuf_free(&end);
 	return rc;
 }
 

@@ -41,6 +41,12 @@ void trace_file_unlock(void);
  * or -1 when the file is no longer writable (the events were dropped). */
 int trace_file_write_events(struct trace_events_enc *enc);
 
+/* Writes pending definitions, then the END record with the number of
+ * method events in the chunks written (under the file mutex, so the count
+ * is exact even if a thread still writes), threads and lost events. After
+ * it nothing more is written. 0 or -1. */
+int trace_file_write_end(uint64_t threads, uint64_t lost_events);
+
 /* Writes pending definitions now. */
 void trace_file_flush(void);
 

@@ -119,6 +119,7 @@ void trace_events_reset(struct trace_events_enc *enc)
 	*p++ = (uint8_t)enc->nmetrics;
 	enc->len = (size_t)(p - enc->buf);
 	enc->events = 0;
+	enc->controls = 0;
 	memset(enc->last, 0, sizeof(enc->last));
 	enc->depth = 0;
 }

@@ -29,6 +29,7 @@ struct trace_events_enc {
 	uint32_t serial;
 	unsigned nmetrics;
 	uint64_t events; /* events in the current chunk */
+	uint64_t controls; /* of which control events (END counts the others) */
 	uint64_t last[JCAL_MAX_METRICS];
 	uint32_t depth;
 	uint32_t stack[TRACE_SHADOW_DEPTH];
@@ -99,6 +100,7 @@ static inline void trace_events_add_control(struct trace_events_enc *enc, unsign
 	}
 	enc->len = (size_t)(p - enc->buf);
 	enc->events++;
+	enc->controls++;
 }
 
 /* Fills in the chunk header (length, CRC). Returns the bytes to write
