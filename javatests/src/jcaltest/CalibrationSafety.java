@@ -1,6 +1,5 @@
 package jcaltest;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -413,33 +412,17 @@ public final class CalibrationSafety {
 	}
 
 	public static void main(String[] args) throws Exception {
-		if (args.length < 2) {
-			System.err.println("usage: CalibrationSafety AGENT JCAL_POST [TEST...]");
-			System.exit(2);
-		}
-		Path tmp = Files.createTempDirectory("jcalcalibsafety");
-		Runner r = new Runner(args[0], args[1], tmp);
-		CalibrationSafety s = new CalibrationSafety(r);
-		List<String> only = Arrays.asList(args).subList(2, args.length);
-		Map<String, Runner.Test> tests = new LinkedHashMap<>();
-		tests.put("calib-tool-options-calibrate", s::testToolOptionsCalibrate);
-		tests.put("calib-tool-options-recalibrate", s::testToolOptionsRecalibrate);
-		tests.put("calib-marker-refuses", s::testMarkerRefuses);
-		tests.put("calib-symlink", s::testSymlink);
-		tests.put("calib-concurrent", s::testConcurrent);
-		tests.put("calib-file-limit", s::testFileLimit);
-		tests.put("calib-long-dir", s::testLongDir);
-		for (Map.Entry<String, Runner.Test> e : tests.entrySet())
-			if (only.isEmpty() || only.contains(e.getKey())) {
-				long t0 = System.nanoTime();
-				r.test(e.getKey(), e.getValue());
-				System.out.printf("     (%.1f s)%n", (System.nanoTime() - t0) / 1e9);
-			}
-		System.out.println("calibsafety: " + r.passed + " passed, " + r.failed + " failed");
-		if (r.failed == 0)
-			Runner.deleteTree(tmp.toFile());
-		else
-			System.out.println("(test files kept in " + tmp + ")");
-		System.exit(r.failed == 0 ? 0 : 1);
+		Runner.runSuite("calibsafety", args, r -> {
+			CalibrationSafety s = new CalibrationSafety(r);
+			Map<String, Runner.Test> tests = new LinkedHashMap<>();
+			tests.put("calib-tool-options-calibrate", s::testToolOptionsCalibrate);
+			tests.put("calib-tool-options-recalibrate", s::testToolOptionsRecalibrate);
+			tests.put("calib-marker-refuses", s::testMarkerRefuses);
+			tests.put("calib-symlink", s::testSymlink);
+			tests.put("calib-concurrent", s::testConcurrent);
+			tests.put("calib-file-limit", s::testFileLimit);
+			tests.put("calib-long-dir", s::testLongDir);
+			return tests;
+		});
 	}
 }

@@ -136,26 +136,13 @@ public final class OutputSafety {
 	}
 
 	public static void main(String[] args) throws Exception {
-		if (args.length < 2) {
-			System.err.println("usage: OutputSafety AGENT JCAL_POST [TEST...]");
-			System.exit(2);
-		}
-		Path tmp = Files.createTempDirectory("jcaloutput");
-		Runner r = new Runner(args[0], args[1], tmp);
-		OutputSafety s = new OutputSafety(r);
-		List<String> only = Arrays.asList(args).subList(2, args.length);
-		Map<String, Runner.Test> tests = new LinkedHashMap<>();
-		tests.put("failed-start-keeps-files", s::testFailedStart);
-		tests.put("same-out-two-jvms", s::testSameOutTwoJvms);
-		tests.put("agent-loaded-twice", s::testLoadedTwice);
-		for (Map.Entry<String, Runner.Test> e : tests.entrySet())
-			if (only.isEmpty() || only.contains(e.getKey()))
-				r.test(e.getKey(), e.getValue());
-		System.out.println("output: " + r.passed + " passed, " + r.failed + " failed");
-		if (r.failed == 0)
-			Runner.deleteTree(tmp.toFile());
-		else
-			System.out.println("(test files kept in " + tmp + ")");
-		System.exit(r.failed == 0 ? 0 : 1);
+		Runner.runSuite("output", args, r -> {
+			OutputSafety s = new OutputSafety(r);
+			Map<String, Runner.Test> tests = new LinkedHashMap<>();
+			tests.put("failed-start-keeps-files", s::testFailedStart);
+			tests.put("same-out-two-jvms", s::testSameOutTwoJvms);
+			tests.put("agent-loaded-twice", s::testLoadedTwice);
+			return tests;
+		});
 	}
 }

@@ -1,6 +1,5 @@
 package jcaltest;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -229,27 +228,14 @@ public final class PostSafety {
 	}
 
 	public static void main(String[] args) throws Exception {
-		if (args.length < 2) {
-			System.err.println("usage: PostSafety AGENT JCAL_POST [TEST...]");
-			System.exit(2);
-		}
-		Path tmp = Files.createTempDirectory("jcalpostsafety");
-		Runner r = new Runner(args[0], args[1], tmp);
-		PostSafety s = new PostSafety(r);
-		List<String> only = Arrays.asList(args).subList(2, args.length);
-		Map<String, Runner.Test> tests = new LinkedHashMap<>();
-		tests.put("post-escaped-names", s::testEscapedNames);
-		tests.put("post-fifo-table", s::testFifoTable);
-		tests.put("post-output-is-input", s::testOutputIsInput);
-		tests.put("post-fifo-output", s::testFifoOutput);
-		for (Map.Entry<String, Runner.Test> e : tests.entrySet())
-			if (only.isEmpty() || only.contains(e.getKey()))
-				r.test(e.getKey(), e.getValue());
-		System.out.println("postsafety: " + r.passed + " passed, " + r.failed + " failed");
-		if (r.failed == 0)
-			Runner.deleteTree(tmp.toFile());
-		else
-			System.out.println("(test files kept in " + tmp + ")");
-		System.exit(r.failed == 0 ? 0 : 1);
+		Runner.runSuite("postsafety", args, r -> {
+			PostSafety s = new PostSafety(r);
+			Map<String, Runner.Test> tests = new LinkedHashMap<>();
+			tests.put("post-escaped-names", s::testEscapedNames);
+			tests.put("post-fifo-table", s::testFifoTable);
+			tests.put("post-output-is-input", s::testOutputIsInput);
+			tests.put("post-fifo-output", s::testFifoOutput);
+			return tests;
+		});
 	}
 }

@@ -804,6 +804,36 @@ public final class Runner {
 		System.exit(r.failed == 0 ? 0 : 1);
 	}
 
+	/**
+	 * The main() of a test suite: args are AGENT JCAL_POST [TEST...]; tests
+	 * builds the suite's named tests on a Runner over a fresh temporary
+	 * directory. Runs them in order (only those named, when any are), each
+	 * with its time, prints "label: N passed, N failed", keeps the
+	 * directory only when something failed, and exits 1 then.
+	 */
+	static void runSuite(String label, String[] args, java.util.function.Function<Runner, Map<String, Test>> tests)
+			throws Exception {
+		if (args.length < 2) {
+			System.err.println("usage: " + label + " AGENT JCAL_POST [TEST...]");
+			System.exit(2);
+		}
+		Path tmp = Files.createTempDirectory("jcal" + label);
+		Runner r = new Runner(args[0], args[1], tmp);
+		List<String> only = Arrays.asList(args).subList(2, args.length);
+		for (Map.Entry<String, Test> e : tests.apply(r).entrySet())
+			if (only.isEmpty() || only.contains(e.getKey())) {
+				long t0 = System.nanoTime();
+				r.test(e.getKey(), e.getValue());
+				System.out.printf("     (%.1f s)%n", (System.nanoTime() - t0) / 1e9);
+			}
+		System.out.println(label + ": " + r.passed + " passed, " + r.failed + " failed");
+		if (r.failed == 0)
+			deleteTree(tmp.toFile());
+		else
+			System.out.println("(test files kept in " + tmp + ")");
+		System.exit(r.failed == 0 ? 0 : 1);
+	}
+
 	static void deleteTree(File f) {
 		File[] kids = f.listFiles();
 		if (kids != null)

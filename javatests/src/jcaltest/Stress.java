@@ -1,10 +1,8 @@
 package jcaltest;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -242,32 +240,16 @@ public final class Stress {
 	}
 
 	public static void main(String[] args) throws Exception {
-		if (args.length < 2) {
-			System.err.println("usage: Stress AGENT JCAL_POST [TEST...]");
-			System.exit(2);
-		}
-		Path tmp = Files.createTempDirectory("jcalstress");
-		Runner r = new Runner(args[0], args[1], tmp);
-		Stress s = new Stress(r);
-		List<String> only = Arrays.asList(args).subList(2, args.length);
-		Map<String, Runner.Test> tests = new LinkedHashMap<>();
-		tests.put("stress-deep-threads", s::testDeepThreads);
-		tests.put("stress-short-threads", s::testShortThreads);
-		tests.put("stress-class-unloading", s::testClassUnloading);
-		tests.put("stress-sigkill", s::testSigkill);
-		tests.put("stress-exit-from-thread", s::testExitFromThread);
-		tests.put("stress-disk-full", s::testDiskFull);
-		for (Map.Entry<String, Runner.Test> e : tests.entrySet())
-			if (only.isEmpty() || only.contains(e.getKey())) {
-				long t0 = System.nanoTime();
-				r.test(e.getKey(), e.getValue());
-				System.out.printf("     (%.1f s)%n", (System.nanoTime() - t0) / 1e9);
-			}
-		System.out.println("stress: " + r.passed + " passed, " + r.failed + " failed");
-		if (r.failed == 0)
-			Runner.deleteTree(tmp.toFile());
-		else
-			System.out.println("(test files kept in " + tmp + ")");
-		System.exit(r.failed == 0 ? 0 : 1);
+		Runner.runSuite("stress", args, r -> {
+			Stress s = new Stress(r);
+			Map<String, Runner.Test> tests = new LinkedHashMap<>();
+			tests.put("stress-deep-threads", s::testDeepThreads);
+			tests.put("stress-short-threads", s::testShortThreads);
+			tests.put("stress-class-unloading", s::testClassUnloading);
+			tests.put("stress-sigkill", s::testSigkill);
+			tests.put("stress-exit-from-thread", s::testExitFromThread);
+			tests.put("stress-disk-full", s::testDiskFull);
+			return tests;
+		});
 	}
 }
