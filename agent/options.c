@@ -1,6 +1,9 @@
 /*
- * options.c - parses and validates the agent option string (SPEC §2).
+ * options.c - parses and validates the agent option string (README.md,
+ * "Agent options"), and prints its `help` table.
  *
+ * One table, opt_rows, holds every option (key, value syntax, help text,
+ * handler): the parser dispatches on it and `help` is generated from it.
  * Strict: every token must be a known key with a valid value; the first bad
  * one is reported by name and nothing else happens.
  */
@@ -10,44 +13,6 @@
 #include <string.h>
 
 #define DEFAULT_OUT "jcal-%p.bin"
-
-static const char help_text[] =
-	"jcal: calibrated instrumentation profiler for Java\n"
-	"usage: java -agentpath:/path/to/libjcal.so=OPT[,OPT...] ...\n"
-	"\n"
-	"  help               print this table and exit\n"
-	"  trace              record every method entry and exit to the trace file\n"
-	"  calibrate          run the built-in calibration workload, write its table, exit\n"
-	"  out=FILE           trace file; %p = pid, %t = start time, %% = %\n"
-	"                     (default " DEFAULT_OUT ")\n"
-	"  metric=M[+M...]    auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
-	"                     up to 4 read at every event\n"
-	"  mode=events|bci    JVMTI method events (default) or bytecode instrumentation\n"
-	"  include=PATTERN    mode=bci: instrument only classes matching PATTERN, a glob\n"
-	"                     on pkg.Class names (* any text, ? one character);\n"
-	"                     repeat the option or separate patterns with ';'\n"
-	"  exclude=PATTERN    mode=bci: do not instrument matching classes; default\n"
-	"                     (without include=) java.* javax.* jdk.* sun.* com.sun.*\n"
-	"  start=auto|manual  trace every thread from the start (default), or only\n"
-	"                     between jcal.Control.start() and stop() of each thread\n"
-	"  recalibrate=W      with trace: run a short calibration burst at start-up\n"
-	"                     (start), at the end (end) or both, and keep its samples\n"
-	"                     in the trace (jcal-post --calib inrun); a period\n"
-	"                     (60s, 5m, 1h) repeats the burst that often while the\n"
-	"                     program runs (the option may be given twice)\n"
-	"  table=FILE         with calibrate: where the table goes\n"
-	"                     (default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)\n"
-	"  log=FILE           agent messages to FILE instead of stderr\n"
-	"  loglevel=L         error, warn, info (default) or debug\n"
-	"  quiet              only errors (same as loglevel=error)\n"
-	"\n"
-	"example: java -agentpath:build/libjcal.so=trace,out=t.bin -cp app Main\n"
-	"         build/jcal-post t.bin --report tree\n";
-
-const char *jcal_options_help(void)
-{
-	return help_text;
-}
 
 const char *jcal_mode_name(enum jcal_mode m)
 {
@@ -207,90 +172,114 @@ static int set_command(struct jcal_options *o, enum jcal_command c, const char *
 	return 0;
 }
 
-static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errlen)
+/* The handlers of the option table: val is NULL for a flag, tok the whole
+ * token for messages. */
+typedef int opt_handler(struct jcal_options *o, const char *val, const char *tok, char *err,
+			size_t errlen);
+
+static int opt_help(struct jcal_options *o, const char *val, const char *tok, char *err,
+		    size_t errlen)
 {
-	char *eq = strchr(tok, '=');
-	const char *val = eq ? eq + 1 : NULL;
-	char key[32];
-	size_t klen = eq ? (size_t)(eq - tok) : strlen(tok);
+	(void)val;
+	return set_command(o, JCAL_CMD_HELP, tok, err, errlen);
+}
 
-	if (klen == 0)
-		return fail(err, errlen, "empty option name in '%s'", tok);
-	if (klen >= sizeof(key))
-		return fail(err, errlen, "unknown option '%s' (try 'help')", tok);
-	memcpy(key, tok, klen);
-	key[klen] = '\0';
+static int opt_trace(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	(void)val;
+	return set_command(o, JCAL_CMD_TRACE, tok, err, errlen);
+}
 
-	static const char *const flags[] = { "help", "trace", "calibrate", "quiet" };
-	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-		if (strcmp(key, flags[i]))
-			continue;
-		if (val)
-			return fail(err, errlen, "option '%s' takes no value", tok);
-		if (!strcmp(key, "help"))
-			return set_command(o, JCAL_CMD_HELP, tok, err, errlen);
-		if (!strcmp(key, "trace"))
-			return set_command(o, JCAL_CMD_TRACE, tok, err, errlen);
-		if (!strcmp(key, "calibrate"))
-			return set_command(o, JCAL_CMD_CALIBRATE, tok, err, errlen);
-		o->quiet = 1;
-		o->loglevel = JCAL_LOG_ERROR;
-		return 0;
-	}
-	if (!strcmp(key, "out") || !strcmp(key, "table") || !strcmp(key, "log") ||
-	    !strcmp(key, "metric") || !strcmp(key, "mode") || !strcmp(key, "loglevel") ||
-	    !strcmp(key, "start") || !strcmp(key, "recalibrate") || !strcmp(key, "include") ||
-	    !strcmp(key, "exclude")) {
-		if (!val)
-			return fail(err, errlen, "option '%s' needs a value", tok);
-	} else {
-		return fail(err, errlen, "unknown option '%s' (try 'help')", tok);
-	}
-	if (!strcmp(key, "out"))
-		return set_path(o->out, val, tok, err, errlen);
-	if (!strcmp(key, "table"))
-		return set_path(o->table, val, tok, err, errlen);
-	if (!strcmp(key, "log"))
-		return set_path(o->log, val, tok, err, errlen);
-	if (!strcmp(key, "metric"))
-		return parse_metrics(o, val, tok, err, errlen);
-	if (!strcmp(key, "include"))
-		return add_patterns(o->bci_include, val, tok, err, errlen);
-	if (!strcmp(key, "exclude"))
-		return add_patterns(o->bci_exclude, val, tok, err, errlen);
-	if (!strcmp(key, "recalibrate")) {
-		if (!strcmp(val, "start") || !strcmp(val, "both"))
-			o->recalibrate_start = 1;
-		if (!strcmp(val, "end") || !strcmp(val, "both"))
-			o->recalibrate_end = 1;
-		if (strcmp(val, "start") && strcmp(val, "end") && strcmp(val, "both") &&
-		    parse_period(val, &o->recalibrate_period_s))
-			return fail(err, errlen,
-				    "bad value in option '%s' (expected start, end, both or a "
-				    "period from 10s to 24h such as 60s, 5m or 1h)",
-				    tok);
-		return 0;
-	}
-	if (!strcmp(key, "start")) {
-		if (!strcmp(val, "auto"))
-			o->start_manual = 0;
-		else if (!strcmp(val, "manual"))
-			o->start_manual = 1;
-		else
-			return fail(err, errlen, "bad value in option '%s' (expected auto or manual)",
-				    tok);
-		return 0;
-	}
-	if (!strcmp(key, "mode")) {
-		if (!strcmp(val, "events"))
-			o->mode = JCAL_MODE_EVENTS;
-		else if (!strcmp(val, "bci"))
-			o->mode = JCAL_MODE_BCI;
-		else
-			return fail(err, errlen, "bad value in option '%s' (expected events or bci)",
-				    tok);
-		return 0;
-	}
+static int opt_calibrate(struct jcal_options *o, const char *val, const char *tok, char *err,
+			 size_t errlen)
+{
+	(void)val;
+	return set_command(o, JCAL_CMD_CALIBRATE, tok, err, errlen);
+}
+
+static int opt_quiet(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	(void)val, (void)tok, (void)err, (void)errlen;
+	o->quiet = 1;
+	o->loglevel = JCAL_LOG_ERROR;
+	return 0;
+}
+
+static int opt_out(struct jcal_options *o, const char *val, const char *tok, char *err,
+		   size_t errlen)
+{
+	return set_path(o->out, val, tok, err, errlen);
+}
+
+static int opt_table(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	return set_path(o->table, val, tok, err, errlen);
+}
+
+static int opt_log(struct jcal_options *o, const char *val, const char *tok, char *err,
+		   size_t errlen)
+{
+	return set_path(o->log, val, tok, err, errlen);
+}
+
+static int opt_include(struct jcal_options *o, const char *val, const char *tok, char *err,
+		       size_t errlen)
+{
+	return add_patterns(o->bci_include, val, tok, err, errlen);
+}
+
+static int opt_exclude(struct jcal_options *o, const char *val, const char *tok, char *err,
+		       size_t errlen)
+{
+	return add_patterns(o->bci_exclude, val, tok, err, errlen);
+}
+
+static int opt_recalibrate(struct jcal_options *o, const char *val, const char *tok, char *err,
+			   size_t errlen)
+{
+	if (!strcmp(val, "start") || !strcmp(val, "both"))
+		o->recalibrate_start = 1;
+	if (!strcmp(val, "end") || !strcmp(val, "both"))
+		o->recalibrate_end = 1;
+	if (strcmp(val, "start") && strcmp(val, "end") && strcmp(val, "both") &&
+	    parse_period(val, &o->recalibrate_period_s))
+		return fail(err, errlen,
+			    "bad value in option '%s' (expected start, end, both or a "
+			    "period from 10s to 24h such as 60s, 5m or 1h)",
+			    tok);
+	return 0;
+}
+
+static int opt_start(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	if (!strcmp(val, "auto"))
+		o->start_manual = 0;
+	else if (!strcmp(val, "manual"))
+		o->start_manual = 1;
+	else
+		return fail(err, errlen, "bad value in option '%s' (expected auto or manual)", tok);
+	return 0;
+}
+
+static int opt_mode(struct jcal_options *o, const char *val, const char *tok, char *err,
+		    size_t errlen)
+{
+	if (!strcmp(val, "events"))
+		o->mode = JCAL_MODE_EVENTS;
+	else if (!strcmp(val, "bci"))
+		o->mode = JCAL_MODE_BCI;
+	else
+		return fail(err, errlen, "bad value in option '%s' (expected events or bci)", tok);
+	return 0;
+}
+
+static int opt_loglevel(struct jcal_options *o, const char *val, const char *tok, char *err,
+			size_t errlen)
+{
 	static const char *const levels[] = { "error", "warn", "info", "debug" };
 	for (int i = 0; i < 4; i++)
 		if (!strcmp(val, levels[i])) {
@@ -300,6 +289,132 @@ static int parse_token(struct jcal_options *o, char *tok, char *err, size_t errl
 		}
 	return fail(err, errlen, "bad value in option '%s' (expected error, warn, info or debug)",
 		    tok);
+}
+
+/* One row per option: the parser dispatches on it and `help` prints it.
+ * A row with a syntax takes a value (key=SYNTAX); ONCE marks a key that
+ * may be given only once (a second one is refused rather than silently
+ * replacing the first); include=, exclude= and recalibrate= add up, and a
+ * repeated flag changes nothing. A '\n'
+ * in the help starts a continuation line. */
+enum opt_count { MANY, ONCE };
+
+static const struct opt_row {
+	const char *key;
+	const char *syntax; /* NULL: a flag, no value */
+	enum opt_count count;
+	const char *help;
+	opt_handler *parse;
+} opt_rows[] = {
+	{ "help", NULL, MANY, "print this table and exit", opt_help },
+	{ "trace", NULL, MANY, "record every method entry and exit to the trace file", opt_trace },
+	{ "calibrate", NULL, MANY, "run the built-in calibration workload, write its table, exit",
+	  opt_calibrate },
+	{ "out", "FILE", ONCE,
+	  "trace file; %p = pid, %t = start time, %% = %\n(default " DEFAULT_OUT ")", opt_out },
+	{ "metric", "M[+M...]", ONCE,
+	  "auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
+	  "up to 4 read at every event",
+	  parse_metrics },
+	{ "mode", "events|bci", ONCE, "JVMTI method events (default) or bytecode instrumentation",
+	  opt_mode },
+	{ "include", "PATTERN", MANY,
+	  "mode=bci: instrument only classes matching PATTERN, a glob\n"
+	  "on pkg.Class names (* any text, ? one character);\n"
+	  "repeat the option or separate patterns with ';'",
+	  opt_include },
+	{ "exclude", "PATTERN", MANY,
+	  "mode=bci: do not instrument matching classes; default\n"
+	  "(without include=) java.* javax.* jdk.* sun.* com.sun.*",
+	  opt_exclude },
+	{ "start", "auto|manual", ONCE,
+	  "trace every thread from the start (default), or only\n"
+	  "between jcal.Control.start() and stop() of each thread",
+	  opt_start },
+	{ "recalibrate", "W", MANY,
+	  "with trace: run a short calibration burst at start-up\n"
+	  "(start), at the end (end) or both, and keep its samples\n"
+	  "in the trace (jcal-post --calib inrun); a period\n"
+	  "(60s, 5m, 1h) repeats the burst that often while the\n"
+	  "program runs (the option may be given twice)",
+	  opt_recalibrate },
+	{ "table", "FILE", ONCE,
+	  "with calibrate: where the table goes\n"
+	  "(default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)",
+	  opt_table },
+	{ "log", "FILE", ONCE, "agent messages to FILE instead of stderr", opt_log },
+	{ "loglevel", "L", ONCE, "error, warn, info (default) or debug", opt_loglevel },
+	{ "quiet", NULL, MANY, "only errors (same as loglevel=error)", opt_quiet },
+};
+
+#define NROWS (sizeof(opt_rows) / sizeof(opt_rows[0]))
+_Static_assert(NROWS <= 32, "the once-seen set of jcal_options_parse is a 32-bit mask");
+
+static char help_text[4096];
+
+/* The help table, generated from opt_rows on first use. */
+const char *jcal_options_help(void)
+{
+	size_t n = 0;
+
+	if (help_text[0])
+		return help_text;
+	n += (size_t)snprintf(help_text + n, sizeof(help_text) - n,
+			      "jcal: calibrated instrumentation profiler for Java\n"
+			      "usage: java -agentpath:/path/to/libjcal.so=OPT[,OPT...] ...\n\n");
+	for (size_t i = 0; i < NROWS && n < sizeof(help_text); i++) {
+		const struct opt_row *r = &opt_rows[i];
+		char left[40];
+		snprintf(left, sizeof(left), "%s%s%s", r->key, r->syntax ? "=" : "",
+			 r->syntax ? r->syntax : "");
+		n += (size_t)snprintf(help_text + n, sizeof(help_text) - n, "  %-18s ", left);
+		for (const char *p = r->help; *p && n < sizeof(help_text); p++) {
+			n += (size_t)snprintf(help_text + n, sizeof(help_text) - n, "%c", *p);
+			if (*p == '\n')
+				n += (size_t)snprintf(help_text + n, sizeof(help_text) - n,
+						      "%21s", "");
+		}
+		if (n < sizeof(help_text))
+			n += (size_t)snprintf(help_text + n, sizeof(help_text) - n, "\n");
+	}
+	if (n < sizeof(help_text))
+		snprintf(help_text + n, sizeof(help_text) - n,
+			 "\nexample: java -agentpath:build/libjcal.so=trace,out=t.bin -cp app Main\n"
+			 "         build/jcal-post t.bin --report tree\n");
+	return help_text;
+}
+
+/* Parses one key[=value] token by its row; *seen holds the once-keys met so far. */
+static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *err,
+		       size_t errlen)
+{
+	char *eq = strchr(tok, '=');
+	const char *val = eq ? eq + 1 : NULL;
+	size_t klen = eq ? (size_t)(eq - tok) : strlen(tok);
+	size_t i;
+
+	if (klen == 0)
+		return fail(err, errlen, "empty option name in '%s'", tok);
+	for (i = 0; i < NROWS; i++)
+		if (strlen(opt_rows[i].key) == klen && !strncmp(tok, opt_rows[i].key, klen))
+			break;
+	if (i == NROWS)
+		return fail(err, errlen, "unknown option '%s' (try 'help')", tok);
+	const struct opt_row *r = &opt_rows[i];
+	if (r->count == ONCE) {
+		if (*seen & (1u << i)) {
+			snprintf(err, errlen, "option '%s': %s= was given already (give it once%s)",
+				 tok, r->key,
+				 strcmp(r->key, "metric") ? "" : "; metric=A+B reads several");
+			return -1;
+		}
+		*seen |= 1u << i;
+	}
+	if (!r->syntax && val)
+		return fail(err, errlen, "option '%s' takes no value", tok);
+	if (r->syntax && !val)
+		return fail(err, errlen, "option '%s' needs a value", tok);
+	return r->parse(o, val, tok, err, errlen);
 }
 
 /* An error message is one line: control characters of the quoted token
@@ -313,31 +428,6 @@ static int one_line(char *err, size_t errlen)
 }
 
 static int parse_all(const char *str, struct jcal_options *o, char *err, size_t errlen);
-
-/* Keys that take one value: a second one is refused rather than silently
- * replacing the first (include=, exclude= and recalibrate= add up). */
-static const char *const single_keys[] = { "out",  "table",    "log",  "metric",
-					   "mode", "loglevel", "start" };
-
-/* Fails when tok repeats a single-valued key already in *seen. */
-static int check_repeat(const char *tok, unsigned *seen, char *err, size_t errlen)
-{
-	size_t klen = strcspn(tok, "=");
-
-	for (size_t i = 0; i < sizeof(single_keys) / sizeof(single_keys[0]); i++) {
-		if (strlen(single_keys[i]) != klen || strncmp(tok, single_keys[i], klen))
-			continue;
-		if (*seen & (1u << i)) {
-			snprintf(err, errlen,
-				 "option '%s': %s= was given already (give it once%s)", tok,
-				 single_keys[i],
-				 strcmp(single_keys[i], "metric") ? "" : "; metric=A+B reads several");
-			return -1;
-		}
-		*seen |= 1u << i;
-	}
-	return 0;
-}
 
 int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_t errlen)
 {
@@ -369,7 +459,7 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 			*comma = '\0';
 		if (!*tok)
 			return fail(err, errlen, "empty option in '%s'", str);
-		if (check_repeat(tok, &seen, err, errlen) || parse_token(o, tok, err, errlen))
+		if (parse_token(o, tok, &seen, err, errlen))
 			return -1;
 		if (!comma)
 			break;

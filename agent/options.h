@@ -1,5 +1,6 @@
 /*
- * options.h - the agent's option string (SPEC §2): parsing and validation.
+ * options.h - the agent's option string (README.md, "Agent options"):
+ * parsing and validation.
  *
  * Pure code, no JVMTI: unit-tested in native-tests/test-options.c.
  */
@@ -71,7 +72,7 @@ int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_
 int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
 			    char *err, size_t errlen);
 
-/* The option table printed by `help`. */
+/* The option table printed by `help`, generated from the parser's rows. */
 const char *jcal_options_help(void);
 
 const char *jcal_mode_name(enum jcal_mode m);
