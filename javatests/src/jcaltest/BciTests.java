@@ -4,7 +4,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,15 +19,12 @@ import java.util.regex.Pattern;
  * and virtual threads when a JDK >= 21 is there; calibrate,mode=bci and its
  * table applied to a bci trace. Uses Runner's process and
  * report helpers.
- *
- * Usage: java -cp build/javatests jcaltest.BciTests AGENT JCAL_POST [TEST...]
- * Ends with "bci: N passed, N failed".
+ * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class BciTests {
 	private static final String W = "jcaltest.work.";
 	private static final Path BUILD = Path.of(System.getProperty("jcal.build", "build")).toAbsolutePath();
 	private final Runner r;
-	private int skipped;
 
 	private BciTests(Runner r) {
 		this.r = r;
@@ -270,45 +266,18 @@ public final class BciTests {
 		}
 	}
 
-	public static void main(String[] args) throws Exception {
-		if (args.length < 2) {
-			System.err.println("usage: BciTests AGENT JCAL_POST [TEST...]");
-			System.exit(2);
-		}
-		Path tmp = Files.createTempDirectory("jcalbci");
-		Runner r = new Runner(args[0], args[1], tmp);
+	/** The suite's tests, in the order jcaltest.Main runs them. */
+	static Runner.Tests tests(Runner r) {
 		BciTests b = new BciTests(r);
-		List<String> only = Arrays.asList(args).subList(2, args.length);
-		Map<String, Runner.Test> tests = new LinkedHashMap<>();
-		tests.put("bci-workloads", b::testWorkloads);
-		tests.put("bci-exceptions", b::testExceptions);
-		tests.put("bci-lambdas", b::testLambdasAndShapes);
-		tests.put("bci-verify-all", b::testVerifyAll);
-		tests.put("bci-warm", b::testWarm);
-		tests.put("bci-filters", b::testFilters);
-		tests.put("bci-calibrate", b::testCalibrate);
-		for (Map.Entry<String, Runner.Test> e : tests.entrySet())
-			if (only.isEmpty() || only.contains(e.getKey()))
-				r.test(e.getKey(), e.getValue());
-		Map<String, Runner.SkippableTest> opt = new LinkedHashMap<>();
-		opt.put("bci-new-jdk", b::testNewJdk);
-		opt.put("bci-virtual-threads", b::testVirtualThreads);
-		for (Map.Entry<String, Runner.SkippableTest> e : opt.entrySet())
-			if (only.isEmpty() || only.contains(e.getKey())) {
-				boolean[] ran = { true };
-				r.test(e.getKey(), () -> ran[0] = e.getValue().run());
-				if (!ran[0]) {
-					r.passed--;
-					b.skipped++;
-				}
-			}
-		if (b.skipped > 0)
-			System.out.println("(" + b.skipped + " skipped)");
-		System.out.println("bci: " + r.passed + " passed, " + r.failed + " failed");
-		if (r.failed == 0)
-			Runner.deleteTree(tmp.toFile());
-		else
-			System.out.println("(test files kept in " + tmp + ")");
-		System.exit(r.failed == 0 ? 0 : 1);
+		return new Runner.Tests()
+				.add("bci-workloads", b::testWorkloads)
+				.add("bci-exceptions", b::testExceptions)
+				.add("bci-lambdas", b::testLambdasAndShapes)
+				.add("bci-verify-all", b::testVerifyAll)
+				.add("bci-warm", b::testWarm)
+				.add("bci-filters", b::testFilters)
+				.add("bci-calibrate", b::testCalibrate)
+				.addSkippable("bci-new-jdk", b::testNewJdk)
+				.addSkippable("bci-virtual-threads", b::testVirtualThreads);
 	}
 }

@@ -8,7 +8,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,9 +28,7 @@ import java.util.regex.Pattern;
  * Every JVM started here carries JCALTEST_TAG=<unique> in its environment,
  * so the suite counts the JVMs a command started (its own descendants
  * included) by scanning /proc, and kills them all at the end of each test.
- *
- * Usage: java -cp build/javatests jcaltest.CalibrationSafety AGENT JCAL_POST [TEST...]
- * Ends with "calibsafety: N passed, N failed".
+ * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class CalibrationSafety {
 	private static final String TAG_VAR = "JCALTEST_TAG";
@@ -411,18 +408,16 @@ public final class CalibrationSafety {
 				"one error line naming JCAL_CALIB_DIR and its limit: " + run.res.err);
 	}
 
-	public static void main(String[] args) throws Exception {
-		Runner.runSuite("calibsafety", args, r -> {
-			CalibrationSafety s = new CalibrationSafety(r);
-			Map<String, Runner.Test> tests = new LinkedHashMap<>();
-			tests.put("calib-tool-options-calibrate", s::testToolOptionsCalibrate);
-			tests.put("calib-tool-options-recalibrate", s::testToolOptionsRecalibrate);
-			tests.put("calib-marker-refuses", s::testMarkerRefuses);
-			tests.put("calib-symlink", s::testSymlink);
-			tests.put("calib-concurrent", s::testConcurrent);
-			tests.put("calib-file-limit", s::testFileLimit);
-			tests.put("calib-long-dir", s::testLongDir);
-			return tests;
-		});
+	/** The suite's tests, in the order jcaltest.Main runs them. */
+	static Runner.Tests tests(Runner r) {
+		CalibrationSafety s = new CalibrationSafety(r);
+		return new Runner.Tests()
+				.add("calib-tool-options-calibrate", s::testToolOptionsCalibrate)
+				.add("calib-tool-options-recalibrate", s::testToolOptionsRecalibrate)
+				.add("calib-marker-refuses", s::testMarkerRefuses)
+				.add("calib-symlink", s::testSymlink)
+				.add("calib-concurrent", s::testConcurrent)
+				.add("calib-file-limit", s::testFileLimit)
+				.add("calib-long-dir", s::testLongDir);
 	}
 }

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -18,9 +17,7 @@ import jcaltest.work.Hold;
  * The agent's trace file: a start that fails leaves existing files as they
  * were and creates none, two writers never share one file, and a second
  * load of the library in one JVM is refused. Uses Runner's helpers.
- *
- * Usage: java -cp build/javatests jcaltest.OutputSafety AGENT JCAL_POST [TEST...]
- * Ends with "output: N passed, N failed".
+ * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class OutputSafety {
 	private static final String W = "jcaltest.work.";
@@ -135,14 +132,12 @@ public final class OutputSafety {
 		}
 	}
 
-	public static void main(String[] args) throws Exception {
-		Runner.runSuite("output", args, r -> {
-			OutputSafety s = new OutputSafety(r);
-			Map<String, Runner.Test> tests = new LinkedHashMap<>();
-			tests.put("failed-start-keeps-files", s::testFailedStart);
-			tests.put("same-out-two-jvms", s::testSameOutTwoJvms);
-			tests.put("agent-loaded-twice", s::testLoadedTwice);
-			return tests;
-		});
+	/** The suite's tests, in the order jcaltest.Main runs them. */
+	static Runner.Tests tests(Runner r) {
+		OutputSafety s = new OutputSafety(r);
+		return new Runner.Tests()
+				.add("failed-start-keeps-files", s::testFailedStart)
+				.add("same-out-two-jvms", s::testSameOutTwoJvms)
+				.add("agent-loaded-twice", s::testLoadedTwice);
 	}
 }

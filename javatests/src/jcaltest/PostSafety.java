@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -17,9 +16,7 @@ import java.util.concurrent.TimeUnit;
  * calibration directory), an output that is one of the inputs, and a FIFO
  * as the output of a table. Every process runs under a short timeout, so a
  * hang is a failure, not a stuck test run.
- *
- * Usage: java -cp build/javatests jcaltest.PostSafety AGENT JCAL_POST [TEST...]
- * Ends with "postsafety: N passed, N failed".
+ * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class PostSafety {
 	private static final String W = "jcaltest.work.";
@@ -227,15 +224,13 @@ public final class PostSafety {
 		return res != null && res.rc == 0;
 	}
 
-	public static void main(String[] args) throws Exception {
-		Runner.runSuite("postsafety", args, r -> {
-			PostSafety s = new PostSafety(r);
-			Map<String, Runner.Test> tests = new LinkedHashMap<>();
-			tests.put("post-escaped-names", s::testEscapedNames);
-			tests.put("post-fifo-table", s::testFifoTable);
-			tests.put("post-output-is-input", s::testOutputIsInput);
-			tests.put("post-fifo-output", s::testFifoOutput);
-			return tests;
-		});
+	/** The suite's tests, in the order jcaltest.Main runs them. */
+	static Runner.Tests tests(Runner r) {
+		PostSafety s = new PostSafety(r);
+		return new Runner.Tests()
+				.add("post-escaped-names", s::testEscapedNames)
+				.add("post-fifo-table", s::testFifoTable)
+				.add("post-output-is-input", s::testOutputIsInput)
+				.add("post-fifo-output", s::testFifoOutput);
 	}
 }

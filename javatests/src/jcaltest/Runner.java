@@ -18,9 +18,7 @@ import java.util.regex.Pattern;
 /**
  * End-to-end tests: start real JVMs with libjcal.so, run jcal-post on the
  * traces, and check the reports exactly (call counts are deterministic).
- *
- * Usage: java -cp build/javatests jcaltest.Runner AGENT JCAL_POST [TEST...]
- * Ends with "java: N passed, N failed".
+ * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class Runner {
 	final String agent;
@@ -28,7 +26,6 @@ public final class Runner {
 	final String java;
 	final String classes;
 	final Path tmp;
-	int passed, failed, skipped;
 	private final List<String> problems = new ArrayList<>();
 
 	Runner(String agent, String post, Path tmp) {
@@ -251,31 +248,38 @@ public final class Runner {
 		boolean run() throws Exception;
 	}
 
-	private void testSkippable(String name, SkippableTest t) {
-		boolean[] ran = { true };
-		test(name, () -> ran[0] = t.run());
-		if (!ran[0]) {
-			passed--;
-			skipped++;
+	/** A suite's tests by name, in the order they run. */
+	static final class Tests extends LinkedHashMap<String, SkippableTest> {
+		private static final long serialVersionUID = 1L;
+
+		Tests add(String name, Test t) {
+			put(name, () -> {
+				t.run();
+				return true;
+			});
+			return this;
+		}
+
+		Tests addSkippable(String name, SkippableTest t) {
+			put(name, t);
+			return this;
 		}
 	}
 
-	void test(String name, Test t) {
+	/**
+	 * Runs one test with a fresh list of problems: returns the problems its
+	 * checks found (empty: it passed), or null when it skipped. jcaltest.Main
+	 * prints and counts the outcome.
+	 */
+	List<String> runOne(SkippableTest t) {
 		problems.clear();
+		boolean ran = true;
 		try {
-			t.run();
+			ran = t.run();
 		} catch (Exception e) {
 			problems.add("exception: " + e);
 		}
-		if (problems.isEmpty()) {
-			passed++;
-			System.out.println("ok   " + name);
-		} else {
-			failed++;
-			System.out.println("FAIL " + name);
-			for (String p : problems)
-				System.out.println("    " + p);
-		}
+		return !ran && problems.isEmpty() ? null : new ArrayList<>(problems);
 	}
 
 	/* ---- the tests ---- */
@@ -763,75 +767,28 @@ public final class Runner {
 		expectPostError("corrupt file", post(corrupt));
 	}
 
-	public static void main(String[] args) throws Exception {
-		if (args.length < 2) {
-			System.err.println("usage: Runner AGENT JCAL_POST [TEST...]");
-			System.exit(2);
-		}
-		Path tmp = Files.createTempDirectory("jcaltest");
-		Runner r = new Runner(args[0], args[1], tmp);
-		List<String> only = Arrays.asList(args).subList(2, args.length);
-		Map<String, Test> tests = new LinkedHashMap<>();
-		tests.put("basic", r::testBasic);
-		tests.put("recursion", r::testRecursion);
-		tests.put("exceptions", r::testExceptions);
-		tests.put("threads", r::testThreads);
-		tests.put("natives", r::testNatives);
-		tests.put("many-chunks", r::testManyChunks);
-		tests.put("text-report", r::testTextReport);
-		tests.put("bad-options", r::testBadOptions);
-		tests.put("help", r::testHelp);
-		tests.put("metric-auto", r::testMetricAuto);
-		tests.put("two-metrics", r::testTwoMetrics);
-		tests.put("calibrate", r::testCalibrate);
-		tests.put("reattach", r::testReattach);
-		tests.put("thread-names", r::testThreadNames);
-		tests.put("regions", r::testRegions);
-		tests.put("recalibrate", r::testRecalibrate);
-		tests.put("recalibrate-periodic", r::testRecalibratePeriodic);
-		tests.put("bad-files", r::testBadFiles);
-		for (Map.Entry<String, Test> e : tests.entrySet())
-			if (only.isEmpty() || only.contains(e.getKey()))
-				r.test(e.getKey(), e.getValue());
-		if (only.isEmpty() || only.contains("virtual-threads"))
-			r.testSkippable("virtual-threads", r::testVirtualThreads);
-		System.out.println("java: " + r.passed + " passed, " + r.failed + " failed"
-				+ (r.skipped > 0 ? ", " + r.skipped + " skipped" : ""));
-		if (r.failed == 0)
-			deleteTree(tmp.toFile());
-		else
-			System.out.println("(test files kept in " + tmp + ")");
-		System.exit(r.failed == 0 ? 0 : 1);
-	}
-
-	/**
-	 * The main() of a test suite: args are AGENT JCAL_POST [TEST...]; tests
-	 * builds the suite's named tests on a Runner over a fresh temporary
-	 * directory. Runs them in order (only those named, when any are), each
-	 * with its time, prints "label: N passed, N failed", keeps the
-	 * directory only when something failed, and exits 1 then.
-	 */
-	static void runSuite(String label, String[] args, java.util.function.Function<Runner, Map<String, Test>> tests)
-			throws Exception {
-		if (args.length < 2) {
-			System.err.println("usage: " + label + " AGENT JCAL_POST [TEST...]");
-			System.exit(2);
-		}
-		Path tmp = Files.createTempDirectory("jcal" + label);
-		Runner r = new Runner(args[0], args[1], tmp);
-		List<String> only = Arrays.asList(args).subList(2, args.length);
-		for (Map.Entry<String, Test> e : tests.apply(r).entrySet())
-			if (only.isEmpty() || only.contains(e.getKey())) {
-				long t0 = System.nanoTime();
-				r.test(e.getKey(), e.getValue());
-				System.out.printf("     (%.1f s)%n", (System.nanoTime() - t0) / 1e9);
-			}
-		System.out.println(label + ": " + r.passed + " passed, " + r.failed + " failed");
-		if (r.failed == 0)
-			deleteTree(tmp.toFile());
-		else
-			System.out.println("(test files kept in " + tmp + ")");
-		System.exit(r.failed == 0 ? 0 : 1);
+	/** The suite's tests, in the order jcaltest.Main runs them. */
+	static Tests tests(Runner r) {
+		return new Tests()
+				.add("basic", r::testBasic)
+				.add("recursion", r::testRecursion)
+				.add("exceptions", r::testExceptions)
+				.add("threads", r::testThreads)
+				.add("natives", r::testNatives)
+				.add("many-chunks", r::testManyChunks)
+				.add("text-report", r::testTextReport)
+				.add("bad-options", r::testBadOptions)
+				.add("help", r::testHelp)
+				.add("metric-auto", r::testMetricAuto)
+				.add("two-metrics", r::testTwoMetrics)
+				.add("calibrate", r::testCalibrate)
+				.add("reattach", r::testReattach)
+				.add("thread-names", r::testThreadNames)
+				.add("regions", r::testRegions)
+				.add("recalibrate", r::testRecalibrate)
+				.add("recalibrate-periodic", r::testRecalibratePeriodic)
+				.add("bad-files", r::testBadFiles)
+				.addSkippable("virtual-threads", r::testVirtualThreads);
 	}
 
 	static void deleteTree(File f) {

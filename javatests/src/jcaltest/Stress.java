@@ -3,7 +3,6 @@ package jcaltest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -19,9 +18,7 @@ import jcaltest.work.StressShortThreads;
  * and exceptions, thousands of short-lived threads, class unloading, SIGKILL
  * mid-trace, System.exit from a non-main thread, a file size limit. Uses
  * Runner's process and report helpers.
- *
- * Usage: java -cp build/javatests jcaltest.Stress AGENT JCAL_POST [TEST...]
- * Ends with "stress: N passed, N failed".
+ * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class Stress {
 	private static final String W = "jcaltest.work.";
@@ -239,17 +236,15 @@ public final class Stress {
 		return r.tmp.resolve(name);
 	}
 
-	public static void main(String[] args) throws Exception {
-		Runner.runSuite("stress", args, r -> {
-			Stress s = new Stress(r);
-			Map<String, Runner.Test> tests = new LinkedHashMap<>();
-			tests.put("stress-deep-threads", s::testDeepThreads);
-			tests.put("stress-short-threads", s::testShortThreads);
-			tests.put("stress-class-unloading", s::testClassUnloading);
-			tests.put("stress-sigkill", s::testSigkill);
-			tests.put("stress-exit-from-thread", s::testExitFromThread);
-			tests.put("stress-disk-full", s::testDiskFull);
-			return tests;
-		});
+	/** The suite's tests, in the order jcaltest.Main runs them. */
+	static Runner.Tests tests(Runner r) {
+		Stress s = new Stress(r);
+		return new Runner.Tests()
+				.add("stress-deep-threads", s::testDeepThreads)
+				.add("stress-short-threads", s::testShortThreads)
+				.add("stress-class-unloading", s::testClassUnloading)
+				.add("stress-sigkill", s::testSigkill)
+				.add("stress-exit-from-thread", s::testExitFromThread)
+				.add("stress-disk-full", s::testDiskFull);
 	}
 }

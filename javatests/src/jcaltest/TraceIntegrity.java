@@ -6,9 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.zip.CRC32;
 
 /**
@@ -16,9 +14,7 @@ import java.util.zip.CRC32;
  * or a wrong END count is an error of jcal-post, never a complete trace; the
  * stop field and a file size limit give an honest reason for a missing END.
  * Uses Runner's process and report helpers.
- *
- * Usage: java -cp build/javatests jcaltest.TraceIntegrity AGENT JCAL_POST [TEST...]
- * Ends with "traceintegrity: N passed, N failed".
+ * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class TraceIntegrity {
 	private static final String W = "jcaltest.work.";
@@ -177,15 +173,13 @@ public final class TraceIntegrity {
 		System.out.println("     stop reason in the file header: " + reason);
 	}
 
-	public static void main(String[] args) throws Exception {
-		Runner.runSuite("traceintegrity", args, r -> {
-			TraceIntegrity s = new TraceIntegrity(r);
-			Map<String, Runner.Test> tests = new LinkedHashMap<>();
-			tests.put("integrity-chunk-kind", s::testChunkKind);
-			tests.put("integrity-end-count", s::testEndCount);
-			tests.put("integrity-stop-field", s::testStopField);
-			tests.put("integrity-size-limit", s::testSizeLimit);
-			return tests;
-		});
+	/** The suite's tests, in the order jcaltest.Main runs them. */
+	static Runner.Tests tests(Runner r) {
+		TraceIntegrity s = new TraceIntegrity(r);
+		return new Runner.Tests()
+				.add("integrity-chunk-kind", s::testChunkKind)
+				.add("integrity-end-count", s::testEndCount)
+				.add("integrity-stop-field", s::testStopField)
+				.add("integrity-size-limit", s::testSizeLimit);
 	}
 }
