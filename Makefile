@@ -200,7 +200,7 @@ clean:
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-# ---- Fuzzing and sanitized agent (issue 6) ----------------------------------
+# ---- Fuzzing and sanitized agent ---------------------------------------------
 # make fuzz [FUZZ_SECONDS=60]: each libFuzzer harness of native-tests/fuzz/
 # for FUZZ_SECONDS, from its seed corpus; new inputs go to $(BUILD)/fuzz/.
 # make asan-agent: libjcal.so with ASan+UBSan in $(ASAN_BUILD) (tested by

@@ -247,7 +247,7 @@ static int enable_mount_events(jvmtiEnv *jvmti)
 			fn = (jvmtiExtensionEvent)on_vthread_mount;
 		else if (!strcmp(ev[i].id, "com.sun.hotspot.events.VirtualThreadUnmount"))
 			fn = (jvmtiExtensionEvent)on_vthread_unmount;
-		/* Delivered only once also enabled by index (SPEC §7). */
+		/* Delivered only once also enabled by index (docs/agent-internals.md). */
 		if (fn && (*jvmti)->SetExtensionEventCallback(jvmti, ev[i].extension_event_index,
 							       fn) == JVMTI_ERROR_NONE &&
 		    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,

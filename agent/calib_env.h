@@ -1,6 +1,7 @@
 /*
  * calib_env.h - the execution-environment overhead of each sequence key
- * (SPEC §6), from call costs measured in an uninstrumented -Xint JVM.
+ * (docs/calibration-format.md), from call costs measured in an
+ * uninstrumented -Xint JVM.
  *
  * Pure code: parses EnvTimer's output and splits call costs over keys.
  */

@@ -1,7 +1,8 @@
 /*
  * calibrate.h - the `calibrate` command: runs the calibration workload on
  * its own thread, measures the execution environment in a -Xint child JVM,
- * and turns the calibration trace into a table (SPEC §6).
+ * and turns the calibration trace into a table (docs/agent-internals.md,
+ * "Calibrate mode").
  */
 #ifndef JCAL_CALIBRATE_H
 #define JCAL_CALIBRATE_H

@@ -1,5 +1,6 @@
 /*
- * host_info.h - the host part of the fingerprint (SPEC §6): CPU and kernel.
+ * host_info.h - the host part of the fingerprint (docs/calibration-format.md):
+ * CPU and kernel.
  */
 #ifndef JCAL_HOST_INFO_H
 #define JCAL_HOST_INFO_H

@@ -1,8 +1,8 @@
 /*
  * jvmti_compat.h - the JDK 21 additions to JVMTI and JNI that jcal uses for
  * virtual threads, for a build against JDK 17 headers. They are used only
- * when the running JVM reports version 21 or later (SPEC §7: calling
- * IsVirtualThread on JDK 17 crashes).
+ * when the running JVM reports version 21 or later (docs/agent-internals.md:
+ * calling IsVirtualThread on JDK 17 crashes).
  */
 #ifndef JCAL_JVMTI_COMPAT_H
 #define JCAL_JVMTI_COMPAT_H

@@ -1,5 +1,5 @@
 /*
- * metric.c - the choice of the metric set (SPEC §2 metric=, with the
+ * metric.c - the choice of the metric set (docs/metrics.md, with the
  * fallback chain of metric=auto and its loud warning), the TSC frequency,
  * and the per-thread opening of the metrics with per-thread fallback.
  * The counters themselves (libpfm4, perf_event_open, mmap, rdpmc) are in

@@ -1,5 +1,5 @@
 /*
- * metric.h - the metrics read at every event (SPEC §2 metric=).
+ * metric.h - the metrics read at every event (metric=, docs/metrics.md).
  *
  * A metric set is chosen once at load time (auto resolves along the fallback
  * chain instructions -> cycles -> cputime -> tsc); each thread then opens its

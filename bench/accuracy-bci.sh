@@ -1,6 +1,6 @@
 #!/bin/bash
 # accuracy-bci.sh [JVMS] [ROUNDS] [SCALE] [WARMUP] - the mode=bci column of
-# the accuracy benchmark (issue 8): in bci mode the truth is the
+# the accuracy benchmark (docs/accuracy.md): in bci mode the truth is the
 # uninstrumented JIT run, which cannot share a JVM with instrumented classes
 # (their probes run even outside regions), so each JVM pair is: one JVM
 # without agent (truth: WARMUP warm-up rounds, then ROUNDS measured), one with

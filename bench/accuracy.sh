@@ -1,5 +1,5 @@
 #!/bin/bash
-# accuracy.sh [JVMS] [ROUNDS] [SCALE] - SPEC §6/§8 accuracy, same-JVM A/B.
+# accuracy.sh [JVMS] [ROUNDS] [SCALE] - accuracy (docs/accuracy.md), same-JVM A/B.
 #
 # Calibrates once (-Xint, metric=cputime, table in a temporary file), then
 # for each workload of bench/java/jcalbench/Accuracy.java starts JVMS JVMs
@@ -8,7 +8,7 @@
 # ROUNDS traced ones (inside a jcal.Control region), so truth and traced run
 # in the same JVM, interleaved. Per JVM the error of the traced cum of the
 # top method against the summed truth is computed raw, per sequence key with
-# each estimator of the table (min = seed 003's method; p10, median, mean of
+# each estimator of the table (min = the per-key minimum; p10, median, mean of
 # the same samples; cond, the default), the same with the table the agent
 # measured in that very JVM (recalibrate=start, jcal-post --calib inrun),
 # and with one global minimum subtracted from every delta (the older

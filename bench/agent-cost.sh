@@ -2,7 +2,7 @@
 # agent-cost.sh [N] [RUNS] - wall time of the call-heavy workload under: no
 # agent (JIT), -Xint, the count-only agent, and libjcal.so trace with each
 # time metric; medians of RUNS runs, ratios against the count-only agent
-# (SPEC §8 floor: 1.5), and trace bytes per event. Prints a table; never
+# (docs/performance.md floor: 1.5), and trace bytes per event. Prints a table; never
 # fails on timing. BUILD (default build) holds the agents and classes.
 set -eu
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 /*
- * count_agent.c - the baseline of SPEC §8: a JVMTI agent whose MethodEntry
+ * count_agent.c - the baseline of docs/performance.md: a JVMTI agent whose MethodEntry
  * and MethodExit callbacks only count events (per thread, no lock), so that
  * bench/agent-cost.sh can compare libjcal.so's wall time with the cost that
  * any JVMTI method-event agent pays.

@@ -1,7 +1,7 @@
 /*
  * gen-trace.c - writes a large synthetic jcal trace with the agent's own
  * encoder (common/trace_encoder.h), for the jcal-post throughput and memory
- * benchmarks of docs/performance.md (SPEC §8).
+ * benchmarks of docs/performance.md.
  *
  * usage: gen-trace OUT EVENTS [FANOUT [THREADS [MAXDEPTH]]]
  *

@@ -1,5 +1,5 @@
 #!/bin/bash
-# post-cost.sh [EVENTS] [RUNS] - jcal-post's cost (SPEC §8, docs/performance.md):
+# post-cost.sh [EVENTS] [RUNS] - jcal-post's cost (docs/performance.md):
 # (1) events per second of `--report tree` on a synthetic trace of EVENTS
 #     events (default 100 million, ~400 MB, bench/gen-trace.c) against
 #     `cat FILE > /dev/null` and `cat FILE | wc -c` of the same file (page

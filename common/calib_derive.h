@@ -1,6 +1,6 @@
 /*
  * calib_derive.h - builds a calibration table from a calibration trace
- * (SPEC §6, seed 003): for every thread and every pair of consecutive
+ * (docs/calibration-format.md): for every thread and every pair of consecutive
  * events, the raw delta of metric 0 goes to the step's sequence key (the
  * shared stepper of seqkey.h), which keeps the minimum, the number of
  * samples, the mean and a histogram for the median and p10. The agent calls

@@ -1,5 +1,5 @@
 /*
- * calib_table.h - calibration tables (SPEC §6, docs/calibration-format.md):
+ * calib_table.h - calibration tables (docs/calibration-format.md):
  * per sequence key the minimum observed delta, samples, the execution
  * environment's own cost (env) and the compensation value
  * comp = max(0, min - env), plus mean, median and p10 of the samples; the
@@ -32,7 +32,7 @@
 /* The longest line a table may have, newline excluded. */
 #define CALIB_LINE_MAX 65536
 
-/* Host fingerprint fields, in file order (SPEC §6). */
+/* Host fingerprint fields, in file order (docs/calibration-format.md). */
 enum calib_fp_field {
 	CALIB_FP_CPU_VENDOR,
 	CALIB_FP_CPU_FAMILY,
@@ -165,11 +165,11 @@ int calib_table_prepare(struct calib_table *t);
 enum calib_match calib_table_lookup(struct calib_table *t, const struct seqkey *k, uint64_t *comp);
 
 /*
- * Estimators of a key's overhead (SPEC §6): the seed's per-key minimum, or a
+ * Estimators of a key's overhead (docs/calibration-format.md): the per-key minimum, or a
  * statistic of the same samples. comp = max(0, statistic - env).
  */
 enum calib_estimator {
-	CALIB_EST_MIN = 0, /* the seed's method; what the table's comp column holds */
+	CALIB_EST_MIN = 0, /* the per-key minimum; what the table's comp column holds */
 	CALIB_EST_P10,
 	CALIB_EST_MEDIAN,
 	CALIB_EST_MEAN,

@@ -1,6 +1,6 @@
 /*
- * seqkey.h - sequence keys m1:t1:m2:t2:m3 (SPEC §3), shared by the agent and
- * jcal-post.
+ * seqkey.h - sequence keys m1:t1:m2:t2:m3 (docs/jcal-post.md, "How the tree
+ * is built"), shared by the agent and jcal-post.
  *
  * A key names the step between two consecutive events of a thread: the
  * method type current before the earlier event, its transition, the type

@@ -91,7 +91,7 @@ enum jcal_transition {
 	JCAL_TR_CONTROL = 3,
 };
 
-/* Kinds of control events (jcal.Control, SPEC §6 region control). */
+/* Kinds of control events (jcal.Control, docs/trace-format.md). */
 enum jcal_control {
 	JCAL_CTL_STOP = 0,  /* tracing of the thread stops: the next delta is not its */
 	JCAL_CTL_START = 1, /* tracing of the thread (re)starts */

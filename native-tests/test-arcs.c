@@ -1,8 +1,8 @@
 /*
  * test-arcs.c - the caller/callee (arcs) and bottom-up (callers) reports:
- * seed 000 Fig 10's four invariants on every method of the fig4a golden
- * vector, the figure's numbers line by line, the golden outputs, and seed
- * 002 Tables I-III as a test of exact caller attribution.
+ * the four invariants of docs/jcal-post.md (arcs) on every method of the
+ * fig4a golden vector (its worked example), the example's stanzas line by
+ * line, the golden outputs, and its example of exact caller attribution.
  */
 #include <stdlib.h>
 
@@ -69,8 +69,8 @@ static void check_invariants(const struct arcs *a)
 	}
 }
 
-/* Seed 000 Fig 10 line by line ("rPARENT 1 1 1 B" of B's stanza is added:
- * the figure leaves it out, and without it invariants 1 and 2 fail). */
+/* The worked example's stanzas (docs/jcal-post.md, arcs) line by line, with
+ * B's "rPARENT 1 1 1 B": without it invariants 1 and 2 fail. */
 static void test_fig10_numbers(void)
 {
 	static const char *want[] = {
@@ -201,11 +201,11 @@ static void test_golden_outputs(void)
 }
 
 /*
- * Seed 002: start -> main -> A -> {B, C}; B and C each call D 40 times;
- * the calls from B take three fourths of D's time. In ticks of 1/20 s the
- * self times of Table II are start 2, main 20, A 200, B 400, C 600, D 800.
- * Exact attribution gives Table II (B 400/1000, C 600/800), not gprof's
- * average-case Table III (B 400/800, C 600/1000).
+ * Exact attribution (docs/jcal-post.md, arcs): start -> main -> A -> {B, C};
+ * B and C each call D 40 times; the calls from B take three fourths of D's
+ * time. In ticks of 1/20 s the self times are start 2, main 20, A 200,
+ * B 400, C 600, D 800. Exact attribution gives B 400/1000, C 600/800 (base/
+ * cum), not gprof's average-case split (B 400/800, C 600/1000).
  */
 static const char *seed002_script(void)
 {

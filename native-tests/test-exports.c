@@ -685,7 +685,7 @@ static void test_shaping_fig4a(void)
 		     "main;C;B;A;B;A 1\nmain;C;B;A;X 1\n");
 	free(s);
 
-	/* seed 002's time filter: under 40% of 19 (7.6) folds into the parent */
+	/* --min-pct: under 40% of 19 (7.6) folds into the parent */
 	memset(&so, 0, sizeof(so));
 	so.min_pct = 40;
 	s = shaped_collapsed(&so, &info);

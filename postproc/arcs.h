@@ -1,6 +1,6 @@
 /*
- * arcs.h - the caller/callee (arc) view of calling-context trees, seed 000
- * Fig 10 / seed 001 Fig 17 ("ArcFlow"): per method a SELF line, the
+ * arcs.h - the caller/callee (arc) view of calling-context trees
+ * (docs/jcal-post.md, arcs): per method a SELF line, the
  * PARENT lines of its callers and the CHILD lines of its callees.
  *
  * Every non-root tree node n (method M, parent node p of method P) is one
@@ -12,9 +12,9 @@
  *    (or the thread root), rCHILD M when p is nested (RL > 1);
  *  - to M's SELF line: calls and base always, cum when RL is 1 (each
  *    activation once, as in the flat profile), cum_all always.
- * The thread root is entry [0] (seed 000's "pLpidtid").
+ * The thread root is entry [0].
  *
- * So, for every method (seed 000 Fig 10's invariants; rPARENT lines are
+ * So, for every method (the invariants of docs/jcal-post.md; rPARENT lines are
  * parent lines for 1 and 2, not for 3):
  *  1) sum(PARENT calls) + sum(rPARENT calls) = SELF calls
  *  2) sum(PARENT base)  + sum(rPARENT base)  = SELF base

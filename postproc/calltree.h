@@ -11,7 +11,8 @@
  *
  * The stack discipline and the sequence key of each delta come from the
  * shared stepper (common/seqkey.h), which the calibration table's
- * derivation uses too. Unbalanced input (SPEC §4):
+ * derivation uses too. Unbalanced input (docs/jcal-post.md, "How the tree
+ * is built"):
  *  - an exit whose method is on top of the stack pops it; an exception
  *    exit (T) pops like a normal one;
  *  - an exit whose method is deeper in the stack pops every frame above it

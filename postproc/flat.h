@@ -4,7 +4,7 @@
  *
  * cum counts each activation once: only nodes whose method is not already
  * on their path (RL == 1) add their cum, so recursion is not counted twice
- * (seed 000 Fig 9, seed 001 Fig 16). The thread roots are not rows.
+ * (docs/jcal-post.md, flat). The thread roots are not rows.
  */
 #ifndef JCAL_FLAT_H
 #define JCAL_FLAT_H

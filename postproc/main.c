@@ -40,7 +40,7 @@ enum report_kind {
 	KIND_FLAT,
 	KIND_SUMMARY,
 	KIND_CALIB,
-	/* issue 7: see report_kinds[] */
+	/* see report_kinds[] */
 	KIND_ARCS,
 	KIND_CALLERS,
 	KIND_COLLAPSED,
@@ -50,7 +50,7 @@ enum report_kind {
 	KIND_HTML,
 };
 
-/* Reports and exports of issue 7, by --report name. */
+/* Reports and exports, by --report name. */
 static const struct {
 	const char *name;
 	enum report_kind kind;
@@ -65,7 +65,7 @@ static const struct {
     {"html", KIND_HTML, export_html},
 };
 
-/* Options of the shaping and exports (issue 7). */
+/* Options of the shaping and exports. */
 struct cli_shape {
 	struct shape_opts so;
 	int evented;	     /* --speedscope-evented */
@@ -640,7 +640,7 @@ static void calib_loaded(struct calib_apply *cal, const struct model *m, const c
 }
 
 /*
- * Issue 7: applies --include/--exclude/--top/--min-pct/--simple/
+ * Applies --include/--exclude/--top/--min-pct/--simple/
  * --merge-threads to the model (not for summary and calib) and runs the
  * arcs, callers and export reports. Returns 1 when the caller's switch
  * runs the report, 0 when it ran here, -1 after an error (status set).

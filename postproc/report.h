@@ -32,7 +32,7 @@ struct report_opts {
 	const char *trace_path;		 /* for the summary */
 	const struct trace_result *res;	 /* for the summary; may be NULL */
 	const struct calib_apply *calib; /* the table applied, for the summary; or NULL */
-	/* reports and exports of issue 7 (report_arcs.c, export_*.c ...) */
+	/* reports and exports (report_arcs.c, export_*.c ...) */
 	size_t top;			  /* arcs, callers, flat: at most N entries; 0 all */
 	const struct shape_info *shaped;  /* what shaping did, for text notes; or NULL */
 	const struct shape_opts *shaping; /* --exclude etc., for exports re-reading the trace */

@@ -1,6 +1,6 @@
 /*
- * report_arcs.c - the caller/callee report (seed 000 Fig 10, seed 001 Fig
- * 17): per thread, per method a stanza of PARENT/rPARENT lines, the SELF
+ * report_arcs.c - the caller/callee report (docs/jcal-post.md, arcs): per
+ * thread, per method a stanza of PARENT/rPARENT lines, the SELF
  * line with the method's index and CHILD/rCHILD lines, stanzas sorted by
  * cum. Text, CSV or JSON. The arcs themselves are built by arcs.c.
  */

@@ -1,6 +1,6 @@
 /*
  * report_flat.c - the flat profile report: per method calls, base and cum
- * (each activation counted once), sorted by base (seed 001 Fig 16).
+ * (each activation counted once), sorted by base (docs/jcal-post.md, flat).
  */
 #include <inttypes.h>
 #include <stdlib.h>

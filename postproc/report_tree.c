@@ -1,5 +1,5 @@
 /*
- * report_tree.c - the per-thread call tree report (seed 001 Fig 12 style):
+ * report_tree.c - the per-thread call tree report (docs/jcal-post.md, tree):
  * text with Lvl, RL, Calls, Base, Cum and an indented name; CSV with one row
  * per calling context and its path; JSON with nested nodes per thread.
  */

@@ -10,11 +10,9 @@
  *                  (base 0), every other context is dropped;
  *  --top N         only the N methods with the largest cum (each activation
  *                  once, over the selected threads) keep frames of their
- *                  own; the others are folded into their callers (seed 002:
- *                  "a predetermined number of functions");
+ *                  own; the others are folded into their callers;
  *  --min-pct P     a context whose cum is under P% of its thread's cum is
- *                  folded, with its subtree, into its parent (seed 002's
- *                  time filter);
+ *                  folded, with its subtree, into its parent;
  *  --simple        class names without their package;
  *  --merge-threads the selected threads become one tree, paths merged.
  *

@@ -1,7 +1,7 @@
 /*
  * reattach.c - JNI test library for the end-to-end tests: one native
  * thread that attaches to the JVM as "reuse-1", calls Java, detaches, then
- * attaches again as "reuse-2" on the same kernel thread (SPEC §7, seed 001:
+ * attaches again as "reuse-2" on the same kernel thread (docs/agent-internals.md:
  * a reused kernel thread must give two trees, and the second must not be
  * charged the first's metric).
  */

@@ -1,7 +1,8 @@
 package jcal;
 
 /**
- * Region control for jcal (SPEC §6): profile only the code you care about.
+ * Region control for jcal (README.md, "Profiling a region"): profile only
+ * the code you care about.
  *
  * The agent puts this class on the boot class path and implements its
  * methods in libjcal.so; compile against build/jcal-agent.jar. Regions are

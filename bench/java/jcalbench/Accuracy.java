@@ -21,7 +21,7 @@ import java.lang.management.ThreadMXBean;
  * ROUNDS measured ones ("warm-region": inside a jcal.Control region, so only
  * they are traced); run without an agent for the truth.
  *
- * The "ab" form is the same-JVM A/B of SPEC §6: after one untraced warm-up
+ * The "ab" form is the same-JVM A/B of docs/accuracy.md: after one untraced warm-up
  * round it alternates an untraced round (truth: thread CPU time around the
  * top method) and a traced one (inside a jcal.Control region), and prints
  * the sum of the truths; jcal-post gives the traced cum of the same rounds.

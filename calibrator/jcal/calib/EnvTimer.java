@@ -2,7 +2,7 @@ package jcal.calib;
 
 /**
  * Measures the execution-environment cost of calls in the uninstrumented
- * program (SPEC §6): run by the agent in a child JVM without agent, started
+ * program (docs/calibration-format.md, env): run by the agent in a child JVM without agent, started
  * with -Xint for mode=events (the execution mode it forces) and in mixed
  * mode with a long warm-up for mode=bci (the JIT run).
  *

@@ -1,7 +1,8 @@
 package jcal.calib;
 
 /**
- * The calibration workload (SPEC §6). The agent's calibrator thread runs
+ * The calibration workload (docs/agent-internals.md, "Calibrate mode").
+ * The agent's calibrator thread runs
  * call-tree programs through the four method types that mode=events can
  * see: I (static), i (instance), N (static native), n (instance native).
  *

@@ -11,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * End-to-end tests of mode=bci (issue 8): the workloads of Runner traced
+ * End-to-end tests of mode=bci: the workloads of Runner traced
  * with bytecode instrumentation must give the same exact call counts as
  * mode=events; a warmed-up loop shows jitted (J/j) method types; exceptions
  * through instrumented frames, lambdas and the other shapes of

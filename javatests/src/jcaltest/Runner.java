@@ -533,7 +533,7 @@ public final class Runner {
 	}
 
 	/**
-	 * SPEC §7, seed 001: a native thread attaches as reuse-1, detaches and
+	 * docs/agent-internals.md (threads): a native thread attaches as reuse-1, detaches and
 	 * attaches again as reuse-2 on the same kernel thread: two trees with
 	 * exact counts, and reuse-2 is not charged the CPU time reuse-1 burnt.
 	 */

@@ -14,7 +14,7 @@ import jcaltest.work.StressExit;
 import jcaltest.work.StressShortThreads;
 
 /**
- * Stress tests (issue 6), bounded in time: many threads with deep recursion
+ * Stress tests, bounded in time: many threads with deep recursion
  * and exceptions, thousands of short-lived threads, class unloading, SIGKILL
  * mid-trace, System.exit from a non-main thread, a file size limit. Uses
  * Runner's process and report helpers.
