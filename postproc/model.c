@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "names.h"
 
 #define ROOT_NAME "<thread root>"
@@ -100,15 +101,8 @@ static int on_meta(void *ctx, const char *key, const char *value)
 
 	if (mm)
 		return set_str(&mm->value, value ? value : "") ? oom(m) : 0;
-	if (m->nmeta == m->meta_cap) {
-		size_t cap = m->meta_cap ? m->meta_cap * 2 : 32;
-		struct model_meta *n = realloc(m->meta, cap * sizeof(*n));
-
-		if (!n)
-			return oom(m);
-		m->meta = n;
-		m->meta_cap = cap;
-	}
+	if (grow(&m->meta, &m->meta_cap, m->nmeta + 1))
+		return oom(m);
 	m->meta[m->nmeta].key = strdup(key);
 	m->meta[m->nmeta].value = strdup(value ? value : "");
 	mi = calloc(1, sizeof(*mi));
