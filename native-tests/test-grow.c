@@ -82,5 +82,5 @@ int main(void)
 	RUN(test_first_and_doubling);
 	RUN(test_room_and_large_need);
 	RUN(test_overflow);
-	return test_summary("test-grow");
+	return test_summary("grow");
 }

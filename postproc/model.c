@@ -557,3 +557,26 @@ const char *model_thread_kind(const struct model_thread *t)
 		return "daemon";
 	return "platform";
 }
+
+/* The first few thread names, for "no thread matches" messages. */
+void model_thread_names(const struct model *m, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->nthreads && pos < len; i++) {
+		const struct model_thread *t = m->thread_list[i];
+		int n =
+		    snprintf(buf + pos, len - pos, "%s%s#%u", i ? ", " : "", t->name, t->serial);
+
+		if (n < 0)
+			break;
+		pos += (size_t)n;
+		if (i == 7 && m->nthreads > 8) {
+			snprintf(buf + (pos < len ? pos : len - 1),
+				 len - (pos < len ? pos : len - 1), ", ... (%zu in all)",
+				 m->nthreads);
+			break;
+		}
+	}
+}
