@@ -60,6 +60,10 @@ $(BUILD)/libjcal.so: $(AGENT_OBJ) $(COMMON_OBJ)
 $(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
 	$(CC) -o $@ $^ $(LDLIBS)
 
+# The man page, printed by jcal-post from its option and report tables.
+$(BUILD)/jcal-post.1: $(BUILD)/jcal-post
+	$< --man > $@.tmp && mv $@.tmp $@
+
 # Each test links only what it tests.
 TRACE_TESTS := $(filter $(BUILD)/tests/test-trace%,$(TEST_BIN))
 OPTION_TESTS := $(filter $(BUILD)/tests/test-options% $(BUILD)/tests/test-metric% $(BUILD)/tests/test-agent%,$(TEST_BIN))

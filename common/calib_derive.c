@@ -18,6 +18,8 @@
 #include <time.h>
 #include <uthash.h>
 
+#include "grow.h"
+
 #define HIST_EXACT 128u
 #define HIST_SUB 64u /* buckets per power of two above HIST_EXACT */
 #define HIST_BUCKETS (HIST_EXACT + (64u - 7u) * HIST_SUB)
@@ -159,15 +161,8 @@ static int on_name(void *ctx, const struct trace_thread *tt)
 
 	if (!tt->name)
 		return 0;
-	if (d->nnames == d->names_cap) {
-		size_t cap = d->names_cap ? d->names_cap * 2 : 64;
-		struct name_rec *n = realloc(d->names, cap * sizeof(*n));
-
-		if (!n)
-			return oom(d);
-		d->names = n;
-		d->names_cap = cap;
-	}
+	if (grow(&d->names, &d->names_cap, d->nnames + 1))
+		return oom(d);
 	d->names[d->nnames].serial = tt->serial;
 	d->names[d->nnames].name = strdup(tt->name);
 	if (!d->names[d->nnames].name)

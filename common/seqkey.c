@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 char *seqkey_format(const struct seqkey *k, char *buf)
 {
 	buf[0] = jcal_mtype_letter(k->m1);
@@ -134,18 +136,12 @@ void seqkey_stepper_free(struct seqkey_stepper *s)
 
 static int push(struct seqkey_stepper *s, uint32_t method, unsigned type)
 {
-	if (s->depth == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 256;
-		struct seqkey_frame *st;
+	size_t cap = s->cap;
 
-		if (s->cap >= UINT32_MAX / 2)
-			return -ENOMEM;
-		st = realloc(s->stack, (size_t)cap * sizeof(*st));
-		if (!st)
-			return -ENOMEM;
-		s->stack = st;
-		s->cap = cap;
-	}
+	if (s->depth == s->cap &&
+	    (s->cap >= UINT32_MAX / 2 || grow(&s->stack, &cap, (size_t)s->depth + 1)))
+		return -ENOMEM;
+	s->cap = (uint32_t)cap;
 	s->stack[s->depth].method = method;
 	s->stack[s->depth].type = (uint8_t)type;
 	s->depth++;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "grow.h"
 #include "trace_encoder.h"
 
 /* Longest string stored in a record; longer ones are cut (JVM names are at
@@ -181,17 +182,9 @@ static uint8_t *rec_begin(struct trace_recbuf *rb, size_t max)
 		rb->oom = 1;
 		return NULL;
 	}
-	if (need > rb->cap) {
-		size_t cap = rb->cap ? rb->cap : 4096;
-		while (cap < need)
-			cap *= 2;
-		uint8_t *nb = realloc(rb->buf, cap);
-		if (!nb) {
-			rb->oom = 1;
-			return NULL;
-		}
-		rb->buf = nb;
-		rb->cap = cap;
+	if (grow(&rb->buf, &rb->cap, need)) {
+		rb->oom = 1;
+		return NULL;
 	}
 	return rb->buf + rb->len + 1 + REC_LEN_MAX;
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "grow.h"
 #include "trace_encoder.h"
 #include "trace_reader.h"
 #include "varint.h"
@@ -349,13 +350,8 @@ static enum trace_status decode_records(struct trace_dec *d, const uint8_t *p0, 
 
 		/* Strings of a record fit in its length plus one NUL each. */
 		size_t need = (size_t)rlen + 4;
-		if (need > d->scratch_cap) {
-			char *ns = realloc(d->scratch, need);
-			if (!ns)
-				return DEC_FAIL(d, TRACE_IOERR, "out of memory (%zu bytes)", need);
-			d->scratch = ns;
-			d->scratch_cap = need;
-		}
+		if (grow(&d->scratch, &d->scratch_cap, need))
+			return DEC_FAIL(d, TRACE_IOERR, "out of memory (%zu bytes)", need);
 		struct cur c = { q, p, d->scratch, 0 };
 		int r = decode_record(d, kind, &c);
 		if (r == -2)
@@ -579,18 +575,10 @@ static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf
 				    "chunk at byte %llu: payload length %u exceeds the maximum %u",
 				    (unsigned long long)off, len, TRACE_CHUNK_MAX_PAYLOAD);
 		/* Also for an empty first chunk: the decoders never see a NULL payload. */
-		if (len > *cap || !*buf) {
-			size_t nc = *cap ? *cap : 65536;
-			while (nc < len)
-				nc *= 2;
-			uint8_t *nb = realloc(*buf, nc);
-			if (!nb)
-				return fail(res, name, TRACE_IOERR,
-					    "chunk at byte %llu: out of memory (%u bytes)",
-					    (unsigned long long)off, len);
-			*buf = nb;
-			*cap = nc;
-		}
+		if (grow(buf, cap, len))
+			return fail(res, name, TRACE_IOERR,
+				    "chunk at byte %llu: out of memory (%u bytes)",
+				    (unsigned long long)off, len);
 		n = len ? fread(*buf, 1, len, f) : 0;
 		if (ferror(f))
 			return fail(res, name, TRACE_IOERR, "read error at byte %llu: %s",

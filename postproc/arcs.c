@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "u64map.h"
 
 /* A line while it is built: its stanza is entry[owner] before sorting. */
@@ -50,15 +51,8 @@ static int entry_get(struct builder *b, uint32_t method, size_t *out)
 		*out = *v;
 		return 0;
 	}
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		struct arc_entry *e = realloc(b->e, cap * sizeof(*e));
-
-		if (!e)
-			return -1;
-		b->e = e;
-		b->cap = cap;
-	}
+	if (grow(&b->e, &b->cap, b->n + 1))
+		return -1;
 	if (b->n >= UINT32_MAX / 4 || u64map_put(&b->entries, method, (uint32_t)b->n))
 		return -1;
 	memset(&b->e[b->n], 0, sizeof(b->e[b->n]));
@@ -76,15 +70,8 @@ static int line_add(struct builder *b, size_t owner, enum arc_role role, uint32_
 	struct arc_line *l;
 
 	if (!v) {
-		if (b->nl == b->lcap) {
-			size_t cap = b->lcap ? b->lcap * 2 : 128;
-			struct line_tmp *nl = realloc(b->l, cap * sizeof(*nl));
-
-			if (!nl)
-				return -1;
-			b->l = nl;
-			b->lcap = cap;
-		}
+		if (grow(&b->l, &b->lcap, b->nl + 1))
+			return -1;
 		if (b->nl >= UINT32_MAX - 1 || u64map_put(&b->lines, key, (uint32_t)b->nl))
 			return -1;
 		memset(&b->l[b->nl], 0, sizeof(b->l[b->nl]));

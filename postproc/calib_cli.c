@@ -1,19 +1,24 @@
 /*
- * calib_cli.c - "jcal-post calib show|check|merge|diff": shows, validates,
- * merges and compares calibration tables (common/calib_table.h), printing
- * the results and "jcal-post: error: ..." messages.
+ * calib_cli.c - calibration on jcal-post's command line: "jcal-post calib
+ * show|check|merge|diff" shows, validates, merges and compares calibration
+ * tables (common/calib_table.h); --report calib derives one; --calib and
+ * --raw choose the table a report applies. Prints the results and
+ * "jcal-post: error: ..." messages.
  */
 #include "msg.h"
 #include "calib_cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "calib_derive.h"
 #include "calib_table.h"
 #include "output.h"
 #include "samefile.h"
@@ -316,4 +321,157 @@ int calib_cli_main(int argc, char **argv)
 	}
 	msg("error", "calib: unknown subcommand '%s' (show, check, merge or diff)", cmd);
 	return 2;
+}
+
+/* ---- the calibration of a report: --report calib, --calib, --raw ---- */
+
+/* --report calib: derives the table of a calibration trace, writes it to
+ * -o (default stdout). Returns the exit status. */
+int calib_cli_derive(const struct cli *c)
+{
+	struct calib_derive_info info;
+	struct calib_table t;
+	char err[1024];
+	int status = 0;
+
+	if (!strcmp(c->trace, "-")) {
+		msg("error", "--report calib reads the trace twice: give a file, not stdin");
+		return 2;
+	}
+	if (calib_derive_file(c->trace, &t, &info, err, sizeof(err))) {
+		msg("error", "%s", err);
+		calib_table_free(&t);
+		return 1;
+	}
+	if (info.truncated)
+		msg("warning", "%s; read up to the last complete record", info.trace_msg);
+	if (info.too_large)
+		msg("warning",
+		    "%llu deltas above " CALIB_NUM_MAX_TEXT
+		    " (more than a table holds: not a step's cost) left out",
+		    (unsigned long long)info.too_large);
+	if (c->output && strcmp(c->output, "-")) {
+		if (calib_table_write_file(&t, c->output, err, sizeof(err))) {
+			msg("error", "%s", err);
+			status = 1;
+		}
+	} else if (calib_table_write(&t, stdout) || fflush(stdout)) {
+		msg("error", "stdout: write error: %s", strerror(errno));
+		status = 1;
+	}
+	if (!status)
+		msg("note",
+		    "%u keys from %llu deltas of %u of %u threads%s%s%s; %u keys without an "
+		    "environment cost (env 0)",
+		    t.nkeys, (unsigned long long)info.deltas, info.threads_used, info.threads,
+		    info.calib_thread[0] ? " (calib.thread '" : "", info.calib_thread,
+		    info.calib_thread[0] ? "')" : "", info.env_missing);
+	calib_table_free(&t);
+	return status;
+}
+
+/*
+ * Chooses the calibration table for the trace (none with --raw) and sets
+ * the compensation hook. A note to show once the trace is read (no table)
+ * goes to note. Prints errors; returns 0 or -1.
+ */
+int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltree_comp *comp,
+		    char *note, size_t len)
+{
+	struct calib_fingerprint fp;
+	struct trace_result res;
+	const struct calib_fingerprint *fpp = NULL;
+	struct stat sb;
+	char text[2048], dir[PATH_MAX], path[PATH_MAX];
+	int inrun, recalibrated = 0;
+
+	note[0] = '\0';
+	if (calib_apply_init(cal)) {
+		msg("error", "out of memory");
+		return -1;
+	}
+	if (c->raw)
+		return 0;
+	inrun = c->calib && !strcmp(c->calib, "inrun");
+	if (inrun && !strcmp(c->trace, "-")) {
+		msg("error", "--calib inrun reads the trace twice: give a file, not stdin");
+		return -1;
+	}
+	/* a directory is searched by the trace's fingerprint: read it first;
+	 * the same scan says whether the trace was made with recalibrate= */
+	if (strcmp(c->trace, "-") && !(c->calib && !stat(c->calib, &sb) && !S_ISDIR(sb.st_mode))) {
+		enum trace_status st = calib_trace_fingerprint(c->trace, &fp, &recalibrated, &res);
+
+		if (!inrun && st != TRACE_OK && st != TRACE_TRUNCATED)
+			return 0; /* the trace's own error comes when it is loaded */
+		fpp = &fp;
+	}
+	/* --calib inrun, or by default a trace with in-run bursts: the run's
+	 * own samples (bench/accuracy.sh: the lowest error of all) */
+	if (inrun || (!c->calib && recalibrated)) {
+		if (calib_apply_inrun(cal, c->trace, text, sizeof(text)) == CALIB_SEL_APPLIED) {
+			calib_table_use_estimator(&cal->table, c->estimator);
+			/* How far this run's overhead moved from the stored table. */
+			if (fpp && calib_dir_default(dir, sizeof(dir)) == 0 &&
+			    calib_dir_find(dir, fpp, path, sizeof(path), cal->skipped,
+					   sizeof(cal->skipped), text, sizeof(text)) > 0)
+				calib_apply_compare(cal, path, c->estimator);
+			comp->fn = calib_apply_comp;
+			comp->ctx = cal;
+			return 0;
+		}
+		if (inrun) {
+			msg("error", "%s", text);
+			return -1;
+		}
+		msg("warning",
+		    "%s was traced with recalibrate= but holds no in-run calibration (a burst cut "
+		    "short by the end of the run leaves none): the stored table applies",
+		    c->trace);
+		calib_table_free(&cal->table);
+		if (calib_table_init(&cal->table)) {
+			msg("error", "out of memory");
+			return -1;
+		}
+	}
+	switch (calib_apply_select(cal, c->calib, fpp, text, sizeof(text))) {
+	case CALIB_SEL_ERROR:
+		msg("error", "%s", text);
+		return -1;
+	case CALIB_SEL_NONE:
+		snprintf(note, len, "%s", text);
+		return 0;
+	case CALIB_SEL_APPLIED:
+		break;
+	}
+	calib_table_use_estimator(&cal->table, c->estimator);
+	if (c->estimator == CALIB_EST_COND && !calib_table_keys_with_q(&cal->table))
+		msg("warning",
+		    "%s has no quantiles (a version 1 table): --estimator cond takes each key's "
+		    "mean; calibrate again to get them",
+		    cal->path);
+	comp->fn = calib_apply_comp;
+	comp->ctx = cal;
+	return 0;
+}
+
+/* Once the trace is read: warns when the table applied is for another
+ * fingerprint, or shows the note of calib_cli_setup. */
+void calib_cli_loaded(struct calib_apply *cal, const struct model *m, const char *note)
+{
+	struct calib_fingerprint fp;
+	char text[2048];
+
+	if (note[0])
+		msg("note", "%s", note);
+	if (!cal->active)
+		return;
+	calib_fingerprint_clear(&fp);
+	for (unsigned i = 0; i < CALIB_FP_COUNT; i++) {
+		const char *v = model_meta(m, calib_fp_meta_key(i));
+
+		calib_fingerprint_set_meta(&fp, calib_fp_meta_key(i), v ? v : "");
+	}
+	if (calib_apply_check_fingerprint(cal, &fp, text, sizeof(text)))
+		msg("warning", "%s", text);
 }

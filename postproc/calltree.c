@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 static uint64_t child_key(uint32_t parent, uint32_t method)
 {
 	return ((uint64_t)parent << 32) | method;
@@ -16,19 +18,12 @@ static uint64_t child_key(uint32_t parent, uint32_t method)
 static int node_new(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
 {
 	struct calltree_node *n;
+	size_t cap = t->cap;
 
-	if (t->nnodes == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct calltree_node *nodes;
-
-		if (t->cap >= UINT32_MAX / 2)
-			return -ENOMEM;
-		nodes = realloc(t->nodes, (size_t)cap * sizeof(*nodes));
-		if (!nodes)
-			return -ENOMEM;
-		t->nodes = nodes;
-		t->cap = cap;
-	}
+	if (t->nnodes == t->cap &&
+	    (t->cap >= UINT32_MAX / 2 || grow(&t->nodes, &cap, (size_t)t->nnodes + 1)))
+		return -ENOMEM;
+	t->cap = (uint32_t)cap;
 	n = &t->nodes[t->nnodes];
 	memset(n, 0, sizeof(*n));
 	n->parent = parent;
@@ -96,19 +91,12 @@ found:
 static int push(struct calltree *t, uint32_t node)
 {
 	uint32_t at = t->keys.depth - 1;
+	size_t cap = t->stack_cap;
 
-	if (at >= t->stack_cap) {
-		uint32_t cap = t->stack_cap ? t->stack_cap * 2 : 256;
-		uint32_t *s;
-
-		if (t->stack_cap >= UINT32_MAX / 2)
-			return -ENOMEM;
-		s = realloc(t->stack, (size_t)cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		t->stack = s;
-		t->stack_cap = cap;
-	}
+	if (at >= t->stack_cap &&
+	    (t->stack_cap >= UINT32_MAX / 2 || grow(&t->stack, &cap, (size_t)at + 1)))
+		return -ENOMEM;
+	t->stack_cap = (uint32_t)cap;
 	t->stack[at] = node;
 	return 0;
 }

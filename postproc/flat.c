@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "u64map.h"
 
 static int desc(uint64_t x, uint64_t y)
@@ -72,15 +73,8 @@ int flat_build(const struct calltree *const *trees, size_t ntrees, unsigned metr
 			struct flat_row *row;
 
 			if (!v) {
-				if (n == cap) {
-					size_t nc = cap ? cap * 2 : 64;
-					struct flat_row *nr = realloc(r, nc * sizeof(*nr));
-
-					if (!nr)
-						goto fail;
-					r = nr;
-					cap = nc;
-				}
+				if (grow(&r, &cap, n + 1))
+					goto fail;
 				if (u64map_put(&idx, node->method, (uint32_t)n))
 					goto fail;
 				memset(&r[n], 0, sizeof(r[n]));

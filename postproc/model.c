@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "names.h"
 
 #define ROOT_NAME "<thread root>"
@@ -100,15 +101,8 @@ static int on_meta(void *ctx, const char *key, const char *value)
 
 	if (mm)
 		return set_str(&mm->value, value ? value : "") ? oom(m) : 0;
-	if (m->nmeta == m->meta_cap) {
-		size_t cap = m->meta_cap ? m->meta_cap * 2 : 32;
-		struct model_meta *n = realloc(m->meta, cap * sizeof(*n));
-
-		if (!n)
-			return oom(m);
-		m->meta = n;
-		m->meta_cap = cap;
-	}
+	if (grow(&m->meta, &m->meta_cap, m->nmeta + 1))
+		return oom(m);
 	m->meta[m->nmeta].key = strdup(key);
 	m->meta[m->nmeta].value = strdup(value ? value : "");
 	mi = calloc(1, sizeof(*mi));
@@ -562,4 +556,27 @@ const char *model_thread_kind(const struct model_thread *t)
 	if (t->flags & TRACE_THREAD_DAEMON)
 		return "daemon";
 	return "platform";
+}
+
+/* The first few thread names, for "no thread matches" messages. */
+void model_thread_names(const struct model *m, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->nthreads && pos < len; i++) {
+		const struct model_thread *t = m->thread_list[i];
+		int n =
+		    snprintf(buf + pos, len - pos, "%s%s#%u", i ? ", " : "", t->name, t->serial);
+
+		if (n < 0)
+			break;
+		pos += (size_t)n;
+		if (i == 7 && m->nthreads > 8) {
+			snprintf(buf + (pos < len ? pos : len - 1),
+				 len - (pos < len ? pos : len - 1), ", ... (%zu in all)",
+				 m->nthreads);
+			break;
+		}
+	}
 }

@@ -137,4 +137,7 @@ uint64_t model_value(const struct model *m, unsigned metric, uint64_t v);
 /* "virtual", "daemon" or "platform". */
 const char *model_thread_kind(const struct model_thread *t);
 
+/* The first few threads as "name#serial, ..." for messages. */
+void model_thread_names(const struct model *m, char *buf, size_t len);
+
 #endif

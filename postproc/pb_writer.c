@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 void pb_free(struct pb *b)
 {
 	free(b->buf);
@@ -21,19 +23,9 @@ void pb_raw(struct pb *b, const void *p, size_t n)
 {
 	if (b->oom || !n)
 		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		uint8_t *nb;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		nb = realloc(b->buf, cap);
-		if (!nb) {
-			b->oom = 1;
-			return;
-		}
-		b->buf = nb;
-		b->cap = cap;
+	if (b->len + n < b->len || grow(&b->buf, &b->cap, b->len + n)) {
+		b->oom = 1;
+		return;
 	}
 	memcpy(b->buf + b->len, p, n);
 	b->len += n;

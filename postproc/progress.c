@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct counting {
 	FILE *in, *bar;
@@ -89,4 +90,15 @@ enum trace_status progress_read(const char *path, const struct trace_visitor *v,
 	st = trace_read_stream(f, path, v, res);
 	fclose(f);
 	return st;
+}
+
+FILE *progress_bar_stream(const char *trace)
+{
+	const char *env = getenv("JCAL_PROGRESS_MIN_BYTES");
+	uint64_t min = env && *env ? strtoull(env, NULL, 10) : PROGRESS_MIN_BYTES;
+	struct stat sb;
+
+	if (!isatty(2) || !strcmp(trace, "-") || stat(trace, &sb) || (uint64_t)sb.st_size <= min)
+		return NULL;
+	return stderr;
 }

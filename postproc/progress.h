@@ -22,6 +22,10 @@
 enum trace_status progress_read(const char *path, const struct trace_visitor *v,
 				struct trace_result *res, FILE *bar, const char *label);
 
+/* jcal-post's bar: stderr when it is a terminal and trace a file larger
+ * than PROGRESS_MIN_BYTES ($JCAL_PROGRESS_MIN_BYTES); else NULL. */
+FILE *progress_bar_stream(const char *trace);
+
 /* Draws the bar for done of total bytes on f ("label [===>  ] NN%"), width
  * columns of bar; exposed for tests. */
 void progress_draw(FILE *f, const char *label, uint64_t done, uint64_t total, unsigned width);

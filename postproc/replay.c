@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "progress.h"
 #include "shaping.h"
 #include "u64map.h"
@@ -60,15 +61,12 @@ static int is_excluded(struct replay *r, uint32_t method)
 
 static int push(struct rstate *s, uint32_t method, uint32_t rdepth, uint64_t at)
 {
-	if (s->depth == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 64;
-		struct rframe *n = realloc(s->stack, (size_t)cap * sizeof(*n));
+	size_t cap = s->cap;
 
-		if (!n)
-			return -1;
-		s->stack = n;
-		s->cap = cap;
-	}
+	if (s->depth == s->cap &&
+	    (s->cap >= UINT32_MAX / 2 || grow(&s->stack, &cap, (size_t)s->depth + 1)))
+		return -1;
+	s->cap = (uint32_t)cap;
 	s->stack[s->depth].method = method;
 	s->stack[s->depth].rdepth = rdepth;
 	s->stack[s->depth].opened = at;
@@ -122,16 +120,9 @@ static int pop_to(struct replay *r, struct rstate *s, uint32_t d, uint64_t at)
 
 static int unmatched_add(struct replay *r, struct rstate *s, uint32_t method)
 {
-	if (s->nun == s->uncap) {
-		size_t cap = s->uncap ? s->uncap * 2 : 16;
-		uint32_t *n = realloc(s->unmatched, cap * sizeof(*n));
-
-		if (!n) {
-			snprintf(r->err, r->errlen, "out of memory");
-			return -1;
-		}
-		s->unmatched = n;
-		s->uncap = cap;
+	if (grow(&s->unmatched, &s->uncap, s->nun + 1)) {
+		snprintf(r->err, r->errlen, "out of memory");
+		return -1;
 	}
 	s->unmatched[s->nun++] = method;
 	return 0;

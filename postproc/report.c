@@ -1,9 +1,43 @@
 /*
- * report.c - helpers shared by the reports (see report.h).
+ * report.c - the table of --report kinds, and helpers shared by the
+ * reports (see report.h).
  */
 #include "report.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+const struct report_kind report_kinds[] = {
+    {"tree", report_tree,
+     "per thread, Lvl RL Calls Base Cum and the calling context, root first", REPORT_SHAPED},
+    {"flat", report_flat, "per method, sorted by --sort; cum counts each activation once",
+     REPORT_SHAPED | REPORT_LIST},
+    {"summary", report_summary,
+     "trace, metric, events, threads, unbalanced events, calibration", 0},
+    {"calib", NULL, "derive a calibration table from a calibration trace (written to -o)", 0},
+    {"arcs", report_arcs, "per method its callers (PARENT), itself (SELF) and callees (CHILD), by cum",
+     REPORT_SHAPED | REPORT_LIST},
+    {"callers", report_callers,
+     "bottom-up, per method the contexts leading to it and their share of its base",
+     REPORT_SHAPED | REPORT_LIST},
+    {"collapsed", export_collapsed,
+     "export: folded stacks 'a;b;c base' (flame graphs; thread as first frame)", REPORT_SHAPED},
+    {"speedscope", export_speedscope,
+     "export: speedscope JSON, one profile per thread (sampled: aggregated tree)", REPORT_SHAPED},
+    {"pprof", export_pprof, "export: gzipped profile.proto (go tool pprof)", REPORT_SHAPED},
+    {"chrome", export_chrome, "export: trace event JSON (Perfetto), spans from the events",
+     REPORT_SHAPED},
+    {"html", export_html, "export: self-contained flame graph page", REPORT_SHAPED},
+};
+const size_t report_nkinds = sizeof(report_kinds) / sizeof(report_kinds[0]);
+
+const struct report_kind *report_kind_find(const char *name)
+{
+	for (size_t i = 0; i < report_nkinds; i++)
+		if (!strcmp(name, report_kinds[i].name))
+			return &report_kinds[i];
+	return NULL;
+}
 
 int report_threads(const struct model *m, const struct report_opts *o,
 		   const struct model_thread ***list, size_t *n)

@@ -55,6 +55,26 @@ struct report_opts {
 #define REPORT_MAX_DEPTH_DEFAULT 4096u
 #define REPORT_MAX_DEPTH_NONE UINT32_MAX
 
+/* One --report KIND: a report or an export, with its help line (--help
+ * and the man page). The table, report_kinds[], is in report.c. */
+struct report_kind {
+	const char *name;
+	/* 0, or -1 (o->err says why, else out of memory); NULL for calib,
+	 * which derives a table before any trace is loaded */
+	int (*run)(const struct model *m, const struct report_opts *o);
+	const char *help;
+	unsigned flags; /* REPORT_SHAPED, REPORT_LIST */
+};
+
+#define REPORT_SHAPED 1u /* --include, --exclude, --top... shape the trees first */
+#define REPORT_LIST 2u	 /* --top N: the first N methods, not a fold */
+
+extern const struct report_kind report_kinds[];
+extern const size_t report_nkinds;
+
+/* The kind named name, or NULL. */
+const struct report_kind *report_kind_find(const char *name);
+
 /* Each returns 0, or -1 when out of memory. */
 int report_tree(const struct model *m, const struct report_opts *o);
 int report_flat(const struct model *m, const struct report_opts *o);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "flat.h"
+#include "grow.h"
 #include "output.h"
 #include "report.h"
 #include "report_util.h"
@@ -213,7 +214,8 @@ static int collect(const struct calltree **trees, size_t nt, unsigned mi,
 static int merge_paths(const struct calltree **trees, size_t nt, struct rec *r, size_t *nr)
 {
 	struct u64map ids, first; /* (parent path id, method) -> path id; id -> record */
-	uint32_t *pid = NULL, next = 1, cap = 0;
+	uint32_t *pid = NULL, next = 1;
+	size_t cap = 0;
 	size_t k = 0, base = 0;
 	int err = -1;
 
@@ -226,14 +228,8 @@ static int merge_paths(const struct calltree **trees, size_t nt, struct rec *r, 
 	for (size_t ti = 0; ti < nt; ti++) {
 		const struct calltree *t = trees[ti];
 
-		if (t->nnodes > cap) {
-			uint32_t *p = realloc(pid, (size_t)t->nnodes * sizeof(*pid));
-
-			if (!p)
-				goto out;
-			pid = p;
-			cap = t->nnodes;
-		}
+		if (grow(&pid, &cap, t->nnodes))
+			goto out;
 		pid[CALLTREE_ROOT] = 0; /* every thread root: path id 0 */
 		/* parents come before their children in the pre-order */
 		for (uint32_t i = 1; i < t->nnodes; i++) {

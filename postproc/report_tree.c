@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "output.h"
 #include "report.h"
 #include "report_util.h"
@@ -90,18 +91,8 @@ static int path_set(struct pathbuf *p, uint32_t level, const char *name)
 	size_t start = level > 1 ? p->end[level - 1] + 1 : 0;
 	size_t nl = strlen(name), need = start + nl + 1;
 
-	if (need > p->cap) {
-		size_t cap = p->cap ? p->cap : 256;
-		char *s;
-
-		while (cap < need)
-			cap *= 2;
-		s = realloc(p->s, cap);
-		if (!s)
-			return -1;
-		p->s = s;
-		p->cap = cap;
-	}
+	if (grow(&p->s, &p->cap, need))
+		return -1;
 	if (level > 1)
 		p->s[start - 1] = ';';
 	memcpy(p->s + start, name, nl + 1);

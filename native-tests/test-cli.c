@@ -1,0 +1,166 @@
+/*
+ * test-cli.c - unit tests of jcal-post's option and report tables
+ * (postproc/cli_options.c, postproc/report.c): --help and the man page
+ * name every option with its value and default and every report, and the
+ * parser built from the table takes long and short options.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "cli_options.h"
+#include "test.h"
+
+/* What f wrote, blanks and newlines collapsed to one space (the help is
+ * wrapped); malloc'ed. */
+static char *flat_text(char *buf)
+{
+	char *out = malloc(strlen(buf) + 1), *q = out;
+
+	for (const char *p = buf; *p; p++) {
+		if (*p == ' ' || *p == '\n') {
+			if (q > out && q[-1] != ' ')
+				*q++ = ' ';
+		} else {
+			*q++ = *p;
+		}
+	}
+	*q = '\0';
+	free(buf);
+	return out;
+}
+
+static char *capture(void (*fn)(FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fn(f);
+	fclose(f);
+	return flat_text(buf);
+}
+
+/* s with '-' as troff's "\-". */
+static void troff_minus(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 3 < len; s++) {
+		if (*s == '-')
+			out[n++] = '\\';
+		out[n++] = *s;
+	}
+	out[n] = '\0';
+}
+
+static void test_help_lists_every_option(void)
+{
+	char *h = capture(cli_help);
+	char want[512];
+
+	CHECK(h != NULL);
+	for (size_t i = 0; h && i < cli_noptions; i++) {
+		const struct cli_option *op = &cli_options[i];
+
+		snprintf(want, sizeof(want), "--%s%s%s", op->name, op->arg ? " " : "",
+			 op->arg ? op->arg : "");
+		if (!strstr(h, want))
+			fprintf(stderr, "  --help lacks '%s'\n", want);
+		CHECK(strstr(h, want) != NULL);
+		if (op->short_name) {
+			snprintf(want, sizeof(want), "-%c, --%s", op->short_name, op->name);
+			CHECK(strstr(h, want) != NULL);
+		}
+		if (op->def) {
+			snprintf(want, sizeof(want), "(default: %s)", op->def);
+			if (!strstr(h, want))
+				fprintf(stderr, "  --help lacks '%s'\n", want);
+			CHECK(strstr(h, want) != NULL);
+		}
+	}
+	for (size_t k = 0; h && k < report_nkinds; k++) {
+		snprintf(want, sizeof(want), " %s %s", report_kinds[k].name, report_kinds[k].help);
+		CHECK(strstr(h, want) != NULL);
+	}
+	free(h);
+}
+
+static void test_man_names_every_option(void)
+{
+	char *m = capture(cli_man);
+	char name[256], want[512];
+
+	CHECK(m != NULL);
+	CHECK(m && !strncmp(m, ".TH JCAL-POST 1 ", 16));
+	CHECK(m && strstr(m, ".SH OPTIONS") && strstr(m, ".SH REPORTS"));
+	for (size_t i = 0; m && i < cli_noptions; i++) {
+		const struct cli_option *op = &cli_options[i];
+
+		troff_minus(op->name, name, sizeof(name));
+		if (op->short_name)
+			snprintf(want, sizeof(want), ".TP \\fB\\-%c\\fR, \\fB\\-\\-%s\\fR",
+				 op->short_name, name);
+		else
+			snprintf(want, sizeof(want), ".TP \\fB\\-\\-%s\\fR", name);
+		if (!strstr(m, want))
+			fprintf(stderr, "  man page lacks '%s'\n", want);
+		CHECK(strstr(m, want) != NULL);
+		if (op->def) {
+			troff_minus(op->def, name, sizeof(name));
+			snprintf(want, sizeof(want), "(default: %s)", name);
+			CHECK(strstr(m, want) != NULL);
+		}
+	}
+	for (size_t k = 0; m && k < report_nkinds; k++) {
+		snprintf(want, sizeof(want), ".TP .B %s ", report_kinds[k].name);
+		CHECK(strstr(m, want) != NULL);
+	}
+	free(m);
+}
+
+static void test_table_is_consistent(void)
+{
+	for (size_t i = 0; i < cli_noptions; i++) {
+		CHECK(cli_options[i].name && cli_options[i].help && cli_options[i].set);
+		for (size_t j = i + 1; j < cli_noptions; j++) {
+			CHECK(strcmp(cli_options[i].name, cli_options[j].name));
+			CHECK(!cli_options[i].short_name ||
+			      cli_options[i].short_name != cli_options[j].short_name);
+		}
+	}
+	for (size_t k = 0; k < report_nkinds; k++)
+		CHECK(report_kind_find(report_kinds[k].name) == &report_kinds[k]);
+	CHECK(report_kind_find("nope") == NULL);
+	CHECK(report_kind_find("calib") && !report_kind_find("calib")->run);
+}
+
+static void test_parse(void)
+{
+	char *argv[] = {"jcal-post", "--report", "flat", "--top", "3", "-o", "out.txt",
+			"--thread", "main", "--max-depth=0", "--raw", "trace.bin", NULL};
+	struct cli c;
+
+	CHECK_EQ_I(cli_init(&c, 12), 0);
+	optind = 0;
+	CHECK_EQ_I(cli_parse(12, argv, &c), 0);
+	CHECK_STR(c.report->name, "flat");
+	CHECK_EQ_U(c.sh.so.top, 3);
+	CHECK_STR(c.output, "out.txt");
+	CHECK_EQ_U(c.nthreads, 1);
+	CHECK_STR(c.threads[0], "main");
+	CHECK_EQ_U(c.sh.max_depth, REPORT_MAX_DEPTH_NONE);
+	CHECK_EQ_I(c.raw, 1);
+	CHECK_STR(c.trace, "trace.bin");
+	cli_free(&c);
+}
+
+int main(void)
+{
+	RUN(test_help_lists_every_option);
+	RUN(test_man_names_every_option);
+	RUN(test_table_is_consistent);
+	RUN(test_parse);
+	return test_summary("cli");
+}

@@ -1,0 +1,67 @@
+/*
+ * cli_options.h - jcal-post's command line: one table of options
+ * (cli_options[]) from which the parser, --help and the man page
+ * (jcal-post --man, docs/jcal-post.md) are all made.
+ */
+#ifndef JCAL_CLI_OPTIONS_H
+#define JCAL_CLI_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "calib_table.h"
+#include "report.h"
+
+/* Options of the shaping and exports. */
+struct cli_shape {
+	struct shape_opts so;
+	int evented;	     /* --speedscope-evented */
+	double min_duration; /* --min-duration, < 0 unset */
+	uint32_t max_depth;  /* --max-depth: 0 default, REPORT_MAX_DEPTH_NONE none */
+};
+
+struct cli {
+	const char *trace;
+	const struct report_kind *report; /* --report */
+	enum report_format format;
+	const char **threads;
+	size_t nthreads;
+	const char *output;
+	int raw;
+	const char *calib;
+	enum calib_estimator estimator;
+	int sig;
+	const char *metric;
+	enum flat_sort sort;
+	struct cli_shape sh;
+};
+
+/* One option: what the parser, --help and the man page read. */
+struct cli_option {
+	const char *name;  /* long name, without "--" */
+	char short_name;   /* '\0': none */
+	const char *arg;   /* value as shown ("FILE"); NULL: a flag */
+	const char *def;   /* default as shown; NULL: none to show */
+	const char *help;  /* one paragraph, wrapped when printed */
+	/* Takes the option (arg NULL for a flag) into c. Returns 0, 1 when
+	 * the option was all the work (--help), or -1 after the message. */
+	int (*set)(struct cli *c, const char *arg);
+};
+
+extern const struct cli_option cli_options[];
+extern const size_t cli_noptions;
+
+/* Sets the defaults; room for argc patterns of each repeatable option.
+ * Returns 0 or -1 (out of memory). */
+int cli_init(struct cli *c, int argc);
+void cli_free(struct cli *c);
+
+/* Parses argv into c; returns -1 after printing a usage error, 1 when
+ * --help, --man or --version was handled, 0 to go on. */
+int cli_parse(int argc, char **argv, struct cli *c);
+
+/* --help and the troff man page jcal-post.1, from the tables. */
+void cli_help(FILE *f);
+void cli_man(FILE *f);
+
+#endif
