@@ -347,7 +347,7 @@ static int simple_effect(uint8_t op, int *pop, int *push)
 {
 	static const struct {
 		uint8_t lo, hi;
-		int8_t pop, push;
+		uint8_t pop, push;
 	} t[] = {
 	    {0x00, 0x00, 0, 0}, {0x01, 0x08, 0, 1}, {0x09, 0x0a, 0, 2}, {0x0b, 0x0d, 0, 1},
 	    {0x0e, 0x0f, 0, 2}, {0x10, 0x13, 0, 1}, {0x14, 0x14, 0, 2}, {0x15, 0x15, 0, 1},
@@ -391,11 +391,107 @@ struct ctor_state {
 	uint8_t *stack; /* 1 = uninitializedThis */
 };
 
+/* dup, dup_x1, dup_x2, dup2, dup2_x1, dup2_x2, swap on the tracked stack.
+ * Returns 0, or -1 when the stack is too shallow or would overflow. */
+static int ctor_dup(struct ctor_state *s, uint8_t op, uint32_t depth)
+{
+	static const uint8_t need[] = {1, 2, 3, 2, 3, 4, 2};
+	static const uint8_t grow[] = {1, 1, 1, 2, 2, 2, 0};
+	uint32_t k = need[op - 0x59], g = grow[op - 0x59];
+	uint8_t tmp[6];
+
+	if (s->sp < k || s->sp + g > depth)
+		return -1;
+	uint8_t *o = s->stack + s->sp - k;
+	memcpy(tmp, o, k);
+	if (op == 0x5f) {
+		o[0] = tmp[1];
+		o[1] = tmp[0];
+	} else {
+		/* the top g slots, then the k slots below */
+		memcpy(o, tmp + k - g, g);
+		memcpy(o + g, tmp, k);
+	}
+	s->sp += g;
+	return 0;
+}
+
+/* What one instruction before super() does to the tracked stack. */
+enum ctor_effect {
+	CTOR_PUSH_POP, /* pop *pop slots, push *push slots marked *mark */
+	CTOR_DONE,     /* the stack is already updated */
+	CTOR_END_PATH, /* the path ends here (the super() call, a return or throw) */
+	CTOR_FAIL,     /* not handled before super(): no handler for this method */
+};
+
+static enum ctor_effect ctor_effect(struct method_rw *m, struct ctor_state *s, uint32_t depth,
+				    const struct insn *in, uint32_t *found, int *pop, int *push,
+				    int *mark)
+{
+	const uint8_t *code = m->code.code;
+	const struct cf_const *d;
+	uint8_t op = in->op;
+	uint32_t idx;
+	int args, ret, init = 0;
+
+	*pop = *push = *mark = 0;
+	if (simple_effect(op, pop, push) == 0)
+		return CTOR_PUSH_POP;
+	if (op == 0x19 || (op >= 0x2a && op <= 0x2d)) { /* aload */
+		idx = op == 0x19 ? code[s->pc + 1] : (uint32_t)(op - 0x2a);
+		*push = 1;
+		*mark = idx == 0 && s->l0;
+		return CTOR_PUSH_POP;
+	}
+	if (op == 0x3a || (op >= 0x4b && op <= 0x4e)) { /* astore */
+		idx = op == 0x3a ? code[s->pc + 1] : (uint32_t)(op - 0x4b);
+		if (s->sp < 1 || s->stack[s->sp - 1])
+			return CTOR_FAIL;
+		if (idx == 0)
+			s->l0 = 0;
+		*pop = 1;
+		return CTOR_PUSH_POP;
+	}
+	if (op >= 0x59 && op <= 0x5f) /* dup family, swap */
+		return ctor_dup(s, op, depth) ? CTOR_FAIL : CTOR_DONE;
+	if (op >= 0xb2 && op <= 0xb5) { /* field access */
+		d = ref_desc(m->c, get_u2(code + s->pc + 1), NULL);
+		if (!d || !d->len)
+			return CTOR_FAIL;
+		int size = (d->utf8[0] == 'J' || d->utf8[0] == 'D') ? 2 : 1;
+		*pop = op == 0xb2 ? 0 : op == 0xb3 ? size : op == 0xb4 ? 1 : 1 + size;
+		*push = op == 0xb2 || op == 0xb4 ? size : 0;
+		return CTOR_PUSH_POP;
+	}
+	if (op >= 0xb6 && op <= 0xba) { /* invokes */
+		d = ref_desc(m->c, get_u2(code + s->pc + 1), &init);
+		if (desc_slots(d, &args, &ret))
+			return CTOR_FAIL;
+		*pop = args + (op == 0xb8 || op == 0xba ? 0 : 1);
+		*push = ret;
+		if (op == OP_INVOKESPECIAL && init && s->sp >= (uint32_t)*pop &&
+		    s->stack[s->sp - (uint32_t)*pop]) {
+			if (*found != NO_LABEL && *found != s->pc + in->len)
+				return CTOR_FAIL;
+			*found = s->pc + in->len;
+			return CTOR_END_PATH;
+		}
+		return CTOR_PUSH_POP;
+	}
+	if (op == 0xc5) { /* multianewarray */
+		*pop = code[s->pc + 3];
+		*push = 1;
+		return CTOR_PUSH_POP;
+	}
+	if ((op >= OP_IRETURN && op <= OP_RETURN) || op == OP_ATHROW)
+		return CTOR_END_PATH;
+	return CTOR_FAIL; /* wide, jsr, ret, switches: not before super() */
+}
+
 /* Finds the old pc after the invokespecial <init> that initialises `this`.
  * Returns 0 and sets *after, or -1 when it cannot be determined. */
 static int find_super_call(struct method_rw *m, uint32_t *after)
 {
-	const uint8_t *code = m->code.code;
 	uint32_t depth = m->code.max_stack + 2u, nwork = 0, cap = 64, found = NO_LABEL;
 	uint32_t maxpc = 0;
 	struct ctor_state *work = malloc(cap * sizeof(*work));
@@ -426,100 +522,28 @@ static int find_super_call(struct method_rw *m, uint32_t *after)
 				maxpc = s.pc;
 			const struct insn *in = &m->in[m->index[s.pc]];
 			uint8_t op = in->op;
-			int pop = 0, push = 0, args, ret, init = 0, mark = 0;
-			uint32_t idx;
-			const uint8_t *st;
-			const struct cf_const *d;
-			uint8_t tmp[6];
+			int pop, push, mark;
+			enum ctor_effect e = ctor_effect(m, &s, depth, in, &found, &pop, &push, &mark);
 
-			if (simple_effect(op, &pop, &push) == 0) {
-				/* below */
-			} else if (op == 0x19 || (op >= 0x2a && op <= 0x2d)) { /* aload */
-				idx = op == 0x19 ? code[s.pc + 1] : (uint32_t)(op - 0x2a);
-				push = 1;
-				mark = idx == 0 && s.l0;
-			} else if (op == 0x3a || (op >= 0x4b && op <= 0x4e)) { /* astore */
-				idx = op == 0x3a ? code[s.pc + 1] : (uint32_t)(op - 0x4b);
-				if (s.sp < 1 || s.stack[s.sp - 1]) {
-					ok = 0;
-					break;
-				}
-				if (idx == 0)
-					s.l0 = 0;
-				pop = 1;
-			} else if (op >= 0x59 && op <= 0x5f) { /* dup family, swap */
-				static const uint8_t need[] = {1, 2, 3, 2, 3, 4, 2};
-				static const uint8_t grow[] = {1, 1, 1, 2, 2, 2, 0};
-				uint32_t k = need[op - 0x59], g = grow[op - 0x59];
-				if (s.sp < k || s.sp + g > depth) {
-					ok = 0;
-					break;
-				}
-				st = s.stack + s.sp - k;
-				memcpy(tmp, st, k);
-				uint8_t *o = s.stack + s.sp - k;
-				if (op == 0x5f) {
-					o[0] = tmp[1];
-					o[1] = tmp[0];
-				} else {
-					/* the top g slots, then the k slots below */
-					memcpy(o, tmp + k - g, g);
-					memcpy(o + g, tmp, k);
-				}
-				s.sp += g;
-				goto next;
-			} else if (op >= 0xb2 && op <= 0xb5) { /* field access */
-				d = ref_desc(m->c, get_u2(code + s.pc + 1), NULL);
-				if (!d || !d->len) {
-					ok = 0;
-					break;
-				}
-				int size = (d->utf8[0] == 'J' || d->utf8[0] == 'D') ? 2 : 1;
-				pop = op == 0xb2   ? 0
-				      : op == 0xb3 ? size
-				      : op == 0xb4 ? 1
-						   : 1 + size;
-				push = op == 0xb2 || op == 0xb4 ? size : 0;
-			} else if (op >= 0xb6 && op <= 0xba) { /* invokes */
-				d = ref_desc(m->c, get_u2(code + s.pc + 1), &init);
-				if (desc_slots(d, &args, &ret)) {
-					ok = 0;
-					break;
-				}
-				pop = args + (op == 0xb8 || op == 0xba ? 0 : 1);
-				push = ret;
-				if (op == OP_INVOKESPECIAL && init && s.sp >= (uint32_t)pop &&
-				    s.stack[s.sp - pop]) {
-					if (found != NO_LABEL && found != s.pc + in->len) {
-						ok = 0;
-						break;
-					}
-					found = s.pc + in->len;
-					break;
-				}
-			} else if (op == 0xc5) { /* multianewarray */
-				pop = code[s.pc + 3];
-				push = 1;
-			} else if (op >= OP_IRETURN && op <= OP_RETURN) {
-				break;
-			} else if (op == OP_ATHROW) {
-				break;
-			} else { /* wide, jsr, ret, switches: not before super() */
+			if (e == CTOR_FAIL) {
 				ok = 0;
 				break;
 			}
-			if (s.sp < (uint32_t)pop) {
-				ok = 0;
+			if (e == CTOR_END_PATH)
 				break;
+			if (e == CTOR_PUSH_POP) {
+				if (s.sp < (uint32_t)pop) {
+					ok = 0;
+					break;
+				}
+				s.sp -= (uint32_t)pop;
+				if (s.sp + (uint32_t)push > depth) {
+					ok = 0;
+					break;
+				}
+				for (int k = 0; k < push; k++)
+					s.stack[s.sp++] = (uint8_t)mark;
 			}
-			s.sp -= (uint32_t)pop;
-			if (s.sp + (uint32_t)push > depth) {
-				ok = 0;
-				break;
-			}
-			for (int k = 0; k < push; k++)
-				s.stack[s.sp++] = (uint8_t)mark;
-		next:
 			if (is_cond_branch(op) || op == OP_GOTO || op == OP_GOTO_W ||
 			    op == OP_TABLESWITCH || op == OP_LOOKUPSWITCH) {
 				uint32_t targets[2] = {0, 0}, nt = 0;
@@ -1034,40 +1058,43 @@ struct class_refs {
 };
 
 /* Returns 1 rewritten, 0 left alone, -1 fatal (out of memory). */
-static int rewrite_method(struct method_rw *m, struct cf_member *mb, struct class_refs *refs)
+/* What analyse_method found. */
+enum method_verdict {
+	METHOD_REWRITE, /* decoded and laid out: rewrite it */
+	METHOD_SKIP,	/* left as it is, counted as skipped (noted why) */
+	METHOD_IGNORE,	/* not one the configuration traces: left as it is */
+};
+
+/* Decodes the method's code and StackMapTable, finds where the catch-all
+ * handler may start, lays out the instrumented code and gets the method's
+ * id. */
+static enum method_verdict analyse_method(struct method_rw *m, struct cf_member *mb,
+					  struct cf_attr *code_attr)
 {
 	struct cf_class *c = m->c;
-	struct cf_attr *code_attr = NULL;
 	char err[256];
-	int rc = 0;
 
-	for (uint16_t i = 0; i < mb->nattrs; i++)
-		if (cf_utf8_eq(c, mb->attrs[i].name, "Code"))
-			code_attr = &mb->attrs[i];
-	if (!code_attr)
-		return 0;
-	m->st->methods++;
 	if (cf_code_parse(code_attr, &m->code, err, sizeof(err))) {
 		note(m, "skipped: %s", err);
-		goto skip;
+		return METHOD_SKIP;
 	}
 	if (m->code.code_len == 0 || decode(m) || check_targets(m))
-		goto skip;
+		return METHOD_SKIP;
 	m->smt_index = -1;
 	for (uint16_t i = 0; i < m->code.nattrs; i++)
 		if (cf_utf8_eq(c, m->code.attrs[i].name, "StackMapTable")) {
 			if (m->has_smt) {
 				note(m, "skipped: two StackMapTable attributes");
-				goto skip;
+				return METHOD_SKIP;
 			}
 			if (cf_smt_parse(m->code.attrs[i].data, m->code.attrs[i].len, &m->smt, err,
 					 sizeof(err))) {
 				note(m, "skipped: %s", err);
-				goto skip;
+				return METHOD_SKIP;
 			}
 			if (mark_frames(m)) {
 				note(m, "skipped: a StackMapTable frame is not at an instruction");
-				goto skip;
+				return METHOD_SKIP;
 			}
 			m->has_smt = 1;
 			m->smt_index = i;
@@ -1082,63 +1109,62 @@ static int rewrite_method(struct method_rw *m, struct cf_member *mb, struct clas
 		}
 	}
 	if (layout(m))
-		goto skip;
+		return METHOD_SKIP;
 	if (m->new_len > 65535) {
 		note(m, "skipped: instrumented code would be %u bytes (limit 65535)", m->new_len);
-		goto skip;
+		return METHOD_SKIP;
 	}
-	if (m->cfg->method_id(m->cfg->ctx, m->cls, m->name, m->desc, mb->access, &m->id)) {
-		method_free(m);
-		return 0;
-	}
+	if (m->cfg->method_id(m->cfg->ctx, m->cls, m->name, m->desc, mb->access, &m->id))
+		return METHOD_IGNORE;
 	if (m->id > 32767) {
 		m->probe_id_cp = cf_cp_integer(c, (int32_t)m->id);
 		if (!m->probe_id_cp) {
 			note(m, "skipped: constant pool full");
-			goto skip;
+			return METHOD_SKIP;
 		}
 	}
+	return METHOD_REWRITE;
+}
 
-	/* the new Code attribute */
-	struct cf_code nc = m->code;
-	uint8_t *code = cf_alloc(c, m->new_len);
-	struct cf_exception *exc = malloc((m->code.nexc + 1u) * sizeof(*exc));
-	struct cf_attr *attrs = malloc((m->code.nattrs + 1u) * sizeof(*attrs));
-	uint16_t nattrs = 0;
-	if (!code || !exc || !attrs) {
-		free(exc);
-		free(attrs);
-		rc = -1;
-		goto out;
-	}
-	emit_code(m, code, refs->mref);
-	nc.code = code;
-	nc.code_len = m->new_len;
-	nc.max_stack = m->code.max_stack + 1u < 2 ? 2 : m->code.max_stack + 1u;
-	if (m->code.max_stack == 0xffff)
-		nc.max_stack = 0xffff;
-	for (uint16_t i = 0; i < m->code.nexc; i++) {
+/* The new code's exception table: the old entries at their new pcs, then
+ * the catch-all handler. exc has room for nexc + 1 entries. */
+static uint16_t new_exception_table(const struct method_rw *m, struct cf_exception *exc)
+{
+	uint16_t n = m->code.nexc;
+
+	for (uint16_t i = 0; i < n; i++) {
 		const struct cf_exception *e = &m->code.exc[i];
 		exc[i].start = (uint16_t)m->lab[e->start];
 		exc[i].end = (uint16_t)m->lab[e->end];
 		exc[i].handler = (uint16_t)m->lab[e->handler];
 		exc[i].catch_type = e->catch_type;
 	}
-	nc.nexc = m->code.nexc;
 	if (m->handler) {
-		exc[nc.nexc].start = (uint16_t)m->lab[m->handler_start];
-		exc[nc.nexc].end = (uint16_t)m->handler_pc;
-		exc[nc.nexc].handler = (uint16_t)m->handler_pc;
-		exc[nc.nexc].catch_type = 0;
-		nc.nexc++;
+		exc[n].start = (uint16_t)m->lab[m->handler_start];
+		exc[n].end = (uint16_t)m->handler_pc;
+		exc[n].handler = (uint16_t)m->handler_pc;
+		exc[n].catch_type = 0;
+		n++;
 	}
-	nc.exc = exc;
+	return n;
+}
+
+/* The new Code attribute's own attributes: pc tables remapped, the
+ * StackMapTable rewritten, the rest dropped. attrs has room for nattrs + 1.
+ * Returns 0, 1 when the method must be skipped (noted why), or -1 when
+ * out of memory. */
+static int new_code_attrs(struct method_rw *m, const struct class_refs *refs,
+			  struct cf_attr *attrs, uint16_t *nattrs)
+{
+	struct cf_class *c = m->c;
+
+	*nattrs = 0;
 	for (uint16_t i = 0; i < m->code.nattrs; i++) {
 		struct cf_attr a = m->code.attrs[i];
 		uint8_t *body = NULL;
-		if ((int)i == m->smt_index) {
+		if ((int)i == m->smt_index)
 			continue;
-		} else if (cf_utf8_eq(c, a.name, "LineNumberTable")) {
+		if (cf_utf8_eq(c, a.name, "LineNumberTable")) {
 			body = remap_pc_table(m, &a, 0);
 		} else if (cf_utf8_eq(c, a.name, "LocalVariableTable") ||
 			   cf_utf8_eq(c, a.name, "LocalVariableTypeTable")) {
@@ -1151,31 +1177,61 @@ static int rewrite_method(struct method_rw *m, struct cf_member *mb, struct clas
 		if (!body)
 			continue;
 		a.data = body;
-		attrs[nattrs++] = a;
+		attrs[(*nattrs)++] = a;
 	}
 	if (c->major >= 50 && (m->has_smt || m->handler)) {
 		uint32_t len;
 		uint8_t *body = rewrite_smt(m, refs->throwable, &len), *copy;
 		if (!body) {
-			free(exc);
-			free(attrs);
 			note(m, "skipped: StackMapTable could not be rewritten");
-			goto skip;
+			return 1;
 		}
 		copy = cf_alloc(c, len);
 		if (copy)
 			memcpy(copy, body, len);
 		free(body);
-		if (!copy) {
-			free(exc);
-			free(attrs);
-			rc = -1;
-			goto out;
-		}
-		attrs[nattrs].name = refs->smt_name;
-		attrs[nattrs].len = len;
-		attrs[nattrs].data = copy;
-		nattrs++;
+		if (!copy)
+			return -1;
+		attrs[*nattrs].name = refs->smt_name;
+		attrs[*nattrs].len = len;
+		attrs[*nattrs].data = copy;
+		(*nattrs)++;
+	}
+	return 0;
+}
+
+/* Builds the instrumented Code attribute of an analysed method into
+ * code_attr. Returns 1, 0 when it was skipped after all (noted), or -1 when
+ * out of memory. */
+static int write_method_code(struct method_rw *m, struct class_refs *refs,
+			     struct cf_attr *code_attr)
+{
+	struct cf_class *c = m->c;
+	struct cf_code nc = m->code;
+	uint8_t *code = cf_alloc(c, m->new_len);
+	struct cf_exception *exc = malloc((m->code.nexc + 1u) * sizeof(*exc));
+	struct cf_attr *attrs = malloc((m->code.nattrs + 1u) * sizeof(*attrs));
+	uint16_t nattrs = 0;
+	int rc;
+
+	if (!code || !exc || !attrs) {
+		free(exc);
+		free(attrs);
+		return -1;
+	}
+	emit_code(m, code, refs->mref);
+	nc.code = code;
+	nc.code_len = m->new_len;
+	nc.max_stack = m->code.max_stack + 1u < 2 ? 2 : m->code.max_stack + 1u;
+	if (m->code.max_stack == 0xffff)
+		nc.max_stack = 0xffff;
+	nc.nexc = new_exception_table(m, exc);
+	nc.exc = exc;
+	rc = new_code_attrs(m, refs, attrs, &nattrs);
+	if (rc) {
+		free(exc);
+		free(attrs);
+		return rc > 0 ? 0 : -1;
 	}
 	nc.attrs = attrs;
 	nc.nattrs = nattrs;
@@ -1189,18 +1245,38 @@ static int rewrite_method(struct method_rw *m, struct cf_member *mb, struct clas
 			memcpy(copy, body, blen);
 		free(body);
 	}
-	if (!copy) {
-		rc = -1;
-		goto out;
-	}
+	if (!copy)
+		return -1;
 	code_attr->data = copy;
 	code_attr->len = blen;
-	m->st->instrumented++;
-	rc = 1;
-	goto out;
-skip:
-	m->st->skipped++;
-out:
+	return 1;
+}
+
+static int rewrite_method(struct method_rw *m, struct cf_member *mb, struct class_refs *refs)
+{
+	struct cf_attr *code_attr = NULL;
+	int rc = 0;
+
+	for (uint16_t i = 0; i < mb->nattrs; i++)
+		if (cf_utf8_eq(m->c, mb->attrs[i].name, "Code"))
+			code_attr = &mb->attrs[i];
+	if (!code_attr)
+		return 0;
+	m->st->methods++;
+	switch (analyse_method(m, mb, code_attr)) {
+	case METHOD_IGNORE:
+		break;
+	case METHOD_SKIP:
+		m->st->skipped++;
+		break;
+	case METHOD_REWRITE:
+		rc = write_method_code(m, refs, code_attr);
+		if (rc == 1)
+			m->st->instrumented++;
+		else if (rc == 0)
+			m->st->skipped++;
+		break;
+	}
 	method_free(m);
 	return rc;
 }

@@ -485,7 +485,9 @@ static int glob(const char *p, const char *pend, const char *s, const char *send
 	const char *star = NULL, *resume = NULL;
 
 	while (s < send) {
-		char c = *s == '/' ? '.' : *s;
+		char c = *s;
+		if (c == '/')
+			c = '.';
 		if (p < pend && (*p == '?' || *p == c)) {
 			p++;
 			s++;

@@ -9,6 +9,7 @@
 #include "calib_table_int.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +45,12 @@ void calib_clean_copy(char *dst, size_t len, const char *src)
 
 	while (*src && is_blank_or_control(*src))
 		src++;
-	for (; *src && n + 1 < len; src++)
-		dst[n++] = is_blank_or_control(*src) ? ' ' : *src;
+	for (; *src && n + 1 < len; src++) {
+		char c = *src;
+		if (is_blank_or_control(c))
+			c = ' ';
+		dst[n++] = c;
+	}
 	while (n > 0 && dst[n - 1] == ' ')
 		n--;
 	dst[n] = '\0';
@@ -249,7 +254,7 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 			stat = d->median;
 		else if (d->has_stats && (e == CALIB_EST_MEAN || e == CALIB_EST_COND))
 			stat = d->mean >= 0 && d->mean < (double)CALIB_NUM_MAX
-				   ? (uint64_t)(d->mean + 0.5)
+				   ? (uint64_t)llround(d->mean)
 				   : d->mean > 0 ? CALIB_NUM_MAX : 0;
 		d->comp = calib_comp_of(stat, d->env);
 	}

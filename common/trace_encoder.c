@@ -54,7 +54,8 @@ static void chunk_header(uint8_t *buf, unsigned kind, size_t payload_len)
 
 void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN])
 {
-	memcpy(out, TRACE_MAGIC, TRACE_MAGIC_LEN);
+	/* The magic is 8 bytes with no terminator in the file. */
+	memcpy(out, TRACE_MAGIC, TRACE_MAGIC_LEN); /* NOLINT(bugprone-not-null-terminated-result) */
 	put_u16(out + 8, TRACE_VERSION_MAJOR);
 	put_u16(out + 10, TRACE_VERSION_MINOR);
 	put_u32(out + 12, 0);

@@ -542,14 +542,14 @@ static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf
 		size_t n = fread(h, 1, sizeof(h), f);
 		if (ferror(f))
 			return fail(res, name, TRACE_IOERR, "read error at byte %llu: %s",
-				    (unsigned long long)(off + n), strerror(errno));
+				    (unsigned long long)off + n, strerror(errno));
 		res->file_bytes = off + n;
 		if (n == 0)
 			return TRACE_OK;
 		if (n < sizeof(h))
 			return fail(res, name, TRACE_TRUNCATED,
 				    "cut off at byte %llu: chunk header of %d bytes has only %zu",
-				    (unsigned long long)(off + n), TRACE_CHUNK_HEADER_LEN, n);
+				    (unsigned long long)off + n, TRACE_CHUNK_HEADER_LEN, n);
 		uint32_t magic = get_u32(h), len = get_u32(h + 8), crc = get_u32(h + 12);
 		unsigned kind = h[4];
 		if (magic != TRACE_CHUNK_MAGIC) {
@@ -582,7 +582,7 @@ static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf
 		n = len ? fread(*buf, 1, len, f) : 0;
 		if (ferror(f))
 			return fail(res, name, TRACE_IOERR, "read error at byte %llu: %s",
-				    (unsigned long long)(off + sizeof(h) + n), strerror(errno));
+				    (unsigned long long)off + sizeof(h) + n, strerror(errno));
 		res->file_bytes = off + sizeof(h) + n;
 		if (n < len)
 			return fail(res, name, TRACE_TRUNCATED,
@@ -601,7 +601,7 @@ static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf
 					res, name, TRACE_TRUNCATED,
 					"cut off at byte %llu: the last chunk's %u payload bytes "
 					"are all zero (space preallocated before a crash)",
-					(unsigned long long)(off + sizeof(h)), len);
+					(unsigned long long)off + sizeof(h), len);
 			}
 			return fail(res, name, TRACE_CORRUPT,
 				    "chunk at byte %llu: CRC mismatch (stored 0x%08x, computed "
