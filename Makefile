@@ -4,6 +4,7 @@
 #   make test       install missing packages, build, run every native and Java test
 #   make demo       install missing packages, build, profile the bundled example
 #   make asan       native tests under -fsanitize=address,undefined
+#   make lint       clang-format and clang-tidy over the project's C code
 #   make clean
 
 CC      ?= gcc
@@ -35,7 +36,7 @@ AGENT_JVMTI := agent event_recorder thread_state method_table calibrate calib_na
 	       region_control bci_agent recalib_period
 AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/agent/%.o),$(AGENT_OBJ))
 
-.PHONY: all test demo asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes bci-test
+.PHONY: all test demo lint asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes bci-test
 all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal-calibrator.jar $(BUILD)/jcal-agent.jar \
      java-classes \
      $(BUILD)/libjcaltest.so $(BUILD)/javatests21.stamp
@@ -198,6 +199,11 @@ asan: asan-build
 	  scripts/run-native-tests.sh build/asan/tests
 
 $(BUILD)/tests-all: $(TEST_BIN)
+
+# clang-format (.clang-format) and clang-tidy (.clang-tidy) over every C file
+# the project keeps; run by .ci/run after the tests.
+lint:
+	@scripts/lint.sh "$(JAVA_HOME)"
 
 clean:
 	rm -rf build

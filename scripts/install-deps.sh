@@ -1,13 +1,15 @@
 #!/bin/sh
 # install-deps.sh [--tests] - installs the Debian 12 packages jcal needs to
-# build (and with --tests, the tools its end-to-end checks use: Chromium for
-# the HTML flame graph, Go's pprof), when they are missing. A no-op when
+# build (and with --tests, what `make lint` needs, clang-format and
+# clang-tidy, and the tools its end-to-end checks use: Chromium for the HTML
+# flame graph, Go's pprof), when they are missing. A no-op when
 # everything is there; needs root (or sudo) only when something must be
 # installed. The test tools are optional: when they cannot be installed the
 # checks that need them print SKIP.
 set -eu
 
 PACKAGES="make gcc libc6-dev openjdk-17-jdk-headless libpfm4-dev uthash-dev zlib1g-dev"
+LINT_PACKAGES="clang-format clang-tidy"
 TEST_PACKAGES="chromium golang-go"
 
 want_tests=0
@@ -25,6 +27,7 @@ if [ $want_tests = 1 ]; then
 fi
 
 missing=""
+[ $want_tests = 1 ] && PACKAGES="$PACKAGES $LINT_PACKAGES"
 for p in $PACKAGES; do
 	installed "$p" || missing="$missing $p"
 done
