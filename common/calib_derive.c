@@ -61,7 +61,6 @@ struct derive {
 	int failed;
 };
 
-
 static unsigned bucket_of(uint64_t v)
 {
 	unsigned e;
@@ -135,9 +134,10 @@ static int on_meta(void *ctx, const char *key, const char *value)
 		if (!*value || *end || errno || value[0] == '-' || value[0] == ' ' ||
 		    v > CALIB_NUM_MAX) {
 			errmsg_set(d->err, d->errlen,
-			       "meta record %s: '%s' is not an unsigned integer of at most "
-			       CALIB_NUM_MAX_TEXT " (the environment cost in metric 0's raw unit)",
-			       key, value);
+				   "meta record %s: '%s' is not an unsigned integer of at "
+				   "most " CALIB_NUM_MAX_TEXT
+				   " (the environment cost in metric 0's raw unit)",
+				   key, value);
 			d->failed = 1;
 			return -1;
 		}
@@ -364,16 +364,17 @@ int calib_derive_file(const char *trace_path, struct calib_table *t, struct cali
 	if (read_pass(d, trace_path, &v))
 		goto out;
 	if (info->calib_thread[0] && !info->threads_used) {
-		errmsg_set(err, errlen,
-		       "%s: meta calib.thread names '%s', but no thread of that name has events",
-		       trace_path, info->calib_thread);
+		errmsg_set(
+		    err, errlen,
+		    "%s: meta calib.thread names '%s', but no thread of that name has events",
+		    trace_path, info->calib_thread);
 		goto out;
 	}
 	if (!info->deltas) {
 		errmsg_set(err, errlen,
-		       "%s: no delta between two events of a%s thread: nothing to "
-		       "calibrate from",
-		       trace_path, info->calib_thread[0] ? " calibration" : "");
+			   "%s: no delta between two events of a%s thread: nothing to "
+			   "calibrate from",
+			   trace_path, info->calib_thread[0] ? " calibration" : "");
 		goto out;
 	}
 	fill_table(d);

@@ -30,7 +30,6 @@ static const struct {
     [CALIB_FP_AGENT_VERSION] = {"agent.version", "agent.version"},
 };
 
-
 static int is_blank_or_control(char c)
 {
 	return c == ' ' || (unsigned char)c < 0x20 || c == 0x7f;
@@ -221,7 +220,7 @@ void calib_cond_build(struct calib_table *t)
 	}
 }
 
-static const char *const estimator_names[] = { "min", "p10", "median", "mean", "cond" };
+static const char *const estimator_names[] = {"min", "p10", "median", "mean", "cond"};
 
 int calib_estimator_parse(const char *name, enum calib_estimator *out)
 {
@@ -236,8 +235,8 @@ int calib_estimator_parse(const char *name, enum calib_estimator *out)
 const char *calib_estimator_name(enum calib_estimator e)
 {
 	return (unsigned)e < sizeof(estimator_names) / sizeof(estimator_names[0])
-		       ? estimator_names[e]
-		       : "?";
+		   ? estimator_names[e]
+		   : "?";
 }
 
 void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
@@ -255,7 +254,8 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 		else if (d->has_stats && (e == CALIB_EST_MEAN || e == CALIB_EST_COND))
 			stat = d->mean >= 0 && d->mean < (double)CALIB_NUM_MAX
 				   ? (uint64_t)llround(d->mean)
-				   : d->mean > 0 ? CALIB_NUM_MAX : 0;
+			       : d->mean > 0 ? CALIB_NUM_MAX
+					     : 0;
 		d->comp = calib_comp_of(stat, d->env);
 	}
 	t->estimator = (int)e;

@@ -21,7 +21,7 @@
 #include "seqkey.h"
 
 #define CALIB_FORMAT_VERSION 2 /* 2 added q=; 1 is still read */
-#define CALIB_VALUE_MAX 256 /* longest header value kept, NUL included */
+#define CALIB_VALUE_MAX 256    /* longest header value kept, NUL included */
 
 /* The largest number of a key line (2^53 - 1, docs/calibration-format.md):
  * exact as a double, so that merged averages and the mean stay exact, and
@@ -42,7 +42,7 @@ enum calib_fp_field {
 	CALIB_FP_KERNEL,
 	CALIB_FP_JVM_VENDOR,
 	CALIB_FP_JVM_VERSION,
-	CALIB_FP_JVM_EXEC,	/* "mixed mode" or "interpreted mode" (-Xint): costs differ */
+	CALIB_FP_JVM_EXEC, /* "mixed mode" or "interpreted mode" (-Xint): costs differ */
 	CALIB_FP_MODE,
 	CALIB_FP_METRICS,
 	CALIB_FP_AGENT_VERSION,
@@ -126,7 +126,7 @@ struct calib_table {
 	struct calib_cond {
 		uint64_t o[CALIB_NQ];
 		uint64_t mean[CALIB_NQ];
-	} *cond;
+	} * cond;
 };
 
 /* Returns 0 or -1 (out of memory). An empty table, empty header. */

@@ -164,8 +164,8 @@ static int parse_header(struct parser *p, char *s)
 }
 
 enum { F_SAMPLES, F_ENV, F_COMP, F_MEAN, F_MEDIAN, F_P10, F_Q, F_COUNT };
-static const char *const field_names[F_COUNT] = {"samples", "env",    "comp", "mean",
-						 "median",  "p10",    "q"};
+static const char *const field_names[F_COUNT] = {"samples", "env", "comp", "mean",
+						 "median",  "p10", "q"};
 
 /* "Q1,...,Q16": CALIB_NQ unsigned integers, non-decreasing. Returns 0, or
  * -1 with what is wrong in why. */
@@ -227,8 +227,10 @@ static int parse_key_line(struct parser *p, char *s)
 	case 0:
 		break;
 	case -2:
-		return perr(p, "key %s: MIN '%s' is above " CALIB_NUM_MAX_TEXT
-			    " (the largest number a table holds)", keytext, tok);
+		return perr(p,
+			    "key %s: MIN '%s' is above " CALIB_NUM_MAX_TEXT
+			    " (the largest number a table holds)",
+			    keytext, tok);
 	default:
 		return perr(p, "key %s: MIN '%s' is not an unsigned integer", keytext, tok);
 	}
@@ -266,8 +268,10 @@ static int parse_key_line(struct parser *p, char *s)
 					    : f == F_MEDIAN ? &e.median
 							    : &e.p10);
 		if (r == -2)
-			return perr(p, "key %s: %s='%s' is above " CALIB_NUM_MAX_TEXT
-				    " (the largest number a table holds)", keytext, tok, eq + 1);
+			return perr(p,
+				    "key %s: %s='%s' is above " CALIB_NUM_MAX_TEXT
+				    " (the largest number a table holds)",
+				    keytext, tok, eq + 1);
 		if (r)
 			return perr(p, "key %s: %s='%s' is not %s", keytext, tok, eq + 1,
 				    f == F_MEAN ? "a non-negative number (decimal digits, "
@@ -351,14 +355,16 @@ int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *er
 			break;
 		}
 		if (p.line == 1) {
-			p.version = !strcmp(buf, VERSION_LINE)	 ? CALIB_FORMAT_VERSION
+			p.version = !strcmp(buf, VERSION_LINE)	   ? CALIB_FORMAT_VERSION
 				    : !strcmp(buf, VERSION_LINE_1) ? 1
 								   : 0;
 			if (p.version)
 				continue;
 			if (!strncmp(buf, VERSION_PREFIX, strlen(VERSION_PREFIX)))
-				r = perr(&p, "unsupported table version '%s' (this build reads 1 and %d)",
-					 buf + strlen(VERSION_PREFIX), CALIB_FORMAT_VERSION);
+				r = perr(
+				    &p,
+				    "unsupported table version '%s' (this build reads 1 and %d)",
+				    buf + strlen(VERSION_PREFIX), CALIB_FORMAT_VERSION);
 			else
 				r = perr(&p,
 					 "not a jcal calibration table (the first line must be "
@@ -400,13 +406,13 @@ int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *er
 
 const char *calib_file_kind(mode_t mode)
 {
-	return S_ISREG(mode)    ? "a regular file"
-	       : S_ISDIR(mode)  ? "a directory"
+	return S_ISREG(mode)	? "a regular file"
+	       : S_ISDIR(mode)	? "a directory"
 	       : S_ISFIFO(mode) ? "a FIFO"
-	       : S_ISCHR(mode)  ? "a character device"
-	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISCHR(mode)	? "a character device"
+	       : S_ISBLK(mode)	? "a block device"
 	       : S_ISSOCK(mode) ? "a socket"
-			        : "not a regular file";
+				: "not a regular file";
 }
 
 int calib_table_read_file(struct calib_table *t, const char *path, char *err, size_t errlen)

@@ -103,7 +103,8 @@ static int open_temp(const char *path, char **tmp)
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 			r = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^
 			    (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)tmp ^
-			    (uint64_t)__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0x2545f491ull;
+			    (uint64_t)__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) *
+				0x2545f491ull;
 		if (asprintf(tmp, "%s.tmp.%016" PRIx64, path, r) < 0) {
 			*tmp = NULL;
 			errno = ENOMEM;

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 static inline void errmsg_set(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static inline void errmsg_set(char *err, size_t len, const char *fmt, ...)
 {

@@ -250,7 +250,7 @@ void trace_rec_method(struct trace_recbuf *rb, uint32_t id, uint32_t modifiers,
 		      const char *class_sig, const char *name, const char *sig)
 {
 	uint8_t *s = rec_begin(rb, 2 * VARINT_MAX_LEN + str_room(class_sig) + str_room(name) +
-					   str_room(sig));
+				       str_room(sig));
 	if (!s)
 		return;
 	uint8_t *p = s;

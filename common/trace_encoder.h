@@ -23,12 +23,12 @@
 #define TRACE_EVENTS_HEAD_MAX (5 + 1)
 
 struct trace_events_enc {
-	uint8_t *buf;   /* chunk header + payload; owned by the caller */
+	uint8_t *buf; /* chunk header + payload; owned by the caller */
 	size_t cap;
-	size_t len;     /* bytes used, including the chunk header */
+	size_t len; /* bytes used, including the chunk header */
 	uint32_t serial;
 	unsigned nmetrics;
-	uint64_t events; /* events in the current chunk */
+	uint64_t events;   /* events in the current chunk */
 	uint64_t controls; /* of which control events (END counts the others) */
 	uint64_t last[JCAL_MAX_METRICS];
 	uint32_t depth;
@@ -37,8 +37,8 @@ struct trace_events_enc {
 
 /* Sets up enc over buf (cap must be > TRACE_CHUNK_HEADER_LEN +
  * TRACE_EVENTS_HEAD_MAX + TRACE_EVENT_MAX_LEN) and starts a chunk. */
-void trace_events_init(struct trace_events_enc *enc, uint8_t *buf, size_t cap,
-		       uint32_t serial, unsigned nmetrics);
+void trace_events_init(struct trace_events_enc *enc, uint8_t *buf, size_t cap, uint32_t serial,
+		       unsigned nmetrics);
 
 /* Starts a new, empty chunk (delta base and shadow stack reset). */
 void trace_events_reset(struct trace_events_enc *enc);
@@ -111,7 +111,7 @@ size_t trace_events_finish(struct trace_events_enc *enc);
 struct trace_recbuf {
 	uint8_t *buf; /* chunk header + payload */
 	size_t len, cap;
-	int oom;      /* set when an allocation failed; records were dropped */
+	int oom; /* set when an allocation failed; records were dropped */
 };
 
 void trace_recbuf_init(struct trace_recbuf *rb);
@@ -127,8 +127,8 @@ void trace_rec_meta(struct trace_recbuf *rb, const char *key, const char *value)
 void trace_rec_method(struct trace_recbuf *rb, uint32_t id, uint32_t modifiers,
 		      const char *class_sig, const char *name, const char *sig);
 void trace_rec_thread_start(struct trace_recbuf *rb, uint32_t serial, uint64_t java_tid,
-			    uint32_t os_tid, uint32_t flags, uint64_t time_ns,
-			    const char *name, unsigned nmetrics, const uint64_t *metric);
+			    uint32_t os_tid, uint32_t flags, uint64_t time_ns, const char *name,
+			    unsigned nmetrics, const uint64_t *metric);
 void trace_rec_thread_end(struct trace_recbuf *rb, uint32_t serial, uint64_t time_ns,
 			  uint64_t events, unsigned nmetrics, const uint64_t *metric);
 /* java_tid 0: not given (the record then has no such field). */

@@ -30,8 +30,8 @@
 enum trace_stop {
 	TRACE_STOP_NONE = 0,
 	TRACE_STOP_NOSPACE = 1, /* no space left on the device (ENOSPC, EDQUOT) */
-	TRACE_STOP_FSIZE = 2,   /* the file size limit (EFBIG: ulimit -f) */
-	TRACE_STOP_WRITE = 3,   /* any other write error */
+	TRACE_STOP_FSIZE = 2,	/* the file size limit (EFBIG: ulimit -f) */
+	TRACE_STOP_WRITE = 3,	/* any other write error */
 };
 
 /* Chunk header: u32 magic, u8 kind, u8[3] zero, u32 payload length,
@@ -44,21 +44,23 @@ enum trace_stop {
 
 enum trace_chunk_kind {
 	TRACE_CHUNK_RECORDS = 1, /* framed records: meta, methods, threads... */
-	TRACE_CHUNK_EVENTS = 2,  /* one thread's events, delta/varint coded */
+	TRACE_CHUNK_EVENTS = 2,	 /* one thread's events, delta/varint coded */
 };
 
 /* Records inside a RECORDS chunk: u8 kind, varint payload length, payload.
  * Unknown kinds are skipped by readers (forward compatibility). */
 enum trace_record_kind {
-	TRACE_REC_META = 1,          /* str key, str value */
-	TRACE_REC_METHOD = 2,        /* varint id, varint modifiers, str class, str name, str sig */
-	TRACE_REC_THREAD_START = 3,  /* see trace_thread in trace_reader.h */
-	TRACE_REC_THREAD_END = 4,    /* varint serial, varint time_ns, varint events, u8 n, n x varint metric */
-	TRACE_REC_THREAD_NAME = 5,   /* varint serial, varint time_ns, str name [, varint java_tid (1.1)] */
-	TRACE_REC_COMPILED_LOAD = 6, /* varint method id, varint time_ns, varint code size */
+	TRACE_REC_META = 1,	    /* str key, str value */
+	TRACE_REC_METHOD = 2,	    /* varint id, varint modifiers, str class, str name, str sig */
+	TRACE_REC_THREAD_START = 3, /* see trace_thread in trace_reader.h */
+	TRACE_REC_THREAD_END =
+	    4, /* varint serial, varint time_ns, varint events, u8 n, n x varint metric */
+	TRACE_REC_THREAD_NAME =
+	    5, /* varint serial, varint time_ns, str name [, varint java_tid (1.1)] */
+	TRACE_REC_COMPILED_LOAD = 6,   /* varint method id, varint time_ns, varint code size */
 	TRACE_REC_COMPILED_UNLOAD = 7, /* varint method id, varint time_ns */
-	TRACE_REC_END = 8,           /* varint events, varint threads, varint lost events: clean shutdown */
-	TRACE_REC_LABEL = 9,         /* varint id, str text: a mark's label (1.1) */
+	TRACE_REC_END = 8,   /* varint events, varint threads, varint lost events: clean shutdown */
+	TRACE_REC_LABEL = 9, /* varint id, str text: a mark's label (1.1) */
 };
 
 /* Event tag byte in an EVENTS chunk:
@@ -101,12 +103,12 @@ enum jcal_control {
 
 enum jcal_mtype {
 	JCAL_MT_INTERP_STATIC = 0, /* I */
-	JCAL_MT_INTERP = 1,        /* i */
-	JCAL_MT_JIT_STATIC = 2,    /* J */
-	JCAL_MT_JIT = 3,           /* j */
+	JCAL_MT_INTERP = 1,	   /* i */
+	JCAL_MT_JIT_STATIC = 2,	   /* J */
+	JCAL_MT_JIT = 3,	   /* j */
 	JCAL_MT_NATIVE_STATIC = 4, /* N */
-	JCAL_MT_NATIVE = 5,        /* n */
-	JCAL_MT_OTHER = 6,         /* O: thread root, unknown */
+	JCAL_MT_NATIVE = 5,	   /* n */
+	JCAL_MT_OTHER = 6,	   /* O: thread root, unknown */
 	JCAL_MT_COUNT = 7,
 };
 

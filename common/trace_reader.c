@@ -22,13 +22,13 @@
 struct trace_dec {
 	const struct trace_visitor *v;
 	struct trace_result *res;
-	const char *name;   /* file name for messages, NULL for a bare payload */
-	uint64_t chunk_off; /* file offset of the chunk being decoded */
-	unsigned major;     /* format version of the file (0 for a bare payload) */
-	int check_end;      /* compare END's counts with what was decoded (2.x files) */
-	uint64_t controls;  /* control events decoded (END counts method events only) */
+	const char *name;	/* file name for messages, NULL for a bare payload */
+	uint64_t chunk_off;	/* file offset of the chunk being decoded */
+	unsigned major;		/* format version of the file (0 for a bare payload) */
+	int check_end;		/* compare END's counts with what was decoded (2.x files) */
+	uint64_t controls;	/* control events decoded (END counts method events only) */
 	uint64_t thread_starts; /* THREAD_START records decoded */
-	char *scratch;	    /* NUL-terminated copies of a record's strings */
+	char *scratch;		/* NUL-terminated copies of a record's strings */
 	size_t scratch_cap;
 	uint32_t stack[TRACE_SHADOW_DEPTH];
 };
@@ -201,15 +201,15 @@ static void cur_metrics(struct cur *c, struct trace_thread *t)
 }
 
 static const char *const rec_names[] = {
-	[TRACE_REC_META] = "META",
-	[TRACE_REC_METHOD] = "METHOD",
-	[TRACE_REC_THREAD_START] = "THREAD_START",
-	[TRACE_REC_THREAD_END] = "THREAD_END",
-	[TRACE_REC_THREAD_NAME] = "THREAD_NAME",
-	[TRACE_REC_COMPILED_LOAD] = "COMPILED_LOAD",
-	[TRACE_REC_COMPILED_UNLOAD] = "COMPILED_UNLOAD",
-	[TRACE_REC_END] = "END",
-	[TRACE_REC_LABEL] = "LABEL",
+    [TRACE_REC_META] = "META",
+    [TRACE_REC_METHOD] = "METHOD",
+    [TRACE_REC_THREAD_START] = "THREAD_START",
+    [TRACE_REC_THREAD_END] = "THREAD_END",
+    [TRACE_REC_THREAD_NAME] = "THREAD_NAME",
+    [TRACE_REC_COMPILED_LOAD] = "COMPILED_LOAD",
+    [TRACE_REC_COMPILED_UNLOAD] = "COMPILED_UNLOAD",
+    [TRACE_REC_END] = "END",
+    [TRACE_REC_LABEL] = "LABEL",
 };
 
 /* Decodes one known record; returns the callback's result, -1 when the
@@ -352,7 +352,7 @@ static enum trace_status decode_records(struct trace_dec *d, const uint8_t *p0, 
 		size_t need = (size_t)rlen + 4;
 		if (grow(&d->scratch, &d->scratch_cap, need))
 			return DEC_FAIL(d, TRACE_IOERR, "out of memory (%zu bytes)", need);
-		struct cur c = { q, p, d->scratch, 0 };
+		struct cur c = {q, p, d->scratch, 0};
 		int r = decode_record(d, kind, &c);
 		if (r == -2)
 			return d->res->status;
@@ -435,7 +435,7 @@ static enum trace_status decode_events(struct trace_dec *d, const uint8_t *p0, s
 			}
 		} else {
 			if (__builtin_expect(tr == JCAL_TR_ENTRY || depth == 0 ||
-						     depth > TRACE_SHADOW_DEPTH,
+						 depth > TRACE_SHADOW_DEPTH,
 					     0)) {
 				why = tr == JCAL_TR_ENTRY ? "entry without a method id"
 							  : "implicit exit with no known method "
@@ -591,17 +591,17 @@ static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf
 				    (unsigned long long)sizeof(h) + len,
 				    (unsigned long long)sizeof(h) + n);
 		/* 2.x: the CRC covers the chunk header too (1.x: the payload only) */
-		uint32_t got = d->major >= 2 ? trace_chunk_crc(h, *buf, len)
-					     : (uint32_t)crc32(0L, *buf, len);
+		uint32_t got =
+		    d->major >= 2 ? trace_chunk_crc(h, *buf, len) : (uint32_t)crc32(0L, *buf, len);
 		if (got != crc) {
 			uint64_t end = res->file_bytes;
 			if (len && all_zero(*buf, len) && rest_is_zero(f, &end)) {
 				res->file_bytes = end;
 				return fail(
-					res, name, TRACE_TRUNCATED,
-					"cut off at byte %llu: the last chunk's %u payload bytes "
-					"are all zero (space preallocated before a crash)",
-					(unsigned long long)off + sizeof(h), len);
+				    res, name, TRACE_TRUNCATED,
+				    "cut off at byte %llu: the last chunk's %u payload bytes "
+				    "are all zero (space preallocated before a crash)",
+				    (unsigned long long)off + sizeof(h), len);
 			}
 			return fail(res, name, TRACE_CORRUPT,
 				    "chunk at byte %llu: CRC mismatch (stored 0x%08x, computed "
@@ -671,10 +671,10 @@ enum trace_status trace_read_stream(FILE *f, const char *name, const struct trac
 			return fail(res, name, TRACE_CORRUPT,
 				    "file header: CRC mismatch (stored 0x%08x, computed 0x%08x)",
 				    want, got);
-		unsigned stop = (unsigned)h[TRACE_STOP_OFFSET] |
-				(unsigned)h[TRACE_STOP_OFFSET + 1] << 8;
-		unsigned check = (unsigned)h[TRACE_STOP_OFFSET + 2] |
-				 (unsigned)h[TRACE_STOP_OFFSET + 3] << 8;
+		unsigned stop = (unsigned)h[TRACE_STOP_OFFSET] | (unsigned)h[TRACE_STOP_OFFSET + 1]
+								     << 8;
+		unsigned check =
+		    (unsigned)h[TRACE_STOP_OFFSET + 2] | (unsigned)h[TRACE_STOP_OFFSET + 3] << 8;
 		if ((stop ^ check) != 0xffffu)
 			return fail(res, name, TRACE_CORRUPT,
 				    "file header: damaged stop field at byte %d (0x%04x, "

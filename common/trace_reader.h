@@ -21,33 +21,33 @@ struct trace_method {
 	uint32_t modifiers;
 	const char *class_sig; /* as the JVM gives it: "Ljava/lang/String;" */
 	const char *name;
-	const char *sig;       /* "(I)V" */
+	const char *sig; /* "(I)V" */
 };
 
 struct trace_thread {
 	uint32_t serial;
 	uint64_t java_tid;
 	uint32_t os_tid;
-	uint32_t flags;        /* TRACE_THREAD_* */
-	uint64_t time_ns;      /* wall clock, ns since the epoch */
-	const char *name;      /* THREAD_START and THREAD_NAME; NULL for THREAD_END */
-	uint64_t events;       /* THREAD_END only */
+	uint32_t flags;	  /* TRACE_THREAD_* */
+	uint64_t time_ns; /* wall clock, ns since the epoch */
+	const char *name; /* THREAD_START and THREAD_NAME; NULL for THREAD_END */
+	uint64_t events;  /* THREAD_END only */
 	unsigned nmetrics;
 	uint64_t metric[JCAL_MAX_METRICS];
 };
 
 struct trace_event {
-	uint32_t thread;       /* serial */
-	uint32_t method;       /* JCAL_TR_CONTROL: the label id, 0 for none */
-	uint8_t transition;    /* enum jcal_transition; JCAL_TR_CONTROL (1.1) */
-	uint8_t type;          /* enum jcal_mtype; JCAL_TR_CONTROL: enum jcal_control */
+	uint32_t thread;    /* serial */
+	uint32_t method;    /* JCAL_TR_CONTROL: the label id, 0 for none */
+	uint8_t transition; /* enum jcal_transition; JCAL_TR_CONTROL (1.1) */
+	uint8_t type;	    /* enum jcal_mtype; JCAL_TR_CONTROL: enum jcal_control */
 	uint8_t nmetrics;
 	uint64_t metric[JCAL_MAX_METRICS]; /* absolute values */
 };
 
 struct trace_compiled {
 	uint32_t method;
-	int load;              /* 1 load, 0 unload */
+	int load; /* 1 load, 0 unload */
 	uint64_t time_ns;
 	uint64_t code_size;
 };
@@ -74,23 +74,23 @@ struct trace_visitor {
 enum trace_status {
 	TRACE_OK = 0,
 	TRACE_TRUNCATED, /* cut tail: everything before it was read */
-	TRACE_CORRUPT,   /* bad magic, version, CRC or record */
-	TRACE_IOERR,     /* cannot open or read the file */
-	TRACE_EMPTY,     /* zero bytes */
-	TRACE_ABORTED,   /* a visitor callback returned non-zero */
+	TRACE_CORRUPT,	 /* bad magic, version, CRC or record */
+	TRACE_IOERR,	 /* cannot open or read the file */
+	TRACE_EMPTY,	 /* zero bytes */
+	TRACE_ABORTED,	 /* a visitor callback returned non-zero */
 };
 
 struct trace_result {
 	enum trace_status status;
 	uint64_t chunks;
 	uint64_t events;
-	uint64_t bytes_read;     /* bytes of complete, valid chunks + header */
+	uint64_t bytes_read; /* bytes of complete, valid chunks + header */
 	uint64_t file_bytes;
-	int has_end;             /* an END record was seen (clean shutdown) */
+	int has_end; /* an END record was seen (clean shutdown) */
 	unsigned version_major, version_minor;
-	unsigned stop_reason;    /* enum trace_stop from the file header (2.x): why
-				  * the agent stopped writing early; 0 = it did not say */
-	char msg[256];           /* what went wrong, for TRUNCATED and worse */
+	unsigned stop_reason; /* enum trace_stop from the file header (2.x): why
+			       * the agent stopped writing early; 0 = it did not say */
+	char msg[256];	      /* what went wrong, for TRUNCATED and worse */
 };
 
 /* Reads the whole file at path (or stdin for "-") through the visitor. */

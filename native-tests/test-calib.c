@@ -346,7 +346,8 @@ static void test_malformed(void)
 		const char *what;
 	} c[] = {
 	    {__LINE__, "", 1, "empty file"},
-	    {__LINE__, "jcal-calibration 3\n", 1, "unsupported table version '3' (this build reads 1 and 2)"},
+	    {__LINE__, "jcal-calibration 3\n", 1,
+	     "unsupported table version '3' (this build reads 1 and 2)"},
 	    {__LINE__, "hello\n", 1, "not a jcal calibration table"},
 	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:q 5 samples=1 env=0 comp=5\n", 19,
 	     "bad key 'i:E:I:X:q'"},
@@ -472,9 +473,10 @@ static void test_fingerprint(void)
 	calib_fingerprint_clear(&a);
 	{
 		uint64_t h = 0xcbf29ce484222325ull;
-		const char *canon = "cpu.vendor=\ncpu.family=\ncpu.model=\ncpu.stepping=\n"
-				    "cpu.model_name=\nkernel=\njvm.vendor=\njvm.version=\njvm.exec=\nmode=\n"
-				    "metrics=\nagent.version=\n";
+		const char *canon =
+		    "cpu.vendor=\ncpu.family=\ncpu.model=\ncpu.stepping=\n"
+		    "cpu.model_name=\nkernel=\njvm.vendor=\njvm.version=\njvm.exec=\nmode=\n"
+		    "metrics=\nagent.version=\n";
 
 		for (const char *p = canon; *p; p++) {
 			h ^= (unsigned char)*p;
@@ -975,7 +977,7 @@ static void test_estimators(void)
 	static const struct {
 		const char *name;
 		uint64_t comp, comp2;
-	} want[] = { { "p10", 80, 0 }, { "median", 110, 0 }, { "mean", 122, 0 }, { "min", 70, 0 } };
+	} want[] = {{"p10", 80, 0}, {"median", 110, 0}, {"mean", 122, 0}, {"min", 70, 0}};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		CHECK(calib_estimator_parse(want[i].name, &est) == 0);
 		CHECK_STR(calib_estimator_name(est), want[i].name);

@@ -265,7 +265,8 @@ static void test_backwards_and_bad_input(void)
 	ev(&t, 10, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP);
 	ev(&t, 5, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);
 	CHECK_EQ_I(calltree_event(&t, 1, 4, 0, (uint64_t[4]){6}), -EINVAL);
-	CHECK_EQ_I(calltree_event(&t, 0, JCAL_TR_CONTROL, JCAL_CTL_COUNT, (uint64_t[4]){6}), -EINVAL);
+	CHECK_EQ_I(calltree_event(&t, 0, JCAL_TR_CONTROL, JCAL_CTL_COUNT, (uint64_t[4]){6}),
+		   -EINVAL);
 	CHECK_EQ_I(calltree_event(&t, 1, JCAL_TR_ENTRY, 99, (uint64_t[4]){6}), 0);
 	CHECK_EQ_I(calltree_finish(&t), 0);
 	CHECK_EQ_U(t.stats.backwards, 1);

@@ -138,8 +138,9 @@ static void test_table_is_consistent(void)
 
 static void test_parse(void)
 {
-	char *argv[] = {"jcal-post", "--report", "flat", "--top", "3", "-o", "out.txt",
-			"--thread", "main", "--max-depth=0", "--raw", "trace.bin", NULL};
+	char *argv[] = {"jcal-post", "--report",  "flat",     "--top", "3",
+			"-o",	     "out.txt",	  "--thread", "main",  "--max-depth=0",
+			"--raw",     "trace.bin", NULL};
 	struct cli c;
 
 	CHECK_EQ_I(cli_init(&c, 12), 0);

@@ -10,92 +10,94 @@
 struct opt_case {
 	int line;
 	const char *input;
-	int ok;                /* 0 parse ok, -1 error */
+	int ok;		       /* 0 parse ok, -1 error */
 	const char *err_token; /* error must name this */
 	enum jcal_command cmd;
 };
 
 static const struct opt_case cases[] = {
-	{ __LINE__, "trace", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "help", 0, NULL, JCAL_CMD_HELP },
-	{ __LINE__, "calibrate", 0, NULL, JCAL_CMD_CALIBRATE },
-	{ __LINE__, "", 0, NULL, JCAL_CMD_NONE },
-	{ __LINE__, "trace,out=t.bin,metric=cputime,mode=events,log=a.log,loglevel=debug", 0, NULL,
-	  JCAL_CMD_TRACE },
-	{ __LINE__, "trace,metric=tsc+cputime", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,metric=pfm:RETIRED_INSTRUCTIONS", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,metric=auto", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,quiet", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,trace", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "calibrate,table=/tmp/x.calib", 0, NULL, JCAL_CMD_CALIBRATE },
-	{ __LINE__, "table=/tmp/x.calib,calibrate", 0, NULL, JCAL_CMD_CALIBRATE },
-	{ __LINE__, "trace,table=/tmp/x.calib", -1, "option 'table=/tmp/x.calib' goes with calibrate", 0 },
-	{ __LINE__, "table=/tmp/x.calib,trace,recalibrate=start", -1, "'table=/tmp/x.calib' goes with calibrate", 0 },
-	{ __LINE__, "table=t\nx", -1, "'table=t?x' goes with calibrate", 0 },
-	{ __LINE__, "trace,mode=bci", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,start=manual", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,start=auto", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,start=later", -1, "start=later", 0 },
-	{ __LINE__, "trace,start", -1, "start", 0 },
-	{ __LINE__, "trace,recalibrate=start", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,recalibrate=end", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,recalibrate=both", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,recalibrate=sometimes", -1, "recalibrate=sometimes", 0 },
-	{ __LINE__, "trace,recalibrate=60s", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,recalibrate=start,recalibrate=5m", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,recalibrate=9s", -1, "recalibrate=9s", 0 },
-	{ __LINE__, "trace,recalibrate=25h", -1, "recalibrate=25h", 0 },
-	{ __LINE__, "trace,recalibrate=0", -1, "recalibrate=0", 0 },
-	{ __LINE__, "trace,recalibrate=60x", -1, "recalibrate=60x", 0 },
-	{ __LINE__, "trace,recalibrate=60ss", -1, "recalibrate=60ss", 0 },
-	{ __LINE__, "trace,recalibrate=m", -1, "recalibrate=m", 0 },
-	{ __LINE__, "trace,recalibrate=99999999999999999999s", -1, "recalibrate=9999", 0 },
-	{ __LINE__, "bogus", -1, "bogus", 0 },
-	{ __LINE__, "trace,bo\ngus", -1, "bo?gus", 0 },
-	{ __LINE__, "trace,bogus=1", -1, "bogus=1", 0 },
-	{ __LINE__, "trace,out=", -1, "out=", 0 },
-	{ __LINE__, "trace,out", -1, "out", 0 },
-	{ __LINE__, "trace,metric=foo", -1, "foo", 0 },
-	{ __LINE__, "trace,metric=cputime+", -1, "metric=cputime+", 0 },
-	{ __LINE__, "trace,metric=+tsc", -1, "metric=+tsc", 0 },
-	{ __LINE__, "trace,metric=tsc+tsc", -1, "tsc", 0 },
-	{ __LINE__, "trace,metric=auto+tsc", -1, "auto", 0 },
-	{ __LINE__, "trace,metric=tsc+cputime+cycles+instructions+pfm:X", -1, "too many", 0 },
-	{ __LINE__, "trace,metric=pfm:", -1, "pfm:", 0 },
-	{ __LINE__, "trace,mode=fast", -1, "mode=fast", 0 },
-	{ __LINE__, "trace,mode=bci,include=com.foo.*", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,mode=bci,exclude=com.foo.*;org.bar.Baz$Inner", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,include=a.B?,mode=bci,include=c.*,exclude=c.D", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,mode=bci,include=*", 0, NULL, JCAL_CMD_TRACE },
-	{ __LINE__, "trace,include=com.foo.*", -1, "needs mode=bci", 0 },
-	{ __LINE__, "trace,exclude=com.foo.*,mode=events", -1, "exclude=", 0 },
-	{ __LINE__, "trace,mode=bci,include=", -1, "include=", 0 },
-	{ __LINE__, "trace,mode=bci,include", -1, "include", 0 },
-	{ __LINE__, "trace,mode=bci,include=a.*;", -1, "empty pattern", 0 },
-	{ __LINE__, "trace,mode=bci,exclude=;a.*", -1, "exclude=;a.*", 0 },
-	{ __LINE__, "trace,mode=bci,exclude=a.*;;b.*", -1, "empty pattern", 0 },
-	{ __LINE__, "trace,mode=bci,include=com/foo/*", -1, "use dots", 0 },
-	{ __LINE__, "trace,mode=bci,include=com.foo bar", -1, "' '", 0 },
-	{ __LINE__, "trace,mode=bci,exclude=a.[bc]", -1, "'['", 0 },
-	{ __LINE__, "trace,,out=x", -1, "empty option", 0 },
-	{ __LINE__, "trace,", -1, "empty option", 0 },
-	{ __LINE__, ",trace", -1, "empty option", 0 },
-	{ __LINE__, "trace,calibrate", -1, "calibrate", 0 },
-	{ __LINE__, "help,trace", -1, "trace", 0 },
-	{ __LINE__, "help=1", -1, "help=1", 0 },
-	{ __LINE__, "trace=yes", -1, "trace=yes", 0 },
-	{ __LINE__, "trace,loglevel=loud", -1, "loglevel=loud", 0 },
-	{ __LINE__, "trace,=x", -1, "=x", 0 },
-	{ __LINE__, "trace,averyveryveryveryverylongoptionname=1", -1, "averyvery", 0 },
-	/* A single-valued key given twice is refused, not last-wins. */
-	{ __LINE__, "trace,out=a.bin,out=b.bin", -1, "out=b.bin", 0 },
-	{ __LINE__, "trace,metric=tsc,metric=cputime", -1, "metric=A+B", 0 },
-	{ __LINE__, "trace,mode=bci,mode=events", -1, "mode=events", 0 },
-	{ __LINE__, "trace,log=a,log=b", -1, "log=b", 0 },
-	{ __LINE__, "trace,loglevel=warn,loglevel=debug", -1, "loglevel=debug", 0 },
-	{ __LINE__, "trace,start=auto,start=manual", -1, "start=manual", 0 },
-	{ __LINE__, "calibrate,table=a,table=b", -1, "table=b", 0 },
-	{ __LINE__, "trace,outfile=x,out=y", -1, "outfile=x", 0 },
+    {__LINE__, "trace", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "help", 0, NULL, JCAL_CMD_HELP},
+    {__LINE__, "calibrate", 0, NULL, JCAL_CMD_CALIBRATE},
+    {__LINE__, "", 0, NULL, JCAL_CMD_NONE},
+    {__LINE__, "trace,out=t.bin,metric=cputime,mode=events,log=a.log,loglevel=debug", 0, NULL,
+     JCAL_CMD_TRACE},
+    {__LINE__, "trace,metric=tsc+cputime", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,metric=pfm:RETIRED_INSTRUCTIONS", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,metric=auto", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,quiet", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,trace", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "calibrate,table=/tmp/x.calib", 0, NULL, JCAL_CMD_CALIBRATE},
+    {__LINE__, "table=/tmp/x.calib,calibrate", 0, NULL, JCAL_CMD_CALIBRATE},
+    {__LINE__, "trace,table=/tmp/x.calib", -1, "option 'table=/tmp/x.calib' goes with calibrate",
+     0},
+    {__LINE__, "table=/tmp/x.calib,trace,recalibrate=start", -1,
+     "'table=/tmp/x.calib' goes with calibrate", 0},
+    {__LINE__, "table=t\nx", -1, "'table=t?x' goes with calibrate", 0},
+    {__LINE__, "trace,mode=bci", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,start=manual", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,start=auto", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,start=later", -1, "start=later", 0},
+    {__LINE__, "trace,start", -1, "start", 0},
+    {__LINE__, "trace,recalibrate=start", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,recalibrate=end", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,recalibrate=both", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,recalibrate=sometimes", -1, "recalibrate=sometimes", 0},
+    {__LINE__, "trace,recalibrate=60s", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,recalibrate=start,recalibrate=5m", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,recalibrate=9s", -1, "recalibrate=9s", 0},
+    {__LINE__, "trace,recalibrate=25h", -1, "recalibrate=25h", 0},
+    {__LINE__, "trace,recalibrate=0", -1, "recalibrate=0", 0},
+    {__LINE__, "trace,recalibrate=60x", -1, "recalibrate=60x", 0},
+    {__LINE__, "trace,recalibrate=60ss", -1, "recalibrate=60ss", 0},
+    {__LINE__, "trace,recalibrate=m", -1, "recalibrate=m", 0},
+    {__LINE__, "trace,recalibrate=99999999999999999999s", -1, "recalibrate=9999", 0},
+    {__LINE__, "bogus", -1, "bogus", 0},
+    {__LINE__, "trace,bo\ngus", -1, "bo?gus", 0},
+    {__LINE__, "trace,bogus=1", -1, "bogus=1", 0},
+    {__LINE__, "trace,out=", -1, "out=", 0},
+    {__LINE__, "trace,out", -1, "out", 0},
+    {__LINE__, "trace,metric=foo", -1, "foo", 0},
+    {__LINE__, "trace,metric=cputime+", -1, "metric=cputime+", 0},
+    {__LINE__, "trace,metric=+tsc", -1, "metric=+tsc", 0},
+    {__LINE__, "trace,metric=tsc+tsc", -1, "tsc", 0},
+    {__LINE__, "trace,metric=auto+tsc", -1, "auto", 0},
+    {__LINE__, "trace,metric=tsc+cputime+cycles+instructions+pfm:X", -1, "too many", 0},
+    {__LINE__, "trace,metric=pfm:", -1, "pfm:", 0},
+    {__LINE__, "trace,mode=fast", -1, "mode=fast", 0},
+    {__LINE__, "trace,mode=bci,include=com.foo.*", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,mode=bci,exclude=com.foo.*;org.bar.Baz$Inner", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,include=a.B?,mode=bci,include=c.*,exclude=c.D", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,mode=bci,include=*", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,include=com.foo.*", -1, "needs mode=bci", 0},
+    {__LINE__, "trace,exclude=com.foo.*,mode=events", -1, "exclude=", 0},
+    {__LINE__, "trace,mode=bci,include=", -1, "include=", 0},
+    {__LINE__, "trace,mode=bci,include", -1, "include", 0},
+    {__LINE__, "trace,mode=bci,include=a.*;", -1, "empty pattern", 0},
+    {__LINE__, "trace,mode=bci,exclude=;a.*", -1, "exclude=;a.*", 0},
+    {__LINE__, "trace,mode=bci,exclude=a.*;;b.*", -1, "empty pattern", 0},
+    {__LINE__, "trace,mode=bci,include=com/foo/*", -1, "use dots", 0},
+    {__LINE__, "trace,mode=bci,include=com.foo bar", -1, "' '", 0},
+    {__LINE__, "trace,mode=bci,exclude=a.[bc]", -1, "'['", 0},
+    {__LINE__, "trace,,out=x", -1, "empty option", 0},
+    {__LINE__, "trace,", -1, "empty option", 0},
+    {__LINE__, ",trace", -1, "empty option", 0},
+    {__LINE__, "trace,calibrate", -1, "calibrate", 0},
+    {__LINE__, "help,trace", -1, "trace", 0},
+    {__LINE__, "help=1", -1, "help=1", 0},
+    {__LINE__, "trace=yes", -1, "trace=yes", 0},
+    {__LINE__, "trace,loglevel=loud", -1, "loglevel=loud", 0},
+    {__LINE__, "trace,=x", -1, "=x", 0},
+    {__LINE__, "trace,averyveryveryveryverylongoptionname=1", -1, "averyvery", 0},
+    /* A single-valued key given twice is refused, not last-wins. */
+    {__LINE__, "trace,out=a.bin,out=b.bin", -1, "out=b.bin", 0},
+    {__LINE__, "trace,metric=tsc,metric=cputime", -1, "metric=A+B", 0},
+    {__LINE__, "trace,mode=bci,mode=events", -1, "mode=events", 0},
+    {__LINE__, "trace,log=a,log=b", -1, "log=b", 0},
+    {__LINE__, "trace,loglevel=warn,loglevel=debug", -1, "loglevel=debug", 0},
+    {__LINE__, "trace,start=auto,start=manual", -1, "start=manual", 0},
+    {__LINE__, "calibrate,table=a,table=b", -1, "table=b", 0},
+    {__LINE__, "trace,outfile=x,out=y", -1, "outfile=x", 0},
 };
 
 static void test_option_table(void)
@@ -118,8 +120,8 @@ static void test_option_table(void)
 			test_cur_failed = 1;
 		}
 		if (rc != 0 && (!strstr(err, c->err_token) || strchr(err, '\n'))) {
-			fprintf(stderr, "  line %d: \"%s\": message \"%s\" must name \"%s\"\n", c->line,
-				c->input, err, c->err_token);
+			fprintf(stderr, "  line %d: \"%s\": message \"%s\" must name \"%s\"\n",
+				c->line, c->input, err, c->err_token);
 			test_cur_failed = 1;
 		}
 	}
@@ -164,7 +166,8 @@ static void test_option_values(void)
 	CHECK(jcal_options_parse("trace,recalibrate=90", &o, err, sizeof(err)) == 0);
 	CHECK_EQ_U(o.recalibrate_period_s, 90);
 	CHECK(!o.recalibrate_start && !o.recalibrate_end);
-	CHECK(jcal_options_parse("trace,recalibrate=end,recalibrate=2m", &o, err, sizeof(err)) == 0);
+	CHECK(jcal_options_parse("trace,recalibrate=end,recalibrate=2m", &o, err, sizeof(err)) ==
+	      0);
 	CHECK_EQ_U(o.recalibrate_period_s, 120);
 	CHECK(!o.recalibrate_start && o.recalibrate_end);
 	CHECK(jcal_options_parse("trace,recalibrate=24h", &o, err, sizeof(err)) == 0);
@@ -184,37 +187,37 @@ static void test_bci_filters(void)
 		const char *opts, *cls;
 		int instrumented;
 	} cases[] = {
-		{ __LINE__, "trace,mode=bci", "com/foo/App", 1 },
-		{ __LINE__, "trace,mode=bci", "App", 1 },
-		{ __LINE__, "trace,mode=bci", "java/lang/String", 0 },
-		{ __LINE__, "trace,mode=bci", "javax/swing/JButton", 0 },
-		{ __LINE__, "trace,mode=bci", "jdk/internal/misc/Unsafe", 0 },
-		{ __LINE__, "trace,mode=bci", "sun/nio/ch/Net", 0 },
-		{ __LINE__, "trace,mode=bci", "com/sun/net/Foo", 0 },
-		{ __LINE__, "trace,mode=bci", "jcal/Tracker", 0 },
-		{ __LINE__, "trace,mode=bci", "javafoo/Bar", 1 },
-		{ __LINE__, "trace,mode=bci", "jdkx/Y", 1 },
-		{ __LINE__, "trace,mode=bci", "com.sunny.X", 1 },
-		{ __LINE__, "trace,mode=bci,exclude=com.foo.*", "com/foo/App", 0 },
-		{ __LINE__, "trace,mode=bci,exclude=com.foo.*", "com/foo/sub/App$1", 0 },
-		{ __LINE__, "trace,mode=bci,exclude=com.foo.*", "com/bar/App", 1 },
-		{ __LINE__, "trace,mode=bci,exclude=com.foo.*", "java/util/List", 0 },
-		{ __LINE__, "trace,mode=bci,exclude=com.foo.App", "com/foo/App$Inner$1", 0 },
-		{ __LINE__, "trace,mode=bci,exclude=com.foo.App", "com/foo/AppX", 1 },
-		{ __LINE__, "trace,mode=bci,exclude=com.foo.App$Inner", "com/foo/App", 1 },
-		{ __LINE__, "trace,mode=bci,exclude=*.Gen?", "a/b/Gen1", 0 },
-		{ __LINE__, "trace,mode=bci,exclude=*.Gen?", "a/b/Gen12", 1 },
-		{ __LINE__, "trace,mode=bci,include=java.util.*", "java/util/ArrayList", 1 },
-		{ __LINE__, "trace,mode=bci,include=java.util.*", "com/foo/App", 0 },
-		{ __LINE__, "trace,mode=bci,include=java.util.*", "java/lang/String", 0 },
-		{ __LINE__, "trace,mode=bci,include=java.util.*,exclude=java.util.concurrent.*",
-		  "java/util/concurrent/locks/Lock", 0 },
-		{ __LINE__, "trace,mode=bci,include=java.util.*;com.*", "com/x/Y", 1 },
-		{ __LINE__, "trace,mode=bci,include=*", "jcal/Control", 0 },
-		{ __LINE__, "trace,mode=bci,include=*", "sun/misc/X", 1 },
-		{ __LINE__, "trace,mode=bci,include=com.*.App", "com/a/b/App", 1 },
-		{ __LINE__, "trace,mode=bci,include=com.*.App", "com/a/b/Apple", 0 },
-		{ __LINE__, "trace,mode=bci,include=com.foo.App", "com.foo.App", 1 },
+	    {__LINE__, "trace,mode=bci", "com/foo/App", 1},
+	    {__LINE__, "trace,mode=bci", "App", 1},
+	    {__LINE__, "trace,mode=bci", "java/lang/String", 0},
+	    {__LINE__, "trace,mode=bci", "javax/swing/JButton", 0},
+	    {__LINE__, "trace,mode=bci", "jdk/internal/misc/Unsafe", 0},
+	    {__LINE__, "trace,mode=bci", "sun/nio/ch/Net", 0},
+	    {__LINE__, "trace,mode=bci", "com/sun/net/Foo", 0},
+	    {__LINE__, "trace,mode=bci", "jcal/Tracker", 0},
+	    {__LINE__, "trace,mode=bci", "javafoo/Bar", 1},
+	    {__LINE__, "trace,mode=bci", "jdkx/Y", 1},
+	    {__LINE__, "trace,mode=bci", "com.sunny.X", 1},
+	    {__LINE__, "trace,mode=bci,exclude=com.foo.*", "com/foo/App", 0},
+	    {__LINE__, "trace,mode=bci,exclude=com.foo.*", "com/foo/sub/App$1", 0},
+	    {__LINE__, "trace,mode=bci,exclude=com.foo.*", "com/bar/App", 1},
+	    {__LINE__, "trace,mode=bci,exclude=com.foo.*", "java/util/List", 0},
+	    {__LINE__, "trace,mode=bci,exclude=com.foo.App", "com/foo/App$Inner$1", 0},
+	    {__LINE__, "trace,mode=bci,exclude=com.foo.App", "com/foo/AppX", 1},
+	    {__LINE__, "trace,mode=bci,exclude=com.foo.App$Inner", "com/foo/App", 1},
+	    {__LINE__, "trace,mode=bci,exclude=*.Gen?", "a/b/Gen1", 0},
+	    {__LINE__, "trace,mode=bci,exclude=*.Gen?", "a/b/Gen12", 1},
+	    {__LINE__, "trace,mode=bci,include=java.util.*", "java/util/ArrayList", 1},
+	    {__LINE__, "trace,mode=bci,include=java.util.*", "com/foo/App", 0},
+	    {__LINE__, "trace,mode=bci,include=java.util.*", "java/lang/String", 0},
+	    {__LINE__, "trace,mode=bci,include=java.util.*,exclude=java.util.concurrent.*",
+	     "java/util/concurrent/locks/Lock", 0},
+	    {__LINE__, "trace,mode=bci,include=java.util.*;com.*", "com/x/Y", 1},
+	    {__LINE__, "trace,mode=bci,include=*", "jcal/Control", 0},
+	    {__LINE__, "trace,mode=bci,include=*", "sun/misc/X", 1},
+	    {__LINE__, "trace,mode=bci,include=com.*.App", "com/a/b/App", 1},
+	    {__LINE__, "trace,mode=bci,include=com.*.App", "com/a/b/Apple", 0},
+	    {__LINE__, "trace,mode=bci,include=com.foo.App", "com.foo.App", 1},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct jcal_options o;
@@ -225,21 +228,23 @@ static void test_bci_filters(void)
 			continue;
 		}
 		if (jcal_bci_instrumented(&o, cases[i].cls) != cases[i].instrumented) {
-			fprintf(stderr, "  line %d: %s: %s should%s be instrumented\n", cases[i].line,
-				cases[i].opts, cases[i].cls, cases[i].instrumented ? "" : " not");
+			fprintf(stderr, "  line %d: %s: %s should%s be instrumented\n",
+				cases[i].line, cases[i].opts, cases[i].cls,
+				cases[i].instrumented ? "" : " not");
 			test_cur_failed = 1;
 		}
 	}
 
 	struct jcal_options o;
 	char err[256], list[2 * JCAL_OPT_PATH_MAX];
-	CHECK(jcal_options_parse("trace,mode=bci,exclude=a.*,exclude=b.C;d.*", &o, err, sizeof(err)) ==
-	      0);
+	CHECK(jcal_options_parse("trace,mode=bci,exclude=a.*,exclude=b.C;d.*", &o, err,
+				 sizeof(err)) == 0);
 	CHECK_STR(o.bci_exclude, "a.*;b.C;d.*");
 	CHECK_STR(o.bci_include, "");
 	jcal_bci_exclude_list(&o, list, sizeof(list));
 	CHECK_STR(list, JCAL_BCI_DEFAULT_EXCLUDE ";a.*;b.C;d.*");
-	CHECK(jcal_options_parse("trace,mode=bci,include=x.*,exclude=x.Y", &o, err, sizeof(err)) == 0);
+	CHECK(jcal_options_parse("trace,mode=bci,include=x.*,exclude=x.Y", &o, err, sizeof(err)) ==
+	      0);
 	jcal_bci_exclude_list(&o, list, sizeof(list));
 	CHECK_STR(list, "x.Y");
 	CHECK_STR(o.bci_include, "x.*");
@@ -286,10 +291,9 @@ static void test_expand_out(void)
 static void test_help_text(void)
 {
 	const char *h = jcal_options_help();
-	static const char *const keys[] = { "help", "trace", "calibrate", "out=", "metric=",
-					    "mode=", "table=", "log=", "loglevel=", "quiet", "start=",
-					    "recalibrate=", "include=",
-					    "exclude=" };
+	static const char *const keys[] = {
+	    "help", "trace",	 "calibrate", "out=",	"metric=",	"mode=",    "table=",
+	    "log=", "loglevel=", "quiet",     "start=", "recalibrate=", "include=", "exclude="};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(strstr(h, keys[i]) != NULL);
 }

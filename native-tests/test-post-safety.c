@@ -40,7 +40,7 @@ static void tmp_path(char *buf, size_t len, const char *name)
 	"cpu.vendor V\ncpu.family 6\ncpu.model 85\ncpu.stepping 7\ncpu.model_name M\n"             \
 	"kernel K\njvm.vendor J\njvm.version 17\njvm.exec mixed mode\nmode events\n"               \
 	"metrics cputime\n"                                                                        \
-	"agent.version 0.1.0\ncreated 2024-05-01T12:00:00Z\nunit ns\nenv.method x\n"             \
+	"agent.version 0.1.0\ncreated 2024-05-01T12:00:00Z\nunit ns\nenv.method x\n"               \
 	"env.missing 1\nkeys 1\n"
 #define MAX CALIB_NUM_MAX_TEXT
 #define STATS " mean=5 median=5 p10=5"
@@ -124,7 +124,8 @@ static void test_number_ranges(void)
 		r = parse_text(&t, text, err, sizeof(err));
 		snprintf(want, sizeof(want), "t.txt:19: ");
 		if (r != -1 || strncmp(err, want, strlen(want)) || !strstr(err, c[i].what)) {
-			fprintf(stderr, "  case at line %d: r=%d err=\"%s\", expected \"%s...%s\"\n",
+			fprintf(stderr,
+				"  case at line %d: r=%d err=\"%s\", expected \"%s...%s\"\n",
 				c[i].line, r, r ? err : "", want, c[i].what);
 			test_cur_failed = 1;
 		}
@@ -242,8 +243,12 @@ static void test_text_escape(void)
 	    {"tab\there", "tab\\there"},
 	    {"del\x7f", "del\\x7f"},
 	    {"bell\a", "bell\\x07"},
-	    {"c1 \xc2\x9b" "31m", "c1 \\xc2\\x9b31m"},	/* U+009B CSI as UTF-8 */
-	    {"raw \x9b" "31m", "raw \\x9b31m"},		/* a lone C1 byte */
+	    {"c1 \xc2\x9b"
+	     "31m",
+	     "c1 \\xc2\\x9b31m"}, /* U+009B CSI as UTF-8 */
+	    {"raw \x9b"
+	     "31m",
+	     "raw \\x9b31m"}, /* a lone C1 byte */
 	    {"bad \xff\xfe", "bad \\xff\\xfe"},
 	    {"na\xc3\xafve \xe5\x90\x8d\xe5\x89\x8d", "na\xc3\xafve \xe5\x90\x8d\xe5\x89\x8d"},
 	    {"nbsp\xc2\xa0", "nbsp\xc2\xa0"},
@@ -261,7 +266,9 @@ static void test_text_escape(void)
 		CHECK_STR(s, c[i].out);
 		free(s);
 	}
-	s = escaped("a\x1b" "b", 8);
+	s = escaped("a\x1b"
+		    "b",
+		    8);
 	CHECK_STR(s, "a\\x1bb  ");
 	free(s);
 	s = escaped("\xe5\x90\x8d", 3);
@@ -347,7 +354,8 @@ static void *read_all(void *arg)
 
 	if (fd < 0)
 		return NULL;
-	while (r->n < sizeof(r->buf) - 1 && (k = read(fd, r->buf + r->n, sizeof(r->buf) - 1 - r->n)) > 0)
+	while (r->n < sizeof(r->buf) - 1 &&
+	       (k = read(fd, r->buf + r->n, sizeof(r->buf) - 1 - r->n)) > 0)
 		r->n += (size_t)k;
 	r->buf[r->n] = '\0';
 	close(fd);

@@ -126,8 +126,8 @@ static void test_threadsel(void)
 	CHECK(threadsel_match(&s3, 3, "worker", 0));
 	CHECK(!threadsel_match(&s3, 4, "worker", 0));
 	CHECK(!threadsel_match(&s3, 3, "worker2", 0));
-	const char *kinds[] = { "virtual" };
-	struct threadsel sv = { kinds, 1 };
+	const char *kinds[] = {"virtual"};
+	struct threadsel sv = {kinds, 1};
 	CHECK(threadsel_match(&sv, 9, "vt-1", TRACE_THREAD_VIRTUAL));
 	CHECK(!threadsel_match(&sv, 1, "main", 0));
 	kinds[0] = "platform";

@@ -191,7 +191,8 @@ static long long run_bounded(int (*fn)(const struct model *, const struct report
 #define DEEP_BOUND (64u << 20)
 #define DEEP_SECONDS 30u /* each report; linear ones take a few seconds under ASan */
 
-static void check_bounded(const char *what, int (*fn)(const struct model *, const struct report_opts *),
+static void check_bounded(const char *what,
+			  int (*fn)(const struct model *, const struct report_opts *),
 			  const struct model *m, enum report_format format)
 {
 	static char err[REPORT_ERR_LEN];
@@ -346,9 +347,9 @@ static void test_folding_exact(void)
 	for (p = s ? strchr(s, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
 		unsigned long long level, rl, c, base, cum;
 
-		CHECK_EQ_I(sscanf(p + 1, "t#1,%llu,%llu,%llu,%llu,%llu,", &level, &rl, &c, &base,
-				  &cum),
-			   5);
+		CHECK_EQ_I(
+		    sscanf(p + 1, "t#1,%llu,%llu,%llu,%llu,%llu,", &level, &rl, &c, &base, &cum),
+		    5);
 		calls += c;
 		if (level == 0)
 			CHECK_EQ_U(cum, 2 * DEEP + 1);
@@ -374,7 +375,8 @@ static void test_folding_exact(void)
 	/* summary: how many contexts a report folds */
 	o.format = REPORT_TEXT;
 	s = run_mem(report_summary, &m, &o);
-	CHECK(s != NULL && strstr(s, "99901 contexts (deepest 100001) below --max-depth 100") != NULL);
+	CHECK(s != NULL &&
+	      strstr(s, "99901 contexts (deepest 100001) below --max-depth 100") != NULL);
 	free(s);
 	/* text tree: the note and the pseudo-frame */
 	s = run_mem(report_tree, &m, &o);

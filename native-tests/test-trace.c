@@ -74,7 +74,7 @@ static void bytes_file_header(struct bytes *b)
 static void bytes_chunk_ver(struct bytes *b, unsigned kind, const uint8_t *payload, size_t len,
 			    unsigned major)
 {
-	uint8_t h[TRACE_CHUNK_HEADER_LEN] = { 0 };
+	uint8_t h[TRACE_CHUNK_HEADER_LEN] = {0};
 	uint32_t magic = TRACE_CHUNK_MAGIC, l = (uint32_t)len;
 
 	for (int i = 0; i < 4; i++) {
@@ -82,8 +82,8 @@ static void bytes_chunk_ver(struct bytes *b, unsigned kind, const uint8_t *paylo
 		h[8 + i] = (uint8_t)(l >> (8 * i));
 	}
 	h[4] = (uint8_t)kind;
-	uint32_t crc = major >= 2 ? trace_chunk_crc(h, payload, len)
-				  : (uint32_t)crc32(0L, payload, (uInt)len);
+	uint32_t crc =
+	    major >= 2 ? trace_chunk_crc(h, payload, len) : (uint32_t)crc32(0L, payload, (uInt)len);
 	for (int i = 0; i < 4; i++)
 		h[12 + i] = (uint8_t)(crc >> (8 * i));
 	bytes_put(b, h, sizeof(h));
@@ -143,7 +143,7 @@ struct coll {
 };
 
 static void logf_(char **log, size_t *len, size_t *cap, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void logf_(char **log, size_t *len, size_t *cap, const char *fmt, ...)
 {
@@ -242,7 +242,7 @@ static int c_event(void *ctx, const struct trace_event *e)
 static struct trace_visitor coll_visitor(struct coll *c)
 {
 	struct trace_visitor v = {
-		c, c_meta, c_method, c_tstart, c_tname, c_tend, c_compiled, c_event, c_end, c_label,
+	    c, c_meta, c_method, c_tstart, c_tname, c_tend, c_compiled, c_event, c_end, c_label,
 	};
 	memset(c, 0, sizeof(*c));
 	return v;
@@ -291,9 +291,8 @@ static void test_varint(void)
 		uint64_t v;
 		size_t len;
 	} cases[] = {
-		{ 0, 1 },	   { 1, 1 },	       { 127, 1 },
-		{ 128, 2 },	   { 16383, 2 },       { 16384, 3 },
-		{ UINT32_MAX, 5 }, { 1ull << 63, 10 }, { UINT64_MAX, 10 },
+	    {0, 1},	{1, 1},		 {127, 1},	   {128, 2},	     {16383, 2},
+	    {16384, 3}, {UINT32_MAX, 5}, {1ull << 63, 10}, {UINT64_MAX, 10},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -327,8 +326,8 @@ static void test_varint(void)
 	CHECK_EQ_U(v, 1ull << 63);
 	CHECK_EQ_U(varint_get(b, b, &v), 0);
 
-	static const int64_t zz[] = { 0, -1, 1, -2, 63, -64, 64, INT64_MAX, INT64_MIN };
-	static const uint64_t zze[] = { 0, 1, 2, 3, 126, 127, 128, UINT64_MAX - 1, UINT64_MAX };
+	static const int64_t zz[] = {0, -1, 1, -2, 63, -64, 64, INT64_MAX, INT64_MIN};
+	static const uint64_t zze[] = {0, 1, 2, 3, 126, 127, 128, UINT64_MAX - 1, UINT64_MAX};
 	for (size_t i = 0; i < sizeof(zz) / sizeof(zz[0]); i++) {
 		CHECK_EQ_U(zigzag_enc(zz[i]), zze[i]);
 		CHECK_EQ_I(zigzag_dec(zze[i]), zz[i]);
@@ -346,11 +345,11 @@ static void test_varint(void)
 static void test_records_roundtrip(void)
 {
 	struct trace_recbuf rb;
-	struct bytes f = { 0 };
-	struct coll c = { 0 };
+	struct bytes f = {0};
+	struct coll c = {0};
 	struct trace_result res;
-	const uint64_t m3[3] = { 0, 12345, UINT64_MAX };
-	const uint64_t m4[4] = { 1, 2, 3, 4 };
+	const uint64_t m3[3] = {0, 12345, UINT64_MAX};
+	const uint64_t m4[4] = {1, 2, 3, 4};
 	char *longname = malloc(70001);
 
 	memset(longname, 'x', 70000);
@@ -552,12 +551,12 @@ static void check_events(const struct coll *c, const struct trace_event *want, s
 
 static void test_events_roundtrip(void)
 {
-	static const size_t caps[] = { 200, 4096, 1 << 16, 100, 977 };
+	static const size_t caps[] = {200, 4096, 1 << 16, 100, 977};
 	enum { NT = 5 };
-	struct sim s = { 0 };
+	struct sim s = {0};
 	struct sim_thread th[NT];
 	struct trace_recbuf rb;
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 
 	memset(th, 0, sizeof(th));
@@ -620,7 +619,7 @@ static void test_events_shadow_rule(void)
 	uint8_t buf[256];
 	struct trace_events_enc enc;
 	uint64_t m = 0;
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 
 	trace_events_init(&enc, buf, sizeof(buf), 7, 1);
@@ -630,13 +629,13 @@ static void test_events_shadow_rule(void)
 	trace_events_add(&enc, JCAL_TR_THROW, JCAL_MT_INTERP, 9, &m); /* explicit, no pop */
 	trace_events_add(&enc, JCAL_TR_THROW, JCAL_MT_INTERP, 5, &m); /* implicit */
 	trace_events_add(&enc, JCAL_TR_EXIT, JCAL_MT_OTHER, 3, &m);   /* depth 0: explicit */
-	static const char want_s[] = "\x07\x01"	     /* serial 7, 1 metric */
-				     "\x24\x05\x00"  /* E i 5 */
-				     "\x24\x06\x00"  /* E i 6 */
-				     "\x05\x00"	     /* X i (6) */
-				     "\x26\x09\x00"  /* T i 9, explicit */
-				     "\x06\x00"	     /* T i (5) */
-				     "\x39\x03\x00"; /* X O 3 at depth 0 */
+	static const char want_s[] = "\x07\x01"			      /* serial 7, 1 metric */
+				     "\x24\x05\x00"		      /* E i 5 */
+				     "\x24\x06\x00"		      /* E i 6 */
+				     "\x05\x00"			      /* X i (6) */
+				     "\x26\x09\x00"		      /* T i 9, explicit */
+				     "\x06\x00"			      /* T i (5) */
+				     "\x39\x03\x00";		      /* X O 3 at depth 0 */
 	const uint8_t *want = (const uint8_t *)want_s;
 	const size_t want_len = sizeof(want_s) - 1;
 	size_t n = trace_events_finish(&enc);
@@ -647,7 +646,7 @@ static void test_events_shadow_rule(void)
 	struct trace_visitor v = coll_visitor(&c);
 	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, want, want_len, &v, &res) == TRACE_OK);
 	CHECK_EQ_U(c.nev, 6);
-	static const uint32_t methods[] = { 5, 6, 6, 9, 5, 3 };
+	static const uint32_t methods[] = {5, 6, 6, 9, 5, 3};
 	for (size_t i = 0; i < 6 && i < c.nev; i++) {
 		CHECK_EQ_U(c.ev[i].method, methods[i]);
 		CHECK_EQ_U(c.ev[i].thread, 7);
@@ -705,7 +704,7 @@ static void small_file_make(struct small_file *sf)
 	struct trace_recbuf rb;
 	uint8_t buf[128];
 	struct trace_events_enc enc;
-	uint64_t m[2] = { 1000, 5 };
+	uint64_t m[2] = {1000, 5};
 	size_t events = 0;
 
 	memset(sf, 0, sizeof(*sf));
@@ -748,7 +747,7 @@ static void small_file_make(struct small_file *sf)
 static void test_cut_files(void)
 {
 	struct small_file sf;
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 
 	small_file_make(&sf);
@@ -787,7 +786,7 @@ static void test_cut_files(void)
 static void test_corrupt_files(void)
 {
 	struct small_file sf;
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 	uint8_t *d;
 
@@ -838,7 +837,7 @@ static void test_corrupt_files(void)
 static void test_flipped_chunk_kind(void)
 {
 	struct small_file sf;
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 	uint8_t *d;
 
@@ -900,7 +899,7 @@ static void end_file_make(struct bytes *f, uint64_t events, uint64_t threads)
 static void test_end_counts(void)
 {
 	struct bytes f;
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 
 	end_file_make(&f, 5, 2);
@@ -921,17 +920,18 @@ static void test_end_counts(void)
 		uint64_t events, threads;
 		const char *msg;
 	} bad[] = {
-		{ 4, 2, "END record: it counts 4 events, the chunks before it hold 5" },
-		{ 6, 2, "END record: it counts 6 events, the chunks before it hold 5" },
-		{ 7, 2, "END record: it counts 7 events, the chunks before it hold 5" },
-		{ 0, 2, "END record: it counts 0 events" },
-		{ 5, 3, "END record: it counts 3 threads, the file has 2 THREAD_START records" },
+	    {4, 2, "END record: it counts 4 events, the chunks before it hold 5"},
+	    {6, 2, "END record: it counts 6 events, the chunks before it hold 5"},
+	    {7, 2, "END record: it counts 7 events, the chunks before it hold 5"},
+	    {0, 2, "END record: it counts 0 events"},
+	    {5, 3, "END record: it counts 3 threads, the file has 2 THREAD_START records"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		end_file_make(&f, bad[i].events, bad[i].threads);
 		CHECK(read_bytes(f.p, f.len, &c, &res) == TRACE_CORRUPT);
 		if (!strstr(res.msg, bad[i].msg)) {
-			fprintf(stderr, "  case %zu: \"%s\", want \"%s\"\n", i, res.msg, bad[i].msg);
+			fprintf(stderr, "  case %zu: \"%s\", want \"%s\"\n", i, res.msg,
+				bad[i].msg);
 			CHECK(0);
 		}
 		CHECK(!res.has_end);
@@ -942,8 +942,8 @@ static void test_end_counts(void)
 	/* A lost events chunk (here: cut out of the middle) shows in the count. */
 	end_file_make(&f, 5, 2);
 	size_t a = TRACE_FILE_HEADER_LEN, clen;
-	a += TRACE_CHUNK_HEADER_LEN + (f.p[a + 8] | (size_t)f.p[a + 9] << 8); /* records */
-	a += TRACE_CHUNK_HEADER_LEN + (f.p[a + 8] | (size_t)f.p[a + 9] << 8); /* thread 1 */
+	a += TRACE_CHUNK_HEADER_LEN + (f.p[a + 8] | (size_t)f.p[a + 9] << 8);	/* records */
+	a += TRACE_CHUNK_HEADER_LEN + (f.p[a + 8] | (size_t)f.p[a + 9] << 8);	/* thread 1 */
 	clen = TRACE_CHUNK_HEADER_LEN + (f.p[a + 8] | (size_t)f.p[a + 9] << 8); /* thread 2 */
 	memmove(f.p + a, f.p + a + clen, f.len - a - clen);
 	f.len -= clen;
@@ -957,7 +957,7 @@ static void test_end_counts(void)
 static void test_stop_field(void)
 {
 	struct small_file sf;
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 	uint8_t h[TRACE_FILE_HEADER_LEN];
 
@@ -996,7 +996,7 @@ static void test_stop_at_size_limit(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[256];
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 
 	snprintf(path, sizeof(path), "%s/jcal-test-fsize-XXXXXX", dir ? dir : "/tmp");
@@ -1006,7 +1006,7 @@ static void test_stop_at_size_limit(void)
 		return;
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct rlimit rl = { 10000, 10000 };
+		struct rlimit rl = {10000, 10000};
 		uint8_t h[TRACE_FILE_HEADER_LEN], buf[1000];
 		struct trace_events_enc enc;
 		uint64_t m = 0;
@@ -1031,9 +1031,10 @@ static void test_stop_at_size_limit(void)
 				if (w >= 0)
 					w = write(fd, buf + w, n - (size_t)w);
 				if (w < 0) {
-					rc = errno == EFBIG && trace_file_mark_stopped(fd, errno) == 0
-						     ? 0
-						     : 4;
+					rc = errno == EFBIG &&
+						     trace_file_mark_stopped(fd, errno) == 0
+						 ? 0
+						 : 4;
 				}
 				break;
 			}
@@ -1064,21 +1065,95 @@ static void test_stop_at_size_limit(void)
 static void test_format_1x(void)
 {
 	static const uint8_t v1[] = {
-		/* file header 1.0 */
-		0x4a, 0x43, 0x41, 0x4c, 0x54, 0x52, 0x43, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00,
-		0x00, 0x00, 0x00,
-		/* RECORDS: METHOD 5 */
-		0x4a, 0x43, 0x43, 0x4b, 0x01, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0xdb,
-		0x68, 0x46, 0x2b, 0x02, 0x0c, 0x05, 0x08, 0x03, 0x4c, 0x41, 0x3b, 0x01, 0x66,
-		0x03, 0x28, 0x29, 0x56,
-		/* EVENTS of thread 1 */
-		0x4a, 0x43, 0x43, 0x4b, 0x02, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x1d,
-		0xb8, 0x97, 0xb5, 0x01, 0x01, 0x24, 0xac, 0x02, 0xd0, 0x0f, 0x24, 0x05, 0xac,
-		0x02, 0x05, 0x9c, 0x04, 0x06, 0x27, 0x39, 0x07, 0x84, 0x02,
+	    /* file header 1.0 */
+	    0x4a,
+	    0x43,
+	    0x41,
+	    0x4c,
+	    0x54,
+	    0x52,
+	    0x43,
+	    0x01,
+	    0x01,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    /* RECORDS: METHOD 5 */
+	    0x4a,
+	    0x43,
+	    0x43,
+	    0x4b,
+	    0x01,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x0e,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0xdb,
+	    0x68,
+	    0x46,
+	    0x2b,
+	    0x02,
+	    0x0c,
+	    0x05,
+	    0x08,
+	    0x03,
+	    0x4c,
+	    0x41,
+	    0x3b,
+	    0x01,
+	    0x66,
+	    0x03,
+	    0x28,
+	    0x29,
+	    0x56,
+	    /* EVENTS of thread 1 */
+	    0x4a,
+	    0x43,
+	    0x43,
+	    0x4b,
+	    0x02,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x14,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x1d,
+	    0xb8,
+	    0x97,
+	    0xb5,
+	    0x01,
+	    0x01,
+	    0x24,
+	    0xac,
+	    0x02,
+	    0xd0,
+	    0x0f,
+	    0x24,
+	    0x05,
+	    0xac,
+	    0x02,
+	    0x05,
+	    0x9c,
+	    0x04,
+	    0x06,
+	    0x27,
+	    0x39,
+	    0x07,
+	    0x84,
+	    0x02,
 	};
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
-	struct bytes b = { 0 };
+	struct bytes b = {0};
 
 	CHECK(read_bytes(v1, sizeof(v1), &c, &res) == TRACE_OK);
 	CHECK_EQ_U(res.version_major, 1);
@@ -1097,7 +1172,7 @@ static void test_format_1x(void)
 	/* A 1.1 file with an END whose counts do not match: read as before. */
 	bytes_put(&b, v1, sizeof(v1));
 	b.p[10] = 1;
-	uint8_t end[] = { TRACE_REC_END, 3, 99, 7, 0 };
+	uint8_t end[] = {TRACE_REC_END, 3, 99, 7, 0};
 	bytes_chunk_ver(&b, TRACE_CHUNK_RECORDS, end, sizeof(end), 1);
 	CHECK(read_bytes(b.p, b.len, &c, &res) == TRACE_OK);
 	CHECK(res.has_end);
@@ -1127,8 +1202,8 @@ static void test_format_1x(void)
 static void test_doc_example(void)
 {
 	static const uint8_t want_hdr[] = {
-		0x4a, 0x43, 0x41, 0x4c, 0x54, 0x52, 0x43, 0x01, 0x02, 0x00, 0x00, 0x00,
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff,
+	    0x4a, 0x43, 0x41, 0x4c, 0x54, 0x52, 0x43, 0x01, 0x02, 0x00, 0x00, 0x00,
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff,
 	};
 	uint8_t h[TRACE_FILE_HEADER_LEN], buf[128];
 	struct trace_events_enc enc;
@@ -1147,9 +1222,9 @@ static void test_doc_example(void)
 		uint32_t method;
 		uint64_t metric;
 	} ev[] = {
-		{ JCAL_TR_ENTRY, JCAL_MT_INTERP, 300, 1000 }, { JCAL_TR_ENTRY, JCAL_MT_INTERP, 5, 1150 },
-		{ JCAL_TR_EXIT, JCAL_MT_INTERP, 5, 1420 },    { JCAL_TR_THROW, JCAL_MT_INTERP, 300, 1400 },
-		{ JCAL_TR_EXIT, JCAL_MT_OTHER, 7, 1530 },
+	    {JCAL_TR_ENTRY, JCAL_MT_INTERP, 300, 1000}, {JCAL_TR_ENTRY, JCAL_MT_INTERP, 5, 1150},
+	    {JCAL_TR_EXIT, JCAL_MT_INTERP, 5, 1420},	{JCAL_TR_THROW, JCAL_MT_INTERP, 300, 1400},
+	    {JCAL_TR_EXIT, JCAL_MT_OTHER, 7, 1530},
 	};
 	for (size_t i = 0; i < 5; i++) {
 		m = ev[i].metric;
@@ -1163,7 +1238,8 @@ static void test_doc_example(void)
 	trace_recbuf_init(&rb);
 	trace_rec_method(&rb, 5, JCAL_ACC_STATIC, "LA;", "f", "()V");
 	CHECK_EQ_U(trace_recbuf_finish(&rb), 30);
-	uint32_t rcrc = rb.buf[12] | rb.buf[13] << 8 | rb.buf[14] << 16 | (uint32_t)rb.buf[15] << 24;
+	uint32_t rcrc =
+	    rb.buf[12] | rb.buf[13] << 8 | rb.buf[14] << 16 | (uint32_t)rb.buf[15] << 24;
 	printf("     records chunk CRC 0x%08x\n", rcrc);
 	CHECK_EQ_U(rcrc, DOC_RECORDS_CRC);
 	trace_recbuf_free(&rb);
@@ -1171,7 +1247,7 @@ static void test_doc_example(void)
 
 static void test_empty_and_bad_headers(void)
 {
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 	uint8_t h[TRACE_FILE_HEADER_LEN];
 
@@ -1227,9 +1303,9 @@ static void test_empty_and_bad_headers(void)
 static void test_zero_tail(void)
 {
 	struct small_file sf;
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
-	struct bytes b = { 0 };
+	struct bytes b = {0};
 	static const uint8_t zeros[300];
 
 	small_file_make(&sf);
@@ -1274,31 +1350,31 @@ static void test_zero_tail(void)
 
 static void test_unknown_kinds(void)
 {
-	struct bytes b = { 0 };
-	struct coll c = { 0 };
+	struct bytes b = {0};
+	struct coll c = {0};
 	struct trace_result res;
 	/* unknown record 200 (3 bytes), META with a trailing extra byte,
 	 * THREAD_NAME, unknown record 0 (empty). */
-	static const uint8_t recs[] = { 200,
-					3,
-					'a',
-					'b',
-					'c',
-					TRACE_REC_META,
-					5,
-					1,
-					'k',
-					1,
-					'v',
-					0xee,
-					TRACE_REC_THREAD_NAME,
-					4,
-					3,
-					9,
-					1,
-					'n',
-					0,
-					0 };
+	static const uint8_t recs[] = {200,
+				       3,
+				       'a',
+				       'b',
+				       'c',
+				       TRACE_REC_META,
+				       5,
+				       1,
+				       'k',
+				       1,
+				       'v',
+				       0xee,
+				       TRACE_REC_THREAD_NAME,
+				       4,
+				       3,
+				       9,
+				       1,
+				       'n',
+				       0,
+				       0};
 
 	bytes_file_header(&b);
 	bytes_chunk(&b, 77, (const uint8_t *)"whatever", 8); /* unknown chunk kind */
@@ -1325,42 +1401,41 @@ struct bad_payload {
 static void test_bad_payloads(void)
 {
 	static const struct bad_payload cases[] = {
-		BP(TRACE_CHUNK_RECORDS, "\x01\x05\x01k", "runs past the chunk"),
-		BP(TRACE_CHUNK_RECORDS, "\x01", "bad length"),
-		BP(TRACE_CHUNK_RECORDS, "\x01\x02\x05k", "META record at payload byte 0"),
-		BP(TRACE_CHUNK_RECORDS, "\x07\x00", "COMPILED_UNLOAD record"),
-		BP(TRACE_CHUNK_RECORDS, "\x03\x08\x01\x01\x01\x01\x01\x00\x05\x00",
-		   "THREAD_START record"),
-		BP(TRACE_CHUNK_RECORDS, "\x02\x0b\x80\x80\x80\x80\x10\x00\x00\x00\x00\x00\x00",
-		   "METHOD record"),
-		BP(TRACE_CHUNK_RECORDS, "\x01\x0b\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01",
-		   "META record"),
-		BP(TRACE_CHUNK_EVENTS, "", "bad thread serial"),
-		BP(TRACE_CHUNK_EVENTS, "\x01", "metric count"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x00", "metric count"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x05", "metric count"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x01\x00",
-		   "event 0 at payload byte 2: implicit exit"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01\x00\x05\x00\x05\x00",
-		   "event 2 at payload byte 7"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x00\x00", "entry without a method id"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x0f\x00", "bad control event"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x3c\x01\x00", "bad tag"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x64\x01\x00", "bad tag"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\xa4\x01\x00", "bad tag"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x80\x80\x80\x80\x10\x00", "bad method id"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24", "bad method id"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01", "cut metric"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x02\x24\x01\x02", "cut metric"),
-		BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01\x80", "cut metric"),
+	    BP(TRACE_CHUNK_RECORDS, "\x01\x05\x01k", "runs past the chunk"),
+	    BP(TRACE_CHUNK_RECORDS, "\x01", "bad length"),
+	    BP(TRACE_CHUNK_RECORDS, "\x01\x02\x05k", "META record at payload byte 0"),
+	    BP(TRACE_CHUNK_RECORDS, "\x07\x00", "COMPILED_UNLOAD record"),
+	    BP(TRACE_CHUNK_RECORDS, "\x03\x08\x01\x01\x01\x01\x01\x00\x05\x00",
+	       "THREAD_START record"),
+	    BP(TRACE_CHUNK_RECORDS, "\x02\x0b\x80\x80\x80\x80\x10\x00\x00\x00\x00\x00\x00",
+	       "METHOD record"),
+	    BP(TRACE_CHUNK_RECORDS, "\x01\x0b\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01",
+	       "META record"),
+	    BP(TRACE_CHUNK_EVENTS, "", "bad thread serial"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01", "metric count"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x00", "metric count"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x05", "metric count"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x01\x00", "event 0 at payload byte 2: implicit exit"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01\x00\x05\x00\x05\x00",
+	       "event 2 at payload byte 7"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x00\x00", "entry without a method id"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x0f\x00", "bad control event"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x3c\x01\x00", "bad tag"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x64\x01\x00", "bad tag"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\xa4\x01\x00", "bad tag"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x80\x80\x80\x80\x10\x00", "bad method id"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24", "bad method id"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01", "cut metric"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x02\x24\x01\x02", "cut metric"),
+	    BP(TRACE_CHUNK_EVENTS, "\x01\x01\x24\x01\x80", "cut metric"),
 	};
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct trace_visitor v = coll_visitor(&c);
 		enum trace_status st = trace_decode_chunk(
-			cases[i].kind, (const uint8_t *)cases[i].bytes, cases[i].len, &v, &res);
+		    cases[i].kind, (const uint8_t *)cases[i].bytes, cases[i].len, &v, &res);
 		if (st != TRACE_CORRUPT || !strstr(res.msg, cases[i].why)) {
 			fprintf(stderr, "  case %zu: %s: \"%s\", want \"%s\"\n", i,
 				trace_status_str(st), res.msg, cases[i].why);
@@ -1370,7 +1445,7 @@ static void test_bad_payloads(void)
 	}
 
 	/* Through a file, the message names the chunk's offset. */
-	struct bytes b = { 0 };
+	struct bytes b = {0};
 	bytes_file_header(&b);
 	bytes_chunk(&b, TRACE_CHUNK_EVENTS, (const uint8_t *)"\x01\x01\x24\x01\x02", 5);
 	bytes_chunk(&b, TRACE_CHUNK_EVENTS, (const uint8_t *)"\x01\x01\x01\x00", 4);
@@ -1416,7 +1491,7 @@ static void test_size_and_speed(void)
 	enum { CAP = 1 << 20, NEV = 10000000 };
 	uint8_t *buf = malloc(CAP);
 	struct trace_events_enc *enc = malloc(sizeof(*enc));
-	struct bytes f = { 0 };
+	struct bytes f = {0};
 	uint32_t stack[64];
 	unsigned depth = 0;
 	uint64_t metric = 1000000;
@@ -1446,7 +1521,7 @@ static void test_size_and_speed(void)
 
 	const char *path = write_tmp(f.p, f.len);
 	uint64_t sum = 0;
-	struct trace_visitor v = { .ctx = &sum, .event = count_event };
+	struct trace_visitor v = {.ctx = &sum, .event = count_event};
 	struct trace_result res;
 	double best = 1e9;
 	for (int r = 0; r < 3; r++) {
@@ -1463,7 +1538,7 @@ static void test_size_and_speed(void)
 
 	/* Decode alone, no callback. */
 	best = 1e9;
-	struct trace_visitor none = { 0 };
+	struct trace_visitor none = {0};
 	for (int r = 0; r < 3; r++) {
 		double t0 = now_s();
 		size_t off = TRACE_FILE_HEADER_LEN;
@@ -1497,7 +1572,7 @@ static void test_control_events(void)
 	struct trace_events_enc enc;
 	struct trace_recbuf rb;
 	uint64_t m = 100;
-	struct coll c = { 0 };
+	struct coll c = {0};
 	struct trace_result res;
 
 	trace_events_init(&enc, buf, sizeof(buf), 3, 1);
@@ -1535,7 +1610,7 @@ static void test_control_events(void)
 	coll_free(&c);
 
 	/* A control kind beyond MARK is corrupt. */
-	static const uint8_t bad[] = { 0x03, 0x01, 0x03 | (3 << 2), 0x00 };
+	static const uint8_t bad[] = {0x03, 0x01, 0x03 | (3 << 2), 0x00};
 	v = coll_visitor(&c);
 	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, bad, sizeof(bad), &v, &res) == TRACE_CORRUPT);
 	coll_free(&c);

@@ -15,57 +15,57 @@
 
 static int test_passed, test_failed, test_cur_failed;
 
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                               \
-			test_cur_failed = 1;                                          \
-		}                                                                     \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+			test_cur_failed = 1;                                                       \
+		}                                                                                  \
 	} while (0)
 
-#define CHECK_EQ_U(a, b)                                                              \
-	do {                                                                          \
-		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                      \
-		if (a_ != b_) {                                                       \
-			fprintf(stderr, "  %s:%d: %s == %s: %" PRIu64 " != %" PRIu64 "\n", \
-				__FILE__, __LINE__, #a, #b, a_, b_);                  \
-			test_cur_failed = 1;                                          \
-		}                                                                     \
+#define CHECK_EQ_U(a, b)                                                                           \
+	do {                                                                                       \
+		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                                   \
+		if (a_ != b_) {                                                                    \
+			fprintf(stderr, "  %s:%d: %s == %s: %" PRIu64 " != %" PRIu64 "\n",         \
+				__FILE__, __LINE__, #a, #b, a_, b_);                               \
+			test_cur_failed = 1;                                                       \
+		}                                                                                  \
 	} while (0)
 
-#define CHECK_EQ_I(a, b)                                                              \
-	do {                                                                          \
-		int64_t a_ = (int64_t)(a), b_ = (int64_t)(b);                         \
-		if (a_ != b_) {                                                       \
-			fprintf(stderr, "  %s:%d: %s == %s: %" PRId64 " != %" PRId64 "\n", \
-				__FILE__, __LINE__, #a, #b, a_, b_);                  \
-			test_cur_failed = 1;                                          \
-		}                                                                     \
+#define CHECK_EQ_I(a, b)                                                                           \
+	do {                                                                                       \
+		int64_t a_ = (int64_t)(a), b_ = (int64_t)(b);                                      \
+		if (a_ != b_) {                                                                    \
+			fprintf(stderr, "  %s:%d: %s == %s: %" PRId64 " != %" PRId64 "\n",         \
+				__FILE__, __LINE__, #a, #b, a_, b_);                               \
+			test_cur_failed = 1;                                                       \
+		}                                                                                  \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                               \
-	do {                                                                          \
-		const char *a_ = (a), *b_ = (b);                                      \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                              \
-			fprintf(stderr, "  %s:%d: %s == %s:\n    got:      \"%s\"\n    expected: \"%s\"\n", \
-				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)",      \
-				b_ ? b_ : "(null)");                                  \
-			test_cur_failed = 1;                                          \
-		}                                                                     \
+#define CHECK_STR(a, b)                                                                            \
+	do {                                                                                       \
+		const char *a_ = (a), *b_ = (b);                                                   \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                           \
+			fprintf(                                                                   \
+			    stderr,                                                                \
+			    "  %s:%d: %s == %s:\n    got:      \"%s\"\n    expected: \"%s\"\n",    \
+			    __FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)");   \
+			test_cur_failed = 1;                                                       \
+		}                                                                                  \
 	} while (0)
 
-#define RUN(fn)                                                                       \
-	do {                                                                          \
-		test_cur_failed = 0;                                                  \
-		fn();                                                                 \
-		if (test_cur_failed) {                                                \
-			test_failed++;                                                \
-			fprintf(stderr, "FAIL %s\n", #fn);                            \
-		} else {                                                              \
-			test_passed++;                                                \
-			printf("ok   %s\n", #fn);                                     \
-		}                                                                     \
+#define RUN(fn)                                                                                    \
+	do {                                                                                       \
+		test_cur_failed = 0;                                                               \
+		fn();                                                                              \
+		if (test_cur_failed) {                                                             \
+			test_failed++;                                                             \
+			fprintf(stderr, "FAIL %s\n", #fn);                                         \
+		} else {                                                                           \
+			test_passed++;                                                             \
+			printf("ok   %s\n", #fn);                                                  \
+		}                                                                                  \
 	} while (0)
 
 static inline int test_summary(const char *suite)

@@ -236,7 +236,8 @@ int calib_apply_compare(struct calib_apply *a, const char *path, enum calib_esti
 		mine = calib_table_get(&a->table, &k);
 		theirs = calib_table_get(&ref, &k);
 		if (mine && theirs && theirs->comp > 0)
-			shift[n++] = ((double)mine->comp - (double)theirs->comp) / (double)theirs->comp;
+			shift[n++] =
+			    ((double)mine->comp - (double)theirs->comp) / (double)theirs->comp;
 	}
 	if (n) {
 		qsort(shift, n, sizeof(*shift), cmp_double);

@@ -23,7 +23,6 @@
 #include "output.h"
 #include "samefile.h"
 
-
 static void usage(FILE *f)
 {
 	fputs(

@@ -83,11 +83,11 @@ struct calltree_stats {
 	uint64_t events;
 	uint64_t by_type[JCAL_MT_COUNT];
 	uint64_t by_transition[JCAL_TR_COUNT];
-	uint64_t unmatched_exits;  /* exits of frames not on the stack */
-	uint64_t mismatched_exits; /* exits that did not match the stack top */
-	uint64_t frames_unwound;   /* frames popped without an exit of their own */
-	uint64_t open_frames;	   /* frames still open at the last event */
-	uint64_t backwards;	   /* metric deltas < 0, charged as 0 */
+	uint64_t unmatched_exits;	   /* exits of frames not on the stack */
+	uint64_t mismatched_exits;	   /* exits that did not match the stack top */
+	uint64_t frames_unwound;	   /* frames popped without an exit of their own */
+	uint64_t open_frames;		   /* frames still open at the last event */
+	uint64_t backwards;		   /* metric deltas < 0, charged as 0 */
 	uint64_t controls[JCAL_CTL_COUNT]; /* region stops, starts, marks */
 };
 
@@ -104,7 +104,7 @@ struct calltree {
 	uint64_t last[JCAL_MAX_METRICS];
 	struct calltree_comp comp;
 	struct calltree_stats stats;
-	int gap;     /* tracing of the thread stopped: the next delta is not charged */
+	int gap; /* tracing of the thread stopped: the next delta is not charged */
 	int finished;
 };
 

@@ -188,8 +188,8 @@ static int set_max_depth(struct cli *c, const char *arg)
 	errno = 0;
 	v = strtoull(arg, &end, 10);
 	if (end == arg || *end || errno || arg[0] == '-' || v >= REPORT_MAX_DEPTH_NONE) {
-		msg("error", "--max-depth '%s': expected a number of frames, 1 or more (0: no limit)",
-		    arg);
+		msg("error",
+		    "--max-depth '%s': expected a number of frames, 1 or more (0: no limit)", arg);
 		return -1;
 	}
 	c->sh.max_depth = v ? (uint32_t)v : REPORT_MAX_DEPTH_NONE;
@@ -227,16 +227,15 @@ static int show_version(struct cli *c, const char *arg)
 /* ---- the table ---- */
 
 const struct cli_option cli_options[] = {
-    {"report", 0, "KIND", "tree",
-     "what to print: a report or an export (see Reports below)", set_report},
+    {"report", 0, "KIND", "tree", "what to print: a report or an export (see Reports below)",
+     set_report},
     {"format", 0, "text|csv|json", "text", "output format of the reports", set_format},
     {"sort", 0, "base|cum|calls|name", "base", "order of the flat report", set_sort},
     {"thread", 0, "NAME|#N|virtual|platform", "all",
      "only threads named NAME (a glob, e.g. 'pool-*'), or with serial N, or NAME#N, or every "
      "virtual or platform thread; repeatable",
      set_thread},
-    {"metric", 0, "NAME", "the first one", "metric to show when the trace has several",
-     set_metric},
+    {"metric", 0, "NAME", "the first one", "metric to show when the trace has several", set_metric},
     {"sig", 0, NULL, "off, names are package.Class.method",
      "append the JVM signature to method names", set_sig},
     {"calib", 0, "FILE|DIR|inrun",
@@ -271,8 +270,7 @@ const struct cli_option cli_options[] = {
     {"speedscope-evented", 0, NULL, "sampled",
      "speedscope: evented profiles (timelines) from the events; reads FILE again", set_evented},
     {"min-duration", 0, "N", "0",
-     "chrome: leave out spans shorter than N (ns for time metrics, else counts)",
-     set_min_duration},
+     "chrome: leave out spans shorter than N (ns for time metrics, else counts)", set_min_duration},
     {"max-depth", 0, "N", MAX_DEPTH_DEFAULT_TEXT,
      "tree, callers, collapsed, speedscope, pprof, html: the frames of a context deeper than N "
      "are folded into one '<deeper frames folded>' frame holding their calls and metric; flat, "

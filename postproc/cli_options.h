@@ -38,11 +38,11 @@ struct cli {
 
 /* One option: what the parser, --help and the man page read. */
 struct cli_option {
-	const char *name;  /* long name, without "--" */
-	char short_name;   /* '\0': none */
-	const char *arg;   /* value as shown ("FILE"); NULL: a flag */
-	const char *def;   /* default as shown; NULL: none to show */
-	const char *help;  /* one paragraph, wrapped when printed */
+	const char *name; /* long name, without "--" */
+	char short_name;  /* '\0': none */
+	const char *arg;  /* value as shown ("FILE"); NULL: a flag */
+	const char *def;  /* default as shown; NULL: none to show */
+	const char *help; /* one paragraph, wrapped when printed */
 	/* Takes the option (arg NULL for a flag) into c. Returns 0, 1 when
 	 * the option was all the work (--help), or -1 after the message. */
 	int (*set)(struct cli *c, const char *arg);

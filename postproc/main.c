@@ -151,8 +151,8 @@ static int select_threads(struct run *r)
 	if (!r->c.nthreads)
 		return 0;
 	for (size_t i = 0; i < r->m.nthreads; i++)
-		k += threadsel_match(&r->sel, r->m.thread_list[i]->serial, r->m.thread_list[i]->name,
-				     r->m.thread_list[i]->flags);
+		k += threadsel_match(&r->sel, r->m.thread_list[i]->serial,
+				     r->m.thread_list[i]->name, r->m.thread_list[i]->flags);
 	if (k)
 		return 0;
 	model_thread_names(&r->m, names, sizeof(names));
@@ -210,7 +210,9 @@ static void fill_opts(struct run *r)
 		snprintf(r->calib_desc + used, sizeof(r->calib_desc) - used, ", estimator %s",
 			 calib_estimator_name(r->c.estimator));
 	}
-	o->calib_desc = r->cal.active ? r->calib_desc : r->c.raw ? "none (--raw: raw figures)" : NULL;
+	o->calib_desc = r->cal.active ? r->calib_desc
+			: r->c.raw    ? "none (--raw: raw figures)"
+				      : NULL;
 	o->max_depth = r->c.sh.max_depth;
 }
 

@@ -302,8 +302,7 @@ static int on_event(void *ctx, const struct trace_event *e)
 			   sizeof(buf[0]));
 		metric = buf;
 	}
-	err = calltree_event(&t->tree, event_method(m, e->method), e->transition, e->type,
-			     metric);
+	err = calltree_event(&t->tree, event_method(m, e->method), e->transition, e->type, metric);
 	if (err) {
 		if (err == -ENOMEM)
 			return oom(m);
@@ -430,12 +429,14 @@ static int derive_metrics(struct model *m)
 			char *end;
 			double v = strtod(hz, &end);
 
-			if (end == hz || *end || !(v >= MODEL_TSC_HZ_MIN && v <= MODEL_TSC_HZ_MAX)) {
-				snprintf(m->err, sizeof(m->err),
-					 "meta record tsc.hz '%.64s' is not a TSC frequency in Hz "
-					 "between 1e6 and 1e11: the tsc figures cannot be converted "
-					 "to ns",
-					 hz);
+			if (end == hz || *end ||
+			    !(v >= MODEL_TSC_HZ_MIN && v <= MODEL_TSC_HZ_MAX)) {
+				snprintf(
+				    m->err, sizeof(m->err),
+				    "meta record tsc.hz '%.64s' is not a TSC frequency in Hz "
+				    "between 1e6 and 1e11: the tsc figures cannot be converted "
+				    "to ns",
+				    hz);
 				return -1;
 			}
 			mt->tsc_hz = v;

@@ -81,13 +81,13 @@ struct model_meta_idx {
 };
 
 struct model {
-	struct model_meta *meta;	/* in the order first seen */
+	struct model_meta *meta; /* in the order first seen */
 	size_t nmeta, meta_cap;
 	struct model_meta_idx *meta_idx; /* uthash by key */
-	struct model_method *methods; /* uthash by id */
+	struct model_method *methods;	 /* uthash by id */
 	size_t nmethods_defined;
-	struct model_sig_idx *sig_idx; /* uthash by class, name and signature */
-	size_t nmethods_merged;	       /* methods whose events count for an earlier copy */
+	struct model_sig_idx *sig_idx;	   /* uthash by class, name and signature */
+	size_t nmethods_merged;		   /* methods whose events count for an earlier copy */
 	struct model_thread *threads;	   /* uthash by serial */
 	struct model_thread **thread_list; /* by serial, after model_finish */
 	size_t nthreads;

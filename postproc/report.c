@@ -8,14 +8,15 @@
 #include <string.h>
 
 const struct report_kind report_kinds[] = {
-    {"tree", report_tree,
-     "per thread, Lvl RL Calls Base Cum and the calling context, root first", REPORT_SHAPED},
+    {"tree", report_tree, "per thread, Lvl RL Calls Base Cum and the calling context, root first",
+     REPORT_SHAPED},
     {"flat", report_flat, "per method, sorted by --sort; cum counts each activation once",
      REPORT_SHAPED | REPORT_LIST},
-    {"summary", report_summary,
-     "trace, metric, events, threads, unbalanced events, calibration", 0},
+    {"summary", report_summary, "trace, metric, events, threads, unbalanced events, calibration",
+     0},
     {"calib", NULL, "derive a calibration table from a calibration trace (written to -o)", 0},
-    {"arcs", report_arcs, "per method its callers (PARENT), itself (SELF) and callees (CHILD), by cum",
+    {"arcs", report_arcs,
+     "per method its callers (PARENT), itself (SELF) and callees (CHILD), by cum",
      REPORT_SHAPED | REPORT_LIST},
     {"callers", report_callers,
      "bottom-up, per method the contexts leading to it and their share of its base",

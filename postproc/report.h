@@ -44,7 +44,7 @@ struct report_opts {
 	 * pseudo-frame (report_view_get). 0: REPORT_MAX_DEPTH_DEFAULT;
 	 * REPORT_MAX_DEPTH_NONE: no limit. */
 	uint32_t max_depth;
-	char *err;			  /* REPORT_ERR_LEN bytes for why a report failed */
+	char *err; /* REPORT_ERR_LEN bytes for why a report failed */
 };
 
 #define REPORT_ERR_LEN 256

@@ -74,9 +74,9 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 			fputc('\n', o->out);
 		for (size_t k = 0; k < e->nparents; k++)
 			text_line(m, o, a, &w, &e->parents[k]);
-		fprintf(o->out, "%-7s %*" PRIu64 " %*" PRIu64 " %*" PRIu64 "  [%zu] ", "SELF",
-			w.c, e->calls, w.b, model_value(m, mi, e->base), w.u,
-			model_value(m, mi, e->cum), i);
+		fprintf(o->out, "%-7s %*" PRIu64 " %*" PRIu64 " %*" PRIu64 "  [%zu] ", "SELF", w.c,
+			e->calls, w.b, model_value(m, mi, e->base), w.u, model_value(m, mi, e->cum),
+			i);
 		text_escape(o->out, e->name);
 		fputc('\n', o->out);
 		if (e->cum_all != e->cum)

@@ -234,7 +234,8 @@ static int merge_paths(const struct calltree **trees, size_t nt, struct rec *r, 
 		/* parents come before their children in the pre-order */
 		for (uint32_t i = 1; i < t->nnodes; i++) {
 			uint32_t n = t->order[i];
-			uint64_t key = ((uint64_t)pid[t->nodes[n].parent] << 32) | t->nodes[n].method;
+			uint64_t key =
+			    ((uint64_t)pid[t->nodes[n].parent] << 32) | t->nodes[n].method;
 			uint32_t *v = u64map_find(&ids, key);
 
 			if (!v) {

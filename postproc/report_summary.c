@@ -17,8 +17,8 @@
 struct totals {
 	uint64_t events, by_type[JCAL_MT_COUNT], by_transition[JCAL_TR_COUNT];
 	uint64_t unmatched, mismatched, unwound, open, backwards, contexts;
-	uint64_t deep;	      /* contexts deeper than the depth limit */
-	uint32_t max_level;   /* deepest context */
+	uint64_t deep;	    /* contexts deeper than the depth limit */
+	uint32_t max_level; /* deepest context */
 	uint64_t cum[JCAL_MAX_METRICS], raw_cum[JCAL_MAX_METRICS];
 	/* Threads with metric values at start and end: their span in all and
 	 * the part their trees hold (raw, metric shown). */
@@ -26,8 +26,8 @@ struct totals {
 	uint64_t controls[JCAL_CTL_COUNT];
 };
 
-static void add_up(const struct model_thread *const *list, size_t n, unsigned mi,
-		   uint32_t limit, struct totals *t)
+static void add_up(const struct model_thread *const *list, size_t n, unsigned mi, uint32_t limit,
+		   struct totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < n; i++) {
@@ -199,8 +199,9 @@ static void text(const struct model *m, const struct report_opts *o,
 	else
 		row(f, "threads:", "%zu", n);
 	if (m->nmethods_merged)
-		row(f, "methods:", "%zu defined, %zu of them copies of another (same class, name "
-			"and signature, another class loader) counted as one",
+		row(f, "methods:",
+		    "%zu defined, %zu of them copies of another (same class, name "
+		    "and signature, another class loader) counted as one",
 		    m->nmethods_defined, m->nmethods_merged);
 	else
 		row(f, "methods:", "%zu defined", m->nmethods_defined);
@@ -229,7 +230,8 @@ static void text(const struct model *m, const struct report_opts *o,
 		    t->controls[JCAL_CTL_MARK]);
 	if (t->spanned)
 		row(f, "outside any tree:",
-		    "%" PRIu64 " of %" PRIu64 " (%s) over %" PRIu64 " ended threads: before a thread's "
+		    "%" PRIu64 " of %" PRIu64 " (%s) over %" PRIu64
+		    " ended threads: before a thread's "
 		    "first event and after its last",
 		    model_value(m, mi, t->span - t->span_in_trees), model_value(m, mi, t->span),
 		    m->metric[mi].unit[0] ? m->metric[mi].unit : "raw", t->spanned);

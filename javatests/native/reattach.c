@@ -22,7 +22,7 @@ struct job {
 static int run_as(const char *name, jint n, jint spin_us, long *tid)
 {
 	JNIEnv *env;
-	JavaVMAttachArgs args = { JNI_VERSION_1_6, (char *)name, NULL };
+	JavaVMAttachArgs args = {JNI_VERSION_1_6, (char *)name, NULL};
 
 	if ((*vm)->AttachCurrentThread(vm, (void **)&env, &args) != JNI_OK)
 		return -1;
@@ -52,10 +52,10 @@ static void *thread_main(void *arg)
 /* Returns the kernel TID both attachments ran on, or -1 on failure or
  * when the two differ. */
 JNIEXPORT jlong JNICALL Java_jcaltest_work_Reattach_runReattach(JNIEnv *env, jclass cls, jint first,
-								  jint second)
+								jint second)
 {
 	pthread_t t;
-	struct job j = { first, second, { 0, 0 }, 0 };
+	struct job j = {first, second, {0, 0}, 0};
 
 	(void)cls;
 	if ((*env)->GetJavaVM(env, &vm) != 0 || pthread_create(&t, NULL, thread_main, &j) != 0)

@@ -395,8 +395,10 @@ static inline int fuzz_calib_table(const uint8_t *data, size_t size)
 					continue;
 				/* the cond cache agrees with the reference */
 				for (unsigned d = 0; d < sizeof(deltas) / sizeof(deltas[0]); d++)
-					if (calib_table_comp_for(&t, &k, deltas[d], &comp) != CALIB_NO_TABLE &&
-					    comp != calib_entry_cond(&t.e[t.resolved[i]], deltas[d]))
+					if (calib_table_comp_for(&t, &k, deltas[d], &comp) !=
+						CALIB_NO_TABLE &&
+					    comp !=
+						calib_entry_cond(&t.e[t.resolved[i]], deltas[d]))
 						bad = __LINE__;
 			}
 		}
