@@ -23,18 +23,26 @@ JAVA       := $(JAVA_HOME)/bin/java
 JNI_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 
 COMMON_SRC := $(wildcard common/*.c)
-AGENT_SRC  := $(wildcard agent/*.c)
+# libjcal.so: the agent's core and its sub-folders (bci/, metrics/), and the
+# calibrator (docs/agent-internals.md, "Files").
+AGENT_SRC  := $(wildcard agent/*.c agent/*/*.c)
+CALIB_SRC  := $(wildcard calibrator/*.c)
 POST_SRC   := $(filter-out postproc/main.c,$(wildcard postproc/*.c))
 TEST_SRC   := $(wildcard native-tests/test-*.c)
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
 AGENT_OBJ  := $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
+CALIB_OBJ  := $(CALIB_SRC:%.c=$(BUILD)/obj/%.o)
 POST_OBJ   := $(POST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
 # Agent files that need a running JVM; the rest is pure and unit-tested.
-AGENT_JVMTI := agent event_recorder thread_state method_table calibrate calib_natives kthread \
-	       region_control bci_agent recalib_period
-AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/agent/%.o),$(AGENT_OBJ))
+AGENT_JVMTI := agent/entry agent/agent agent/agent_state agent/recording agent/jvmti_check \
+	       agent/event_recorder agent/thread_state agent/method_table agent/kthread \
+	       agent/region_control agent/bci/bci_agent \
+	       calibrator/calibrate calibrator/calib_natives calibrator/recalib_period
+AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/%.o),$(AGENT_OBJ) $(CALIB_OBJ))
+# Headers of the agent's sub-folders and the calibrator, for the tests.
+AGENT_INC  := -Iagent -Iagent/bci -Iagent/metrics -Icalibrator
 
 .PHONY: all test demo lint asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes bci-test
 all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal-calibrator.jar $(BUILD)/jcal-agent.jar \
@@ -47,16 +55,30 @@ check-jdk:
 	  echo "       Install the JDK headers: apt-get install openjdk-17-jdk-headless"; \
 	  echo "       (or run scripts/install-deps.sh as root), or set JAVA_HOME."; exit 1; }
 
+# Everything linked into libjcal.so is hidden but the entry points
+# (agent/libjcal.map). The calibrator reaches the agent through
+# agent/recording.h; the agent's files include no calibrator header but
+# agent/entry.c's.
 $(BUILD)/obj/agent/%.o: agent/%.c | check-jdk
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fvisibility=hidden -Iagent -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/calibrator/%.o: calibrator/%.c | check-jdk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fvisibility=hidden -Iagent -MMD -MP -c $< -o $@
+
+# Also linked into jcal-post and the tests, where hidden changes nothing.
+$(BUILD)/obj/common/%.o: common/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/libjcal.so: $(AGENT_OBJ) $(COMMON_OBJ)
-	$(CC) -shared -o $@ $^ $(LDLIBS) -ldl
+$(BUILD)/libjcal.so: $(AGENT_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) agent/libjcal.map
+	$(CC) -shared -Wl,--version-script=agent/libjcal.map -o $@ \
+	  $(AGENT_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(LDLIBS) -ldl
 
 $(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
 	$(CC) -o $@ $^ $(LDLIBS)
@@ -76,14 +98,15 @@ $(TRACE_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) native-tests/te
 
 $(OPTION_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) $(AGENT_PURE) native-tests/test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iagent -o $@ $< $(AGENT_PURE) $(COMMON_OBJ) $(LDLIBS)
+	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $< $(AGENT_PURE) $(COMMON_OBJ) $(LDLIBS)
 
 $(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wildcard native-tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ipostproc -o $@ $< $(POST_OBJ) $(COMMON_OBJ) $(LDLIBS)
 
-# The calibration workload, shipped beside libjcal.so (agent/calibrate.c).
-CALIB_JAVA := $(shell find calibrator -name '*.java' 2>/dev/null)
+# The calibration workload's Java classes, shipped beside libjcal.so
+# (calibrator/calibrate.c).
+CALIB_JAVA := $(shell find calibrator/java -name '*.java' 2>/dev/null)
 $(BUILD)/jcal-calibrator.jar: $(CALIB_JAVA) | check-jdk
 	@rm -rf $(BUILD)/calibrator && mkdir -p $(BUILD)/calibrator
 	$(JAVAC) --release 11 -d $(BUILD)/calibrator $(CALIB_JAVA)
@@ -120,8 +143,8 @@ bench: all $(BUILD)/libcount.so $(BUILD)/bench.stamp
 	@JAVA_HOME=$(JAVA_HOME) bench/agent-cost.sh
 
 # ns per metric read, per backend (docs/metrics.md)
-$(BUILD)/metric-read: bench/metric-read.c $(BUILD)/obj/agent/perf_counter.o
-	$(CC) $(CFLAGS) -Iagent -o $@ $^ $(LDLIBS)
+$(BUILD)/metric-read: bench/metric-read.c $(BUILD)/obj/agent/metrics/perf_counter.o
+	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $^ $(LDLIBS)
 
 bench-metric: $(BUILD)/metric-read
 	$(BUILD)/metric-read
@@ -153,9 +176,9 @@ $(BUILD)/javatests21.stamp: $(JAVA21_SRC)
 # test reads (native-tests/bci/src plus a generated Big.java), and the
 # verifier tests (native-tests/bci/run.sh).
 BCI_JAVA := $(wildcard native-tests/bci/src/bcitest/*.java)
-$(BUILD)/jcal-bci-rewrite: native-tests/bci/jcal-bci-rewrite.c $(BUILD)/obj/agent/classfile.o \
-			   $(BUILD)/obj/agent/bci_rewrite.o
-	$(CC) $(CFLAGS) -Iagent -o $@ $^ $(LDLIBS)
+$(BUILD)/jcal-bci-rewrite: native-tests/bci/jcal-bci-rewrite.c $(BUILD)/obj/agent/bci/classfile.o \
+			   $(BUILD)/obj/agent/bci/bci_rewrite.o
+	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/bci/classes.stamp: $(BCI_JAVA) native-tests/bci/gen-big.sh | check-jdk
 	@rm -rf $(BUILD)/bci/classes && mkdir -p $(BUILD)/bci/classes $(BUILD)/bci/gen/bcitest

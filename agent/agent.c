@@ -1,7 +1,9 @@
 /*
- * agent.c - libjcal.so entry points: Agent_OnLoad (options, metric choice,
- * JVMTI capabilities and callbacks, trace header), VMInit, thread start/end,
- * VM death (flush everything, print the summary line) and Agent_OnUnload.
+ * agent.c - the agent's lifecycle (agent.h), driven by the entry points in
+ * entry.c: load (options, metric choice, JVMTI capabilities and callbacks,
+ * trace header), VMInit, thread start/end, VM death (flush everything,
+ * print the summary line) and unload. What calibrate and recalibrate= add
+ * comes in through struct agent_hooks.
  */
 #include <jvmti.h>
 #include <linux/membarrier.h>
@@ -12,35 +14,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "agent_state.h"
-#include "bci_agent.h"
-#include "calib_child.h"
-#include "calibrate.h"
+#include "bci/bci_agent.h"
 #include "event_recorder.h"
 #include "host_info.h"
+#include "jvmti_check.h"
 #include "jvmti_compat.h"
-#include "recalib_period.h"
 #include "region_control.h"
 #include "log.h"
 #include "method_table.h"
 #include "thread_state.h"
 #include "trace_file.h"
 
-struct jcal_agent jcal;
-
 static atomic_int finished;
 static atomic_int loaded;    /* Agent_OnLoad ran once in this process */
 static atomic_int vm_inited; /* VMInit arrived: the JVM is up, the trace is real */
-
-static const jvmtiEvent method_events[] = { JVMTI_EVENT_METHOD_ENTRY, JVMTI_EVENT_METHOD_EXIT };
-
-void jcal_tracing_stop(void)
-{
-	atomic_store(&jcal.stopped, 1);
-	for (size_t i = 0; i < sizeof(method_events) / sizeof(method_events[0]); i++)
-		(*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, JVMTI_DISABLE, method_events[i],
-							 NULL);
-}
+static const struct agent_hooks *hooks; /* set by agent_load; may be NULL */
 
 static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
 {
@@ -87,9 +77,12 @@ static void meta_property(jvmtiEnv *jvmti, struct trace_recbuf *rb, const char *
 			  const char *property)
 {
 	char *value = NULL;
-	if ((*jvmti)->GetSystemProperty(jvmti, property, &value) == JVMTI_ERROR_NONE && value) {
+	/* A property the JVM does not have is left out of the trace. */
+	if (!jvmti_check_debug(jvmti, (*jvmti)->GetSystemProperty(jvmti, property, &value),
+			       property) &&
+	    value) {
 		trace_rec_meta(rb, key, value);
-		(*jvmti)->Deallocate(jvmti, (unsigned char *)value);
+		jvmti_free(jvmti, value);
 	}
 }
 
@@ -99,12 +92,13 @@ static void meta_exec_mode(jvmtiEnv *jvmti, struct trace_recbuf *rb)
 {
 	char *value = NULL;
 
-	if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.info", &value) != JVMTI_ERROR_NONE ||
+	if (jvmti_check_debug(jvmti, (*jvmti)->GetSystemProperty(jvmti, "java.vm.info", &value),
+			      "GetSystemProperty(java.vm.info)") ||
 	    !value)
 		return;
 	value[strcspn(value, ",")] = '\0';
 	trace_rec_meta(rb, "jvm.exec", value);
-	(*jvmti)->Deallocate(jvmti, (unsigned char *)value);
+	jvmti_free(jvmti, value);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -162,14 +156,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 		bci_agent_vm_init(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE)
 		region_control_vm_init(jvmti, jni);
-	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_end)
-		calibrate_install_end_hook(jni);
-	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_start)
-		calibrate_inrun(jvmti, jni);
-	if (jcal.opts.command == JCAL_CMD_TRACE && jcal.opts.recalibrate_period_s)
-		recalib_period_start(jvmti, jcal.opts.recalibrate_period_s);
-	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
-		calibrate_vm_init(jvmti, jni);
+	if (hooks && hooks->vm_init)
+		hooks->vm_init(jvmti, jni);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -239,7 +227,9 @@ static int enable_mount_events(jvmtiEnv *jvmti)
 	jvmtiExtensionEventInfo *ev = NULL;
 	int found = 0;
 
-	if ((*jvmti)->GetExtensionEvents(jvmti, &n, &ev) != JVMTI_ERROR_NONE)
+	/* Without them the caller warns. */
+	if (jvmti_check_debug(jvmti, (*jvmti)->GetExtensionEvents(jvmti, &n, &ev),
+			      "GetExtensionEvents"))
 		return 0;
 	for (jint i = 0; i < n; i++) {
 		jvmtiExtensionEvent fn = NULL;
@@ -248,21 +238,26 @@ static int enable_mount_events(jvmtiEnv *jvmti)
 		else if (!strcmp(ev[i].id, "com.sun.hotspot.events.VirtualThreadUnmount"))
 			fn = (jvmtiExtensionEvent)on_vthread_unmount;
 		/* Delivered only once also enabled by index (docs/agent-internals.md). */
-		if (fn && (*jvmti)->SetExtensionEventCallback(jvmti, ev[i].extension_event_index,
-							       fn) == JVMTI_ERROR_NONE &&
-		    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
-						       (jvmtiEvent)ev[i].extension_event_index,
-						       NULL) == JVMTI_ERROR_NONE)
+		if (fn &&
+		    !jvmti_check_debug(jvmti,
+				       (*jvmti)->SetExtensionEventCallback(
+					       jvmti, ev[i].extension_event_index, fn),
+				       ev[i].id) &&
+		    !jvmti_check_debug(jvmti,
+				       (*jvmti)->SetEventNotificationMode(
+					       jvmti, JVMTI_ENABLE,
+					       (jvmtiEvent)ev[i].extension_event_index, NULL),
+				       ev[i].id))
 			found++;
 	}
 	for (jint i = 0; i < n; i++) {
-		(*jvmti)->Deallocate(jvmti, (unsigned char *)ev[i].id);
-		(*jvmti)->Deallocate(jvmti, (unsigned char *)ev[i].short_description);
+		jvmti_free(jvmti, ev[i].id);
+		jvmti_free(jvmti, ev[i].short_description);
 		for (jint p = 0; p < ev[i].param_count; p++)
-			(*jvmti)->Deallocate(jvmti, (unsigned char *)ev[i].params[p].name);
-		(*jvmti)->Deallocate(jvmti, (unsigned char *)ev[i].params);
+			jvmti_free(jvmti, ev[i].params[p].name);
+		jvmti_free(jvmti, ev[i].params);
 	}
-	(*jvmti)->Deallocate(jvmti, (unsigned char *)ev);
+	jvmti_free(jvmti, ev);
 	return found;
 }
 
@@ -291,32 +286,21 @@ static void finish_trace(JNIEnv *jni)
 		  method_table_count(), names, (unsigned long long)bytes,
 		  events ? (double)bytes / (double)events : 0.0,
 		  trace_file_failed() ? " - INCOMPLETE: a write failed" : "");
-	if (jcal.opts.command == JCAL_CMD_CALIBRATE && calibrate_finish(jcal.out_path))
+	if (hooks && hooks->finish && hooks->finish(jcal.out_path))
 		_exit(1);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jvmti;
-	recalib_period_stop();
+	if (hooks && hooks->vm_death)
+		hooks->vm_death();
 	finish_trace(jni);
-}
-
-/* Any recalibrate= burst (start, end or periodic) in a traced JVM. */
-static int recalibrating(void)
-{
-	return jcal.opts.recalibrate_start || jcal.opts.recalibrate_end ||
-	       jcal.opts.recalibrate_period_s;
 }
 
 static int check(jvmtiError e, const char *what)
 {
-	if (e == JVMTI_ERROR_NONE)
-		return 0;
-	char *name = NULL;
-	(*jcal.jvmti)->GetErrorName(jcal.jvmti, e, &name);
-	jcal_error("%s failed: %s (%d)", what, name ? name : "unknown error", (int)e);
-	return -1;
+	return jvmti_check(jcal.jvmti, e, what);
 }
 
 static int setup_jvmti(void)
@@ -392,11 +376,10 @@ static int setup_jvmti(void)
 	return 0;
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+jint agent_load_options(JavaVM *vm, const char *options)
 {
 	char err[1024];
 
-	(void)reserved;
 	/* A second -agentpath/-agentlib of this library shares its state with
 	 * the first: refuse it rather than count every event twice. */
 	if (atomic_exchange(&loaded, 1)) {
@@ -414,11 +397,14 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		jcal_error("%s", err);
 		return JNI_ERR;
 	}
-	/* No agent command inside a calibration's env-timer child JVM. */
-	if (calib_child_refuse(getenv(CALIB_CHILD_MARKER), err, sizeof(err))) {
-		jcal_error("%s", err);
-		return JNI_ERR;
-	}
+	return JNI_OK;
+}
+
+jint agent_load(const char *options, const struct agent_hooks *with)
+{
+	char err[1024];
+
+	hooks = with;
 	if (jcal.opts.command == JCAL_CMD_HELP) {
 		fputs(jcal_options_help(), stdout);
 		fflush(stdout);
@@ -435,7 +421,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		return JNI_ERR;
 	}
 	if (jcal.opts.mode == JCAL_MODE_BCI && jcal.opts.command == JCAL_CMD_TRACE &&
-	    recalibrating()) {
+	    jcal_recalibrating()) {
 		jcal_error("option 'mode=bci': recalibrate is not available in bci mode (use "
 			   "a table from calibrate,mode=bci)");
 		return JNI_ERR;
@@ -446,16 +432,14 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		return JNI_ERR;
 	}
 	/* JVMTI 21 (virtual threads) where the JVM has it, else 1.2 (JDK 17). */
-	if ((*vm)->GetEnv(vm, (void **)&jcal.jvmti, JCAL_JVMTI_VERSION_21) == JNI_OK) {
+	if ((*jcal.vm)->GetEnv(jcal.vm, (void **)&jcal.jvmti, JCAL_JVMTI_VERSION_21) == JNI_OK) {
 		jcal.vthreads = 1;
-	} else if ((*vm)->GetEnv(vm, (void **)&jcal.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+	} else if ((*jcal.vm)->GetEnv(jcal.vm, (void **)&jcal.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
 		jcal_error("this JVM does not offer JVMTI 1.2");
 		return JNI_ERR;
 	}
-	if ((jcal.opts.command == JCAL_CMD_CALIBRATE ||
-	     (jcal.opts.command == JCAL_CMD_TRACE &&
-	      recalibrating())) &&
-	    calibrate_onload(jcal.jvmti, jcal.out_path, sizeof(jcal.out_path), err, sizeof(err))) {
+	if (hooks && hooks->onload &&
+	    hooks->onload(jcal.jvmti, jcal.out_path, sizeof(jcal.out_path), err, sizeof(err))) {
 		jcal_error("%s", err);
 		return JNI_ERR;
 	}
@@ -475,7 +459,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		}
 		jcal_debug("jcal-agent.jar not found beside libjcal.so: no jcal.Control API");
 	}
-	/* The calibration's own trace is private to this run (calibrate.c). */
+	/* The calibration's own trace is private to this run (calibrator/calibrate.c). */
 	if (trace_file_open(jcal.out_path,
 			    jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0, err,
 			    sizeof(err))) {
@@ -501,9 +485,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	return JNI_OK;
 }
 
-JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+void agent_unload(void)
 {
-	(void)vm;
 	/* Normally VM death has written everything; this covers a JVM that
 	 * never delivered it. A JVM that never came up (a failure during
 	 * start-up) leaves no trace, and an existing file as it was. */

@@ -1,5 +1,6 @@
 /*
- * agent_state.h - the agent's global state, shared by its files.
+ * agent_state.h - the agent's global state, shared by its files (defined
+ * in agent_state.c).
  *
  * Set up in Agent_OnLoad before any event is enabled; afterwards only the
  * atomic fields change.
@@ -11,7 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "metric.h"
+#include "metrics/metric.h"
 #include "options.h"
 
 #define JCAL_AGENT_VERSION "0.2.0"
@@ -44,6 +45,13 @@ void jcal_tracing_stop(void);
 static inline int jcal_stopped(void)
 {
 	return atomic_load(&jcal.stopped);
+}
+
+/* Any recalibrate= burst (start, end or periodic) asked for. */
+static inline int jcal_recalibrating(void)
+{
+	return jcal.opts.recalibrate_start || jcal.opts.recalibrate_end ||
+	       jcal.opts.recalibrate_period_s;
 }
 
 #endif

@@ -10,7 +10,7 @@
 #define JCAL_KTHREAD_H
 
 #include "method_table.h"
-#include "metric.h"
+#include "metrics/metric.h"
 
 struct jcal_thread;
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "agent_state.h"
+#include "jvmti_check.h"
 #include "lib_dir.h"
 #include "log.h"
 #include "thread_state.h"
@@ -40,7 +41,9 @@ int region_control_onload(jvmtiEnv *jvmti)
 
 	if (jcal_lib_file("jcal-agent.jar", jar, sizeof(jar)))
 		return -1;
-	return (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, jar) == JVMTI_ERROR_NONE ? 0 : -1;
+	/* The caller says what is missing. */
+	return jvmti_check_debug(jvmti, (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, jar),
+				 "AddToBootstrapClassLoaderSearch");
 }
 
 static uint32_t label_id(const char *text)
@@ -74,10 +77,19 @@ static void set_method_events(JNIEnv *jni, jvmtiEventMode mode)
 	jthread self = NULL;
 
 	(void)jni;
-	if ((*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self) != JVMTI_ERROR_NONE)
+	/* Failing, the region still opens or closes: its control events are
+	 * recorded, only the thread's method events stay as they were. */
+	if (jvmti_check_debug(jcal.jvmti, (*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self),
+			      "GetCurrentThread"))
 		return;
-	(*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, self);
-	(*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_EXIT, self);
+	jvmti_check_debug(jcal.jvmti,
+			  (*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, mode,
+								  JVMTI_EVENT_METHOD_ENTRY, self),
+			  "SetEventNotificationMode(MethodEntry)");
+	jvmti_check_debug(jcal.jvmti,
+			  (*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, mode,
+								  JVMTI_EVENT_METHOD_EXIT, self),
+			  "SetEventNotificationMode(MethodExit)");
 }
 
 /* The calling thread's state, created if it has none yet. */
@@ -88,7 +100,8 @@ static struct jcal_thread *current(JNIEnv *jni)
 
 	if (st == &thread_state_ended || jcal_stopped())
 		return NULL;
-	if (!st && (*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self) == JVMTI_ERROR_NONE)
+	if (!st && !jvmti_check_debug(jcal.jvmti, (*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self),
+				      "GetCurrentThread"))
 		st = thread_state_create(jcal.jvmti, jni, self, 1);
 	return st;
 }

@@ -11,6 +11,7 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "agent_state.h"
+#include "jvmti_check.h"
 #include "jvmti_compat.h"
 #include "log.h"
 #include "trace_file.h"
@@ -60,7 +62,9 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	trace_events_init(&st->enc, buf, cap, st->serial, jcal.metrics.n);
 
 	memset(&info, 0, sizeof(info));
-	if (thread && (*jvmti)->GetThreadInfo(jvmti, thread, &info) == JVMTI_ERROR_NONE) {
+	/* Without it the thread keeps the default name. */
+	if (thread && !jvmti_check_debug(jvmti, (*jvmti)->GetThreadInfo(jvmti, thread, &info),
+					 "GetThreadInfo")) {
 		if (info.name)
 			name = info.name;
 		if (info.is_daemon)
@@ -84,8 +88,7 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	trace_rec_thread_start(rb, st->serial, java_tid, (uint32_t)syscall(SYS_gettid), flags,
 			       wall_ns(), name, jcal.metrics.n, metric);
 	trace_file_unlock();
-	if (info.name)
-		(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+	jvmti_free(jvmti, info.name);
 
 	pthread_mutex_lock(&registry_mutex);
 	st->next = registry;
@@ -104,8 +107,12 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 					(*jni)->IsInstanceOf(jni, thread, jcal.carrier_cls);
 		kt->platform = st;
 	}
-	if ((*jvmti)->SetThreadLocalStorage(jvmti, NULL, st) != JVMTI_ERROR_NONE)
-		jcal_debug("SetThreadLocalStorage failed for thread #%u", st->serial);
+	jvmtiError e = (*jvmti)->SetThreadLocalStorage(jvmti, NULL, st);
+	if (e != JVMTI_ERROR_NONE) {
+		char what[64];
+		snprintf(what, sizeof(what), "SetThreadLocalStorage for thread #%u", st->serial);
+		jvmti_check_debug(jvmti, e, what);
+	}
 	return st;
 }
 
@@ -191,7 +198,10 @@ void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 	uint64_t java_tid = 0;
 
 	memset(&info, 0, sizeof(info));
-	if (!st->ref || (*jvmti)->GetThreadInfo(jvmti, st->ref, &info) != JVMTI_ERROR_NONE)
+	/* Without it the thread keeps the name it has. */
+	if (!st->ref ||
+	    jvmti_check_debug(jvmti, (*jvmti)->GetThreadInfo(jvmti, st->ref, &info),
+			      "GetThreadInfo"))
 		return;
 	/* A thread first seen before VMInit had no Thread.tid field to read. */
 	if (!st->java_tid && jni && jcal.thread_tid) {
@@ -205,8 +215,7 @@ void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 		free(st->name);
 		st->name = strdup(info.name);
 	}
-	if (info.name)
-		(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+	jvmti_free(jvmti, info.name);
 	if (jni && info.thread_group)
 		(*jni)->DeleteLocalRef(jni, info.thread_group);
 	if (jni && info.context_class_loader)
@@ -246,7 +255,9 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 	ended_events += st->events;
 	pthread_mutex_unlock(&registry_mutex);
 
-	(*jvmti)->SetThreadLocalStorage(jvmti, NULL, &thread_state_ended);
+	/* The thread is ending: a failure is only logged. */
+	jvmti_check_debug(jvmti, (*jvmti)->SetThreadLocalStorage(jvmti, NULL, &thread_state_ended),
+			  "SetThreadLocalStorage(ended)");
 	/* Without virtual threads the event path takes the state from here:
 	 * the sentinel drops the thread's last events, as the TLS does. */
 	if (kt && kt->platform == st)

@@ -12,7 +12,7 @@
 
 #include "agent_state.h"
 #include "kthread.h"
-#include "metric.h"
+#include "metrics/metric.h"
 #include "trace_encoder.h"
 
 #define THREAD_BUFFER_BYTES (64 * 1024)

@@ -1,11 +1,11 @@
 /*
  * test-agent-calib.c - the calibration workload's pure parts: the programs
- * (agent/calib_programs.c) are well formed and, run from the thread root as
+ * (calibrator/calib_programs.c) are well formed and, run from the thread root as
  * the calibrator thread runs them, produce every sequence key reachable in
  * mode=events and no other (the mode=bci programs: every key of types
- * I i J j O, natives aside); the environment model (agent/calib_env.c)
+ * I i J j O, natives aside); the environment model (calibrator/calib_env.c)
  * parses the env timer's output and splits call costs over keys; the
- * env-timer child's environment (agent/calib_child.c) has no jcal option in
+ * env-timer child's environment (calibrator/calib_child.c) has no jcal option in
  * the JVM option variables, keeps the rest, and carries the marker that
  * makes an agent in that child refuse.
  */

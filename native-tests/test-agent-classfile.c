@@ -1,6 +1,6 @@
 /*
- * test-agent-classfile.c - the class-file parser/writer (agent/classfile.c)
- * and the bci rewriter (agent/bci_rewrite.c) on real class files compiled
+ * test-agent-classfile.c - the class-file parser/writer (agent/bci/classfile.c)
+ * and the bci rewriter (agent/bci/bci_rewrite.c) on real class files compiled
  * from native-tests/bci/src (make puts them in BUILD/bci/classes) and on a
  * hand-assembled class holding every constant pool tag.
  *

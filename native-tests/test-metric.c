@@ -1,5 +1,5 @@
 /*
- * test-metric.c - the metrics (agent/metric.c, agent/perf_counter.c): the
+ * test-metric.c - the metrics (agent/metrics/metric.c, agent/metrics/perf_counter.c): the
  * user-space readers on simulated perf_event_mmap_pages (seqlock retry,
  * pmc_width sign extension, index 0, multiplex scaling, TSC time
  * conversion, context-switch records), the explanation of perf errors,

@@ -45,7 +45,8 @@ run_suite bci native-tests/bci/run.sh build
 
 # Checks with outside tools: one test each, SKIP when the tool is missing.
 echo "== tools"
-for check in "javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build" \
+for check in "scripts/check-exports.sh build/libjcal.so" \
+	"javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build" \
 	"javatests/asan-check.sh build/asan/libjcal.so build/jcal-post build/javatests"; do
 	out=$($check 2>&1)
 	rc=$?

@@ -1,5 +1,5 @@
 /*
- * jcal-bci-rewrite.c - command-line front end of agent/bci_rewrite.c, for
+ * jcal-bci-rewrite.c - command-line front end of agent/bci/bci_rewrite.c, for
  * the verifier tests: rewrites class files on disk with mode=bci probes.
  *
  *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] IN.class OUT.class

@@ -1,7 +1,7 @@
 package jcal;
 
 /**
- * The probes of mode=bci (agent/bci_agent.c). The agent rewrites every
+ * The probes of mode=bci (agent/bci/bci_agent.c). The agent rewrites every
  * instrumented method so that it calls enter(id) at its start, exit(id)
  * before each return and exitThrow(id) in a catch-all handler that rethrows;
  * id is the method id the agent assigned when it rewrote the class. The

@@ -7,7 +7,7 @@
  *    the JVM, registers the workload's natives, runs every program a few
  *    times to warm up, then enables MethodEntry/Exit for itself only and
  *    runs them many more times from the thread root.
- *    With mode=bci the workload's Java node methods carry probes (bci_agent.c
+ *    With mode=bci the workload's Java node methods carry probes (agent/bci/bci_agent.c
  *    instruments jcal.calib.Workload), which are always active: the
  *    programs use types I and i only (natives are not traced), one cold
  *    round is measured while they still run interpreted (I/i keys), the
@@ -42,19 +42,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent_state.h"
 #include "calib_child.h"
 #include "calib_derive.h"
 #include "calib_env.h"
 #include "calib_natives.h"
 #include "calib_programs.h"
 #include "calib_table.h"
+#include "jvmti_check.h"
 #include "lib_dir.h"
 #include "log.h"
-#include "method_table.h"
+#include "recording.h"
 #include "seqkey.h"
-#include "thread_state.h"
-#include "trace_file.h"
 
 #define CALIB_THREAD_NAME "jcal-calibrator"
 #define WARMUP_ROUNDS 30
@@ -154,7 +152,8 @@ int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err,
 			 jar_path);
 		return -1;
 	}
-	if ((*jvmti)->AddToSystemClassLoaderSearch(jvmti, jar_path) != JVMTI_ERROR_NONE) {
+	if (jvmti_check_debug(jvmti, (*jvmti)->AddToSystemClassLoaderSearch(jvmti, jar_path),
+			      "AddToSystemClassLoaderSearch")) {
 		snprintf(err, errlen, "calibrate: cannot add %s to the class path", jar_path);
 		return -1;
 	}
@@ -204,21 +203,24 @@ static int workload_jitted(void)
 	static const char *const names[2] = { "I", "i" };
 	int n = 0;
 
-	for (int t = 0; t < 2; t++) {
-		struct jcal_method *m = method_table_define("Ljcal/calib/Workload;", names[t],
-							    "([II)V", t ? 0x0001 : 0x0009);
-		n += m && atomic_load(&m->compiled) > 0;
-	}
+	for (int t = 0; t < 2; t++)
+		n += recording_method_compiled("Ljcal/calib/Workload;", names[t], "([II)V",
+					       t ? 0x0001 : 0x0009) > 0;
 	return n;
 }
 
 static int set_events(jvmtiEnv *jvmti, jvmtiEventMode mode, jthread self)
 {
-	if ((*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, self) !=
-	    JVMTI_ERROR_NONE)
+	/* The caller says what failed in its own words. */
+	if (jvmti_check_debug(jvmti,
+			      (*jvmti)->SetEventNotificationMode(jvmti, mode,
+								 JVMTI_EVENT_METHOD_ENTRY, self),
+			      "SetEventNotificationMode(MethodEntry)"))
 		return -1;
-	if ((*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_METHOD_EXIT, self) !=
-	    JVMTI_ERROR_NONE)
+	if (jvmti_check_debug(jvmti,
+			      (*jvmti)->SetEventNotificationMode(jvmti, mode,
+								 JVMTI_EVENT_METHOD_EXIT, self),
+			      "SetEventNotificationMode(MethodExit)"))
 		return -1;
 	return 0;
 }
@@ -242,22 +244,20 @@ static void run_rounds(JNIEnv *env, jintArray *arr, const struct calib_prog *p, 
 static void bci_rounds(jvmtiEnv *jvmti, JNIEnv *env, jintArray *arr, const struct calib_prog *p,
 		       size_t n)
 {
-	struct jcal_thread *st = thread_state_get(jvmti);
+	struct jcal_thread *st = recording_thread(jvmti);
 	int rounds = 0;
 
-	if (!st || st == &thread_state_ended) {
+	if (!st) {
 		workload_fail("calibrate: the calibrator thread has no trace state");
 		return;
 	}
 	run_rounds(env, arr, p, n, BCI_COLD_ROUNDS);
-	thread_state_control(st, JCAL_CTL_STOP, 0);
-	st->regions = 0;
+	recording_region_close(st);
 	while (rounds < BCI_WARMUP_MAX && (rounds < BCI_WARMUP_ROUNDS || workload_jitted() < 2)) {
 		run_rounds(env, arr, p, n, 10);
 		rounds += 10;
 	}
-	st->regions = 1;
-	thread_state_control(st, JCAL_CTL_START, 0);
+	recording_region_open(st);
 	if (workload_jitted() < 2)
 		jcal_warn("calibrate: Workload.I/i not compiled after %d warm-up rounds: the table "
 			  "may lack J/j keys",
@@ -287,13 +287,9 @@ static void *workload_main(void *arg)
 	 * everything up to the measured rounds (loading the workload classes and
 	 * natives, the warm-up) is left out of the trace as an untraced region,
 	 * and so is the detach (Thread.exit) after them. */
-	st = jcal.opts.command == JCAL_CMD_TRACE ? thread_state_get(jvmti) : NULL;
-	if (st == &thread_state_ended)
-		st = NULL;
-	if (st) {
-		thread_state_control(st, JCAL_CTL_STOP, 0);
-		st->regions = 0;
-	}
+	st = jcal.opts.command == JCAL_CMD_TRACE ? recording_thread(jvmti) : NULL;
+	if (st)
+		recording_region_close(st);
 	if (calib_natives_register_workload(env, err, sizeof(err))) {
 		workload_fail(err);
 		goto detach;
@@ -320,21 +316,18 @@ static void *workload_main(void *arg)
 	}
 	/* Warm-up without events: resolves call sites, initialises classes. */
 	run_rounds(env, arr, progs, n, WARMUP_ROUNDS);
-	if (st) {
-		st->regions = 1;
-		thread_state_control(st, JCAL_CTL_START, 0);
-	}
-	if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE ||
+	if (st)
+		recording_region_open(st);
+	if (jvmti_check_debug(jvmti, (*jvmti)->GetCurrentThread(jvmti, &self),
+			      "GetCurrentThread") ||
 	    set_events(jvmti, JVMTI_ENABLE, self)) {
 		workload_fail("calibrate: cannot enable method events for the calibrator thread");
 		goto detach;
 	}
 	run_rounds(env, arr, progs, n, st ? INRUN_ROUNDS : MEASURE_ROUNDS);
 	set_events(jvmti, JVMTI_DISABLE, self);
-	if (st) {
-		thread_state_control(st, JCAL_CTL_STOP, 0);
-		st->regions = 0;
-	}
+	if (st)
+		recording_region_close(st);
 detach:
 	if (arr) {
 		for (size_t i = 0; i < n; i++)
@@ -397,10 +390,13 @@ int calibrate_prepare(jvmtiEnv *jvmti)
 
 	if (java_home[0])
 		return 0;
-	if ((*jvmti)->GetSystemProperty(jvmti, "java.home", &home) != JVMTI_ERROR_NONE || !home)
+	/* The callers say what is missing. */
+	if (jvmti_check_debug(jvmti, (*jvmti)->GetSystemProperty(jvmti, "java.home", &home),
+			      "GetSystemProperty(java.home)") ||
+	    !home)
 		return -1;
 	snprintf(java_home, sizeof(java_home), "%s", home);
-	(*jvmti)->Deallocate(jvmti, (unsigned char *)home);
+	jvmti_free(jvmti, home);
 	return 0;
 }
 
@@ -500,13 +496,11 @@ static unsigned write_env_meta(const struct calib_env *e)
 	/* env is measured in ns; tsc traces count ticks. */
 	if (!strcmp(jcal.metrics.m[0].name, "tsc") && jcal.metrics.tsc_hz)
 		scale = (double)jcal.metrics.tsc_hz / 1e9;
-	rb = trace_file_lock();
-	/* VM death stops tracing before it takes this lock to close the file:
-	 * a periodic burst that ends after that has nowhere to go. */
-	if (jcal_stopped()) {
-		trace_file_unlock();
+	/* VM death stops tracing before it takes the file lock to close the
+	 * file: a periodic burst that ends after that has nowhere to go. */
+	rb = recording_meta_begin();
+	if (!rb)
 		return 0;
-	}
 	trace_rec_meta(rb, "calib.thread", CALIB_THREAD_NAME);
 	if (bci_mode())
 		trace_rec_meta(rb, "env.method",
@@ -534,8 +528,7 @@ static unsigned write_env_meta(const struct calib_env *e)
 		trace_rec_meta(rb, key, value);
 		n++;
 	}
-	trace_file_unlock();
-	trace_file_flush();
+	recording_meta_end();
 	return n;
 }
 
@@ -577,7 +570,7 @@ void calibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	    calib_env_parse(&env, env_out, err, sizeof(err)))
 		calibrate_fail(jni, err);
 	unsigned n = write_env_meta(&env);
-	if (trace_file_failed()) {
+	if (recording_failed()) {
 		snprintf(err, sizeof(err),
 			 "calibrate: a write to the calibration trace %.600s failed (file size "
 			 "limit or disk full?)",
@@ -705,7 +698,7 @@ int calibrate_finish(const char *trace_path)
 
 	/* Incomplete: said so already (CALIB_FAILED), or the run never got to
 	 * its end, or the trace lost a write at the end. */
-	if (state != CALIB_COMPLETE || trace_file_failed()) {
+	if (state != CALIB_COMPLETE || recording_failed()) {
 		const char *t = keep_trace(trace_path, kept, sizeof(kept));
 		if (state == CALIB_NOT_RUN)
 			jcal_error("calibrate: the JVM ended before the calibration did (trace %s); %s",

@@ -1,6 +1,6 @@
 /*
  * calib_programs.h - the call-tree programs the calibration workload runs
- * (format in calibrator/jcal/calib/Workload.java). Pure code: built once
+ * (format in calibrator/java/jcal/calib/Workload.java). Pure code: built once
  * from a fixed seed, so every calibration runs the same programs.
  */
 #ifndef JCAL_CALIB_PROGRAMS_H

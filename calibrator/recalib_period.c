@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent_state.h"
+#include "recording.h"
 #include "calibrate.h"
 #include "log.h"
 

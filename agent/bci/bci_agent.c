@@ -25,6 +25,7 @@
 #include "agent_state.h"
 #include "bci_rewrite.h"
 #include "event_recorder.h"
+#include "jvmti_check.h"
 #include "log.h"
 #include "method_table.h"
 #include "trace_file.h"
@@ -107,7 +108,11 @@ static void add_reads(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *
 		return;
 	memcpy(pkg, name, (size_t)(slash - name));
 	pkg[slash - name] = '\0';
-	if ((*jvmti)->GetNamedModule(jvmti, loader, pkg, &module) != JVMTI_ERROR_NONE || !module)
+	/* Not in a named module, or not known: the class then reads every
+	 * unnamed module already. */
+	if (jvmti_check_debug(jvmti, (*jvmti)->GetNamedModule(jvmti, loader, pkg, &module),
+			      "GetNamedModule") ||
+	    !module)
 		return;
 	pthread_mutex_lock(&modules_mutex);
 	for (unsigned i = 0; i < nmodules && !known; i++)
@@ -115,8 +120,10 @@ static void add_reads(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *
 	if (!known && nmodules < MAX_MODULES)
 		modules[nmodules++] = (*jni)->NewGlobalRef(jni, module);
 	pthread_mutex_unlock(&modules_mutex);
+	/* On failure the rewritten class fails to link, with the JVM's message. */
 	if (!known)
-		(*jvmti)->AddModuleReads(jvmti, module, tracker_module);
+		jvmti_check_debug(jvmti, (*jvmti)->AddModuleReads(jvmti, module, tracker_module),
+				  "AddModuleReads");
 	(*jni)->DeleteLocalRef(jni, module);
 }
 
@@ -161,7 +168,8 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 	if (!out)
 		return;
 	if (outlen > INT32_MAX ||
-	    (*jvmti)->Allocate(jvmti, (jlong)outlen, &copy) != JVMTI_ERROR_NONE) {
+	    jvmti_check_debug(jvmti, (*jvmti)->Allocate(jvmti, (jlong)outlen, &copy),
+			      "Allocate")) {
 		jcal_warn("mode=bci: class %s left as it is: out of memory", name);
 		free(out);
 		return;
@@ -180,22 +188,26 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 	jclass *all = NULL;
 	jvmtiError e;
 
-	if ((*jvmti)->GetLoadedClasses(jvmti, &n, &all) != JVMTI_ERROR_NONE)
+	if (jvmti_check_debug(jvmti, (*jvmti)->GetLoadedClasses(jvmti, &n, &all),
+			      "mode=bci: GetLoadedClasses (classes loaded before VMInit are not "
+			      "instrumented)"))
 		return;
 	for (jint i = 0; i < n; i++) {
 		jboolean modifiable = JNI_FALSE;
 		char *sig = NULL;
 		int keep = 0;
 
-		if ((*jvmti)->IsModifiableClass(jvmti, all[i], &modifiable) == JVMTI_ERROR_NONE &&
+		/* A class that cannot be asked about is left alone. */
+		if (!jvmti_check_debug(jvmti, (*jvmti)->IsModifiableClass(jvmti, all[i], &modifiable),
+				       "IsModifiableClass") &&
 		    modifiable &&
-		    (*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL) == JVMTI_ERROR_NONE &&
+		    !jvmti_check_debug(jvmti, (*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL),
+				       "GetClassSignature") &&
 		    sig && sig[0] == 'L') {
 			sig[strlen(sig) - 1] = '\0';
 			keep = selected(sig + 1);
 		}
-		if (sig)
-			(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+		jvmti_free(jvmti, sig);
 		if (keep)
 			all[k++] = all[i];
 		else
@@ -203,17 +215,18 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 	}
 	if (k > 0) {
 		e = (*jvmti)->RetransformClasses(jvmti, k, all);
-		if (e != JVMTI_ERROR_NONE)
+		if (e != JVMTI_ERROR_NONE) {
 			jcal_warn("mode=bci: %d classes loaded before VMInit could not be "
 				  "instrumented (RetransformClasses error %d)",
 				  (int)k, (int)e);
-		else
+			jvmti_check_debug(jvmti, e, "RetransformClasses");
+		} else
 			jcal_debug("mode=bci: %d classes loaded before VMInit retransformed",
 				   (int)k);
 	}
 	for (jint i = 0; i < k; i++)
 		(*jni)->DeleteLocalRef(jni, all[i]);
-	(*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+	jvmti_free(jvmti, all);
 }
 
 void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)

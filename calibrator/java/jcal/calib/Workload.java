@@ -11,7 +11,7 @@ package jcal.calib;
  * 0=I 1=i 2=N 3=n, flags bit 0 = throw after the children, bit 1 = catch
  * exceptions thrown by children, and size is the node's length in ints
  * including its subtree. Each method below runs one node; the natives do
- * the same in C (agent/calib_natives.c). The Java bodies are written out
+ * the same in C (calibrator/calib_natives.c). The Java bodies are written out
  * in full, without helper methods, so that a node makes no call other than
  * its children: every method entry and exit the agent sees is part of the
  * program.

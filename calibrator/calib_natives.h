@@ -1,6 +1,6 @@
 /*
  * calib_natives.h - the native methods of the calibration workload
- * (calibrator/jcal/calib), implemented in libjcal.so and registered with
+ * (calibrator/java/jcal/calib), implemented in libjcal.so and registered with
  * RegisterNatives: by the agent for Workload, and by JNI_OnLoad when the
  * env-timer child JVM loads libjcal.so with System.load.
  */

@@ -1,0 +1,65 @@
+/*
+ * entry.c - libjcal.so's entry points (Agent_OnLoad, Agent_OnUnload; the
+ * env-timer child's JNI_OnLoad is calibrator/calib_natives.c). Picks what
+ * the run is: a plain trace, a trace with recalibrate= bursts, or the
+ * calibrate command, and hands the agent's core (agent.h) the calibrator's
+ * hooks for it. The only file of agent/ that includes calibrator/ headers
+ * (docs/agent-internals.md, "Files").
+ */
+#include <jvmti.h>
+#include <stdlib.h>
+
+#include "agent.h"
+#include "agent_state.h"
+#include "log.h"
+#include "../calibrator/calib_child.h"
+#include "../calibrator/calibrate.h"
+#include "../calibrator/recalib_period.h"
+
+/* trace,recalibrate=end|start|PERIOD, at the end of VMInit. */
+static void recalibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	if (jcal.opts.recalibrate_end)
+		calibrate_install_end_hook(jni);
+	if (jcal.opts.recalibrate_start)
+		calibrate_inrun(jvmti, jni);
+	if (jcal.opts.recalibrate_period_s)
+		recalib_period_start(jvmti, jcal.opts.recalibrate_period_s);
+}
+
+static const struct agent_hooks calibrate_hooks = {
+	.onload = calibrate_onload,
+	.vm_init = calibrate_vm_init,
+	.finish = calibrate_finish,
+};
+
+static const struct agent_hooks recalibrate_hooks = {
+	.onload = calibrate_onload,
+	.vm_init = recalibrate_vm_init,
+	.vm_death = recalib_period_stop,
+};
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+	char err[1024];
+
+	(void)reserved;
+	if (agent_load_options(vm, options) != JNI_OK)
+		return JNI_ERR;
+	/* No agent command inside a calibration's env-timer child JVM. */
+	if (calib_child_refuse(getenv(CALIB_CHILD_MARKER), err, sizeof(err))) {
+		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
+		return agent_load(options, &calibrate_hooks);
+	if (jcal.opts.command == JCAL_CMD_TRACE && jcal_recalibrating())
+		return agent_load(options, &recalibrate_hooks);
+	return agent_load(options, NULL);
+}
+
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+{
+	(void)vm;
+	agent_unload();
+}
