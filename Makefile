@@ -224,7 +224,7 @@ asan: asan-build
 $(BUILD)/tests-all: $(TEST_BIN)
 
 # clang-format (.clang-format) and clang-tidy (.clang-tidy) over every C file
-# the project keeps; run by .ci/run after the tests.
+# the project keeps; run by .ci/run before the tests.
 lint:
 	@scripts/lint.sh "$(JAVA_HOME)"
 

@@ -28,8 +28,8 @@
 #include "trace_file.h"
 
 static atomic_int finished;
-static atomic_int loaded;    /* Agent_OnLoad ran once in this process */
-static atomic_int vm_inited; /* VMInit arrived: the JVM is up, the trace is real */
+static atomic_int loaded;		/* Agent_OnLoad ran once in this process */
+static atomic_int vm_inited;		/* VMInit arrived: the JVM is up, the trace is real */
 static const struct agent_hooks *hooks; /* set by agent_load; may be NULL */
 
 static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
@@ -141,8 +141,9 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 			(*jni)->ExceptionClear(jni);
 		jcal.carrier_known = jcal.carrier_cls ? 1 : -1;
 		if (!jcal.carrier_cls)
-			jcal_debug("jdk.internal.misc.CarrierThread not found: every platform thread's "
-				   "state is looked up in JVMTI TLS");
+			jcal_debug(
+			    "jdk.internal.misc.CarrierThread not found: every platform thread's "
+			    "state is looked up in JVMTI TLS");
 	}
 	rb = trace_file_lock();
 	meta_property(jvmti, rb, "jvm.name", "java.vm.name");
@@ -239,15 +240,15 @@ static int enable_mount_events(jvmtiEnv *jvmti)
 			fn = (jvmtiExtensionEvent)on_vthread_unmount;
 		/* Delivered only once also enabled by index (docs/agent-internals.md). */
 		if (fn &&
-		    !jvmti_check_debug(jvmti,
-				       (*jvmti)->SetExtensionEventCallback(
-					       jvmti, ev[i].extension_event_index, fn),
-				       ev[i].id) &&
-		    !jvmti_check_debug(jvmti,
-				       (*jvmti)->SetEventNotificationMode(
-					       jvmti, JVMTI_ENABLE,
-					       (jvmtiEvent)ev[i].extension_event_index, NULL),
-				       ev[i].id))
+		    !jvmti_check_debug(
+			jvmti,
+			(*jvmti)->SetExtensionEventCallback(jvmti, ev[i].extension_event_index, fn),
+			ev[i].id) &&
+		    !jvmti_check_debug(
+			jvmti,
+			(*jvmti)->SetEventNotificationMode(
+			    jvmti, JVMTI_ENABLE, (jvmtiEvent)ev[i].extension_event_index, NULL),
+			ev[i].id))
 			found++;
 	}
 	for (jint i = 0; i < n; i++) {
@@ -309,9 +310,14 @@ static int setup_jvmti(void)
 	jvmtiCapabilities caps;
 	struct jcal_event_callbacks cb;
 	static const jvmtiEvent events[] = {
-		JVMTI_EVENT_VM_INIT,       JVMTI_EVENT_VM_DEATH,     JVMTI_EVENT_THREAD_START,
-		JVMTI_EVENT_THREAD_END,    JVMTI_EVENT_METHOD_ENTRY, JVMTI_EVENT_METHOD_EXIT,
-		JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+	    JVMTI_EVENT_VM_INIT,
+	    JVMTI_EVENT_VM_DEATH,
+	    JVMTI_EVENT_THREAD_START,
+	    JVMTI_EVENT_THREAD_END,
+	    JVMTI_EVENT_METHOD_ENTRY,
+	    JVMTI_EVENT_METHOD_EXIT,
+	    JVMTI_EVENT_COMPILED_METHOD_LOAD,
+	    JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
 	};
 
 	/* mode=bci: no method events, which would run every thread in the
@@ -342,16 +348,17 @@ static int setup_jvmti(void)
 		cb.base.ClassFileLoadHook = bci_agent_class_file_load_hook;
 	cb.VirtualThreadStart = on_vthread_start;
 	cb.VirtualThreadEnd = on_vthread_end;
-	if (check((*jvmti)->SetEventCallbacks(jvmti, &cb.base,
-					      jcal.vthreads ? (jint)sizeof(cb) : (jint)sizeof(cb.base)),
+	if (check((*jvmti)->SetEventCallbacks(
+		      jvmti, &cb.base, jcal.vthreads ? (jint)sizeof(cb) : (jint)sizeof(cb.base)),
 		  "SetEventCallbacks"))
 		return -1;
 	if (jcal.vthreads) {
-		if (check((*jvmti)->SetEventNotificationMode(
-				  jvmti, JVMTI_ENABLE, (jvmtiEvent)JCAL_EVENT_VIRTUAL_THREAD_START, NULL),
-			  "SetEventNotificationMode(VirtualThreadStart)") ||
+		if (check(
+			(*jvmti)->SetEventNotificationMode(
+			    jvmti, JVMTI_ENABLE, (jvmtiEvent)JCAL_EVENT_VIRTUAL_THREAD_START, NULL),
+			"SetEventNotificationMode(VirtualThreadStart)") ||
 		    check((*jvmti)->SetEventNotificationMode(
-				  jvmti, JVMTI_ENABLE, (jvmtiEvent)JCAL_EVENT_VIRTUAL_THREAD_END, NULL),
+			      jvmti, JVMTI_ENABLE, (jvmtiEvent)JCAL_EVENT_VIRTUAL_THREAD_END, NULL),
 			  "SetEventNotificationMode(VirtualThreadEnd)"))
 			return -1;
 		if (enable_mount_events(jvmti) != 2)
@@ -360,8 +367,8 @@ static int setup_jvmti(void)
 	}
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		/* calibrate and start=manual enable method events per thread. */
-		int method_event = events[i] == JVMTI_EVENT_METHOD_ENTRY ||
-				   events[i] == JVMTI_EVENT_METHOD_EXIT;
+		int method_event =
+		    events[i] == JVMTI_EVENT_METHOD_ENTRY || events[i] == JVMTI_EVENT_METHOD_EXIT;
 		if (method_event &&
 		    (bci || jcal.opts.command == JCAL_CMD_CALIBRATE || jcal.opts.start_manual))
 			continue;
@@ -370,7 +377,7 @@ static int setup_jvmti(void)
 			return -1;
 	}
 	if (bci && check((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
-							     JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL),
+							    JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL),
 			 "SetEventNotificationMode(ClassFileLoadHook)"))
 		return -1;
 	return 0;
@@ -475,7 +482,7 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 	}
 	/* A cheaper shutdown handshake on the event path (event_recorder.c). */
 	jcal.membarrier =
-		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	write_header_meta(options);
 	if (setup_jvmti()) {
 		trace_file_abandon();

@@ -23,17 +23,17 @@ struct jcal_agent {
 	struct jcal_options opts;
 	struct metric_set metrics;
 	char out_path[JCAL_OPT_PATH_MAX];
-	jfieldID thread_tid;           /* java.lang.Thread.tid, set at VMInit */
-	int vthreads;                  /* JVMTI 21+: virtual thread events are on */
+	jfieldID thread_tid;		/* java.lang.Thread.tid, set at VMInit */
+	int vthreads;			/* JVMTI 21+: virtual thread events are on */
 	jmethodID vt_mount, vt_unmount; /* java.lang.VirtualThread.mount/unmount, or NULL */
 	/* JDK 21+: jdk.internal.misc.CarrierThread, the only platform threads
 	 * that run virtual threads (set at VMInit; carrier_known = -1 when it
 	 * could not be found: every platform thread may then carry one). */
 	jclass carrier_cls;
 	int carrier_known;
-	atomic_int stopped;            /* VM death or a failed write: record nothing more */
-	int membarrier;                /* membarrier(2) registered: see event_recorder.c */
-	atomic_uint next_serial;       /* thread serials, from 1 */
+	atomic_int stopped;		  /* VM death or a failed write: record nothing more */
+	int membarrier;			  /* membarrier(2) registered: see event_recorder.c */
+	atomic_uint next_serial;	  /* thread serials, from 1 */
 	atomic_uint_fast64_t lost_events; /* events dropped after tracing stopped on error */
 };
 

@@ -28,15 +28,15 @@ static void recalibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 }
 
 static const struct agent_hooks calibrate_hooks = {
-	.onload = calibrate_onload,
-	.vm_init = calibrate_vm_init,
-	.finish = calibrate_finish,
+    .onload = calibrate_onload,
+    .vm_init = calibrate_vm_init,
+    .finish = calibrate_finish,
 };
 
 static const struct agent_hooks recalibrate_hooks = {
-	.onload = calibrate_onload,
-	.vm_init = recalibrate_vm_init,
-	.vm_death = recalib_period_stop,
+    .onload = calibrate_onload,
+    .vm_init = recalibrate_vm_init,
+    .vm_death = recalib_period_stop,
 };
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)

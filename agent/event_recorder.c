@@ -31,8 +31,8 @@ static inline unsigned method_type(const struct jcal_method *m)
 {
 	/* mode=events runs every traced thread in the interpreter (HotSpot's
 	 * interp_only_mode), so compiled code is never what runs here. */
-	int jitted = jcal.opts.mode == JCAL_MODE_BCI && atomic_load_explicit(&m->compiled,
-									       memory_order_relaxed) > 0;
+	int jitted = jcal.opts.mode == JCAL_MODE_BCI &&
+		     atomic_load_explicit(&m->compiled, memory_order_relaxed) > 0;
 	return jcal_mtype_of(m->modifiers, jitted);
 }
 
@@ -62,8 +62,8 @@ static inline jmethodID carrier_method(struct jcal_thread *st, jmethodID mid, un
  * (id unused); a bci probe passes mid NULL, the method id, and thread NULL
  * (looked up only when the thread is new).
  */
-static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid,
-			  uint32_t id, unsigned transition)
+static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid, uint32_t id,
+			  unsigned transition)
 {
 	uint64_t metric[JCAL_MAX_METRICS];
 	struct jcal_kthread *kt = kthread_get();
@@ -103,8 +103,8 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	} else {
 		atomic_store(&st->busy, 1);
 	}
-	if (atomic_load_explicit(&jcal.stopped, jcal.membarrier ? memory_order_relaxed
-								 : memory_order_seq_cst)) {
+	if (atomic_load_explicit(&jcal.stopped,
+				 jcal.membarrier ? memory_order_relaxed : memory_order_seq_cst)) {
 		atomic_store_explicit(&st->busy, 0, memory_order_release);
 		return;
 	}

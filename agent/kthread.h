@@ -27,7 +27,8 @@ struct jcal_kthread {
 /* The calling kernel thread's state. initial-exec TLS: one %fs-relative
  * load instead of a call to __tls_get_addr at every event (a pointer fits
  * the static TLS surplus glibc keeps for libraries loaded by dlopen). */
-extern _Thread_local struct jcal_kthread *kthread_current __attribute__((tls_model("initial-exec")));
+extern _Thread_local struct jcal_kthread *kthread_current
+    __attribute__((tls_model("initial-exec")));
 
 /* Creates the calling kernel thread's state; NULL when memory runs out. */
 struct jcal_kthread *kthread_create(void);

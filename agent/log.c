@@ -51,13 +51,13 @@ static void vlog(enum jcal_loglevel level, const char *tag, const char *fmt, va_
 	}
 }
 
-#define LOG_FN(fn, level, tag)                 \
-	void fn(const char *fmt, ...)          \
-	{                                      \
-		va_list ap;                    \
-		va_start(ap, fmt);             \
-		vlog(level, tag, fmt, ap);     \
-		va_end(ap);                    \
+#define LOG_FN(fn, level, tag)                                                                     \
+	void fn(const char *fmt, ...)                                                              \
+	{                                                                                          \
+		va_list ap;                                                                        \
+		va_start(ap, fmt);                                                                 \
+		vlog(level, tag, fmt, ap);                                                         \
+		va_end(ap);                                                                        \
 	}
 
 LOG_FN(jcal_error, JCAL_LOG_ERROR, "error: ")

@@ -183,12 +183,12 @@ void method_table_free(void)
 	struct jcal_method *m, *tmp;
 
 	pthread_mutex_lock(&table_mutex);
-	HASH_ITER(hh, table, m, tmp) {
+	HASH_ITER (hh, table, m, tmp) {
 		HASH_DEL(table, m);
 		if (m->primary || !m->key)
 			free(m); /* else freed below */
 	}
-	HASH_ITER(hk, by_key, m, tmp) {
+	HASH_ITER (hk, by_key, m, tmp) {
 		HASH_DELETE(hk, by_key, m);
 		free(m->key);
 		free(m);

@@ -68,7 +68,7 @@ static int set_path(char *dst, const char *val, const char *tok, char *err, size
 
 static int valid_metric(const char *m)
 {
-	static const char *const names[] = { "auto", "instructions", "cycles", "cputime", "tsc" };
+	static const char *const names[] = {"auto", "instructions", "cycles", "cputime", "tsc"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(m, names[i]))
 			return 1;
@@ -115,9 +115,10 @@ static int parse_metrics(struct jcal_options *o, const char *val, const char *to
 	if (n > 1)
 		for (unsigned i = 0; i < n; i++)
 			if (!strcmp(o->metric[i], "auto"))
-				return fail(err, errlen,
-					    "'auto' cannot be combined with other metrics in option '%s'",
-					    tok);
+				return fail(
+				    err, errlen,
+				    "'auto' cannot be combined with other metrics in option '%s'",
+				    tok);
 	o->nmetrics = (n == 1 && !strcmp(o->metric[0], "auto")) ? 0 : n;
 	return 0;
 }
@@ -280,7 +281,7 @@ static int opt_mode(struct jcal_options *o, const char *val, const char *tok, ch
 static int opt_loglevel(struct jcal_options *o, const char *val, const char *tok, char *err,
 			size_t errlen)
 {
-	static const char *const levels[] = { "error", "warn", "info", "debug" };
+	static const char *const levels[] = {"error", "warn", "info", "debug"};
 	for (int i = 0; i < 4; i++)
 		if (!strcmp(val, levels[i])) {
 			if (!o->quiet)
@@ -306,45 +307,45 @@ static const struct opt_row {
 	const char *help;
 	opt_handler *parse;
 } opt_rows[] = {
-	{ "help", NULL, MANY, "print this table and exit", opt_help },
-	{ "trace", NULL, MANY, "record every method entry and exit to the trace file", opt_trace },
-	{ "calibrate", NULL, MANY, "run the built-in calibration workload, write its table, exit",
-	  opt_calibrate },
-	{ "out", "FILE", ONCE,
-	  "trace file; %p = pid, %t = start time, %% = %\n(default " DEFAULT_OUT ")", opt_out },
-	{ "metric", "M[+M...]", ONCE,
-	  "auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
-	  "up to 4 read at every event",
-	  parse_metrics },
-	{ "mode", "events|bci", ONCE, "JVMTI method events (default) or bytecode instrumentation",
-	  opt_mode },
-	{ "include", "PATTERN", MANY,
-	  "mode=bci: instrument only classes matching PATTERN, a glob\n"
-	  "on pkg.Class names (* any text, ? one character);\n"
-	  "repeat the option or separate patterns with ';'",
-	  opt_include },
-	{ "exclude", "PATTERN", MANY,
-	  "mode=bci: do not instrument matching classes; default\n"
-	  "(without include=) java.* javax.* jdk.* sun.* com.sun.*",
-	  opt_exclude },
-	{ "start", "auto|manual", ONCE,
-	  "trace every thread from the start (default), or only\n"
-	  "between jcal.Control.start() and stop() of each thread",
-	  opt_start },
-	{ "recalibrate", "W", MANY,
-	  "with trace: run a short calibration burst at start-up\n"
-	  "(start), at the end (end) or both, and keep its samples\n"
-	  "in the trace (jcal-post --calib inrun); a period\n"
-	  "(60s, 5m, 1h) repeats the burst that often while the\n"
-	  "program runs (the option may be given twice)",
-	  opt_recalibrate },
-	{ "table", "FILE", ONCE,
-	  "with calibrate: where the table goes\n"
-	  "(default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)",
-	  opt_table },
-	{ "log", "FILE", ONCE, "agent messages to FILE instead of stderr", opt_log },
-	{ "loglevel", "L", ONCE, "error, warn, info (default) or debug", opt_loglevel },
-	{ "quiet", NULL, MANY, "only errors (same as loglevel=error)", opt_quiet },
+    {"help", NULL, MANY, "print this table and exit", opt_help},
+    {"trace", NULL, MANY, "record every method entry and exit to the trace file", opt_trace},
+    {"calibrate", NULL, MANY, "run the built-in calibration workload, write its table, exit",
+     opt_calibrate},
+    {"out", "FILE", ONCE,
+     "trace file; %p = pid, %t = start time, %% = %\n(default " DEFAULT_OUT ")", opt_out},
+    {"metric", "M[+M...]", ONCE,
+     "auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
+     "up to 4 read at every event",
+     parse_metrics},
+    {"mode", "events|bci", ONCE, "JVMTI method events (default) or bytecode instrumentation",
+     opt_mode},
+    {"include", "PATTERN", MANY,
+     "mode=bci: instrument only classes matching PATTERN, a glob\n"
+     "on pkg.Class names (* any text, ? one character);\n"
+     "repeat the option or separate patterns with ';'",
+     opt_include},
+    {"exclude", "PATTERN", MANY,
+     "mode=bci: do not instrument matching classes; default\n"
+     "(without include=) java.* javax.* jdk.* sun.* com.sun.*",
+     opt_exclude},
+    {"start", "auto|manual", ONCE,
+     "trace every thread from the start (default), or only\n"
+     "between jcal.Control.start() and stop() of each thread",
+     opt_start},
+    {"recalibrate", "W", MANY,
+     "with trace: run a short calibration burst at start-up\n"
+     "(start), at the end (end) or both, and keep its samples\n"
+     "in the trace (jcal-post --calib inrun); a period\n"
+     "(60s, 5m, 1h) repeats the burst that often while the\n"
+     "program runs (the option may be given twice)",
+     opt_recalibrate},
+    {"table", "FILE", ONCE,
+     "with calibrate: where the table goes\n"
+     "(default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)",
+     opt_table},
+    {"log", "FILE", ONCE, "agent messages to FILE instead of stderr", opt_log},
+    {"loglevel", "L", ONCE, "error, warn, info (default) or debug", opt_loglevel},
+    {"quiet", NULL, MANY, "only errors (same as loglevel=error)", opt_quiet},
 };
 
 #define NROWS (sizeof(opt_rows) / sizeof(opt_rows[0]))
@@ -371,22 +372,22 @@ const char *jcal_options_help(void)
 		for (const char *p = r->help; *p && n < sizeof(help_text); p++) {
 			n += (size_t)snprintf(help_text + n, sizeof(help_text) - n, "%c", *p);
 			if (*p == '\n')
-				n += (size_t)snprintf(help_text + n, sizeof(help_text) - n,
-						      "%21s", "");
+				n += (size_t)snprintf(help_text + n, sizeof(help_text) - n, "%21s",
+						      "");
 		}
 		if (n < sizeof(help_text))
 			n += (size_t)snprintf(help_text + n, sizeof(help_text) - n, "\n");
 	}
 	if (n < sizeof(help_text))
-		snprintf(help_text + n, sizeof(help_text) - n,
-			 "\nexample: java -agentpath:build/libjcal.so=trace,out=t.bin -cp app Main\n"
-			 "         build/jcal-post t.bin --report tree\n");
+		snprintf(
+		    help_text + n, sizeof(help_text) - n,
+		    "\nexample: java -agentpath:build/libjcal.so=trace,out=t.bin -cp app Main\n"
+		    "         build/jcal-post t.bin --report tree\n");
 	return help_text;
 }
 
 /* Parses one key[=value] token by its row; *seen holds the once-keys met so far. */
-static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *err,
-		       size_t errlen)
+static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *err, size_t errlen)
 {
 	char *eq = strchr(tok, '=');
 	const char *val = eq ? eq + 1 : NULL;
@@ -553,8 +554,8 @@ void jcal_bci_exclude_list(const struct jcal_options *o, char *out, size_t outle
 			 o->bci_exclude[0] ? ";" : "", o->bci_exclude);
 }
 
-static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
-		      char *err, size_t errlen);
+static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen, char *err,
+		      size_t errlen);
 
 int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
 			    char *err, size_t errlen)
@@ -562,8 +563,8 @@ int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out,
 	return expand_out(pattern, pid, t, out, outlen, err, errlen) ? one_line(err, errlen) : 0;
 }
 
-static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
-		      char *err, size_t errlen)
+static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen, char *err,
+		      size_t errlen)
 {
 	size_t n = 0;
 	char piece[64];
@@ -585,8 +586,9 @@ static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_
 			add = "%";
 			p++;
 		} else {
-			snprintf(err, errlen, "bad escape '%%%.1s' in out=%s (use %%p, %%t or %%%%)",
-				 p + 1, pattern);
+			snprintf(err, errlen,
+				 "bad escape '%%%.1s' in out=%s (use %%p, %%t or %%%%)", p + 1,
+				 pattern);
 			return -1;
 		}
 		size_t len = strlen(add);

@@ -41,17 +41,19 @@ enum jcal_loglevel {
 struct jcal_options {
 	enum jcal_command command;
 	enum jcal_mode mode;
-	char out[JCAL_OPT_PATH_MAX];   /* pattern, %p and %t not yet expanded */
-	unsigned nmetrics;             /* 0 = auto */
+	char out[JCAL_OPT_PATH_MAX]; /* pattern, %p and %t not yet expanded */
+	unsigned nmetrics;	     /* 0 = auto */
 	char metric[JCAL_MAX_METRICS][JCAL_OPT_METRIC_MAX];
 	char table[JCAL_OPT_PATH_MAX]; /* empty = calibration directory */
 	char log[JCAL_OPT_PATH_MAX];   /* empty = stderr */
 	enum jcal_loglevel loglevel;
 	int quiet;
-	int start_manual;              /* start=manual: threads traced only inside jcal.Control regions */
-	int recalibrate_start;         /* recalibrate=start|both: calibration burst at VMInit, in the trace */
-	int recalibrate_end;           /* recalibrate=end|both: the same in a shutdown hook */
-	unsigned recalibrate_period_s; /* recalibrate=PERIOD: a burst every PERIOD seconds; 0 = none */
+	int start_manual;      /* start=manual: threads traced only inside jcal.Control regions */
+	int recalibrate_start; /* recalibrate=start|both: calibration burst at VMInit, in the trace
+				*/
+	int recalibrate_end;   /* recalibrate=end|both: the same in a shutdown hook */
+	unsigned
+	    recalibrate_period_s; /* recalibrate=PERIOD: a burst every PERIOD seconds; 0 = none */
 	/* mode=bci filters: ';'-separated globs on "pkg.Class" names, in the
 	 * order given (include=/exclude= may repeat); empty = none given. */
 	char bci_include[JCAL_OPT_PATH_MAX];

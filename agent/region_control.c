@@ -82,14 +82,16 @@ static void set_method_events(JNIEnv *jni, jvmtiEventMode mode)
 	if (jvmti_check_debug(jcal.jvmti, (*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self),
 			      "GetCurrentThread"))
 		return;
-	jvmti_check_debug(jcal.jvmti,
-			  (*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, mode,
-								  JVMTI_EVENT_METHOD_ENTRY, self),
-			  "SetEventNotificationMode(MethodEntry)");
-	jvmti_check_debug(jcal.jvmti,
-			  (*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, mode,
-								  JVMTI_EVENT_METHOD_EXIT, self),
-			  "SetEventNotificationMode(MethodExit)");
+	jvmti_check_debug(
+	    jcal.jvmti,
+	    (*jcal.jvmti)
+		->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, self),
+	    "SetEventNotificationMode(MethodEntry)");
+	jvmti_check_debug(
+	    jcal.jvmti,
+	    (*jcal.jvmti)
+		->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_EXIT, self),
+	    "SetEventNotificationMode(MethodExit)");
 }
 
 /* The calling thread's state, created if it has none yet. */
@@ -100,8 +102,9 @@ static struct jcal_thread *current(JNIEnv *jni)
 
 	if (st == &thread_state_ended || jcal_stopped())
 		return NULL;
-	if (!st && !jvmti_check_debug(jcal.jvmti, (*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self),
-				      "GetCurrentThread"))
+	if (!st &&
+	    !jvmti_check_debug(jcal.jvmti, (*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self),
+			       "GetCurrentThread"))
 		st = thread_state_create(jcal.jvmti, jni, self, 1);
 	return st;
 }
@@ -153,9 +156,9 @@ static void JNICALL control_mark(JNIEnv *jni, jclass cls, jstring label)
 void region_control_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	static const JNINativeMethod methods[] = {
-		{ "start", "()V", (void *)control_start },
-		{ "stop", "()V", (void *)control_stop },
-		{ "mark", "(Ljava/lang/String;)V", (void *)control_mark },
+	    {"start", "()V", (void *)control_start},
+	    {"stop", "()V", (void *)control_stop},
+	    {"mark", "(Ljava/lang/String;)V", (void *)control_mark},
 	};
 	jclass cls = (*jni)->FindClass(jni, "jcal/Control");
 
@@ -171,7 +174,7 @@ void region_control_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	} else {
 		for (int i = 0; i < 3; i++)
 			region_control_mid[i] = (*jni)->GetStaticMethodID(jni, cls, methods[i].name,
-								     methods[i].signature);
+									  methods[i].signature);
 		if ((*jni)->ExceptionCheck(jni))
 			(*jni)->ExceptionClear(jni);
 	}

@@ -45,7 +45,7 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	uint8_t *buf = malloc(cap);
 	struct jcal_kthread *kt = kthread_get();
 	jvmtiThreadInfo info;
-	uint64_t java_tid = 0, metric[JCAL_MAX_METRICS] = { 0 };
+	uint64_t java_tid = 0, metric[JCAL_MAX_METRICS] = {0};
 	uint32_t flags = late ? TRACE_THREAD_LATE : 0;
 	const char *name = "";
 
@@ -103,8 +103,8 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 		if (jcal.carrier_known < 0)
 			st->may_carry = 1;
 		else if (jcal.carrier_known > 0)
-			st->may_carry = !thread || !jni ||
-					(*jni)->IsInstanceOf(jni, thread, jcal.carrier_cls);
+			st->may_carry =
+			    !thread || !jni || (*jni)->IsInstanceOf(jni, thread, jcal.carrier_cls);
 		kt->platform = st;
 	}
 	jvmtiError e = (*jvmti)->SetThreadLocalStorage(jvmti, NULL, st);
@@ -199,9 +199,8 @@ void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 
 	memset(&info, 0, sizeof(info));
 	/* Without it the thread keeps the name it has. */
-	if (!st->ref ||
-	    jvmti_check_debug(jvmti, (*jvmti)->GetThreadInfo(jvmti, st->ref, &info),
-			      "GetThreadInfo"))
+	if (!st->ref || jvmti_check_debug(jvmti, (*jvmti)->GetThreadInfo(jvmti, st->ref, &info),
+					  "GetThreadInfo"))
 		return;
 	/* A thread first seen before VMInit had no Thread.tid field to read. */
 	if (!st->java_tid && jni && jcal.thread_tid) {
@@ -231,7 +230,7 @@ static void write_thread_end(struct jcal_thread *st, const uint64_t *metric)
 
 void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 {
-	uint64_t metric[JCAL_MAX_METRICS] = { 0 };
+	uint64_t metric[JCAL_MAX_METRICS] = {0};
 
 	struct jcal_kthread *kt = kthread_get();
 

@@ -19,26 +19,26 @@
 #define VTHREAD_BUFFER_BYTES (16 * 1024) /* thousands may live at once */
 
 struct jcal_thread {
-	atomic_int busy;          /* inside an event callback (see agent.c) */
+	atomic_int busy; /* inside an event callback (see agent.c) */
 	uint32_t serial;
 	uint8_t is_virtual;
 	/* a platform thread that may run virtual threads (a carrier): its
 	 * kernel thread's events find their Java thread through JVMTI TLS;
 	 * other platform threads are at hand in kthread.platform */
 	uint8_t may_carry;
-	uint8_t paused;           /* a carrier while it runs a virtual thread */
-	uint32_t mounts_open;     /* a carrier's VirtualThread.mount() frames not yet exited */
-	uint32_t regions;         /* jcal.Control regions open: traced while > 0 */
-	uint64_t events;          /* recorded in all */
+	uint8_t paused;	      /* a carrier while it runs a virtual thread */
+	uint32_t mounts_open; /* a carrier's VirtualThread.mount() frames not yet exited */
+	uint32_t regions;     /* jcal.Control regions open: traced while > 0 */
+	uint64_t events;      /* recorded in all */
 	/* A thread's metric = its kernel thread's counter + offset (mod 2^64).
 	 * 0 for platform threads; a virtual thread's offset is reset at each
 	 * mount so that only the time it is mounted counts (saved holds its
 	 * value at the last unmount). */
 	uint64_t offset[JCAL_MAX_METRICS];
 	uint64_t saved[JCAL_MAX_METRICS];
-	jobject ref;              /* global reference to the java.lang.Thread */
-	uint64_t java_tid;        /* 0 until known (threads seen before VMInit) */
-	char *name;               /* the name last recorded */
+	jobject ref;	   /* global reference to the java.lang.Thread */
+	uint64_t java_tid; /* 0 until known (threads seen before VMInit) */
+	char *name;	   /* the name last recorded */
 	struct trace_events_enc enc;
 	struct jcal_thread *prev, *next; /* registry */
 };

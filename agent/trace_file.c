@@ -31,10 +31,10 @@ static char file_path[1024];
 static struct trace_recbuf defs;
 static uint64_t file_bytes;
 static atomic_int file_failed;
-static int file_created;  /* this agent created the file (it did not exist) */
-static int file_regular;  /* a regular file: locked, truncated at begin */
-static int file_begun;    /* truncated and header written */
-static int file_ended;    /* the END record is written: nothing may follow */
+static int file_created;     /* this agent created the file (it did not exist) */
+static int file_regular;     /* a regular file: locked, truncated at begin */
+static int file_begun;	     /* truncated and header written */
+static int file_ended;	     /* the END record is written: nothing may follow */
 static uint64_t file_events; /* method events in the chunks written so far */
 
 static int begin_locked(void);
@@ -116,8 +116,7 @@ int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen)
 	file_begun = 0;
 	file_fd = open_untruncated(path, flags);
 	if (file_fd < 0) {
-		snprintf(err, errlen, "cannot create trace file out=%s: %s", path,
-			 strerror(errno));
+		snprintf(err, errlen, "cannot create trace file out=%s: %s", path, strerror(errno));
 		return -1;
 	}
 	file_regular = fstat(file_fd, &st) == 0 && S_ISREG(st.st_mode);

@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const option_vars[] = { "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS",
-					   "_JAVA_OPTIONS" };
+static const char *const option_vars[] = {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"};
 
 /* Whether one option (quotes removed) loads jcal. */
 static int loads_jcal(const char *opt, const char *self)

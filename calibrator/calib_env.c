@@ -56,8 +56,8 @@ int calib_env_parse(struct calib_env *e, const char *text, char *err, size_t err
 		if (sscanf(buf, "%15s %c %c %lf", kind, &a, &b, &ns) != 4 || type_index(a) < 0 ||
 		    type_index(b) < 0 || (a != 'I' && a != 'i' && a != 'N' && a != 'n') ||
 		    (b != 'I' && b != 'i' && b != 'N' && b != 'n') || ns < 0) {
-			snprintf(err, errlen, "env timer output line %d not understood: '%s'", lineno,
-				 buf);
+			snprintf(err, errlen, "env timer output line %d not understood: '%s'",
+				 lineno, buf);
 			return -1;
 		}
 		int x = type_index(a), y = type_index(b);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 struct calib_env {
-	double call[4][4];  /* ns per empty call, caller x callee, types I i N n */
+	double call[4][4];   /* ns per empty call, caller x callee, types I i N n */
 	double thrown[4][4]; /* ns per call whose callee throws and the caller catches */
 	int have_call[4][4], have_throw[4][4];
 };

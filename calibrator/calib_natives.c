@@ -92,16 +92,17 @@ static jobject static_field(JNIEnv *env, jclass cls, const char *name, const cha
 int calib_natives_register_workload(JNIEnv *env, char *err, size_t errlen)
 {
 	static const JNINativeMethod methods[] = {
-		{ "N", "([II)V", (void *)workload_N },
-		{ "n", "([II)V", (void *)workload_n },
+	    {"N", "([II)V", (void *)workload_N},
+	    {"n", "([II)V", (void *)workload_n},
 	};
-	static const char *const names[4] = { "I", "i", "N", "n" };
+	static const char *const names[4] = {"I", "i", "N", "n"};
 	jclass cls = (*env)->FindClass(env, "jcal/calib/Workload");
 
 	if (!cls) {
 		(*env)->ExceptionClear(env);
-		return fail(err, errlen, "class jcal.calib.Workload not found (is "
-					 "jcal-calibrator.jar beside libjcal.so?)");
+		return fail(err, errlen,
+			    "class jcal.calib.Workload not found (is "
+			    "jcal-calibrator.jar beside libjcal.so?)");
 	}
 	if ((*env)->RegisterNatives(env, cls, methods, 2) != 0) {
 		(*env)->ExceptionClear(env);
@@ -182,15 +183,12 @@ static void JNICALL env_loop_inst(JNIEnv *env, jobject self, jint kind, jint n)
 static int register_envtimer(JNIEnv *env)
 {
 	static const JNINativeMethod methods[] = {
-		{ "leafN", "()V", (void *)env_leaf_static },
-		{ "leafn", "()V", (void *)env_leaf },
-		{ "throwN", "()V", (void *)env_throw_static },
-		{ "thrown", "()V", (void *)env_throw },
-		{ "loopN", "(II)V", (void *)env_loop_static },
-		{ "loopn", "(II)V", (void *)env_loop_inst },
+	    {"leafN", "()V", (void *)env_leaf_static},	 {"leafn", "()V", (void *)env_leaf},
+	    {"throwN", "()V", (void *)env_throw_static}, {"thrown", "()V", (void *)env_throw},
+	    {"loopN", "(II)V", (void *)env_loop_static}, {"loopn", "(II)V", (void *)env_loop_inst},
 	};
-	static const char *const leaves[8] = { "leafI",  "leafi",  "leafN",  "leafn",
-					       "throwI", "throwi", "throwN", "thrown" };
+	static const char *const leaves[8] = {"leafI",	"leafi",  "leafN",  "leafn",
+					      "throwI", "throwi", "throwN", "thrown"};
 	jclass cls = (*env)->FindClass(env, "jcal/calib/EnvTimer");
 
 	if (!cls || (*env)->RegisterNatives(env, cls, methods, 6) != 0)

@@ -73,7 +73,8 @@ static void siblings(struct builder *b, int m, int p, int q)
 /* o[catch]{ m{i}, m[catch]{i[throw]}, m{i[throw]}, m[throw]{i}, m[throw]{}, m{} }:
  * nested returns and throws through three levels (i:X:m:X:o, i:T:m:X:o,
  * i:T:m:T:o, i:X:m:T:o), calls two deep (o:E:m:E:i) and leaves (o:E:m:T:o,
- * o:E:m:X:o, the last one returning normally before o returns or throws). top_flags may make o throw to the thread root. */
+ * o:E:m:X:o, the last one returning normally before o returns or throws). top_flags may make o
+ * throw to the thread root. */
 static void nested(struct builder *b, int o, int m, int i, int top_flags)
 {
 	node_open(b, o, CALIB_CATCHES | top_flags);

@@ -76,7 +76,7 @@ static struct {
 	int failed;
 	char err[512];
 	uint64_t runs;
-} work = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, "", 0 };
+} work = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, "", 0};
 
 /* The calibration directory, at most CALIB_DIR_MAX bytes: room is left in
  * a path buffer of JCAL_OPT_PATH_MAX bytes for the per-run trace name. */
@@ -96,10 +96,11 @@ static int calib_dir_get(char *dir, size_t len, char *err, size_t errlen)
 			 "calibrate: JCAL_CALIB_DIR is too long (%zu bytes; at most %zu bytes)",
 			 strlen(env), len - 1);
 	else if (home && *home)
-		snprintf(err, errlen,
-			 "calibrate: HOME is too long for the calibration directory "
-			 "$HOME/.local/share/jcal/calib (at most %zu bytes in all); set JCAL_CALIB_DIR",
-			 len - 1);
+		snprintf(
+		    err, errlen,
+		    "calibrate: HOME is too long for the calibration directory "
+		    "$HOME/.local/share/jcal/calib (at most %zu bytes in all); set JCAL_CALIB_DIR",
+		    len - 1);
 	else
 		snprintf(err, errlen,
 			 "calibrate: no calibration directory: JCAL_CALIB_DIR and HOME are unset");
@@ -127,7 +128,8 @@ static int fresh_trace_name(const char *dir, char *out, size_t len, char *err, s
 		int n = snprintf(out, len, "%s/calibration-%ld-%016llx.bin", dir, (long)getpid(),
 				 (unsigned long long)r);
 		if (n < 0 || (size_t)n >= len) {
-			snprintf(err, errlen, "calibrate: the trace path in %.300s is too long", dir);
+			snprintf(err, errlen, "calibrate: the trace path in %.300s is too long",
+				 dir);
 			return -1;
 		}
 		if (lstat(out, &sb) != 0 && errno == ENOENT)
@@ -148,7 +150,8 @@ int calibrate_onload(jvmtiEnv *jvmti, char *out_path, size_t out_len, char *err,
 	if (calib_child_refuse(getenv(CALIB_CHILD_MARKER), err, errlen))
 		return -1;
 	if (jcal_lib_file("jcal-calibrator.jar", jar_path, sizeof(jar_path))) {
-		snprintf(err, errlen, "calibrate: %s not found (it is built beside libjcal.so by make)",
+		snprintf(err, errlen,
+			 "calibrate: %s not found (it is built beside libjcal.so by make)",
 			 jar_path);
 		return -1;
 	}
@@ -200,7 +203,7 @@ static int key_wanted(const struct seqkey *k)
 /* mode=bci: how many of Workload.I and Workload.i have compiled code. */
 static int workload_jitted(void)
 {
-	static const char *const names[2] = { "I", "i" };
+	static const char *const names[2] = {"I", "i"};
 	int n = 0;
 
 	for (int t = 0; t < 2; t++)
@@ -212,15 +215,15 @@ static int workload_jitted(void)
 static int set_events(jvmtiEnv *jvmti, jvmtiEventMode mode, jthread self)
 {
 	/* The caller says what failed in its own words. */
-	if (jvmti_check_debug(jvmti,
-			      (*jvmti)->SetEventNotificationMode(jvmti, mode,
-								 JVMTI_EVENT_METHOD_ENTRY, self),
-			      "SetEventNotificationMode(MethodEntry)"))
+	if (jvmti_check_debug(
+		jvmti,
+		(*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, self),
+		"SetEventNotificationMode(MethodEntry)"))
 		return -1;
-	if (jvmti_check_debug(jvmti,
-			      (*jvmti)->SetEventNotificationMode(jvmti, mode,
-								 JVMTI_EVENT_METHOD_EXIT, self),
-			      "SetEventNotificationMode(MethodExit)"))
+	if (jvmti_check_debug(
+		jvmti,
+		(*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_METHOD_EXIT, self),
+		"SetEventNotificationMode(MethodExit)"))
 		return -1;
 	return 0;
 }
@@ -271,7 +274,7 @@ static void *workload_main(void *arg)
 {
 	jvmtiEnv *jvmti = arg;
 	JNIEnv *env = NULL;
-	JavaVMAttachArgs args = { JNI_VERSION_1_6, (char *)CALIB_THREAD_NAME, NULL };
+	JavaVMAttachArgs args = {JNI_VERSION_1_6, (char *)CALIB_THREAD_NAME, NULL};
 	struct calib_prog *progs = NULL;
 	size_t n = 0;
 	jintArray *arr = NULL;
@@ -421,10 +424,10 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 	 * uninstrumented truth is -Xint, or the JIT after a warm-up. */
 	char warm[16];
 	snprintf(warm, sizeof(warm), "%d", ENV_BCI_WARMUP);
-	char *argv_xint[] = { java, "-Xint", "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer",
-			      lib, NULL };
-	char *argv_jit[] = { java, "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer", lib,
-			     "50000", "5", warm, NULL };
+	char *argv_xint[] = {java, "-Xint", "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer",
+			     lib,  NULL};
+	char *argv_jit[] = {java, "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer",
+			    lib,  "50000",	  "5",	 warm,	   NULL};
 	char **argv = bci_mode() ? argv_jit : argv_xint;
 
 	if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -453,13 +456,14 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 		return -1;
 	}
 	for (;;) {
-		struct pollfd p = { fds[0], POLLIN, 0 };
+		struct pollfd p = {fds[0], POLLIN, 0};
 		int left = (int)(ENV_TIMEOUT_S - (time(NULL) - start));
 		if (left <= 0) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 			close(fds[0]);
-			snprintf(err, errlen, "calibrate: the env timer JVM did not finish within %d s",
+			snprintf(err, errlen,
+				 "calibrate: the env timer JVM did not finish within %d s",
 				 ENV_TIMEOUT_S);
 			return -1;
 		}
@@ -478,8 +482,10 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 	close(fds[0]);
 	waitpid(pid, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(err, errlen, "calibrate: the env timer JVM (%.300s%s ... EnvTimer) failed "
-				      "(status %d)", java, bci_mode() ? "" : " -Xint", status);
+		snprintf(err, errlen,
+			 "calibrate: the env timer JVM (%.300s%s ... EnvTimer) failed "
+			 "(status %d)",
+			 java, bci_mode() ? "" : " -Xint", status);
 		return -1;
 	}
 	return 0;
@@ -503,16 +509,18 @@ static unsigned write_env_meta(const struct calib_env *e)
 		return 0;
 	trace_rec_meta(rb, "calib.thread", CALIB_THREAD_NAME);
 	if (bci_mode())
-		trace_rec_meta(rb, "env.method",
-			       "jit-child-jvm: empty calls timed per caller/callee type in a JVM in "
-			       "mixed mode without agent after a warm-up of 20000 calls per loop "
-			       "(the JIT run), each call split in halves around the callee's entry "
-			       "and exit");
+		trace_rec_meta(
+		    rb, "env.method",
+		    "jit-child-jvm: empty calls timed per caller/callee type in a JVM in "
+		    "mixed mode without agent after a warm-up of 20000 calls per loop "
+		    "(the JIT run), each call split in halves around the callee's entry "
+		    "and exit");
 	else
-		trace_rec_meta(rb, "env.method",
-			       "xint-child-jvm: empty calls timed per caller/callee type in a -Xint "
-			       "JVM without agent, each call split in halves around the callee's "
-			       "entry and exit");
+		trace_rec_meta(
+		    rb, "env.method",
+		    "xint-child-jvm: empty calls timed per caller/callee type in a -Xint "
+		    "JVM without agent, each call split in halves around the callee's "
+		    "entry and exit");
 	struct seqkey k;
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
 		seqkey_from_index(i, &k);
@@ -547,7 +555,8 @@ static void exit_jvm(JNIEnv *jni, int status)
 enum { CALIB_NOT_RUN, CALIB_FAILED, CALIB_COMPLETE };
 static atomic_int calib_state;
 
-#define NO_TABLE "the calibration is incomplete: no table written (an existing table is left as it was)"
+#define NO_TABLE                                                                                   \
+	"the calibration is incomplete: no table written (an existing table is left as it was)"
 
 /* Ends a calibration that cannot give a table: one error line, exit 1. */
 static void calibrate_fail(JNIEnv *jni, const char *reason)
@@ -600,8 +609,9 @@ static void report_missing(const struct calib_table *t)
 						seqkey_format(&k, name));
 	}
 	if (missing)
-		jcal_info("keys the workload did not produce (%u; jcal-post falls back for them):%s%s",
-			  missing, line, missing > 24 ? " ..." : "");
+		jcal_info(
+		    "keys the workload did not produce (%u; jcal-post falls back for them):%s%s",
+		    missing, line, missing > 24 ? " ..." : "");
 }
 
 static pthread_mutex_t inrun_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -640,7 +650,7 @@ static void JNICALL hooks_recalibrate(JNIEnv *jni, jclass cls)
 
 void calibrate_install_end_hook(JNIEnv *jni)
 {
-	static const JNINativeMethod native = { "recalibrate", "()V", (void *)hooks_recalibrate };
+	static const JNINativeMethod native = {"recalibrate", "()V", (void *)hooks_recalibrate};
 	jclass cls = (*jni)->FindClass(jni, "jcal/Hooks");
 	jmethodID install = cls ? (*jni)->GetStaticMethodID(jni, cls, "install", "()V") : NULL;
 
@@ -681,8 +691,8 @@ static const char *keep_trace(const char *trace_path, char *buf, size_t len)
 		return trace_path;
 	}
 	if (rename(trace_path, buf) != 0) {
-		jcal_warn("calibrate: cannot rename %s to %s: %s; the trace stays there", trace_path,
-			  buf, strerror(errno));
+		jcal_warn("calibrate: cannot rename %s to %s: %s; the trace stays there",
+			  trace_path, buf, strerror(errno));
 		return trace_path;
 	}
 	return buf;
@@ -701,12 +711,14 @@ int calibrate_finish(const char *trace_path)
 	if (state != CALIB_COMPLETE || recording_failed()) {
 		const char *t = keep_trace(trace_path, kept, sizeof(kept));
 		if (state == CALIB_NOT_RUN)
-			jcal_error("calibrate: the JVM ended before the calibration did (trace %s); %s",
-				   t, NO_TABLE);
+			jcal_error(
+			    "calibrate: the JVM ended before the calibration did (trace %s); %s", t,
+			    NO_TABLE);
 		else if (state == CALIB_COMPLETE)
-			jcal_error("calibrate: a write to the calibration trace %s failed (file size "
-				   "limit or disk full?); %s",
-				   t, NO_TABLE);
+			jcal_error(
+			    "calibrate: a write to the calibration trace %s failed (file size "
+			    "limit or disk full?); %s",
+			    t, NO_TABLE);
 		else
 			jcal_info("calibrate: the incomplete calibration's trace is %s", t);
 		return -1;
@@ -759,8 +771,7 @@ int calibrate_finish(const char *trace_path)
 	jcal_info("calibration table written to %s (trace %s)", path, t);
 	jcal_info("key coverage: %u of %u keys reachable in mode=%s; %llu samples from "
 		  "thread %s; %u keys without an environment cost",
-		  covered, reachable,
-		  bci_mode() ? "bci without natives (I i J j O)" : "events",
+		  covered, reachable, bci_mode() ? "bci without natives (I i J j O)" : "events",
 		  (unsigned long long)info.deltas,
 		  info.calib_thread[0] ? info.calib_thread : "(all)", info.env_missing);
 	report_missing(&table);

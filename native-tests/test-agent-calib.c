@@ -18,11 +18,11 @@
 #include "seqkey.h"
 #include "test.h"
 
-static const unsigned events_types[4] = { JCAL_MT_INTERP_STATIC, JCAL_MT_INTERP,
-					  JCAL_MT_NATIVE_STATIC, JCAL_MT_NATIVE };
+static const unsigned events_types[4] = {JCAL_MT_INTERP_STATIC, JCAL_MT_INTERP,
+					 JCAL_MT_NATIVE_STATIC, JCAL_MT_NATIVE};
 /* mode=bci with Workload.I/i jitted: what the warm-up must produce. */
-static const unsigned jitted_types[4] = { JCAL_MT_JIT_STATIC, JCAL_MT_JIT, JCAL_MT_NATIVE_STATIC,
-					  JCAL_MT_NATIVE };
+static const unsigned jitted_types[4] = {JCAL_MT_JIT_STATIC, JCAL_MT_JIT, JCAL_MT_NATIVE_STATIC,
+					 JCAL_MT_NATIVE};
 
 struct sim {
 	const unsigned *mtype;
@@ -97,7 +97,8 @@ static void test_programs_cover_every_reachable_key(void)
 		covered += r && s->seen[i];
 		if (!r && s->seen[i]) {
 			extra++;
-			fprintf(stderr, "  unreachable key produced: %s\n", seqkey_format(&k, name));
+			fprintf(stderr, "  unreachable key produced: %s\n",
+				seqkey_format(&k, name));
 		} else if (r && !s->seen[i]) {
 			fprintf(stderr, "  reachable key missed: %s\n", seqkey_format(&k, name));
 		}
@@ -189,15 +190,15 @@ static void test_bci_programs_cover_interpreted_and_jitted_keys(void)
 }
 
 static const char env_text[] =
-	"call I I 80.0\ncall I i 84.0\ncall I N 20.0\ncall I n 22.0\n"
-	"call i I 81.0\ncall i i 85.0\ncall i N 21.0\ncall i n 23.0\n"
-	"call N I 300.0\ncall N i 310.0\ncall N N 150.0\ncall N n 160.0\n"
-	"call n I 301.0\ncall n i 311.0\ncall n N 151.0\ncall n n 161.0\n"
-	"throw I I 900.0\nthrow I i 910.0\nthrow I N 700.0\nthrow I n 710.0\n"
-	"throw i I 901.0\nthrow i i 911.0\nthrow i N 701.0\nthrow i n 711.0\n"
-	"throw N I 1000.0\nthrow N i 1010.0\nthrow N N 800.0\nthrow N n 810.0\n"
-	"throw n I 1001.0\nthrow n i 1011.0\nthrow n N 801.0\nthrow n n 811.0\n"
-	"done\n";
+    "call I I 80.0\ncall I i 84.0\ncall I N 20.0\ncall I n 22.0\n"
+    "call i I 81.0\ncall i i 85.0\ncall i N 21.0\ncall i n 23.0\n"
+    "call N I 300.0\ncall N i 310.0\ncall N N 150.0\ncall N n 160.0\n"
+    "call n I 301.0\ncall n i 311.0\ncall n N 151.0\ncall n n 161.0\n"
+    "throw I I 900.0\nthrow I i 910.0\nthrow I N 700.0\nthrow I n 710.0\n"
+    "throw i I 901.0\nthrow i i 911.0\nthrow i N 701.0\nthrow i n 711.0\n"
+    "throw N I 1000.0\nthrow N i 1010.0\nthrow N N 800.0\nthrow N n 810.0\n"
+    "throw n I 1001.0\nthrow n i 1011.0\nthrow n N 801.0\nthrow n n 811.0\n"
+    "done\n";
 
 static void test_env_model(void)
 {
@@ -243,24 +244,27 @@ static void test_child_strip_agent(void)
 		const char *in, *self, *out;
 		unsigned removed;
 	} cases[] = {
-		{ "", NULL, "", 0 },
-		{ "   ", NULL, "", 0 },
-		{ "-agentpath:/x/build/libjcal.so=calibrate", NULL, "", 1 },
-		{ "-Xss2m -agentpath:/x/libjcal.so=trace,recalibrate=start -Dx=1", NULL, "-Xss2m -Dx=1", 1 },
-		{ "  -Xss2m\t-agentlib:jcal=calibrate  ", NULL, "-Xss2m", 1 },
-		{ "-agentlib:jcal -agentlib:jcalx -agentlib:jca", NULL, "-agentlib:jcalx -agentlib:jca", 1 },
-		{ "-agentpath:libjcal.so", NULL, "", 1 },
-		{ "-agentpath:/x/libjcal.so.1=trace -agentpath:/x/libother.so", NULL,
-		  "-agentpath:/x/libjcal.so.1=trace -agentpath:/x/libother.so", 0 },
-		/* quotes group as the JVM reads them, and are kept in what stays */
-		{ "'-Dp=a b' \"-agentpath:/a dir/libjcal.so=calibrate\" -Dq=\"c d\"", NULL,
-		  "'-Dp=a b' -Dq=\"c d\"", 1 },
-		{ "-agentpath:/x/\"lib\"jcal.so", NULL, "", 1 },
-		/* a renamed copy: only when it is this library */
-		{ "-agentpath:/opt/j/prof.so=trace -Xint", "/opt/j/prof.so", "-Xint", 1 },
-		{ "-agentpath:/opt/j/prof.so=trace -Xint", "/opt/k/prof.so", "-agentpath:/opt/j/prof.so=trace -Xint", 0 },
-		{ "-agentpath:", NULL, "-agentpath:", 0 },
-		{ "-agentpath:/x/libjcal.so=a -agentpath:/y/libjcal.so=b", NULL, "", 2 },
+	    {"", NULL, "", 0},
+	    {"   ", NULL, "", 0},
+	    {"-agentpath:/x/build/libjcal.so=calibrate", NULL, "", 1},
+	    {"-Xss2m -agentpath:/x/libjcal.so=trace,recalibrate=start -Dx=1", NULL, "-Xss2m -Dx=1",
+	     1},
+	    {"  -Xss2m\t-agentlib:jcal=calibrate  ", NULL, "-Xss2m", 1},
+	    {"-agentlib:jcal -agentlib:jcalx -agentlib:jca", NULL, "-agentlib:jcalx -agentlib:jca",
+	     1},
+	    {"-agentpath:libjcal.so", NULL, "", 1},
+	    {"-agentpath:/x/libjcal.so.1=trace -agentpath:/x/libother.so", NULL,
+	     "-agentpath:/x/libjcal.so.1=trace -agentpath:/x/libother.so", 0},
+	    /* quotes group as the JVM reads them, and are kept in what stays */
+	    {"'-Dp=a b' \"-agentpath:/a dir/libjcal.so=calibrate\" -Dq=\"c d\"", NULL,
+	     "'-Dp=a b' -Dq=\"c d\"", 1},
+	    {"-agentpath:/x/\"lib\"jcal.so", NULL, "", 1},
+	    /* a renamed copy: only when it is this library */
+	    {"-agentpath:/opt/j/prof.so=trace -Xint", "/opt/j/prof.so", "-Xint", 1},
+	    {"-agentpath:/opt/j/prof.so=trace -Xint", "/opt/k/prof.so",
+	     "-agentpath:/opt/j/prof.so=trace -Xint", 0},
+	    {"-agentpath:", NULL, "-agentpath:", 0},
+	    {"-agentpath:/x/libjcal.so=a -agentpath:/y/libjcal.so=b", NULL, "", 2},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char out[256];
@@ -286,14 +290,14 @@ static const char *env_get(char **env, const char *name)
 
 static void test_child_env(void)
 {
-	char *in[] = { "PATH=/bin",
-		       "JAVA_TOOL_OPTIONS=-Xss2m -agentpath:/w/libjcal.so=calibrate",
-		       "JDK_JAVA_OPTIONS=-agentlib:jcal=trace",
-		       "_JAVA_OPTIONS=-Dkeep=1",
-		       "JCAL_CALIBRATION_CHILD=99",
-		       "JAVA_TOOL_OPTIONS_X=-agentpath:/w/libjcal.so",
-		       "EMPTY=",
-		       NULL };
+	char *in[] = {"PATH=/bin",
+		      "JAVA_TOOL_OPTIONS=-Xss2m -agentpath:/w/libjcal.so=calibrate",
+		      "JDK_JAVA_OPTIONS=-agentlib:jcal=trace",
+		      "_JAVA_OPTIONS=-Dkeep=1",
+		      "JCAL_CALIBRATION_CHILD=99",
+		      "JAVA_TOOL_OPTIONS_X=-agentpath:/w/libjcal.so",
+		      "EMPTY=",
+		      NULL};
 	char **env = calib_child_env(in, "/w/libjcal.so", 1234);
 
 	CHECK(env != NULL);
@@ -312,7 +316,7 @@ static void test_child_env(void)
 	CHECK_EQ_U(n, 6);
 	calib_child_env_free(env);
 
-	char *none[] = { NULL };
+	char *none[] = {NULL};
 	env = calib_child_env(none, NULL, 7);
 	CHECK(env && env[0] && !env[1]);
 	if (env)

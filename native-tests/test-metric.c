@@ -262,7 +262,7 @@ static uint64_t fastclock_at(struct perf_fastclock *fc, uint64_t key, uint64_t t
  */
 static void test_fastclock(void)
 {
-	struct perf_fastclock fc = { .enabled = 1, .window = PERF_FASTCLOCK_WINDOW };
+	struct perf_fastclock fc = {.enabled = 1, .window = PERF_FASTCLOCK_WINDOW};
 	const uint64_t W = PERF_FASTCLOCK_WINDOW, half = (uint64_t)1 << 31;
 
 	fake_clock_calls = 0;
@@ -314,7 +314,8 @@ static void test_switch_cputime_read(void)
 
 	sim_reset();
 	sim.pc.time_running = 7000;
-	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v), -1); /* empty */
+	CHECK_EQ_I(perf_page_read_switch_time(&sim.pc, data, 4095, fake_now, NULL, &v),
+		   -1); /* empty */
 
 	sim_record(0, PERF_RECORD_MISC_SWITCH_OUT, 900);
 	sim_record(16, 0, 1000);

@@ -168,8 +168,7 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 	if (!out)
 		return;
 	if (outlen > INT32_MAX ||
-	    jvmti_check_debug(jvmti, (*jvmti)->Allocate(jvmti, (jlong)outlen, &copy),
-			      "Allocate")) {
+	    jvmti_check_debug(jvmti, (*jvmti)->Allocate(jvmti, (jlong)outlen, &copy), "Allocate")) {
 		jcal_warn("mode=bci: class %s left as it is: out of memory", name);
 		free(out);
 		return;
@@ -198,10 +197,12 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 		int keep = 0;
 
 		/* A class that cannot be asked about is left alone. */
-		if (!jvmti_check_debug(jvmti, (*jvmti)->IsModifiableClass(jvmti, all[i], &modifiable),
+		if (!jvmti_check_debug(jvmti,
+				       (*jvmti)->IsModifiableClass(jvmti, all[i], &modifiable),
 				       "IsModifiableClass") &&
 		    modifiable &&
-		    !jvmti_check_debug(jvmti, (*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL),
+		    !jvmti_check_debug(jvmti,
+				       (*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL),
 				       "GetClassSignature") &&
 		    sig && sig[0] == 'L') {
 			sig[strlen(sig) - 1] = '\0';
@@ -232,9 +233,9 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	static const JNINativeMethod methods[] = {
-		{ "enter", "(I)V", (void *)event_probe_enter },
-		{ "exit", "(I)V", (void *)event_probe_exit },
-		{ "exitThrow", "(I)V", (void *)event_probe_exit_throw },
+	    {"enter", "(I)V", (void *)event_probe_enter},
+	    {"exit", "(I)V", (void *)event_probe_exit},
+	    {"exitThrow", "(I)V", (void *)event_probe_exit_throw},
 	};
 	jclass cls = (*jni)->FindClass(jni, BCI_TRACKER_CLASS);
 

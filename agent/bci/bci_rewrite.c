@@ -523,7 +523,8 @@ static int find_super_call(struct method_rw *m, uint32_t *after)
 			const struct insn *in = &m->in[m->index[s.pc]];
 			uint8_t op = in->op;
 			int pop, push, mark;
-			enum ctor_effect e = ctor_effect(m, &s, depth, in, &found, &pop, &push, &mark);
+			enum ctor_effect e =
+			    ctor_effect(m, &s, depth, in, &found, &pop, &push, &mark);
 
 			if (e == CTOR_FAIL) {
 				ok = 0;
@@ -1153,8 +1154,8 @@ static uint16_t new_exception_table(const struct method_rw *m, struct cf_excepti
  * StackMapTable rewritten, the rest dropped. attrs has room for nattrs + 1.
  * Returns 0, 1 when the method must be skipped (noted why), or -1 when
  * out of memory. */
-static int new_code_attrs(struct method_rw *m, const struct class_refs *refs,
-			  struct cf_attr *attrs, uint16_t *nattrs)
+static int new_code_attrs(struct method_rw *m, const struct class_refs *refs, struct cf_attr *attrs,
+			  uint16_t *nattrs)
 {
 	struct cf_class *c = m->c;
 

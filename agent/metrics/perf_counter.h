@@ -72,7 +72,7 @@ struct perf_cputime {
 	size_t map_len;
 	const volatile uint8_t *data; /* ring of the SWITCH mode */
 	uint64_t data_mask;
-	uint64_t base; /* CLOCK_THREAD_CPUTIME_ID at open minus task-clock then */
+	uint64_t base;		  /* CLOCK_THREAD_CPUTIME_ID at open minus task-clock then */
 	struct perf_fastclock fc; /* SWITCH mode */
 };
 
@@ -288,7 +288,8 @@ static inline uint64_t perf_fastclock_ns(struct perf_fastclock *fc, uint64_t key
 		t = tsc();
 		d = t - fc->anchor_tsc;
 		if (same && d >= fc->window && d < fc->window * 64 && ns > fc->anchor_ns) {
-			uint64_t m = (uint64_t)(((unsigned __int128)(ns - fc->anchor_ns) << 32) / d);
+			uint64_t m =
+			    (uint64_t)(((unsigned __int128)(ns - fc->anchor_ns) << 32) / d);
 
 			/* a sample far from the rate learnt is a TSC jump: skip it */
 			if (!fc->mult)
@@ -343,7 +344,8 @@ static inline int perf_page_read_switch_time(const volatile struct perf_event_mm
 		    (r->header.misc & PERF_RECORD_MISC_SWITCH_OUT))
 			return -1;
 		t = r->time;
-		now = fc && fc->enabled ? perf_fastclock_ns(fc, head, perf_rdtsc, now_ns) : now_ns();
+		now =
+		    fc && fc->enabled ? perf_fastclock_ns(fc, head, perf_rdtsc, now_ns) : now_ns();
 		perf_barrier();
 	} while (pc->lock != seq);
 	*value = running + (now > t ? now - t : 0);
