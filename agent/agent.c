@@ -76,10 +76,11 @@ static void write_header_meta(const char *options)
 static void meta_property(jvmtiEnv *jvmti, struct trace_recbuf *rb, const char *key,
 			  const char *property)
 {
-	char *value = NULL;
+	char *value = NULL, what[64];
 	/* A property the JVM does not have is left out of the trace. */
+	snprintf(what, sizeof(what), "GetSystemProperty(%s)", property);
 	if (!jvmti_check_debug(jvmti, (*jvmti)->GetSystemProperty(jvmti, property, &value),
-			       property) &&
+			       what) &&
 	    value) {
 		trace_rec_meta(rb, key, value);
 		jvmti_free(jvmti, value);
