@@ -79,8 +79,7 @@ static void meta_property(jvmtiEnv *jvmti, struct trace_recbuf *rb, const char *
 	char *value = NULL, what[64];
 	/* A property the JVM does not have is left out of the trace. */
 	snprintf(what, sizeof(what), "GetSystemProperty(%s)", property);
-	if (!jvmti_check_debug(jvmti, (*jvmti)->GetSystemProperty(jvmti, property, &value),
-			       what) &&
+	if (!jvmti_check_debug(jvmti, (*jvmti)->GetSystemProperty(jvmti, property, &value), what) &&
 	    value) {
 		trace_rec_meta(rb, key, value);
 		jvmti_free(jvmti, value);
