@@ -5,7 +5,12 @@
 #   make demo       install missing packages, build, profile the bundled example
 #   make asan       native tests under -fsanitize=address,undefined
 #   make lint       clang-format and clang-tidy over the project's C code
+#   make fuzz       each libFuzzer harness for FUZZ_SECONDS
+#   make bench, make bench-post, make bench-metric   benchmarks (never pass/fail)
 #   make clean
+#
+# In order below: variables; the commands; libjcal.so and its jars;
+# jcal-post; tests; benchmarks; lint; clean.
 
 CC      ?= gcc
 BUILD   := build
@@ -44,10 +49,53 @@ AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/%.o),$(AGENT_OBJ) $(CALI
 # Headers of the agent's sub-folders and the calibrator, for the tests.
 AGENT_INC  := -Iagent -Iagent/bci -Iagent/metrics -Icalibrator
 
-.PHONY: all test demo lint asan asan-build clean deps native-test java-test check-jdk bench bench-metric java-classes bci-test
+# Virtual-thread tests need a JDK >= 21 ($$JAVA21_HOME or /usr/lib/jvm);
+# without one they are skipped with a visible message.
+ifeq ($(origin JAVA21_HOME),undefined)
+JAVA21_HOME := $(shell scripts/find-jdk21.sh)
+endif
+
+# make fuzz [FUZZ_SECONDS=60]: each libFuzzer harness of native-tests/fuzz/
+# for FUZZ_SECONDS, from its seed corpus; new inputs go to $(BUILD)/fuzz/.
+# Regression inputs are replayed by native-tests/test-fuzz-regressions.c in
+# `make test`.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES   := $(patsubst native-tests/fuzz/%.c,%,$(wildcard native-tests/fuzz/fuzz-*.c))
+FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
+FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(POST_SRC:%.c=$(FUZZ_DIR)/obj/%.o) \
+		$(FUZZ_DIR)/obj/agent/options.o
+
+ASAN_BUILD ?= build/asan
+# Events of the synthetic trace of make bench-post (bench/gen-trace.c).
+BENCH_EVENTS ?= 100000000
+
+.PHONY: all test demo deps lint clean check-jdk java-classes native-test java-test bci-test \
+	asan asan-build asan-agent fuzz fuzz-build bench bench-metric bench-post
+
+# ---- Commands ----------------------------------------------------------------
+
 all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal-calibrator.jar $(BUILD)/jcal-agent.jar \
      java-classes \
      $(BUILD)/libjcaltest.so $(BUILD)/javatests21.stamp
+
+test:
+	@scripts/install-deps.sh --tests
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(TEST_BIN) $(BUILD)/jcal-bci-rewrite
+	@$(MAKE) --no-print-directory asan-build
+	@JAVA_HOME=$(JAVA_HOME) scripts/run-all-tests.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@JAVA_HOME=$(JAVA_HOME) scripts/demo.sh
+
+deps:
+	@scripts/install-deps.sh
+
+# ---- libjcal.so and its jars -------------------------------------------------
 
 check-jdk:
 	@test -f "$(JAVA_HOME)/include/jvmti.h" || { \
@@ -80,12 +128,31 @@ $(BUILD)/libjcal.so: $(AGENT_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) agent/libjcal.map
 	$(CC) -shared -Wl,--version-script=agent/libjcal.map -o $@ \
 	  $(AGENT_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(LDLIBS) -ldl
 
+# The calibration workload's Java classes, shipped beside libjcal.so
+# (calibrator/calibrate.c).
+CALIB_JAVA := $(shell find calibrator/java -name '*.java' 2>/dev/null)
+$(BUILD)/jcal-calibrator.jar: $(CALIB_JAVA) | check-jdk
+	@rm -rf $(BUILD)/calibrator && mkdir -p $(BUILD)/calibrator
+	$(JAVAC) --release 11 -d $(BUILD)/calibrator $(CALIB_JAVA)
+	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/calibrator .
+
+# The jcal.Control region API, put on the boot class path by the agent.
+AGENT_JAVA := $(shell find agent/java -name '*.java' 2>/dev/null)
+$(BUILD)/jcal-agent.jar: $(AGENT_JAVA) | check-jdk
+	@rm -rf $(BUILD)/agent-java && mkdir -p $(BUILD)/agent-java
+	$(JAVAC) --release 11 -d $(BUILD)/agent-java $(AGENT_JAVA)
+	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/agent-java .
+
+# ---- jcal-post ---------------------------------------------------------------
+
 $(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
 	$(CC) -o $@ $^ $(LDLIBS)
 
 # The man page, printed by jcal-post from its option and report tables.
 $(BUILD)/jcal-post.1: $(BUILD)/jcal-post
 	$< --man > $@.tmp && mv $@.tmp $@
+
+# ---- Tests -------------------------------------------------------------------
 
 # Each test links only what it tests.
 TRACE_TESTS := $(filter $(BUILD)/tests/test-trace%,$(TEST_BIN))
@@ -104,20 +171,12 @@ $(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wi
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ipostproc -o $@ $< $(POST_OBJ) $(COMMON_OBJ) $(LDLIBS)
 
-# The calibration workload's Java classes, shipped beside libjcal.so
-# (calibrator/calibrate.c).
-CALIB_JAVA := $(shell find calibrator/java -name '*.java' 2>/dev/null)
-$(BUILD)/jcal-calibrator.jar: $(CALIB_JAVA) | check-jdk
-	@rm -rf $(BUILD)/calibrator && mkdir -p $(BUILD)/calibrator
-	$(JAVAC) --release 11 -d $(BUILD)/calibrator $(CALIB_JAVA)
-	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/calibrator .
+# The replay of kept crash inputs also needs the agent's option parser.
+$(BUILD)/tests/test-fuzz-regressions: $(BUILD)/obj/agent/options.o native-tests/fuzz/fuzz-targets.h
+$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(BUILD)/obj/agent/options.o $(LDLIBS)
 
-# The jcal.Control region API, put on the boot class path by the agent.
-AGENT_JAVA := $(shell find agent/java -name '*.java' 2>/dev/null)
-$(BUILD)/jcal-agent.jar: $(AGENT_JAVA) | check-jdk
-	@rm -rf $(BUILD)/agent-java && mkdir -p $(BUILD)/agent-java
-	$(JAVAC) --release 11 -d $(BUILD)/agent-java $(AGENT_JAVA)
-	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/agent-java .
+native-test: $(TEST_BIN)
+	@scripts/run-native-tests.sh $(BUILD)/tests
 
 # Java test classes and the demo program.
 JAVA_SRC := $(shell find javatests/src -name '*.java' 2>/dev/null)
@@ -127,6 +186,86 @@ $(BUILD)/javatests.stamp: $(JAVA_SRC) $(BUILD)/jcal-agent.jar | check-jdk
 	@if [ -n "$(JAVA_SRC)" ]; then \
 	  $(JAVAC) -cp $(BUILD)/jcal-agent.jar -d $(BUILD)/javatests $(JAVA_SRC); fi
 	@touch $@
+
+# JNI test library of the end-to-end tests (javatests/native).
+$(BUILD)/libjcaltest.so: $(wildcard javatests/native/*.c) | check-jdk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $^ -lpthread
+
+JAVA21_SRC := $(shell find javatests/src21 -name '*.java' 2>/dev/null)
+$(BUILD)/javatests21.stamp: $(JAVA21_SRC)
+	@mkdir -p $(BUILD)/javatests21
+	@if [ -n "$(JAVA21_HOME)" ]; then \
+	  echo "$(JAVA21_HOME)/bin/javac -d $(BUILD)/javatests21 ..."; \
+	  $(JAVA21_HOME)/bin/javac -d $(BUILD)/javatests21 $(JAVA21_SRC) || exit 1; \
+	  echo "$(JAVA21_HOME)" > $(BUILD)/javatests21/JAVA_HOME; \
+	else \
+	  echo "SKIP: no JDK >= 21 found (set JAVA21_HOME): virtual-thread tests will be skipped"; \
+	  rm -f $(BUILD)/javatests21/JAVA_HOME; \
+	fi
+	@touch $@
+
+java-test: all
+	@JAVA_HOME=$(JAVA_HOME) javatests/run.sh
+
+# mode=bci: the rewriter's command-line front end, the class files its unit
+# test reads (native-tests/bci/src plus a generated Big.java), and the
+# verifier tests (native-tests/bci/run.sh).
+BCI_JAVA := $(wildcard native-tests/bci/src/bcitest/*.java)
+$(BUILD)/jcal-bci-rewrite: native-tests/bci/jcal-bci-rewrite.c $(BUILD)/obj/agent/bci/classfile.o \
+			   $(BUILD)/obj/agent/bci/bci_rewrite.o
+	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bci/classes.stamp: $(BCI_JAVA) native-tests/bci/gen-big.sh | check-jdk
+	@rm -rf $(BUILD)/bci/classes && mkdir -p $(BUILD)/bci/classes $(BUILD)/bci/gen/bcitest
+	native-tests/bci/gen-big.sh $(BUILD)/bci/gen/bcitest/Big.java
+	$(JAVAC) -d $(BUILD)/bci/classes $(BCI_JAVA) $(BUILD)/bci/gen/bcitest/Big.java
+	@touch $@
+
+$(BUILD)/tests/test-agent-classfile: $(BUILD)/bci/classes.stamp
+
+bci-test: $(BUILD)/jcal-bci-rewrite
+	@JAVA_HOME=$(JAVA_HOME) native-tests/bci/run.sh $(BUILD)
+
+# Sanitizer builds in their own tree: the native tests (make asan) and
+# libjcal.so (tested by javatests/asan-check.sh). They share
+# $(ASAN_BUILD)/obj, so both use the same flags; `make test` builds both
+# through asan-build.
+ASAN_FLAGS = OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	     LDLIBS="$(LDLIBS) -fsanitize=address,undefined"
+asan-build: asan-agent
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) $(ASAN_FLAGS) $(ASAN_BUILD)/tests-all
+
+asan-agent:
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) $(ASAN_FLAGS) $(ASAN_BUILD)/libjcal.so
+
+asan: asan-build
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  scripts/run-native-tests.sh $(ASAN_BUILD)/tests
+
+$(BUILD)/tests-all: $(TEST_BIN)
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Icommon -MMD -MP -c $< -o $@
+
+$(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c native-tests/fuzz/fuzz-targets.h $(FUZZ_OBJ)
+	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -Icommon -Ipostproc -Iagent \
+	  -o $@ $< $(FUZZ_OBJ) -lz -lm
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	@for h in $(FUZZ_NAMES); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$h $(FUZZ_DIR)/crashes; \
+	  echo "== $$h ($(FUZZ_SECONDS) s)"; \
+	  $(FUZZ_DIR)/$$h -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$h- \
+	    $$(test -f native-tests/fuzz/$$h.dict && echo -dict=native-tests/fuzz/$$h.dict) \
+	    $(FUZZ_DIR)/corpus/$$h native-tests/fuzz/corpus/$$h || exit 1; \
+	done
+
+# ---- Benchmarks --------------------------------------------------------------
 
 # Benchmarks (bench/): the count-only baseline agent and the workloads.
 BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
@@ -149,147 +288,24 @@ $(BUILD)/metric-read: bench/metric-read.c $(BUILD)/obj/agent/metrics/perf_counte
 bench-metric: $(BUILD)/metric-read
 	$(BUILD)/metric-read
 
-# JNI test library of the end-to-end tests (javatests/native).
-$(BUILD)/libjcaltest.so: $(wildcard javatests/native/*.c) | check-jdk
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $^ -lpthread
-
-# Virtual-thread tests need a JDK >= 21 ($$JAVA21_HOME or /usr/lib/jvm);
-# without one they are skipped with a visible message.
-ifeq ($(origin JAVA21_HOME),undefined)
-JAVA21_HOME := $(shell scripts/find-jdk21.sh)
-endif
-JAVA21_SRC := $(shell find javatests/src21 -name '*.java' 2>/dev/null)
-$(BUILD)/javatests21.stamp: $(JAVA21_SRC)
-	@mkdir -p $(BUILD)/javatests21
-	@if [ -n "$(JAVA21_HOME)" ]; then \
-	  echo "$(JAVA21_HOME)/bin/javac -d $(BUILD)/javatests21 ..."; \
-	  $(JAVA21_HOME)/bin/javac -d $(BUILD)/javatests21 $(JAVA21_SRC) || exit 1; \
-	  echo "$(JAVA21_HOME)" > $(BUILD)/javatests21/JAVA_HOME; \
-	else \
-	  echo "SKIP: no JDK >= 21 found (set JAVA21_HOME): virtual-thread tests will be skipped"; \
-	  rm -f $(BUILD)/javatests21/JAVA_HOME; \
-	fi
-	@touch $@
-
-# mode=bci: the rewriter's command-line front end, the class files its unit
-# test reads (native-tests/bci/src plus a generated Big.java), and the
-# verifier tests (native-tests/bci/run.sh).
-BCI_JAVA := $(wildcard native-tests/bci/src/bcitest/*.java)
-$(BUILD)/jcal-bci-rewrite: native-tests/bci/jcal-bci-rewrite.c $(BUILD)/obj/agent/bci/classfile.o \
-			   $(BUILD)/obj/agent/bci/bci_rewrite.o
-	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $^ $(LDLIBS)
-
-$(BUILD)/bci/classes.stamp: $(BCI_JAVA) native-tests/bci/gen-big.sh | check-jdk
-	@rm -rf $(BUILD)/bci/classes && mkdir -p $(BUILD)/bci/classes $(BUILD)/bci/gen/bcitest
-	native-tests/bci/gen-big.sh $(BUILD)/bci/gen/bcitest/Big.java
-	$(JAVAC) -d $(BUILD)/bci/classes $(BCI_JAVA) $(BUILD)/bci/gen/bcitest/Big.java
-	@touch $@
-
-$(BUILD)/tests/test-agent-classfile: $(BUILD)/bci/classes.stamp
-
-bci-test: $(BUILD)/jcal-bci-rewrite
-	@JAVA_HOME=$(JAVA_HOME) native-tests/bci/run.sh $(BUILD)
-
-deps:
-	@scripts/install-deps.sh
-
-native-test: $(TEST_BIN)
-	@scripts/run-native-tests.sh $(BUILD)/tests
-
-java-test: all
-	@JAVA_HOME=$(JAVA_HOME) javatests/run.sh
-
-test:
-	@scripts/install-deps.sh --tests
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(TEST_BIN) $(BUILD)/jcal-bci-rewrite
-	@$(MAKE) --no-print-directory asan-build
-	@JAVA_HOME=$(JAVA_HOME) scripts/run-all-tests.sh
-
-demo: deps
-	@$(MAKE) --no-print-directory all
-	@JAVA_HOME=$(JAVA_HOME) scripts/demo.sh
-
-# Sanitizer build of the native tests, in its own tree.
-asan-build:
-	@$(MAKE) --no-print-directory BUILD=build/asan \
-	  OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" build/asan/tests-all
-
-asan: asan-build
-	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  scripts/run-native-tests.sh build/asan/tests
-
-$(BUILD)/tests-all: $(TEST_BIN)
-
-# clang-format (.clang-format) and clang-tidy (.clang-tidy) over every C file
-# the project keeps; run by .ci/run before the tests.
-lint:
-	@scripts/lint.sh "$(JAVA_HOME)"
-
-clean:
-	rm -rf build
-
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
-
-# ---- Fuzzing and sanitized agent ---------------------------------------------
-# make fuzz [FUZZ_SECONDS=60]: each libFuzzer harness of native-tests/fuzz/
-# for FUZZ_SECONDS, from its seed corpus; new inputs go to $(BUILD)/fuzz/.
-# make asan-agent: libjcal.so with ASan+UBSan in $(ASAN_BUILD) (tested by
-# javatests/asan-check.sh). Regression inputs are replayed by
-# native-tests/test-fuzz-regressions.c in `make test`.
-FUZZ_CC      ?= clang
-FUZZ_SECONDS ?= 60
-FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_NAMES   := $(patsubst native-tests/fuzz/%.c,%,$(wildcard native-tests/fuzz/fuzz-*.c))
-FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
-FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(POST_SRC:%.c=$(FUZZ_DIR)/obj/%.o) \
-		$(FUZZ_DIR)/obj/agent/options.o
-.PHONY: fuzz fuzz-build asan-agent
-
-$(FUZZ_DIR)/obj/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Icommon -MMD -MP -c $< -o $@
-
-$(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c native-tests/fuzz/fuzz-targets.h $(FUZZ_OBJ)
-	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -Icommon -Ipostproc -Iagent \
-	  -o $@ $< $(FUZZ_OBJ) -lz -lm
-
-fuzz-build: $(FUZZ_BIN)
-
-fuzz: fuzz-build
-	@for h in $(FUZZ_NAMES); do \
-	  mkdir -p $(FUZZ_DIR)/corpus/$$h $(FUZZ_DIR)/crashes; \
-	  echo "== $$h ($(FUZZ_SECONDS) s)"; \
-	  $(FUZZ_DIR)/$$h -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$h- \
-	    $$(test -f native-tests/fuzz/$$h.dict && echo -dict=native-tests/fuzz/$$h.dict) \
-	    $(FUZZ_DIR)/corpus/$$h native-tests/fuzz/corpus/$$h || exit 1; \
-	done
-
-# The replay of kept crash inputs also needs the agent's option parser.
-$(BUILD)/tests/test-fuzz-regressions: $(BUILD)/obj/agent/options.o native-tests/fuzz/fuzz-targets.h
-$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(BUILD)/obj/agent/options.o $(LDLIBS)
-
-# Same flags as asan-build (they share build/asan/obj); `make test` builds it
-# through asan-build.
-ASAN_BUILD ?= build/asan
-asan-build: asan-agent
-asan-agent:
-	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) \
-	  OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" $(ASAN_BUILD)/libjcal.so
-
 # jcal-post throughput and memory (bench/post-cost.sh, docs/performance.md):
 # a synthetic trace of BENCH_EVENTS events from bench/gen-trace.c.
-BENCH_EVENTS ?= 100000000
-.PHONY: bench-post
 $(BUILD)/gen-trace: bench/gen-trace.c $(BUILD)/obj/common/trace_encoder.o
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
 bench-post: $(BUILD)/jcal-post $(BUILD)/gen-trace
 	@BUILD=$(BUILD) bench/post-cost.sh $(BENCH_EVENTS)
 
--include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)
+# ---- Lint --------------------------------------------------------------------
+
+# clang-format (.clang-format) and clang-tidy (.clang-tidy) over every C file
+# the project keeps; run by .ci/run before the tests.
+lint:
+	@scripts/lint.sh "$(JAVA_HOME)"
+
+# ---- Clean -------------------------------------------------------------------
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)
