@@ -8,24 +8,16 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "output.h"
 
 void msg(const char *level, const char *fmt, ...)
 {
-	char *text = NULL;
 	va_list ap;
-	int n;
 
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
 	fprintf(stderr, "jcal-post: %s: ", level);
-	if (n < 0)
-		fputs("(out of memory while formatting the message)", stderr);
-	else
-		text_escape(stderr, text);
+	va_start(ap, fmt);
+	text_vescapef(stderr, fmt, ap);
+	va_end(ap);
 	fputc('\n', stderr);
-	free(text);
 }

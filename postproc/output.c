@@ -195,19 +195,23 @@ void text_escape(FILE *f, const char *s)
 	text_escape_n(f, s, 0);
 }
 
-void text_escapef(FILE *f, const char *fmt, ...)
+void text_vescapef(FILE *f, const char *fmt, va_list ap)
 {
 	char *s = NULL;
-	va_list ap;
-	int n;
 
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		fputs("(out of memory)", f);
+	if (vasprintf(&s, fmt, ap) < 0) {
+		fputs("(out of memory while formatting)", f);
 		return;
 	}
 	text_escape(f, s);
 	free(s);
+}
+
+void text_escapef(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	text_vescapef(f, fmt, ap);
+	va_end(ap);
 }

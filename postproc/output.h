@@ -7,6 +7,7 @@
 #ifndef JCAL_OUTPUT_H
 #define JCAL_OUTPUT_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 /* Writes s as one CSV field: quoted, with quotes doubled, when it holds a
@@ -34,5 +35,6 @@ size_t text_escape_n(FILE *f, const char *s, size_t width);
 
 /* Formats like fprintf and writes the result through text_escape(). */
 void text_escapef(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void text_vescapef(FILE *f, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #endif
