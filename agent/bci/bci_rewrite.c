@@ -18,6 +18,7 @@
  * before it); if that call cannot be found the constructor gets no handler.
  */
 #include "bci_rewrite.h"
+#include "grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -492,13 +493,14 @@ static enum ctor_effect ctor_effect(struct method_rw *m, struct ctor_state *s, u
  * Returns 0 and sets *after, or -1 when it cannot be determined. */
 static int find_super_call(struct method_rw *m, uint32_t *after)
 {
-	uint32_t depth = m->code.max_stack + 2u, nwork = 0, cap = 64, found = NO_LABEL;
+	uint32_t depth = m->code.max_stack + 2u, nwork = 0, found = NO_LABEL;
 	uint32_t maxpc = 0;
-	struct ctor_state *work = malloc(cap * sizeof(*work));
+	size_t cap = 0;
+	struct ctor_state *work = NULL;
 	uint8_t *seen = calloc(m->code.code_len + 1, 1);
 	int rc = -1;
 
-	if (!work || !seen)
+	if (grow(&work, &cap, 1) || !seen)
 		goto out;
 	work[0].pc = 0;
 	work[0].sp = 0;
@@ -554,15 +556,9 @@ static int find_super_call(struct method_rw *m, uint32_t *after)
 				}
 				targets[nt++] = (uint32_t)in->target;
 				for (uint32_t k = 0; k < nt; k++) {
-					if (nwork == cap) {
-						struct ctor_state *w =
-						    realloc(work, 2 * cap * sizeof(*work));
-						if (!w) {
-							ok = 0;
-							break;
-						}
-						work = w;
-						cap *= 2;
+					if (grow(&work, &cap, (size_t)nwork + 1)) {
+						ok = 0;
+						break;
 					}
 					struct ctor_state *ns = &work[nwork];
 					ns->stack = malloc(depth);
@@ -820,21 +816,16 @@ static int remap_vtypes(struct method_rw *m, uint32_t first, uint16_t n)
 /* A growable list of verification types. */
 struct vlist {
 	struct cf_vtype *v;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	int oom;
 };
 
 static void vl_push(struct vlist *l, uint8_t tag, uint16_t data)
 {
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 32;
-		struct cf_vtype *v = realloc(l->v, cap * sizeof(*v));
-		if (!v) {
-			l->oom = 1;
-			return;
-		}
-		l->v = v;
-		l->cap = cap;
+	if (grow(&l->v, &l->cap, (size_t)l->n + 1)) {
+		l->oom = 1;
+		return;
 	}
 	l->v[l->n].tag = tag;
 	l->v[l->n].data = data;

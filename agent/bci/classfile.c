@@ -8,6 +8,7 @@
  * byte-identical.
  */
 #include "classfile.h"
+#include "grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -267,17 +268,9 @@ static void wr_bytes(struct wr *w, const void *src, size_t n)
 {
 	if (w->oom)
 		return;
-	if (w->len + n > w->cap) {
-		size_t cap = w->cap ? w->cap : 256;
-		while (cap < w->len + n)
-			cap *= 2;
-		uint8_t *p = realloc(w->p, cap);
-		if (!p) {
-			w->oom = 1;
-			return;
-		}
-		w->p = p;
-		w->cap = cap;
+	if (w->len + n < w->len || grow(&w->p, &w->cap, w->len + n)) {
+		w->oom = 1;
+		return;
 	}
 	if (n)
 		memcpy(w->p + w->len, src, n);
@@ -432,14 +425,8 @@ static uint16_t cp_add(struct cf_class *c, const struct cf_const *k)
 {
 	if (c->cp_count >= 0xffff)
 		return 0;
-	if (c->cp_count >= c->cp_cap) {
-		uint32_t cap = c->cp_cap * 2 < 0x10000 ? c->cp_cap * 2 : 0x10000;
-		struct cf_const *cp = realloc(c->cp, cap * sizeof(*cp));
-		if (!cp)
-			return 0;
-		c->cp = cp;
-		c->cp_cap = cap;
-	}
+	if (grow(&c->cp, &c->cp_cap, (size_t)c->cp_count + 1))
+		return 0;
 	c->cp[c->cp_count] = *k;
 	return c->cp_count++;
 }
@@ -555,18 +542,12 @@ void cf_code_free(struct cf_code *code)
 
 /* ---- StackMapTable ---- */
 
-static int smt_vtypes(struct rd *r, struct cf_smt *s, uint16_t n, uint32_t *first, uint32_t *cap)
+static int smt_vtypes(struct rd *r, struct cf_smt *s, uint16_t n, uint32_t *first, size_t *cap)
 {
 	*first = s->nvt;
 	for (uint16_t i = 0; i < n; i++) {
-		if (s->nvt == *cap) {
-			uint32_t nc = *cap ? *cap * 2 : 64;
-			struct cf_vtype *vt = realloc(s->vt, nc * sizeof(*vt));
-			if (!vt)
-				return -1;
-			s->vt = vt;
-			*cap = nc;
-		}
+		if (grow(&s->vt, cap, (size_t)s->nvt + 1))
+			return -1;
 		struct cf_vtype *v = &s->vt[s->nvt++];
 		v->tag = rd_u1(r);
 		v->data = 0;
@@ -583,7 +564,7 @@ static int smt_vtypes(struct rd *r, struct cf_smt *s, uint16_t n, uint32_t *firs
 int cf_smt_parse(const uint8_t *data, uint32_t len, struct cf_smt *s, char *err, size_t errlen)
 {
 	struct rd r = {.p = data, .len = len};
-	uint32_t cap = 0;
+	size_t cap = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->nframes = rd_u2(&r);

@@ -65,7 +65,7 @@ struct cf_blob;
 struct cf_class {
 	uint16_t minor, major;
 	uint16_t cp_count; /* as in the file: slots 1 .. cp_count-1 */
-	uint32_t cp_cap;
+	size_t cp_cap;
 	struct cf_const *cp;
 	uint16_t access, this_class, super_class;
 	uint16_t ninterfaces;
