@@ -80,7 +80,9 @@ static int errf(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-static int parse_attrs(struct rd *r, uint16_t *n, struct cf_attr **out)
+/* Reads a u2 count and allocates that many zeroed elements of size elem
+ * into *out (NULL for none). Returns 0, or -1 on a cut input or no memory. */
+static int read_table(struct rd *r, uint16_t *n, size_t elem, void **out)
 {
 	*n = rd_u2(r);
 	*out = NULL;
@@ -88,8 +90,17 @@ static int parse_attrs(struct rd *r, uint16_t *n, struct cf_attr **out)
 		return -1;
 	if (*n == 0)
 		return 0;
-	*out = calloc(*n, sizeof(**out));
-	if (!*out)
+	*out = calloc(*n, elem);
+	return *out ? 0 : -1;
+}
+
+static int parse_attrs(struct rd *r, uint16_t *n, struct cf_attr **out)
+{
+	void *p;
+	int rc = read_table(r, n, sizeof(**out), &p);
+
+	*out = p;
+	if (rc)
 		return -1;
 	for (uint16_t i = 0; i < *n; i++) {
 		(*out)[i].name = rd_u2(r);
@@ -101,14 +112,11 @@ static int parse_attrs(struct rd *r, uint16_t *n, struct cf_attr **out)
 
 static int parse_members(struct rd *r, uint16_t *n, struct cf_member **out)
 {
-	*n = rd_u2(r);
-	*out = NULL;
-	if (r->bad)
-		return -1;
-	if (*n == 0)
-		return 0;
-	*out = calloc(*n, sizeof(**out));
-	if (!*out)
+	void *p;
+	int rc = read_table(r, n, sizeof(**out), &p);
+
+	*out = p;
+	if (rc)
 		return -1;
 	for (uint16_t i = 0; i < *n; i++) {
 		struct cf_member *m = &(*out)[i];
