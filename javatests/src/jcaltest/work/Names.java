@@ -9,13 +9,18 @@ public final class Names {
 		sink++;
 	}
 
-	public static void main(String[] args) throws InterruptedException {
+	/** Runs a thread of that name that calls leaf() 3 times, and waits for it. */
+	public static void runNamed(String name) throws InterruptedException {
 		Thread t = new Thread(() -> {
 			for (int i = 0; i < 3; i++)
 				leaf();
-		}, ODD);
+		}, name);
 		t.start();
 		t.join();
+	}
+
+	public static void main(String[] args) throws InterruptedException {
+		runNamed(ODD);
 		Thread r = new Thread(() -> {
 			leaf();
 			Thread.currentThread().setName("renamed-later");
