@@ -157,3 +157,21 @@ int calib_dir_find(const char *dir, const struct calib_fingerprint *fp, char *pa
 		path[0] = '\0';
 	return found;
 }
+
+int calib_dir_load(const char *dir, const struct calib_fingerprint *fp, enum calib_estimator est,
+		   struct calib_table *t, char *path, size_t len, char *skipped, size_t skippedlen,
+		   char *err, size_t errlen)
+{
+	int r = calib_dir_find(dir, fp, path, len, skipped, skippedlen, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (calib_table_read_file(t, path, err, errlen))
+		return -1;
+	calib_table_use_estimator(t, est);
+	if (calib_table_prepare(t)) {
+		errmsg_set(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	return 1;
+}

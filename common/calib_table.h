@@ -178,6 +178,10 @@ enum calib_estimator {
 	CALIB_EST_COND,
 };
 
+/* The estimator applied by default, by jcal-post and by the agent's
+ * in-memory trees: chosen by bench/accuracy.sh (docs/accuracy.md). */
+#define CALIB_EST_DEFAULT CALIB_EST_COND
+
 /* "min", "p10", "median", "mean", "cond" -> estimator; 0 or -1 for an
  * unknown name. */
 int calib_estimator_parse(const char *name, enum calib_estimator *out);
@@ -271,6 +275,18 @@ int calib_dir_default(char *buf, size_t len);
  * user's own measurements; directories that exist keep their mode).
  * Returns 0 or -1 with err. */
 int calib_dir_create(const char *dir, char *err, size_t errlen);
+
+/*
+ * The table of fingerprint fp in dir (calib_dir_find), read into t (an
+ * initialised table) and ready to apply under estimator est (cond caches
+ * and fallbacks built, so that lookups only read it). Returns 1 with path
+ * set, 0 when dir has no such table, -1 with err (dir unreadable, a bad
+ * table, out of memory). What jcal-post applies by default to a trace,
+ * and the agent to its in-memory trees.
+ */
+int calib_dir_load(const char *dir, const struct calib_fingerprint *fp, enum calib_estimator est,
+		   struct calib_table *t, char *path, size_t len, char *skipped, size_t skippedlen,
+		   char *err, size_t errlen);
 
 /* dir + "/" + calib_fingerprint_filename(fp). Returns 0, or -1 when it
  * does not fit. */

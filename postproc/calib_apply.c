@@ -4,6 +4,7 @@
  */
 #include "calib_apply.h"
 
+#include "calib_comp.h"
 #include "calib_derive.h"
 
 #include <errno.h>
@@ -30,33 +31,23 @@ int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, u
 {
 	struct calib_apply *a = ctx;
 	unsigned i = seqkey_index(key);
-	uint64_t comp;
+	struct calib_comp_result r;
+	int64_t v = calib_comp_delta(&a->table, key, metric, raw_delta, &r);
 
-	if (metric != 0)
-		return raw_delta > INT64_MAX ? INT64_MAX : (int64_t)raw_delta;
-	switch (calib_table_comp_for(&a->table, key, raw_delta, &comp)) {
-	case CALIB_EXACT:
-	case CALIB_NO_TABLE:
-		break;
-	case CALIB_SIMILAR:
+	if (!r.compensated)
+		return v;
+	if (r.match == CALIB_SIMILAR)
 		a->fallback_similar++;
-		break;
-	case CALIB_GLOBAL:
+	else if (r.match == CALIB_GLOBAL)
 		a->fallback_global++;
-		break;
-	}
 	if (!a->seen[i]) {
 		a->seen[i] = 1;
 		a->keys_seen++;
 		a->keys_found += calib_table_get(&a->table, key) != NULL;
 	}
 	a->deltas++;
-	if (raw_delta < comp) {
-		a->clamped++;
-		return 0;
-	}
-	raw_delta -= comp;
-	return raw_delta > INT64_MAX ? INT64_MAX : (int64_t)raw_delta;
+	a->clamped += (uint64_t)r.clamped;
+	return v;
 }
 
 /* Where libjcal.so is, for the hint: beside this jcal-post when there. */
@@ -160,8 +151,9 @@ enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 			 dir);
 		return none(msg, len, why);
 	}
-	r = calib_dir_find(dir, trace_fp, path, sizeof(path), a->skipped, sizeof(a->skipped), msg,
-			   len);
+	/* the estimator is chosen by the caller (calib_table_use_estimator) */
+	r = calib_dir_load(dir, trace_fp, CALIB_EST_MIN, &a->table, path, sizeof(path), a->skipped,
+			   sizeof(a->skipped), msg, len);
 	if (r < 0)
 		return CALIB_SEL_ERROR;
 	if (r == 0) {
@@ -169,8 +161,8 @@ enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 			 dir);
 		return none(msg, len, why);
 	}
-	if (load(a, path, msg, len) != CALIB_SEL_APPLIED)
-		return CALIB_SEL_ERROR;
+	snprintf(a->path, sizeof(a->path), "%s", path);
+	a->active = 1;
 	calib_apply_check_fingerprint(a, trace_fp, msg, len);
 	return CALIB_SEL_APPLIED;
 }

@@ -17,10 +17,10 @@
 
 #define JCAL_POST_VERSION "0.2.0"
 
-/* The estimator applied by default: chosen by bench/accuracy.sh, see
- * docs/accuracy.md for the figures that chose it. */
-#define DEFAULT_ESTIMATOR CALIB_EST_COND
+/* The estimator applied by default (calib_table.h). */
+#define DEFAULT_ESTIMATOR CALIB_EST_DEFAULT
 #define DEFAULT_ESTIMATOR_NAME "cond"
+_Static_assert(DEFAULT_ESTIMATOR == CALIB_EST_COND, "DEFAULT_ESTIMATOR_NAME is out of date");
 #define MAX_DEPTH_DEFAULT_TEXT "4096"
 _Static_assert(REPORT_MAX_DEPTH_DEFAULT == 4096, "MAX_DEPTH_DEFAULT_TEXT is out of date");
 

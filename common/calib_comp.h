@@ -1,0 +1,37 @@
+/*
+ * calib_comp.h - the compensation of one metric delta by a calibration
+ * table (docs/calibration-format.md): the one arithmetic that jcal-post's
+ * tree builder hook (postproc/calib_apply.c) and the agent's in-memory
+ * trees (agent/tree_recorder.c) both apply, so that a tree built in the
+ * agent has the figures jcal-post would compute from a trace of the same
+ * events.
+ *
+ * Compensation covers metric 0 only (the metric the table was measured
+ * with); other metrics stay raw.
+ */
+#ifndef JCAL_CALIB_COMP_H
+#define JCAL_CALIB_COMP_H
+
+#include <stdint.h>
+
+#include "calib_table.h"
+
+/* How one delta was compensated, for the callers' counts. */
+struct calib_comp_result {
+	enum calib_match match; /* how the key's comp was found */
+	int clamped;		/* the raw delta was below the comp: 0 */
+	int compensated;	/* metric 0: the table applied (else raw) */
+};
+
+/*
+ * The compensated value of raw_delta, the delta of metric metric_index of a
+ * step with sequence key key: for metric 0 max(0, raw - comp), comp being
+ * what calib_table_comp_for() gives under the table's estimator; for other
+ * metrics raw_delta. Saturated at INT64_MAX. The table must have been
+ * prepared (calib_table_prepare) for this to read it only: then it may be
+ * called from several threads at once.
+ */
+int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsigned metric_index,
+			 uint64_t raw_delta, struct calib_comp_result *r);
+
+#endif
