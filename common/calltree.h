@@ -49,6 +49,10 @@
 /* Method id of the pseudo-frame that holds the frames folded below a depth
  * limit (shape_cap_depth); never an id of the trace's own methods. */
 #define CALLTREE_FOLDED_METHOD (UINT32_MAX - 1)
+/* Method id of the pseudo-frame that holds the cold contexts folded away
+ * to keep a tree within a budget (calltree_fold, the agent's
+ * maxcontexts=); never an id of the trace's own methods. */
+#define CALLTREE_COLD_METHOD (UINT32_MAX - 2)
 
 /*
  * Compensation hook: returns the calibrated value (>= 0; negative results
@@ -89,6 +93,8 @@ struct calltree_stats {
 	uint64_t open_frames;		   /* frames still open at the last event */
 	uint64_t backwards;		   /* metric deltas < 0, charged as 0 */
 	uint64_t controls[JCAL_CTL_COUNT]; /* region stops, starts, marks */
+	uint64_t folded_contexts;	   /* contexts folded into a cold pseudo-frame */
+	uint64_t folded_calls;		   /* the calls those contexts had */
 };
 
 struct calltree {

@@ -1,0 +1,206 @@
+/*
+ * calltree_fold.c - folding of cold contexts (see calltree_fold.h).
+ */
+#include "calltree_fold.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pre-order of the nodes (order has t->nnodes entries), without a stack. */
+static void preorder(const struct calltree *t, uint32_t *order)
+{
+	uint32_t n = CALLTREE_ROOT, idx = 0;
+
+	for (;;) {
+		order[idx++] = n;
+		if (t->nodes[n].first_child != CALLTREE_NONE) {
+			n = t->nodes[n].first_child;
+			continue;
+		}
+		while (n != CALLTREE_ROOT && t->nodes[n].next_sibling == CALLTREE_NONE)
+			n = t->nodes[n].parent;
+		if (n == CALLTREE_ROOT)
+			return;
+		n = t->nodes[n].next_sibling;
+	}
+}
+
+int calltree_heat(const struct calltree *t, uint64_t *heat)
+{
+	uint32_t *order = malloc((size_t)t->nnodes * sizeof(*order));
+
+	if (!order)
+		return -ENOMEM;
+	preorder(t, order);
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		heat[i] = t->nodes[i].raw_base[0];
+	for (uint32_t i = t->nnodes; i-- > 1;) {
+		uint32_t n = order[i];
+
+		heat[t->nodes[n].parent] += heat[n];
+	}
+	free(order);
+	heat[CALLTREE_ROOT] = CALLTREE_HOT;
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].method == CALLTREE_COLD_METHOD)
+			heat[i] = CALLTREE_HOT;
+	for (uint32_t d = 0; d < t->keys.depth; d++)
+		heat[t->stack[d]] = CALLTREE_HOT;
+	return 0;
+}
+
+/* Marks the nodes to remove: below cutoff, or below a removed one. */
+static uint32_t mark(const struct calltree *t, const uint32_t *order, const uint64_t *heat,
+		     uint64_t cutoff, uint8_t *removed)
+{
+	uint32_t n = 0;
+
+	removed[CALLTREE_ROOT] = 0;
+	for (uint32_t i = 1; i < t->nnodes; i++) {
+		uint32_t v = order[i];
+
+		removed[v] = removed[t->nodes[v].parent] || heat[v] < cutoff;
+		n += removed[v];
+	}
+	return n;
+}
+
+/* The new node array and children map without the removed nodes, children
+ * in their old order: allocated by compact_alloc (which may fail), filled
+ * by compact (which cannot). newidx maps old indices to new ones. */
+struct compaction {
+	struct calltree_node *nodes;
+	struct u64map map;
+	uint32_t kept;
+};
+
+static int compact_alloc(struct compaction *c, uint32_t kept)
+{
+	c->kept = kept;
+	c->nodes = malloc((size_t)kept * sizeof(*c->nodes));
+	if (!c->nodes || u64map_init(&c->map, (size_t)kept + 1)) {
+		free(c->nodes);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void compact(struct calltree *t, struct compaction *c, const uint8_t *removed,
+		    uint32_t *newidx)
+{
+	struct calltree_node *nn = c->nodes;
+	uint32_t j = 0;
+
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		newidx[i] = removed[i] ? CALLTREE_NONE : j++;
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		struct calltree_node *n;
+
+		if (removed[i])
+			continue;
+		n = &nn[newidx[i]];
+		*n = t->nodes[i];
+		n->parent = i == CALLTREE_ROOT ? CALLTREE_NONE : newidx[t->nodes[i].parent];
+		n->first_child = n->last_child = n->next_sibling = n->hint = CALLTREE_NONE;
+	}
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		if (removed[i])
+			continue;
+		for (uint32_t ch = t->nodes[i].first_child; ch != CALLTREE_NONE;
+		     ch = t->nodes[ch].next_sibling) {
+			struct calltree_node *p = &nn[newidx[i]];
+
+			if (removed[ch])
+				continue;
+			if (p->last_child == CALLTREE_NONE)
+				p->first_child = newidx[ch];
+			else
+				nn[p->last_child].next_sibling = newidx[ch];
+			p->last_child = newidx[ch];
+			/* the map has room for every node: this cannot fail */
+			(void)u64map_put(&c->map, ((uint64_t)newidx[i] << 32) | nn[newidx[ch]].method,
+					 newidx[ch]);
+		}
+	}
+	free(t->nodes);
+	t->nodes = nn;
+	t->nnodes = t->cap = c->kept;
+	u64map_free(&t->children);
+	t->children = c->map;
+	for (uint32_t d = 0; d < t->keys.depth; d++)
+		t->stack[d] = newidx[t->stack[d]];
+}
+
+/* Each removed subtree's figures up to its top, then into the pseudo-frame
+ * of the top's parent (created already). */
+static void move_figures(struct calltree *t, const uint32_t *order, uint32_t n0,
+			 const uint8_t *removed)
+{
+	for (uint32_t i = n0; i-- > 1;) {
+		uint32_t v = order[i], p = t->nodes[v].parent;
+		struct calltree_node *n = &t->nodes[v], *to;
+
+		if (!removed[v])
+			continue;
+		if (n->method != CALLTREE_COLD_METHOD) {
+			t->stats.folded_contexts++;
+			t->stats.folded_calls += n->calls;
+		}
+		if (removed[p]) {
+			to = &t->nodes[p];
+		} else {
+			to = &t->nodes[*u64map_find(&t->children,
+						    ((uint64_t)p << 32) | CALLTREE_COLD_METHOD)];
+			to->calls += n->calls;
+		}
+		for (unsigned m = 0; m < t->nmetrics; m++) {
+			to->raw_base[m] += n->raw_base[m];
+			to->base[m] += n->base[m];
+		}
+	}
+}
+
+int64_t calltree_fold(struct calltree *t, const uint64_t *heat, uint64_t cutoff)
+{
+	uint32_t n0 = t->nnodes, nremoved, *order, *newidx = NULL;
+	struct compaction c;
+	uint8_t *removed;
+	int err = -ENOMEM;
+
+	if (t->finished)
+		return -EINVAL;
+	order = malloc((size_t)n0 * sizeof(*order));
+	removed = malloc((size_t)n0 * 2);
+	if (!order || !removed)
+		goto out;
+	preorder(t, order);
+	nremoved = mark(t, order, heat, cutoff, removed);
+	if (!nremoved) {
+		err = 0;
+		goto out;
+	}
+	/* Everything that allocates comes first, while a failure still leaves
+	 * the tree as it was (an empty pseudo-frame at most). */
+	for (uint32_t i = 1; i < n0; i++) {
+		uint32_t v = order[i], f;
+
+		if (removed[v] && !removed[t->nodes[v].parent]) {
+			if (calltree_child(t, t->nodes[v].parent, CALLTREE_COLD_METHOD, &f))
+				goto out;
+			if (f >= n0)
+				removed[f] = 0;
+		}
+	}
+	newidx = malloc((size_t)t->nnodes * sizeof(*newidx));
+	if (!newidx || compact_alloc(&c, t->nnodes - nremoved))
+		goto out;
+	move_figures(t, order, n0, removed);
+	compact(t, &c, removed, newidx);
+	err = 0;
+out:
+	free(order);
+	free(removed);
+	free(newidx);
+	return err ? err : (int64_t)n0 - (int64_t)t->nnodes;
+}
