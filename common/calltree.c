@@ -323,6 +323,24 @@ done:
 	return 0;
 }
 
+void calltree_preorder(const struct calltree *t, uint32_t *order)
+{
+	uint32_t n = CALLTREE_ROOT, idx = 0;
+
+	for (;;) {
+		order[idx++] = n;
+		if (t->nodes[n].first_child != CALLTREE_NONE) {
+			n = t->nodes[n].first_child;
+			continue;
+		}
+		while (n != CALLTREE_ROOT && t->nodes[n].next_sibling == CALLTREE_NONE)
+			n = t->nodes[n].parent;
+		if (n == CALLTREE_ROOT)
+			return;
+		n = t->nodes[n].next_sibling;
+	}
+}
+
 int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
 {
 	return child_get(t, parent, method, out);

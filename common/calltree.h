@@ -139,4 +139,9 @@ int calltree_finish(struct calltree *t);
  * -ENOMEM. */
 int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out);
 
+/* The nodes in pre-order, children in creation order (order has nnodes
+ * entries; a parent always comes before its children), at any time, not
+ * only after calltree_finish. */
+void calltree_preorder(const struct calltree *t, uint32_t *order);
+
 #endif

@@ -7,32 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pre-order of the nodes (order has t->nnodes entries), without a stack. */
-static void preorder(const struct calltree *t, uint32_t *order)
-{
-	uint32_t n = CALLTREE_ROOT, idx = 0;
-
-	for (;;) {
-		order[idx++] = n;
-		if (t->nodes[n].first_child != CALLTREE_NONE) {
-			n = t->nodes[n].first_child;
-			continue;
-		}
-		while (n != CALLTREE_ROOT && t->nodes[n].next_sibling == CALLTREE_NONE)
-			n = t->nodes[n].parent;
-		if (n == CALLTREE_ROOT)
-			return;
-		n = t->nodes[n].next_sibling;
-	}
-}
-
 int calltree_heat(const struct calltree *t, uint64_t *heat)
 {
 	uint32_t *order = malloc((size_t)t->nnodes * sizeof(*order));
 
 	if (!order)
 		return -ENOMEM;
-	preorder(t, order);
+	calltree_preorder(t, order);
 	for (uint32_t i = 0; i < t->nnodes; i++)
 		heat[i] = t->nodes[i].raw_base[0];
 	for (uint32_t i = t->nnodes; i-- > 1;) {
@@ -174,7 +155,7 @@ int64_t calltree_fold(struct calltree *t, const uint64_t *heat, uint64_t cutoff)
 	removed = malloc((size_t)n0 * 2);
 	if (!order || !removed)
 		goto out;
-	preorder(t, order);
+	calltree_preorder(t, order);
 	nremoved = mark(t, order, heat, cutoff, removed);
 	if (!nremoved) {
 		err = 0;

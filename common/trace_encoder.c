@@ -355,3 +355,63 @@ void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text)
 	p = put_str(p, text);
 	rec_end(rb, TRACE_REC_LABEL, s, p);
 }
+
+/* ---- tree snapshots (3.0) ---- */
+
+void trace_snapshot_header(uint8_t out[TRACE_FILE_HEADER_LEN])
+{
+	trace_file_header(out);
+	put_u16(out + 8, TRACE_SNAPSHOT_VERSION_MAJOR);
+	put_u16(out + 10, TRACE_SNAPSHOT_VERSION_MINOR);
+	put_u32(out + TRACE_HEADER_CRC_OFFSET, (uint32_t)crc32(0L, out, TRACE_HEADER_CRC_OFFSET));
+}
+
+void trace_rec_tree_thread(struct trace_recbuf *rb, const struct trace_tree_thread *t)
+{
+	uint8_t *s = rec_begin(rb, 1 + (4 + TRACE_TS_COUNT) * VARINT_MAX_LEN);
+	unsigned nm = t->nmetrics > JCAL_MAX_METRICS ? JCAL_MAX_METRICS : t->nmetrics;
+
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, t->serial);
+	*p++ = (uint8_t)nm;
+	p += varint_put(p, t->nodes);
+	p += varint_put(p, t->flags);
+	p += varint_put(p, TRACE_TS_COUNT);
+	for (unsigned i = 0; i < TRACE_TS_COUNT; i++)
+		p += varint_put(p, t->stat[i]);
+	rec_end(rb, TRACE_REC_TREE_THREAD, s, p);
+}
+
+void trace_rec_tree_nodes(struct trace_recbuf *rb, const struct trace_tree_node *nodes,
+			  uint32_t count)
+{
+	unsigned nm;
+	uint8_t *s, *p;
+
+	if (!count)
+		return;
+	nm = nodes[0].nmetrics > JCAL_MAX_METRICS ? JCAL_MAX_METRICS : nodes[0].nmetrics;
+	s = rec_begin(rb, 1 + 3 * VARINT_MAX_LEN +
+			      (size_t)count * (3 + 2 * JCAL_MAX_METRICS) * VARINT_MAX_LEN);
+	if (!s)
+		return;
+	p = s;
+	p += varint_put(p, nodes[0].serial);
+	*p++ = (uint8_t)nm;
+	p += varint_put(p, nodes[0].index);
+	p += varint_put(p, count);
+	for (uint32_t i = 0; i < count; i++) {
+		const struct trace_tree_node *n = &nodes[i];
+
+		p += varint_put(p, n->index ? n->index - n->parent : 0);
+		p += varint_put(p, n->method);
+		p += varint_put(p, n->calls);
+		for (unsigned m = 0; m < nm; m++) {
+			p += varint_put(p, n->raw[m]);
+			p += varint_put(p, n->comp[m]);
+		}
+	}
+	rec_end(rb, TRACE_REC_TREE_NODES, s, p);
+}

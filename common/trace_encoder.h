@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "trace_format.h"
+#include "trace_tree.h"
 #include "varint.h"
 
 /* Largest encoding of one event: tag, method id, one zigzag varint per metric. */
@@ -143,6 +144,16 @@ void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text);
 
 /* The file header (TRACE_FILE_HEADER_LEN bytes), its stop field "none". */
 void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN]);
+
+/* The file header of a tree snapshot (format 3.0). */
+void trace_snapshot_header(uint8_t out[TRACE_FILE_HEADER_LEN]);
+
+/* A thread's TREE_THREAD record, then its nodes in TREE_NODES records of
+ * consecutive nodes (nodes[0].index first; serial and nmetrics of
+ * nodes[0]; at most TRACE_TREE_NODES_PER_RECORD each). */
+void trace_rec_tree_thread(struct trace_recbuf *rb, const struct trace_tree_thread *t);
+void trace_rec_tree_nodes(struct trace_recbuf *rb, const struct trace_tree_node *nodes,
+			  uint32_t count);
 
 /* CRC of a chunk: header bytes before the CRC field, then the payload. */
 uint32_t trace_chunk_crc(const uint8_t *header, const uint8_t *payload, size_t payload_len);

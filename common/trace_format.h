@@ -25,6 +25,13 @@
  * header too, the file header has a CRC and a stop field, END counts are
  * checked. This reader also reads 1.x. */
 #define TRACE_VERSION_MINOR 0
+/* A tree snapshot (the agent's output=tree): a 2.0 file whose trees come in
+ * TREE_THREAD and TREE_NODES records instead of events. It has its own
+ * major version, so that a 2.x reader, which skips records it does not
+ * know, refuses it rather than showing empty trees. This reader reads 3.x
+ * as it reads 2.x. */
+#define TRACE_SNAPSHOT_VERSION_MAJOR 3
+#define TRACE_SNAPSHOT_VERSION_MINOR 0
 
 /* Why the agent stopped writing before the end (the stop field). */
 enum trace_stop {
@@ -61,6 +68,11 @@ enum trace_record_kind {
 	TRACE_REC_COMPILED_UNLOAD = 7, /* varint method id, varint time_ns */
 	TRACE_REC_END = 8,   /* varint events, varint threads, varint lost events: clean shutdown */
 	TRACE_REC_LABEL = 9, /* varint id, str text: a mark's label (1.1) */
+	/* 3.0 (tree snapshots, common/trace_tree.h): */
+	TRACE_REC_TREE_THREAD = 10, /* varint serial, u8 nmetrics, varint nodes, varint flags,
+				       varint n, n x varint stat */
+	TRACE_REC_TREE_NODES = 11,  /* varint serial, u8 nmetrics, varint first, varint count,
+				       count x node */
 };
 
 /* Event tag byte in an EVENTS chunk:

@@ -210,7 +210,69 @@ static const char *const rec_names[] = {
     [TRACE_REC_COMPILED_UNLOAD] = "COMPILED_UNLOAD",
     [TRACE_REC_END] = "END",
     [TRACE_REC_LABEL] = "LABEL",
+    [TRACE_REC_TREE_THREAD] = "TREE_THREAD",
+    [TRACE_REC_TREE_NODES] = "TREE_NODES",
 };
+
+static int decode_tree_thread(struct trace_dec *d, struct cur *c)
+{
+	const struct trace_visitor *v = d->v;
+	struct trace_tree_thread t;
+	uint64_t n;
+
+	memset(&t, 0, sizeof(t));
+	t.serial = cur_u32(c);
+	t.nmetrics = cur_u8(c);
+	t.nodes = cur_u32(c);
+	t.flags = cur_u32(c);
+	n = cur_uv(c);
+	for (uint64_t i = 0; i < n && !c->bad; i++) {
+		uint64_t x = cur_uv(c);
+
+		if (i < TRACE_TS_COUNT)
+			t.stat[i] = x;
+	}
+	if (c->bad || t.nmetrics < 1 || t.nmetrics > JCAL_MAX_METRICS || t.nodes < 1)
+		return -1;
+	/* a callback's refusal is not a malformed record */
+	return v && v->tree_thread && v->tree_thread(v->ctx, &t) ? 1 : 0;
+}
+
+/* Nodes of a TREE_NODES record, one callback each; a parent must come
+ * before its child. */
+static int decode_tree_nodes(struct trace_dec *d, struct cur *c)
+{
+	const struct trace_visitor *v = d->v;
+	struct trace_tree_node n;
+	uint32_t count;
+
+	memset(&n, 0, sizeof(n));
+	n.serial = cur_u32(c);
+	n.nmetrics = cur_u8(c);
+	n.index = cur_u32(c);
+	count = cur_u32(c);
+	if (c->bad || n.nmetrics < 1 || n.nmetrics > JCAL_MAX_METRICS)
+		return -1;
+	for (uint32_t i = 0; i < count; i++, n.index++) {
+		uint64_t up = cur_uv(c);
+		int r;
+
+		n.method = cur_u32(c);
+		n.calls = cur_uv(c);
+		for (unsigned m = 0; m < n.nmetrics; m++) {
+			n.raw[m] = cur_uv(c);
+			n.comp[m] = cur_uv(c);
+		}
+		/* the root has no parent; any other node's is an earlier one */
+		if (c->bad || n.index == UINT32_MAX || (n.index == 0) != (up == 0) || up > n.index)
+			return -1;
+		n.parent = n.index - (uint32_t)up;
+		r = v && v->tree_node ? v->tree_node(v->ctx, &n) : 0;
+		if (r)
+			return 1;
+	}
+	return 0;
+}
 
 /* Decodes one known record; returns the callback's result, -1 when the
  * record is malformed, or -2 when it failed with its own message. */
@@ -311,6 +373,10 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		}
 		d->res->has_end = 1;
 		return v && v->end ? v->end(ctx, &e) : 0;
+	case TRACE_REC_TREE_THREAD:
+		return decode_tree_thread(d, c);
+	case TRACE_REC_TREE_NODES:
+		return decode_tree_nodes(d, c);
 	case TRACE_REC_LABEL: {
 		uint32_t id = cur_u32(c);
 		const char *text = cur_str(c);
@@ -648,11 +714,13 @@ enum trace_status trace_read_stream(FILE *f, const char *name, const struct trac
 	if (n >= 12) {
 		res->version_major = major;
 		res->version_minor = (unsigned)h[10] | (unsigned)h[11] << 8;
-		if (major != 1 && major != TRACE_VERSION_MAJOR)
+		if (major != 1 && major != TRACE_VERSION_MAJOR &&
+		    major != TRACE_SNAPSHOT_VERSION_MAJOR)
 			return fail(res, name, TRACE_CORRUPT,
 				    "unsupported format version %u.%u at byte 8 (this reader reads "
-				    "1.x and %d.x)",
-				    res->version_major, res->version_minor, TRACE_VERSION_MAJOR);
+				    "1.x, %d.x and tree snapshots %d.x)",
+				    res->version_major, res->version_minor, TRACE_VERSION_MAJOR,
+				    TRACE_SNAPSHOT_VERSION_MAJOR);
 	}
 	if (n == TRACE_FILE_HEADER_LEN_V1 && hlen > n) {
 		n += fread(h + n, 1, hlen - n, f);

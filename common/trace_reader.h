@@ -6,7 +6,8 @@
  * tail is cut off (JVM killed mid-write) reads up to the last complete chunk
  * and reports TRACE_TRUNCATED; a bad magic, CRC or record, or an END record
  * whose counts disagree with what the file holds, is TRACE_CORRUPT. Reads
- * format 2.x and 1.x (whose CRCs did not cover headers).
+ * format 2.x, 1.x (whose CRCs did not cover headers) and the tree
+ * snapshots of 3.x (2.x plus tree records).
  */
 #ifndef JCAL_TRACE_READER_H
 #define JCAL_TRACE_READER_H
@@ -15,6 +16,7 @@
 #include <stdio.h>
 
 #include "trace_format.h"
+#include "trace_tree.h"
 
 struct trace_method {
 	uint32_t id;
@@ -69,6 +71,9 @@ struct trace_visitor {
 	int (*event)(void *ctx, const struct trace_event *e);
 	int (*end)(void *ctx, const struct trace_end *e);
 	int (*label)(void *ctx, uint32_t id, const char *text);
+	/* Tree snapshots (3.0): a thread's tree, then each of its nodes. */
+	int (*tree_thread)(void *ctx, const struct trace_tree_thread *t);
+	int (*tree_node)(void *ctx, const struct trace_tree_node *n);
 };
 
 enum trace_status {

@@ -10,9 +10,11 @@
 
 #include "grow.h"
 #include "names.h"
+#include "tree_snapshot.h"
 
 #define ROOT_NAME "<thread root>"
 #define FOLDED_NAME "<deeper frames folded>"
+#define COLD_NAME "<cold contexts>"
 
 void model_init(struct model *m, const struct calltree_comp *comp)
 {
@@ -60,6 +62,7 @@ void model_free(struct model *m)
 	HASH_ITER (hh, m->threads, t, ttmp) {
 		HASH_DEL(m->threads, t);
 		calltree_free(&t->tree);
+		free(t->snap_map);
 		free(t->name);
 		free(t);
 	}
@@ -293,7 +296,7 @@ static int on_event(void *ctx, const struct trace_event *e)
 	uint64_t buf[JCAL_MAX_METRICS];
 	int err;
 
-	if (!t || t->serial != e->thread || !t->has_tree)
+	if (!t || t->serial != e->thread || !t->has_tree || t->snap_map)
 		return on_event_slow(m, e);
 	if (e->nmetrics != t->tree.nmetrics) {
 		memset(buf, 0, sizeof(buf));
@@ -320,6 +323,11 @@ static int on_event_slow(struct model *m, const struct trace_event *e)
 
 	if (!t)
 		return oom(m);
+	if (m->snapshot) {
+		snprintf(m->err, sizeof(m->err),
+			 "thread #%u: events in a tree snapshot (a file holds either)", e->thread);
+		return -1;
+	}
 	if (!t->has_tree) {
 		unsigned n = e->nmetrics ? e->nmetrics : 1;
 
@@ -332,6 +340,79 @@ static int on_event_slow(struct model *m, const struct trace_event *e)
 			m->nmetrics = n;
 	}
 	return on_event(m, e);
+}
+
+/* A tree snapshot's thread: its tree comes node by node (on_tree_node). */
+static int on_tree_thread(void *ctx, const struct trace_tree_thread *tt)
+{
+	struct model *m = ctx;
+	struct model_thread *t = thread_get(m, tt->serial);
+
+	if (!t)
+		return oom(m);
+	if (t->has_tree) {
+		snprintf(m->err, sizeof(m->err), "thread #%u: %s", tt->serial,
+			 t->snap_map ? "a second tree in the snapshot"
+				     : "a tree after events (a file holds either)");
+		return -1;
+	}
+	if (calltree_init(&t->tree, tt->nmetrics, NULL) ||
+	    !(t->snap_map = malloc((size_t)tt->nodes * sizeof(*t->snap_map))))
+		return oom(m);
+	tree_snapshot_stats_back(tt->stat, &t->tree.stats);
+	t->has_tree = 1;
+	t->snap_flags = tt->flags;
+	t->snap_nodes = tt->nodes;
+	t->snap_next = 0;
+	m->snapshot = 1;
+	if (tt->nmetrics > m->nmetrics)
+		m->nmetrics = tt->nmetrics;
+	return 0;
+}
+
+/* One node of a snapshot's tree, after its parent. Copies of one method
+ * (model.h, aliased) merge as they do in a tree built from events. */
+static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
+{
+	struct model *m = ctx;
+	struct model_thread *t = thread_get(m, tn->serial);
+	struct calltree_node *n;
+	uint32_t idx = CALLTREE_ROOT;
+
+	if (!t)
+		return oom(m);
+	if (!t->snap_map || tn->index != t->snap_next || tn->index >= t->snap_nodes ||
+	    tn->nmetrics != t->tree.nmetrics) {
+		snprintf(m->err, sizeof(m->err),
+			 "thread #%u: tree node %u out of place (expected node %u of %u, %u "
+			 "metrics)",
+			 tn->serial, tn->index, t->snap_next, t->snap_nodes, t->tree.nmetrics);
+		return -1;
+	}
+	if (tn->index && calltree_child(&t->tree, t->snap_map[tn->parent],
+					event_method(m, tn->method), &idx))
+		return oom(m);
+	t->snap_map[t->snap_next++] = idx;
+	n = &t->tree.nodes[idx];
+	if (tn->index)
+		n->calls += tn->calls;
+	else
+		n->calls = tn->calls;
+	for (unsigned i = 0; i < tn->nmetrics; i++) {
+		n->raw_base[i] += tn->raw[i];
+		n->base[i] += m->snapshot_raw ? tn->raw[i] : tn->comp[i];
+	}
+	return 0;
+}
+
+int model_snapshot_compensated(const struct model *m)
+{
+	if (!m->snapshot || m->snapshot_raw)
+		return 0;
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->thread_list && m->thread_list[i]->snap_flags & TRACE_TREE_COMPENSATED)
+			return 1;
+	return 0;
 }
 
 static int on_end(void *ctx, const struct trace_end *e)
@@ -355,6 +436,8 @@ void model_visitor(struct model *m, struct trace_visitor *v)
 	v->compiled = on_compiled;
 	v->event = on_event;
 	v->end = on_end;
+	v->tree_thread = on_tree_thread;
+	v->tree_node = on_tree_node;
 }
 
 enum trace_status model_load(struct model *m, const char *path, struct trace_result *res)
@@ -471,6 +554,14 @@ int model_finish(struct model *m)
 				return oom(m);
 			t->has_tree = 1;
 		}
+		if (t->snap_map && t->snap_next != t->snap_nodes) {
+			snprintf(m->err, sizeof(m->err),
+				 "thread #%u: the snapshot has %u of its %u tree nodes", t->serial,
+				 t->snap_next, t->snap_nodes);
+			return -1;
+		}
+		free(t->snap_map);
+		t->snap_map = NULL;
 		if (calltree_finish(&t->tree))
 			return oom(m);
 		m->thread_list[i++] = t;
@@ -526,6 +617,8 @@ const char *model_method_name(const struct model *m, uint32_t id)
 		return ROOT_NAME;
 	if (id == CALLTREE_FOLDED_METHOD)
 		return FOLDED_NAME;
+	if (id == CALLTREE_COLD_METHOD)
+		return COLD_NAME;
 	HASH_FIND(hh, m->methods, &id, sizeof(id), mm);
 	return mm && mm->display ? mm->display : "<unknown method>";
 }

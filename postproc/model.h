@@ -54,6 +54,11 @@ struct model_thread {
 	unsigned nstart_metric, nend_metric;
 	uint64_t start_metric[JCAL_MAX_METRICS], end_metric[JCAL_MAX_METRICS];
 	struct calltree tree;
+	/* A tree snapshot's thread (TREE_THREAD): its flags (TRACE_TREE_*),
+	 * and while its nodes are read, the tree node of each snapshot index. */
+	uint32_t snap_flags;
+	uint32_t *snap_map;
+	uint32_t snap_nodes, snap_next;
 	UT_hash_handle hh;
 };
 
@@ -96,6 +101,10 @@ struct model {
 	struct model_metric metric[JCAL_MAX_METRICS];
 	struct calltree_comp comp; /* compensation hook for every tree */
 	int has_comp;
+	/* A tree snapshot (format 3.x): trees from TREE records, no events.
+	 * snapshot_raw: its compensated figures are replaced by the raw ones
+	 * (--raw). */
+	int snapshot, snapshot_raw;
 	int has_end;
 	struct trace_end end;
 	uint64_t compiled_loads, compiled_unloads;
@@ -104,6 +113,10 @@ struct model {
 
 void model_init(struct model *m, const struct calltree_comp *comp);
 void model_free(struct model *m);
+
+/* Whether the trees m holds came from a tree snapshot whose figures were
+ * compensated in the agent (and are shown so: not --raw). */
+int model_snapshot_compensated(const struct model *m);
 
 /* The reader callbacks that fill m. */
 void model_visitor(struct model *m, struct trace_visitor *v);
