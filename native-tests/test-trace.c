@@ -1276,10 +1276,10 @@ static void test_empty_and_bad_headers(void)
 	coll_free(&c);
 
 	trace_file_header(h);
-	h[8] = 3;
+	h[8] = 4; /* 3.x are tree snapshots */
 	h[10] = 1;
 	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_CORRUPT);
-	CHECK(strstr(res.msg, "version 3.1 at byte 8") != NULL);
+	CHECK(strstr(res.msg, "version 4.1 at byte 8") != NULL);
 	coll_free(&c);
 
 	/* A newer minor version and unknown flags are read (with their CRC). */
