@@ -19,6 +19,11 @@ const char *jcal_mode_name(enum jcal_mode m)
 	return m == JCAL_MODE_BCI ? "bci" : "events";
 }
 
+const char *jcal_output_name(enum jcal_output o)
+{
+	return o == JCAL_OUTPUT_TREE ? "tree" : o == JCAL_OUTPUT_BOTH ? "both" : "trace";
+}
+
 static int fail(char *err, size_t errlen, const char *fmt, const char *tok)
 {
 	snprintf(err, errlen, fmt, tok);
@@ -278,6 +283,41 @@ static int opt_mode(struct jcal_options *o, const char *val, const char *tok, ch
 	return 0;
 }
 
+static int opt_output(struct jcal_options *o, const char *val, const char *tok, char *err,
+		      size_t errlen)
+{
+	if (!strcmp(val, "trace"))
+		o->output = JCAL_OUTPUT_TRACE;
+	else if (!strcmp(val, "tree"))
+		o->output = JCAL_OUTPUT_TREE;
+	else if (!strcmp(val, "both"))
+		o->output = JCAL_OUTPUT_BOTH;
+	else
+		return fail(err, errlen, "bad value in option '%s' (expected trace, tree or both)",
+			    tok);
+	return 0;
+}
+
+_Static_assert(JCAL_MAXCONTEXTS_MIN == 1000 && JCAL_MAXCONTEXTS_MAX == 1000000000,
+	       "the maxcontexts= error message names the bounds");
+
+static int opt_maxcontexts(struct jcal_options *o, const char *val, const char *tok, char *err,
+			   size_t errlen)
+{
+	unsigned long long n = 0;
+	const char *p = val;
+
+	for (; *p >= '0' && *p <= '9' && n <= JCAL_MAXCONTEXTS_MAX; p++)
+		n = n * 10 + (unsigned)(*p - '0');
+	if (p == val || *p || n < JCAL_MAXCONTEXTS_MIN || n > JCAL_MAXCONTEXTS_MAX)
+		return fail(err, errlen,
+			    "bad value in option '%s' (expected a number of contexts from 1000 "
+			    "to 1000000000)",
+			    tok);
+	o->maxcontexts = n;
+	return 0;
+}
+
 static int opt_loglevel(struct jcal_options *o, const char *val, const char *tok, char *err,
 			size_t errlen)
 {
@@ -328,6 +368,16 @@ static const struct opt_row {
      "mode=bci: do not instrument matching classes; default\n"
      "(without include=) java.* javax.* jdk.* sun.* com.sun.*",
      opt_exclude},
+    {"output", "trace|tree|both", ONCE,
+     "with trace: every event to out= (trace, default); or each\n"
+     "thread's calling-context tree built in memory, a snapshot\n"
+     "to out= at the end (tree); or the trace to out= and a\n"
+     "snapshot to out=.tree (both, to check one against the other)",
+     opt_output},
+    {"maxcontexts", "N", ONCE,
+     "output=tree|both: at most about N calling contexts in all\n"
+     "(1000 or more); the coldest fold into <cold contexts>",
+     opt_maxcontexts},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"
      "between jcal.Control.start() and stop() of each thread",
@@ -351,7 +401,7 @@ static const struct opt_row {
 #define NROWS (sizeof(opt_rows) / sizeof(opt_rows[0]))
 _Static_assert(NROWS <= 32, "the once-seen set of jcal_options_parse is a 32-bit mask");
 
-static char help_text[4096];
+static char help_text[8192];
 
 /* The help table, generated from opt_rows on first use. */
 const char *jcal_options_help(void)
@@ -471,6 +521,26 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 	if ((o->bci_include[0] || o->bci_exclude[0]) && o->mode != JCAL_MODE_BCI) {
 		snprintf(err, errlen, "option '%s' needs mode=bci",
 			 o->bci_include[0] ? "include=" : "exclude=");
+		return -1;
+	}
+	if (o->maxcontexts && o->output == JCAL_OUTPUT_TRACE) {
+		snprintf(err, errlen, "option 'maxcontexts=%llu' needs output=tree or output=both",
+			 (unsigned long long)o->maxcontexts);
+		return -1;
+	}
+	if (o->output != JCAL_OUTPUT_TRACE && o->command == JCAL_CMD_CALIBRATE) {
+		snprintf(err, errlen, "option 'output=%s' goes with trace, not calibrate",
+			 jcal_output_name(o->output));
+		return -1;
+	}
+	/* in-run samples are events, which a tree in memory does not keep;
+	 * the trees are compensated with the stored table */
+	if (o->output != JCAL_OUTPUT_TRACE &&
+	    (o->recalibrate_start || o->recalibrate_end || o->recalibrate_period_s)) {
+		snprintf(err, errlen,
+			 "option 'output=%s' cannot go with recalibrate= (the trees are "
+			 "compensated with the stored table; use output=trace)",
+			 jcal_output_name(o->output));
 		return -1;
 	}
 	/* Only calibrate writes a table; recalibrate= keeps its samples in the trace. */

@@ -8,6 +8,7 @@
 #define JCAL_OPTIONS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -30,6 +31,17 @@ enum jcal_mode {
 	JCAL_MODE_EVENTS = 0,
 	JCAL_MODE_BCI,
 };
+
+/* output=: what a trace run writes (README.md, "Agent options"). */
+enum jcal_output {
+	JCAL_OUTPUT_TRACE = 0, /* every event to out= */
+	JCAL_OUTPUT_TREE,      /* calling-context trees in memory; a snapshot to out= */
+	JCAL_OUTPUT_BOTH,      /* the trace to out=, and a snapshot to out=.tree at the end */
+};
+
+/* maxcontexts= bounds: below the minimum, folding would run all the time. */
+#define JCAL_MAXCONTEXTS_MIN 1000u
+#define JCAL_MAXCONTEXTS_MAX 1000000000u
 
 enum jcal_loglevel {
 	JCAL_LOG_ERROR = 0,
@@ -58,6 +70,8 @@ struct jcal_options {
 	 * order given (include=/exclude= may repeat); empty = none given. */
 	char bci_include[JCAL_OPT_PATH_MAX];
 	char bci_exclude[JCAL_OPT_PATH_MAX];
+	enum jcal_output output;
+	uint64_t maxcontexts; /* 0 = no limit */
 };
 
 /* Excluded in mode=bci unless include= is given (then only the included
@@ -78,6 +92,7 @@ int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out,
 const char *jcal_options_help(void);
 
 const char *jcal_mode_name(enum jcal_mode m);
+const char *jcal_output_name(enum jcal_output o);
 
 /* Glob match of a class name against one pattern: '*' any run of characters
  * (dots included), '?' one character. name may be in internal form ("a/b/C",
