@@ -26,6 +26,7 @@
 #include "method_table.h"
 #include "thread_state.h"
 #include "trace_file.h"
+#include "tree_recorder.h"
 
 static atomic_int finished;
 static atomic_int loaded;		/* Agent_OnLoad ran once in this process */
@@ -101,6 +102,21 @@ static void meta_exec_mode(jvmtiEnv *jvmti, struct trace_recbuf *rb)
 	jvmti_free(jvmti, value);
 }
 
+/* The JVM's own properties, which it has from the start (java.version
+ * comes at VMInit); the calibration fingerprint takes them, and the trees
+ * choose their table with it before any event (tree_recorder.h). */
+static void write_jvm_meta(jvmtiEnv *jvmti)
+{
+	struct trace_recbuf *rb = trace_file_lock();
+
+	meta_property(jvmti, rb, "jvm.name", "java.vm.name");
+	meta_property(jvmti, rb, "jvm.vendor", "java.vm.vendor");
+	meta_property(jvmti, rb, "jvm.version", "java.vm.version");
+	meta_exec_mode(jvmti, rb);
+	trace_file_unlock();
+	tree_recorder_choose_table();
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
@@ -145,12 +161,9 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 			    "jdk.internal.misc.CarrierThread not found: every platform thread's "
 			    "state is looked up in JVMTI TLS");
 	}
+	/* java.version is a JDK property, not there before VMInit */
 	rb = trace_file_lock();
-	meta_property(jvmti, rb, "jvm.name", "java.vm.name");
-	meta_property(jvmti, rb, "jvm.vendor", "java.vm.vendor");
-	meta_property(jvmti, rb, "jvm.version", "java.vm.version");
 	meta_property(jvmti, rb, "java.version", "java.version");
-	meta_exec_mode(jvmti, rb);
 	trace_file_unlock();
 	trace_file_flush();
 	if (jcal.opts.mode == JCAL_MODE_BCI)
@@ -278,7 +291,15 @@ static void finish_trace(JNIEnv *jni)
 	if (jcal.metrics.tsc_hz)
 		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
 	trace_file_unlock();
+	/* output=tree|both: the snapshot (tree_recorder.h); tree has no trace */
+	if (jcal.opts.output == JCAL_OUTPUT_TREE) {
+		tree_recorder_finish();
+		trace_file_close();
+		return;
+	}
 	trace_file_write_end(threads, lost);
+	if (jcal.opts.output == JCAL_OUTPUT_BOTH)
+		tree_recorder_finish();
 	bytes = trace_file_close();
 	metric_set_names(&jcal.metrics, names, sizeof(names));
 	jcal_info("wrote %s: %llu events, %llu threads, %u methods, metric %s, %llu bytes "
@@ -407,6 +428,19 @@ jint agent_load_options(JavaVM *vm, const char *options)
 	return JNI_OK;
 }
 
+/* output=tree|both: the trees, their snapshot at out= (tree) or
+ * <out>.tree (both, beside the trace). */
+static int start_trees(char *err, size_t errlen)
+{
+	char path[JCAL_OPT_PATH_MAX + 8];
+
+	snprintf(path, sizeof(path), "%s%s", jcal.out_path,
+		 jcal.opts.output == JCAL_OUTPUT_BOTH ? ".tree" : "");
+	if (jcal.opts.output == JCAL_OUTPUT_BOTH)
+		trace_file_keep_definitions();
+	return tree_recorder_init(path, err, errlen);
+}
+
 jint agent_load(const char *options, const struct agent_hooks *with)
 {
 	char err[1024];
@@ -467,10 +501,16 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 		jcal_debug("jcal-agent.jar not found beside libjcal.so: no jcal.Control API");
 	}
 	/* The calibration's own trace is private to this run (calibrator/calibrate.c). */
-	if (trace_file_open(jcal.out_path,
-			    jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0, err,
-			    sizeof(err))) {
+	if (jcal.opts.output == JCAL_OUTPUT_TREE ? trace_file_open_none(jcal.out_path)
+	    : trace_file_open(jcal.out_path,
+			      jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0,
+			      err, sizeof(err))) {
 		jcal_error("%s", err);
+		return JNI_ERR;
+	}
+	if (jcal.opts.output != JCAL_OUTPUT_TRACE && start_trees(err, sizeof(err))) {
+		jcal_error("%s", err);
+		trace_file_abandon();
 		return JNI_ERR;
 	}
 	/* After the file: a bad out= must fail before any metric warning. The
@@ -484,6 +524,7 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 	jcal.membarrier =
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	write_header_meta(options);
+	write_jvm_meta(jcal.jvmti);
 	if (setup_jvmti()) {
 		trace_file_abandon();
 		return JNI_ERR;

@@ -5,7 +5,8 @@
  * Per event: find the Java thread's state in JVMTI TLS and the kernel
  * thread's (kthread.h), read the metric(s), map the jmethodID through the
  * kernel thread's cache (a probe's method id through the id pages), append
- * to the Java thread's buffer.
+ * to the Java thread's buffer (output=trace|both) and give it to the
+ * thread's tree (output=tree|both, tree_recorder.h).
  * No lock and no allocation unless a thread or method is seen for the first
  * time or the buffer is full.
  *
@@ -26,6 +27,7 @@
 #include "region_control.h"
 #include "thread_state.h"
 #include "trace_file.h"
+#include "tree_recorder.h"
 
 static inline unsigned method_type(const struct jcal_method *m)
 {
@@ -110,13 +112,20 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	}
 	m = mid ? method_cache_get(&kt->cache, jvmti, jni, mid) : method_table_by_id(id);
 	if (m) {
-		if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0) {
-			atomic_fetch_add(&jcal.lost_events, 1);
-			atomic_store_explicit(&st->busy, 0, memory_order_release);
-			jcal_tracing_stop();
-			return;
+		unsigned type = method_type(m);
+
+		if (jcal.opts.output != JCAL_OUTPUT_TREE) {
+			if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0) {
+				atomic_fetch_add(&jcal.lost_events, 1);
+				atomic_store_explicit(&st->busy, 0, memory_order_release);
+				jcal_tracing_stop();
+				return;
+			}
+			trace_events_add(&st->enc, transition, type, m->id, metric);
 		}
-		trace_events_add(&st->enc, transition, method_type(m), m->id, metric);
+		/* output=tree|both: the same event to the thread's tree */
+		if (st->tree)
+			tree_recorder_event(st->tree, m->id, transition, type, metric);
 		st->events++;
 	}
 	atomic_store_explicit(&st->busy, 0, memory_order_release);

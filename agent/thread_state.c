@@ -23,6 +23,7 @@
 #include "jvmti_compat.h"
 #include "log.h"
 #include "trace_file.h"
+#include "tree_recorder.h"
 
 struct jcal_thread thread_state_ended;
 
@@ -55,6 +56,10 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 		return NULL;
 	}
 	st->serial = atomic_fetch_add(&jcal.next_serial, 1);
+	/* a tree that cannot be had loses this thread's events (counted) */
+	if (tree_recorder_on() && !(st->tree = tree_recorder_thread_new(st->serial, jcal.metrics.n)))
+		jcal_warn("out of memory for the tree of thread #%u: its events are lost",
+			  st->serial);
 	st->is_virtual = (uint8_t)is_virtual;
 	st->regions = jcal.opts.start_manual ? 0 : 1;
 	if (is_virtual)
@@ -127,10 +132,14 @@ void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label)
 	thread_state_metric(st, kt, metric);
 	atomic_store(&st->busy, 1);
 	if (!jcal_stopped()) {
-		if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0)
+		if (jcal.opts.output == JCAL_OUTPUT_TREE)
+			; /* no trace */
+		else if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0)
 			failed = 1;
 		else
 			trace_events_add_control(&st->enc, kind, label, metric);
+		if (!failed && st->tree)
+			tree_recorder_event(st->tree, label, JCAL_TR_CONTROL, kind, metric);
 	}
 	atomic_store_explicit(&st->busy, 0, memory_order_release);
 	if (failed)
@@ -253,6 +262,8 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 		st->next->prev = st->prev;
 	ended_events += st->events;
 	pthread_mutex_unlock(&registry_mutex);
+	/* its tree stays for the snapshots */
+	tree_recorder_thread_ended(st->tree);
 
 	/* The thread is ending: a failure is only logged. */
 	jvmti_check_debug(jvmti, (*jvmti)->SetThreadLocalStorage(jvmti, NULL, &thread_state_ended),

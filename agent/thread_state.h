@@ -15,6 +15,8 @@
 #include "metrics/metric.h"
 #include "trace_encoder.h"
 
+struct tree_thread;
+
 #define THREAD_BUFFER_BYTES (64 * 1024)
 #define VTHREAD_BUFFER_BYTES (16 * 1024) /* thousands may live at once */
 
@@ -40,6 +42,7 @@ struct jcal_thread {
 	uint64_t java_tid; /* 0 until known (threads seen before VMInit) */
 	char *name;	   /* the name last recorded */
 	struct trace_events_enc enc;
+	struct tree_thread *tree;	 /* output=tree|both: its calling-context tree */
 	struct jcal_thread *prev, *next; /* registry */
 };
 

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "log.h"
 
 static pthread_mutex_t file_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -36,6 +37,11 @@ static int file_regular;     /* a regular file: locked, truncated at begin */
 static int file_begun;	     /* truncated and header written */
 static int file_ended;	     /* the END record is written: nothing may follow */
 static uint64_t file_events; /* method events in the chunks written so far */
+/* output=tree|both: every definitions chunk is also kept here (complete
+ * chunks, header and CRC included), for the snapshots of the trees. */
+static int defs_keep;
+static uint8_t *kept;
+static size_t kept_len, kept_cap;
 
 static int begin_locked(void);
 
@@ -69,12 +75,31 @@ static int write_all_locked(const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* Keeps a copy of a finished definitions chunk; a copy that cannot be
+ * kept (out of memory) is said once, and the snapshots lack it. */
+static void keep_locked(const uint8_t *p, size_t n)
+{
+	static int warned;
+
+	if (grow(&kept, &kept_cap, kept_len + n)) {
+		if (!warned++)
+			jcal_warn("out of memory keeping the definitions for tree snapshots: "
+				  "some methods or threads will be missing from them");
+		return;
+	}
+	memcpy(kept + kept_len, p, n);
+	kept_len += n;
+}
+
 static int flush_defs_locked(void)
 {
 	size_t n = trace_recbuf_finish(&defs);
 	int rc = 0;
 
-	if (n)
+	if (n && defs_keep)
+		keep_locked(defs.buf, n);
+	/* output=tree has no trace file: the definitions are only kept */
+	if (n && file_fd >= 0)
 		rc = write_all_locked(defs.buf, n);
 	trace_recbuf_clear(&defs);
 	return rc;
@@ -177,6 +202,39 @@ int trace_file_begin(void)
 	pthread_mutex_lock(&file_mutex);
 	if (file_fd >= 0 && !file_begun)
 		rc = begin_locked();
+	pthread_mutex_unlock(&file_mutex);
+	return rc;
+}
+
+int trace_file_open_none(const char *path)
+{
+	snprintf(file_path, sizeof(file_path), "%s", path);
+	file_fd = -1;
+	defs_keep = 1;
+	trace_recbuf_init(&defs);
+	return 0;
+}
+
+void trace_file_keep_definitions(void)
+{
+	pthread_mutex_lock(&file_mutex);
+	defs_keep = 1;
+	pthread_mutex_unlock(&file_mutex);
+}
+
+int trace_file_definitions(int (*fn)(void *ctx, const uint8_t *chunks, size_t len), void *ctx)
+{
+	int rc;
+
+	size_t n;
+
+	pthread_mutex_lock(&file_mutex);
+	/* the pending ones as a chunk of their own, left pending: nothing is
+	 * written to the trace before its time (trace_file_begin) */
+	n = trace_recbuf_finish(&defs);
+	rc = fn(ctx, kept, kept_len);
+	if (!rc && n)
+		rc = fn(ctx, defs.buf, n);
 	pthread_mutex_unlock(&file_mutex);
 	return rc;
 }

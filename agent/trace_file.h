@@ -24,6 +24,19 @@
  * writing it). */
 int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen);
 
+/* output=tree: no trace file; path is where the snapshot goes. The
+ * definitions are kept (trace_file_keep_definitions). Returns 0. */
+int trace_file_open_none(const char *path);
+
+/* output=both: a copy of every definitions chunk is kept as well as
+ * written, for the tree snapshots. */
+void trace_file_keep_definitions(void);
+
+/* Calls fn with the definitions chunks kept so far, then with the pending
+ * definitions as one more chunk (they stay pending), under the file
+ * mutex: fn must not call back into trace_file. Returns fn's result. */
+int trace_file_definitions(int (*fn)(void *ctx, const uint8_t *chunks, size_t len), void *ctx);
+
 /* Truncates the file and writes its header, once; the first write does it
  * too. 0, or -1 when the file cannot be written (tracing stops). */
 int trace_file_begin(void);

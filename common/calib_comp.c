@@ -4,6 +4,8 @@
  */
 #include "calib_comp.h"
 
+#include <string.h>
+
 int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsigned metric_index,
 			 uint64_t raw_delta, struct calib_comp_result *r)
 {
@@ -22,4 +24,50 @@ int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsign
 	}
 	raw_delta -= comp;
 	return raw_delta > INT64_MAX ? INT64_MAX : (int64_t)raw_delta;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t fnv_u64(uint64_t h, uint64_t v)
+{
+	unsigned char b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	return fnv(h, b, sizeof(b));
+}
+
+uint64_t calib_table_digest(const struct calib_table *t)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = fnv_u64(h, calib_fingerprint_hash(&t->fp));
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		const struct calib_entry *e = &t->e[i];
+		uint64_t mean;
+
+		if (!e->present)
+			continue;
+		memcpy(&mean, &e->mean, sizeof(mean));
+		h = fnv_u64(h, i);
+		h = fnv_u64(h, (uint64_t)e->has_stats << 1 | e->has_q);
+		h = fnv_u64(h, e->min);
+		h = fnv_u64(h, e->samples);
+		h = fnv_u64(h, e->env);
+		h = fnv_u64(h, e->has_stats ? mean : 0);
+		h = fnv_u64(h, e->median);
+		h = fnv_u64(h, e->p10);
+		for (unsigned j = 0; e->has_q && j < CALIB_NQ; j++)
+			h = fnv_u64(h, e->q[j]);
+	}
+	return h;
 }

@@ -34,4 +34,12 @@ struct calib_comp_result {
 int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsigned metric_index,
 			 uint64_t raw_delta, struct calib_comp_result *r);
 
+/*
+ * A digest (FNV-1a 64) of what a table says about each key (min, samples,
+ * env, statistics, quantiles) and its fingerprint, independent of the
+ * estimator in use: whether two tables would compensate alike. A tree
+ * snapshot names the table its figures were compensated with by it.
+ */
+uint64_t calib_table_digest(const struct calib_table *t);
+
 #endif

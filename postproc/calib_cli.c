@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "calib_comp.h"
 #include "calib_derive.h"
 #include "calib_table.h"
 #include "output.h"
@@ -473,4 +474,52 @@ void calib_cli_loaded(struct calib_apply *cal, const struct model *m, const char
 	}
 	if (calib_apply_check_fingerprint(cal, &fp, text, sizeof(text)))
 		msg("warning", "%s", text);
+}
+
+int calib_cli_snapshot(const struct calib_apply *cal, const struct cli *c, const struct model *m,
+		       char *desc, size_t len)
+{
+	const char *table = model_meta(m, "snapshot.calib.table");
+	const char *est = model_meta(m, "snapshot.calib.estimator");
+	const char *digest = model_meta(m, "snapshot.calib.digest");
+	const char *note = model_meta(m, "snapshot.calib.note");
+	int comp = table && *table && est && digest;
+	char have[24];
+
+	desc[0] = '\0';
+	if (c->calib && !strcmp(c->calib, "inrun")) {
+		msg("error",
+		    "--calib inrun: %s is a tree snapshot: it has no events to calibrate from",
+		    c->trace);
+		return -1;
+	}
+	if (c->raw)
+		return 0;
+	if (comp && strcmp(est, calib_estimator_name(c->estimator))) {
+		msg("error",
+		    "--estimator %s: %s is a tree snapshot compensated in the agent with estimator "
+		    "%s; it has no events to compensate again (use --raw for raw figures)",
+		    calib_estimator_name(c->estimator), c->trace, est);
+		return -1;
+	}
+	if (c->calib) {
+		snprintf(have, sizeof(have), "%016" PRIx64,
+			 cal->active ? calib_table_digest(&cal->table) : 0);
+		if (!comp || !cal->active || strcmp(have, digest)) {
+			msg("error",
+			    "--calib %s: %s is a tree snapshot %s%s; it has no events to compensate "
+			    "with another table (use --raw for raw figures)",
+			    c->calib, c->trace,
+			    comp ? "compensated in the agent with " : "with raw figures only",
+			    comp ? table : "");
+			return -1;
+		}
+	}
+	if (!comp) {
+		msg("note", "%s is a tree snapshot with raw figures only: %s", c->trace,
+		    note && *note ? note : "no calibration table in the agent");
+		return 0;
+	}
+	snprintf(desc, len, "%s (applied in the agent), estimator %s", table, est);
+	return 0;
 }

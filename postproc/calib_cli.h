@@ -30,4 +30,15 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
  * fingerprint, or shows the note of calib_cli_setup. */
 void calib_cli_loaded(struct calib_apply *cal, const struct model *m, const char *note);
 
+/*
+ * A tree snapshot was read (m->snapshot): its figures were compensated in
+ * the agent, so no table applies now. Refuses what would need its events
+ * (--calib inrun, an --estimator or a --calib table other than the ones
+ * that compensated it); cal holds the --calib table when one was given.
+ * Writes what the reports show as the calibration into desc ("" for raw
+ * figures). Prints errors and notes; returns 0 or -1.
+ */
+int calib_cli_snapshot(const struct calib_apply *cal, const struct cli *c, const struct model *m,
+		       char *desc, size_t len);
+
 #endif

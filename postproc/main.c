@@ -166,18 +166,29 @@ static int open_trace(struct run *r)
 {
 	int metric;
 
+	/* a tree snapshot was compensated in the agent: no table to search for
+	 * (one given with --calib is checked against it once it is read) */
+	int snap = strcmp(r->c.trace, "-") && model_peek_snapshot(r->c.trace) == 1;
+
 	r->have_cal = 1;
-	if (calib_cli_setup(&r->cal, &r->c, &r->comp, r->calib_note, sizeof(r->calib_note)))
+	if (snap && !r->c.calib ? calib_apply_init(&r->cal) != 0
+	    : calib_cli_setup(&r->cal, &r->c, &r->comp, r->calib_note, sizeof(r->calib_note)))
 		return 1;
 	if (r->cal.skipped[0])
 		msg("warning",
 		    "calibration directory: skipped what is not a regular file (never opened): %s",
 		    r->cal.skipped);
-	model_init(&r->m, r->cal.active ? &r->comp : NULL);
+	model_init(&r->m, r->cal.active && !snap ? &r->comp : NULL);
+	r->m.snapshot_raw = r->c.raw;
 	r->have_model = 1;
 	if (load(&r->m, &r->c, &r->res))
 		return 1;
-	calib_cli_loaded(&r->cal, &r->m, r->calib_note);
+	if (r->m.snapshot) {
+		if (calib_cli_snapshot(&r->cal, &r->c, &r->m, r->calib_desc, sizeof(r->calib_desc)))
+			return 1;
+	} else {
+		calib_cli_loaded(&r->cal, &r->m, r->calib_note);
+	}
 	if ((metric = select_metric(r)) < 0)
 		return 2;
 	if (select_threads(r))
@@ -202,6 +213,16 @@ static void fill_opts(struct run *r)
 	o->sort = r->c.sort;
 	o->trace_path = r->c.trace;
 	o->res = &r->res;
+	if (r->m.snapshot) {
+		/* compensated in the agent (calib_cli_snapshot set the description) */
+		o->calibrated = model_snapshot_compensated(&r->m);
+		o->calib = NULL;
+		o->calib_desc = o->calibrated ? r->calib_desc
+				: r->c.raw    ? "none (--raw: raw figures)"
+					      : NULL;
+		o->max_depth = r->c.sh.max_depth;
+		return;
+	}
 	o->calibrated = r->cal.active;
 	o->calib = r->cal.active ? &r->cal : NULL;
 	calib_apply_describe(&r->cal, r->calib_desc, sizeof(r->calib_desc));

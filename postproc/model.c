@@ -405,6 +405,18 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 	return 0;
 }
 
+int model_peek_snapshot(const char *path)
+{
+	unsigned char h[12];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+
+	if (f)
+		fclose(f);
+	return n == sizeof(h) && !memcmp(h, TRACE_MAGIC, TRACE_MAGIC_LEN) &&
+	       (h[8] | h[9] << 8) == TRACE_SNAPSHOT_VERSION_MAJOR;
+}
+
 int model_snapshot_compensated(const struct model *m)
 {
 	if (!m->snapshot || m->snapshot_raw)

@@ -114,6 +114,10 @@ struct model {
 void model_init(struct model *m, const struct calltree_comp *comp);
 void model_free(struct model *m);
 
+/* 1 when the file at path is a tree snapshot (format 3.x), 0 when not or
+ * when it cannot be read (the error comes when it is loaded). */
+int model_peek_snapshot(const char *path);
+
 /* Whether the trees m holds came from a tree snapshot whose figures were
  * compensated in the agent (and are shown so: not --raw). */
 int model_snapshot_compensated(const struct model *m);

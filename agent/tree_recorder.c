@@ -1,0 +1,656 @@
+/*
+ * tree_recorder.c - output=tree|both: the Java threads' calling-context
+ * trees kept in the agent, their compensation, folding and snapshots (see
+ * tree_recorder.h).
+ */
+#include "tree_recorder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_state.h"
+#include "calib_comp.h"
+#include "calltree.h"
+#include "calltree_fold.h"
+#include "log.h"
+#include "method_table.h"
+#include "trace_file.h"
+#include "trace_reader.h"
+#include "tree_snapshot.h"
+
+struct tree_thread {
+	pthread_mutex_t lock; /* the owning thread per event; dumps and folds */
+	uint32_t serial;
+	int ended;
+	int failed;	  /* out of memory: the tree takes no more events */
+	uint64_t lost;	  /* events it could not take */
+	int64_t counted;  /* its contexts as counted in contexts_total */
+	struct calltree tree;
+	/* compensation counts (calib_comp.h) */
+	uint64_t deltas, clamped, fallback_similar, fallback_global, uncompensated;
+	struct tree_thread *next; /* registry */
+};
+
+static int trees_on;
+static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t fold_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct tree_thread *registry;
+
+/* Contexts of all trees (roots not counted), and the count at which the
+ * next fold starts (maxcontexts=, with hysteresis). */
+static atomic_int_fast64_t contexts_total;
+static atomic_int_fast64_t fold_at;
+static atomic_uint_fast64_t folds;
+
+/* The table, chosen at VMInit; read-only once table_state is 1. */
+static struct calib_table table;
+static atomic_int table_state; /* 0 not chosen yet, 1 applied, 2 none */
+static char table_path[1024], table_note[1200];
+static uint64_t table_digest;
+static atomic_uchar key_seen[SEQKEY_COUNT];
+
+static char snapshot_path[JCAL_OPT_PATH_MAX + 8];
+
+int tree_recorder_init(const char *path, char *err, size_t errlen)
+{
+	char tmp[sizeof(snapshot_path) + 64];
+	int fd;
+
+	if ((size_t)snprintf(snapshot_path, sizeof(snapshot_path), "%s", path) >=
+	    sizeof(snapshot_path)) {
+		snprintf(err, errlen, "snapshot file name too long: %s", path);
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.check", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create the tree snapshot %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(tmp);
+	trees_on = 1;
+	atomic_store(&fold_at, (int_fast64_t)jcal.opts.maxcontexts);
+	return 0;
+}
+
+int tree_recorder_on(void)
+{
+	return trees_on;
+}
+
+/* ---- the table ---- */
+
+static int fp_meta(void *ctx, const char *key, const char *value)
+{
+	calib_fingerprint_set_meta(ctx, key, value);
+	return 0;
+}
+
+/* The fingerprint from the meta records written so far. */
+static int fingerprint_of(void *ctx, const uint8_t *chunks, size_t len)
+{
+	struct trace_visitor v;
+	struct trace_result res;
+	size_t at = 0;
+
+	memset(&v, 0, sizeof(v));
+	v.ctx = ctx;
+	v.meta = fp_meta;
+	while (at + TRACE_CHUNK_HEADER_LEN <= len) {
+		const uint8_t *h = chunks + at;
+		size_t n = (size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 |
+			   (size_t)h[11] << 24;
+
+		if (at + TRACE_CHUNK_HEADER_LEN + n > len)
+			return -1;
+		memset(&res, 0, sizeof(res));
+		trace_decode_chunk(h[4], h + TRACE_CHUNK_HEADER_LEN, n, &v, &res);
+		at += TRACE_CHUNK_HEADER_LEN + n;
+	}
+	return 0;
+}
+
+void tree_recorder_choose_table(void)
+{
+	struct calib_fingerprint fp;
+	char dir[900], err[1024];
+	struct stat sb;
+	int r;
+
+	if (!trees_on || atomic_load(&table_state))
+		return;
+	calib_fingerprint_clear(&fp);
+	trace_file_definitions(fingerprint_of, &fp);
+	if (calib_table_init(&table)) {
+		snprintf(table_note, sizeof(table_note), "out of memory for the table");
+		atomic_store(&table_state, 2);
+		return;
+	}
+	if (calib_dir_default(dir, sizeof(dir))) {
+		snprintf(table_note, sizeof(table_note),
+			 "no calibration directory ($JCAL_CALIB_DIR and $HOME are unset)");
+		atomic_store(&table_state, 2);
+		return;
+	}
+	/* as jcal-post: a directory that does not exist holds no table */
+	r = stat(dir, &sb) ? 0
+			   : calib_dir_load(dir, &fp, CALIB_EST_DEFAULT, &table, table_path,
+					    sizeof(table_path), NULL, 0, err, sizeof(err));
+	if (r == 1) {
+		table_digest = calib_table_digest(&table);
+		jcal_debug("trees compensated with %s (estimator %s)", table_path,
+			   calib_estimator_name(CALIB_EST_DEFAULT));
+		atomic_store_explicit(&table_state, 1, memory_order_release);
+		return;
+	}
+	if (r < 0)
+		snprintf(table_note, sizeof(table_note), "%.1100s", err);
+	else
+		snprintf(table_note, sizeof(table_note),
+			 "no calibration table for this host/JVM/metric in %.1100s", dir);
+	table_path[0] = '\0';
+	jcal_info("trees are not compensated: %s", table_note);
+	atomic_store(&table_state, 2);
+}
+
+/* The tree builder's compensation hook (ctx: the thread's tree). */
+static int64_t compensate(void *ctx, const struct seqkey *key, unsigned metric, uint64_t raw)
+{
+	struct tree_thread *tt = ctx;
+	struct calib_comp_result r;
+	int64_t v;
+	unsigned i;
+
+	if (atomic_load_explicit(&table_state, memory_order_acquire) != 1) {
+		tt->uncompensated += metric == 0 && !atomic_load(&table_state);
+		return raw > INT64_MAX ? INT64_MAX : (int64_t)raw;
+	}
+	v = calib_comp_delta(&table, key, metric, raw, &r);
+	if (!r.compensated)
+		return v;
+	if (r.match == CALIB_SIMILAR)
+		tt->fallback_similar++;
+	else if (r.match == CALIB_GLOBAL)
+		tt->fallback_global++;
+	tt->deltas++;
+	tt->clamped += (uint64_t)r.clamped;
+	i = seqkey_index(key);
+	if (!atomic_load_explicit(&key_seen[i], memory_order_relaxed))
+		atomic_store_explicit(&key_seen[i], 1, memory_order_relaxed);
+	return v;
+}
+
+/* ---- threads and events ---- */
+
+struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics)
+{
+	struct tree_thread *tt = calloc(1, sizeof(*tt));
+	struct calltree_comp comp = {compensate, tt};
+
+	if (!tt)
+		return NULL;
+	tt->serial = serial;
+	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1, &comp) ||
+	    pthread_mutex_init(&tt->lock, NULL)) {
+		calltree_free(&tt->tree);
+		free(tt);
+		return NULL;
+	}
+	pthread_mutex_lock(&registry_mutex);
+	tt->next = registry;
+	registry = tt;
+	pthread_mutex_unlock(&registry_mutex);
+	return tt;
+}
+
+void tree_recorder_thread_ended(struct tree_thread *tt)
+{
+	if (!tt)
+		return;
+	pthread_mutex_lock(&tt->lock);
+	tt->ended = 1;
+	pthread_mutex_unlock(&tt->lock);
+}
+
+/* Brings contexts_total up to date with tt's tree (tt locked). */
+static int64_t recount_locked(struct tree_thread *tt)
+{
+	int64_t now = (int64_t)tt->tree.nnodes - 1, d = now - tt->counted;
+
+	tt->counted = now;
+	return d;
+}
+
+static void fold_all(void);
+
+void tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transition,
+			 unsigned type, const uint64_t *metric)
+{
+	int64_t added = 0;
+
+	if (!tt)
+		return;
+	pthread_mutex_lock(&tt->lock);
+	if (tt->failed) {
+		tt->lost++;
+	} else if (calltree_event(&tt->tree, method, transition, type, metric)) {
+		/* out of memory: the tree stays as it was before this event */
+		tt->failed = 1;
+		tt->lost++;
+	}
+	if (tt->tree.nnodes - 1 != (uint32_t)tt->counted)
+		added = recount_locked(tt);
+	pthread_mutex_unlock(&tt->lock);
+	if (added && (atomic_fetch_add(&contexts_total, added) + added) > atomic_load(&fold_at) &&
+	    jcal.opts.maxcontexts)
+		fold_all();
+}
+
+/* ---- maxcontexts= ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The heat below which contexts fold so that about `remove` of them go:
+ * the heats of every foldable context of every tree, the remove-th
+ * smallest + 1. 0 when nothing can fold or memory is short. Registry
+ * mutex held. */
+static uint64_t fold_cutoff(int64_t remove)
+{
+	uint64_t *all = NULL, cutoff = 0;
+	size_t n = 0, cap = 0;
+
+	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
+		uint64_t *heat;
+
+		pthread_mutex_lock(&tt->lock);
+		heat = malloc((size_t)tt->tree.nnodes * sizeof(*heat));
+		if (heat && !calltree_heat(&tt->tree, heat)) {
+			for (uint32_t i = 0; i < tt->tree.nnodes; i++) {
+				if (heat[i] == CALLTREE_HOT)
+					continue;
+				if (n == cap) {
+					size_t nc = cap ? 2 * cap : 4096;
+					uint64_t *g = realloc(all, nc * sizeof(*all));
+
+					if (!g)
+						break;
+					all = g;
+					cap = nc;
+				}
+				all[n++] = heat[i];
+			}
+		}
+		pthread_mutex_unlock(&tt->lock);
+		free(heat);
+	}
+	if (n) {
+		qsort(all, n, sizeof(*all), cmp_u64);
+		cutoff = all[(size_t)remove < n ? (size_t)remove - 1 : n - 1] + 1;
+	}
+	free(all);
+	return cutoff;
+}
+
+/* Folds the coldest contexts of all trees down to 3/4 of maxcontexts=;
+ * the next fold starts at maxcontexts=, or a quarter of it above what is
+ * left if folding cannot go that low (open frames, pseudo-frames), so
+ * that folds never come at every new context. One at a time: a thread
+ * that finds a fold under way goes on with its events. */
+static void fold_all(void)
+{
+	int64_t max = (int64_t)jcal.opts.maxcontexts, total, cutoff, left;
+
+	if (pthread_mutex_trylock(&fold_mutex))
+		return;
+	total = atomic_load(&contexts_total);
+	if (total <= atomic_load(&fold_at)) {
+		pthread_mutex_unlock(&fold_mutex);
+		return;
+	}
+	pthread_mutex_lock(&registry_mutex);
+	cutoff = (int64_t)fold_cutoff(total - max * 3 / 4);
+	for (struct tree_thread *tt = registry; cutoff > 0 && tt; tt = tt->next) {
+		uint64_t *heat;
+		int64_t d;
+
+		pthread_mutex_lock(&tt->lock);
+		heat = malloc((size_t)tt->tree.nnodes * sizeof(*heat));
+		if (heat && !calltree_heat(&tt->tree, heat))
+			calltree_fold(&tt->tree, heat, (uint64_t)cutoff);
+		d = recount_locked(tt);
+		pthread_mutex_unlock(&tt->lock);
+		free(heat);
+		atomic_fetch_add(&contexts_total, d);
+	}
+	pthread_mutex_unlock(&registry_mutex);
+	left = atomic_load(&contexts_total);
+	atomic_store(&fold_at, left + max / 4 > max ? left + max / 4 : max);
+	atomic_fetch_add(&folds, 1);
+	jcal_debug("maxcontexts=%" PRId64 ": folded %" PRId64 " contexts into <cold contexts>, "
+		   "%" PRId64 " left",
+		   max, total - left, left);
+	pthread_mutex_unlock(&fold_mutex);
+}
+
+void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_t *folded_calls)
+{
+	uint64_t fc = 0, fk = 0;
+
+	pthread_mutex_lock(&registry_mutex);
+	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
+		pthread_mutex_lock(&tt->lock);
+		fc += tt->tree.stats.folded_contexts;
+		fk += tt->tree.stats.folded_calls;
+		pthread_mutex_unlock(&tt->lock);
+	}
+	pthread_mutex_unlock(&registry_mutex);
+	if (contexts) {
+		int64_t n = atomic_load(&contexts_total);
+		*contexts = n > 0 ? (uint64_t)n : 0;
+	}
+	if (folded_contexts)
+		*folded_contexts = fc;
+	if (folded_calls)
+		*folded_calls = fk;
+}
+
+void tree_recorder_reset(void)
+{
+	struct tree_thread **pp;
+
+	pthread_mutex_lock(&fold_mutex);
+	pthread_mutex_lock(&registry_mutex);
+	for (pp = &registry; *pp;) {
+		struct tree_thread *tt = *pp;
+		struct calltree_comp comp = {compensate, tt};
+
+		pthread_mutex_lock(&tt->lock);
+		if (tt->ended) {
+			*pp = tt->next;
+			pthread_mutex_unlock(&tt->lock);
+			calltree_free(&tt->tree);
+			pthread_mutex_destroy(&tt->lock);
+			free(tt);
+			continue;
+		}
+		unsigned nm = tt->tree.nmetrics;
+		calltree_free(&tt->tree);
+		tt->failed = calltree_init(&tt->tree, nm, &comp) != 0;
+		tt->lost = tt->deltas = tt->clamped = tt->uncompensated = 0;
+		tt->fallback_similar = tt->fallback_global = 0;
+		tt->counted = 0;
+		pthread_mutex_unlock(&tt->lock);
+		pp = &tt->next;
+	}
+	atomic_store(&contexts_total, 0);
+	atomic_store(&fold_at, (int_fast64_t)jcal.opts.maxcontexts);
+	atomic_store(&folds, 0);
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
+		atomic_store_explicit(&key_seen[i], 0, memory_order_relaxed);
+	pthread_mutex_unlock(&registry_mutex);
+	pthread_mutex_unlock(&fold_mutex);
+}
+
+/* ---- snapshots ---- */
+
+struct out {
+	int fd;
+	uint64_t bytes;
+	int err; /* errno of the first failed write */
+};
+
+static int write_out(struct out *o, const uint8_t *p, size_t n)
+{
+	while (n > 0 && !o->err) {
+		ssize_t w = write(o->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			o->err = w < 0 ? errno : ENOSPC;
+			break;
+		}
+		p += w;
+		n -= (size_t)w;
+		o->bytes += (uint64_t)w;
+	}
+	return o->err ? -EIO : 0;
+}
+
+static int flush_rb(void *ctx, struct trace_recbuf *rb)
+{
+	size_t n = trace_recbuf_finish(rb);
+	int rc = n ? write_out(ctx, rb->buf, n) : 0;
+
+	trace_recbuf_clear(rb);
+	return rc;
+}
+
+static int write_defs(void *ctx, const uint8_t *chunks, size_t len)
+{
+	return write_out(ctx, chunks, len);
+}
+
+static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%" PRIu64, v);
+	trace_rec_meta(rb, key, s);
+}
+
+/* The snapshot's own meta records: what it is and how it was compensated. */
+static void write_meta(struct trace_recbuf *rb, int at_end)
+{
+	uint64_t deltas = 0, clamped = 0, sim = 0, glob = 0, unc = 0, lost = 0, seen = 0,
+		 found = 0;
+	struct timespec now;
+	char hex[24];
+	int state = atomic_load(&table_state);
+
+	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
+		pthread_mutex_lock(&tt->lock);
+		deltas += tt->deltas;
+		clamped += tt->clamped;
+		sim += tt->fallback_similar;
+		glob += tt->fallback_global;
+		unc += tt->uncompensated;
+		lost += tt->lost;
+		pthread_mutex_unlock(&tt->lock);
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	trace_rec_meta(rb, "snapshot", "tree");
+	meta_u64(rb, "snapshot.time_ns",
+		 (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	trace_rec_meta(rb, "snapshot.when", at_end ? "end" : "dump");
+	meta_u64(rb, "snapshot.maxcontexts", jcal.opts.maxcontexts);
+	meta_u64(rb, "snapshot.folds", atomic_load(&folds));
+	meta_u64(rb, "snapshot.lost_events", lost);
+	if (state == 1) {
+		for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+			struct seqkey k;
+
+			if (!atomic_load_explicit(&key_seen[i], memory_order_relaxed))
+				continue;
+			seen++;
+			seqkey_from_index(i, &k);
+			found += calib_table_get(&table, &k) != NULL;
+		}
+		trace_rec_meta(rb, "snapshot.calib.table", table_path);
+		trace_rec_meta(rb, "snapshot.calib.estimator",
+			       calib_estimator_name(CALIB_EST_DEFAULT));
+		snprintf(hex, sizeof(hex), "%016" PRIx64, table_digest);
+		trace_rec_meta(rb, "snapshot.calib.digest", hex);
+		meta_u64(rb, "snapshot.calib.keys_in_table", table.nkeys);
+		meta_u64(rb, "snapshot.calib.keys_seen", seen);
+		meta_u64(rb, "snapshot.calib.keys_found", found);
+		meta_u64(rb, "snapshot.calib.deltas", deltas);
+		meta_u64(rb, "snapshot.calib.clamped", clamped);
+		meta_u64(rb, "snapshot.calib.fallback_static", sim);
+		meta_u64(rb, "snapshot.calib.fallback_global", glob);
+	} else {
+		trace_rec_meta(rb, "snapshot.calib.note",
+			       state ? table_note : "the JVM was not up yet: no table chosen");
+	}
+	meta_u64(rb, "snapshot.calib.uncompensated", unc);
+	if (!at_end && jcal.metrics.tsc_hz)
+		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
+}
+
+/* A copy of the parts of a tree tree_snapshot_write reads (tt locked):
+ * serialising it then takes no lock. */
+static int copy_tree(const struct calltree *t, struct calltree *c)
+{
+	*c = *t;
+	c->nodes = malloc((size_t)t->nnodes * sizeof(*c->nodes));
+	if (!c->nodes)
+		return -1;
+	memcpy(c->nodes, t->nodes, (size_t)t->nnodes * sizeof(*c->nodes));
+	c->finished = 0;
+	return 0;
+}
+
+/* Every tree, one after the other: copied under its lock, written after. */
+static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads,
+		       uint64_t *nodes)
+{
+	struct tree_snapshot_sink sink = {flush_rb, o};
+	int rc = 0;
+
+	for (struct tree_thread *tt = registry; tt && !rc; tt = tt->next) {
+		struct calltree c;
+		uint32_t flags;
+
+		pthread_mutex_lock(&tt->lock);
+		rc = copy_tree(&tt->tree, &c) ? -ENOMEM : 0;
+		flags = (atomic_load(&table_state) == 1 ? TRACE_TREE_COMPENSATED : 0) |
+			(tt->ended ? TRACE_TREE_ENDED : 0);
+		pthread_mutex_unlock(&tt->lock);
+		if (rc)
+			break;
+		rc = tree_snapshot_write(rb, tt->serial, &c, flags, &sink);
+		free(c.nodes);
+		(*threads)++;
+		*nodes += c.nnodes - 1;
+	}
+	return rc;
+}
+
+/* Writes the snapshot to fd. Registry mutex held. */
+static int write_snapshot(struct out *o, int at_end, uint64_t *threads, uint64_t *nodes)
+{
+	uint8_t h[TRACE_FILE_HEADER_LEN];
+	struct trace_recbuf rb;
+	int rc;
+
+	trace_snapshot_header(h);
+	if (write_out(o, h, sizeof(h)) || trace_file_definitions(write_defs, o))
+		return -EIO;
+	trace_recbuf_init(&rb);
+	write_meta(&rb, at_end);
+	rc = flush_rb(o, &rb);
+	if (!rc)
+		rc = write_trees(o, &rb, threads, nodes);
+	if (!rc) {
+		trace_rec_end(&rb, 0, *threads, atomic_load(&jcal.lost_events));
+		rc = rb.oom ? -ENOMEM : flush_rb(o, &rb);
+	}
+	trace_recbuf_free(&rb);
+	return rc;
+}
+
+static int dump(const char *path, int at_end, uint64_t *threads, uint64_t *nodes,
+		uint64_t *bytes, char *err, size_t errlen)
+{
+	char tmp[JCAL_OPT_PATH_MAX + 64];
+	struct out o = {-1, 0, 0};
+	int rc;
+
+	*threads = *nodes = *bytes = 0;
+	if (!trees_on) {
+		snprintf(err, errlen, "no trees are kept (output=tree or output=both)");
+		return -1;
+	}
+	for (int tries = 0; o.fd < 0 && tries < 16; tries++) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%08lx", path, (long)getpid(),
+			 (unsigned long)random());
+		o.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (o.fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (o.fd < 0) {
+		snprintf(err, errlen, "cannot create the snapshot beside %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	pthread_mutex_lock(&registry_mutex);
+	rc = write_snapshot(&o, at_end, threads, nodes);
+	pthread_mutex_unlock(&registry_mutex);
+	if (close(o.fd) && !rc) {
+		o.err = errno;
+		rc = -EIO;
+	}
+	if (!rc && rename(tmp, path)) {
+		o.err = errno;
+		rc = -EIO;
+	}
+	if (rc) {
+		unlink(tmp);
+		snprintf(err, errlen, "cannot write the snapshot %s: %s", path,
+			 rc == -ENOMEM ? "out of memory" : strerror(o.err ? o.err : EIO));
+		return -1;
+	}
+	*bytes = o.bytes;
+	return 0;
+}
+
+int tree_recorder_dump(const char *path, char *err, size_t errlen)
+{
+	uint64_t threads, nodes, bytes;
+
+	return dump(path, 0, &threads, &nodes, &bytes, err, errlen);
+}
+
+int tree_recorder_finish(void)
+{
+	const char *path = snapshot_path;
+	uint64_t threads, nodes, bytes, fc = 0, fk = 0, events = 0, lost = 0;
+	char err[1200];
+
+	if (dump(path, 1, &threads, &nodes, &bytes, err, sizeof(err))) {
+		jcal_error("%s", err);
+		return -1;
+	}
+	pthread_mutex_lock(&registry_mutex);
+	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
+		pthread_mutex_lock(&tt->lock);
+		events += tt->tree.stats.events;
+		fc += tt->tree.stats.folded_contexts;
+		fk += tt->tree.stats.folded_calls;
+		lost += tt->lost;
+		pthread_mutex_unlock(&tt->lock);
+	}
+	pthread_mutex_unlock(&registry_mutex);
+	jcal_info("wrote %s: tree snapshot of %" PRIu64 " threads, %" PRIu64 " events, %" PRIu64
+		  " contexts (%" PRIu64 " folded, %" PRIu64 " calls), %s, %" PRIu64 " bytes%s",
+		  path, threads, events, nodes, fc, fk,
+		  atomic_load(&table_state) == 1 ? "compensated" : "raw figures only", bytes,
+		  lost ? " - INCOMPLETE: trees ran out of memory" : "");
+	return 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * tree_recorder.h - output=tree|both: each Java thread's calling-context
+ * tree built in the agent as its events arrive (common/calltree.h, the
+ * tree builder jcal-post uses), compensated with the calibration table
+ * jcal-post would pick for the trace (common/calib_dir.c, calib_comp.h),
+ * kept within maxcontexts= by folding cold contexts (calltree_fold.h), and
+ * written as a tree snapshot (docs/trace-format.md) on demand and at the
+ * end. Memory grows with calling contexts, not with events.
+ *
+ * Locking (docs/agent-internals.md): each thread's tree has its own mutex,
+ * taken by the owning thread for each event (uncontended) and by a dump or
+ * a fold for as long as it copies or folds that tree; the registry mutex
+ * (taken at thread start, and by dumps and folds) orders them. No I/O
+ * happens under a tree's mutex.
+ */
+#ifndef JCAL_TREE_RECORDER_H
+#define JCAL_TREE_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tree_thread;
+
+/* At load, when output= is tree or both: snapshot_path is where the
+ * snapshot goes at the end; a file can be created beside it (checked
+ * now, so that a bad out= fails first). Returns 0, or -1 with err. */
+int tree_recorder_init(const char *snapshot_path, char *err, size_t errlen);
+
+/* Whether the trees are on (output=tree|both). */
+int tree_recorder_on(void);
+
+/* At load, once the meta records of the calibration fingerprint (host,
+ * JVM, mode, metrics, agent) are written and before any event: chooses
+ * the calibration table as jcal-post would for this trace by default.
+ * Deltas before it (none) would be counted as uncompensated. */
+void tree_recorder_choose_table(void);
+
+/* A new Java thread's tree (NULL when memory runs out: its events are
+ * counted as lost). */
+struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics);
+
+/* The thread ended: its tree stays for the snapshots. */
+void tree_recorder_thread_ended(struct tree_thread *tt);
+
+/* One event of the thread (called on the thread itself, from the event
+ * path): what the trace would get. */
+void tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transition,
+			 unsigned type, const uint64_t *metric);
+
+/*
+ * Writes a snapshot of every thread's tree (the ended ones too) to path:
+ * to a new file beside it, renamed to path once complete, so a reader
+ * never sees a part of one. Callable from any thread while events run.
+ * Returns 0, or -1 with a one-line message in err.
+ */
+int tree_recorder_dump(const char *path, char *err, size_t errlen);
+
+/* For a status line: contexts in all trees now, and contexts and calls
+ * folded so far. */
+void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_t *folded_calls);
+
+/* A new recording: every tree emptied (those of ended threads freed),
+ * counts set to 0. */
+void tree_recorder_reset(void);
+
+/* At VM death, after the threads are flushed: writes the snapshot to the
+ * path given to tree_recorder_init and prints the summary line. Returns 0
+ * or -1 (said already). */
+int tree_recorder_finish(void);
+
+#endif
