@@ -236,6 +236,69 @@ static int read_pass(struct replay *r, int pass)
 	return 0;
 }
 
+/*
+ * A tree snapshot has no events: each thread's tree is laid out as spans
+ * instead (docs/jcal-post.md, "Tree snapshots"). A context's span lasts
+ * its raw cum; its children follow one another from its start, in the
+ * order they were first called, and its own time comes after them.
+ */
+static int replay_tree(struct replay *r, const struct model_thread *th)
+{
+	const struct calltree *t = &th->tree;
+	const struct replay_cb *cb = r->cb;
+	const struct model *m = r->m;
+	unsigned mi = r->ro->metric < t->nmetrics ? r->ro->metric : 0;
+	uint64_t *start = malloc((size_t)t->nnodes * 2 * sizeof(*start)), *cursor;
+	uint32_t *rd = malloc((size_t)t->nnodes * sizeof(*rd)), *stack, depth = 0;
+	int ret = -1;
+
+	stack = malloc(((size_t)t->max_level + 1) * sizeof(*stack));
+	if (!start || !rd || !stack) {
+		snprintf(r->err, r->errlen, "out of memory");
+		goto out;
+	}
+	cursor = start + t->nnodes;
+	start[CALLTREE_ROOT] = cursor[CALLTREE_ROOT] = 0;
+	rd[CALLTREE_ROOT] = 0;
+	if (cb->begin && cb->begin(cb->ctx, th, 0))
+		goto cb_failed;
+	for (uint32_t i = 1; i <= t->nnodes; i++) {
+		uint32_t n = i < t->nnodes ? t->order[i] : CALLTREE_NONE;
+		uint32_t p = i < t->nnodes ? t->nodes[n].parent : CALLTREE_ROOT;
+
+		/* close the frames this node is not below */
+		while (depth && stack[depth - 1] != p) {
+			uint32_t c = stack[--depth];
+			const struct calltree_node *cn = &t->nodes[c];
+
+			if (rd[c] != rd[cn->parent] && cb->close &&
+			    cb->close(cb->ctx, th, cn->method, model_value(m, mi, start[c]),
+				      model_value(m, mi, start[c] + cn->raw_cum[mi]), rd[c]))
+				goto cb_failed;
+		}
+		if (i == t->nnodes)
+			break;
+		start[n] = cursor[n] = cursor[p];
+		cursor[p] += t->nodes[n].raw_cum[mi];
+		rd[n] = rd[p] + !is_excluded(r, t->nodes[n].method);
+		if (rd[n] != rd[p] && cb->open &&
+		    cb->open(cb->ctx, th, t->nodes[n].method, model_value(m, mi, start[n])))
+			goto cb_failed;
+		stack[depth++] = n;
+	}
+	if (cb->end && cb->end(cb->ctx, th, model_value(m, mi, t->nodes[CALLTREE_ROOT].raw_cum[mi])))
+		goto cb_failed;
+	ret = 0;
+	goto out;
+cb_failed:
+	r->cb_failed = 1;
+out:
+	free(start);
+	free(rd);
+	free(stack);
+	return ret;
+}
+
 int replay_run(const struct model *m, const struct replay_opts *ro, const struct replay_cb *cb,
 	       char *err, size_t errlen)
 {
@@ -250,7 +313,7 @@ int replay_run(const struct model *m, const struct replay_opts *ro, const struct
 	r.err = err;
 	r.errlen = errlen;
 	err[0] = '\0';
-	if (!strcmp(ro->path, "-")) {
+	if (!m->snapshot && !strcmp(ro->path, "-")) {
 		snprintf(err, errlen, "this export reads the trace again: give a file, not stdin");
 		return -1;
 	}
@@ -268,6 +331,13 @@ int replay_run(const struct model *m, const struct replay_opts *ro, const struct
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
+	}
+	if (m->snapshot) {
+		for (size_t i = 0; i < n; i++)
+			if (r.st[i].in_batch && replay_tree(&r, l[i]))
+				goto out;
+		ret = 0;
+		goto out;
 	}
 	if ((ro->prescan && read_pass(&r, 1)) || read_pass(&r, 2))
 		goto out;

@@ -16,6 +16,10 @@
  * timeline), in the unit reports show (TSC ticks as ns); a value that goes
  * backwards is taken as the previous one.
  *
+ * A tree snapshot has no events: its trees are laid out as spans instead,
+ * each context's raw cum one span, its children one after the other from
+ * its start (replay.c).
+ *
  * Memory: one stack per thread (its depth), nothing per event.
  */
 #ifndef JCAL_REPLAY_H

@@ -24,6 +24,7 @@ struct totals {
 	 * the part their trees hold (raw, metric shown). */
 	uint64_t spanned, span, span_in_trees;
 	uint64_t controls[JCAL_CTL_COUNT];
+	uint64_t folded_contexts, folded_calls; /* snapshots: maxcontexts= */
 };
 
 static void add_up(const struct model_thread *const *list, size_t n, unsigned mi, uint32_t limit,
@@ -52,6 +53,8 @@ static void add_up(const struct model_thread *const *list, size_t n, unsigned mi
 				t->deep += tr->nodes[k].level > limit;
 		for (unsigned k = 0; k < JCAL_CTL_COUNT; k++)
 			t->controls[k] += s->controls[k];
+		t->folded_contexts += s->folded_contexts;
+		t->folded_calls += s->folded_calls;
 		for (unsigned k = 0; k < JCAL_MAX_METRICS; k++) {
 			t->cum[k] += tr->nodes[CALLTREE_ROOT].cum[k];
 			t->raw_cum[k] += tr->nodes[CALLTREE_ROOT].raw_cum[k];
@@ -119,6 +122,38 @@ static void row(FILE *f, const char *label, const char *fmt, ...)
 static const char *or_unknown(const char *s)
 {
 	return s && *s ? s : "?";
+}
+
+/* A tree snapshot's rows: when it was taken, maxcontexts= and what it
+ * folded, and its compensation in the agent (meta records). */
+static void snapshot_text(FILE *f, const struct model *m, const struct totals *t)
+{
+	const char *max = model_meta(m, "snapshot.maxcontexts"), *v;
+	char buf[128];
+
+	format_time(model_meta(m, "snapshot.time_ns"), buf, sizeof(buf));
+	row(f, "tree snapshot:", "taken %s (%s); no events: the agent built the trees", buf,
+	    or_unknown(model_meta(m, "snapshot.when")));
+	row(f, "maxcontexts:",
+	    "%s; %" PRIu64 " contexts folded into \"<cold contexts>\" (%" PRIu64
+	    " calls) in %s folds",
+	    max && strcmp(max, "0") ? max : "no limit", t->folded_contexts, t->folded_calls,
+	    or_unknown(model_meta(m, "snapshot.folds")));
+	if ((v = model_meta(m, "snapshot.lost_events")) && strcmp(v, "0"))
+		row(f, "events not in the trees:", "%s (the agent ran out of memory)", v);
+	if (!model_meta(m, "snapshot.calib.table"))
+		return;
+	row(f, "key coverage:", "%s distinct keys in the trees, %s of them in the table",
+	    or_unknown(model_meta(m, "snapshot.calib.keys_seen")),
+	    or_unknown(model_meta(m, "snapshot.calib.keys_found")));
+	row(f, "compensated deltas:", "%s of metric 0 (%s; other metrics raw), all threads",
+	    or_unknown(model_meta(m, "snapshot.calib.deltas")),
+	    m->nmetrics ? m->metric[0].name : "?");
+	row(f, "clamped deltas:", "%s (below the compensation value: counted as 0)",
+	    or_unknown(model_meta(m, "snapshot.calib.clamped")));
+	row(f, "fallback deltas:", "%s static-ness ignored, %s smallest comp of the table",
+	    or_unknown(model_meta(m, "snapshot.calib.fallback_static")),
+	    or_unknown(model_meta(m, "snapshot.calib.fallback_global")));
 }
 
 /* The calibration rows: table, key coverage, clamped and fallback deltas. */
@@ -238,6 +273,8 @@ static void text(const struct model *m, const struct report_opts *o,
 	row(f, "calibration:", "%s", o->calib_desc ? o->calib_desc : "none (raw figures)");
 	if (o->calib)
 		calib_text(f, m, o->calib);
+	if (m->snapshot)
+		snapshot_text(f, m, t);
 	fputs("Threads\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct model_thread *th = list[i];
@@ -388,6 +425,9 @@ static int csv(const struct model *m, const struct report_opts *o, size_t n, con
 	if (t->deep)
 		fprintf(f, "max_depth,%" PRIu32 "\ndeeper_contexts,%" PRIu64 "\n",
 			report_max_depth(o), t->deep);
+	if (m->snapshot)
+		fprintf(f, "snapshot,1\nfolded_contexts,%" PRIu64 "\nfolded_calls,%" PRIu64 "\n",
+			t->folded_contexts, t->folded_calls);
 	fputs("calib,", f);
 	csv_field(f, o->calib_desc ? o->calib_desc : "none");
 	fputc('\n', f);
