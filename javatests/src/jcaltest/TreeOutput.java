@@ -1,0 +1,260 @@
+package jcaltest;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * output=tree|both: the agent builds each thread's calling-context tree and
+ * writes a tree snapshot. With output=both one run writes a trace and a
+ * snapshot of the same events, and every report of jcal-post must be the
+ * same on both, byte for byte, compensated (the same table, found in the
+ * calibration directory or given with --calib) and raw, in mode=events and
+ * mode=bci; call counts exact. maxcontexts= folds cold contexts and loses no
+ * metric and no call; bad option values and options that need events are
+ * refused. Every process runs under a timeout.
+ * Run by jcaltest.Main (javatests/run.sh).
+ */
+public final class TreeOutput {
+	private static final String W = "jcaltest.work.";
+	private final Runner r;
+	private final Path calibDir;
+
+	private TreeOutput(Runner r) {
+		this.r = r;
+		this.calibDir = r.tmp.resolve("calib");
+	}
+
+	/** Runs cmd in the test directory with JCAL_CALIB_DIR set; fails the test on a timeout. */
+	private Runner.Result run(List<String> cmd) throws Exception {
+		ProcessBuilder pb = new ProcessBuilder(cmd).directory(r.tmp.toFile());
+		pb.environment().put("JCAL_CALIB_DIR", calibDir.toString());
+		Path out = Files.createTempFile(r.tmp, "out", ".txt"), err = Files.createTempFile(r.tmp, "err", ".txt");
+		pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+		Process p = pb.start();
+		if (!p.waitFor(120, TimeUnit.SECONDS)) {
+			p.destroyForcibly();
+			p.waitFor(10, TimeUnit.SECONDS);
+			throw new Exception("timed out: " + cmd);
+		}
+		Runner.Result res = new Runner.Result();
+		res.rc = p.exitValue();
+		res.out = Files.readString(out, StandardCharsets.UTF_8);
+		res.err = Files.readString(err, StandardCharsets.UTF_8);
+		Files.delete(out);
+		Files.delete(err);
+		return res;
+	}
+
+	private Runner.Result post(Path file, String... args) throws Exception {
+		List<String> cmd = new ArrayList<>(List.of(r.post, file.toString()));
+		cmd.addAll(Arrays.asList(args));
+		return run(cmd);
+	}
+
+	/** The table of mode in the calibration directory (made once per mode). */
+	private Path calibrate(String mode) throws Exception {
+		Files.createDirectories(calibDir);
+		Path table = calibDir.resolve("table-" + mode + ".txt");
+		if (Files.exists(table))
+			return table;
+		Runner.Result c = run(List.of(r.java, "-agentpath:" + r.agent + "=calibrate,metric=cputime,mode=" + mode
+				+ ",table=" + table + ",out=" + calibDir.resolve("calib-" + mode + ".bin")));
+		r.check(c.rc == 0 && Files.exists(table), "calibrate mode=" + mode + ": exit " + c.rc + ": " + c.err);
+		return table;
+	}
+
+	/** A run of mainClass under the agent with opts; the agent's messages are checked by the caller. */
+	private Runner.Result traced(String opts, String mainClass) throws Exception {
+		return run(List.of(r.java, "-agentpath:" + r.agent + "=" + opts, "-cp", r.classes, mainClass));
+	}
+
+	/** Every report and export that prints exact figures: the same on the trace and on the snapshot. */
+	private void sameReports(String what, Path trace, Path snap, String... extra) throws Exception {
+		String[][] reports = {{"tree"}, {"tree", "--format", "csv"}, {"tree", "--format", "json"}, {"flat", "--format", "csv"},
+				{"callers"}, {"arcs"}, {"collapsed"}};
+		for (String[] rep : reports)
+			for (boolean raw : extra.length > 0 ? new boolean[] {false} : new boolean[] {false, true}) {
+				List<String> args = new ArrayList<>(List.of("--report"));
+				args.addAll(Arrays.asList(rep));
+				args.addAll(Arrays.asList(extra));
+				if (raw)
+					args.add("--raw");
+				String[] a = args.toArray(new String[0]);
+				Runner.Result x = post(trace, a), y = post(snap, a);
+				r.check(x.rc == 0 && y.rc == 0, what + " " + args + ": exit " + x.rc + "/" + y.rc + ": " + x.err + y.err);
+				r.check(!x.out.isEmpty() && x.out.equals(y.out), what + " " + args
+						+ ": the snapshot's report differs from the trace's (" + x.out.length() + " vs "
+						+ y.out.length() + " bytes)");
+			}
+	}
+
+	/** Flat CSV: calls per method of the test workloads. */
+	private Map<String, Long> calls(Path file) throws Exception {
+		Runner.Result f = post(file, "--report", "flat", "--format", "csv");
+		r.check(f.rc == 0, "flat of " + file + ": " + f.err);
+		Map<String, Long> m = new TreeMap<>();
+		for (List<String> row : Runner.csv(f.out))
+			if (row.get(0).startsWith(W))
+				m.merge(row.get(0), Long.parseLong(row.get(1)), Long::sum);
+		return m;
+	}
+
+	/** One run with output=both: trace and snapshot agree on every report. */
+	private void both(String mode, String mainClass, Map<String, Long> expected) throws Exception {
+		Path table = calibrate(mode);
+		Path t = r.tmp.resolve("both-" + mode + ".bin"), s = r.tmp.resolve("both-" + mode + ".bin.tree");
+		Runner.Result a = traced("trace,metric=cputime,mode=" + mode + ",output=both,out=" + t, W + mainClass);
+		r.check(a.rc == 0, "output=both mode=" + mode + ": exit " + a.rc + ": " + a.err);
+		r.check(a.err.contains("jcal: wrote " + s + ": tree snapshot of ") && a.err.contains(", compensated, "),
+				"the agent says it wrote the compensated snapshot: " + a.err);
+		r.check(Files.exists(t) && Files.exists(s), "trace and snapshot written");
+		r.check(Files.list(r.tmp).noneMatch(p -> p.getFileName().toString().contains(".tmp.")),
+				"no temporary snapshot left behind");
+		sameReports("mode=" + mode + " (table of the calibration directory)", t, s);
+		sameReports("mode=" + mode + " (--calib)", t, s, "--calib", table.toString());
+		r.expectExact("mode=" + mode + ": calls in the snapshot", expected, calls(s));
+		r.expectExact("mode=" + mode + ": calls in the trace", expected, calls(t));
+		Runner.Result sum = post(s, "--report", "summary");
+		r.check(sum.rc == 0 && sum.out.contains("(applied in the agent), estimator cond")
+				&& sum.out.contains("format:                3.0,"),
+				"the snapshot's summary names the agent's compensation: " + sum.out + sum.err);
+	}
+
+	private void testBothEvents() throws Exception {
+		String B = W + "Basic.";
+		both("events", "Basic", Runner.map(B + "main", 1, B + "<init>", 1, B + "a", 3, B + "b", 6, B + "leaf", 12));
+	}
+
+	private void testBothBci() throws Exception {
+		String R = W + "Recursion.";
+		both("bci", "Recursion", Runner.map(R + "main", 1, R + "fib", 465, R + "down", 3001, R + "even", 6,
+				R + "odd", 5));
+	}
+
+	/** A value of the summary CSV. */
+	private static long summary(Runner.Result csv, String key) {
+		for (List<String> row : Runner.csv(csv.out))
+			if (row.size() == 2 && row.get(0).equals(key))
+				return Long.parseLong(row.get(1));
+		return -1;
+	}
+
+	/** Sum of the calls of every context but the roots (and, when given, the pseudo-frame named skip). */
+	private long contextCalls(Path file, String skip, String... extra) throws Exception {
+		List<String> args = new ArrayList<>(List.of("--report", "tree", "--format", "csv"));
+		args.addAll(Arrays.asList(extra));
+		Runner.Result tr = post(file, args.toArray(new String[0]));
+		r.check(tr.rc == 0, "tree of " + file + ": " + tr.err);
+		long n = 0;
+		List<List<String>> rows = Runner.csv(tr.out);
+		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size())) {
+			String path = row.get(8);
+			if (!row.get(1).equals("0") && (skip == null || !path.endsWith(skip)))
+				n += Long.parseLong(row.get(3));
+		}
+		return n;
+	}
+
+	/** maxcontexts=1000 folds the JDK's start-up contexts: totals and calls are kept. */
+	private void testMaxContexts() throws Exception {
+		calibrate("events");
+		Path t = r.tmp.resolve("fold.bin"), s = r.tmp.resolve("fold.bin.tree");
+		Runner.Result a = traced("trace,metric=cputime,output=both,maxcontexts=1000,out=" + t, W + "Basic");
+		r.check(a.rc == 0, "maxcontexts=1000: exit " + a.rc + ": " + a.err);
+		for (String raw : new String[] {"", "--raw"}) {
+			String[] args = raw.isEmpty() ? new String[] {"--report", "summary", "--format", "csv"}
+					: new String[] {"--report", "summary", "--format", "csv", raw};
+			Runner.Result x = post(t, args), y = post(s, args);
+			r.check(x.rc == 0 && y.rc == 0, "summaries: " + x.err + y.err);
+			long total = summary(x, "metric.0.total");
+			r.check(total > 0 && total == summary(y, "metric.0.total"),
+					"folding keeps the total " + raw + ": trace " + total + ", snapshot " + summary(y, "metric.0.total"));
+			long contexts = summary(y, "contexts"), folded = summary(y, "folded_contexts");
+			r.check(folded > 0 && contexts + folded >= summary(x, "contexts"),
+					"contexts folded: " + folded + ", left " + contexts + ", unfolded " + summary(x, "contexts"));
+			/* the bound: 1000, plus what cannot fold (open frames, roots, pseudo-frames) */
+			r.check(contexts < 2000, "maxcontexts=1000 keeps the trees small: " + contexts + " contexts");
+			long foldedCalls = summary(y, "folded_calls");
+			r.check(foldedCalls > 0 && contextCalls(t, null, raw.isEmpty() ? new String[0] : new String[] {raw})
+					== contextCalls(s, "<cold contexts>") + foldedCalls,
+					"calls in the trace = calls left in the snapshot + calls folded (" + foldedCalls + ")");
+		}
+		Runner.Result txt = post(s, "--report", "summary");
+		r.check(txt.out.matches("(?s).*maxcontexts: +1000; [1-9][0-9]* contexts folded into \"<cold contexts>\".*"),
+				"the summary says what was folded: " + txt.out);
+		Runner.Result tree = post(s, "--report", "tree");
+		r.check(tree.out.contains("<cold contexts>"), "the tree shows the folded contexts");
+	}
+
+	/** output=tree: only the snapshot, at out=; what needs events is refused. */
+	private void testTreeOnly() throws Exception {
+		calibrate("events");
+		Path bci = calibrate("bci");
+		Path s = r.tmp.resolve("only.tree");
+		Runner.Result a = traced("trace,metric=cputime,output=tree,out=" + s, W + "Basic");
+		r.check(a.rc == 0 && a.err.contains("jcal: wrote " + s + ": tree snapshot of "), "output=tree: " + a.err);
+		r.check(Files.list(r.tmp).noneMatch(p -> p.getFileName().toString().startsWith("only.tree.")),
+				"nothing but the snapshot");
+		String B = W + "Basic.";
+		r.expectExact("output=tree: calls", Runner.map(B + "main", 1, B + "<init>", 1, B + "a", 3, B + "b", 6, B + "leaf",
+				12), calls(s));
+		expectError("--estimator min", post(s, "--estimator", "min"), "--estimator min");
+		expectError("--calib inrun", post(s, "--calib", "inrun"), "--calib inrun");
+		expectError("--calib of another table", post(s, "--calib", bci.toString()), "--calib " + bci);
+		Runner.Result raw = post(s, "--raw", "--report", "tree");
+		r.check(raw.rc == 0 && !raw.out.contains("RawBase"), "--raw shows the raw figures only: " + raw.err);
+		for (String exp : new String[] {"chrome", "speedscope", "html", "pprof"}) {
+			Path o = r.tmp.resolve("only." + exp);
+			List<String> args = new ArrayList<>(List.of("--report", exp, "-o", o.toString()));
+			if (exp.equals("speedscope"))
+				args.add("--speedscope-evented");
+			Runner.Result e = post(s, args.toArray(new String[0]));
+			r.check(e.rc == 0 && Files.size(o) > 0, "--report " + exp + " of a snapshot: " + e.err);
+		}
+		String chrome = Files.readString(r.tmp.resolve("only.chrome"));
+		r.check(chrome.contains("\"name\":\"" + B + "leaf\""), "chrome spans from the snapshot's tree");
+	}
+
+	private void expectError(String what, Runner.Result res, String names) {
+		List<String> lines = res.errLines();
+		r.check(res.rc != 0 && lines.size() == 1 && lines.get(0).startsWith("jcal-post: error: ")
+				&& lines.get(0).contains(names), what + ": one error naming " + names + " expected, got " + lines);
+	}
+
+	/** Bad values: one "jcal: error:" line naming the token, the JVM does not start. */
+	private void testBadOptions() throws Exception {
+		String[][] cases = {{"trace,output=forest", "output=forest"}, {"trace,output=tree,maxcontexts=10", "maxcontexts=10"},
+				{"trace,output=tree,maxcontexts=lots", "maxcontexts=lots"},
+				{"trace,maxcontexts=5000", "maxcontexts=5000"},
+				{"trace,output=tree,recalibrate=start", "output=tree"},
+				{"trace,output=tree,out=" + r.tmp.resolve("no-such-dir/t.tree"), "no-such-dir/t.tree"}};
+		for (String[] c : cases) {
+			Runner.Result a = traced(c[0], W + "Basic");
+			List<String> lines = new ArrayList<>();
+			for (String l : a.errLines())
+				if (l.startsWith("jcal:"))
+					lines.add(l);
+			r.check(a.rc != 0 && lines.size() == 1 && lines.get(0).startsWith("jcal: error: ")
+					&& lines.get(0).contains(c[1]), c[0] + ": one 'jcal: error:' naming " + c[1] + ", got " + lines);
+			r.check(!a.out.contains("basic "), c[0] + ": the program must not run");
+		}
+	}
+
+	/** The suite's tests, in the order jcaltest.Main runs them. */
+	static Runner.Tests tests(Runner r) {
+		TreeOutput t = new TreeOutput(r);
+		return new Runner.Tests()
+				.add("tree-both-events", t::testBothEvents)
+				.add("tree-both-bci", t::testBothBci)
+				.add("tree-maxcontexts", t::testMaxContexts)
+				.add("tree-only", t::testTreeOnly)
+				.add("tree-bad-options", t::testBadOptions);
+	}
+}
