@@ -501,10 +501,11 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 		jcal_debug("jcal-agent.jar not found beside libjcal.so: no jcal.Control API");
 	}
 	/* The calibration's own trace is private to this run (calibrator/calibrate.c). */
-	if (jcal.opts.output == JCAL_OUTPUT_TREE ? trace_file_open_none(jcal.out_path)
-	    : trace_file_open(jcal.out_path,
-			      jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0,
-			      err, sizeof(err))) {
+	if (jcal.opts.output == JCAL_OUTPUT_TREE
+		? trace_file_open_none(jcal.out_path)
+		: trace_file_open(jcal.out_path,
+				  jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0,
+				  err, sizeof(err))) {
 		jcal_error("%s", err);
 		return JNI_ERR;
 	}

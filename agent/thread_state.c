@@ -57,7 +57,8 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	}
 	st->serial = atomic_fetch_add(&jcal.next_serial, 1);
 	/* a tree that cannot be had loses this thread's events (counted) */
-	if (tree_recorder_on() && !(st->tree = tree_recorder_thread_new(st->serial, jcal.metrics.n)))
+	if (tree_recorder_on() &&
+	    !(st->tree = tree_recorder_thread_new(st->serial, jcal.metrics.n)))
 		jcal_warn("out of memory for the tree of thread #%u: its events are lost",
 			  st->serial);
 	st->is_virtual = (uint8_t)is_virtual;

@@ -31,9 +31,9 @@ struct tree_thread {
 	pthread_mutex_t lock; /* the owning thread per event; dumps and folds */
 	uint32_t serial;
 	int ended;
-	int failed;	  /* out of memory: the tree takes no more events */
-	uint64_t lost;	  /* events it could not take */
-	int64_t counted;  /* its contexts as counted in contexts_total */
+	int failed;	 /* out of memory: the tree takes no more events */
+	uint64_t lost;	 /* events it could not take */
+	int64_t counted; /* its contexts as counted in contexts_total */
 	struct calltree tree;
 	/* compensation counts (calib_comp.h) */
 	uint64_t deltas, clamped, fallback_similar, fallback_global, uncompensated;
@@ -109,8 +109,8 @@ static int fingerprint_of(void *ctx, const uint8_t *chunks, size_t len)
 	v.meta = fp_meta;
 	while (at + TRACE_CHUNK_HEADER_LEN <= len) {
 		const uint8_t *h = chunks + at;
-		size_t n = (size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 |
-			   (size_t)h[11] << 24;
+		size_t n =
+		    (size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 | (size_t)h[11] << 24;
 
 		if (at + TRACE_CHUNK_HEADER_LEN + n > len)
 			return -1;
@@ -458,8 +458,7 @@ static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
 /* The snapshot's own meta records: what it is and how it was compensated. */
 static void write_meta(struct trace_recbuf *rb, int at_end)
 {
-	uint64_t deltas = 0, clamped = 0, sim = 0, glob = 0, unc = 0, lost = 0, seen = 0,
-		 found = 0;
+	uint64_t deltas = 0, clamped = 0, sim = 0, glob = 0, unc = 0, lost = 0, seen = 0, found = 0;
 	struct timespec now;
 	char hex[24];
 	int state = atomic_load(&table_state);
@@ -527,8 +526,7 @@ static int copy_tree(const struct calltree *t, struct calltree *c)
 }
 
 /* Every tree, one after the other: copied under its lock, written after. */
-static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads,
-		       uint64_t *nodes)
+static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads, uint64_t *nodes)
 {
 	struct tree_snapshot_sink sink = {flush_rb, o};
 	int rc = 0;
@@ -575,8 +573,8 @@ static int write_snapshot(struct out *o, int at_end, uint64_t *threads, uint64_t
 	return rc;
 }
 
-static int dump(const char *path, int at_end, uint64_t *threads, uint64_t *nodes,
-		uint64_t *bytes, char *err, size_t errlen)
+static int dump(const char *path, int at_end, uint64_t *threads, uint64_t *nodes, uint64_t *bytes,
+		char *err, size_t errlen)
 {
 	char tmp[JCAL_OPT_PATH_MAX + 64];
 	struct out o = {-1, 0, 0};

@@ -100,7 +100,8 @@ static void compact(struct calltree *t, struct compaction *c, const uint8_t *rem
 				nn[p->last_child].next_sibling = newidx[ch];
 			p->last_child = newidx[ch];
 			/* the map has room for every node: this cannot fail */
-			(void)u64map_put(&c->map, ((uint64_t)newidx[i] << 32) | nn[newidx[ch]].method,
+			(void)u64map_put(&c->map,
+					 ((uint64_t)newidx[i] << 32) | nn[newidx[ch]].method,
 					 newidx[ch]);
 		}
 	}

@@ -31,7 +31,7 @@ enum trace_tree_stat {
 	TRACE_TS_UNWOUND,
 	TRACE_TS_OPEN, /* frames open when the snapshot was taken */
 	TRACE_TS_BACKWARDS,
-	TRACE_TS_CONTROL,					   /* + enum jcal_control */
+	TRACE_TS_CONTROL,					      /* + enum jcal_control */
 	TRACE_TS_FOLDED_CONTEXTS = TRACE_TS_CONTROL + JCAL_CTL_COUNT, /* maxcontexts= */
 	TRACE_TS_FOLDED_CALLS,
 	TRACE_TS_COUNT,

@@ -242,7 +242,8 @@ static int c_event(void *ctx, const struct trace_event *e)
 static struct trace_visitor coll_visitor(struct coll *c)
 {
 	struct trace_visitor v = {
-	    c, c_meta, c_method, c_tstart, c_tname, c_tend, c_compiled, c_event, c_end, c_label, NULL, NULL,
+	    c,		c_meta,	 c_method, c_tstart, c_tname, c_tend,
+	    c_compiled, c_event, c_end,	   c_label,  NULL,    NULL,
 	};
 	memset(c, 0, sizeof(*c));
 	return v;

@@ -83,8 +83,8 @@ static void test_fold_keeps_open_frames_and_totals(void)
 	CHECK_EQ_I(calltree_heat(&t, heat), 0);
 	a = child(&t, CALLTREE_ROOT, A);
 	CHECK_EQ_U(heat[CALLTREE_ROOT], CALLTREE_HOT);
-	CHECK_EQ_U(heat[a], CALLTREE_HOT);			 /* open */
-	CHECK_EQ_U(heat[child(&t, a, D)], CALLTREE_HOT);	 /* open */
+	CHECK_EQ_U(heat[a], CALLTREE_HOT);		 /* open */
+	CHECK_EQ_U(heat[child(&t, a, D)], CALLTREE_HOT); /* open */
 	CHECK_EQ_U(heat[child(&t, a, B)], 20);
 	CHECK_EQ_U(heat[child(&t, a, C)], 1);
 

@@ -171,7 +171,8 @@ static void test_snapshot_equals_trace(void)
 	load(&ms, spath, NULL, 0);
 	CHECK(ms.snapshot);
 	CHECK(model_snapshot_compensated(&ms));
-	CHECK_EQ_U(mt.thread_list[0]->tree.nnodes, 3006); /* root, run, main, f, f, g, 3000 natives */
+	CHECK_EQ_U(mt.thread_list[0]->tree.nnodes,
+		   3006); /* root, run, main, f, f, g, 3000 natives */
 	CHECK_EQ_U(ms.thread_list[0]->tree.stats.unmatched_exits, 1);
 	CHECK_EQ_U(ms.thread_list[0]->tree.stats.open_frames, 2); /* main, g */
 	same_trees(&mt, &ms, 0);

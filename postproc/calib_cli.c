@@ -338,6 +338,14 @@ int calib_cli_derive(const struct cli *c)
 		msg("error", "--report calib reads the trace twice: give a file, not stdin");
 		return 2;
 	}
+	if (model_peek_snapshot(c->trace)) {
+		msg("error",
+		    "--report calib: %s is a tree snapshot: a table is derived from the events of "
+		    "a "
+		    "calibration trace",
+		    c->trace);
+		return 1;
+	}
 	if (calib_derive_file(c->trace, &t, &info, err, sizeof(err))) {
 		msg("error", "%s", err);
 		calib_table_free(&t);
@@ -507,7 +515,8 @@ int calib_cli_snapshot(const struct calib_apply *cal, const struct cli *c, const
 			 cal->active ? calib_table_digest(&cal->table) : 0);
 		if (!comp || !cal->active || strcmp(have, digest)) {
 			msg("error",
-			    "--calib %s: %s is a tree snapshot %s%s; it has no events to compensate "
+			    "--calib %s: %s is a tree snapshot %s%s; it has no events to "
+			    "compensate "
 			    "with another table (use --raw for raw figures)",
 			    c->calib, c->trace,
 			    comp ? "compensated in the agent with " : "with raw figures only",

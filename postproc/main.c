@@ -171,8 +171,9 @@ static int open_trace(struct run *r)
 	int snap = strcmp(r->c.trace, "-") && model_peek_snapshot(r->c.trace) == 1;
 
 	r->have_cal = 1;
-	if (snap && (!r->c.calib || !strcmp(r->c.calib, "inrun")) ? calib_apply_init(&r->cal) != 0
-	    : calib_cli_setup(&r->cal, &r->c, &r->comp, r->calib_note, sizeof(r->calib_note)))
+	if (snap && (!r->c.calib || !strcmp(r->c.calib, "inrun"))
+		? calib_apply_init(&r->cal) != 0
+		: calib_cli_setup(&r->cal, &r->c, &r->comp, r->calib_note, sizeof(r->calib_note)))
 		return 1;
 	if (r->cal.skipped[0])
 		msg("warning",

@@ -389,8 +389,8 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 			 tn->serial, tn->index, t->snap_next, t->snap_nodes, t->tree.nmetrics);
 		return -1;
 	}
-	if (tn->index && calltree_child(&t->tree, t->snap_map[tn->parent],
-					event_method(m, tn->method), &idx))
+	if (tn->index &&
+	    calltree_child(&t->tree, t->snap_map[tn->parent], event_method(m, tn->method), &idx))
 		return oom(m);
 	t->snap_map[t->snap_next++] = idx;
 	n = &t->tree.nodes[idx];

@@ -286,7 +286,8 @@ static int replay_tree(struct replay *r, const struct model_thread *th)
 			goto cb_failed;
 		stack[depth++] = n;
 	}
-	if (cb->end && cb->end(cb->ctx, th, model_value(m, mi, t->nodes[CALLTREE_ROOT].raw_cum[mi])))
+	if (cb->end &&
+	    cb->end(cb->ctx, th, model_value(m, mi, t->nodes[CALLTREE_ROOT].raw_cum[mi])))
 		goto cb_failed;
 	ret = 0;
 	goto out;
