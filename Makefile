@@ -171,6 +171,11 @@ $(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wi
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ipostproc -o $@ $< $(POST_OBJ) $(COMMON_OBJ) $(LDLIBS)
 
+# The agent's trees run without a JVM in their test (it defines the state).
+$(BUILD)/tests/test-agent-trees: $(BUILD)/obj/agent/tree_recorder.o
+$(BUILD)/tests/test-agent-trees: override LDLIBS := $(BUILD)/obj/agent/tree_recorder.o $(LDLIBS)
+$(BUILD)/tests/test-agent-trees: CFLAGS += $(JNI_CFLAGS)
+
 # The replay of kept crash inputs also needs the agent's option parser.
 $(BUILD)/tests/test-fuzz-regressions: $(BUILD)/obj/agent/options.o native-tests/fuzz/fuzz-targets.h
 $(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(BUILD)/obj/agent/options.o $(LDLIBS)

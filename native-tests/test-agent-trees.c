@@ -1,0 +1,163 @@
+/*
+ * test-agent-trees.c - the agent's trees without a JVM (agent/tree_recorder.c):
+ * four threads send events while the main thread dumps snapshots again and
+ * again (each must read back complete: the per-tree locks and the
+ * temp-and-rename write), with maxcontexts= small enough to fold all the
+ * time; at the end every thread's calls and metric are all there, in the
+ * tree or counted as folded.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent_state.h"
+#include "test.h"
+#include "trace_file.h"
+#include "trace_reader.h"
+#include "tree_recorder.h"
+
+struct jcal_agent jcal; /* what agent_state.c owns in the agent */
+
+#define THREADS 4
+#define EVENTS 200000
+
+struct worker {
+	pthread_t th;
+	uint32_t serial;
+	struct tree_thread *tt;
+	uint64_t entries, first, last;
+};
+
+/* A walk over many contexts: depth 1..6, methods 1..12 chosen by a PRNG. */
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	uint32_t stack[8], depth = 0, x = w->serial * 2654435761u;
+	uint64_t metric = 1000;
+
+	for (int i = 0; i < EVENTS; i++) {
+		x = x * 1103515245u + 12345u;
+		metric += 1 + (x >> 24) % 50;
+		if (i == 0)
+			w->first = metric; /* nothing is charged before the first event */
+		if (depth < 6 && (depth == 0 || (x >> 16) % 3)) {
+			stack[depth] = 1 + (x >> 8) % 12;
+			tree_recorder_event(w->tt, stack[depth++], JCAL_TR_ENTRY, JCAL_MT_INTERP,
+					    &metric);
+			w->entries++;
+		} else {
+			--depth;
+			tree_recorder_event(w->tt, stack[depth], JCAL_TR_EXIT, JCAL_MT_INTERP,
+					    &metric);
+		}
+	}
+	w->last = metric;
+	return NULL;
+}
+
+struct check {
+	uint64_t threads, nodes, announced, calls[THREADS + 1], folded_calls[THREADS + 1],
+	    raw[THREADS + 1];
+};
+
+static int on_tree_thread(void *ctx, const struct trace_tree_thread *t)
+{
+	struct check *c = ctx;
+
+	c->threads++;
+	c->announced += t->nodes;
+	if (t->serial <= THREADS)
+		c->folded_calls[t->serial] = t->stat[TRACE_TS_FOLDED_CALLS];
+	return 0;
+}
+
+static int on_tree_node(void *ctx, const struct trace_tree_node *n)
+{
+	struct check *c = ctx;
+
+	c->nodes++;
+	if (n->serial <= THREADS) {
+		c->raw[n->serial] += n->raw[0];
+		if (n->index && n->method != UINT32_MAX - 2) /* not <cold contexts> */
+			c->calls[n->serial] += n->calls;
+	}
+	return 0;
+}
+
+static enum trace_status read_back(const char *path, struct check *c)
+{
+	struct trace_visitor v;
+	struct trace_result res;
+
+	memset(c, 0, sizeof(*c));
+	memset(&v, 0, sizeof(v));
+	v.ctx = c;
+	v.tree_thread = on_tree_thread;
+	v.tree_node = on_tree_node;
+	return trace_read_file(path, &v, &res);
+}
+
+static void test_dumps_while_events_run(void)
+{
+	char dir[] = "/tmp/jcal-trees-XXXXXX", path[64], err[512];
+	struct worker w[THREADS];
+	struct check c;
+	uint64_t contexts = 0, fc = 0, fk = 0;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/t.tree", dir);
+	setenv("JCAL_CALIB_DIR", dir, 1); /* no table there: raw figures */
+	jcal.opts.maxcontexts = 1000;
+	jcal.metrics.n = 1;
+	CHECK_EQ_I(trace_file_open_none(path), 0);
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_meta(rb, "metrics", "cputime");
+	for (uint32_t s = 1; s <= THREADS; s++)
+		trace_rec_thread_start(rb, s, s, s, 0, 0, "worker", 1, (uint64_t[]){0});
+	trace_file_unlock();
+	CHECK_EQ_I(tree_recorder_init(path, err, sizeof(err)), 0);
+	tree_recorder_choose_table();
+	for (int i = 0; i < THREADS; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].serial = (uint32_t)i + 1;
+		w[i].tt = tree_recorder_thread_new(w[i].serial, 1);
+		CHECK(w[i].tt != NULL);
+	}
+	for (int i = 0; i < THREADS; i++)
+		CHECK_EQ_I(pthread_create(&w[i].th, NULL, work, &w[i]), 0);
+	for (int k = 0; k < 20; k++) {
+		CHECK_EQ_I(tree_recorder_dump(path, err, sizeof(err)), 0);
+		CHECK_EQ_I(read_back(path, &c), TRACE_OK);
+		CHECK_EQ_U(c.threads, THREADS);
+		CHECK_EQ_U(c.nodes, c.announced);
+	}
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(w[i].th, NULL);
+	tree_recorder_thread_ended(w[0].tt);
+	CHECK_EQ_I(tree_recorder_dump(path, err, sizeof(err)), 0);
+	CHECK_EQ_I(read_back(path, &c), TRACE_OK);
+	tree_recorder_counts(&contexts, &fc, &fk);
+	CHECK(fc > 0);		/* maxcontexts=1000 folded */
+	CHECK(contexts < 1500); /* and the trees stayed near it */
+	for (int i = 0; i < THREADS; i++) {
+		uint32_t s = w[i].serial;
+
+		/* every entry and every unit of metric is in the tree, or folded */
+		CHECK_EQ_U(c.calls[s] + c.folded_calls[s], w[i].entries);
+		CHECK_EQ_U(c.raw[s], w[i].last - w[i].first);
+	}
+	/* nothing is left beside the snapshot */
+	CHECK_EQ_I(unlink(path), 0);
+	CHECK_EQ_I(rmdir(dir), 0);
+	tree_recorder_reset();
+	tree_recorder_counts(&contexts, &fc, &fk);
+	CHECK_EQ_U(contexts, 0);
+	CHECK_EQ_U(fc, 0);
+}
+
+int main(void)
+{
+	RUN(test_dumps_while_events_run);
+	return test_summary("agent-trees");
+}
