@@ -205,6 +205,37 @@ public final class Live {
 		}
 	}
 
+	private Runner.Result jcmd(Path dir, long pid, String options) throws Exception {
+		String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+		return r.run(dir.toFile(), List.of(jcmd, Long.toString(pid), "JVMTI.agent_load", r.agent, "'" + options + "'"));
+	}
+
+	/**
+	 * Two running JVMs given the same out=: the second refuses with one
+	 * line and code 4, the first one's recording is complete and exact.
+	 */
+	private void testSameOut() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "sameout");
+		Path out = dir.resolve("shared.bin"), reply = dir.resolve("reply.txt");
+		try (Server a = new Server(r, dir.resolve("a.log")); Server b = new Server(r, dir.resolve("b.log"))) {
+			Runner.Result st = jcmd(dir, a.pid, "start,out=" + out);
+			r.check(st.out.contains("return code: 0"), "first JVM starts: " + st.out + st.err);
+			Files.write(reply, new byte[0]);
+			Runner.Result second = jcmd(dir, b.pid, "start,out=" + out + ",reply=" + reply);
+			String text = Files.readString(reply);
+			r.check(second.out.contains("return code: 4"), "second JVM refused with code 4: " + second.out);
+			r.check(text.startsWith("jcal: error: ") && text.contains("being written by another jcal agent")
+					&& text.split("\n").length == 1, "one error line naming the conflict: " + text);
+			int k = 120;
+			a.work(k);
+			b.work(k);
+			r.check(jcmd(dir, a.pid, "stop").out.contains("return code: 0"), "first JVM stops");
+			r.check(calls(out, HANDLE) == k, "the first recording is intact: handle() " + calls(out, HANDLE));
+			r.check(jcmd(dir, b.pid, "status,reply=" + reply).out.contains("return code: 0")
+					&& Files.readString(reply).startsWith("recording: no"), "the second JVM records nothing");
+		}
+	}
+
 	/** duration= and maxsize= for a JVM started with the agent. */
 	private void testLimitsAtStart() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "limits");
@@ -239,6 +270,7 @@ public final class Live {
 		Live l = new Live(r);
 		return new Runner.Tests()
 				.add("live-jcmd", l::testJcmd)
+				.add("live-same-out", l::testSameOut)
 				.add("live-limits-at-start", l::testLimitsAtStart)
 				.add("live-control-without-agent", l::testControlWithoutAgent);
 	}
