@@ -31,6 +31,7 @@ struct tree_thread {
 	pthread_mutex_t lock; /* the owning thread per event; dumps and folds */
 	uint32_t serial;
 	int ended;
+	int idle;	 /* no event since a new recording began: not in its snapshots */
 	int failed;	 /* out of memory: the tree takes no more events */
 	uint64_t lost;	 /* events it could not take */
 	int64_t counted; /* its contexts as counted in contexts_total */
@@ -242,6 +243,7 @@ void tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned trans
 	if (!tt)
 		return;
 	pthread_mutex_lock(&tt->lock);
+	tt->idle = 0;
 	if (tt->failed) {
 		tt->lost++;
 	} else if (calltree_event(&tt->tree, method, transition, type, metric)) {
@@ -395,6 +397,7 @@ void tree_recorder_reset(void)
 		tt->lost = tt->deltas = tt->clamped = tt->uncompensated = 0;
 		tt->fallback_similar = tt->fallback_global = 0;
 		tt->counted = 0;
+		tt->idle = 1;
 		pthread_mutex_unlock(&tt->lock);
 		pp = &tt->next;
 	}
@@ -536,6 +539,10 @@ static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads
 		uint32_t flags;
 
 		pthread_mutex_lock(&tt->lock);
+		if (tt->idle) {
+			pthread_mutex_unlock(&tt->lock);
+			continue;
+		}
 		rc = copy_tree(&tt->tree, &c) ? -ENOMEM : 0;
 		flags = (atomic_load(&table_state) == 1 ? TRACE_TREE_COMPENSATED : 0) |
 			(tt->ended ? TRACE_TREE_ENDED : 0);
@@ -625,11 +632,11 @@ int tree_recorder_dump(const char *path, char *err, size_t errlen)
 	return dump(path, 0, &threads, &nodes, &bytes, err, errlen);
 }
 
-int tree_recorder_finish(void)
+int tree_recorder_finish(char *line, size_t len)
 {
 	const char *path = snapshot_path;
 	uint64_t threads, nodes, bytes, fc = 0, fk = 0, events = 0, lost = 0;
-	char err[1200];
+	char err[1200], buf[1400];
 
 	if (dump(path, 1, &threads, &nodes, &bytes, err, sizeof(err))) {
 		jcal_error("%s", err);
@@ -645,10 +652,14 @@ int tree_recorder_finish(void)
 		pthread_mutex_unlock(&tt->lock);
 	}
 	pthread_mutex_unlock(&registry_mutex);
-	jcal_info("wrote %s: tree snapshot of %" PRIu64 " threads, %" PRIu64 " events, %" PRIu64
-		  " contexts (%" PRIu64 " folded, %" PRIu64 " calls), %s, %" PRIu64 " bytes%s",
-		  path, threads, events, nodes, fc, fk,
-		  atomic_load(&table_state) == 1 ? "compensated" : "raw figures only", bytes,
-		  lost ? " - INCOMPLETE: trees ran out of memory" : "");
+	snprintf(buf, sizeof(buf),
+		 "%s: tree snapshot of %" PRIu64 " threads, %" PRIu64 " events, %" PRIu64
+		 " contexts (%" PRIu64 " folded, %" PRIu64 " calls), %s, %" PRIu64 " bytes%s",
+		 path, threads, events, nodes, fc, fk,
+		 atomic_load(&table_state) == 1 ? "compensated" : "raw figures only", bytes,
+		 lost ? " - INCOMPLETE: trees ran out of memory" : "");
+	jcal_info("wrote %s", buf);
+	if (line && len)
+		snprintf(line, len, "%s", buf);
 	return 0;
 }

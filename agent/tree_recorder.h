@@ -63,9 +63,10 @@ void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_
  * counts set to 0. */
 void tree_recorder_reset(void);
 
-/* At VM death, after the threads are flushed: writes the snapshot to the
- * path given to tree_recorder_init and prints the summary line. Returns 0
- * or -1 (said already). */
-int tree_recorder_finish(void);
+/* At the end of a recording (VM death, stop), after the threads are
+ * flushed: writes the snapshot to the path given to tree_recorder_init
+ * and prints the summary line, also left in line (len bytes; may be NULL)
+ * without its "wrote ". Returns 0 or -1 (said already). */
+int tree_recorder_finish(char *line, size_t len);
 
 #endif

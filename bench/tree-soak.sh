@@ -8,7 +8,9 @@
 # it by less than 10% and less than 16 MiB). A benchmark: never fails on
 # its figures. AGENT OPTIONS are added to the agent's (default
 # mode=bci,metric=cputime). BUILD (default build) holds the agent and
-# classes; the workload is jcalbench.CallHeavy (make build/bench.stamp).
+# classes (make build/bench.stamp); WORKLOAD=callheavy (default: few
+# contexts, the most events per second) or contexts (jcalbench.Contexts:
+# contexts keep growing; give maxcontexts=N in the options to bound them).
 set -eu
 cd "$(dirname "$0")/.."
 MINUTES=${1:-10}
@@ -16,19 +18,24 @@ EXTRA=${2:-mode=bci,metric=cputime}
 JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
 JAVA="$JAVA_HOME/bin/java"
 BUILD=${BUILD:-build}
-CP="-Xmx256m -cp $BUILD/bench jcalbench.CallHeavy 2000000000"
+case ${WORKLOAD:-callheavy} in
+callheavy) CP="-Xmx256m -cp $BUILD/bench jcalbench.CallHeavy 2000000000" ;;
+contexts) CP="-Xmx256m -cp $BUILD/bench jcalbench.Contexts" ;;
+*) echo "tree-soak: WORKLOAD=callheavy or contexts" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # 1. bytes per event and events per second of a short trace of the program
-timeout -s TERM 15 "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,$EXTRA,out=$tmp/t.bin" $CP \
+TRACE_EXTRA=$(echo "$EXTRA" | sed 's/\(^\|,\)maxcontexts=[0-9]*//; s/^,//')
+timeout -s TERM 15 "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,$TRACE_EXTRA,out=$tmp/t.bin" $CP \
 	>/dev/null 2>"$tmp/trace.err" || true
 line=$(grep 'jcal: wrote' "$tmp/trace.err" || true)
 [ -n "$line" ] || { cat "$tmp/trace.err" >&2; echo "tree-soak: the trace run wrote nothing" >&2; exit 1; }
 bpe=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) bytes\/event).*/\1/p')
 tevents=$(echo "$line" | sed -n 's/.*: \([0-9]*\) events,.*/\1/p')
-echo "workload: jcalbench.CallHeavy, agent options $EXTRA; $(nproc) cpus, $("$JAVA" -version 2>&1 | head -1)"
+echo "workload: ${CP##* -cp $BUILD/bench }, agent options $EXTRA; $(nproc) cpus, $("$JAVA" -version 2>&1 | head -1)"
 echo "trace run (15 s): $tevents events, $bpe bytes/event"
 rm -f "$tmp/t.bin"
 
@@ -60,7 +67,7 @@ events=$(echo "$line" | sed -n 's/.*threads, \([0-9]*\) events,.*/\1/p')
 total=$(($(date +%s) - start))
 if [ -n "$events" ]; then
 	awk -v e="$events" -v b="$bpe" -v s="$total" 'BEGIN {
-	printf "a trace of these %d events (%.1f M/s) would have written %.2f GB at %s bytes/event\n", e, e / s / 1e6, e * b / 1e9, b }'
+	printf "a trace of these %.0f events (%.1f M/s) would have written %.2f GB at %s bytes/event\n", e, e / s / 1e6, e * b / 1e9, b }'
 	# the same samples with the trace the run would have written by then
 	# (at its average event rate)
 	printf '%8s %10s %20s\n' "seconds" "RSS MiB" "trace by then (GB)"
