@@ -521,8 +521,9 @@ static int open_output(unsigned flags, char *err, size_t errlen)
 {
 	char path[JCAL_OPT_PATH_MAX + 8];
 
-	if (jcal.opts.output == JCAL_OUTPUT_TREE ? trace_file_open_none(jcal.out_path)
-						 : trace_file_open(jcal.out_path, flags, err, errlen))
+	if (jcal.opts.output == JCAL_OUTPUT_TREE
+		? trace_file_open_none(jcal.out_path)
+		: trace_file_open(jcal.out_path, flags, err, errlen))
 		return -1;
 	if (jcal.opts.output == JCAL_OUTPUT_TRACE)
 		return 0;

@@ -309,7 +309,7 @@ static uint64_t fold_cutoff(int64_t remove)
 	return cutoff;
 }
 
-/* Folds the coldest contexts of all trees down to 3/4 of maxcontexts=;
+/* Folds the coldest contexts of all trees down to half of maxcontexts=;
  * the next fold starts at maxcontexts=, or a quarter of it above what is
  * left if folding cannot go that low (open frames, pseudo-frames), so
  * that folds never come at every new context. One at a time: a thread
@@ -326,7 +326,7 @@ static void fold_all(void)
 		return;
 	}
 	pthread_mutex_lock(&registry_mutex);
-	cutoff = (int64_t)fold_cutoff(total - max * 3 / 4);
+	cutoff = (int64_t)fold_cutoff(total - max / 2);
 	for (struct tree_thread *tt = registry; cutoff > 0 && tt; tt = tt->next) {
 		uint64_t *heat;
 		int64_t d;

@@ -247,6 +247,50 @@ public final class TreeOutput {
 		}
 	}
 
+	/** The calls of tick() in a snapshot, or -1 when it cannot be read. */
+	private long ticks(Path snap) throws Exception {
+		Long n = calls(snap).get(W + "TimedSpin.tick");
+		return n == null ? -1 : n;
+	}
+
+	/**
+	 * dump while the program runs (a later load of the library, through
+	 * jcmd): each dump is a complete snapshot, taken from running trees, and
+	 * the final one at the end has at least as many calls.
+	 */
+	private void testDumpWhileRunning() throws Exception {
+		Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+		Path s = r.tmp.resolve("spin.tree");
+		calibrate("events");
+		ProcessBuilder pb = new ProcessBuilder(r.java, "-agentpath:" + r.agent + "=trace,metric=cputime,output=tree,out=" + s,
+				"-cp", r.classes, W + "TimedSpin", "6").directory(r.tmp.toFile());
+		pb.environment().put("JCAL_CALIB_DIR", calibDir.toString());
+		pb.redirectOutput(r.tmp.resolve("spin.out").toFile()).redirectError(r.tmp.resolve("spin.err").toFile());
+		Process p = pb.start();
+		try {
+			long last = 0;
+			for (int k = 1; k <= 2; k++) {
+				Thread.sleep(1500);
+				Path d = r.tmp.resolve("spin.dump" + k);
+				Runner.Result j = run(List.of(jcmd.toString(), Long.toString(p.pid()), "JVMTI.agent_load", r.agent,
+						"'dump,out=" + d + "'"));
+				r.check(j.rc == 0 && j.out.contains("return code: 0"), "dump " + k + ": " + j.out + j.err);
+				Runner.Result sum = post(d, "--report", "summary");
+				r.check(sum.rc == 0 && sum.out.matches("(?s).*tree snapshot: +taken .* \\(dump\\).*"),
+						"dump " + k + " reads as a snapshot taken while running: " + sum.out + sum.err);
+				long n = ticks(d);
+				r.check(n > last, "dump " + k + ": tick() calls " + n + " after " + last);
+				last = n;
+			}
+			r.check(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "the program ends normally");
+			long end = ticks(s);
+			r.check(end >= last && end % 10000 == 0, "the final snapshot: tick() calls " + end + " (dumps " + last + ")");
+		} finally {
+			p.destroyForcibly();
+			p.waitFor(10, TimeUnit.SECONDS);
+		}
+	}
+
 	/** The suite's tests, in the order jcaltest.Main runs them. */
 	static Runner.Tests tests(Runner r) {
 		TreeOutput t = new TreeOutput(r);
@@ -255,6 +299,7 @@ public final class TreeOutput {
 				.add("tree-both-bci", t::testBothBci)
 				.add("tree-maxcontexts", t::testMaxContexts)
 				.add("tree-only", t::testTreeOnly)
+				.add("tree-dump-while-running", t::testDumpWhileRunning)
 				.add("tree-bad-options", t::testBadOptions);
 	}
 }
