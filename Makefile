@@ -82,7 +82,7 @@ BENCH_EVENTS ?= 100000000
 
 all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal $(BUILD)/jcal-calibrator.jar $(BUILD)/jcal-agent.jar \
      java-classes \
-     $(BUILD)/libjcaltest.so $(BUILD)/javatests21.stamp
+     $(BUILD)/libjcaltest.so $(BUILD)/javatests21.stamp $(BUILD)/launcher-test/libjcal.so
 
 test:
 	@scripts/install-deps.sh --tests
@@ -208,6 +208,14 @@ $(BUILD)/javatests.stamp: $(JAVA_SRC) $(BUILD)/jcal-agent.jar | check-jdk
 $(BUILD)/libjcaltest.so: $(wildcard javatests/native/*.c) | check-jdk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $^ -lpthread
+
+# The launcher's stand-in agent (native-tests/launcher/echo_agent.c), with
+# the jars jcal checks for beside it.
+$(BUILD)/launcher-test/libjcal.so: native-tests/launcher/echo_agent.c common/attach_reply.h \
+				   $(BUILD)/jcal-agent.jar $(BUILD)/jcal-calibrator.jar | check-jdk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $< -lpthread
+	cp $(BUILD)/jcal-agent.jar $(BUILD)/jcal-calibrator.jar $(dir $@)
 
 JAVA21_SRC := $(shell find javatests/src21 -name '*.java' 2>/dev/null)
 $(BUILD)/javatests21.stamp: $(JAVA21_SRC)
