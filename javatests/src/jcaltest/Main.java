@@ -42,7 +42,8 @@ public final class Main {
 			new Suite("OutputSafety", "jcaloutput", OutputSafety::tests),
 			new Suite("CalibrationSafety", "jcalcalibsafety", CalibrationSafety::tests),
 			new Suite("PostSafety", "jcalpostsafety", PostSafety::tests),
-			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests));
+			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests),
+			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests));
 
 	private int passed, failed, skipped;
 
