@@ -320,22 +320,34 @@ public final class LauncherTests {
 			System.out.println("     SKIP: " + r.agent + " has no Agent_OnAttach yet");
 			return false;
 		}
-		try (Jvm j = new Jvm(r.java, List.of())) {
-			expectOk("status, no agent", jcal("status", j.pid, "--lib", r.agent), "recording: no");
-			Path t = r.tmp.resolve("live.bin");
-			Runner.Result start = jcal("start", j.pid, "--lib", r.agent, "-o", t);
-			r.check(start != null && start.rc == 0, "start: " + (start == null ? "" : start.rc + " " + start.err));
-			Runner.Result st = jcal("status", j.pid);
-			r.check(st != null && st.rc == 0 && st.out.startsWith("recording: yes"), "status: " + (st == null ? "" : st.out + st.err));
-			Runner.Result again = jcal("start", j.pid, "-o", r.tmp.resolve("other.bin"));
-			r.check(again != null && again.rc == 8, "second start: exit 8: " + (again == null ? "" : again.rc + " " + again.err));
-			Runner.Result stop = jcal("stop", j.pid);
-			r.check(stop != null && stop.rc == 0, "stop: " + (stop == null ? "" : stop.rc + " " + stop.err));
-			Runner.Result after = jcal("status", j.pid);
-			r.check(after != null && after.out.startsWith("recording: no"), "status after stop: " + (after == null ? "" : after.out));
-			r.check(Files.exists(t), "the trace file exists: " + t);
-			r.check(j.p.isAlive(), "the JVM is still alive");
-		}
+		for (String java : javas)
+			try (Jvm j = new Jvm(java, List.of(), "-XX:+EnableDynamicAgentLoading")) {
+				String w = java + ": ";
+				expectOk(w + "status, no agent", jcal("status", j.pid, "--lib", r.agent), "recording: no");
+				Path t = r.tmp.resolve("live-" + j.pid + ".bin");
+				Runner.Result start = jcal("start", j.pid, "--lib", r.agent, "-o", t);
+				r.check(start != null && start.rc == 0, w + "start: " + (start == null ? "" : start.rc + " " + start.err));
+				Runner.Result st = jcal("status", j.pid);
+				r.check(st != null && st.rc == 0 && st.out.startsWith("recording: yes"),
+						w + "status: " + (st == null ? "" : st.out + st.err));
+				Runner.Result again = jcal("start", j.pid, "-o", r.tmp.resolve("other.bin"));
+				r.check(again != null && again.rc == 8, w + "second start: exit 8: " + (again == null ? "" : again.rc + " " + again.err));
+				Runner.Result stop = jcal("stop", j.pid);
+				r.check(stop != null && stop.rc == 0, w + "stop: " + (stop == null ? "" : stop.rc + " " + stop.err));
+				Runner.Result after = jcal("status", j.pid);
+				r.check(after != null && after.out.startsWith("recording: no"), w + "status after stop: " + (after == null ? "" : after.out));
+				Runner.Result stop2 = jcal("stop", j.pid);
+				r.check(stop2 != null && stop2.rc == 9, w + "stop when stopped: exit 9: " + (stop2 == null ? "" : stop2.rc + " " + stop2.err));
+				r.check(Files.exists(t), w + "the trace file exists: " + t);
+				/* record: the agent ends it at its duration, jcal-post reads the file */
+				Path rec = r.tmp.resolve("rec-" + j.pid + ".bin");
+				Runner.Result res = jcal("record", j.pid, "-d", "1s", "-o", rec);
+				r.check(res != null && res.rc == 0 && res.out.contains("recording: no")
+						&& res.out.endsWith("written to " + rec + "\n"), w + "record: " + (res == null ? "" : res.rc + " " + res.out + res.err));
+				Runner.Result sum = r.post(rec, "--report", "summary");
+				r.check(sum.rc == 0, w + "jcal-post reads the recording: " + sum.err);
+				r.check(j.p.isAlive(), w + "the JVM is still alive");
+			}
 		return true;
 	}
 
