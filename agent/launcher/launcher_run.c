@@ -305,6 +305,12 @@ static int cmd_record(const struct target *t, const struct launcher_args *a, con
 	if (!nap(a->duration_s * 1000L)) {
 		while (!nap(500)) {
 			free(reply);
+			reply = NULL;
+			if (kill(t->p.pid, 0) && errno == ESRCH)
+				return error(JCAL_EXIT_NO_PROCESS,
+					     "process %d exited during the recording (the agent "
+					     "finishes its file at VM death)",
+					     (int)t->p.pid);
 			code = send_command(t, &st, NULL, &reply);
 			if (code != JCAL_EXIT_OK)
 				return code;

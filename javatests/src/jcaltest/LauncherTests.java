@@ -288,6 +288,27 @@ public final class LauncherTests {
 		}
 	}
 
+	/** record of a JVM that exits before the duration: exit 3, not a hang or a protocol error. */
+	private void testRecordJvmExits() throws Exception {
+		try (Jvm j = new Jvm(r.java, List.of())) {
+			Path out = Files.createTempFile(r.tmp, "rec", ".txt"), err = Files.createTempFile(r.tmp, "rec", ".err");
+			Process rec = new ProcessBuilder(jcal, "record", "" + j.pid, "-d", "2", "--lib", echoLib)
+					.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+			long end = System.nanoTime() + 20_000_000_000L;
+			while (!Files.readString(out).contains("started") && rec.isAlive() && System.nanoTime() < end)
+				Thread.sleep(20);
+			Files.writeString(j.go, "");
+			r.check(j.p.waitFor(10, TimeUnit.SECONDS), "the JVM ended");
+			boolean done = rec.waitFor(30, TimeUnit.SECONDS);
+			if (!done)
+				rec.destroyForcibly();
+			String text = Files.readString(err);
+			r.check(done && rec.exitValue() == 3 && text.equals("jcal: error: process " + j.pid
+					+ " exited during the recording (the agent finishes its file at VM death)\n"),
+					"record: exit 3 and one line: " + (done ? rec.exitValue() : "hung") + " " + text);
+		}
+	}
+
 	/** Another user's JVM: refused for a non-root user; root becomes that user to attach. */
 	private boolean testOtherUser() throws Exception {
 		if (!System.getProperty("user.name").equals("root") || !Files.isExecutable(Path.of("/usr/bin/setpriv"))) {
@@ -369,6 +390,7 @@ public final class LauncherTests {
 				.add("launcher-list", s::testList)
 				.add("launcher-protocol", s::testProtocol)
 				.add("launcher-record-interrupted", s::testRecordInterrupted)
+				.add("launcher-record-jvm-exits", s::testRecordJvmExits)
 				.addSkippable("launcher-other-user", s::testOtherUser)
 				.addSkippable("launcher-real-agent", s::testRealAgent);
 	}
