@@ -46,7 +46,7 @@ TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
 # Agent files that need a running JVM; the rest is pure and unit-tested.
 AGENT_JVMTI := agent/entry agent/agent agent/agent_state agent/recording agent/jvmti_check \
 	       agent/event_recorder agent/thread_state agent/method_table agent/kthread \
-	       agent/region_control agent/bci/bci_agent \
+	       agent/region_control agent/bci/bci_agent agent/live agent/recording_limits \
 	       calibrator/calibrate calibrator/calib_natives calibrator/recalib_period
 AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/%.o),$(AGENT_OBJ) $(CALIB_OBJ))
 # Headers of the agent's sub-folders and the calibrator, for the tests.

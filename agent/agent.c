@@ -7,6 +7,7 @@
  */
 #include <jvmti.h>
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "attach_reply.h"
 #include "agent_state.h"
 #include "bci/bci_agent.h"
 #include "event_recorder.h"
@@ -25,12 +27,23 @@
 #include "log.h"
 #include "method_table.h"
 #include "thread_state.h"
+#include "recording_limits.h"
 #include "trace_file.h"
 
-static atomic_int finished;
-static atomic_int loaded;		/* Agent_OnLoad ran once in this process */
+static atomic_int loaded;		/* Agent_OnLoad or a first Agent_OnAttach ran */
 static atomic_int vm_inited;		/* VMInit arrived: the JVM is up, the trace is real */
 static const struct agent_hooks *hooks; /* set by agent_load; may be NULL */
+static int live;			/* attached to a running JVM */
+
+/* The recording: start, stop, dump, status and VM death take the lock, so
+ * that they run one at a time (docs/live-profiling.md). */
+static pthread_mutex_t rec_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	int active;	       /* a file is open and events are recorded */
+	struct timespec since; /* CLOCK_REALTIME at its start */
+	char options[4 * JCAL_OPT_PATH_MAX];
+	char last[1400]; /* the summary of the last recording that ended */
+} rec;
 
 static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
 {
@@ -101,10 +114,24 @@ static void meta_exec_mode(jvmtiEnv *jvmti, struct trace_recbuf *rb)
 	jvmti_free(jvmti, value);
 }
 
+/* The JVM's name and version, once it is up. */
+static void write_vm_meta(jvmtiEnv *jvmti)
+{
+	struct trace_recbuf *rb = trace_file_lock();
+	meta_property(jvmti, rb, "jvm.name", "java.vm.name");
+	meta_property(jvmti, rb, "jvm.vendor", "java.vm.vendor");
+	meta_property(jvmti, rb, "jvm.version", "java.vm.version");
+	meta_property(jvmti, rb, "java.version", "java.version");
+	meta_exec_mode(jvmti, rb);
+	if (live)
+		trace_rec_meta(rb, "attached", "1");
+	trace_file_unlock();
+	trace_file_flush();
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
-	struct trace_recbuf *rb;
 
 	(void)thread;
 	atomic_store(&vm_inited, 1);
@@ -145,25 +172,21 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 			    "jdk.internal.misc.CarrierThread not found: every platform thread's "
 			    "state is looked up in JVMTI TLS");
 	}
-	rb = trace_file_lock();
-	meta_property(jvmti, rb, "jvm.name", "java.vm.name");
-	meta_property(jvmti, rb, "jvm.vendor", "java.vm.vendor");
-	meta_property(jvmti, rb, "jvm.version", "java.vm.version");
-	meta_property(jvmti, rb, "java.version", "java.version");
-	meta_exec_mode(jvmti, rb);
-	trace_file_unlock();
-	trace_file_flush();
+	write_vm_meta(jvmti);
 	if (jcal.opts.mode == JCAL_MODE_BCI)
 		bci_agent_vm_init(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE)
-		region_control_vm_init(jvmti, jni);
+		region_control_vm_init(jvmti, jni, live);
+	recording_limits_start(&jcal.opts);
 	if (hooks && hooks->vm_init)
 		hooks->vm_init(jvmti, jni);
 }
 
+static int load_failure = JCAL_ATTACH_FAILED; /* what a failed agent_load was */
+
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
-	if (jcal_stopped() || thread_state_get(jvmti))
+	if (jcal_stopped() || jcal_internal_thread || thread_state_get(jvmti))
 		return;
 	thread_state_create(jvmti, jni, thread, 0);
 }
@@ -262,31 +285,40 @@ static int enable_mount_events(jvmtiEnv *jvmti)
 	return found;
 }
 
-/* Writes everything and prints the summary line; runs once. */
-static void finish_trace(JNIEnv *jni)
+/* Under rec_mutex: writes everything, closes the file (under its name
+ * now) and prints the summary line. reason: why the recording ended before
+ * the JVM did (a meta record the reports show), or NULL. */
+static void finish_recording(JNIEnv *jni, const char *reason)
 {
 	uint64_t threads = 0, events, bytes, lost;
 	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
 	struct trace_recbuf *rb;
 
-	if (atomic_exchange(&finished, 1))
+	if (!rec.active)
 		return;
+	rec.active = 0;
 	jcal_tracing_stop();
+	recording_limits_cancel();
 	events = thread_state_flush_all(jcal.jvmti, jni, &threads);
 	lost = atomic_load(&jcal.lost_events);
 	rb = trace_file_lock();
 	if (jcal.metrics.tsc_hz)
 		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
+	if (reason)
+		trace_rec_meta(rb, "stop.reason", reason);
 	trace_file_unlock();
 	trace_file_write_end(threads, lost);
 	bytes = trace_file_close();
 	metric_set_names(&jcal.metrics, names, sizeof(names));
-	jcal_info("wrote %s: %llu events, %llu threads, %u methods, metric %s, %llu bytes "
-		  "(%.2f bytes/event)%s",
-		  jcal.out_path, (unsigned long long)events, (unsigned long long)threads,
-		  method_table_count(), names, (unsigned long long)bytes,
-		  events ? (double)bytes / (double)events : 0.0,
-		  trace_file_failed() ? " - INCOMPLETE: a write failed" : "");
+	snprintf(rec.last, sizeof(rec.last),
+		 "%s: %llu events, %llu threads, %u methods, metric %s, %llu bytes "
+		 "(%.2f bytes/event)%s%s%s",
+		 trace_file_path(), (unsigned long long)events, (unsigned long long)threads,
+		 method_table_count(), names, (unsigned long long)bytes,
+		 events ? (double)bytes / (double)events : 0.0,
+		 trace_file_failed() ? " - INCOMPLETE: a write failed" : "",
+		 reason ? " - stopped: " : "", reason ? reason : "");
+	jcal_info("wrote %s", rec.last);
 	if (hooks && hooks->finish && hooks->finish(jcal.out_path))
 		_exit(1);
 }
@@ -296,12 +328,30 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 	(void)jvmti;
 	if (hooks && hooks->vm_death)
 		hooks->vm_death();
-	finish_trace(jni);
+	pthread_mutex_lock(&rec_mutex);
+	atomic_store(&jcal.dead, 1);
+	finish_recording(jni, NULL);
+	pthread_mutex_unlock(&rec_mutex);
 }
 
 static int check(jvmtiError e, const char *what)
 {
 	return jvmti_check(jcal.jvmti, e, what);
+}
+
+/* Whether pot offers can_support_virtual_threads (a JDK 21 bit that JDK
+ * 17's header does not name: jvmti_compat.h). */
+static int vthreads_offered(const jvmtiCapabilities *pot)
+{
+	jvmtiCapabilities vt;
+	const unsigned char *p = (const unsigned char *)pot, *v = (const unsigned char *)&vt;
+
+	memset(&vt, 0, sizeof(vt));
+	jcal_caps_set_virtual_threads(&vt);
+	for (size_t i = 0; i < sizeof(vt); i++)
+		if ((p[i] & v[i]) != v[i])
+			return 0;
+	return 1;
 }
 
 static int setup_jvmti(void)
@@ -332,6 +382,24 @@ static int setup_jvmti(void)
 		bci_agent_onload(&caps);
 	if (jcal.vthreads)
 		jcal_caps_set_virtual_threads(&caps);
+	if (live) {
+		/* In a running JVM some capabilities are no longer offered: do
+		 * without compiled-code events or virtual-thread support then. */
+		jvmtiCapabilities pot;
+		memset(&pot, 0, sizeof(pot));
+		if (!check((*jvmti)->GetPotentialCapabilities(jvmti, &pot),
+			   "GetPotentialCapabilities")) {
+			caps.can_generate_compiled_method_load_events &=
+			    pot.can_generate_compiled_method_load_events;
+			if (jcal.vthreads && !vthreads_offered(&pot)) {
+				memset(&caps, 0, sizeof(caps));
+				caps.can_generate_compiled_method_load_events =
+				    pot.can_generate_compiled_method_load_events;
+				bci_agent_onload(&caps);
+				jcal.vthreads = 0;
+			}
+		}
+	}
 	if (check((*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities"))
 		return -1;
 
@@ -372,6 +440,10 @@ static int setup_jvmti(void)
 		if (method_event &&
 		    (bci || jcal.opts.command == JCAL_CMD_CALIBRATE || jcal.opts.start_manual))
 			continue;
+		if ((events[i] == JVMTI_EVENT_COMPILED_METHOD_LOAD ||
+		     events[i] == JVMTI_EVENT_COMPILED_METHOD_UNLOAD) &&
+		    !caps.can_generate_compiled_method_load_events)
+			continue;
 		if (check((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL),
 			  "SetEventNotificationMode"))
 			return -1;
@@ -381,6 +453,16 @@ static int setup_jvmti(void)
 			 "SetEventNotificationMode(ClassFileLoadHook)"))
 		return -1;
 	return 0;
+}
+
+static void began_locked(const char *options);
+
+/* The recording is on: what status reports. */
+static void recording_began(const char *options)
+{
+	pthread_mutex_lock(&rec_mutex);
+	began_locked(options);
+	pthread_mutex_unlock(&rec_mutex);
 }
 
 jint agent_load_options(JavaVM *vm, const char *options)
@@ -400,6 +482,7 @@ jint agent_load_options(JavaVM *vm, const char *options)
 	}
 	jcal.vm = vm;
 	atomic_init(&jcal.next_serial, 1);
+	atomic_init(&jcal.recording, 1);
 	if (jcal_options_parse(options, &jcal.opts, err, sizeof(err))) {
 		jcal_error("%s", err);
 		return JNI_ERR;
@@ -417,7 +500,14 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 		fflush(stdout);
 		exit(0);
 	}
-	if (jcal.opts.command == JCAL_CMD_NONE) {
+	if (jcal.opts.command == JCAL_CMD_NONE || jcal_command_is_live(jcal.opts.command)) {
+		if (jcal_command_is_live(jcal.opts.command)) {
+			jcal_error("option '%s' is a command for a JVM where the agent already "
+				   "runs (jcal start|stop|dump|status PID, or jcmd PID "
+				   "JVMTI.agent_load); at start-up use trace",
+				   options ? options : "");
+			return JNI_ERR;
+		}
 		jcal_error("no mode given in '%s': use trace, calibrate or help "
 			   "(e.g. -agentpath:libjcal.so=trace,out=t.bin)",
 			   options ? options : "");
@@ -471,6 +561,7 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 			    jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0, err,
 			    sizeof(err))) {
 		jcal_error("%s", err);
+		load_failure = JCAL_ATTACH_OUTPUT;
 		return JNI_ERR;
 	}
 	/* After the file: a bad out= must fail before any metric warning. The
@@ -489,6 +580,7 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 		return JNI_ERR;
 	}
 	jcal_debug("tracing to %s", jcal.out_path);
+	recording_began(options);
 	return JNI_OK;
 }
 
@@ -498,10 +590,293 @@ void agent_unload(void)
 	 * never delivered it. A JVM that never came up (a failure during
 	 * start-up) leaves no trace, and an existing file as it was. */
 	if (jcal.opts.command != JCAL_CMD_HELP && jcal.jvmti) {
+		pthread_mutex_lock(&rec_mutex);
+		atomic_store(&jcal.dead, 1);
 		if (atomic_load(&vm_inited))
-			finish_trace(NULL);
+			finish_recording(NULL, NULL);
 		else
 			trace_file_abandon();
+		pthread_mutex_unlock(&rec_mutex);
 	}
 	jcal_log_close();
+}
+
+int agent_is_running(void)
+{
+	return atomic_load(&loaded) && jcal.jvmti != NULL;
+}
+
+/* Under rec_mutex: what recording_began does. */
+static void began_locked(const char *options)
+{
+	rec.active = 1;
+	clock_gettime(CLOCK_REALTIME, &rec.since);
+	snprintf(rec.options, sizeof(rec.options), "%s", options ? options : "");
+	trace_file_set_limit(jcal.opts.maxsize, recording_limits_wake);
+}
+
+int agent_attach(JavaVM *vm, const char *options, char *msg, size_t len)
+{
+	jvmtiCapabilities pot;
+	jvmtiEnv *probe = NULL;
+	JNIEnv *jni = NULL;
+	int events_offered = 0;
+
+	msg[0] = '\0';
+	if (agent_load_options(vm, options) != JNI_OK) {
+		atomic_store(&loaded, 0);
+		return JCAL_ATTACH_BAD_OPTIONS;
+	}
+	if (jcal.opts.command == JCAL_CMD_HELP) {
+		snprintf(msg, len, "%s", jcal_options_help());
+		atomic_store(&loaded, 0);
+		return JCAL_ATTACH_OK;
+	}
+	if (jcal.opts.command != JCAL_CMD_TRACE && jcal.opts.command != JCAL_CMD_START) {
+		if (jcal.opts.command == JCAL_CMD_CALIBRATE)
+			jcal_error("calibrate runs at JVM start only "
+				   "(java -agentpath:libjcal.so=calibrate)");
+		atomic_store(&loaded, 0);
+		return jcal.opts.command == JCAL_CMD_CALIBRATE ? JCAL_ATTACH_BAD_OPTIONS
+							       : JCAL_ATTACH_NOT_RECORDING;
+	}
+	if (jcal_recalibrating()) {
+		jcal_error("option 'recalibrate=' is not available when attaching to a running "
+			   "JVM (it records in mode=bci)");
+		atomic_store(&loaded, 0);
+		return JCAL_ATTACH_BAD_OPTIONS;
+	}
+	jcal.opts.command = JCAL_CMD_TRACE;
+	/* Method entry/exit events can only be had from JVM start on (HotSpot
+	 * 17-25 offers them to no agent attached later): bytecode probes then. */
+	memset(&pot, 0, sizeof(pot));
+	if ((*vm)->GetEnv(vm, (void **)&probe, JVMTI_VERSION_1_2) == JNI_OK) {
+		if ((*probe)->GetPotentialCapabilities(probe, &pot) == JVMTI_ERROR_NONE)
+			events_offered = pot.can_generate_method_entry_events &&
+					 pot.can_generate_method_exit_events;
+		(*probe)->DisposeEnvironment(probe);
+	}
+	if (!events_offered && jcal.opts.mode == JCAL_MODE_EVENTS) {
+		if (jcal.opts.mode_given)
+			jcal_info("mode=events is not available in a running JVM (no method "
+				  "entry/exit events after start-up): recording in mode=bci");
+		jcal.opts.mode = JCAL_MODE_BCI;
+	}
+	live = 1;
+	load_failure = JCAL_ATTACH_FAILED;
+	if (agent_load(options, NULL) != JNI_OK) {
+		atomic_store(&loaded, 0);
+		live = 0;
+		return load_failure;
+	}
+	if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
+		jni = NULL;
+	/* What VMInit does at a JVM's start: the JVM is up already. */
+	if (jni)
+		on_vm_init(jcal.jvmti, jni, NULL);
+	/* Methods compiled before the attach: their compiled state. */
+	jvmti_check_debug(
+	    jcal.jvmti, (*jcal.jvmti)->GenerateEvents(jcal.jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD),
+	    "GenerateEvents(CompiledMethodLoad)");
+	jcal_info("attached: recording in mode=%s to %s%s", jcal_mode_name(jcal.opts.mode),
+		  jcal.out_path, jcal.opts.duration_s ? " until duration= or stop" : " until stop");
+	return JCAL_ATTACH_OK;
+}
+
+/* A new recording's options over the running agent's: what may change. */
+static int take_options(const struct jcal_options *o)
+{
+	if (o->mode_given && o->mode != jcal.opts.mode) {
+		jcal_error("option 'mode=%s': this JVM's agent records in mode=%s (fixed when "
+			   "it was loaded)",
+			   jcal_mode_name(o->mode), jcal_mode_name(jcal.opts.mode));
+		return -1;
+	}
+	if (o->nmetrics) {
+		char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
+		metric_set_names(&jcal.metrics, names, sizeof(names));
+		jcal_error("option 'metric=': this JVM's agent reads %s (fixed when it was "
+			   "loaded)",
+			   names);
+		return -1;
+	}
+	if (o->recalibrate_start || o->recalibrate_end || o->recalibrate_period_s) {
+		jcal_error("option 'recalibrate=' is not available for a later recording");
+		return -1;
+	}
+	snprintf(jcal.opts.out, sizeof(jcal.opts.out), "%s", o->out);
+	jcal.opts.duration_s = o->duration_s;
+	jcal.opts.maxsize = o->maxsize;
+	jcal.opts.start_manual = o->start_manual;
+	if (o->bci_include[0] || o->bci_exclude[0]) {
+		memcpy(jcal.opts.bci_include, o->bci_include, sizeof(o->bci_include));
+		memcpy(jcal.opts.bci_exclude, o->bci_exclude, sizeof(o->bci_exclude));
+	}
+	return 0;
+}
+
+int agent_start(JNIEnv *jni, const struct jcal_options *o, const char *options, char *msg,
+		size_t len)
+{
+	char err[1024];
+	int rc = JCAL_ATTACH_OK;
+
+	if (len)
+		msg[0] = '\0';
+	pthread_mutex_lock(&rec_mutex);
+	if (rec.active) {
+		jcal_error("a recording is running (out=%s): stop it first", trace_file_path());
+		rc = JCAL_ATTACH_RECORDING;
+		goto out;
+	}
+	if (atomic_load(&jcal.dead) || jcal.opts.command != JCAL_CMD_TRACE) {
+		jcal_error("the agent cannot record again in this JVM (%s)",
+			   jcal.opts.command != JCAL_CMD_TRACE ? "it runs calibrate" : "it exits");
+		rc = JCAL_ATTACH_FAILED;
+		goto out;
+	}
+	if (take_options(o)) {
+		rc = JCAL_ATTACH_BAD_OPTIONS;
+		goto out;
+	}
+	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
+				    sizeof(jcal.out_path), err, sizeof(err)) ||
+	    trace_file_open(jcal.out_path, 0, err, sizeof(err))) {
+		jcal_error("%s", err);
+		rc = JCAL_ATTACH_OUTPUT;
+		goto out;
+	}
+	atomic_fetch_add(&jcal.recording, 1);
+	atomic_store(&jcal.lost_events, 0);
+	thread_state_new_recording();
+	write_header_meta(options);
+	if (jcal.opts.mode == JCAL_MODE_BCI)
+		bci_agent_write_meta();
+	trace_file_begin();
+	write_vm_meta(jcal.jvmti);
+	method_table_write_all();
+	region_control_write_labels();
+	trace_file_flush();
+	began_locked(options);
+	atomic_store(&jcal.stopped, 0);
+	if (jcal.opts.mode == JCAL_MODE_BCI) {
+		bci_agent_set_probes(jcal.jvmti, jni, 1);
+	} else if (!jcal.opts.start_manual) {
+		jvmti_check(jcal.jvmti,
+			    (*jcal.jvmti)
+				->SetEventNotificationMode(jcal.jvmti, JVMTI_ENABLE,
+							   JVMTI_EVENT_METHOD_ENTRY, NULL),
+			    "SetEventNotificationMode(MethodEntry)");
+		jvmti_check(jcal.jvmti,
+			    (*jcal.jvmti)
+				->SetEventNotificationMode(jcal.jvmti, JVMTI_ENABLE,
+							   JVMTI_EVENT_METHOD_EXIT, NULL),
+			    "SetEventNotificationMode(MethodExit)");
+	}
+	recording_limits_start(&jcal.opts);
+	jcal_info("recording in mode=%s to %s", jcal_mode_name(jcal.opts.mode), jcal.out_path);
+out:
+	pthread_mutex_unlock(&rec_mutex);
+	return rc;
+}
+
+int agent_stop(JNIEnv *jni, unsigned recording, const char *reason, char *msg, size_t len)
+{
+	int rc = JCAL_ATTACH_OK;
+
+	if (len)
+		msg[0] = '\0';
+	pthread_mutex_lock(&rec_mutex);
+	if (!rec.active || (recording && recording != atomic_load(&jcal.recording))) {
+		if (!recording)
+			jcal_error("no recording is running%s%s", rec.last[0] ? "; the last: " : "",
+				   rec.last);
+		rc = JCAL_ATTACH_NOT_RECORDING;
+		goto out;
+	}
+	/* Its summary line ("wrote ...") is the answer. */
+	finish_recording(jni, reason ? reason : "stop command");
+	/* Back to full speed: the classes lose their probes (method events
+	 * were disabled by the stop itself). */
+	if (jcal.opts.mode == JCAL_MODE_BCI && !atomic_load(&jcal.dead))
+		bci_agent_set_probes(jcal.jvmti, jni, 0);
+out:
+	pthread_mutex_unlock(&rec_mutex);
+	return rc;
+}
+
+int agent_dump(const char *path, char *msg, size_t len)
+{
+	char dst[JCAL_OPT_PATH_MAX + 32], err[1200];
+	static unsigned dumps;
+	int rc = JCAL_ATTACH_OK;
+
+	msg[0] = '\0';
+	pthread_mutex_lock(&rec_mutex);
+	if (!rec.active) {
+		jcal_error("no recording is running: nothing to dump");
+		rc = JCAL_ATTACH_NOT_RECORDING;
+		goto out;
+	}
+	if (path && *path)
+		snprintf(dst, sizeof(dst), "%s", path);
+	else
+		snprintf(dst, sizeof(dst), "%s.dump%u", trace_file_path(), ++dumps);
+	if (!strcmp(dst, trace_file_path()) || !strcmp(dst, trace_file_written_path())) {
+		jcal_error("dump out=%s: that is the recording's own file", dst);
+		rc = JCAL_ATTACH_OUTPUT;
+		goto out;
+	}
+	if (trace_file_copy(dst, thread_state_count(), err, sizeof(err))) {
+		jcal_error("dump: %s", err);
+		rc = JCAL_ATTACH_OUTPUT;
+		goto out;
+	}
+	snprintf(msg, len,
+		 "dumped %llu events to %s (events still in the threads' buffers "
+		 "are not in it)\n",
+		 (unsigned long long)trace_file_events(), dst);
+out:
+	pthread_mutex_unlock(&rec_mutex);
+	return rc;
+}
+
+int agent_status(char *msg, size_t len)
+{
+	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], since[64], lim[128] = "";
+	struct timespec now;
+	struct tm tm;
+
+	pthread_mutex_lock(&rec_mutex);
+	metric_set_names(&jcal.metrics, names, sizeof(names));
+	if (!rec.active) {
+		snprintf(msg, len,
+			 "recording: no\nmode: %s\nmetric: %s\nprobe calls while stopped: %llu\n"
+			 "%s%s%s",
+			 jcal_mode_name(jcal.opts.mode), names,
+			 (unsigned long long)atomic_load(&jcal.probes_stopped),
+			 rec.last[0] ? "last: " : "", rec.last, rec.last[0] ? "\n" : "");
+		pthread_mutex_unlock(&rec_mutex);
+		return JCAL_ATTACH_OK;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&rec.since.tv_sec, &tm);
+	strftime(since, sizeof(since), "%Y-%m-%d %H:%M:%S", &tm);
+	double secs = (double)(now.tv_sec - rec.since.tv_sec) +
+		      (double)(now.tv_nsec - rec.since.tv_nsec) / 1e9;
+	if (jcal.opts.duration_s)
+		snprintf(lim, sizeof(lim), "duration=%us ", jcal.opts.duration_s);
+	if (jcal.opts.maxsize)
+		snprintf(lim + strlen(lim), sizeof(lim) - strlen(lim), "maxsize=%llu ",
+			 (unsigned long long)jcal.opts.maxsize);
+	snprintf(msg, len,
+		 "recording: yes\nmode: %s\nmetric: %s\nout: %s\nwriting: %s\n"
+		 "since: %s (%.1f s)\nlimits: %s\nevents: %llu written\nthreads: %llu\n"
+		 "bytes: %llu\n",
+		 jcal_mode_name(jcal.opts.mode), names, trace_file_path(),
+		 trace_file_written_path(), since, secs, lim[0] ? lim : "none ",
+		 (unsigned long long)trace_file_events(), (unsigned long long)thread_state_count(),
+		 (unsigned long long)trace_file_bytes());
+	pthread_mutex_unlock(&rec_mutex);
+	return JCAL_ATTACH_OK;
 }

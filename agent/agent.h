@@ -12,6 +12,8 @@
 #include <jvmti.h>
 #include <stddef.h>
 
+#include "options.h"
+
 struct agent_hooks {
 	/* Agent_OnLoad, once the JVMTI environment is there and before the
 	 * trace file is opened; may choose out_path. 0, or -1 + message. */
@@ -36,5 +38,30 @@ jint agent_load(const char *options, const struct agent_hooks *hooks);
 
 /* Agent_OnUnload: finishes a trace VM death did not close. */
 void agent_unload(void);
+
+/* Whether the agent runs in this JVM (loaded at start or attached). */
+int agent_is_running(void);
+
+/*
+ * Commands to a running JVM (docs/live-profiling.md). Each returns an enum
+ * jcal_attach_code (common/attach_reply.h) and leaves the answer's lines in
+ * msg (messages logged meanwhile are captured by the caller). jni is the
+ * calling thread's environment (NULL if it has none).
+ *
+ * agent_attach: the first load of the library into a running JVM, with a
+ * trace or start command: sets the agent up (mode=bci: method events are
+ * not offered then) and starts a recording.
+ */
+int agent_attach(JavaVM *vm, const char *options, char *msg, size_t len);
+/* start: a new recording into a new file, after an earlier one stopped. */
+int agent_start(JNIEnv *jni, const struct jcal_options *o, const char *options, char *msg,
+		size_t len);
+/* stop: ends the recording (of number recording, or any when 0), removes
+ * the probes or disables method events; reason goes into the file. */
+int agent_stop(JNIEnv *jni, unsigned recording, const char *reason, char *msg, size_t len);
+/* dump: what was recorded so far, to path (NULL: a name beside out=). */
+int agent_dump(const char *path, char *msg, size_t len);
+/* status: "recording: yes|no" and what the agent is doing. */
+int agent_status(char *msg, size_t len);
 
 #endif

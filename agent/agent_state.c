@@ -8,6 +8,7 @@
 #include "jvmti_check.h"
 
 struct jcal_agent jcal;
+_Thread_local int jcal_internal_thread;
 
 void jcal_tracing_stop(void)
 {

@@ -31,15 +31,25 @@ struct jcal_agent {
 	 * could not be found: every platform thread may then carry one). */
 	jclass carrier_cls;
 	int carrier_known;
-	atomic_int stopped;		  /* VM death or a failed write: record nothing more */
-	int membarrier;			  /* membarrier(2) registered: see event_recorder.c */
-	atomic_uint next_serial;	  /* thread serials, from 1 */
-	atomic_uint_fast64_t lost_events; /* events dropped after tracing stopped on error */
+	atomic_int stopped; /* no recording runs (stopped, VM death, a failed write) */
+	atomic_int dead;    /* VM death: nothing is recorded again */
+	/* Recordings are numbered from 1; a thread state of an earlier one
+	 * starts again in the file at its next event (thread_state_renew). */
+	atomic_uint recording;
+	int membarrier;			     /* membarrier(2) registered: see event_recorder.c */
+	atomic_uint next_serial;	     /* thread serials, from 1 */
+	atomic_uint_fast64_t lost_events;    /* events dropped after tracing stopped on error */
+	atomic_uint_fast64_t probes_stopped; /* bci probes run while no recording ran */
 };
 
 extern struct jcal_agent jcal;
 
-/* Stops recording for good (disk full, VM death); safe from any thread. */
+/* Set on the agent's own threads that attach to the JVM (recording_limits.c):
+ * they are not Java threads of the program and get no trace state. */
+extern _Thread_local int jcal_internal_thread;
+
+/* Stops the recording (disk full, maxsize=, stop, VM death): the event
+ * path records nothing until the next start; safe from any thread. */
 void jcal_tracing_stop(void);
 
 static inline int jcal_stopped(void)

@@ -1,5 +1,6 @@
 /*
- * entry.c - libjcal.so's entry points (Agent_OnLoad, Agent_OnUnload; the
+ * entry.c - libjcal.so's entry points (Agent_OnLoad, Agent_OnAttach,
+ * Agent_OnUnload; the
  * env-timer child's JNI_OnLoad is calibrator/calib_natives.c). Picks what
  * the run is: a plain trace, a trace with recalibrate= bursts, or the
  * calibrate command, and hands the agent's core (agent.h) the calibrator's
@@ -11,6 +12,7 @@
 
 #include "agent.h"
 #include "agent_state.h"
+#include "live.h"
 #include "log.h"
 #include "../calibrator/calib_child.h"
 #include "../calibrator/calibrate.h"
@@ -56,6 +58,15 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	if (jcal.opts.command == JCAL_CMD_TRACE && jcal_recalibrating())
 		return agent_load(options, &recalibrate_hooks);
 	return agent_load(options, NULL);
+}
+
+/* jcmd PID JVMTI.agent_load, or the jcal launcher: the first load into a
+ * running JVM starts the agent; later loads (and any load into a JVM
+ * started with the agent) pass it a command (docs/live-profiling.md). */
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+	(void)reserved;
+	return live_command(vm, options);
 }
 
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)

@@ -57,6 +57,16 @@ static inline jmethodID carrier_method(struct jcal_thread *st, jmethodID mid, un
 	return mid;
 }
 
+/* A bci probe that ran while no recording does: after stop, only code
+ * still running the instrumented version of a method (a frame that was
+ * live when its class lost its probes) should get here; status shows the
+ * count (docs/live-profiling.md). */
+static inline void probe_while_stopped(jmethodID mid)
+{
+	if (!mid)
+		atomic_fetch_add_explicit(&jcal.probes_stopped, 1, memory_order_relaxed);
+}
+
 /*
  * The event path of both modes: a JVMTI method event passes its jmethodID
  * (id unused); a bci probe passes mid NULL, the method id, and thread NULL
@@ -80,8 +90,10 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	else
 		st = thread_state_get(jvmti);
 	if (!st) {
-		if (jcal_stopped())
+		if (jcal_stopped()) {
+			probe_while_stopped(mid);
 			return;
+		}
 		if (!thread && (*jvmti)->GetCurrentThread(jvmti, &thread) != JVMTI_ERROR_NONE)
 			return;
 		st = thread_state_create(jvmti, jni, thread, 1);
@@ -106,12 +118,19 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	if (atomic_load_explicit(&jcal.stopped,
 				 jcal.membarrier ? memory_order_relaxed : memory_order_seq_cst)) {
 		atomic_store_explicit(&st->busy, 0, memory_order_release);
+		probe_while_stopped(mid);
 		return;
 	}
+	/* First event of a thread since an earlier recording ended. */
+	if (st->recording != atomic_load_explicit(&jcal.recording, memory_order_relaxed))
+		thread_state_renew(st, kt);
 	m = mid ? method_cache_get(&kt->cache, jvmti, jni, mid) : method_table_by_id(id);
 	if (m) {
-		if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0) {
-			atomic_fetch_add(&jcal.lost_events, 1);
+		int rc;
+		if (trace_events_full(&st->enc) && (rc = trace_file_write_events(&st->enc)) != 0) {
+			/* maxsize= reached: the recording ends there, nothing is lost. */
+			if (rc != TRACE_FILE_AT_LIMIT)
+				atomic_fetch_add(&jcal.lost_events, 1);
 			atomic_store_explicit(&st->busy, 0, memory_order_release);
 			jcal_tracing_stop();
 			return;

@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static FILE *log_file;
 static enum jcal_loglevel log_level = JCAL_LOG_INFO;
@@ -36,13 +37,32 @@ int jcal_log_enabled(enum jcal_loglevel level)
 	return level <= log_level;
 }
 
+/* A command to the running agent collects its messages for the reply. */
+static char *capture;
+static size_t capture_len;
+
+void jcal_log_capture(char *buf, size_t len)
+{
+	capture = buf;
+	capture_len = len;
+	if (buf && len)
+		buf[0] = '\0';
+}
+
 static void vlog(enum jcal_loglevel level, const char *tag, const char *fmt, va_list ap)
 {
 	char line[2048];
 
-	if (level > log_level)
+	if (level > log_level && !(capture && level <= JCAL_LOG_INFO))
 		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
+	if (capture) {
+		size_t n = strlen(capture);
+		if (n < capture_len)
+			snprintf(capture + n, capture_len - n, "jcal: %s%s\n", tag, line);
+	}
+	if (level > log_level)
+		return;
 	if (log_file)
 		fprintf(log_file, "jcal: %s%s\n", tag, line);
 	if (!log_file || level == JCAL_LOG_ERROR) {

@@ -9,6 +9,11 @@
 /* Sets where messages go; returns 0 or -1 (file cannot be opened). */
 int jcal_log_init(const char *path, enum jcal_loglevel level);
 void jcal_log_close(void);
+
+/* While buf is set, every message up to info (whatever loglevel= says) is
+ * also appended to buf, one "jcal: ..." line each: a command's reply. NULL
+ * ends it. Commands run one at a time (agent.c). */
+void jcal_log_capture(char *buf, size_t len);
 int jcal_log_enabled(enum jcal_loglevel level);
 
 void jcal_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

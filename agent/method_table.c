@@ -52,6 +52,11 @@ static struct jcal_method *new_method(uint32_t mods, const char *csig, const cha
 	next_id++;
 	m->id = id;
 	m->modifiers = mods;
+	/* Kept for the next recording's file (method_table_write_all); without
+	 * memory for it a later recording names the method "<unknown>". */
+	m->csig = strdup(csig ? csig : "L<unknown>;");
+	m->name = strdup(name ? name : "<unknown>");
+	m->sig = strdup(sig ? sig : "");
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_method(rb, m->id, m->modifiers, csig ? csig : "L<unknown>;",
 			 name ? name : "<unknown>", sig ? sig : "");
@@ -169,6 +174,24 @@ struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid
 	return m;
 }
 
+void method_table_write_all(void)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&table_mutex);
+	n = next_id;
+	pthread_mutex_unlock(&table_mutex);
+	for (uint32_t id = 1; id < n; id++) {
+		struct jcal_method *m = method_table_by_id(id);
+		if (!m)
+			continue;
+		struct trace_recbuf *rb = trace_file_lock();
+		trace_rec_method(rb, m->id, m->modifiers, m->csig ? m->csig : "L<unknown>;",
+				 m->name ? m->name : "<unknown>", m->sig ? m->sig : "");
+		trace_file_unlock();
+	}
+}
+
 uint32_t method_table_count(void)
 {
 	uint32_t n;
@@ -185,11 +208,20 @@ void method_table_free(void)
 	pthread_mutex_lock(&table_mutex);
 	HASH_ITER (hh, table, m, tmp) {
 		HASH_DEL(table, m);
-		if (m->primary || !m->key)
+		if (m->primary || !m->key) {
+			if (!m->primary) {
+				free(m->csig);
+				free(m->name);
+				free(m->sig);
+			}
 			free(m); /* else freed below */
+		}
 	}
 	HASH_ITER (hk, by_key, m, tmp) {
 		HASH_DELETE(hk, by_key, m);
+		free(m->csig);
+		free(m->name);
+		free(m->sig);
 		free(m->key);
 		free(m);
 	}

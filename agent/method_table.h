@@ -35,6 +35,7 @@ struct jcal_method {
 	size_t keylen;
 	UT_hash_handle hk;
 	struct jcal_method *primary;
+	char *csig, *name, *sig; /* the definition, for the next recording's file */
 };
 
 #define METHOD_CACHE_SETS 2048 /* x 2 ways */
@@ -50,6 +51,8 @@ struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid
 /* Finds without defining. */
 struct jcal_method *method_table_find(jmethodID mid);
 uint32_t method_table_count(void);
+/* A new recording's file: writes the METHOD record of every method known. */
+void method_table_write_all(void);
 void method_table_free(void);
 
 /* mode=bci: from now on every method is also keyed by (class signature,

@@ -56,6 +56,73 @@ static int parse_period(const char *val, unsigned *seconds)
 	return 0;
 }
 
+int jcal_command_is_live(enum jcal_command c)
+{
+	return c == JCAL_CMD_START || c == JCAL_CMD_STOP || c == JCAL_CMD_DUMP ||
+	       c == JCAL_CMD_STATUS;
+}
+
+/* duration=TIME: digits with a unit s, m or h (bare digits: seconds). */
+static int parse_duration(const char *val, unsigned *seconds)
+{
+	unsigned long long n = 0, unit = 1;
+	const char *p = val;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (unsigned)(*p - '0');
+		if (n > JCAL_DURATION_MAX_S)
+			return -1;
+	}
+	if (*p == 'm')
+		unit = 60;
+	else if (*p == 'h')
+		unit = 3600;
+	else if (*p != 's' && *p)
+		return -1;
+	if (*p && p[1])
+		return -1;
+	n *= unit;
+	if (n < 1 || n > JCAL_DURATION_MAX_S)
+		return -1;
+	*seconds = (unsigned)n;
+	return 0;
+}
+
+/* maxsize=SIZE: digits with a unit K, M or G (powers of 1024; bare digits:
+ * bytes). */
+static int parse_size(const char *val, uint64_t *bytes)
+{
+	unsigned long long n = 0, unit = 1;
+	const char *p = val;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (unsigned)(*p - '0');
+		if (n > JCAL_MAXSIZE_MAX)
+			return -1;
+	}
+	if (*p == 'K' || *p == 'k')
+		unit = 1ull << 10;
+	else if (*p == 'M' || *p == 'm')
+		unit = 1ull << 20;
+	else if (*p == 'G' || *p == 'g')
+		unit = 1ull << 30;
+	else if (*p)
+		return -1;
+	if (*p && p[1])
+		return -1;
+	if (n > JCAL_MAXSIZE_MAX / unit)
+		return -1;
+	n *= unit;
+	if (n < JCAL_MAXSIZE_MIN)
+		return -1;
+	*bytes = n;
+	return 0;
+}
+
 static int set_path(char *dst, const char *val, const char *tok, char *err, size_t errlen)
 {
 	if (!*val)
@@ -199,6 +266,62 @@ static int opt_calibrate(struct jcal_options *o, const char *val, const char *to
 	return set_command(o, JCAL_CMD_CALIBRATE, tok, err, errlen);
 }
 
+static int opt_start_cmd(struct jcal_options *o, const char *val, const char *tok, char *err,
+			 size_t errlen)
+{
+	(void)val;
+	return set_command(o, JCAL_CMD_START, tok, err, errlen);
+}
+
+static int opt_stop(struct jcal_options *o, const char *val, const char *tok, char *err,
+		    size_t errlen)
+{
+	(void)val;
+	return set_command(o, JCAL_CMD_STOP, tok, err, errlen);
+}
+
+static int opt_dump(struct jcal_options *o, const char *val, const char *tok, char *err,
+		    size_t errlen)
+{
+	(void)val;
+	return set_command(o, JCAL_CMD_DUMP, tok, err, errlen);
+}
+
+static int opt_status(struct jcal_options *o, const char *val, const char *tok, char *err,
+		      size_t errlen)
+{
+	(void)val;
+	return set_command(o, JCAL_CMD_STATUS, tok, err, errlen);
+}
+
+static int opt_duration(struct jcal_options *o, const char *val, const char *tok, char *err,
+			size_t errlen)
+{
+	if (parse_duration(val, &o->duration_s))
+		return fail(err, errlen,
+			    "bad value in option '%s' (expected a time from 1s to 30 days "
+			    "such as 30s, 5m or 2h)",
+			    tok);
+	return 0;
+}
+
+static int opt_maxsize(struct jcal_options *o, const char *val, const char *tok, char *err,
+		       size_t errlen)
+{
+	if (parse_size(val, &o->maxsize))
+		return fail(err, errlen,
+			    "bad value in option '%s' (expected a size of at least 1M such "
+			    "as 500M or 2G)",
+			    tok);
+	return 0;
+}
+
+static int opt_reply(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	return set_path(o->reply, val, tok, err, errlen);
+}
+
 static int opt_quiet(struct jcal_options *o, const char *val, const char *tok, char *err,
 		     size_t errlen)
 {
@@ -211,6 +334,7 @@ static int opt_quiet(struct jcal_options *o, const char *val, const char *tok, c
 static int opt_out(struct jcal_options *o, const char *val, const char *tok, char *err,
 		   size_t errlen)
 {
+	o->out_given = 1;
 	return set_path(o->out, val, tok, err, errlen);
 }
 
@@ -275,6 +399,7 @@ static int opt_mode(struct jcal_options *o, const char *val, const char *tok, ch
 		o->mode = JCAL_MODE_BCI;
 	else
 		return fail(err, errlen, "bad value in option '%s' (expected events or bci)", tok);
+	o->mode_given = 1;
 	return 0;
 }
 
@@ -311,6 +436,10 @@ static const struct opt_row {
     {"trace", NULL, MANY, "record every method entry and exit to the trace file", opt_trace},
     {"calibrate", NULL, MANY, "run the built-in calibration workload, write its table, exit",
      opt_calibrate},
+    {"start", NULL, MANY, "to a running JVM (a later load): begin a recording", opt_start_cmd},
+    {"stop", NULL, MANY, "to a running JVM: end the recording, remove its probes", opt_stop},
+    {"dump", NULL, MANY, "to a running JVM: write what was recorded so far to out=", opt_dump},
+    {"status", NULL, MANY, "to a running JVM: say what the agent is doing", opt_status},
     {"out", "FILE", ONCE,
      "trace file; %p = pid, %t = start time, %% = %\n(default " DEFAULT_OUT ")", opt_out},
     {"metric", "M[+M...]", ONCE,
@@ -339,6 +468,18 @@ static const struct opt_row {
      "(60s, 5m, 1h) repeats the burst that often while the\n"
      "program runs (the option may be given twice)",
      opt_recalibrate},
+    {"duration", "TIME", ONCE,
+     "stop the recording after TIME (30s, 5m, 2h); the file is\n"
+     "complete and says why it ended",
+     opt_duration},
+    {"maxsize", "SIZE", ONCE,
+     "stop the recording before the trace file passes SIZE\n"
+     "(500M, 2G; at least 1M)",
+     opt_maxsize},
+    {"reply", "FILE", ONCE,
+     "a command's answer goes to FILE, an existing file (the\n"
+     "jcal launcher passes it)",
+     opt_reply},
     {"table", "FILE", ONCE,
      "with calibrate: where the table goes\n"
      "(default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)",
@@ -351,7 +492,7 @@ static const struct opt_row {
 #define NROWS (sizeof(opt_rows) / sizeof(opt_rows[0]))
 _Static_assert(NROWS <= 32, "the once-seen set of jcal_options_parse is a 32-bit mask");
 
-static char help_text[4096];
+static char help_text[8192];
 
 /* The help table, generated from opt_rows on first use. */
 const char *jcal_options_help(void)
@@ -396,9 +537,16 @@ static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *
 
 	if (klen == 0)
 		return fail(err, errlen, "empty option name in '%s'", tok);
+	/* "start" is both a command (no value) and start=auto|manual: prefer
+	 * the row whose value-ness matches the token. */
 	for (i = 0; i < NROWS; i++)
-		if (strlen(opt_rows[i].key) == klen && !strncmp(tok, opt_rows[i].key, klen))
+		if (strlen(opt_rows[i].key) == klen && !strncmp(tok, opt_rows[i].key, klen) &&
+		    !opt_rows[i].syntax == !val)
 			break;
+	if (i == NROWS)
+		for (i = 0; i < NROWS; i++)
+			if (strlen(opt_rows[i].key) == klen && !strncmp(tok, opt_rows[i].key, klen))
+				break;
 	if (i == NROWS)
 		return fail(err, errlen, "unknown option '%s' (try 'help')", tok);
 	const struct opt_row *r = &opt_rows[i];
@@ -471,6 +619,12 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 	if ((o->bci_include[0] || o->bci_exclude[0]) && o->mode != JCAL_MODE_BCI) {
 		snprintf(err, errlen, "option '%s' needs mode=bci",
 			 o->bci_include[0] ? "include=" : "exclude=");
+		return -1;
+	}
+	if ((o->duration_s || o->maxsize) && o->command != JCAL_CMD_TRACE &&
+	    o->command != JCAL_CMD_START && o->command != JCAL_CMD_HELP) {
+		snprintf(err, errlen, "option '%s' goes with trace or start",
+			 o->duration_s ? "duration=" : "maxsize=");
 		return -1;
 	}
 	/* Only calibrate writes a table; recalibrate= keeps its samples in the trace. */

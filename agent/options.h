@@ -8,6 +8,7 @@
 #define JCAL_OPTIONS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -24,6 +25,12 @@ enum jcal_command {
 	JCAL_CMD_HELP,
 	JCAL_CMD_TRACE,
 	JCAL_CMD_CALIBRATE,
+	/* Commands to an agent already running in the JVM (a later load of the
+	 * library, docs/live-profiling.md); start on a first load = trace. */
+	JCAL_CMD_START,
+	JCAL_CMD_STOP,
+	JCAL_CMD_DUMP,
+	JCAL_CMD_STATUS,
 };
 
 enum jcal_mode {
@@ -41,6 +48,7 @@ enum jcal_loglevel {
 struct jcal_options {
 	enum jcal_command command;
 	enum jcal_mode mode;
+	int mode_given;		     /* mode= was in the options */
 	char out[JCAL_OPT_PATH_MAX]; /* pattern, %p and %t not yet expanded */
 	unsigned nmetrics;	     /* 0 = auto */
 	char metric[JCAL_MAX_METRICS][JCAL_OPT_METRIC_MAX];
@@ -58,7 +66,16 @@ struct jcal_options {
 	 * order given (include=/exclude= may repeat); empty = none given. */
 	char bci_include[JCAL_OPT_PATH_MAX];
 	char bci_exclude[JCAL_OPT_PATH_MAX];
+	unsigned duration_s; /* duration=: stop the recording after this long; 0 = none */
+	uint64_t maxsize;    /* maxsize=: stop before the trace passes this many bytes; 0 = none */
+	char reply[JCAL_OPT_PATH_MAX]; /* reply=: where a command's answer goes; empty = stderr */
+	int out_given;		       /* out= was in the options */
 };
+
+/* duration= bounds (1 second to 30 days) and maxsize= bounds (1 MiB to 1 PiB). */
+#define JCAL_DURATION_MAX_S (30u * 24 * 3600)
+#define JCAL_MAXSIZE_MIN (1ull << 20)
+#define JCAL_MAXSIZE_MAX (1ull << 50)
 
 /* Excluded in mode=bci unless include= is given (then only the included
  * classes are instrumented). */
@@ -78,6 +95,10 @@ int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out,
 const char *jcal_options_help(void);
 
 const char *jcal_mode_name(enum jcal_mode m);
+
+/* Whether the command is one for an agent already running (start, stop,
+ * dump, status), as opposed to trace, calibrate or help. */
+int jcal_command_is_live(enum jcal_command c);
 
 /* Glob match of a class name against one pattern: '*' any run of characters
  * (dots included), '?' one character. name may be in internal form ("a/b/C",

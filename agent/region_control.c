@@ -23,7 +23,7 @@
 #include "trace_file.h"
 #include "uthash.h"
 
-jmethodID region_control_mid[3];
+jmethodID region_control_mid[6];
 
 struct label {
 	char *text;
@@ -153,30 +153,84 @@ static void JNICALL control_mark(JNIEnv *jni, jclass cls, jstring label)
 	thread_state_control(st, JCAL_CTL_MARK, id);
 }
 
-void region_control_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
+/* Binds the natives of one jcal.Control class and tells it so. */
+static int bind(JNIEnv *jni, jclass cls, int remember)
 {
 	static const JNINativeMethod methods[] = {
-	    {"start", "()V", (void *)control_start},
-	    {"stop", "()V", (void *)control_stop},
-	    {"mark", "(Ljava/lang/String;)V", (void *)control_mark},
+	    {"start0", "()V", (void *)control_start},
+	    {"stop0", "()V", (void *)control_stop},
+	    {"mark0", "(Ljava/lang/String;)V", (void *)control_mark},
 	};
+	static const char *const wrappers[][2] = {
+	    {"start", "()V"}, {"stop", "()V"}, {"mark", "(Ljava/lang/String;)V"}};
+
+	if ((*jni)->RegisterNatives(jni, cls, methods, 3) != 0) {
+		(*jni)->ExceptionClear(jni);
+		return -1;
+	}
+	for (int i = 0; i < 3 && remember; i++) {
+		region_control_mid[i] =
+		    (*jni)->GetStaticMethodID(jni, cls, methods[i].name, methods[i].signature);
+		region_control_mid[3 + i] =
+		    (*jni)->GetStaticMethodID(jni, cls, wrappers[i][0], wrappers[i][1]);
+	}
+	jfieldID f = (*jni)->GetStaticFieldID(jni, cls, "bound", "Z");
+	if (f)
+		(*jni)->SetStaticBooleanField(jni, cls, f, JNI_TRUE);
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	return 0;
+}
+
+/* In a running JVM the application may have loaded its own copy of
+ * jcal.Control (shipped in its jar) before the agent came: bind those too. */
+static void bind_loaded_copies(jvmtiEnv *jvmti, JNIEnv *jni, jclass boot)
+{
+	jint n = 0;
+	jclass *all = NULL;
+
+	if (jvmti_check_debug(jvmti, (*jvmti)->GetLoadedClasses(jvmti, &n, &all),
+			      "GetLoadedClasses"))
+		return;
+	for (jint i = 0; i < n; i++) {
+		char *sig = NULL;
+		if (!jvmti_check_debug(jvmti,
+				       (*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL),
+				       "GetClassSignature") &&
+		    sig && !strcmp(sig, "Ljcal/Control;") &&
+		    !(*jni)->IsSameObject(jni, all[i], boot) && bind(jni, all[i], 0))
+			jcal_debug("cannot bind a copy of jcal.Control loaded by the application");
+		jvmti_free(jvmti, sig);
+		(*jni)->DeleteLocalRef(jni, all[i]);
+	}
+	jvmti_free(jvmti, all);
+}
+
+void region_control_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, int live)
+{
 	jclass cls = (*jni)->FindClass(jni, "jcal/Control");
 
-	(void)jvmti;
 	if (!cls) {
 		(*jni)->ExceptionClear(jni);
 		jcal_debug("jcal.Control not found: the region API is not available");
 		return;
 	}
-	if ((*jni)->RegisterNatives(jni, cls, methods, 3) != 0) {
-		(*jni)->ExceptionClear(jni);
+	if (bind(jni, cls, 1))
 		jcal_warn("cannot register the natives of jcal.Control");
-	} else {
-		for (int i = 0; i < 3; i++)
-			region_control_mid[i] = (*jni)->GetStaticMethodID(jni, cls, methods[i].name,
-									  methods[i].signature);
-		if ((*jni)->ExceptionCheck(jni))
-			(*jni)->ExceptionClear(jni);
-	}
+	if (live)
+		bind_loaded_copies(jvmti, jni, cls);
 	(*jni)->DeleteLocalRef(jni, cls);
+}
+
+void region_control_write_labels(void)
+{
+	struct label *l, *tmp;
+
+	pthread_mutex_lock(&label_mutex);
+	HASH_ITER (hh, labels, l, tmp) {
+		struct trace_recbuf *rb = trace_file_lock();
+		trace_rec_label(rb, l->id, l->text);
+		trace_file_unlock();
+	}
+	pthread_mutex_unlock(&label_mutex);
 }

@@ -55,6 +55,7 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 		return NULL;
 	}
 	st->serial = atomic_fetch_add(&jcal.next_serial, 1);
+	st->recording = atomic_load(&jcal.recording);
 	st->is_virtual = (uint8_t)is_virtual;
 	st->regions = jcal.opts.start_manual ? 0 : 1;
 	if (is_virtual)
@@ -114,6 +115,41 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 		jvmti_check_debug(jvmti, e, what);
 	}
 	return st;
+}
+
+void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
+{
+	uint64_t metric[JCAL_MAX_METRICS] = {0};
+	uint32_t flags = TRACE_THREAD_LATE | (st->is_virtual ? TRACE_THREAD_VIRTUAL : 0);
+
+	st->recording = atomic_load(&jcal.recording);
+	trace_events_reset(&st->enc);
+	st->events = 0;
+	thread_state_metric(st, kt, metric);
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_thread_start(rb, st->serial, st->java_tid, (uint32_t)syscall(SYS_gettid), flags,
+			       wall_ns(), st->name ? st->name : "", jcal.metrics.n, metric);
+	trace_file_unlock();
+	pthread_mutex_lock(&registry_mutex);
+	thread_count++;
+	pthread_mutex_unlock(&registry_mutex);
+}
+
+uint64_t thread_state_count(void)
+{
+	uint64_t n;
+	pthread_mutex_lock(&registry_mutex);
+	n = thread_count;
+	pthread_mutex_unlock(&registry_mutex);
+	return n;
+}
+
+void thread_state_new_recording(void)
+{
+	pthread_mutex_lock(&registry_mutex);
+	thread_count = 0;
+	ended_events = 0;
+	pthread_mutex_unlock(&registry_mutex);
 }
 
 void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label)
@@ -235,23 +271,27 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 	struct jcal_kthread *kt = kthread_get();
 
 	pthread_mutex_lock(&registry_mutex);
-	if (jcal_stopped()) {
+	if (atomic_load(&jcal.dead)) {
 		/* VM death flushed it already and may still be using it. */
 		pthread_mutex_unlock(&registry_mutex);
 		return;
 	}
-	if (kt)
-		thread_state_metric(st, kt, metric);
-	thread_state_rename(jvmti, jni, st);
-	if (trace_file_write_events(&st->enc) == 0)
-		write_thread_end(st, metric);
+	/* Between recordings (after a stop) the thread ends unrecorded; a
+	 * thread of an earlier recording is not in this one's file. */
+	if (!jcal_stopped() && st->recording == atomic_load(&jcal.recording)) {
+		if (kt)
+			thread_state_metric(st, kt, metric);
+		thread_state_rename(jvmti, jni, st);
+		if (trace_file_write_events(&st->enc) == 0)
+			write_thread_end(st, metric);
+		ended_events += st->events;
+	}
 	if (st->prev)
 		st->prev->next = st->next;
 	else
 		registry = st->next;
 	if (st->next)
 		st->next->prev = st->prev;
-	ended_events += st->events;
 	pthread_mutex_unlock(&registry_mutex);
 
 	/* The thread is ending: a failure is only logged. */
@@ -282,10 +322,14 @@ uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads)
 		for (int i = 0; i < 100000 && atomic_load(&st->busy); i++)
 			sched_yield();
 		if (atomic_load(&st->busy)) {
-			jcal_warn("thread #%u still busy at VM death; its last events are lost",
+			jcal_warn("thread #%u still busy at the end of the recording; its last "
+				  "events are lost",
 				  st->serial);
 			continue;
 		}
+		/* Not seen since an earlier recording: not in this file. */
+		if (st->recording != atomic_load(&jcal.recording))
+			continue;
 		trace_file_write_events(&st->enc);
 		thread_state_rename(jvmti, jni, st);
 		total += st->events;

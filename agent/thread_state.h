@@ -21,6 +21,7 @@
 struct jcal_thread {
 	atomic_int busy; /* inside an event callback (see agent.c) */
 	uint32_t serial;
+	uint32_t recording; /* the recording (jcal.recording) its THREAD_START is in */
 	uint8_t is_virtual;
 	/* a platform thread that may run virtual threads (a carrier): its
 	 * kernel thread's events find their Java thread through JVMTI TLS;
@@ -61,6 +62,17 @@ static inline void thread_state_metric(const struct jcal_thread *st, struct jcal
 	for (unsigned i = 0; i < jcal.metrics.n; i++)
 		out[i] += st->offset[i];
 }
+
+/* A thread first seen in an earlier recording, at its first event in this
+ * one: starts it again in the new file (THREAD_START, marked late: its
+ * open frames come back as unmatched exits) with an empty buffer. */
+void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt);
+
+/* Threads in this recording so far (THREAD_START records written). */
+uint64_t thread_state_count(void);
+
+/* A new recording begins: the thread and event counts start from 0. */
+void thread_state_new_recording(void);
 
 /* Appends a control event (enum jcal_control, label id or 0) to the
  * calling thread's stream (region_control.c). */

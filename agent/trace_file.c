@@ -10,6 +10,13 @@
  * that does not come up) leaves an existing file as it was: open takes an
  * exclusive lock but does not truncate; the first write (or
  * trace_file_begin at VMInit) truncates and writes the file header.
+ *
+ * A trace whose out= is a new name or a regular file is written to
+ * "OUT.part" and renamed to OUT when it is closed, so that a complete file
+ * is all a reader ever finds under OUT; the lock is taken on OUT.part, so
+ * two recordings of the same out= still exclude each other. A device, a
+ * FIFO or a symbolic link is written in place. After a close the file can
+ * be opened again for the next recording (docs/live-profiling.md).
  */
 #include "trace_file.h"
 
@@ -27,7 +34,12 @@
 
 static pthread_mutex_t file_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int file_fd = -1;
-static char file_path[1024];
+static char file_path[1024];  /* the file being written (OUT.part or OUT) */
+static char final_path[1024]; /* OUT */
+static int file_renamed;      /* written to OUT.part, renamed at close */
+static uint64_t file_limit;   /* maxsize=: 0 = none */
+static void (*limit_hit)(void);
+static atomic_int file_at_limit;
 static struct trace_recbuf defs;
 static uint64_t file_bytes;
 static atomic_int file_failed;
@@ -69,6 +81,21 @@ static int write_all_locked(const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* Room kept below maxsize= for the definitions and the END record that
+ * close a file. */
+#define LIMIT_RESERVE (64 * 1024)
+
+/* Whether n more bytes of events would pass maxsize=; the first time, tells
+ * the owner of the limit (once). */
+static int over_limit_locked(size_t n)
+{
+	if (!file_limit || file_bytes + n + LIMIT_RESERVE <= file_limit)
+		return 0;
+	if (!atomic_exchange(&file_at_limit, 1) && limit_hit)
+		limit_hit();
+	return 1;
+}
+
 static int flush_defs_locked(void)
 {
 	size_t n = trace_recbuf_finish(&defs);
@@ -85,7 +112,7 @@ static int flush_defs_locked(void)
  * symbolic link, mode 0600. */
 static int open_untruncated(const char *path, unsigned flags)
 {
-	int base = O_WRONLY | O_CLOEXEC;
+	int base = O_RDWR | O_CLOEXEC | (file_renamed ? O_NOFOLLOW : 0);
 
 	if (flags & TRACE_FILE_PRIVATE) {
 		file_created = 1;
@@ -112,11 +139,31 @@ int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
 	struct stat st;
 
-	snprintf(file_path, sizeof(file_path), "%s", path);
+	if (file_fd >= 0) {
+		snprintf(err, errlen, "out=%s: a trace file is still open", path);
+		return -1;
+	}
+	snprintf(final_path, sizeof(final_path), "%s", path);
+	file_renamed = !(flags & TRACE_FILE_PRIVATE) &&
+		       (lstat(path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode));
+	if (file_renamed &&
+	    snprintf(file_path, sizeof(file_path), "%s.part", path) >= (int)sizeof(file_path)) {
+		snprintf(err, errlen, "file name too long in out=%s", path);
+		return -1;
+	}
+	if (!file_renamed)
+		snprintf(file_path, sizeof(file_path), "%s", path);
 	file_begun = 0;
-	file_fd = open_untruncated(path, flags);
+	file_ended = 0;
+	file_bytes = 0;
+	file_events = 0;
+	file_limit = 0;
+	atomic_store(&file_failed, 0);
+	atomic_store(&file_at_limit, 0);
+	file_fd = open_untruncated(file_path, flags);
 	if (file_fd < 0) {
-		snprintf(err, errlen, "cannot create trace file out=%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot create trace file out=%s: %s", file_path,
+			 strerror(errno));
 		return -1;
 	}
 	file_regular = fstat(file_fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -129,7 +176,7 @@ int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen)
 					    "(another JVM or an earlier load in this one); "
 					    "give each recording its own file"
 					  : "cannot lock trace file out=%s: %s",
-			 path, strerror(e));
+			 file_path, strerror(e));
 		close(file_fd);
 		file_fd = -1;
 		return -1;
@@ -222,7 +269,9 @@ int trace_file_write_events(struct trace_events_enc *enc)
 
 	if (n) {
 		pthread_mutex_lock(&file_mutex);
-		if (flush_defs_locked() || write_all_locked(enc->buf, n))
+		if (over_limit_locked(n + trace_recbuf_pending(&defs)))
+			rc = TRACE_FILE_AT_LIMIT;
+		else if (flush_defs_locked() || write_all_locked(enc->buf, n))
 			rc = -1;
 		else
 			file_events += enc->events - enc->controls;
@@ -267,6 +316,12 @@ uint64_t trace_file_close(void)
 		if (close(file_fd) != 0 && !atomic_load(&file_failed))
 			jcal_warn("closing %s: %s", file_path, strerror(errno));
 		file_fd = -1;
+		/* Complete (or as complete as a failed write left it): under its
+		 * name now. */
+		if (file_renamed && file_begun && rename(file_path, final_path))
+			jcal_warn("cannot rename %s to %s: %s; the trace stays under the "
+				  "first name",
+				  file_path, final_path, strerror(errno));
 	}
 	trace_recbuf_free(&defs);
 	n = file_bytes;
@@ -290,5 +345,108 @@ int trace_file_failed(void)
 
 const char *trace_file_path(void)
 {
+	return final_path;
+}
+
+const char *trace_file_written_path(void)
+{
 	return file_path;
+}
+
+void trace_file_set_limit(uint64_t maxsize, void (*hit)(void))
+{
+	pthread_mutex_lock(&file_mutex);
+	file_limit = maxsize;
+	limit_hit = hit;
+	pthread_mutex_unlock(&file_mutex);
+}
+
+int trace_file_at_limit(void)
+{
+	return atomic_load(&file_at_limit);
+}
+
+uint64_t trace_file_events(void)
+{
+	uint64_t n;
+	pthread_mutex_lock(&file_mutex);
+	n = file_events;
+	pthread_mutex_unlock(&file_mutex);
+	return n;
+}
+
+/* Copies bytes [0, len) of fd to out. */
+static int copy_prefix(int fd, int out, uint64_t len)
+{
+	char buf[1 << 16];
+	uint64_t off = 0;
+
+	while (off < len) {
+		size_t want = len - off < sizeof(buf) ? (size_t)(len - off) : sizeof(buf);
+		ssize_t r = pread(fd, buf, want, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		for (ssize_t done = 0; done < r;) {
+			ssize_t w = write(out, buf + done, (size_t)(r - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return -1;
+			done += w;
+		}
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+int trace_file_copy(const char *dst, uint64_t threads, char *err, size_t errlen)
+{
+	struct trace_recbuf end;
+	char tmp[1100];
+	uint64_t len, events;
+	int fd, rc = -1;
+
+	/* The chunks written so far never change again: copy them without
+	 * holding the mutex, up to the length they had. */
+	pthread_mutex_lock(&file_mutex);
+	flush_defs_locked();
+	len = file_bytes;
+	events = file_events;
+	fd = file_fd >= 0 ? dup(file_fd) : -1;
+	pthread_mutex_unlock(&file_mutex);
+	if (fd < 0 || !file_begun) {
+		snprintf(err, errlen, "nothing has been written yet");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.part", dst) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "file name too long: %s", dst);
+		close(fd);
+		return -1;
+	}
+	int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	trace_recbuf_init(&end);
+	trace_rec_end(&end, events, threads, 0);
+	size_t n = trace_recbuf_finish(&end);
+	if (copy_prefix(fd, out, len) == 0 && n && write(out, end.buf, n) == (ssize_t)n)
+		rc = 0;
+	trace_recbuf_free(&end);
+	if (close(out) != 0)
+		rc = -1;
+	close(fd);
+	if (rc == 0 && rename(tmp, dst) != 0)
+		rc = -1;
+	if (rc) {
+		snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
+		unlink(tmp);
+	}
+	return rc;
 }

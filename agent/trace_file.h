@@ -37,8 +37,12 @@ void trace_file_abandon(void);
 struct trace_recbuf *trace_file_lock(void);
 void trace_file_unlock(void);
 
+/* trace_file_write_events: maxsize= reached, the events were not written. */
+#define TRACE_FILE_AT_LIMIT (-2)
+
 /* Writes pending definitions, then enc's chunk, and resets enc. Returns 0,
- * or -1 when the file is no longer writable (the events were dropped). */
+ * TRACE_FILE_AT_LIMIT, or -1 when the file is no longer writable (the
+ * events were dropped). */
 int trace_file_write_events(struct trace_events_enc *enc);
 
 /* Writes pending definitions, then the END record with the number of
@@ -50,12 +54,31 @@ int trace_file_write_end(uint64_t threads, uint64_t lost_events);
 /* Writes pending definitions now. */
 void trace_file_flush(void);
 
-/* Flushes, closes; returns the bytes written in all. */
+/* Flushes, closes, and renames OUT.part to OUT; returns the bytes written
+ * in all. The module can then open the next recording's file. */
 uint64_t trace_file_close(void);
 
 uint64_t trace_file_bytes(void);
 /* Non-zero once a write failed (disk full, file size limit): tracing stops. */
 int trace_file_failed(void);
+/* OUT, and the file being written (OUT.part, or OUT itself for a device,
+ * a FIFO or a symbolic link). */
 const char *trace_file_path(void);
+const char *trace_file_written_path(void);
+
+/* maxsize=: event chunks that would take the file past maxsize (less room
+ * for the closing records) are not written; the first time, hit() is
+ * called (under the file mutex: it must only wake someone). */
+void trace_file_set_limit(uint64_t maxsize, void (*hit)(void));
+int trace_file_at_limit(void);
+
+/* Method events in the chunks written so far. */
+uint64_t trace_file_events(void);
+
+/* dump: copies what the file holds so far to dst (through dst.part, then
+ * rename) and closes the copy with an END record (threads), so that it reads
+ * as a complete trace; events still in the threads' buffers are not in it.
+ * 0, or -1 + message. */
+int trace_file_copy(const char *dst, uint64_t threads, char *err, size_t errlen);
 
 #endif

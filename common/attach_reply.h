@@ -16,8 +16,8 @@
 
 enum jcal_attach_code {
 	JCAL_ATTACH_OK = 0,
-	JCAL_ATTACH_BAD_OPTIONS = 1, /* unknown command or option, bad value */
-	JCAL_ATTACH_RECORDING = 2,   /* start while a recording runs */
+	JCAL_ATTACH_BAD_OPTIONS = 1,   /* unknown command or option, bad value */
+	JCAL_ATTACH_RECORDING = 2,     /* start while a recording runs */
 	JCAL_ATTACH_NOT_RECORDING = 3, /* stop or dump with no recording */
 	JCAL_ATTACH_OUTPUT = 4,	       /* out= or reply= cannot be written */
 	JCAL_ATTACH_FAILED = 5,	       /* JVMTI refused, jars missing, no memory */

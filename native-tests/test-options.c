@@ -39,6 +39,30 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,start=auto", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,start=later", -1, "start=later", 0},
     {__LINE__, "trace,start", -1, "start", 0},
+    {__LINE__, "start", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "start,start=manual,out=a.bin", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "start=manual,start", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "stop", 0, NULL, JCAL_CMD_STOP},
+    {__LINE__, "stop,reply=/tmp/r", 0, NULL, JCAL_CMD_STOP},
+    {__LINE__, "dump,out=/tmp/d.bin", 0, NULL, JCAL_CMD_DUMP},
+    {__LINE__, "status", 0, NULL, JCAL_CMD_STATUS},
+    {__LINE__, "status,stop", -1, "stop", 0},
+    {__LINE__, "stop=now", -1, "stop=now", 0},
+    {__LINE__, "trace,duration=30s", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "start,duration=5m,maxsize=500M", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "trace,duration=2h,maxsize=1048576", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,duration=0", -1, "duration=0", 0},
+    {__LINE__, "trace,duration=31d", -1, "duration=31d", 0},
+    {__LINE__, "trace,duration=721h", -1, "duration=721h", 0},
+    {__LINE__, "trace,duration=s", -1, "duration=s", 0},
+    {__LINE__, "trace,duration=5,duration=6", -1, "duration=6", 0},
+    {__LINE__, "trace,maxsize=10K", -1, "maxsize=10K", 0},
+    {__LINE__, "trace,maxsize=2T", -1, "maxsize=2T", 0},
+    {__LINE__, "trace,maxsize=99999999999G", -1, "maxsize=99999999999G", 0},
+    {__LINE__, "trace,maxsize=1MB", -1, "maxsize=1MB", 0},
+    {__LINE__, "calibrate,duration=5s", -1, "duration=", 0},
+    {__LINE__, "status,maxsize=1G", -1, "maxsize=", 0},
+    {__LINE__, "trace,reply=", -1, "reply=", 0},
     {__LINE__, "trace,recalibrate=start", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,recalibrate=end", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,recalibrate=both", 0, NULL, JCAL_CMD_TRACE},
@@ -156,6 +180,20 @@ static void test_option_values(void)
 
 	CHECK(jcal_options_parse("trace,start=manual", &o, err, sizeof(err)) == 0);
 	CHECK(o.start_manual);
+	CHECK(!o.mode_given && !o.out_given && !o.duration_s && !o.maxsize && !o.reply[0]);
+
+	CHECK(jcal_options_parse("start,mode=events,out=a.bin,duration=2m,maxsize=3G,reply=/r", &o,
+				 err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.command, JCAL_CMD_START);
+	CHECK(o.mode_given && o.out_given && !o.start_manual);
+	CHECK_EQ_U(o.duration_s, 120);
+	CHECK_EQ_U(o.maxsize, 3ull << 30);
+	CHECK_STR(o.reply, "/r");
+	CHECK(jcal_options_parse("trace,duration=90,maxsize=2k", &o, err, sizeof(err)) != 0);
+	CHECK(jcal_options_parse("trace,duration=90,maxsize=2048k", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.duration_s, 90);
+	CHECK_EQ_U(o.maxsize, 2u << 20);
+	CHECK(jcal_command_is_live(JCAL_CMD_STATUS) && !jcal_command_is_live(JCAL_CMD_TRACE));
 	CHECK(jcal_options_parse("trace", &o, err, sizeof(err)) == 0);
 	CHECK(!o.start_manual);
 

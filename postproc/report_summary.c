@@ -157,6 +157,11 @@ static void text(const struct model *m, const struct report_opts *o,
 	text_escapef(f, "Trace %s", o->trace_path ? o->trace_path : "");
 	fputc('\n', f);
 	row(f, "status:", "%s", completeness(m, o, status, sizeof(status)));
+	/* A recording that ended before its JVM did: duration=, maxsize= or stop. */
+	if (model_meta(m, "stop.reason"))
+		row(f, "stopped:", "%s", model_meta(m, "stop.reason"));
+	if (model_meta(m, "attached"))
+		row(f, "attached:", "to a running JVM (probes from the attach on)");
 	if (o->res)
 		row(f, "format:", "%u.%u, %" PRIu64 " bytes, %" PRIu64 " chunks",
 		    o->res->version_major, o->res->version_minor, o->res->file_bytes,

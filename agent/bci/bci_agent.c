@@ -32,6 +32,8 @@
 
 /* Set once the tracker's natives are registered: rewritten code may run. */
 static atomic_int ready;
+/* Cleared by stop: classes retransformed then get their original bytes. */
+static atomic_int probes = 1;
 static jobject tracker_module; /* global ref: the unnamed module of the boot loader */
 
 #define CALIB_WORKLOAD_CLASS "jcal/calib/Workload"
@@ -46,10 +48,17 @@ static int selected(const char *name)
 
 void bci_agent_onload(jvmtiCapabilities *caps)
 {
+	method_table_use_keys();
+	bci_agent_write_meta();
+	caps->can_generate_all_class_hook_events = 1;
+	caps->can_retransform_classes = 1;
+}
+
+void bci_agent_write_meta(void)
+{
 	char exclude[2 * JCAL_OPT_PATH_MAX];
 	struct trace_recbuf *rb;
 
-	method_table_use_keys();
 	jcal_bci_exclude_list(&jcal.opts, exclude, sizeof(exclude));
 	rb = trace_file_lock();
 	if (jcal.opts.command == JCAL_CMD_CALIBRATE) {
@@ -60,8 +69,6 @@ void bci_agent_onload(jvmtiCapabilities *caps)
 		trace_rec_meta(rb, "bci.exclude", exclude);
 	}
 	trace_file_unlock();
-	caps->can_generate_all_class_hook_events = 1;
-	caps->can_retransform_classes = 1;
 }
 
 struct rewrite_ctx {
@@ -145,7 +152,8 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 	(void)class_being_redefined;
 	(void)protection_domain;
 	/* Hidden classes (lambda proxies) come without a name, or not at all. */
-	if (!name || !atomic_load(&ready) || jcal_stopped() || !selected(name))
+	if (!name || !atomic_load(&ready) || !atomic_load(&probes) || atomic_load(&jcal.dead) ||
+	    !selected(name))
 		return;
 	size_t n = strlen(name);
 	rc.csig = malloc(n + 3);
@@ -180,7 +188,9 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 	*new_class_data_len = (jint)outlen;
 }
 
-/* Classes loaded before VMInit that the filters select: rewritten now. */
+/* The loaded classes that the filters select: rewritten now (with probes
+ * on: those loaded before VMInit, or before the agent attached), or given
+ * back their original bytes (probes off). */
 static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	jint n = 0, k = 0;
@@ -217,13 +227,14 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 	if (k > 0) {
 		e = (*jvmti)->RetransformClasses(jvmti, k, all);
 		if (e != JVMTI_ERROR_NONE) {
-			jcal_warn("mode=bci: %d classes loaded before VMInit could not be "
-				  "instrumented (RetransformClasses error %d)",
-				  (int)k, (int)e);
+			jcal_warn("mode=bci: %d loaded classes could not be %s "
+				  "(RetransformClasses error %d)",
+				  (int)k, atomic_load(&probes) ? "instrumented" : "restored",
+				  (int)e);
 			jvmti_check_debug(jvmti, e, "RetransformClasses");
 		} else
-			jcal_debug("mode=bci: %d classes loaded before VMInit retransformed",
-				   (int)k);
+			jcal_debug("mode=bci: %d loaded classes retransformed (probes %s)", (int)k,
+				   atomic_load(&probes) ? "on" : "off");
 	}
 	for (jint i = 0; i < k; i++)
 		(*jni)->DeleteLocalRef(jni, all[i]);
@@ -257,4 +268,11 @@ void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	(*jni)->DeleteLocalRef(jni, cls);
 	atomic_store(&ready, 1);
 	retransform_loaded(jvmti, jni);
+}
+
+void bci_agent_set_probes(jvmtiEnv *jvmti, JNIEnv *jni, int on)
+{
+	atomic_store(&probes, on);
+	if (jni && atomic_load(&ready))
+		retransform_loaded(jvmti, jni);
 }

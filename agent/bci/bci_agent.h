@@ -27,4 +27,13 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
  * (jcal-agent.jar missing) it says so and nothing is instrumented. */
 void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni);
 
+/* The trace meta records bci.include and bci.exclude (the filters in
+ * effect), for each recording's file. */
+void bci_agent_write_meta(void);
+
+/* stop (on = 0) and a later start (on = 1): retransforms the selected loaded
+ * classes without or with probes; code already running keeps its version
+ * until it returns (its probes record nothing while tracing is stopped). */
+void bci_agent_set_probes(jvmtiEnv *jvmti, JNIEnv *jni, int on);
+
 #endif

@@ -17,12 +17,30 @@ public final class Control {
 	private Control() {
 	}
 
+	/* Set by the agent once it has bound the natives below. */
+	private static volatile boolean bound;
+
 	/** Enters a region: tracing of this thread is on until the matching stop(). */
-	public static native void start();
+	public static void start() {
+		if (bound)
+			start0();
+	}
 
 	/** Leaves a region: tracing of this thread stops when no region is left open. */
-	public static native void stop();
+	public static void stop() {
+		if (bound)
+			stop0();
+	}
 
 	/** Records a labelled point in this thread's trace (shown by jcal-post). */
-	public static native void mark(String label);
+	public static void mark(String label) {
+		if (bound)
+			mark0(label);
+	}
+
+	private static native void start0();
+
+	private static native void stop0();
+
+	private static native void mark0(String label);
 }

@@ -43,6 +43,7 @@ public final class Main {
 			new Suite("CalibrationSafety", "jcalcalibsafety", CalibrationSafety::tests),
 			new Suite("PostSafety", "jcalpostsafety", PostSafety::tests),
 			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests),
+			new Suite("Live", "jcallive", Live::tests),
 			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests));
 
 	private int passed, failed, skipped;

@@ -153,10 +153,14 @@ public final class Stress {
 		r.check(rows == 1, "StressPayload.work: one flat row for all " + n + " class loaders, got " + rows);
 	}
 
-	/** SIGKILL mid-trace: read up to the last complete chunk, exit 0. */
+	/**
+	 * SIGKILL mid-trace: the trace never appears under its name (only a
+	 * complete one does); its OUT.part reads up to the last complete chunk,
+	 * exit 0.
+	 */
 	private void testSigkill() throws Exception {
-		Path t = tmp("stress-kill.bin");
-		Process p = new ProcessBuilder(r.java, "-agentpath:" + r.agent + "=trace,quiet,metric=tsc,out=" + t, "-cp",
+		Path out = tmp("stress-kill.bin"), t = tmp("stress-kill.bin.part");
+		Process p = new ProcessBuilder(r.java, "-agentpath:" + r.agent + "=trace,quiet,metric=tsc,out=" + out, "-cp",
 				r.classes, W + "StressSpin").redirectOutput(tmp("kill.out").toFile())
 				.redirectError(tmp("kill.err").toFile()).start();
 		/* Six chunks written after the workload started spinning (how much
@@ -174,6 +178,7 @@ public final class Stress {
 		p.destroyForcibly();
 		r.check(p.waitFor(30, TimeUnit.SECONDS), "JVM gone after SIGKILL");
 		r.check(p.exitValue() == 137, "killed JVM exit status 137 expected, got " + p.exitValue());
+		r.check(!Files.exists(out), "a killed recording left a file under its final name");
 		r.check(start >= 0 && before >= 6 * 65536,
 				"trace had several chunks of the spinning workload before the kill: " + before + " bytes");
 		Runner.Result res = r.post(t, "--report", "flat", "--format", "csv");

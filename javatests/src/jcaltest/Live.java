@@ -1,0 +1,277 @@
+package jcaltest;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Profiling a running JVM: a server started without the agent is recorded
+ * through the jcal launcher (start/stop, then record -d), the handler's
+ * call count equals the requests sent during the recording, and after stop
+ * the probes are gone. Also duration= and maxsize= at start-up, the
+ * OUT.part file of a running recording, and jcal.Control without the agent.
+ * Uses Runner's helpers; run by jcaltest.Main (javatests/run.sh).
+ */
+public final class Live {
+	private static final String W = "jcaltest.work.";
+	private static final String HANDLE = W + "LiveServer$Work.handle";
+	private final Runner r;
+	private final String jcal;
+
+	private Live(Runner r) {
+		this.r = r;
+		this.jcal = new File(new File(r.post).getParentFile(), "jcal").getPath();
+	}
+
+	/** A server JVM without the agent, and its port. */
+	private static final class Server implements AutoCloseable {
+		final Process p;
+		final int port;
+		final long pid;
+
+		Server(Runner r, Path log) throws Exception {
+			p = new ProcessBuilder(r.java, "-cp", r.classes, W + "LiveServer").redirectError(log.toFile()).start();
+			pid = p.pid();
+			BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+			String line = in.readLine();
+			if (line == null || !line.startsWith("port ")) {
+				p.destroyForcibly();
+				throw new IllegalStateException("server did not start: " + line + " " + Files.readString(log));
+			}
+			port = Integer.parseInt(line.substring(5).trim());
+		}
+
+		String get(String path) throws Exception {
+			HttpURLConnection c = (HttpURLConnection) new URL("http://127.0.0.1:" + port + path).openConnection();
+			c.setConnectTimeout(10_000);
+			c.setReadTimeout(10_000);
+			try (InputStream in = c.getInputStream()) {
+				return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+			}
+		}
+
+		/** Sends n requests to /work, one after the other; returns requests per second. */
+		double work(int n) throws Exception {
+			long t0 = System.nanoTime();
+			for (int i = 0; i < n; i++)
+				if (!"ok".equals(get("/work")))
+					throw new IllegalStateException("bad answer");
+			return n / ((System.nanoTime() - t0) / 1e9);
+		}
+
+		long served() throws Exception {
+			return Long.parseLong(get("/count"));
+		}
+
+		@Override
+		public void close() throws Exception {
+			p.getOutputStream().close();
+			if (!p.waitFor(20, TimeUnit.SECONDS))
+				p.destroyForcibly();
+		}
+	}
+
+	private Runner.Result launcher(String... args) throws Exception {
+		List<String> cmd = new ArrayList<>();
+		cmd.add(jcal);
+		cmd.addAll(List.of(args));
+		return r.run(r.tmp.toFile(), cmd);
+	}
+
+	private static long field(String text, String key) {
+		Matcher m = Pattern.compile("(?m)^" + Pattern.quote(key) + ":\\s*(\\d+)").matcher(text);
+		return m.find() ? Long.parseLong(m.group(1)) : -1;
+	}
+
+	private long calls(Path t, String method) throws Exception {
+		Long n = r.flatCalls(t, "").get(method);
+		return n == null ? 0 : n;
+	}
+
+	/**
+	 * jcal start / stop on a server that runs without the agent: every
+	 * request sent between them is counted once, the file appears under
+	 * its name only when complete, and after stop no probe runs.
+	 */
+	private void testStartStop() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "live");
+		Path out = dir.resolve("live.bin");
+		try (Server s = new Server(r, dir.resolve("server.log"))) {
+			double before = s.work(300);
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", out.toString());
+			r.check(st.rc == 0, "jcal start: exit 0 expected, got " + st.rc + ": " + st.out + st.err);
+			long served0 = s.served();
+			int k = 500;
+			double during = s.work(k);
+			long served1 = s.served();
+			r.check(Files.exists(Path.of(out + ".part")) && !Files.exists(out),
+					"while recording only " + out.getFileName() + ".part exists");
+			Runner.Result status = launcher("status", Long.toString(s.pid));
+			r.check(status.rc == 0 && status.out.startsWith("recording: yes"),
+					"status while recording: " + status.out + status.err);
+			Runner.Result stop = launcher("stop", Long.toString(s.pid));
+			r.check(stop.rc == 0, "jcal stop: exit 0 expected, got " + stop.rc + ": " + stop.out + stop.err);
+			r.check(Files.exists(out) && !Files.exists(Path.of(out + ".part")), "after stop the file is under its name");
+			Runner.Result idle = launcher("status", Long.toString(s.pid));
+			long probes0 = field(idle.out, "probe calls while stopped");
+			r.check(idle.out.startsWith("recording: no") && probes0 >= 0, "status after stop: " + idle.out);
+			double after = s.work(300);
+			Runner.Result idle2 = launcher("status", Long.toString(s.pid));
+			long probes1 = field(idle2.out, "probe calls while stopped");
+			r.check(probes1 == probes0, "the probes are gone after stop: " + (probes1 - probes0)
+					+ " probe calls during 300 requests");
+			System.out.printf("      requests/s before %.0f, recording %.0f, after stop %.0f (after/before %.2f)%n",
+					before, during, after, after / before);
+			r.check(served1 - served0 == k, "the server counted " + (served1 - served0) + " requests, sent " + k);
+			r.check(calls(out, HANDLE) == k, "handle() calls in the recording: " + calls(out, HANDLE) + ", sent " + k);
+			r.check(calls(out, W + "LiveServer.compute") == k, "compute() calls: " + calls(out, W + "LiveServer.compute"));
+			r.check(calls(out, W + "LiveServer.leaf") == 50L * k, "leaf() calls: " + calls(out, W + "LiveServer.leaf"));
+			Runner.Result sum = r.post(out, "--report", "summary");
+			r.check(sum.out.contains("stopped:") && sum.out.contains("stop command") && sum.out.contains("complete"),
+					"summary says the recording was stopped: " + sum.out);
+
+			/* A second recording of the same JVM, bounded by -d. */
+			Path out2 = dir.resolve("second.bin");
+			Process rec = new ProcessBuilder(jcal, "record", Long.toString(s.pid), "-d", "6s", "-o", out2.toString())
+					.redirectErrorStream(true).redirectOutput(dir.resolve("record.log").toFile()).start();
+			long deadline = System.nanoTime() + 20_000_000_000L;
+			boolean on = false;
+			while (!on && System.nanoTime() < deadline) {
+				on = launcher("status", Long.toString(s.pid)).out.startsWith("recording: yes");
+				if (!on)
+					Thread.sleep(100);
+			}
+			r.check(on, "record: the recording started");
+			long t0 = System.nanoTime();
+			int k2 = 200;
+			s.work(k2);
+			double secs = (System.nanoTime() - t0) / 1e9;
+			r.check(rec.waitFor(60, TimeUnit.SECONDS) && rec.exitValue() == 0,
+					"jcal record exits 0: " + Files.readString(dir.resolve("record.log")));
+			if (secs < 4)
+				r.check(calls(out2, HANDLE) == k2, "record -d 6s: handle() calls " + calls(out2, HANDLE) + ", sent " + k2);
+			else
+				System.out.println("      (requests took " + secs + " s: the window may have closed; count not checked)");
+			Runner.Result sum2 = r.post(out2, "--report", "summary");
+			r.check(sum2.out.contains("duration=6s reached"), "summary of record -d: " + sum2.out);
+		}
+	}
+
+	/**
+	 * The same by hand with the JDK's jcmd (the option string quoted once
+	 * more: jcmd splits arguments at '='): start, status through a reply
+	 * file, a second start refused, stop; the handler's calls exact.
+	 */
+	private void testJcmd() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "jcmd");
+		Path out = dir.resolve("j.bin"), reply = dir.resolve("reply.txt");
+		String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+		try (Server s = new Server(r, dir.resolve("server.log"))) {
+			s.work(100);
+			Runner.Result st = r.run(dir.toFile(), List.of(jcmd, Long.toString(s.pid), "JVMTI.agent_load", r.agent,
+					"'start,out=" + out + "'"));
+			r.check(st.rc == 0 && st.out.contains("return code: 0"), "jcmd start: " + st.out + st.err);
+			int k = 250;
+			s.work(k);
+			Files.write(reply, new byte[0]);
+			Runner.Result again = r.run(dir.toFile(), List.of(jcmd, Long.toString(s.pid), "JVMTI.agent_load", r.agent,
+					"'start,out=" + dir.resolve("other.bin") + ",reply=" + reply + "'"));
+			r.check(again.out.contains("return code: 2") && Files.readString(reply).contains("a recording is running"),
+					"a second start is refused with code 2: " + again.out + Files.readString(reply));
+			Runner.Result stat = r.run(dir.toFile(), List.of(jcmd, Long.toString(s.pid), "JVMTI.agent_load", r.agent,
+					"'status,reply=" + reply + "'"));
+			String text = Files.readString(reply);
+			r.check(stat.out.contains("return code: 0") && text.startsWith("recording: yes") && text.contains("mode: bci"),
+					"jcmd status: " + stat.out + text);
+			Runner.Result stop = r.run(dir.toFile(), List.of(jcmd, Long.toString(s.pid), "JVMTI.agent_load", r.agent,
+					"'stop,reply=" + reply + "'"));
+			r.check(stop.out.contains("return code: 0") && Files.readString(reply).contains("wrote " + out),
+					"jcmd stop: " + stop.out + Files.readString(reply));
+			Runner.Result none = r.run(dir.toFile(), List.of(jcmd, Long.toString(s.pid), "JVMTI.agent_load", r.agent,
+					"'stop,reply=" + reply + "'"));
+			r.check(none.out.contains("return code: 3"), "stop without a recording: code 3: " + none.out);
+			r.check(calls(out, HANDLE) == k, "handle() calls: " + calls(out, HANDLE) + ", sent " + k);
+		}
+	}
+
+	private Runner.Result jcmd(Path dir, long pid, String options) throws Exception {
+		String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+		return r.run(dir.toFile(), List.of(jcmd, Long.toString(pid), "JVMTI.agent_load", r.agent, "'" + options + "'"));
+	}
+
+	/**
+	 * Two running JVMs given the same out=: the second refuses with one
+	 * line and code 4, the first one's recording is complete and exact.
+	 */
+	private void testSameOut() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "sameout");
+		Path out = dir.resolve("shared.bin"), reply = dir.resolve("reply.txt");
+		try (Server a = new Server(r, dir.resolve("a.log")); Server b = new Server(r, dir.resolve("b.log"))) {
+			Runner.Result st = jcmd(dir, a.pid, "start,out=" + out);
+			r.check(st.out.contains("return code: 0"), "first JVM starts: " + st.out + st.err);
+			Files.write(reply, new byte[0]);
+			Runner.Result second = jcmd(dir, b.pid, "start,out=" + out + ",reply=" + reply);
+			String text = Files.readString(reply);
+			r.check(second.out.contains("return code: 4"), "second JVM refused with code 4: " + second.out);
+			r.check(text.startsWith("jcal: error: ") && text.contains("being written by another jcal agent")
+					&& text.split("\n").length == 1, "one error line naming the conflict: " + text);
+			int k = 120;
+			a.work(k);
+			b.work(k);
+			r.check(jcmd(dir, a.pid, "stop").out.contains("return code: 0"), "first JVM stops");
+			r.check(calls(out, HANDLE) == k, "the first recording is intact: handle() " + calls(out, HANDLE));
+			r.check(jcmd(dir, b.pid, "status,reply=" + reply).out.contains("return code: 0")
+					&& Files.readString(reply).startsWith("recording: no"), "the second JVM records nothing");
+		}
+	}
+
+	/** duration= and maxsize= for a JVM started with the agent. */
+	private void testLimitsAtStart() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "limits");
+		Path t = dir.resolve("d.bin");
+		Runner.Result res = r.run(dir.toFile(), List.of(r.java, "-agentpath:" + r.agent + "=trace,duration=1s,out=" + t,
+				"-cp", r.classes, W + "TimedSpin", "4"));
+		r.check(res.rc == 0, "duration=1s: JVM exit 0: " + res.err);
+		r.check(res.err.contains("stopped: duration=1s reached"), "duration=1s: summary line says why: " + res.err);
+		Runner.Result sum = r.post(t, "--report", "summary");
+		r.check(sum.rc == 0 && sum.out.contains("complete") && sum.out.contains("duration=1s reached"),
+				"duration=1s: complete trace: " + sum.out + sum.err);
+		Path m = dir.resolve("m.bin");
+		res = r.run(dir.toFile(), List.of(r.java, "-agentpath:" + r.agent + "=trace,maxsize=1M,out=" + m, "-cp",
+				r.classes, W + "TimedSpin", "4"));
+		r.check(res.rc == 0, "maxsize=1M: JVM exit 0: " + res.err);
+		r.check(Files.size(m) <= (1 << 20), "maxsize=1M: the file has " + Files.size(m) + " bytes");
+		sum = r.post(m, "--report", "summary");
+		r.check(sum.rc == 0 && sum.out.contains("complete") && sum.out.contains("maxsize=1048576 bytes reached")
+				&& sum.out.contains("lost events:           0"), "maxsize=1M: complete trace: " + sum.out + sum.err);
+	}
+
+	/** jcal.Control is a no-op without the agent: an application may ship its calls. */
+	private void testControlWithoutAgent() throws Exception {
+		String jar = new File(new File(r.agent).getParentFile(), "jcal-agent.jar").getPath();
+		Runner.Result res = r.run(r.tmp.toFile(),
+				List.of(r.java, "-cp", r.classes + File.pathSeparator + jar, W + "Regions"));
+		r.check(res.rc == 0 && !res.err.contains("UnsatisfiedLinkError"),
+				"jcal.Control without the agent: exit " + res.rc + ": " + res.err);
+	}
+
+	static Runner.Tests tests(Runner r) {
+		Live l = new Live(r);
+		return new Runner.Tests()
+				.add("live-jcmd", l::testJcmd)
+				.add("live-same-out", l::testSameOut)
+				.add("live-limits-at-start", l::testLimitsAtStart)
+				.add("live-control-without-agent", l::testControlWithoutAgent);
+	}
+}

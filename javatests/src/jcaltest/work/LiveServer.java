@@ -1,0 +1,78 @@
+package jcaltest.work;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A small HTTP server on loopback for the live-profiling tests, started
+ * without the agent: /work counts the request and does a little work,
+ * /count answers how many /work requests it served. Prints "port N", then
+ * serves until stdin closes (at most 180 s).
+ */
+public class LiveServer {
+	static final AtomicLong served = new AtomicLong();
+	static long sink;
+
+	static long compute(int n) {
+		long s = 0;
+		for (int i = 0; i < n; i++)
+			s += leaf(i);
+		return s;
+	}
+
+	static long leaf(int i) {
+		return (i * 31L) ^ (i >>> 3);
+	}
+
+	static void answer(HttpExchange ex, String body) throws IOException {
+		byte[] b = body.getBytes(StandardCharsets.UTF_8);
+		ex.sendResponseHeaders(200, b.length);
+		try (OutputStream o = ex.getResponseBody()) {
+			o.write(b);
+		}
+	}
+
+	static final class Work implements HttpHandler {
+		@Override
+		public void handle(HttpExchange ex) throws IOException {
+			served.incrementAndGet();
+			sink += compute(50);
+			answer(ex, "ok\n");
+		}
+	}
+
+	static final class Count implements HttpHandler {
+		@Override
+		public void handle(HttpExchange ex) throws IOException {
+			answer(ex, served.get() + "\n");
+		}
+	}
+
+	public static void main(String[] args) throws Exception {
+		HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+		s.createContext("/work", new Work());
+		s.createContext("/count", new Count());
+		s.start();
+		System.out.println("port " + s.getAddress().getPort());
+		System.out.flush();
+		Thread t = new Thread(() -> {
+			try {
+				while (System.in.read() >= 0) {
+				}
+			} catch (IOException e) {
+			}
+		});
+		t.setDaemon(true);
+		t.start();
+		t.join(180_000);
+		s.stop(0);
+	}
+}
