@@ -1,6 +1,6 @@
 # jcal - calibrated instrumentation profiler for Java.
 #
-#   make            build/libjcal.so, build/jcal-post, Java test classes
+#   make            build/libjcal.so, build/jcal-post, build/jcal, Java test classes
 #   make test       install missing packages, build, run every native and Java test
 #   make demo       install missing packages, build, profile the bundled example
 #   make asan       native tests under -fsanitize=address,undefined
@@ -30,15 +30,18 @@ JNI_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 COMMON_SRC := $(wildcard common/*.c)
 # libjcal.so: the agent's core and its sub-folders (bci/, metrics/), and the
 # calibrator (docs/agent-internals.md, "Files").
-AGENT_SRC  := $(wildcard agent/*.c agent/*/*.c)
+AGENT_SRC  := $(filter-out agent/launcher/%,$(wildcard agent/*.c agent/*/*.c))
 CALIB_SRC  := $(wildcard calibrator/*.c)
 POST_SRC   := $(filter-out postproc/main.c,$(wildcard postproc/*.c))
+# The jcal launcher (agent/launcher/): not part of libjcal.so.
+LAUNCHER_SRC := $(filter-out agent/launcher/main.c,$(wildcard agent/launcher/*.c))
 TEST_SRC   := $(wildcard native-tests/test-*.c)
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
 AGENT_OBJ  := $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
 CALIB_OBJ  := $(CALIB_SRC:%.c=$(BUILD)/obj/%.o)
 POST_OBJ   := $(POST_SRC:%.c=$(BUILD)/obj/%.o)
+LAUNCHER_OBJ := $(LAUNCHER_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
 # Agent files that need a running JVM; the rest is pure and unit-tested.
 AGENT_JVMTI := agent/entry agent/agent agent/agent_state agent/recording agent/jvmti_check \
@@ -78,9 +81,9 @@ BENCH_EVENTS ?= 100000000
 
 # ---- Commands ----------------------------------------------------------------
 
-all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal-calibrator.jar $(BUILD)/jcal-agent.jar \
+all: $(BUILD)/libjcal.so $(BUILD)/jcal-post $(BUILD)/jcal $(BUILD)/jcal-calibrator.jar $(BUILD)/jcal-agent.jar \
      java-classes \
-     $(BUILD)/libjcaltest.so $(BUILD)/javatests21.stamp
+     $(BUILD)/libjcaltest.so $(BUILD)/javatests21.stamp $(BUILD)/launcher-test/libjcal.so
 
 test:
 	@scripts/install-deps.sh --tests
@@ -153,12 +156,22 @@ $(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
 $(BUILD)/jcal-post.1: $(BUILD)/jcal-post
 	$< --man > $@.tmp && mv $@.tmp $@
 
+# ---- jcal (the launcher) -----------------------------------------------------
+
+$(BUILD)/obj/agent/launcher/%.o: agent/launcher/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/jcal: $(BUILD)/obj/agent/launcher/main.o $(LAUNCHER_OBJ)
+	$(CC) -o $@ $^
+
 # ---- Tests -------------------------------------------------------------------
 
 # Each test links only what it tests.
 TRACE_TESTS := $(filter $(BUILD)/tests/test-trace%,$(TEST_BIN))
 OPTION_TESTS := $(filter $(BUILD)/tests/test-options% $(BUILD)/tests/test-metric% $(BUILD)/tests/test-agent%,$(TEST_BIN))
-POST_TESTS := $(filter-out $(TRACE_TESTS) $(OPTION_TESTS),$(TEST_BIN))
+LAUNCHER_TESTS := $(filter $(BUILD)/tests/test-launcher%,$(TEST_BIN))
+POST_TESTS := $(filter-out $(TRACE_TESTS) $(OPTION_TESTS) $(LAUNCHER_TESTS),$(TEST_BIN))
 
 $(TRACE_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) native-tests/test.h
 	@mkdir -p $(dir $@)
@@ -167,6 +180,10 @@ $(TRACE_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) native-tests/te
 $(OPTION_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) $(AGENT_PURE) native-tests/test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $< $(AGENT_PURE) $(COMMON_OBJ) $(LDLIBS)
+
+$(LAUNCHER_TESTS): $(BUILD)/tests/%: native-tests/%.c $(LAUNCHER_OBJ) native-tests/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iagent/launcher -o $@ $< $(LAUNCHER_OBJ)
 
 $(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wildcard native-tests/*.h)
 	@mkdir -p $(dir $@)
@@ -197,6 +214,14 @@ $(BUILD)/javatests.stamp: $(JAVA_SRC) $(BUILD)/jcal-agent.jar | check-jdk
 $(BUILD)/libjcaltest.so: $(wildcard javatests/native/*.c) | check-jdk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $^ -lpthread
+
+# The launcher's stand-in agent (native-tests/launcher/echo_agent.c), with
+# the jars jcal checks for beside it.
+$(BUILD)/launcher-test/libjcal.so: native-tests/launcher/echo_agent.c common/attach_reply.h \
+				   $(BUILD)/jcal-agent.jar $(BUILD)/jcal-calibrator.jar | check-jdk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $< -lpthread
+	cp $(BUILD)/jcal-agent.jar $(BUILD)/jcal-calibrator.jar $(dir $@)
 
 JAVA21_SRC := $(shell find javatests/src21 -name '*.java' 2>/dev/null)
 $(BUILD)/javatests21.stamp: $(JAVA21_SRC)

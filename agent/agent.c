@@ -5,6 +5,7 @@
  * print the summary line) and unload. What calibrate and recalibrate= add
  * comes in through struct agent_hooks.
  */
+#include <dlfcn.h>
 #include <jvmti.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -711,6 +712,13 @@ int agent_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 				  "entry/exit events after start-up): recording in mode=bci");
 		jcal.opts.mode = JCAL_MODE_BCI;
 	}
+	/* HotSpot unloads a library whose first Agent_OnAttach fails: pin it
+	 * first, since a failure past the point where callbacks, threads or
+	 * thread-local destructors point into it must not unload it. */
+	Dl_info self;
+	if (dladdr((void *)agent_attach, &self) && self.dli_fname &&
+	    !dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+		jcal_debug("cannot pin %s in memory: %s", self.dli_fname, dlerror());
 	live = 1;
 	load_failure = JCAL_ATTACH_FAILED;
 	if (agent_load(options, NULL) != JNI_OK) {

@@ -44,6 +44,7 @@ public final class Main {
 			new Suite("PostSafety", "jcalpostsafety", PostSafety::tests),
 			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests),
 			new Suite("Live", "jcallive", Live::tests),
+			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests),
 			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests));
 
 	private int passed, failed, skipped;

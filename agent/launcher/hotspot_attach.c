@@ -1,0 +1,286 @@
+/*
+ * hotspot_attach.c - the client side of HotSpot's attach mechanism on
+ * Linux, as the JVM implements it (docs/live-profiling.md):
+ *
+ * 1. When /tmp/.java_pidN (N: the pid the JVM sees) is not there yet, the
+ *    listener has not started: create .attach_pidN in the JVM's working
+ *    directory (else in /tmp), send SIGQUIT; the JVM's signal thread finds
+ *    the file, owned by its own user or root, and starts the listener
+ *    instead of printing a thread dump. Wait for the socket; remove the file.
+ * 2. Connect (the listener accepts only a peer of its own euid and egid,
+ *    or root) and send "1" (protocol version), "load" and three arguments,
+ *    each NUL-terminated: the library, "true" (an absolute path), the
+ *    agent's options.
+ * 3. Read to end of stream: the status of the operation, then what it
+ *    printed: the return code of Agent_OnAttach, or why it did not load.
+ *
+ * Both paths go through /proc/PID/root, so a JVM in another mount
+ * namespace (a container) is reached at its own /tmp.
+ */
+#include "hotspot_attach.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ANSWER 65536
+
+static enum hotspot_attach_result fail(enum hotspot_attach_result r, char *msg, size_t msglen,
+				       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+size_t hotspot_load_request(const char *lib, const char *options, char *out, size_t outlen)
+{
+	const char *parts[] = {"1", "load", lib, "true", options};
+	size_t len = 0;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t n = strlen(parts[i]) + 1;
+		if (n > outlen - len)
+			return 0;
+		memcpy(out + len, parts[i], n);
+		len += n;
+	}
+	return len;
+}
+
+/* Parses a whole line of text as an int; 0 on success. */
+static int parse_int(const char *s, size_t len, int *out)
+{
+	char buf[24];
+	char *end;
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	long v = strtol(buf, &end, 10);
+	if (errno || *end != '\0' || v < -2147483647L - 1 || v > 2147483647L)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* The lines of s joined by "; " into msg, trailing newlines dropped. */
+static void join_lines(const char *s, char *msg, size_t msglen)
+{
+	size_t o = 0;
+	if (msglen == 0)
+		return;
+	for (; *s && o + 1 < msglen; s++) {
+		if (*s == '\n') {
+			if (s[1] == '\0')
+				break;
+			for (const char *sep = "; "; *sep && o + 1 < msglen; sep++)
+				msg[o++] = *sep;
+		} else {
+			msg[o++] = *s;
+		}
+	}
+	msg[o] = '\0';
+}
+
+enum hotspot_attach_result hotspot_parse_load_answer(const char *answer, int *agent_rc, char *msg,
+						     size_t msglen)
+{
+	const char *nl = strchr(answer, '\n');
+	int status, rc;
+	if (!nl || parse_int(answer, (size_t)(nl - answer), &status))
+		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
+			    "the JVM's attach listener answered something unexpected: '%.80s'",
+			    answer);
+	const char *rest = nl + 1;
+	const char *nl2 = strchr(rest, '\n');
+	size_t l2 = nl2 ? (size_t)(nl2 - rest) : strlen(rest);
+	static const char prefix[] = "return code: ";
+	size_t pl = sizeof(prefix) - 1;
+	if (status == 0) {
+		if (l2 > pl && memcmp(rest, prefix, pl) == 0 &&
+		    parse_int(rest + pl, l2 - pl, &rc) == 0) {
+			*agent_rc = rc;
+			return HOTSPOT_ATTACH_OK;
+		}
+		if (parse_int(rest, l2, &rc) == 0) {
+			*agent_rc = rc;
+			return HOTSPOT_ATTACH_OK;
+		}
+	}
+	if (*rest == '\0')
+		return fail(HOTSPOT_ATTACH_LOAD, msg, msglen,
+			    "the JVM did not load the library (attach status %d)", status);
+	join_lines(rest, msg, msglen);
+	return HOTSPOT_ATTACH_LOAD;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* 1 when path is a socket owned by uid. */
+static int socket_ready(const char *path, uid_t uid)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 && S_ISSOCK(sb.st_mode) && sb.st_uid == uid;
+}
+
+/* Creates the trigger file .attach_pidN in the target's working directory,
+ * else its /tmp; its path goes to out. Returns 0 or -1. */
+static int create_trigger(const struct hotspot_target *t, char *out, size_t outlen)
+{
+	const char *dirs[2] = {"cwd", "root/tmp"};
+	for (int i = 0; i < 2; i++) {
+		snprintf(out, outlen, "/proc/%d/%s/.attach_pid%d", (int)t->pid, dirs[i],
+			 (int)t->nspid);
+		int fd = open(out, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Starts the listener when its socket is not there; waits for it. */
+static enum hotspot_attach_result start_listener(const struct hotspot_target *t, const char *sock,
+						 int timeout_ms, char *msg, size_t msglen)
+{
+	char trigger[PATH_MAX];
+	struct stat sb;
+	if (stat(sock, &sb) == 0) {
+		if (!S_ISSOCK(sb.st_mode) || sb.st_uid != t->uid)
+			return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
+				    "%s is not a socket of the JVM's user (uid %u): not using it",
+				    sock, (unsigned)t->uid);
+		return HOTSPOT_ATTACH_OK;
+	}
+	if (create_trigger(t, trigger, sizeof(trigger)))
+		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
+			    "cannot create .attach_pid%d in the JVM's working directory nor in "
+			    "its /tmp: %s",
+			    (int)t->nspid, strerror(errno));
+	enum hotspot_attach_result r = HOTSPOT_ATTACH_OK;
+	if (kill(t->pid, SIGQUIT)) {
+		r = fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "kill(%d, SIGQUIT): %s", (int)t->pid,
+			 strerror(errno));
+	} else {
+		long end = now_ms() + timeout_ms, delay = 10;
+		while (!socket_ready(sock, t->uid)) {
+			if (kill(t->pid, 0) && errno == ESRCH) {
+				r = fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
+					 "process %d exited while jcal was attaching", (int)t->pid);
+				break;
+			}
+			if (now_ms() >= end) {
+				r = fail(HOTSPOT_ATTACH_TIMEOUT, msg, msglen,
+					 "the JVM did not open its attach socket %s within %d ms",
+					 sock, timeout_ms);
+				break;
+			}
+			sleep_ms(delay);
+			delay = delay < 200 ? delay * 2 : 200;
+		}
+	}
+	unlink(trigger);
+	return r;
+}
+
+/* Writes all of buf; reads the answer to EOF into ans (NUL-terminated). */
+static enum hotspot_attach_result exchange(int fd, const char *req, size_t reqlen, char *ans,
+					   size_t anslen, int timeout_ms, char *msg, size_t msglen)
+{
+	for (size_t off = 0; off < reqlen;) {
+		ssize_t n = send(fd, req + off, reqlen - off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
+				    "writing to the attach socket: %s", strerror(errno));
+		off += (size_t)n;
+	}
+	size_t got = 0;
+	long end = now_ms() + timeout_ms;
+	for (;;) {
+		struct pollfd pfd = {fd, POLLIN, 0};
+		long left = end - now_ms();
+		if (left <= 0)
+			return fail(HOTSPOT_ATTACH_TIMEOUT, msg, msglen,
+				    "the JVM did not answer within %d ms", timeout_ms);
+		int pr = poll(&pfd, 1, (int)left);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			continue;
+		ssize_t n = read(fd, ans + got, anslen - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
+				    "reading the attach socket: %s", strerror(errno));
+		if (n == 0 || (got += (size_t)n) == anslen - 1)
+			break;
+	}
+	ans[got] = '\0';
+	if (got == 0)
+		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
+			    "the JVM closed the attach connection without an answer");
+	return HOTSPOT_ATTACH_OK;
+}
+
+enum hotspot_attach_result hotspot_attach_load(const struct hotspot_target *t, const char *lib,
+					       const char *options, int timeout_ms, int *agent_rc,
+					       char *msg, size_t msglen)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	char sock[sizeof(addr.sun_path)];
+	int n = snprintf(sock, sizeof(sock), "%s/tmp/.java_pid%d", t->root, (int)t->nspid);
+	if (n < 0 || (size_t)n >= sizeof(sock))
+		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "socket path too long");
+	enum hotspot_attach_result r = start_listener(t, sock, timeout_ms, msg, msglen);
+	if (r != HOTSPOT_ATTACH_OK)
+		return r;
+
+	size_t reqcap = strlen(lib) + strlen(options) + 32;
+	char *req = malloc(reqcap), *ans = malloc(MAX_ANSWER);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	memcpy(addr.sun_path, sock, strlen(sock) + 1);
+	size_t reqlen = req ? hotspot_load_request(lib, options, req, reqcap) : 0;
+	if (!req || !ans || reqlen == 0)
+		r = fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "out of memory");
+	else if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
+		r = fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "connect to %s: %s", sock,
+			 strerror(errno));
+	else
+		r = exchange(fd, req, reqlen, ans, MAX_ANSWER, timeout_ms, msg, msglen);
+	if (r == HOTSPOT_ATTACH_OK)
+		r = hotspot_parse_load_answer(ans, agent_rc, msg, msglen);
+	if (fd >= 0)
+		close(fd);
+	free(req);
+	free(ans);
+	return r;
+}

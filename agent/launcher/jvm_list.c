@@ -1,0 +1,131 @@
+/*
+ * jvm_list.c - scans the hsperfdata directories: a file named after a pid
+ * whose process is alive and maps libjvm.so (when its maps can be read: a
+ * stale file's pid may have been reused) is a running JVM.
+ */
+#include "jvm_list.h"
+
+#include "jvm_process.h"
+#include "perfdata.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int jvm_entry_from_perfdata(struct jvm_entry *e, const void *buf, size_t len)
+{
+	struct perfdata pd;
+	char err[128], cmd[1024], caps[8];
+	if (perfdata_open(&pd, buf, len, err, sizeof(err)))
+		return -1;
+	if (perfdata_string(&pd, "sun.rt.javaCommand", cmd, sizeof(cmd)) || !cmd[0])
+		snprintf(cmd, sizeof(cmd), "?");
+	size_t w = strcspn(cmd, " ");
+	snprintf(e->main_class, sizeof(e->main_class), "%.*s", (int)w, cmd);
+	if (perfdata_string(&pd, "java.property.java.version", e->version, sizeof(e->version)) &&
+	    perfdata_string(&pd, "java.property.java.vm.version", e->version, sizeof(e->version)))
+		snprintf(e->version, sizeof(e->version), "?");
+	e->attach_enabled =
+	    perfdata_string(&pd, "sun.rt.jvmCapabilities", caps, sizeof(caps)) || caps[0] != '0';
+	return 0;
+}
+
+/* 1 when pid is alive and, if its maps can be read, maps libjvm.so. */
+static int live_jvm(pid_t pid)
+{
+	char path[64];
+	if (kill(pid, 0) && errno != EPERM)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	char *maps = jvm_process_slurp(path);
+	if (!maps)
+		return 1;
+	int jvm = jvm_process_maps_has_jvm(maps);
+	free(maps);
+	return jvm;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	pid_t x = ((const struct jvm_entry *)a)->pid, y = ((const struct jvm_entry *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* Adds the live JVMs of one hsperfdata directory. */
+static int scan_dir(const char *dir, const char *user, struct jvm_entry **out, size_t *n,
+		    size_t *cap)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		char *end, path[4096 + 512], err[256];
+		long pid = strtol(de->d_name, &end, 10);
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || *end || pid > 0x3fffffff ||
+		    !live_jvm((pid_t)pid))
+			continue;
+		unsigned char *buf;
+		size_t len;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (perfdata_read_file(path, &buf, &len, err, sizeof(err)))
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 16;
+			struct jvm_entry *ne = realloc(*out, nc * sizeof(**out));
+			if (!ne) {
+				free(buf);
+				closedir(d);
+				return -1;
+			}
+			*out = ne;
+			*cap = nc;
+		}
+		struct jvm_entry *e = &(*out)[*n];
+		memset(e, 0, sizeof(*e));
+		e->pid = (pid_t)pid;
+		snprintf(e->user, sizeof(e->user), "%s", user);
+		if (jvm_entry_from_perfdata(e, buf, len) == 0)
+			(*n)++;
+		free(buf);
+	}
+	closedir(d);
+	return 0;
+}
+
+int jvm_list_scan(const char *tmp, uid_t uid, int all_users, struct jvm_entry **out, size_t *n,
+		  char *err, size_t errlen)
+{
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(tmp);
+	if (!d) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	struct dirent *de;
+	int r = 0;
+	while (r == 0 && (de = readdir(d)) != NULL) {
+		char dir[3072];
+		struct stat sb;
+		if (strncmp(de->d_name, "hsperfdata_", 11) != 0)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", tmp, de->d_name);
+		if (lstat(dir, &sb) || !S_ISDIR(sb.st_mode) || (!all_users && sb.st_uid != uid))
+			continue;
+		r = scan_dir(dir, de->d_name + 11, out, n, &cap);
+	}
+	closedir(d);
+	if (r) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (*n)
+		qsort(*out, *n, sizeof(**out), by_pid);
+	return 0;
+}

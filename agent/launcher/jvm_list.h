@@ -1,0 +1,28 @@
+/*
+ * jvm_list.h - the running JVMs found through their PerfData files,
+ * TMP/hsperfdata_USER/PID, for jcal list (docs/live-profiling.md).
+ */
+#ifndef JCAL_JVM_LIST_H
+#define JCAL_JVM_LIST_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct jvm_entry {
+	pid_t pid;
+	char user[64];
+	char main_class[256]; /* first word of sun.rt.javaCommand */
+	char version[64];     /* java.property.java.version, else java.vm.version */
+	int attach_enabled;   /* sun.rt.jvmCapabilities starts with '1' */
+};
+
+/* Fills e from a PerfData buffer. Returns 0, or -1 when it is not one. */
+int jvm_entry_from_perfdata(struct jvm_entry *e, const void *buf, size_t len);
+
+/* The live JVMs of the directories tmp/hsperfdata_* owned by uid (all of
+ * them when all_users), sorted by pid, in a malloc'd array. Returns 0, or
+ * -1 with a message in err. */
+int jvm_list_scan(const char *tmp, uid_t uid, int all_users, struct jvm_entry **out, size_t *n,
+		  char *err, size_t errlen);
+
+#endif

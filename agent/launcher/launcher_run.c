@@ -1,0 +1,397 @@
+/*
+ * launcher_run.c - jcal's commands. For a PID command, in this order:
+ * the process exists and is a process (not a thread); it is ours (or jcal
+ * runs as root and becomes its user: HotSpot accepts a peer of its own uid
+ * and gid only); it maps libjvm.so (checked before any SIGQUIT, which
+ * would end a process that is not a JVM); the library and its jars; its
+ * PerfData does not say attach is disabled; then one load of libjcal.so
+ * with the command and reply=FILE, and the agent's return code
+ * (common/attach_reply.h) mapped to jcal's exit code.
+ */
+#include "launcher_run.h"
+
+#include "attach_reply.h"
+#include "hotspot_attach.h"
+#include "jvm_list.h"
+#include "jvm_process.h"
+#include "lib_locate.h"
+#include "perfdata.h"
+#include "reply_file.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How long record waits past its duration for the agent to end it. */
+#define RECORD_GRACE_S 30
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static int error(int code, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("jcal: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+/* A target that passed the checks, and the library to load into it. */
+struct target {
+	struct jvm_process p;
+	char lib[PATH_MAX];
+	int timeout_ms;
+};
+
+static int cmd_list(void)
+{
+	struct jvm_entry *e;
+	size_t n;
+	char err[256];
+	if (jvm_list_scan("/tmp", geteuid(), geteuid() == 0, &e, &n, err, sizeof(err)))
+		return error(JCAL_EXIT_ATTACH_FAILED, "%s", err);
+	printf("%-8s %-12s %-10s %s\n", "PID", "USER", "JDK", "MAIN");
+	for (size_t i = 0; i < n; i++)
+		printf("%-8d %-12s %-10s %s%s\n", (int)e[i].pid, e[i].user, e[i].version,
+		       e[i].main_class, e[i].attach_enabled ? "" : "  (attach disabled)");
+	free(e);
+	return JCAL_EXIT_OK;
+}
+
+/* Becomes the target's user when jcal runs as root: the JVM accepts only
+ * a peer of its own uid and gid (or root), and the reply file and the
+ * library must be the JVM user's to open. */
+static int become_owner(const struct jvm_process *p)
+{
+	if (geteuid() != 0 || p->uid == 0)
+		return 0;
+	if (setgroups(1, &p->gid) || setresgid(p->gid, p->gid, p->gid) ||
+	    setresuid(p->uid, p->uid, p->uid))
+		return error(JCAL_EXIT_ATTACH_FAILED,
+			     "cannot switch to user %s (uid %u, gid %u): %s", p->user,
+			     (unsigned)p->uid, (unsigned)p->gid, strerror(errno));
+	return 0;
+}
+
+/* The checks of the process itself, before the library's. */
+static int check_process(pid_t pid, struct jvm_process *p)
+{
+	if (jvm_process_read(pid, p))
+		return error(JCAL_EXIT_NO_PROCESS, "no such process %d", (int)pid);
+	if (p->tgid != pid)
+		return error(JCAL_EXIT_NO_PROCESS, "%d is a thread of process %d, not a process",
+			     (int)pid, (int)p->tgid);
+	if (geteuid() != 0 && p->uid != geteuid())
+		return error(
+		    JCAL_EXIT_OTHER_USER,
+		    "process %d belongs to user %s (uid %u): jcal attaches only to its own "
+		    "user's JVMs (run it as %s, or as root)",
+		    (int)pid, p->user, (unsigned)p->uid, p->user);
+	if (geteuid() != 0 && p->gid != getegid())
+		return error(JCAL_EXIT_OTHER_USER,
+			     "process %d runs with group id %u, jcal with %u: the JVM accepts only "
+			     "a peer of its own user and group",
+			     (int)pid, (unsigned)p->gid, (unsigned)getegid());
+	int r = become_owner(p);
+	if (r)
+		return r;
+	if (jvm_process_read_maps(p, "libjcal.so"))
+		return error(JCAL_EXIT_ATTACH_FAILED, "cannot read /proc/%d/maps: %s", (int)pid,
+			     strerror(errno));
+	if (!p->is_jvm) {
+		char path[64], comm[64] = "?";
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		char *c = jvm_process_slurp(path);
+		if (c)
+			snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(c, "\n"), c);
+		free(c);
+		return error(JCAL_EXIT_NOT_JVM,
+			     "process %d (%s) is not a JVM: no libjvm.so in its "
+			     "memory maps",
+			     (int)pid, comm);
+	}
+	return 0;
+}
+
+/* 1 when the JVM's PerfData says its attach mechanism is off. */
+static int attach_disabled(const struct jvm_process *p)
+{
+	unsigned char *buf;
+	size_t len;
+	struct jvm_entry e;
+	if (jvm_process_perfdata(p, &buf, &len))
+		return 0; /* -XX:-UsePerfData: the socket's timeout will tell */
+	int off = jvm_entry_from_perfdata(&e, buf, len) == 0 && !e.attach_enabled;
+	free(buf);
+	return off;
+}
+
+/* The library: the one the JVM already maps (a second copy would be a
+ * second agent), else the search of lib_locate. */
+static int choose_library(const struct launcher_args *a, const char *exe_dir, struct target *t)
+{
+	char err[PATH_MAX + 256], mine[PATH_MAX];
+	if (t->p.jcal_lib[0]) {
+		snprintf(t->lib, sizeof(t->lib), "%s", t->p.jcal_lib);
+		if (a->lib && (!realpath(a->lib, mine) || strcmp(mine, t->lib) != 0))
+			fprintf(
+			    stderr,
+			    "jcal: warning: process %d already runs the agent of %s; sending the "
+			    "command to it, not to --lib %s\n",
+			    (int)t->p.pid, t->lib, a->lib);
+		return 0;
+	}
+	if (lib_locate(a->lib, getenv("JCAL_LIB"), exe_dir, t->lib, sizeof(t->lib), err,
+		       sizeof(err)) ||
+	    lib_check(t->lib, err, sizeof(err)))
+		return error(JCAL_EXIT_NO_LIBRARY, "%s", err);
+	if (t->p.root[0]) {
+		char inside[2 * PATH_MAX];
+		snprintf(inside, sizeof(inside), "%s%s", t->p.root, t->lib);
+		if (access(inside, R_OK))
+			return error(JCAL_EXIT_NO_LIBRARY,
+				     "%s is not there in process %d's file system (another mount "
+				     "namespace): give --lib with the path inside it",
+				     t->lib, (int)t->p.pid);
+	}
+	return 0;
+}
+
+/* Prints the agent's reply: to stdout when ok, else to stderr. */
+static void print_reply(const char *reply, int ok)
+{
+	if (!reply || !*reply)
+		return;
+	FILE *f = ok ? stdout : stderr;
+	fputs(reply, f);
+	if (reply[strlen(reply) - 1] != '\n')
+		fputc('\n', f);
+	fflush(f);
+}
+
+static int exit_of_agent_code(int rc)
+{
+	switch (rc) {
+	case JCAL_ATTACH_OK:
+		return JCAL_EXIT_OK;
+	case JCAL_ATTACH_RECORDING:
+		return JCAL_EXIT_RECORDING;
+	case JCAL_ATTACH_NOT_RECORDING:
+		return JCAL_EXIT_NOT_RECORDING;
+	default:
+		return JCAL_EXIT_AGENT_ERROR;
+	}
+}
+
+static const char *agent_code_text(int rc)
+{
+	switch (rc) {
+	case JCAL_ATTACH_BAD_OPTIONS:
+		return "bad options";
+	case JCAL_ATTACH_RECORDING:
+		return "a recording is already running";
+	case JCAL_ATTACH_NOT_RECORDING:
+		return "no recording is running";
+	case JCAL_ATTACH_OUTPUT:
+		return "cannot write its output";
+	case JCAL_ATTACH_FAILED:
+		return "failed";
+	default:
+		return "unknown return code";
+	}
+}
+
+/* Sends one command (agent option string without reply=) to the agent.
+ * The reply goes to *reply (malloc'd, may be NULL) when reply is not NULL,
+ * else it is printed. Returns an exit code. */
+static int send_command(const struct target *t, const struct launcher_args *cmd,
+			const char *abs_out, char **reply)
+{
+	struct reply_file rf;
+	char err[PATH_MAX + 256], opts[8192], msg[1024];
+	int agent_rc = -1;
+	if (reply)
+		*reply = NULL;
+	if (reply_file_create(&rf, t->p.root, err, sizeof(err)))
+		return error(JCAL_EXIT_ATTACH_FAILED, "%s", err);
+	if (launcher_agent_options(cmd, abs_out, rf.target, opts, sizeof(opts))) {
+		reply_file_remove(&rf);
+		return error(JCAL_EXIT_USAGE, "agent options too long");
+	}
+	struct hotspot_target ht = {t->p.pid, t->p.nspid, t->p.uid, t->p.root};
+	enum hotspot_attach_result r =
+	    hotspot_attach_load(&ht, t->lib, opts, t->timeout_ms, &agent_rc, msg, sizeof(msg));
+	char *text = r == HOTSPOT_ATTACH_OK ? reply_file_read(&rf) : NULL;
+	reply_file_remove(&rf);
+	int code;
+	if (r == HOTSPOT_ATTACH_TIMEOUT)
+		code = error(JCAL_EXIT_NO_ANSWER,
+			     "process %d: %s (is attach disabled with -XX:+DisableAttachMechanism, "
+			     "or the JVM busy or still starting?)",
+			     (int)t->p.pid, msg);
+	else if (r == HOTSPOT_ATTACH_LOAD)
+		code = error(JCAL_EXIT_ATTACH_FAILED, "process %d did not load %s: %s",
+			     (int)t->p.pid, t->lib, msg);
+	else if (r != HOTSPOT_ATTACH_OK)
+		code = error(JCAL_EXIT_ATTACH_FAILED, "process %d: %s", (int)t->p.pid, msg);
+	else {
+		code = exit_of_agent_code(agent_rc);
+		if (code != JCAL_EXIT_OK && (!text || !*text))
+			error(code, "the agent in process %d answered %d (%s) and wrote no reply",
+			      (int)t->p.pid, agent_rc, agent_code_text(agent_rc));
+		if (!reply || code != JCAL_EXIT_OK)
+			print_reply(text, code == JCAL_EXIT_OK);
+	}
+	if (reply && code == JCAL_EXIT_OK)
+		*reply = text;
+	else
+		free(text);
+	return code;
+}
+
+/* 1 when the status reply's first line says a recording runs. */
+static int reply_recording(const char *reply)
+{
+	return reply && strncmp(reply, "recording: yes", 14) == 0;
+}
+
+/* Sleeps up to ms, less when a signal came; returns 1 when one did. */
+static int nap(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	if (!interrupted)
+		nanosleep(&ts, NULL);
+	return interrupted != 0;
+}
+
+static long now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec;
+}
+
+/* record: start with duration=, wait, poll status until it says the
+ * recording ended; on SIGINT/SIGTERM (or past the grace period) stop it. */
+static int cmd_record(const struct target *t, const struct launcher_args *a, const char *abs_out)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	int code = send_command(t, a, abs_out, NULL);
+	if (code != JCAL_EXIT_OK)
+		return code;
+	struct launcher_args st = *a, stop = *a;
+	st.cmd = JCAL_CMD_STATUS;
+	stop.cmd = JCAL_CMD_STOP;
+	st.opts[0] = stop.opts[0] = '\0';
+	long deadline = now_s() + a->duration_s + RECORD_GRACE_S;
+	char *reply = NULL;
+	if (!nap(a->duration_s * 1000L)) {
+		while (!nap(500)) {
+			free(reply);
+			reply = NULL;
+			if (kill(t->p.pid, 0) && errno == ESRCH)
+				return error(JCAL_EXIT_NO_PROCESS,
+					     "process %d exited during the recording (the agent "
+					     "finishes its file at VM death)",
+					     (int)t->p.pid);
+			code = send_command(t, &st, NULL, &reply);
+			if (code != JCAL_EXIT_OK)
+				return code;
+			if (!reply_recording(reply))
+				break;
+			if (now_s() > deadline) {
+				fprintf(stderr,
+					"jcal: warning: the recording did not end %d s after "
+					"its duration: stopping it\n",
+					RECORD_GRACE_S);
+				interrupted = SIGALRM;
+				break;
+			}
+		}
+	}
+	if (interrupted) {
+		free(reply);
+		reply = NULL;
+		if (interrupted != SIGALRM)
+			fprintf(stderr, "jcal: %s: stopping the recording of process %d\n",
+				strsignal(interrupted), (int)t->p.pid);
+		code = send_command(t, &stop, NULL, NULL);
+		if (code != JCAL_EXIT_OK)
+			return code;
+		code = send_command(t, &st, NULL, &reply);
+	}
+	print_reply(reply, 1);
+	free(reply);
+	if (code == JCAL_EXIT_OK) {
+		/* %p as the agent expands it: the pid the JVM sees */
+		char pid[16];
+		snprintf(pid, sizeof(pid), "%d", (int)t->p.nspid);
+		printf("jcal: recording of process %d written to ", (int)t->p.pid);
+		for (const char *c = abs_out; *c; c++)
+			if (c[0] == '%' && c[1] == 'p' && c++)
+				fputs(pid, stdout);
+			else
+				putchar(*c);
+		putchar('\n');
+	}
+	return code;
+}
+
+/* status of a JVM where no jcal agent is loaded: answered without loading
+ * it, so the JVM stays as it was. */
+static int not_loaded(const struct target *t, enum jcal_command cmd)
+{
+	if (cmd == JCAL_CMD_STATUS) {
+		printf("recording: no\nagent: not loaded in process %d\n", (int)t->p.pid);
+		return JCAL_EXIT_OK;
+	}
+	return error(JCAL_EXIT_NOT_RECORDING, "process %d has no jcal agent loaded: nothing to %s",
+		     (int)t->p.pid, cmd == JCAL_CMD_STOP ? "stop" : "dump");
+}
+
+int launcher_run(const struct launcher_args *a, const char *exe_dir, const char *cwd)
+{
+	struct target t;
+	char abs_out[PATH_MAX];
+	if (a->cmd == JCAL_CMD_LIST)
+		return cmd_list();
+	memset(&t, 0, sizeof(t));
+	t.timeout_ms = a->timeout_ms;
+	int code = check_process(a->pid, &t.p);
+	if (code)
+		return code;
+	if (!t.p.jcal_lib[0] && a->cmd != JCAL_CMD_START && a->cmd != JCAL_CMD_RECORD)
+		return not_loaded(&t, a->cmd);
+	if ((code = choose_library(a, exe_dir, &t)) != 0)
+		return code;
+	if (attach_disabled(&t.p))
+		return error(JCAL_EXIT_ATTACH_OFF,
+			     "process %d runs with -XX:+DisableAttachMechanism: it cannot be "
+			     "attached to",
+			     (int)t.p.pid);
+	const char *out = a->out;
+	if (!out && a->cmd == JCAL_CMD_RECORD)
+		out = "jcal-%p.bin";
+	if (out && launcher_absolute(out, cwd, abs_out, sizeof(abs_out)))
+		return error(JCAL_EXIT_USAGE, "output path too long: %s", out);
+	if (a->cmd == JCAL_CMD_RECORD)
+		return cmd_record(&t, a, abs_out);
+	return send_command(&t, a, out ? abs_out : NULL, NULL);
+}

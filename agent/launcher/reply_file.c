@@ -1,0 +1,66 @@
+/*
+ * reply_file.c - the private directory and file the agent answers into.
+ */
+#include "reply_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_REPLY 65536
+
+int reply_file_create(struct reply_file *r, const char *root, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->dir, sizeof(r->dir), "%s/tmp/jcal-reply-XXXXXX", root);
+	if (!mkdtemp(r->dir)) {
+		snprintf(err, errlen, "cannot create a reply directory %s: %s", r->dir,
+			 strerror(errno));
+		r->dir[0] = '\0';
+		return -1;
+	}
+	snprintf(r->file, sizeof(r->file), "%s/reply", r->dir);
+	snprintf(r->target, sizeof(r->target), "%s", r->file + strlen(root));
+	int fd = open(r->file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", r->file, strerror(errno));
+		reply_file_remove(r);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+char *reply_file_read(const struct reply_file *r)
+{
+	int fd = open(r->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *buf = malloc(MAX_REPLY + 1);
+	size_t got = 0;
+	while (buf && got < MAX_REPLY) {
+		ssize_t n = read(fd, buf + got, MAX_REPLY - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (buf)
+		buf[got] = '\0';
+	return buf;
+}
+
+void reply_file_remove(struct reply_file *r)
+{
+	if (r->file[0])
+		unlink(r->file);
+	if (r->dir[0])
+		rmdir(r->dir);
+	r->file[0] = r->dir[0] = '\0';
+}

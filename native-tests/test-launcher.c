@@ -1,0 +1,517 @@
+/*
+ * test-launcher.c - the pure parts of the jcal launcher (agent/launcher/):
+ * PerfData parsing (buffers built here in both byte orders, corrupt ones,
+ * and real hsperfdata files of JDK 17 and JDK 25 in native-tests/launcher/),
+ * the /proc status and maps parsers, the attach request and the parsing of
+ * both forms of HotSpot's answer, the command line and the agent's option
+ * string, and the library search.
+ */
+#include "hotspot_attach.h"
+#include "jvm_list.h"
+#include "jvm_process.h"
+#include "launcher_cli.h"
+#include "lib_locate.h"
+#include "perfdata.h"
+#include "test.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- a PerfData buffer builder ---- */
+
+struct pdbuf {
+	unsigned char b[4096];
+	size_t len;
+	int little;
+	uint32_t n;
+};
+
+static void put4(struct pdbuf *p, size_t off, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p->b[off + (size_t)i] =
+		    (unsigned char)(p->little ? v >> (8 * i) : v >> (8 * (3 - i)));
+}
+
+static void pd_init(struct pdbuf *p, int little)
+{
+	memset(p, 0, sizeof(*p));
+	p->little = little;
+	p->b[0] = 0xca, p->b[1] = 0xfe, p->b[2] = 0xc0, p->b[3] = 0xc0;
+	p->b[4] = (unsigned char)little;
+	p->b[5] = 2;
+	p->b[7] = 1;
+	put4(p, 24, 32);
+	p->len = 32;
+}
+
+/* Appends an entry: a string (s != NULL) or a long. */
+static void pd_add(struct pdbuf *p, const char *name, const char *s, int64_t v)
+{
+	size_t at = p->len, nl = strlen(name) + 1;
+	size_t doff = (20 + nl + 7) & ~(size_t)7;
+	size_t dlen = s ? strlen(s) + 1 : 8;
+	size_t elen = (doff + dlen + 7) & ~(size_t)7;
+	memset(p->b + at, 0, elen);
+	put4(p, at, (uint32_t)elen);
+	put4(p, at + 4, 20);
+	put4(p, at + 8, s ? (uint32_t)dlen : 0);
+	p->b[at + 12] = s ? 'B' : 'J';
+	put4(p, at + 16, (uint32_t)doff);
+	memcpy(p->b + at + 20, name, nl);
+	if (s) {
+		memcpy(p->b + at + doff, s, dlen);
+	} else {
+		uint64_t u = (uint64_t)v;
+		uint32_t hi = (uint32_t)(u >> 32), lo = (uint32_t)u;
+		put4(p, at + doff, p->little ? lo : hi);
+		put4(p, at + doff + 4, p->little ? hi : lo);
+	}
+	p->len += elen;
+	put4(p, 28, ++p->n);
+}
+
+static void test_perfdata_built(void)
+{
+	for (int little = 0; little < 2; little++) {
+		struct pdbuf p;
+		struct perfdata pd;
+		char err[128], s[64];
+		int64_t v = 0;
+		pd_init(&p, little);
+		pd_add(&p, "sun.rt.javaCommand", "app.Main --port 8080", 0);
+		pd_add(&p, "sun.os.hrt.frequency", NULL, 1000000000);
+		pd_add(&p, "neg", NULL, -5);
+		CHECK_EQ_I(perfdata_open(&pd, p.b, p.len, err, sizeof(err)), 0);
+		CHECK_EQ_I(perfdata_string(&pd, "sun.rt.javaCommand", s, sizeof(s)), 0);
+		CHECK_STR(s, "app.Main --port 8080");
+		CHECK_EQ_I(perfdata_long(&pd, "sun.os.hrt.frequency", &v), 0);
+		CHECK_EQ_I(v, 1000000000);
+		CHECK_EQ_I(perfdata_long(&pd, "neg", &v), 0);
+		CHECK_EQ_I(v, -5);
+		/* wrong type, unknown name, a prefix of a name */
+		CHECK_EQ_I(perfdata_long(&pd, "sun.rt.javaCommand", &v), -1);
+		CHECK_EQ_I(perfdata_string(&pd, "neg", s, sizeof(s)), -1);
+		CHECK_EQ_I(perfdata_string(&pd, "sun.rt", s, sizeof(s)), -1);
+		CHECK_EQ_I(perfdata_string(&pd, "nothing", s, sizeof(s)), -1);
+		/* cut to the room given */
+		CHECK_EQ_I(perfdata_string(&pd, "sun.rt.javaCommand", s, 4), 0);
+		CHECK_STR(s, "app");
+	}
+}
+
+static void test_perfdata_corrupt(void)
+{
+	struct pdbuf p;
+	struct perfdata pd;
+	char err[128], s[64];
+	pd_init(&p, 1);
+	pd_add(&p, "a.b", "x", 0);
+	pd_add(&p, "c.d", "y", 0);
+	CHECK_EQ_I(perfdata_open(&pd, p.b, 31, err, sizeof(err)), -1);
+	CHECK(strstr(err, "too short") != NULL);
+	/* every cut of the buffer: no read past it, and the entries that are
+	 * whole are still found */
+	for (size_t cut = 32; cut < p.len; cut++) {
+		CHECK_EQ_I(perfdata_open(&pd, p.b, cut, err, sizeof(err)), 0);
+		CHECK_EQ_I(perfdata_string(&pd, "c.d", s, sizeof(s)), -1);
+	}
+	struct pdbuf q = p;
+	q.b[0] = 0;
+	CHECK_EQ_I(perfdata_open(&pd, q.b, q.len, err, sizeof(err)), -1);
+	CHECK(strstr(err, "magic") != NULL);
+	q = p;
+	q.b[5] = 1;
+	CHECK_EQ_I(perfdata_open(&pd, q.b, q.len, err, sizeof(err)), -1);
+	CHECK(strstr(err, "version 1.0") != NULL);
+	q = p;
+	q.b[4] = 7;
+	CHECK_EQ_I(perfdata_open(&pd, q.b, q.len, err, sizeof(err)), -1);
+	q = p;
+	put4(&q, 24, 100000);
+	CHECK_EQ_I(perfdata_open(&pd, q.b, q.len, err, sizeof(err)), -1);
+	/* an entry length past the end, a zero one, a name or data offset past
+	 * the entry, a string length past the entry */
+	size_t e2 = 32 + 32; /* second entry: the first is 32 bytes */
+	uint32_t bad[][2] = {{0, 100000}, {0, 0}, {4, 9999}, {16, 9999}, {8, 9999}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		q = p;
+		put4(&q, e2 + bad[i][0], bad[i][1]);
+		CHECK_EQ_I(perfdata_open(&pd, q.b, q.len, err, sizeof(err)), 0);
+		CHECK_EQ_I(perfdata_string(&pd, "c.d", s, sizeof(s)), -1);
+		CHECK_EQ_I(perfdata_string(&pd, "a.b", s, sizeof(s)), 0);
+	}
+	/* more entries announced than there are */
+	q = p;
+	put4(&q, 28, 1000);
+	CHECK_EQ_I(perfdata_open(&pd, q.b, q.len, err, sizeof(err)), 0);
+	CHECK_EQ_I(perfdata_string(&pd, "zz", s, sizeof(s)), -1);
+}
+
+/* Real files: JDK 17 started as "java -cp DIR Sleep 3000 alpha beta",
+ * Temurin 25 as "java -XX:+DisableAttachMechanism -cp DIR Sleep 3000 gamma". */
+static void test_perfdata_real(void)
+{
+	static const struct {
+		const char *file, *main, *version;
+		int attach;
+	} rows[] = {{"native-tests/launcher/hsperfdata-jdk17", "Sleep", "17.0.15", 1},
+		    {"native-tests/launcher/hsperfdata-jdk25-noattach", "Sleep", "25.0.3", 0}};
+	for (size_t i = 0; i < 2; i++) {
+		unsigned char *buf = NULL;
+		size_t len = 0;
+		char err[256], cmd[128];
+		struct perfdata pd;
+		struct jvm_entry e;
+		int64_t hz = 0;
+		CHECK_EQ_I(perfdata_read_file(rows[i].file, &buf, &len, err, sizeof(err)), 0);
+		if (!buf)
+			continue;
+		CHECK_EQ_U(len, 32768);
+		CHECK_EQ_I(perfdata_open(&pd, buf, len, err, sizeof(err)), 0);
+		CHECK_EQ_I(perfdata_string(&pd, "sun.rt.javaCommand", cmd, sizeof(cmd)), 0);
+		CHECK_STR(cmd, i == 0 ? "Sleep 3000 alpha beta" : "Sleep 3000 gamma");
+		CHECK_EQ_I(perfdata_long(&pd, "sun.os.hrt.frequency", &hz), 0);
+		CHECK_EQ_I(hz, 1000000000);
+		CHECK_EQ_I(jvm_entry_from_perfdata(&e, buf, len), 0);
+		CHECK_STR(e.main_class, rows[i].main);
+		CHECK_STR(e.version, rows[i].version);
+		CHECK_EQ_I(e.attach_enabled, rows[i].attach);
+		free(buf);
+	}
+	unsigned char *buf = NULL;
+	size_t len;
+	char err[256];
+	CHECK_EQ_I(perfdata_read_file("native-tests/launcher", &buf, &len, err, sizeof(err)), -1);
+	CHECK_EQ_I(perfdata_read_file("/nonexistent/x", &buf, &len, err, sizeof(err)), -1);
+	CHECK(strstr(err, "No such file") != NULL);
+}
+
+static void test_proc_status(void)
+{
+	struct jvm_process p = {.pid = 4242};
+	const char *plain = "Name:\tjava\nTgid:\t4242\nPid:\t4242\nUid:\t1000\t1001\t1001\t1001\n"
+			    "Gid:\t100\t101\t101\t101\nNSpid:\t4242\n";
+	CHECK_EQ_I(jvm_process_parse_status(plain, &p), 0);
+	CHECK_EQ_U(p.uid, 1001);
+	CHECK_EQ_U(p.gid, 101);
+	CHECK_EQ_I(p.nspid, 4242);
+	CHECK_EQ_I(p.tgid, 4242);
+	const char *container = "Tgid:\t4242\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
+				"NSpid:\t4242\t17\t1\n";
+	CHECK_EQ_I(jvm_process_parse_status(container, &p), 0);
+	CHECK_EQ_I(p.nspid, 1);
+	const char *thread = "Tgid:\t4000\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n";
+	CHECK_EQ_I(jvm_process_parse_status(thread, &p), 0);
+	CHECK_EQ_I(p.tgid, 4000);
+	CHECK_EQ_I(p.nspid, 4242); /* no NSpid line: the pid */
+	CHECK_EQ_I(jvm_process_parse_status("Name:\tx\nUid:\t5\n", &p), -1);
+	CHECK_EQ_I(jvm_process_parse_status("XUid:\t1 1 1 1\nGid:\t1 1 1 1\n", &p), -1);
+}
+
+static void test_proc_maps(void)
+{
+	const char *maps = "55d0c000-55d0d000 r--p 00000000 08:01 123 /usr/lib/jvm/x/bin/java\n"
+			   "7f00-7f01 r-xp 00000000 08:01 456 /usr/lib/jvm/x/lib/server/libjvm.so\n"
+			   "7f02-7f03 r-xp 00000000 08:01 789 /opt/my libs/libjcal.so (deleted)\n"
+			   "7f04-7f05 rw-p 00000000 00:00 0 [heap]\n";
+	char out[256];
+	CHECK_EQ_I(jvm_process_maps_has_jvm(maps), 1);
+	CHECK_EQ_I(jvm_process_maps_find(maps, "libjcal.so", out, sizeof(out)), 0);
+	CHECK_STR(out, "/opt/my libs/libjcal.so");
+	CHECK_EQ_I(jvm_process_maps_find(maps, "libjcal.so", out, 10), -1);
+	CHECK_EQ_I(jvm_process_maps_has_jvm("7f00-7f01 r-xp 0 08:01 4 /lib/notlibjvm.so\n"
+					    "7f00-7f01 r-xp 0 08:01 4 /lib/libjvm.so.1\n"),
+		   0);
+	CHECK_EQ_I(jvm_process_maps_find("7f00-7f01 r-xp 0 08:01 4 /usr/bin/sleep\n", "libjcal.so",
+					 out, sizeof(out)),
+		   -1);
+	CHECK_EQ_I(jvm_process_maps_has_jvm(""), 0);
+}
+
+static void test_attach_request(void)
+{
+	char buf[128];
+	static const char want[] = "1\0load\0/x/libjcal.so\0true\0status,reply=/r\0";
+	size_t n = hotspot_load_request("/x/libjcal.so", "status,reply=/r", buf, sizeof(buf));
+	CHECK_EQ_U(n, sizeof(want) - 1);
+	CHECK(memcmp(buf, want, sizeof(want) - 1) == 0);
+	CHECK_EQ_U(hotspot_load_request("/x/libjcal.so", "status,reply=/r", buf, 20), 0);
+	CHECK_EQ_U(hotspot_load_request("", "", buf, sizeof(buf)), 14);
+}
+
+static void test_attach_answer(void)
+{
+	static const struct {
+		const char *answer;
+		enum hotspot_attach_result r;
+		int rc;
+		const char *msg;
+	} rows[] = {
+	    /* JDK 21+ and current JDK 17 updates */
+	    {"0\nreturn code: 0\n", HOTSPOT_ATTACH_OK, 0, NULL},
+	    {"0\nreturn code: 2\n", HOTSPOT_ATTACH_OK, 2, NULL},
+	    {"0\nreturn code: -1\n", HOTSPOT_ATTACH_OK, -1, NULL},
+	    /* older JDK 17: the agent's code alone on the second line */
+	    {"0\n0\n", HOTSPOT_ATTACH_OK, 0, NULL},
+	    {"0\n3\n", HOTSPOT_ATTACH_OK, 3, NULL},
+	    {"0\n3", HOTSPOT_ATTACH_OK, 3, NULL},
+	    /* the library did not load: JDK 17 says -1, JDK 25 0 */
+	    {"-1\n/x.so was not loaded.\n/x.so: cannot open shared object file\n",
+	     HOTSPOT_ATTACH_LOAD, 0,
+	     "/x.so was not loaded.; /x.so: cannot open shared object file"},
+	    {"0\nAgent_OnAttach is not available in /lib/libz.so.1\n", HOTSPOT_ATTACH_LOAD, 0,
+	     "Agent_OnAttach is not available in /lib/libz.so.1"},
+	    {"-1\n", HOTSPOT_ATTACH_LOAD, 0, "the JVM did not load the library (attach status -1)"},
+	    {"0\nreturn code: x\n", HOTSPOT_ATTACH_LOAD, 0, "return code: x"},
+	    {"", HOTSPOT_ATTACH_ERROR, 0, NULL},
+	    {"garbage\n", HOTSPOT_ATTACH_ERROR, 0, NULL},
+	    {"0", HOTSPOT_ATTACH_ERROR, 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int rc = 12345;
+		char msg[256] = "";
+		enum hotspot_attach_result r =
+		    hotspot_parse_load_answer(rows[i].answer, &rc, msg, sizeof(msg));
+		CHECK_EQ_I(r, rows[i].r);
+		if (r == HOTSPOT_ATTACH_OK)
+			CHECK_EQ_I(rc, rows[i].rc);
+		if (rows[i].msg)
+			CHECK_STR(msg, rows[i].msg);
+	}
+}
+
+/* Parses a command line given as one string of space-separated words. */
+static int parse(const char *line, struct launcher_args *a, char *err, size_t errlen)
+{
+	static char copy[512];
+	char *argv[32];
+	int argc = 0;
+	snprintf(copy, sizeof(copy), "%s", line);
+	argv[argc++] = "jcal";
+	for (char *w = strtok(copy, " "); w && argc < 31; w = strtok(NULL, " "))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	return launcher_cli_parse(argc, argv, a, err, errlen);
+}
+
+static void test_cli_ok(void)
+{
+	struct launcher_args a;
+	char err[256] = "";
+	CHECK_EQ_I(
+	    parse("record 123 -d 30s -o app.bin metric=cputime output=tree", &a, err, sizeof(err)),
+	    0);
+	CHECK_EQ_I(a.cmd, JCAL_CMD_RECORD);
+	CHECK_EQ_I(a.pid, 123);
+	CHECK_EQ_I(a.duration_s, 30);
+	CHECK_STR(a.out, "app.bin");
+	CHECK_STR(a.opts, "metric=cputime,output=tree");
+	CHECK_EQ_I(a.timeout_ms, 10000);
+	/* options after the operands, out= among the agent options, --timeout */
+	CHECK_EQ_I(parse("start 77 metric=tsc,out=x.bin --timeout 3 --lib /l/libjcal.so", &a, err,
+			 sizeof(err)),
+		   0);
+	CHECK_EQ_I(a.cmd, JCAL_CMD_START);
+	CHECK_STR(a.out, "x.bin");
+	CHECK_STR(a.opts, "metric=tsc");
+	CHECK_STR(a.lib, "/l/libjcal.so");
+	CHECK_EQ_I(a.timeout_ms, 3000);
+	CHECK_EQ_I(parse("dump 5 -o snap.bin", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(a.cmd, JCAL_CMD_DUMP);
+	CHECK_EQ_I(parse("list", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(a.cmd, JCAL_CMD_LIST);
+	CHECK_EQ_I(parse("--help", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(a.cmd, JCAL_CMD_HELP);
+	CHECK_EQ_I(parse("status 9 --help", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(a.cmd, JCAL_CMD_HELP);
+	CHECK_EQ_I(parse("--version", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(a.cmd, JCAL_CMD_VERSION);
+	CHECK_EQ_I(parse("record 1 --duration 2m", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(a.duration_s, 120);
+	CHECK(a.out == NULL);
+}
+
+static void test_cli_errors(void)
+{
+	static const struct {
+		const char *line, *err;
+	} rows[] = {
+	    {"", "no command given"},
+	    {"frobnicate 1", "unknown command 'frobnicate'"},
+	    {"status", "'status' needs a PID"},
+	    {"status abc", "'abc' is not a process id"},
+	    {"status -5", "unknown option -5"},
+	    {"status 0", "'0' is not a process id"},
+	    {"status 12x", "'12x' is not a process id"},
+	    {"status 1 metric=tsc", "'status' takes no agent options ('metric=tsc')"},
+	    {"stop 1 -o x", "--out does not apply to 'stop'"},
+	    {"start 1 -d 5s", "--duration does not apply to 'start'"},
+	    {"list --lib x", "--lib does not apply to 'list'"},
+	    {"record 1", "record needs -d DURATION"},
+	    {"record 1 -d 0", "-d '0'"},
+	    {"record 1 -d 5x", "-d '5x'"},
+	    {"record 1 -d", "no value for option -d"},
+	    {"record 1 -d 5 duration=9s", "record takes its duration from -d"},
+	    {"start 1 reply=/tmp/x", "reply= is jcal's own"},
+	    {"start 1 -o a out=b", "the output file is given twice"},
+	    {"start 1 metric=tsc,,x=1", "empty agent option"},
+	    {"status 1 --timeout 0", "--timeout '0'"},
+	    {"status 1 --timeout", "no value for option --timeout"},
+	    {"status 1 --bogus", "unknown option '--bogus'"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct launcher_args a;
+		char err[256] = "";
+		int r = parse(rows[i].line, &a, err, sizeof(err));
+		CHECK_EQ_I(r, -1);
+		if (!strstr(err, rows[i].err))
+			fprintf(stderr, "  '%s': got '%s', expected '%s'\n", rows[i].line, err,
+				rows[i].err);
+		CHECK(strstr(err, rows[i].err) != NULL);
+	}
+}
+
+static void test_durations(void)
+{
+	long s = 0;
+	CHECK_EQ_I(launcher_parse_duration("45", &s), 0);
+	CHECK_EQ_I(s, 45);
+	CHECK_EQ_I(launcher_parse_duration("3h", &s), 0);
+	CHECK_EQ_I(s, 10800);
+	CHECK_EQ_I(launcher_parse_duration("168h", &s), 0);
+	CHECK_EQ_I(launcher_parse_duration("169h", &s), -1);
+	CHECK_EQ_I(launcher_parse_duration("", &s), -1);
+	CHECK_EQ_I(launcher_parse_duration("s", &s), -1);
+	CHECK_EQ_I(launcher_parse_duration("5ms", &s), -1);
+	CHECK_EQ_I(launcher_parse_duration("-5", &s), -1);
+	CHECK_EQ_I(launcher_parse_duration("99999999999999999999", &s), -1);
+}
+
+static void test_agent_options(void)
+{
+	struct launcher_args a;
+	char err[256], out[512], abs[64];
+	CHECK_EQ_I(launcher_absolute("app.bin", "/home/u", abs, sizeof(abs)), 0);
+	CHECK_STR(abs, "/home/u/app.bin");
+	CHECK_EQ_I(launcher_absolute("/a/b.bin", "/home/u", abs, sizeof(abs)), 0);
+	CHECK_STR(abs, "/a/b.bin");
+	CHECK_EQ_I(launcher_absolute("app.bin", "/home/u", abs, 10), -1);
+
+	CHECK_EQ_I(parse("record 9 -d 1m metric=cputime", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(launcher_agent_options(&a, "/o/x.bin", "/tmp/r/reply", out, sizeof(out)), 0);
+	CHECK_STR(out, "start,out=/o/x.bin,duration=60s,metric=cputime,reply=/tmp/r/reply");
+	CHECK_EQ_I(parse("start 9", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(launcher_agent_options(&a, NULL, "/r", out, sizeof(out)), 0);
+	CHECK_STR(out, "start,reply=/r");
+	CHECK_EQ_I(parse("dump 9", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(launcher_agent_options(&a, "/s.bin", "/r", out, sizeof(out)), 0);
+	CHECK_STR(out, "dump,out=/s.bin,reply=/r");
+	CHECK_EQ_I(parse("status 9", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(launcher_agent_options(&a, NULL, "/r", out, sizeof(out)), 0);
+	CHECK_STR(out, "status,reply=/r");
+	CHECK_EQ_I(launcher_agent_options(&a, NULL, "/r", out, 10), -1);
+	CHECK_EQ_I(parse("stop 9", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(launcher_agent_options(&a, NULL, "/r", out, sizeof(out)), 0);
+	CHECK_STR(out, "stop,reply=/r");
+}
+
+static void test_help(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	launcher_cli_help(f);
+	fclose(f);
+	CHECK(strstr(text, "jcal record PID -d DURATION") != NULL);
+	CHECK(strstr(text, "--timeout SECONDS") != NULL);
+	/* every exit code, and no line wider than 80 columns */
+	for (size_t i = 0; i < jcal_exit_nrows; i++) {
+		char row[16];
+		snprintf(row, sizeof(row), "\n  %-4d", jcal_exit_rows[i].code);
+		CHECK(strstr(text, row) != NULL);
+	}
+	for (char *l = text; *l;) {
+		size_t w = strcspn(l, "\n");
+		CHECK(w <= 80);
+		l += w + (l[w] != '\0');
+	}
+	free(text);
+}
+
+static void touch(const char *path, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	chmod(path, mode);
+}
+
+static void test_lib_locate(void)
+{
+	char dir[] = "/tmp/jcal-test-launcher-XXXXXX", p[512], out[4096], err[8192];
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(p, sizeof(p), "%s/bin", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/lib", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/lib/jcal", dir);
+	mkdir(p, 0755);
+	char bin[512];
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	/* nothing there */
+	CHECK_EQ_I(lib_locate(NULL, NULL, bin, out, sizeof(out), err, sizeof(err)), -1);
+	CHECK(strstr(err, "no agent library") != NULL);
+	/* the installed layout */
+	snprintf(p, sizeof(p), "%s/lib/jcal/libjcal.so", dir);
+	touch(p, 0644);
+	CHECK_EQ_I(lib_locate(NULL, "", bin, out, sizeof(out), err, sizeof(err)), 0);
+	CHECK_STR(out, p);
+	/* jars missing beside it */
+	CHECK_EQ_I(lib_check(out, err, sizeof(err)), -1);
+	CHECK(strstr(err, "jcal-agent.jar") != NULL);
+	snprintf(p, sizeof(p), "%s/lib/jcal/jcal-agent.jar", dir);
+	touch(p, 0644);
+	CHECK_EQ_I(lib_check(out, err, sizeof(err)), -1);
+	CHECK(strstr(err, "jcal-calibrator.jar") != NULL);
+	snprintf(p, sizeof(p), "%s/lib/jcal/jcal-calibrator.jar", dir);
+	touch(p, 0644);
+	CHECK_EQ_I(lib_check(out, err, sizeof(err)), 0);
+	/* beside the binary wins */
+	snprintf(p, sizeof(p), "%s/bin/libjcal.so", dir);
+	touch(p, 0644);
+	CHECK_EQ_I(lib_locate(NULL, NULL, bin, out, sizeof(out), err, sizeof(err)), 0);
+	CHECK_STR(out, p);
+	/* $JCAL_LIB, then --lib, win; a bad one is an error, not a fallback */
+	CHECK_EQ_I(
+	    lib_locate(NULL, "/nonexistent/libjcal.so", bin, out, sizeof(out), err, sizeof(err)),
+	    -1);
+	CHECK(strstr(err, "/nonexistent/libjcal.so ($JCAL_LIB): No such file") != NULL);
+	CHECK_EQ_I(lib_locate("/nonexistent/l.so", p, bin, out, sizeof(out), err, sizeof(err)), -1);
+	CHECK(strstr(err, "/nonexistent/l.so (--lib)") != NULL);
+	CHECK_EQ_I(lib_locate(dir, NULL, bin, out, sizeof(out), err, sizeof(err)), -1);
+	CHECK(strstr(err, "Is a directory") != NULL);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ_I(system(cmd), 0);
+}
+
+int main(void)
+{
+	RUN(test_perfdata_built);
+	RUN(test_perfdata_corrupt);
+	RUN(test_perfdata_real);
+	RUN(test_proc_status);
+	RUN(test_proc_maps);
+	RUN(test_attach_request);
+	RUN(test_attach_answer);
+	RUN(test_cli_ok);
+	RUN(test_cli_errors);
+	RUN(test_durations);
+	RUN(test_agent_options);
+	RUN(test_help);
+	RUN(test_lib_locate);
+	return test_summary("launcher");
+}
