@@ -79,8 +79,8 @@ struct jcal_options {
 	char bci_exclude[JCAL_OPT_PATH_MAX];
 	enum jcal_output output;
 	uint64_t maxcontexts; /* 0 = no limit */
-	unsigned duration_s; /* duration=: stop the recording after this long; 0 = none */
-	uint64_t maxsize;    /* maxsize=: stop before the trace passes this many bytes; 0 = none */
+	unsigned duration_s;  /* duration=: stop the recording after this long; 0 = none */
+	uint64_t maxsize;     /* maxsize=: stop before the trace passes this many bytes; 0 = none */
 	char reply[JCAL_OPT_PATH_MAX]; /* reply=: where a command's answer goes; empty = stderr */
 	int out_given;		       /* out= was in the options */
 };
