@@ -33,8 +33,9 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *tok)
 _Static_assert(JCAL_RECALIBRATE_MIN_PERIOD_S == 10 && JCAL_RECALIBRATE_MAX_PERIOD_S == 86400,
 	       "the recalibrate= error message names the bounds 10s and 24h");
 
-/* recalibrate=PERIOD: digits with a unit s, m or h (bare digits: seconds). */
-static int parse_period(const char *val, unsigned *seconds)
+/* recalibrate=PERIOD and duration=TIME: digits with a unit s, m or h
+ * (bare digits: seconds), from min to max seconds. */
+static int parse_time(const char *val, unsigned min, unsigned max, unsigned *seconds)
 {
 	unsigned long long n = 0, unit = 1;
 	const char *p = val;
@@ -43,7 +44,7 @@ static int parse_period(const char *val, unsigned *seconds)
 		return -1;
 	for (; *p >= '0' && *p <= '9'; p++) {
 		n = n * 10 + (unsigned)(*p - '0');
-		if (n > JCAL_RECALIBRATE_MAX_PERIOD_S)
+		if (n > max)
 			return -1;
 	}
 	if (*p == 'm')
@@ -55,7 +56,7 @@ static int parse_period(const char *val, unsigned *seconds)
 	if (*p && p[1])
 		return -1;
 	n *= unit;
-	if (n < JCAL_RECALIBRATE_MIN_PERIOD_S || n > JCAL_RECALIBRATE_MAX_PERIOD_S)
+	if (n < min || n > max)
 		return -1;
 	*seconds = (unsigned)n;
 	return 0;
@@ -65,34 +66,6 @@ int jcal_command_is_live(enum jcal_command c)
 {
 	return c == JCAL_CMD_START || c == JCAL_CMD_STOP || c == JCAL_CMD_DUMP ||
 	       c == JCAL_CMD_STATUS;
-}
-
-/* duration=TIME: digits with a unit s, m or h (bare digits: seconds). */
-static int parse_duration(const char *val, unsigned *seconds)
-{
-	unsigned long long n = 0, unit = 1;
-	const char *p = val;
-
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		n = n * 10 + (unsigned)(*p - '0');
-		if (n > JCAL_DURATION_MAX_S)
-			return -1;
-	}
-	if (*p == 'm')
-		unit = 60;
-	else if (*p == 'h')
-		unit = 3600;
-	else if (*p != 's' && *p)
-		return -1;
-	if (*p && p[1])
-		return -1;
-	n *= unit;
-	if (n < 1 || n > JCAL_DURATION_MAX_S)
-		return -1;
-	*seconds = (unsigned)n;
-	return 0;
 }
 
 /* maxsize=SIZE: digits with a unit K, M or G (powers of 1024; bare digits:
@@ -302,7 +275,7 @@ static int opt_status(struct jcal_options *o, const char *val, const char *tok, 
 static int opt_duration(struct jcal_options *o, const char *val, const char *tok, char *err,
 			size_t errlen)
 {
-	if (parse_duration(val, &o->duration_s))
+	if (parse_time(val, 1, JCAL_DURATION_MAX_S, &o->duration_s))
 		return fail(err, errlen,
 			    "bad value in option '%s' (expected a time from 1s to 30 days "
 			    "such as 30s, 5m or 2h)",
@@ -375,7 +348,8 @@ static int opt_recalibrate(struct jcal_options *o, const char *val, const char *
 	if (!strcmp(val, "end") || !strcmp(val, "both"))
 		o->recalibrate_end = 1;
 	if (strcmp(val, "start") && strcmp(val, "end") && strcmp(val, "both") &&
-	    parse_period(val, &o->recalibrate_period_s))
+	    parse_time(val, JCAL_RECALIBRATE_MIN_PERIOD_S, JCAL_RECALIBRATE_MAX_PERIOD_S,
+		       &o->recalibrate_period_s))
 		return fail(err, errlen,
 			    "bad value in option '%s' (expected start, end, both or a "
 			    "period from 10s to 24h such as 60s, 5m or 1h)",

@@ -4,6 +4,7 @@
  * option string handed to the agent.
  */
 #include "launcher_cli.h"
+#include "launcher_io.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -77,15 +78,6 @@ static const struct option_row options[] = {
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 int launcher_parse_duration(const char *s, long *seconds)
 {
 	char *end;
@@ -130,24 +122,24 @@ static int add_agent_options(struct launcher_args *a, char *arg, char *err, size
 		if (next)
 			*next++ = '\0';
 		if (*tok == '\0')
-			return fail(err, errlen, "empty agent option in '%s'", arg);
+			return launcher_fail(err, errlen, "empty agent option in '%s'", arg);
 		if (!strncmp(tok, "reply=", 6))
-			return fail(err, errlen, "reply= is jcal's own; leave it out");
+			return launcher_fail(err, errlen, "reply= is jcal's own; leave it out");
 		if (!strncmp(tok, "out=", 4)) {
 			if (a->out)
-				return fail(err, errlen,
-					    "the output file is given twice (-o and out=)");
+				return launcher_fail(
+				    err, errlen, "the output file is given twice (-o and out=)");
 			a->out = tok + 4;
 			continue;
 		}
 		if (a->cmd == JCAL_CMD_RECORD && !strncmp(tok, "duration=", 9))
-			return fail(err, errlen,
-				    "record takes its duration from -d, not duration=");
+			return launcher_fail(err, errlen,
+					     "record takes its duration from -d, not duration=");
 		size_t used = strlen(a->opts);
 		int n =
 		    snprintf(a->opts + used, sizeof(a->opts) - used, "%s%s", used ? "," : "", tok);
 		if (n < 0 || (size_t)n >= sizeof(a->opts) - used)
-			return fail(err, errlen, "agent options too long");
+			return launcher_fail(err, errlen, "agent options too long");
 	}
 	return 0;
 }
@@ -168,19 +160,19 @@ static int take_option(struct launcher_args *a, const struct option_row *o, cons
 		       const char *cmd, char *err, size_t errlen)
 {
 	if (!(o->cmds & CMD_BIT(a->cmd)))
-		return fail(err, errlen, "--%s does not apply to '%s'", o->name, cmd);
+		return launcher_fail(err, errlen, "--%s does not apply to '%s'", o->name, cmd);
 	if (o->short_name == 'h')
 		a->cmd = JCAL_CMD_HELP;
 	else if (o->short_name == 'V')
 		a->cmd = JCAL_CMD_VERSION;
 	else if (o->short_name == 'd') {
 		if (launcher_parse_duration(arg, &a->duration_s))
-			return fail(err, errlen, "-d '%s': expected N, Ns, Nm or Nh (up to 7 days)",
-				    arg);
+			return launcher_fail(
+			    err, errlen, "-d '%s': expected N, Ns, Nm or Nh (up to 7 days)", arg);
 	} else if (o->short_name == 'o') {
 		if (a->out || !*arg)
-			return fail(err, errlen, "-o: %s",
-				    *arg ? "given twice" : "empty file name");
+			return launcher_fail(err, errlen, "-o: %s",
+					     *arg ? "given twice" : "empty file name");
 		a->out = arg;
 	} else if (!strcmp(o->name, "lib")) {
 		a->lib = arg;
@@ -188,7 +180,8 @@ static int take_option(struct launcher_args *a, const struct option_row *o, cons
 		char *end;
 		long s = strtol(arg, &end, 10);
 		if (*arg < '0' || *arg > '9' || *end || s <= 0 || s > 3600)
-			return fail(err, errlen, "--timeout '%s': expected 1 to 3600 seconds", arg);
+			return launcher_fail(err, errlen,
+					     "--timeout '%s': expected 1 to 3600 seconds", arg);
 		a->timeout_ms = (int)s * 1000;
 	}
 	return 0;
@@ -204,22 +197,24 @@ static int take_operands(struct launcher_args *a, int argc, char **argv, const c
 	if (CMD_BIT(a->cmd) & PID_CMDS) {
 		char *end;
 		if (i >= argc)
-			return fail(err, errlen, "'%s' needs a PID (jcal list shows them)", cmd);
+			return launcher_fail(err, errlen, "'%s' needs a PID (jcal list shows them)",
+					     cmd);
 		errno = 0;
 		long pid = strtol(argv[i], &end, 10);
 		if (argv[i][0] < '0' || argv[i][0] > '9' || *end || errno || pid <= 0 ||
 		    pid > 0x3fffffff)
-			return fail(err, errlen, "'%s' is not a process id", argv[i]);
+			return launcher_fail(err, errlen, "'%s' is not a process id", argv[i]);
 		a->pid = (pid_t)pid;
 		i++;
 	}
 	if (i < argc && a->cmd != JCAL_CMD_RECORD && a->cmd != JCAL_CMD_START)
-		return fail(err, errlen, "'%s' takes no agent options ('%s')", cmd, argv[i]);
+		return launcher_fail(err, errlen, "'%s' takes no agent options ('%s')", cmd,
+				     argv[i]);
 	for (; i < argc; i++)
 		if (add_agent_options(a, argv[i], err, errlen))
 			return -1;
 	if (a->cmd == JCAL_CMD_RECORD && !a->duration_s)
-		return fail(err, errlen, "record needs -d DURATION");
+		return launcher_fail(err, errlen, "record needs -d DURATION");
 	return 0;
 }
 
@@ -230,7 +225,7 @@ int launcher_cli_parse(int argc, char **argv, struct launcher_args *a, char *err
 	memset(a, 0, sizeof(*a));
 	a->timeout_ms = DEFAULT_TIMEOUT_S * 1000;
 	if (argc < 2)
-		return fail(err, errlen, "no command given (jcal --help lists them)");
+		return launcher_fail(err, errlen, "no command given (jcal --help lists them)");
 	const char *cmd = argv[1];
 	const struct command_row *c = find_command(cmd);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
@@ -242,7 +237,8 @@ int launcher_cli_parse(int argc, char **argv, struct launcher_args *a, char *err
 		return 0;
 	}
 	if (!c)
-		return fail(err, errlen, "unknown command '%s' (jcal --help lists them)", cmd);
+		return launcher_fail(err, errlen, "unknown command '%s' (jcal --help lists them)",
+				     cmd);
 	a->cmd = c->cmd;
 	memset(longopts, 0, sizeof(longopts));
 	for (size_t i = 0; i < NOPTIONS; i++) {
@@ -263,11 +259,11 @@ int launcher_cli_parse(int argc, char **argv, struct launcher_args *a, char *err
 		if (ch == '?' || ch == ':') {
 			const char *what = ch == ':' ? "no value for" : "unknown";
 			if (optopt >= 256 && (size_t)(optopt - 256) < NOPTIONS)
-				return fail(err, errlen, "%s option --%s", what,
-					    options[optopt - 256].name);
+				return launcher_fail(err, errlen, "%s option --%s", what,
+						     options[optopt - 256].name);
 			if (optopt > 0)
-				return fail(err, errlen, "%s option -%c", what, optopt);
-			return fail(err, errlen, "%s option '%s'", what, argv[optind]);
+				return launcher_fail(err, errlen, "%s option -%c", what, optopt);
+			return launcher_fail(err, errlen, "%s option '%s'", what, argv[optind]);
 		}
 		if (take_option(a, option_of(ch), optarg, cmd, err, errlen))
 			return -1;

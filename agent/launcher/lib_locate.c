@@ -3,6 +3,7 @@
  * files libjcal.so itself looks for beside it (agent/lib_dir.c).
  */
 #include "lib_locate.h"
+#include "launcher_io.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -14,15 +15,6 @@
 #include <unistd.h>
 
 static const char *const jars[] = {"jcal-agent.jar", "jcal-calibrator.jar"};
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* 0 when path is a regular file this process can read; else -1, errno set. */
 static int readable_file(const char *path)
@@ -42,9 +34,10 @@ static int resolve(const char *path, const char *why, char *out, size_t outlen, 
 {
 	char real[PATH_MAX];
 	if (readable_file(path) || !realpath(path, real))
-		return fail(err, errlen, "agent library %s (%s): %s", path, why, strerror(errno));
+		return launcher_fail(err, errlen, "agent library %s (%s): %s", path, why,
+				     strerror(errno));
 	if (strlen(real) >= outlen)
-		return fail(err, errlen, "agent library path too long: %s", real);
+		return launcher_fail(err, errlen, "agent library path too long: %s", real);
 	memcpy(out, real, strlen(real) + 1);
 	return 0;
 }
@@ -63,23 +56,24 @@ int lib_locate(const char *explicit_path, const char *env, const char *exe_dir, 
 		return resolve(beside, "beside jcal", out, outlen, err, errlen);
 	if (readable_file(installed) == 0)
 		return resolve(installed, "installed layout", out, outlen, err, errlen);
-	return fail(err, errlen,
-		    "no agent library: neither %s nor %s can be read (give --lib or $JCAL_LIB)",
-		    beside, installed);
+	return launcher_fail(
+	    err, errlen,
+	    "no agent library: neither %s nor %s can be read (give --lib or $JCAL_LIB)", beside,
+	    installed);
 }
 
 int lib_check(const char *lib, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	if (readable_file(lib))
-		return fail(err, errlen, "agent library %s: %s", lib, strerror(errno));
+		return launcher_fail(err, errlen, "agent library %s: %s", lib, strerror(errno));
 	const char *slash = strrchr(lib, '/');
 	int dirlen = slash ? (int)(slash - lib) : 1;
 	for (size_t i = 0; i < sizeof(jars) / sizeof(jars[0]); i++) {
 		snprintf(path, sizeof(path), "%.*s/%s", dirlen, slash ? lib : ".", jars[i]);
 		if (readable_file(path))
-			return fail(err, errlen, "%s, which %s needs beside it: %s", path, lib,
-				    strerror(errno));
+			return launcher_fail(err, errlen, "%s, which %s needs beside it: %s", path,
+					     lib, strerror(errno));
 	}
 	return 0;
 }

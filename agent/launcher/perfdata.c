@@ -12,6 +12,7 @@
  * 'J' scalars. Every offset is checked against the buffer.
  */
 #include "perfdata.h"
+#include "launcher_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,15 +26,6 @@
 #define PROLOGUE_SIZE 32
 #define ENTRY_HEADER_SIZE 20
 #define MAX_FILE (16u << 20)
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static uint32_t get_u4(const struct perfdata *pd, size_t off)
 {
@@ -55,20 +47,22 @@ int perfdata_open(struct perfdata *pd, const void *buf, size_t len, char *err, s
 	const unsigned char *b = buf;
 	memset(pd, 0, sizeof(*pd));
 	if (len < PROLOGUE_SIZE)
-		return fail(err, errlen, "too short for a PerfData prologue (%zu bytes)", len);
+		return launcher_fail(err, errlen, "too short for a PerfData prologue (%zu bytes)",
+				     len);
 	if (b[0] != 0xca || b[1] != 0xfe || b[2] != 0xc0 || b[3] != 0xc0)
-		return fail(err, errlen, "no PerfData magic 0xcafec0c0");
+		return launcher_fail(err, errlen, "no PerfData magic 0xcafec0c0");
 	if (b[4] > 1)
-		return fail(err, errlen, "unknown PerfData byte order %u", b[4]);
+		return launcher_fail(err, errlen, "unknown PerfData byte order %u", b[4]);
 	if (b[5] != 2)
-		return fail(err, errlen, "unsupported PerfData version %u.%u", b[5], b[6]);
+		return launcher_fail(err, errlen, "unsupported PerfData version %u.%u", b[5], b[6]);
 	pd->buf = b;
 	pd->len = len;
 	pd->little_endian = b[4] == 1;
 	pd->entry_offset = get_u4(pd, 24);
 	pd->num_entries = get_u4(pd, 28);
 	if (pd->entry_offset < PROLOGUE_SIZE || pd->entry_offset > len)
-		return fail(err, errlen, "PerfData entry offset %u out of range", pd->entry_offset);
+		return launcher_fail(err, errlen, "PerfData entry offset %u out of range",
+				     pd->entry_offset);
 	return 0;
 }
 
@@ -128,24 +122,15 @@ int perfdata_read_file(const char *path, unsigned char **buf, size_t *len, char 
 	struct stat sb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return launcher_fail(err, errlen, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > (off_t)MAX_FILE) {
 		close(fd);
-		return fail(err, errlen, "%s: not a PerfData file", path);
+		return launcher_fail(err, errlen, "%s: not a PerfData file", path);
 	}
-	unsigned char *b = malloc(sb.st_size > 0 ? (size_t)sb.st_size : 1);
 	size_t got = 0;
-	while (b && got < (size_t)sb.st_size) {
-		ssize_t n = read(fd, b + got, (size_t)sb.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
+	unsigned char *b = (unsigned char *)launcher_read_fd(fd, (size_t)sb.st_size, &got);
 	if (!b)
-		return fail(err, errlen, "%s: out of memory", path);
+		return launcher_fail(err, errlen, "%s: out of memory", path);
 	*buf = b;
 	*len = got;
 	return 0;

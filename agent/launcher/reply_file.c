@@ -2,6 +2,7 @@
  * reply_file.c - the private directory and file the agent answers into.
  */
 #include "reply_file.h"
+#include "launcher_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,20 +41,7 @@ char *reply_file_read(const struct reply_file *r)
 	int fd = open(r->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	char *buf = malloc(MAX_REPLY + 1);
-	size_t got = 0;
-	while (buf && got < MAX_REPLY) {
-		ssize_t n = read(fd, buf + got, MAX_REPLY - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	if (buf)
-		buf[got] = '\0';
-	return buf;
+	return launcher_read_fd(fd, MAX_REPLY, NULL);
 }
 
 void reply_file_remove(struct reply_file *r)

@@ -21,7 +21,7 @@ public final class CallHeavy {
 		return n < 2 ? n : fib(n - 1) + fib(n - 2);
 	}
 
-	private int step(int i) {
+	int step(int i) {
 		return add(square(i & 15)) ^ fib(i & 7);
 	}
 

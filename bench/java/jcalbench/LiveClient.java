@@ -6,14 +6,14 @@ import java.net.URL;
 
 /**
  * Sends requests to a server's /work one after the other for the given
- * seconds and prints, for every wall-clock second, "EPOCH_SECOND COUNT":
- * the request rate over time, for bench/live-throughput.sh.
+ * seconds and prints the requests of every second (PerSecond), for
+ * bench/live-throughput.sh.
  */
 public class LiveClient {
 	public static void main(String[] args) throws Exception {
 		URL url = new URL("http://127.0.0.1:" + args[0] + "/work");
 		long end = System.currentTimeMillis() + Long.parseLong(args[1]) * 1000;
-		long second = System.currentTimeMillis() / 1000, count = 0;
+		PerSecond rate = new PerSecond();
 		byte[] buf = new byte[256];
 		while (System.currentTimeMillis() < end) {
 			HttpURLConnection c = (HttpURLConnection) url.openConnection();
@@ -21,14 +21,7 @@ public class LiveClient {
 				while (in.read(buf) >= 0) {
 				}
 			}
-			count++;
-			long now = System.currentTimeMillis() / 1000;
-			if (now != second) {
-				System.out.println(second + " " + count);
-				System.out.flush();
-				second = now;
-				count = 0;
-			}
+			rate.add();
 		}
 	}
 }
