@@ -40,9 +40,12 @@ public final class Live {
 		final int port;
 		final long pid;
 
-		Server(Runner r, Path log) throws Exception {
+		Server(Runner r, Path log, String... jvmOptions) throws Exception {
+			List<String> cmd = new ArrayList<>(List.of(r.java));
+			cmd.addAll(List.of(jvmOptions));
 			/* nodelay: no 40 ms delayed-ACK stall per request on loopback */
-			p = new ProcessBuilder(r.java, "-Dsun.net.httpserver.nodelay=true", "-cp", r.classes, W + "LiveServer").redirectError(log.toFile()).start();
+			cmd.addAll(List.of("-Dsun.net.httpserver.nodelay=true", "-cp", r.classes, W + "LiveServer"));
+			p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
 			pid = p.pid();
 			BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
 			String line = in.readLine();
@@ -239,6 +242,41 @@ public final class Live {
 		}
 	}
 
+	/**
+	 * A JVM started with the agent (mode=events): jcal dump copies the
+	 * running trace into a complete file, jcal stop ends it, and a second
+	 * recording in the same JVM (method events enabled again, every method
+	 * defined again, threads started again) counts its requests exactly.
+	 */
+	private void testDumpAndRestart() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "restart");
+		Path first = dir.resolve("first.bin"), dump = dir.resolve("dump.bin"), second = dir.resolve("second.bin");
+		try (Server s = new Server(r, dir.resolve("server.log"), "-agentpath:" + r.agent + "=trace,quiet,out=" + first)) {
+			String pid = Long.toString(s.pid);
+			int k = 200;
+			s.work(k);
+			Runner.Result d = launcher("dump", pid, "-o", dump.toString());
+			r.check(d.rc == 0 && Files.exists(dump) && !Files.exists(Path.of(dump + ".part")),
+					"jcal dump: exit 0 and a complete file: " + d.out + d.err);
+			Runner.Result ds = r.post(dump, "--report", "summary");
+			r.check(ds.rc == 0 && ds.out.contains("complete") && !ds.err.contains("warning"),
+					"the dump reads as a complete trace: " + ds.out + ds.err);
+			r.check(launcher("stop", pid).rc == 0, "jcal stop of a JVM started with the agent");
+			r.check(calls(first, HANDLE) == k, "first recording: handle() " + calls(first, HANDLE) + ", sent " + k);
+			s.work(50); /* not recorded */
+			Runner.Result st = launcher("start", pid, "-o", second.toString());
+			r.check(st.rc == 0, "second start: " + st.out + st.err);
+			int k2 = 150;
+			s.work(k2);
+			r.check(launcher("stop", pid).rc == 0, "second stop");
+			r.check(calls(second, HANDLE) == k2,
+					"second recording: handle() " + calls(second, HANDLE) + ", sent " + k2);
+			Runner.Result sum = r.post(second, "--report", "summary");
+			r.check(sum.rc == 0 && sum.out.contains("mode events") && sum.out.contains("stop command")
+					&& !sum.out.contains("<unknown method"), "second recording's summary: " + sum.out + sum.err);
+		}
+	}
+
 	/** duration= and maxsize= for a JVM started with the agent. */
 	private void testLimitsAtStart() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "limits");
@@ -275,6 +313,7 @@ public final class Live {
 				.add("live-start-stop", l::testStartStop)
 				.add("live-jcmd", l::testJcmd)
 				.add("live-same-out", l::testSameOut)
+				.add("live-dump-restart", l::testDumpAndRestart)
 				.add("live-limits-at-start", l::testLimitsAtStart)
 				.add("live-control-without-agent", l::testControlWithoutAgent);
 	}
