@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -34,7 +35,7 @@ struct limits {
 	unsigned duration_s;
 	uint64_t maxsize;
 };
-static struct limits current;
+static struct limits current; /* the last recording's, under lock */
 
 static void init_wake(void)
 {
@@ -59,14 +60,13 @@ static void format_time(unsigned s, char *out, size_t len)
 
 static void *limits_main(void *arg)
 {
-	struct limits me;
+	struct limits me = *(struct limits *)arg;
 	struct timespec deadline;
 	char reason[128] = "", t[32];
 	int timed_out = 0;
-	(void)arg;
 
+	free(arg);
 	pthread_mutex_lock(&lock);
-	me = current;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += me.duration_s;
 	while (generation == me.gen && !at_limit && !timed_out) {
@@ -117,10 +117,18 @@ void recording_limits_start(const struct jcal_options *o)
 	pthread_mutex_unlock(&lock);
 	if (!o->duration_s && !o->maxsize)
 		return;
+	/* The thread gets its own copy: a later start changes current. */
+	struct limits *mine = malloc(sizeof(*mine));
+	pthread_mutex_lock(&lock);
+	if (mine)
+		*mine = current;
+	pthread_mutex_unlock(&lock);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	rc = pthread_create(&t, &attr, limits_main, NULL);
+	rc = mine ? pthread_create(&t, &attr, limits_main, mine) : ENOMEM;
 	pthread_attr_destroy(&attr);
+	if (rc)
+		free(mine);
 	if (rc)
 		jcal_warn("cannot start the thread of duration=/maxsize= (%s): the recording "
 			  "runs until stop or the JVM's end",
