@@ -277,6 +277,74 @@ public final class Live {
 		}
 	}
 
+	private static final String H2_JAR = "/usr/share/java/h2.jar";
+
+	/**
+	 * A real program from Debian (libh2-java): an H2 TCP server started
+	 * without the agent; `jcal start`, a client runs a script of N inserts,
+	 * `jcal stop`. H2 executes each INSERT once, plus one insert of its own:
+	 * the TCP server registers each new connection in its management
+	 * database (TcpServer.addConnection), and the script's client connects
+	 * once.
+	 */
+	private boolean testH2() throws Exception {
+		if (!Files.isReadable(Path.of(H2_JAR))) {
+			System.out.println("      SKIP: " + H2_JAR + " not installed (scripts/install-deps.sh --tests installs libh2-java)");
+			return false;
+		}
+		Path dir = Files.createTempDirectory(r.tmp, "h2");
+		Path out = dir.resolve("h2.bin"), script = dir.resolve("inserts.sql");
+		int port;
+		try (java.net.ServerSocket ss = new java.net.ServerSocket(0)) {
+			port = ss.getLocalPort();
+		}
+		String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:jcal;DB_CLOSE_DELAY=-1";
+		int n = 120;
+		StringBuilder sql = new StringBuilder();
+		for (int i = 1; i <= n; i++)
+			sql.append("INSERT INTO T VALUES(").append(i).append(", 'v").append(i).append("');\n");
+		Files.writeString(script, sql);
+		Process server = new ProcessBuilder(r.java, "-cp", H2_JAR, "org.h2.tools.Server", "-tcp", "-tcpPort",
+				Integer.toString(port), "-ifNotExists").redirectErrorStream(true)
+				.redirectOutput(dir.resolve("server.log").toFile()).start();
+		try {
+			long deadline = System.nanoTime() + 30_000_000_000L;
+			boolean up = false;
+			while (!up && System.nanoTime() < deadline) {
+				try (java.net.Socket so = new java.net.Socket("127.0.0.1", port)) {
+					up = true;
+				} catch (java.io.IOException e) {
+					Thread.sleep(100);
+				}
+			}
+			r.check(up, "H2 server listens on " + port + ": " + Files.readString(dir.resolve("server.log")));
+			Runner.Result create = r.run(dir.toFile(), List.of(r.java, "-cp", H2_JAR, "org.h2.tools.Shell", "-url", url,
+					"-user", "sa", "-sql", "CREATE TABLE T(ID INT PRIMARY KEY, V VARCHAR)"));
+			r.check(create.rc == 0, "CREATE TABLE: " + create.out + create.err);
+			String pid = Long.toString(server.pid());
+			Runner.Result st = launcher("start", pid, "-o", out.toString());
+			r.check(st.rc == 0, "jcal start on H2: " + st.out + st.err);
+			Runner.Result run = r.run(dir.toFile(), List.of(r.java, "-cp", H2_JAR, "org.h2.tools.RunScript", "-url", url,
+					"-user", "sa", "-script", script.toString()));
+			r.check(run.rc == 0, "RunScript: " + run.out + run.err);
+			r.check(launcher("stop", pid).rc == 0, "jcal stop on H2");
+			Runner.Result count = r.run(dir.toFile(), List.of(r.java, "-cp", H2_JAR, "org.h2.tools.Shell", "-url", url,
+					"-user", "sa", "-sql", "SELECT COUNT(*) FROM T"));
+			r.check(count.out.contains("\n" + n + "\n"), "H2 holds " + n + " rows: " + count.out);
+			r.check(calls(out, "org.h2.server.TcpServer.addConnection") == 1,
+					"one connection during the recording: " + calls(out, "org.h2.server.TcpServer.addConnection"));
+			r.check(calls(out, "org.h2.command.dml.Insert.update") == n + 1,
+					"Insert.update: " + calls(out, "org.h2.command.dml.Insert.update") + ", expected " + n + " + 1");
+			r.check(calls(out, "org.h2.command.dml.Insert.insertRows") == n + 1,
+					"Insert.insertRows: " + calls(out, "org.h2.command.dml.Insert.insertRows"));
+		} finally {
+			server.destroy();
+			if (!server.waitFor(20, TimeUnit.SECONDS))
+				server.destroyForcibly();
+		}
+		return true;
+	}
+
 	/** duration= and maxsize= for a JVM started with the agent. */
 	private void testLimitsAtStart() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "limits");
@@ -313,6 +381,7 @@ public final class Live {
 				.add("live-start-stop", l::testStartStop)
 				.add("live-jcmd", l::testJcmd)
 				.add("live-same-out", l::testSameOut)
+				.addSkippable("live-h2", l::testH2)
 				.add("live-dump-restart", l::testDumpAndRestart)
 				.add("live-limits-at-start", l::testLimitsAtStart)
 				.add("live-control-without-agent", l::testControlWithoutAgent);
