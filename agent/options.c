@@ -223,55 +223,6 @@ static int set_command(struct jcal_options *o, enum jcal_command c, const char *
 typedef int opt_handler(struct jcal_options *o, const char *val, const char *tok, char *err,
 			size_t errlen);
 
-static int opt_help(struct jcal_options *o, const char *val, const char *tok, char *err,
-		    size_t errlen)
-{
-	(void)val;
-	return set_command(o, JCAL_CMD_HELP, tok, err, errlen);
-}
-
-static int opt_trace(struct jcal_options *o, const char *val, const char *tok, char *err,
-		     size_t errlen)
-{
-	(void)val;
-	return set_command(o, JCAL_CMD_TRACE, tok, err, errlen);
-}
-
-static int opt_calibrate(struct jcal_options *o, const char *val, const char *tok, char *err,
-			 size_t errlen)
-{
-	(void)val;
-	return set_command(o, JCAL_CMD_CALIBRATE, tok, err, errlen);
-}
-
-static int opt_start_cmd(struct jcal_options *o, const char *val, const char *tok, char *err,
-			 size_t errlen)
-{
-	(void)val;
-	return set_command(o, JCAL_CMD_START, tok, err, errlen);
-}
-
-static int opt_stop(struct jcal_options *o, const char *val, const char *tok, char *err,
-		    size_t errlen)
-{
-	(void)val;
-	return set_command(o, JCAL_CMD_STOP, tok, err, errlen);
-}
-
-static int opt_dump(struct jcal_options *o, const char *val, const char *tok, char *err,
-		    size_t errlen)
-{
-	(void)val;
-	return set_command(o, JCAL_CMD_DUMP, tok, err, errlen);
-}
-
-static int opt_status(struct jcal_options *o, const char *val, const char *tok, char *err,
-		      size_t errlen)
-{
-	(void)val;
-	return set_command(o, JCAL_CMD_STATUS, tok, err, errlen);
-}
-
 static int opt_duration(struct jcal_options *o, const char *val, const char *tok, char *err,
 			size_t errlen)
 {
@@ -444,73 +395,79 @@ static const struct opt_row {
 	const char *syntax; /* NULL: a flag, no value */
 	enum opt_count count;
 	const char *help;
-	opt_handler *parse;
+	opt_handler *parse;	   /* NULL for a command row */
+	enum jcal_command command; /* what a command row (trace, stop...) sets */
 } opt_rows[] = {
-    {"help", NULL, MANY, "print this table and exit", opt_help},
-    {"trace", NULL, MANY, "record every method entry and exit to the trace file", opt_trace},
-    {"calibrate", NULL, MANY, "run the built-in calibration workload, write its table, exit",
-     opt_calibrate},
-    {"start", NULL, MANY, "to a running JVM (a later load): begin a recording", opt_start_cmd},
-    {"stop", NULL, MANY, "to a running JVM: end the recording, remove its probes", opt_stop},
-    {"dump", NULL, MANY, "to a running JVM: write what was recorded so far to out=", opt_dump},
-    {"status", NULL, MANY, "to a running JVM: say what the agent is doing", opt_status},
+    {"help", NULL, MANY, "print this table and exit", NULL, JCAL_CMD_HELP},
+    {"trace", NULL, MANY, "record every method entry and exit to the trace file", NULL,
+     JCAL_CMD_TRACE},
+    {"calibrate", NULL, MANY, "run the built-in calibration workload, write its table, exit", NULL,
+     JCAL_CMD_CALIBRATE},
+    {"start", NULL, MANY, "to a running JVM (a later load): begin a recording", NULL,
+     JCAL_CMD_START},
+    {"stop", NULL, MANY, "to a running JVM: end the recording, remove its probes", NULL,
+     JCAL_CMD_STOP},
+    {"dump", NULL, MANY, "to a running JVM: write what was recorded so far to out=", NULL,
+     JCAL_CMD_DUMP},
+    {"status", NULL, MANY, "to a running JVM: say what the agent is doing", NULL, JCAL_CMD_STATUS},
     {"out", "FILE", ONCE,
-     "trace file; %p = pid, %t = start time, %% = %\n(default " DEFAULT_OUT ")", opt_out},
+     "trace file; %p = pid, %t = start time, %% = %\n(default " DEFAULT_OUT ")", opt_out,
+     JCAL_CMD_NONE},
     {"metric", "M[+M...]", ONCE,
      "auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
      "up to 4 read at every event",
-     parse_metrics},
+     parse_metrics, JCAL_CMD_NONE},
     {"mode", "events|bci", ONCE, "JVMTI method events (default) or bytecode instrumentation",
-     opt_mode},
+     opt_mode, JCAL_CMD_NONE},
     {"include", "PATTERN", MANY,
      "mode=bci: instrument only classes matching PATTERN, a glob\n"
      "on pkg.Class names (* any text, ? one character);\n"
      "repeat the option or separate patterns with ';'",
-     opt_include},
+     opt_include, JCAL_CMD_NONE},
     {"exclude", "PATTERN", MANY,
      "mode=bci: do not instrument matching classes; default\n"
      "(without include=) java.* javax.* jdk.* sun.* com.sun.*",
-     opt_exclude},
+     opt_exclude, JCAL_CMD_NONE},
     {"output", "trace|tree|both", ONCE,
      "with trace: every event to out= (trace, default); or each\n"
      "thread's calling-context tree built in memory, a snapshot\n"
      "to out= at the end (tree); or the trace to out= and a\n"
      "snapshot to out=.tree (both, to check one against the other)",
-     opt_output},
+     opt_output, JCAL_CMD_NONE},
     {"maxcontexts", "N", ONCE,
      "output=tree|both: at most about N calling contexts in all\n"
      "(1000 or more); the coldest fold into <cold contexts>",
-     opt_maxcontexts},
+     opt_maxcontexts, JCAL_CMD_NONE},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"
      "between jcal.Control.start() and stop() of each thread",
-     opt_start},
+     opt_start, JCAL_CMD_NONE},
     {"recalibrate", "W", MANY,
      "with trace: run a short calibration burst at start-up\n"
      "(start), at the end (end) or both, and keep its samples\n"
      "in the trace (jcal-post --calib inrun); a period\n"
      "(60s, 5m, 1h) repeats the burst that often while the\n"
      "program runs (the option may be given twice)",
-     opt_recalibrate},
+     opt_recalibrate, JCAL_CMD_NONE},
     {"duration", "TIME", ONCE,
      "stop the recording after TIME (30s, 5m, 2h); the file is\n"
      "complete and says why it ended",
-     opt_duration},
+     opt_duration, JCAL_CMD_NONE},
     {"maxsize", "SIZE", ONCE,
      "stop the recording before the trace file passes SIZE\n"
      "(500M, 2G; at least 1M)",
-     opt_maxsize},
+     opt_maxsize, JCAL_CMD_NONE},
     {"reply", "FILE", ONCE,
      "a command's answer goes to FILE, an existing file (the\n"
      "jcal launcher passes it)",
-     opt_reply},
+     opt_reply, JCAL_CMD_NONE},
     {"table", "FILE", ONCE,
      "with calibrate: where the table goes\n"
      "(default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)",
-     opt_table},
-    {"log", "FILE", ONCE, "agent messages to FILE instead of stderr", opt_log},
-    {"loglevel", "L", ONCE, "error, warn, info (default) or debug", opt_loglevel},
-    {"quiet", NULL, MANY, "only errors (same as loglevel=error)", opt_quiet},
+     opt_table, JCAL_CMD_NONE},
+    {"log", "FILE", ONCE, "agent messages to FILE instead of stderr", opt_log, JCAL_CMD_NONE},
+    {"loglevel", "L", ONCE, "error, warn, info (default) or debug", opt_loglevel, JCAL_CMD_NONE},
+    {"quiet", NULL, MANY, "only errors (same as loglevel=error)", opt_quiet, JCAL_CMD_NONE},
 };
 
 #define NROWS (sizeof(opt_rows) / sizeof(opt_rows[0]))
@@ -587,6 +544,8 @@ static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *
 		return fail(err, errlen, "option '%s' takes no value", tok);
 	if (r->syntax && !val)
 		return fail(err, errlen, "option '%s' needs a value", tok);
+	if (!r->parse)
+		return set_command(o, r->command, tok, err, errlen);
 	return r->parse(o, val, tok, err, errlen);
 }
 
