@@ -365,17 +365,22 @@ static int check(jvmtiError e, const char *what)
 }
 
 /* Whether pot offers can_support_virtual_threads (a JDK 21 bit that JDK
- * 17's header does not name: jvmti_compat.h). */
-static int vthreads_offered(const jvmtiCapabilities *pot)
+ * 17's header does not name: jvmti_compat.h); if not, the bit is cleared
+ * from caps. */
+static int vthreads_offered(const jvmtiCapabilities *pot, jvmtiCapabilities *caps)
 {
 	jvmtiCapabilities vt;
 	const unsigned char *p = (const unsigned char *)pot, *v = (const unsigned char *)&vt;
+	unsigned char *c = (unsigned char *)caps;
 
 	memset(&vt, 0, sizeof(vt));
 	jcal_caps_set_virtual_threads(&vt);
 	for (size_t i = 0; i < sizeof(vt); i++)
-		if ((p[i] & v[i]) != v[i])
+		if ((p[i] & v[i]) != v[i]) {
+			for (size_t j = 0; j < sizeof(vt); j++)
+				c[j] &= (unsigned char)~v[j];
 			return 0;
+		}
 	return 1;
 }
 
@@ -416,13 +421,8 @@ static int setup_jvmti(void)
 			   "GetPotentialCapabilities")) {
 			caps.can_generate_compiled_method_load_events &=
 			    pot.can_generate_compiled_method_load_events;
-			if (jcal.vthreads && !vthreads_offered(&pot)) {
-				memset(&caps, 0, sizeof(caps));
-				caps.can_generate_compiled_method_load_events =
-				    pot.can_generate_compiled_method_load_events;
-				bci_agent_onload(&caps);
+			if (jcal.vthreads && !vthreads_offered(&pot, &caps))
 				jcal.vthreads = 0;
-			}
 		}
 	}
 	if (check((*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities"))
@@ -822,16 +822,7 @@ int agent_start(JNIEnv *jni, const struct jcal_options *o, const char *options, 
 	if (jcal.opts.mode == JCAL_MODE_BCI) {
 		bci_agent_set_probes(jcal.jvmti, jni, 1);
 	} else if (!jcal.opts.start_manual) {
-		jvmti_check(jcal.jvmti,
-			    (*jcal.jvmti)
-				->SetEventNotificationMode(jcal.jvmti, JVMTI_ENABLE,
-							   JVMTI_EVENT_METHOD_ENTRY, NULL),
-			    "SetEventNotificationMode(MethodEntry)");
-		jvmti_check(jcal.jvmti,
-			    (*jcal.jvmti)
-				->SetEventNotificationMode(jcal.jvmti, JVMTI_ENABLE,
-							   JVMTI_EVENT_METHOD_EXIT, NULL),
-			    "SetEventNotificationMode(MethodExit)");
+		jcal_method_events(JVMTI_ENABLE, NULL, jvmti_check);
 	}
 	recording_limits_start(&jcal.opts);
 	jcal_info("recording in mode=%s to %s", jcal_mode_name(jcal.opts.mode), jcal.out_path);

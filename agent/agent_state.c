@@ -10,18 +10,23 @@
 struct jcal_agent jcal;
 _Thread_local int jcal_internal_thread;
 
+void jcal_method_events(jvmtiEventMode mode, jthread thread,
+			int (*check)(jvmtiEnv *, jvmtiError, const char *))
+{
+	check(jcal.jvmti,
+	      (*jcal.jvmti)
+		  ->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, thread),
+	      "SetEventNotificationMode(MethodEntry)");
+	check(jcal.jvmti,
+	      (*jcal.jvmti)
+		  ->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_EXIT, thread),
+	      "SetEventNotificationMode(MethodExit)");
+}
+
 void jcal_tracing_stop(void)
 {
-	static const jvmtiEvent method_events[] = {JVMTI_EVENT_METHOD_ENTRY,
-						   JVMTI_EVENT_METHOD_EXIT};
-
 	atomic_store(&jcal.stopped, 1);
 	/* Also after VM death, or on threads that enabled them per thread
 	 * (calibrate, start=manual): failures are expected and harmless. */
-	for (size_t i = 0; i < sizeof(method_events) / sizeof(method_events[0]); i++)
-		jvmti_check_debug(jcal.jvmti,
-				  (*jcal.jvmti)
-				      ->SetEventNotificationMode(jcal.jvmti, JVMTI_DISABLE,
-								 method_events[i], NULL),
-				  "SetEventNotificationMode(disable method events)");
+	jcal_method_events(JVMTI_DISABLE, NULL, jvmti_check_debug);
 }

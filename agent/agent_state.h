@@ -52,6 +52,11 @@ extern _Thread_local int jcal_internal_thread;
  * path records nothing until the next start; safe from any thread. */
 void jcal_tracing_stop(void);
 
+/* Enables or disables MethodEntry and MethodExit, for thread (NULL: every
+ * thread), reporting a failure through check (a jvmti_check.h checker). */
+void jcal_method_events(jvmtiEventMode mode, jthread thread,
+			int (*check)(jvmtiEnv *, jvmtiError, const char *));
+
 static inline int jcal_stopped(void)
 {
 	return atomic_load(&jcal.stopped);

@@ -82,16 +82,7 @@ static void set_method_events(JNIEnv *jni, jvmtiEventMode mode)
 	if (jvmti_check_debug(jcal.jvmti, (*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self),
 			      "GetCurrentThread"))
 		return;
-	jvmti_check_debug(
-	    jcal.jvmti,
-	    (*jcal.jvmti)
-		->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_ENTRY, self),
-	    "SetEventNotificationMode(MethodEntry)");
-	jvmti_check_debug(
-	    jcal.jvmti,
-	    (*jcal.jvmti)
-		->SetEventNotificationMode(jcal.jvmti, mode, JVMTI_EVENT_METHOD_EXIT, self),
-	    "SetEventNotificationMode(MethodExit)");
+	jcal_method_events(mode, self, jvmti_check_debug);
 }
 
 /* The calling thread's state, created if it has none yet. */
