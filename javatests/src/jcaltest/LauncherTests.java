@@ -7,6 +7,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -83,20 +84,7 @@ public final class LauncherTests {
 	}
 
 	private Runner.Result run(List<String> cmd, int seconds) throws Exception {
-		ProcessBuilder pb = new ProcessBuilder(cmd).directory(r.tmp.toFile());
-		Path out = Files.createTempFile(r.tmp, "out", ".txt"), err = Files.createTempFile(r.tmp, "err", ".txt");
-		pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-		Process p = pb.start();
-		if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-			p.destroyForcibly();
-			p.waitFor(10, TimeUnit.SECONDS);
-			return null;
-		}
-		Runner.Result res = new Runner.Result();
-		res.rc = p.exitValue();
-		res.out = Files.readString(out, StandardCharsets.UTF_8);
-		res.err = Files.readString(err, StandardCharsets.UTF_8);
-		return res;
+		return r.runFor(r.tmp.toFile(), cmd, Map.of(), null, seconds);
 	}
 
 	/** jcal ARGS, run after prefix (e.g. setpriv ...), under a 60 s timeout. */

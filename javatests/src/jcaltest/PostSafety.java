@@ -1,6 +1,5 @@
 package jcaltest;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,23 +28,7 @@ public final class PostSafety {
 
 	/** Runs cmd with extra environment and stdin (may be null) under a timeout; null when it timed out. */
 	private Runner.Result run(List<String> cmd, Map<String, String> env, Path stdin, int seconds) throws Exception {
-		ProcessBuilder pb = new ProcessBuilder(cmd).directory(r.tmp.toFile());
-		pb.environment().putAll(env);
-		Path out = Files.createTempFile(r.tmp, "out", ".txt"), err = Files.createTempFile(r.tmp, "err", ".txt");
-		pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-		if (stdin != null)
-			pb.redirectInput(stdin.toFile());
-		Process p = pb.start();
-		if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-			p.destroyForcibly();
-			p.waitFor(10, TimeUnit.SECONDS);
-			return null;
-		}
-		Runner.Result res = new Runner.Result();
-		res.rc = p.exitValue();
-		res.out = Files.readString(out, StandardCharsets.UTF_8);
-		res.err = Files.readString(err, StandardCharsets.UTF_8);
-		return res;
+		return r.runFor(r.tmp.toFile(), cmd, env, stdin, seconds);
 	}
 
 	private Runner.Result post(Map<String, String> env, String... args) throws Exception {

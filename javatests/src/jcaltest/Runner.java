@@ -52,13 +52,29 @@ public final class Runner {
 	}
 
 	Result run(File cwd, List<String> cmd) throws IOException, InterruptedException {
+		Result r = runFor(cwd, cmd, Map.of(), null, 120);
+		if (r == null)
+			throw new IOException("timed out: " + cmd);
+		return r;
+	}
+
+	/**
+	 * Runs cmd in cwd with extra environment and stdin (may be null) under a
+	 * timeout; null when it timed out (the process is killed).
+	 */
+	Result runFor(File cwd, List<String> cmd, Map<String, String> env, Path stdin, int seconds)
+			throws IOException, InterruptedException {
 		ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd);
+		pb.environment().putAll(env);
 		Path out = Files.createTempFile(tmp, "out", ".txt"), err = Files.createTempFile(tmp, "err", ".txt");
 		pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+		if (stdin != null)
+			pb.redirectInput(stdin.toFile());
 		Process p = pb.start();
-		if (!p.waitFor(120, TimeUnit.SECONDS)) {
+		if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
 			p.destroyForcibly();
-			throw new IOException("timed out: " + cmd);
+			p.waitFor(10, TimeUnit.SECONDS);
+			return null;
 		}
 		Result r = new Result();
 		r.rc = p.exitValue();
