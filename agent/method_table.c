@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "method_index.h"
 #include "trace_file.h"
 
 static pthread_mutex_t table_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -20,6 +21,20 @@ static struct jcal_method *table;  /* by jmethodID (hh) */
 static struct jcal_method *by_key; /* mode=bci: by key (hk) */
 static int use_keys;
 static uint32_t next_id = 1;
+/* jmethodID -> method without the mutex (method_index.h); inserted with
+ * the uthash entry, under the mutex. */
+static struct method_index fast;
+static int fast_ready;
+
+/* Under the mutex: makes mid -> m visible to method_table_find's
+ * lock-free path (without memory for it, the locked path still finds it). */
+static void index_add(jmethodID mid, struct jcal_method *m)
+{
+	if (!fast_ready)
+		fast_ready = method_index_init(&fast) == 0;
+	if (fast_ready)
+		method_index_add(&fast, mid, m);
+}
 
 _Atomic(method_slot *) method_pages[METHOD_PAGES];
 
@@ -129,8 +144,10 @@ struct jcal_method *method_table_define(const char *csig, const char *name, cons
 
 struct jcal_method *method_table_find(jmethodID mid)
 {
-	struct jcal_method *m;
+	struct jcal_method *m = method_index_find(&fast, mid);
 
+	if (m)
+		return m;
 	pthread_mutex_lock(&table_mutex);
 	HASH_FIND_PTR(table, &mid, m);
 	pthread_mutex_unlock(&table_mutex);
@@ -175,6 +192,7 @@ struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid
 		if (m && !m->mid) {
 			m->mid = mid;
 			HASH_ADD_PTR(table, mid, m);
+			index_add(mid, m);
 		} else if (m) {
 			/* Another jmethodID of a known key: a redirecting entry. */
 			struct jcal_method *alias = calloc(1, sizeof(*alias));
@@ -184,6 +202,7 @@ struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid
 				alias->modifiers = m->modifiers;
 				alias->primary = m;
 				HASH_ADD_PTR(table, mid, alias);
+				index_add(mid, m);
 			}
 		}
 	}
@@ -226,6 +245,9 @@ void method_table_free(void)
 	struct jcal_method *m, *tmp;
 
 	pthread_mutex_lock(&table_mutex);
+	if (fast_ready)
+		method_index_free(&fast);
+	fast_ready = 0;
 	HASH_ITER (hh, table, m, tmp) {
 		HASH_DEL(table, m);
 		if (m->primary || !m->key) {

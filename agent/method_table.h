@@ -2,8 +2,10 @@
  * method_table.h - jmethodID -> method id, modifiers and compiled state.
  *
  * One global uthash table (mutex; entered once per new method) that assigns
- * ids and writes each METHOD record exactly once, and a small per-thread
- * 2-way cache in front of it so that the event path normally takes no lock.
+ * ids and writes each METHOD record exactly once; a lock-free index of the
+ * same jmethodIDs (method_index.h) in front of it, so that a known method is
+ * found without the mutex; and a small per-thread 2-way cache in front of
+ * that.
  *
  * mode=bci (method_table_use_keys) also keys every method by (class
  * signature, name, descriptor): the rewriter defines methods that way before
