@@ -145,11 +145,21 @@ $(BUILD)/jcal-calibrator.jar: $(CALIB_JAVA) | check-jdk
 	$(JAVAC) --release 11 -d $(BUILD)/calibrator $(CALIB_JAVA)
 	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/calibrator .
 
-# The jcal.Control region API, put on the boot class path by the agent.
+# The jcal.Control region API and the mode=bci probes (jcal.Tracker), put
+# on the boot class path by the agent. jcal.FfmProbes (agent/java22/), the
+# probes' critical foreign downcalls on JDK 22+, needs a JDK >= 22 to
+# compile ($$JAVA22_HOME or /usr/lib/jvm); without one the jar has no
+# FfmProbes and the probes call through JNI on every JDK.
+ifeq ($(origin JAVA22_HOME),undefined)
+JAVA22_HOME := $(shell scripts/find-jdk21.sh 22)
+endif
 AGENT_JAVA := $(shell find agent/java -name '*.java' 2>/dev/null)
-$(BUILD)/jcal-agent.jar: $(AGENT_JAVA) | check-jdk
+AGENT_JAVA22 := $(shell find agent/java22 -name '*.java' 2>/dev/null)
+$(BUILD)/jcal-agent.jar: $(AGENT_JAVA) $(AGENT_JAVA22) | check-jdk
 	@rm -rf $(BUILD)/agent-java && mkdir -p $(BUILD)/agent-java
 	$(JAVAC) --release 11 -d $(BUILD)/agent-java $(AGENT_JAVA)
+	$(if $(JAVA22_HOME),$(JAVA22_HOME)/bin/javac --release 22 -cp $(BUILD)/agent-java \
+	  -d $(BUILD)/agent-java $(AGENT_JAVA22))
 	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/agent-java .
 
 # ---- jcal-post ---------------------------------------------------------------
