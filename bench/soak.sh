@@ -2,7 +2,8 @@
 # soak.sh [MINUTES] [RUN...] - jcalbench.Soak (classes loaded and unloaded,
 # threads started and ended, methods called) under the agent for MINUTES
 # (default 10) per RUN: events (mode=events), bci (mode=bci), tree
-# (mode=bci,output=tree); default all three, one after the other. Every
+# (mode=bci,output=tree), none (no agent: the JVM's own figures under the
+# same churn); default events bci tree, one after the other. Every
 # 30 s it prints the JVM's resident memory, its open file descriptors and
 # threads (/proc/PID), and what `jcal status PID` reports: live thread
 # states and kernel-thread states of the agent, methods and jmethodIDs in
@@ -52,14 +53,16 @@ run() {
 	events) opts="mode=events" ;;
 	bci) opts="mode=bci" ;;
 	tree) opts="mode=bci,output=tree" ;;
-	*) echo "soak: unknown run '$name' (events, bci, tree)" >&2; return 1 ;;
+	none) opts= ;;
+	*) echo "soak: unknown run '$name' (events, bci, tree, none)" >&2; return 1 ;;
 	esac
 	local out=/dev/null
 	[ -n "${SOAK_OUT:-}" ] && out="$SOAK_OUT/soak-$name.bin"
 	[ "$name" = tree ] && out="$tmp/soak-$name.tree"
-	opts="trace,metric=cputime,$opts${AGENT_OPTS:+,$AGENT_OPTS},out=$out"
-	echo "== $name: $JAVA -Xmx256m -agentpath:$BUILD/libjcal.so=$opts -cp $BUILD/bench jcalbench.Soak $SECS"
-	"$JAVA" -Xmx256m -agentpath:"$BUILD/libjcal.so=$opts" -cp "$BUILD/bench" jcalbench.Soak $SECS \
+	local agent=()
+	[ "$name" = none ] || agent=("-agentpath:$BUILD/libjcal.so=trace,metric=cputime,$opts${AGENT_OPTS:+,$AGENT_OPTS},out=$out")
+	echo "== $name: $JAVA -Xmx256m ${agent[*]} -cp $BUILD/bench jcalbench.Soak $SECS"
+	"$JAVA" -Xmx256m "${agent[@]}" -cp "$BUILD/bench" jcalbench.Soak $SECS \
 		>"$tmp/$name.out" 2>"$tmp/$name.err" &
 	pid=$!
 	local start samples="$tmp/$name.samples" st="$tmp/status"
@@ -70,7 +73,11 @@ run() {
 	local pe=0 pb=0
 	while sleep 30; do
 		kill -0 "$pid" 2>/dev/null || break
-		"$BUILD/jcal" status "$pid" >"$st" 2>&1 || { cat "$st" >&2; break; }
+		if [ "$name" = none ]; then
+			printf 'live: 0 thread states, 0 kernel-thread states\nmethods: 0 (jmethodIDs 0)\nevents: 0\nbytes: 0\n' >"$st"
+		else
+			"$BUILD/jcal" status "$pid" >"$st" 2>&1 || { cat "$st" >&2; break; }
+		fi
 		local rss fds tasks states kstates methods mids events bytes contexts now
 		now=$(($(date +%s) - start))
 		rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
@@ -100,6 +107,7 @@ run() {
 	verdict rss_kib 8192 "$samples"
 	verdict fds 2 "$samples"
 	verdict tasks 4 "$samples"
+	[ "$name" = none ] && return 0
 	verdict states 4 "$samples"
 	verdict kstates 4 "$samples"
 	verdict methods 0 "$samples"
