@@ -10,9 +10,10 @@
 # its table, events and trace bytes (contexts with output=tree). At the end
 # of each run, a verdict per figure: it levels off when its highest value
 # over the second half of the run is at most 10% (plus a small slack) above
-# its highest over the first half; trace bytes grow by design and are
-# judged per event (bytes/event of the second half within 10% of the
-# first's). A benchmark: never fails on its figures (exit 1 only when a run
+# its highest over the first half; the resident memory also when it grew
+# by less than 5% from mid-run to the end (its rate is printed); trace
+# bytes grow by design and are judged per event (bytes/event of the second
+# half within 10% of the first's). A benchmark: never fails on its figures (exit 1 only when a run
 # could not be made). The trace goes to /dev/null unless SOAK_OUT names a
 # directory. BUILD (default build) holds the agent, jcal and the classes
 # (make all build/bench.stamp); AGENT_OPTS adds agent options.
@@ -105,6 +106,14 @@ run() {
 	grep -i 'error\|warning' "$tmp/$name.err" | grep -v 'metric=auto' | head -5 || true
 	echo "verdict ($name):"
 	verdict rss_kib 8192 "$samples"
+	awk 'NR > 1 { t[n] = $1; v[n++] = $2 }
+	END {
+		h = int(n / 2); if (n < 2) exit
+		g = v[n - 1] - v[h]
+		printf "  %-10s mid-run to end %.1f -> %.1f MiB (%+.1f%%, %+.0f KiB/min): %s\n", "rss growth",
+			v[h] / 1024, v[n - 1] / 1024, 100 * g / v[h], g * 60 / (t[n - 1] - t[h] + 1e-9),
+			(g < 0.05 * v[h]) ? "levels off" : "GROWS"
+	}' "$samples"
 	verdict fds 2 "$samples"
 	verdict tasks 4 "$samples"
 	[ "$name" = none ] && return 0
