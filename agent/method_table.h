@@ -2,8 +2,10 @@
  * method_table.h - jmethodID -> method id, modifiers and compiled state.
  *
  * One global uthash table (mutex; entered once per new method) that assigns
- * ids and writes each METHOD record exactly once, and a small per-thread
- * 2-way cache in front of it so that the event path normally takes no lock.
+ * ids and writes each METHOD record exactly once; a lock-free index of the
+ * same jmethodIDs (method_index.h) in front of it, so that a known method is
+ * found without the mutex; and a small per-thread 2-way cache in front of
+ * that.
  *
  * Every method is keyed by (class signature, name, descriptor): mode=bci's
  * rewriter defines methods that way before they have a jmethodID, and a
@@ -32,6 +34,7 @@ struct jcal_method {
 	/* the same for this entry's jmethodID alone: an entry is not swept while
 	 * an unload of its code is still to come */
 	atomic_int mid_compiled;
+	uint8_t filtered;    /* mode=events: its class is not selected (include=/exclude=) */
 	UT_hash_handle hh;
 	/* The (class, name, descriptor) key, NUL-separated, and its hash
 	 * handle; primary is set on a jmethodID entry that only redirects to
@@ -65,6 +68,13 @@ void method_table_stats(uint64_t *methods, uint64_t *mids, uint64_t *mids_swept)
 /* A new recording's file: writes the METHOD record of every method known. */
 void method_table_write_all(void);
 void method_table_free(void);
+
+/* mode=events with include=/exclude=: keep(class signature) decides, when
+ * a method is defined, whether its events are recorded (method->filtered
+ * otherwise). Call before any method is defined. */
+void method_table_set_filter(int (*keep)(const char *csig));
+/* Methods defined so far whose events are not recorded. */
+uint32_t method_table_filtered_count(void);
 
 /* Finds or defines the method csig ("Lpkg/C;"), name, desc with
  * the given modifiers (the class file's access flags), writing its METHOD
