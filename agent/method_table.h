@@ -34,7 +34,7 @@ struct jcal_method {
 	/* the same for this entry's jmethodID alone: an entry is not swept while
 	 * an unload of its code is still to come */
 	atomic_int mid_compiled;
-	uint8_t filtered;    /* mode=events: its class is not selected (include=/exclude=) */
+	uint8_t filtered; /* mode=events: its class is not selected (include=/exclude=) */
 	UT_hash_handle hh;
 	/* The (class, name, descriptor) key, NUL-separated, and its hash
 	 * handle; primary is set on a jmethodID entry that only redirects to
