@@ -268,6 +268,11 @@ $(BUILD)/tests/test-agent-trees: $(BUILD)/obj/agent/tree_recorder.o
 $(BUILD)/tests/test-agent-trees: override LDLIBS := $(BUILD)/obj/agent/tree_recorder.o $(LDLIBS)
 $(BUILD)/tests/test-agent-trees: CFLAGS += $(JNI_CFLAGS)
 
+# The method table runs against a stand-in JVMTI in its test.
+$(BUILD)/tests/test-agent-methods: $(BUILD)/obj/agent/method_table.o
+$(BUILD)/tests/test-agent-methods: override LDLIBS := $(BUILD)/obj/agent/method_table.o $(LDLIBS)
+$(BUILD)/tests/test-agent-methods: CFLAGS += $(JNI_CFLAGS)
+
 # The replay of kept crash inputs also needs the agent's option parser.
 $(BUILD)/tests/test-fuzz-regressions: $(BUILD)/obj/agent/options.o native-tests/fuzz/fuzz-targets.h
 $(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(BUILD)/obj/agent/options.o $(LDLIBS)

@@ -272,10 +272,9 @@ void JNICALL event_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_si
 	(void)compile_info;
 	if (jcal_stopped())
 		return;
-	m = method_table_get(jvmti, current_jni(), method);
+	m = method_table_compiled(jvmti, current_jni(), method, 1);
 	if (!m)
 		return;
-	atomic_fetch_add(&m->compiled, 1);
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_compiled_load(rb, m->id, wall_ns(), (uint64_t)(code_size > 0 ? code_size : 0));
 	trace_file_unlock();
@@ -285,16 +284,13 @@ void JNICALL event_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void
 {
 	struct jcal_method *m;
 
-	(void)jvmti;
 	(void)code_addr;
 	if (jcal_stopped())
 		return;
 	/* The class may be gone: only known methods can be named. */
-	m = method_table_find(method);
+	m = method_table_compiled(jvmti, NULL, method, -1);
 	if (!m)
 		return;
-	if (atomic_load(&m->compiled) > 0)
-		atomic_fetch_sub(&m->compiled, 1);
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_compiled_unload(rb, m->id, wall_ns());
 	trace_file_unlock();

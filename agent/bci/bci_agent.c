@@ -48,7 +48,6 @@ static int selected(const char *name)
 
 void bci_agent_onload(jvmtiCapabilities *caps)
 {
-	method_table_use_keys();
 	bci_agent_write_meta();
 	caps->can_generate_all_class_hook_events = 1;
 	caps->can_retransform_classes = 1;

@@ -123,7 +123,7 @@ public final class BciTests {
 		r.check(s.contains("\"unmatched_exits\":0,\"mismatched_exits\":0"), "balanced trees: " + s);
 	}
 
-	private static final Map<String, Long> MIX = mix();
+	static final Map<String, Long> MIX = mix(); /* also jcaltest.OtherAgents */
 
 	private static Map<String, Long> mix() {
 		String M = W + "BciMix.";
