@@ -70,7 +70,8 @@ FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 FUZZ_NAMES   := $(patsubst native-tests/fuzz/%.c,%,$(wildcard native-tests/fuzz/fuzz-*.c))
 FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
 FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(POST_SRC:%.c=$(FUZZ_DIR)/obj/%.o) \
-		$(FUZZ_DIR)/obj/agent/options.o
+		$(FUZZ_DIR)/obj/agent/options.o $(FUZZ_DIR)/obj/agent/bci/classfile.o \
+		$(FUZZ_DIR)/obj/agent/bci/bci_rewrite.o
 
 ASAN_BUILD ?= build/asan
 # Events of the synthetic trace of make bench-post (bench/gen-trace.c).
@@ -194,9 +195,12 @@ $(BUILD)/tests/test-agent-trees: $(BUILD)/obj/agent/tree_recorder.o
 $(BUILD)/tests/test-agent-trees: override LDLIBS := $(BUILD)/obj/agent/tree_recorder.o $(LDLIBS)
 $(BUILD)/tests/test-agent-trees: CFLAGS += $(JNI_CFLAGS)
 
-# The replay of kept crash inputs also needs the agent's option parser.
-$(BUILD)/tests/test-fuzz-regressions: $(BUILD)/obj/agent/options.o native-tests/fuzz/fuzz-targets.h
-$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(BUILD)/obj/agent/options.o $(LDLIBS)
+# The replay of kept crash inputs also needs the agent's option parser and
+# the bci class rewriter.
+FUZZ_AGENT_OBJ := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/bci/classfile.o \
+		  $(BUILD)/obj/agent/bci/bci_rewrite.o
+$(BUILD)/tests/test-fuzz-regressions: $(FUZZ_AGENT_OBJ) $(wildcard native-tests/fuzz/*.h)
+$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(FUZZ_AGENT_OBJ) $(LDLIBS)
 
 native-test: $(TEST_BIN)
 	@scripts/run-native-tests.sh $(BUILD)/tests
@@ -280,7 +284,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Icommon -MMD -MP -c $< -o $@
 
-$(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c native-tests/fuzz/fuzz-targets.h $(FUZZ_OBJ)
+$(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c $(wildcard native-tests/fuzz/*.h) $(FUZZ_OBJ)
 	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -Icommon -Ipostproc -Iagent \
 	  -o $@ $< $(FUZZ_OBJ) -lz -lm
 
