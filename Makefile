@@ -6,6 +6,7 @@
 #   make asan       native tests under -fsanitize=address,undefined
 #   make lint       clang-format and clang-tidy over the project's C code
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS
+#   make test-long  the bci rewriter over every class of real jars (minutes)
 #   make bench, make bench-post, make bench-metric   benchmarks (never pass/fail)
 #   make clean
 #
@@ -77,7 +78,7 @@ ASAN_BUILD ?= build/asan
 # Events of the synthetic trace of make bench-post (bench/gen-trace.c).
 BENCH_EVENTS ?= 100000000
 
-.PHONY: all test demo deps lint clean check-jdk java-classes native-test java-test bci-test \
+.PHONY: all test test-long demo deps lint clean check-jdk java-classes native-test java-test bci-test \
 	asan asan-build asan-agent fuzz fuzz-build bench bench-metric bench-post
 
 # ---- Commands ----------------------------------------------------------------
@@ -261,6 +262,12 @@ $(BUILD)/tests/test-agent-classfile: $(BUILD)/bci/classes.stamp
 
 bci-test: $(BUILD)/jcal-bci-rewrite
 	@JAVA_HOME=$(JAVA_HOME) native-tests/bci/run.sh $(BUILD)
+
+# Every class of the Debian jars of native-tests/bci/jars.sh, rewritten and
+# linked under -Xverify:all on JDK 17 and 25 (make test runs a sample).
+test-long: $(BUILD)/jcal-bci-rewrite
+	@scripts/install-deps.sh --tests
+	@JAVA_HOME=$(JAVA_HOME) native-tests/bci/jars.sh $(BUILD) long
 
 # Sanitizer builds in their own tree: the native tests (make asan) and
 # libjcal.so (tested by javatests/asan-check.sh). They share
