@@ -23,9 +23,25 @@ static uint32_t next_id = 1;
 
 _Atomic(method_slot *) method_pages[METHOD_PAGES];
 
+static int (*filter_keep)(const char *csig);
+static uint32_t filtered_count;
+
 void method_table_use_keys(void)
 {
 	use_keys = 1;
+}
+
+void method_table_set_filter(int (*keep)(const char *csig))
+{
+	filter_keep = keep;
+}
+
+uint32_t method_table_filtered_count(void)
+{
+	pthread_mutex_lock(&table_mutex);
+	uint32_t n = filtered_count;
+	pthread_mutex_unlock(&table_mutex);
+	return n;
 }
 
 /* Under the mutex: a new method with the next id, its METHOD record
@@ -52,6 +68,10 @@ static struct jcal_method *new_method(uint32_t mods, const char *csig, const cha
 	next_id++;
 	m->id = id;
 	m->modifiers = mods;
+	if (filter_keep && csig && !filter_keep(csig)) {
+		m->filtered = 1;
+		filtered_count++;
+	}
 	/* Kept for the next recording's file (method_table_write_all); without
 	 * memory for it a later recording names the method "<unknown>". */
 	m->csig = strdup(csig ? csig : "L<unknown>;");

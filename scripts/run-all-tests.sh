@@ -44,6 +44,8 @@ fi
 run_suite bci native-tests/bci/run.sh build
 # ... and a sample of the classes of real jars (all of them: make test-long).
 run_suite bci-jars native-tests/bci/jars.sh build sample
+# make install into a temporary DESTDIR; the installed copies on xalan.
+run_suite install javatests/install-check.sh build
 
 # Checks with outside tools: one test each, SKIP when the tool is missing.
 echo "== tools"
