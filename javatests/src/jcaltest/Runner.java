@@ -762,7 +762,7 @@ public final class Runner {
 	private void testRecalibratePeriodic() throws Exception {
 		Path t = tmp.resolve("recal-period.bin");
 		Result r = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,recalibrate=10s,metric=cputime,out=" + t,
-				"-cp", classes, W + "Periodic", "15000"));
+				"-cp", classes, W + "Periodic", "15000", "burst"));
 		check(r.rc == 0 && r.out.contains("periodic 32"), "recalibrate=10s: exit " + r.rc + ": " + r.out + r.err);
 		check(!r.err.contains("failed"), "the periodic burst must not fail: " + r.err);
 		check(r.err.contains("recalibrate: running the calibration workload"), "the burst ran: " + r.err);

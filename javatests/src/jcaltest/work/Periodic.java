@@ -3,6 +3,10 @@ package jcaltest.work;
 /**
  * Runs long enough for a periodic recalibration burst (recalibrate=10s):
  * work 4 times, sleep args[0] ms, work 4 times. Counts: main 1, work 8, leaf 16.
+ * With "burst" as args[1] it also waits, at most 60 s more, until the
+ * agent's burst (its calibrator thread, then its env-timer JVM) has been
+ * seen and has ended, so that a machine too busy to finish the burst in
+ * time does not cut it short.
  */
 public class Periodic {
 	static int sink;
@@ -20,9 +24,33 @@ public class Periodic {
 		long ms = Long.parseLong(args[0]);
 		for (int i = 0; i < 4; i++)
 			work(i);
-		Thread.sleep(ms);
+		if (args.length > 1 && args[1].equals("burst"))
+			sleepUntilBurstEnded(ms);
+		else
+			Thread.sleep(ms);
 		for (int i = 0; i < 4; i++)
 			work(i);
 		System.out.println("periodic " + sink);
+	}
+
+	/* A burst runs the workload on the agent's jcal-calibrator thread, then
+	 * its env timer in a child JVM. */
+	private static boolean burstRunning() {
+		for (Thread t : Thread.getAllStackTraces().keySet())
+			if (t.getName().equals("jcal-calibrator"))
+				return true;
+		return ProcessHandle.current().children().findAny().isPresent();
+	}
+
+	private static void sleepUntilBurstEnded(long ms) throws InterruptedException {
+		long start = System.nanoTime(), end = start + ms * 1_000_000L, limit = end + 60_000_000_000L;
+		boolean seen = false;
+		for (long now = start; now < limit; now = System.nanoTime()) {
+			boolean alive = burstRunning();
+			seen |= alive;
+			if (now >= end && seen && !alive)
+				return;
+			Thread.sleep(100);
+		}
 	}
 }
