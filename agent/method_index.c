@@ -44,6 +44,8 @@ int method_index_init(struct method_index *ix)
 
 	atomic_store_explicit(&ix->cur, t, memory_order_release);
 	ix->count = 0;
+	ix->live = 0;
+	ix->rebuilds = 0;
 	return t ? 0 : -1;
 }
 
@@ -74,32 +76,81 @@ static void put(struct method_index_table *t, const void *key, void *value)
 	atomic_store_explicit(&t->slot[i].key, key, memory_order_release);
 }
 
+/* Writers only: a table for the live entries of t (removed ones left
+ * out) with room for as many again, published; the table before t is
+ * freed (see method_index.h on why the one just replaced is kept). */
+static struct method_index_table *rebuild(struct method_index *ix, struct method_index_table *t)
+{
+	size_t slots = INDEX_MIN_SLOTS;
+	struct method_index_table *next;
+
+	while (slots < 4 * (ix->live + 1))
+		slots *= 2;
+	next = table_new(slots);
+	if (!next)
+		return NULL;
+	for (size_t i = 0; i <= t->mask; i++) {
+		const void *k = atomic_load_explicit(&t->slot[i].key, memory_order_relaxed);
+		void *v = atomic_load_explicit(&t->slot[i].value, memory_order_relaxed);
+
+		if (k && v)
+			put(next, k, v);
+	}
+	next->older = t;
+	atomic_store_explicit(&ix->cur, next, memory_order_release);
+	if (t->older) {
+		free(t->older);
+		t->older = NULL;
+	}
+	ix->count = ix->live;
+	ix->rebuilds++;
+	return next;
+}
+
 int method_index_add(struct method_index *ix, const void *key, void *value)
 {
 	struct method_index_table *t = atomic_load_explicit(&ix->cur, memory_order_relaxed);
 
 	if (!t)
 		return -1;
-	/* At most half full, so that probes stay short and always end. */
-	if (2 * (ix->count + 1) > t->mask + 1) {
-		struct method_index_table *bigger = table_new(2 * (t->mask + 1));
-
-		if (!bigger)
-			return -1;
-		for (size_t i = 0; i <= t->mask; i++) {
-			const void *k = atomic_load_explicit(&t->slot[i].key, memory_order_relaxed);
-
-			if (k)
-				put(bigger, k,
-				    atomic_load_explicit(&t->slot[i].value, memory_order_relaxed));
-		}
-		bigger->older = t;
-		atomic_store_explicit(&ix->cur, bigger, memory_order_release);
-		t = bigger;
-	}
+	/* At most half full (removed keys count until a rebuild drops them),
+	 * so that probes stay short and always end. */
+	if (2 * (ix->count + 1) > t->mask + 1 && !(t = rebuild(ix, t)))
+		return -1;
 	put(t, key, value);
 	ix->count++;
+	ix->live++;
 	return 0;
+}
+
+void method_index_remove(struct method_index *ix, const void *key)
+{
+	struct method_index_table *t = atomic_load_explicit(&ix->cur, memory_order_relaxed);
+
+	if (!t)
+		return;
+	for (size_t i = slot_of(key, t->mask);; i = (i + 1) & t->mask) {
+		const void *k = atomic_load_explicit(&t->slot[i].key, memory_order_relaxed);
+
+		if (!k)
+			return;
+		if (k == key) {
+			/* The key stays as a tombstone: probes pass over it. */
+			if (atomic_load_explicit(&t->slot[i].value, memory_order_relaxed)) {
+				atomic_store_explicit(&t->slot[i].value, NULL,
+						      memory_order_relaxed);
+				ix->live--;
+			}
+			return;
+		}
+	}
+}
+
+size_t method_index_slots(struct method_index *ix)
+{
+	struct method_index_table *t = atomic_load_explicit(&ix->cur, memory_order_relaxed);
+
+	return t ? t->mask + 1 : 0;
 }
 
 void method_index_free(struct method_index *ix)
@@ -114,4 +165,5 @@ void method_index_free(struct method_index *ix)
 	}
 	atomic_store_explicit(&ix->cur, NULL, memory_order_relaxed);
 	ix->count = 0;
+	ix->live = 0;
 }

@@ -3,13 +3,17 @@
  * path: an open-addressing table that only grows, read without a lock by
  * every thread, written under the method table's mutex.
  *
- * Keys are never removed (HotSpot never reuses a jmethodID), so a reader
+ * A removed key (its class was unloaded; HotSpot never hands the same
+ * jmethodID out again) stays in its slot with a NULL value, so a reader
  * probing until it meets an empty slot has either found the key or knows
- * that the table it read did not hold it then; a miss sends the caller to
- * the locked path, which inserts. Growing copies every entry into a table
- * twice the size and publishes it; old tables stay allocated until
- * method_index_free (a reader may still be probing one), at most the size
- * of the current one in all.
+ * that the table it read did not hold it then; a miss (or NULL) sends the
+ * caller to the locked path, which inserts. When the table is half full, a
+ * rebuild copies the live entries into a new table with room for as many
+ * again and publishes it, so removed keys stop costing memory at the next
+ * rebuild. The table it replaces stays allocated until the rebuild after
+ * (a reader may still be probing it): a reader would have to stall inside
+ * one look-up while the writers insert as many keys as the index holds for
+ * that to matter.
  */
 #ifndef JCAL_METHOD_INDEX_H
 #define JCAL_METHOD_INDEX_H
@@ -20,7 +24,9 @@ struct method_index_table;
 
 struct method_index {
 	struct method_index_table *_Atomic cur;
-	size_t count; /* entries (writers only) */
+	size_t count;	   /* keys in the current table, removed ones too (writers only) */
+	size_t live;	   /* keys not removed */
+	unsigned rebuilds; /* tables replaced so far */
 };
 
 /* Starts empty. Returns 0, or -1 when memory runs out. */
@@ -31,6 +37,10 @@ void *method_index_find(struct method_index *ix, const void *key);
  * the caller; readers may run at the same time. Returns 0, or -1 when
  * memory runs out (the key is then not indexed: readers miss it). */
 int method_index_add(struct method_index *ix, const void *key, void *value);
+/* Removes key (a NULL value for readers from now on); writers only. */
+void method_index_remove(struct method_index *ix, const void *key);
+/* Slots of the current table (for tests and status). */
+size_t method_index_slots(struct method_index *ix);
 /* Frees every table; no reader may run. */
 void method_index_free(struct method_index *ix);
 

@@ -193,6 +193,8 @@ static void sweep(jvmtiEnv *jvmti)
 			JVMTI_ERROR_INVALID_METHODID)
 			continue;
 		HASH_DEL(table, m);
+		if (fast_ready)
+			method_index_remove(&fast, m->mid);
 		swept++;
 		if (m->primary)
 			free(m);
