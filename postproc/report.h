@@ -83,6 +83,7 @@ int report_flat(const struct model *m, const struct report_opts *o);
 int report_summary(const struct model *m, const struct report_opts *o);
 int report_arcs(const struct model *m, const struct report_opts *o);
 int report_callers(const struct model *m, const struct report_opts *o);
+int report_hot(const struct model *m, const struct report_opts *o);
 
 /* Exports: each writes its own format (o->format does not apply) and
  * returns 0, or -1 with o->err set when it is not out of memory. */

@@ -341,7 +341,7 @@ static int simple_names(struct model *m, int sig)
 
 		if (!mm->defined)
 			continue;
-		n = shape_simple_name(mm->class_sig, mm->name, sig ? mm->sig : NULL, buf,
+		n = shape_simple_name(mm->class_sig, mm->name, sig ? mm->sig : mm->overload, buf,
 				      sizeof(buf));
 		if (n >= sizeof(buf))
 			n = sizeof(buf) - 1;
