@@ -75,7 +75,8 @@ static void test_hot_path(void)
 	free(s);
 	o.format = REPORT_JSON;
 	s = mg_run(report_hot, &m, &o, &st);
-	CHECK(s != NULL && strstr(s, "{\"method\":\"A\",\"level\":5,\"rl\":2,\"calls\":1,") != NULL);
+	CHECK(s != NULL &&
+	      strstr(s, "{\"method\":\"A\",\"level\":5,\"rl\":2,\"calls\":1,") != NULL);
 	free(s);
 	model_free(&m);
 }
@@ -109,8 +110,7 @@ static int big_model(struct model *m)
 	for (uint32_t id = 1; id <= 2 * W + 2; id++) {
 		struct trace_method tm = {.id = id, .modifiers = JCAL_ACC_STATIC, .sig = "()V"};
 
-		snprintf(meth, sizeof(meth), "%c%u", id <= W ? 'a' : id <= 2 * W ? 'b' : 'm',
-			 id);
+		snprintf(meth, sizeof(meth), "%c%u", id <= W ? 'a' : id <= 2 * W ? 'b' : 'm', id);
 		tm.class_sig = cls;
 		tm.name = meth;
 		if (v.method(v.ctx, &tm))

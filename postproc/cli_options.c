@@ -289,7 +289,7 @@ const struct cli_option cli_options[] = {
     {"merge-threads", 0, NULL, "off", "one tree for all selected threads", set_merge},
     {"speedscope-evented", 0, NULL, "sampled",
      "speedscope: evented profiles (timelines) from the events; reads FILE again", set_evented},
-    {"min-duration", 0, "N", "0",
+    {"min-duration", 0, "N", "0, or a default cut on a large trace (see --all)",
      "chrome: leave out spans shorter than N (ns for time metrics, else counts)", set_min_duration},
     {"max-depth", 0, "N", MAX_DEPTH_DEFAULT_TEXT,
      "tree, callers, collapsed, speedscope, pprof, html: the frames of a context deeper than N "
@@ -297,11 +297,11 @@ const struct cli_option cli_options[] = {
      "arcs and summary stay exact per method; 0: no limit",
      set_max_depth},
     {"all", 0, NULL, "off",
-     "no default cut: on a large trace the text tree folds contexts under 0.5% of a thread "
-     "with more than 100000 contexts, collapsed, sampled speedscope, pprof and html fold "
-     "the smallest contexts (--min-pct) and chrome the shortest spans (--min-duration) to stay "
-     "near 32 MB; each cut is named in one note on stderr. --min-pct or --min-duration given "
-     "replace the default cut",
+     "no default cut. On a large trace the text tree folds, in a thread of more than 100000 "
+     "contexts, those under 0.5% of its cum; collapsed, sampled speedscope, pprof and html take "
+     "the smallest --min-pct that keeps them near 32 MB; chrome the smallest --min-duration "
+     "that keeps 200000 spans; one note on stderr names the cut. --min-pct or --min-duration "
+     "given (0 too) replace the default cut",
      set_all},
     {"output", 'o', "FILE", "stdout", "write the report to FILE", set_output},
     {"help", 'h', NULL, NULL, "this text", show_help},

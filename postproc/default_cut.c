@@ -13,8 +13,8 @@
 
 /* The --min-pct values tried, smallest first (1-2-5 steps). */
 static const double pct_ladder[] = {0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01,
-				    0.02,   0.05,	0.1,	0.2,   0.5,   1,     2,
-				    5,	    10,		20,	50,    100};
+				    0.02,   0.05,   0.1,    0.2,   0.5,	  1,	 2,
+				    5,	    10,	    20,	    50,	   100};
 #define NPCT (sizeof(pct_ladder) / sizeof(pct_ladder[0]))
 
 enum export_kind { EX_NONE, EX_COLLAPSED, EX_SPEEDSCOPE, EX_PPROF, EX_HTML };
@@ -45,8 +45,8 @@ static unsigned digits(uint64_t v)
 
 /* Bytes the export writes for each context of t (about: every value as
  * wide as the context's cum, which folding may add to its base). */
-static int context_costs(const struct model *m, const struct model_thread *th,
-			 enum export_kind ex, unsigned metric, int merged, uint64_t *cost)
+static int context_costs(const struct model *m, const struct model_thread *th, enum export_kind ex,
+			 unsigned metric, int merged, uint64_t *cost)
 {
 	const struct calltree *t = &th->tree;
 	uint64_t *plen = NULL;
@@ -62,9 +62,10 @@ static int context_costs(const struct model *m, const struct model_thread *th,
 		switch (ex) {
 		case EX_COLLAPSED:
 			/* "thread;a;b;c N\n": the path's bytes from the parent's */
-			plen[n] = n == CALLTREE_ROOT ? 0
-						     : plen[nd->parent] + (nd->parent != CALLTREE_ROOT) +
-							   strlen(model_method_name(m, nd->method));
+			plen[n] = n == CALLTREE_ROOT
+				      ? 0
+				      : plen[nd->parent] + (nd->parent != CALLTREE_ROOT) +
+					    strlen(model_method_name(m, nd->method));
 			cost[n] = (merged ? 0 : strlen(th->name) + 1) + plen[n] + 2 + digits(v);
 			break;
 		case EX_SPEEDSCOPE:
@@ -117,8 +118,7 @@ static int estimate(const struct model *m, const struct model_thread *th, enum e
 }
 
 /* The threads of m that sel selects, in m's order; *n of them. */
-static struct model_thread **selected(const struct model *m, const struct threadsel *sel,
-				      size_t *n)
+static struct model_thread **selected(const struct model *m, const struct threadsel *sel, size_t *n)
 {
 	struct model_thread **l = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*l));
 
@@ -135,8 +135,7 @@ static struct model_thread **selected(const struct model *m, const struct thread
 }
 
 /* The text tree: threads of more than DEFAULT_CUT_TREE_CONTEXTS. */
-static int cut_tree(struct model_thread **list, size_t n, unsigned metric,
-		    struct default_cut *dc)
+static int cut_tree(struct model_thread **list, size_t n, unsigned metric, struct default_cut *dc)
 {
 	struct shape_info info;
 
@@ -219,7 +218,8 @@ static uint64_t spans_at_most(const struct model *m, struct model_thread *const 
 
 		for (uint32_t k = 1; k < t->nnodes; k++) {
 			const struct calltree_node *nd = &t->nodes[k];
-			uint64_t fit = d ? model_value(m, metric, nd->raw_cum[metric]) / d : UINT64_MAX;
+			uint64_t fit =
+			    d ? model_value(m, metric, nd->raw_cum[metric]) / d : UINT64_MAX;
 
 			s += nd->calls < fit ? nd->calls : fit;
 		}
@@ -268,7 +268,8 @@ void default_cut_note(const struct default_cut *dc, char *buf, size_t len)
 			 "chrome: spans shorter than --min-duration %" PRIu64
 			 "%s left out to stay near %u spans (%" PRIu64 " calls, at most %" PRIu64
 			 " spans written); --all or --min-duration 0 writes every span",
-			 dc->min_duration, dc->unit ? dc->unit : "", DEFAULT_CUT_SPANS, dc->before, dc->after);
+			 dc->min_duration, dc->unit ? dc->unit : "", DEFAULT_CUT_SPANS, dc->before,
+			 dc->after);
 	} else if (!strcmp(dc->kind, "tree")) {
 		snprintf(buf, len,
 			 "tree: %zu of %zu threads had more than %u contexts: their contexts "

@@ -38,13 +38,13 @@
 
 /* What a cut did, for the one note on stderr. */
 struct default_cut {
-	int active;		  /* something was cut */
-	double pct;		  /* --min-pct applied (tree and context exports) */
-	uint64_t min_duration;	  /* --min-duration applied (chrome) */
-	uint64_t before, after;	  /* contexts, or calls and the most spans kept */
-	size_t threads, cut;	  /* threads looked at, threads cut */
-	const char *kind;	  /* the report */
-	const char *unit;	  /* of min_duration: " ns" or "" (counts) */
+	int active;		/* something was cut */
+	double pct;		/* --min-pct applied (tree and context exports) */
+	uint64_t min_duration;	/* --min-duration applied (chrome) */
+	uint64_t before, after; /* contexts, or calls and the most spans kept */
+	size_t threads, cut;	/* threads looked at, threads cut */
+	const char *kind;	/* the report */
+	const char *unit;	/* of min_duration: " ns" or "" (counts) */
 };
 
 /*

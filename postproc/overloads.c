@@ -104,7 +104,8 @@ static int level_pass(struct model *m, int level, unsigned char *todo, size_t nm
 		if (i < nm && todo[i]) {
 			free(mm->overload);
 			mm->overload = suffix(mm, level);
-			if (!mm->overload || !count(&h, join(mm->class_sig, mm->name, mm->overload)))
+			if (!mm->overload ||
+			    !count(&h, join(mm->class_sig, mm->name, mm->overload)))
 				err = -1;
 		}
 		i++;

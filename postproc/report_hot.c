@@ -37,8 +37,8 @@ static uint32_t *hot_path(const struct calltree *t, unsigned mi, uint32_t *n)
 }
 
 static void text_thread(const struct model *m, const struct report_opts *o,
-			const struct model_thread *th, const struct calltree *t,
-			const uint32_t *p, uint32_t n)
+			const struct model_thread *th, const struct calltree *t, const uint32_t *p,
+			uint32_t n)
 {
 	unsigned mi = o->metric, wl = 3, wr = 2, wc = 5, wb = 4, wu = 3;
 	uint64_t total = t->nodes[CALLTREE_ROOT].cum[mi];
@@ -59,13 +59,14 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 	fprintf(o->out, "\" #%" PRIu32 "  metric ", th->serial);
 	text_escape(o->out, label);
 	fprintf(o->out, "  %" PRIu32 " contexts deep\n", n - 1);
-	fprintf(o->out, "%*s %*s %*s %*s %*s   Cum%%  Name\n", wl, "Lvl", wr, "RL", wc, "Calls",
-		wb, "Base", wu, "Cum");
+	fprintf(o->out, "%*s %*s %*s %*s %*s   Cum%%  Name\n", wl, "Lvl", wr, "RL", wc, "Calls", wb,
+		"Base", wu, "Cum");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct calltree_node *nd = &t->nodes[p[i]];
 
 		fprintf(o->out,
-			"%*" PRIu32 " %*" PRIu32 " %*" PRIu64 " %*" PRIu64 " %*" PRIu64 " %6.2f  %*s",
+			"%*" PRIu32 " %*" PRIu32 " %*" PRIu64 " %*" PRIu64 " %*" PRIu64
+			" %6.2f  %*s",
 			wl, nd->level, wr, nd->rl, wc, nd->calls, wb,
 			model_value(m, mi, nd->base[mi]), wu, model_value(m, mi, nd->cum[mi]),
 			total ? 100.0 * (double)nd->cum[mi] / (double)total : 0.0,

@@ -108,7 +108,8 @@ static int path_set(struct pathbuf *p, uint32_t level, const char *name)
 }
 
 static int csv_thread(const struct model *m, const struct report_opts *o,
-		      const struct model_thread *t, const struct calltree *tr, const uint32_t *order)
+		      const struct model_thread *t, const struct calltree *tr,
+		      const uint32_t *order)
 {
 	unsigned mi = o->metric;
 	struct pathbuf p = {0};

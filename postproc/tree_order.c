@@ -59,8 +59,8 @@ static int by_name(const void *a, const void *b)
 /* The children of every node sorted, grouped by parent: the children of n
  * are kids[start[n] .. start[n + 1]). */
 static void sorted_children(const struct calltree *t, enum tree_order how, unsigned metric,
-			   tree_order_name_fn name, const void *name_ctx, struct kid *kids,
-			   uint32_t *start)
+			    tree_order_name_fn name, const void *name_ctx, struct kid *kids,
+			    uint32_t *start)
 {
 	uint32_t k = 0;
 

@@ -11,7 +11,7 @@ set -eu
 
 PACKAGES="make gcc libc6-dev openjdk-17-jdk-headless libpfm4-dev uthash-dev zlib1g-dev"
 LINT_PACKAGES="clang-format clang-tidy"
-TEST_PACKAGES="chromium golang-go libh2-java"
+TEST_PACKAGES="chromium golang-go libh2-java checkstyle"
 
 want_tests=0
 [ "${1:-}" = "--tests" ] && want_tests=1

@@ -45,7 +45,8 @@ public final class Main {
 			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests),
 			new Suite("Live", "jcallive", Live::tests),
 			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests),
-			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests));
+			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests),
+			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests));
 
 	private int passed, failed, skipped;
 
