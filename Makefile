@@ -7,6 +7,10 @@
 #   make lint       clang-format and clang-tidy over the project's C code
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS
 #   make bench, make bench-post, make bench-metric   benchmarks (never pass/fail)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   jcal-post, jcal, libjcal.so
+#                   with its jars, man pages (docs/install.md); make uninstall
+#   make deb        a Debian package of the same files (build/jcal_VERSION_ARCH.deb)
+#   make man        the man pages only (build/man/)
 #   make clean
 #
 # In order below: variables; the commands; libjcal.so and its jars;
@@ -77,7 +81,8 @@ ASAN_BUILD ?= build/asan
 BENCH_EVENTS ?= 100000000
 
 .PHONY: all test demo deps lint clean check-jdk java-classes native-test java-test bci-test \
-	asan asan-build asan-agent fuzz fuzz-build bench bench-metric bench-post
+	asan asan-build asan-agent fuzz fuzz-build bench bench-metric bench-post man install \
+	uninstall deb
 
 # ---- Commands ----------------------------------------------------------------
 
@@ -152,17 +157,75 @@ $(BUILD)/jcal-agent.jar: $(AGENT_JAVA) | check-jdk
 $(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
 	$(CC) -o $@ $^ $(LDLIBS)
 
-# The man page, printed by jcal-post from its option and report tables.
-$(BUILD)/jcal-post.1: $(BUILD)/jcal-post
+# ---- Man pages -----------------------------------------------------------------
+# Printed by the programs from the same tables as their --help (and the
+# agent's `help`): jcal-post(1), jcal(1), libjcal(7).
+MAN_PAGES := $(BUILD)/man/jcal-post.1 $(BUILD)/man/jcal.1 $(BUILD)/man/libjcal.7
+
+man: $(MAN_PAGES)
+
+$(BUILD)/man/jcal-post.1: $(BUILD)/jcal-post
+	@mkdir -p $(dir $@)
 	$< --man > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/man/jcal.1: $(BUILD)/jcal
+	@mkdir -p $(dir $@)
+	$< --man > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/man/libjcal.7: $(BUILD)/jcal
+	@mkdir -p $(dir $@)
+	$< --man-agent > $@.tmp && mv $@.tmp $@
+
+# ---- Install -------------------------------------------------------------------
+# libjcal.so finds its jars beside itself, so they go into one directory
+# (lib/jcal/); jcal-post and jcal look there for libjcal.so (../lib/jcal/).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^\#define JCAL_AGENT_VERSION "\(.*\)"/\1/p' agent/agent_state.h)
+INSTALL_BIN := $(BUILD)/jcal-post $(BUILD)/jcal
+INSTALL_LIB := $(BUILD)/libjcal.so $(BUILD)/jcal-agent.jar $(BUILD)/jcal-calibrator.jar
+INSTALL_DOC := README.md LICENSE $(wildcard docs/*.md)
+I_BIN := $(DESTDIR)$(PREFIX)/bin
+I_LIB := $(DESTDIR)$(PREFIX)/lib/jcal
+I_MAN := $(DESTDIR)$(PREFIX)/share/man
+I_DOC := $(DESTDIR)$(PREFIX)/share/doc/jcal
+
+install: $(INSTALL_BIN) $(INSTALL_LIB) $(MAN_PAGES)
+	install -d $(I_BIN) $(I_LIB) $(I_MAN)/man1 $(I_MAN)/man7 $(I_DOC)
+	install -m 755 $(INSTALL_BIN) $(I_BIN)/
+	install -m 644 $(INSTALL_LIB) $(I_LIB)/
+	install -m 644 $(BUILD)/man/jcal-post.1 $(BUILD)/man/jcal.1 $(I_MAN)/man1/
+	install -m 644 $(BUILD)/man/libjcal.7 $(I_MAN)/man7/
+	install -m 644 $(INSTALL_DOC) $(I_DOC)/
+
+uninstall:
+	rm -f $(I_BIN)/jcal-post $(I_BIN)/jcal $(addprefix $(I_LIB)/,$(notdir $(INSTALL_LIB))) \
+	      $(I_MAN)/man1/jcal-post.1 $(I_MAN)/man1/jcal.1 $(I_MAN)/man7/libjcal.7 \
+	      $(addprefix $(I_DOC)/,$(notdir $(INSTALL_DOC)))
+	-rmdir $(I_LIB) $(I_DOC) 2>/dev/null
+
+# The same files under /usr, as a package dpkg-deb builds without network.
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_ROOT := $(BUILD)/deb/root
+DEB_FILE := $(BUILD)/jcal_$(VERSION)_$(DEB_ARCH).deb
+
+deb: $(INSTALL_BIN) $(INSTALL_LIB) $(MAN_PAGES)
+	rm -rf $(DEB_ROOT) && mkdir -p $(DEB_ROOT)/DEBIAN
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(abspath $(DEB_ROOT))
+	gzip -9n $(DEB_ROOT)/usr/share/man/man1/*.1 $(DEB_ROOT)/usr/share/man/man7/*.7
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
+	    -e "s/@SIZE@/$$(du -sk $(DEB_ROOT)/usr | cut -f1)/" scripts/deb-control.in \
+	    > $(DEB_ROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group --build $(DEB_ROOT) $(DEB_FILE)
 
 # ---- jcal (the launcher) -----------------------------------------------------
 
+# The launcher prints libjcal(7) from the agent's option table (options.o).
 $(BUILD)/obj/agent/launcher/%.o: agent/launcher/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) -Iagent -MMD -MP -c $< -o $@
 
-$(BUILD)/jcal: $(BUILD)/obj/agent/launcher/main.o $(LAUNCHER_OBJ)
+$(BUILD)/jcal: $(BUILD)/obj/agent/launcher/main.o $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o
 	$(CC) -o $@ $^
 
 # ---- Tests -------------------------------------------------------------------
@@ -181,9 +244,10 @@ $(OPTION_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) $(AGENT_PURE) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $< $(AGENT_PURE) $(COMMON_OBJ) $(LDLIBS)
 
-$(LAUNCHER_TESTS): $(BUILD)/tests/%: native-tests/%.c $(LAUNCHER_OBJ) native-tests/test.h
+$(LAUNCHER_TESTS): $(BUILD)/tests/%: native-tests/%.c $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o \
+		   native-tests/test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iagent/launcher -o $@ $< $(LAUNCHER_OBJ)
+	$(CC) $(CFLAGS) -Iagent/launcher -o $@ $< $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o
 
 $(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wildcard native-tests/*.h)
 	@mkdir -p $(dir $@)

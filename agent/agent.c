@@ -54,6 +54,27 @@ static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
 	trace_rec_meta(rb, key, s);
 }
 
+/* mode=events with include=/exclude=: events of the methods of classes
+ * not selected are not recorded (docs/agent-internals.md, "Filtering"). */
+static int events_filter_on(void)
+{
+	return jcal.opts.mode == JCAL_MODE_EVENTS && jcal.opts.command == JCAL_CMD_TRACE &&
+	       (jcal.opts.bci_include[0] || jcal.opts.bci_exclude[0]);
+}
+
+static int events_filter_keep(const char *csig)
+{
+	char name[1024];
+	size_t len = strlen(csig);
+
+	/* "Lpkg/Cls;" -> "pkg/Cls" (the patterns take either separator) */
+	if (len >= 2 && csig[0] == 'L' && csig[len - 1] == ';')
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 2), csig + 1);
+	else
+		snprintf(name, sizeof(name), "%s", csig);
+	return jcal_class_selected(&jcal.opts, name);
+}
+
 static void write_header_meta(const char *options)
 {
 	struct host_info host;
@@ -69,6 +90,10 @@ static void write_header_meta(const char *options)
 	trace_rec_meta(rb, "agent.version", JCAL_AGENT_VERSION);
 	trace_rec_meta(rb, "mode", jcal_mode_name(jcal.opts.mode));
 	trace_rec_meta(rb, "options", options ? options : "");
+	if (events_filter_on()) {
+		trace_rec_meta(rb, "filter.include", jcal.opts.bci_include);
+		trace_rec_meta(rb, "filter.exclude", jcal.opts.bci_exclude);
+	}
 	meta_u64(rb, "pid", (uint64_t)getpid());
 	meta_u64(rb, "start.time_ns", (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
 	trace_rec_meta(rb, "metrics", names);
@@ -124,6 +149,7 @@ static void write_vm_meta(jvmtiEnv *jvmti)
 	meta_property(jvmti, rb, "jvm.vendor", "java.vm.vendor");
 	meta_property(jvmti, rb, "jvm.version", "java.vm.version");
 	meta_property(jvmti, rb, "java.version", "java.version");
+	meta_property(jvmti, rb, "java.home", "java.home");
 	meta_exec_mode(jvmti, rb);
 	if (live)
 		trace_rec_meta(rb, "attached", "1");
@@ -307,7 +333,8 @@ static int enable_mount_events(jvmtiEnv *jvmti)
  * the JVM did (a meta record the reports show), or NULL. */
 static void finish_recording(JNIEnv *jni, const char *reason)
 {
-	uint64_t threads = 0, events, bytes, lost;
+	uint64_t threads = 0, events, bytes, lost, filtered = 0;
+	char filter_note[128] = "";
 	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
 	struct trace_recbuf *rb;
 
@@ -316,9 +343,16 @@ static void finish_recording(JNIEnv *jni, const char *reason)
 	rec.active = 0;
 	jcal_tracing_stop();
 	recording_limits_cancel();
-	events = thread_state_flush_all(jcal.jvmti, jni, &threads);
+	events = thread_state_flush_all(jcal.jvmti, jni, &threads, &filtered);
 	lost = atomic_load(&jcal.lost_events);
 	rb = trace_file_lock();
+	if (events_filter_on()) {
+		meta_u64(rb, "filter.events", filtered);
+		meta_u64(rb, "filter.methods", method_table_filtered_count());
+		snprintf(filter_note, sizeof(filter_note),
+			 " - %llu events of %u excluded methods not recorded",
+			 (unsigned long long)filtered, method_table_filtered_count());
+	}
 	if (jcal.metrics.tsc_hz)
 		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
 	if (reason)
@@ -337,10 +371,10 @@ static void finish_recording(JNIEnv *jni, const char *reason)
 	metric_set_names(&jcal.metrics, names, sizeof(names));
 	snprintf(rec.last, sizeof(rec.last),
 		 "%s: %llu events, %llu threads, %u methods, metric %s, %llu bytes "
-		 "(%.2f bytes/event)%s%s%s",
+		 "(%.2f bytes/event)%s%s%s%s",
 		 trace_file_path(), (unsigned long long)events, (unsigned long long)threads,
 		 method_table_count(), names, (unsigned long long)bytes,
-		 events ? (double)bytes / (double)events : 0.0,
+		 events ? (double)bytes / (double)events : 0.0, filter_note,
 		 trace_file_failed() ? " - INCOMPLETE: a write failed" : "",
 		 reason ? " - stopped: " : "", reason ? reason : "");
 	jcal_info("wrote %s", rec.last);
@@ -622,6 +656,8 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 	/* A cheaper shutdown handshake on the event path (event_recorder.c). */
 	jcal.membarrier =
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	if (events_filter_on())
+		method_table_set_filter(events_filter_keep);
 	write_header_meta(options);
 	if (jcal.opts.output != JCAL_OUTPUT_TRACE)
 		start_tree_table(jcal.jvmti);

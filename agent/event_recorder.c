@@ -127,7 +127,11 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	if (st->recording != atomic_load_explicit(&jcal.recording, memory_order_relaxed))
 		thread_state_renew(st, kt);
 	m = mid ? method_cache_get(&kt->cache, jvmti, jni, mid) : method_table_by_id(id);
-	if (m) {
+	/* include=/exclude= in mode=events: the event is not recorded, so the
+	 * method's time goes to its caller. */
+	if (m && m->filtered) {
+		st->filtered++;
+	} else if (m) {
 		unsigned type = method_type(m);
 		int rc;
 

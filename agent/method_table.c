@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "method_index.h"
 #include "trace_file.h"
 
 static pthread_mutex_t table_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -20,12 +21,42 @@ static struct jcal_method *table;  /* by jmethodID (hh) */
 static struct jcal_method *by_key; /* mode=bci: by key (hk) */
 static int use_keys;
 static uint32_t next_id = 1;
+/* jmethodID -> method without the mutex (method_index.h); inserted with
+ * the uthash entry, under the mutex. */
+static struct method_index fast;
+static int fast_ready;
+
+/* Under the mutex: makes mid -> m visible to method_table_find's
+ * lock-free path (without memory for it, the locked path still finds it). */
+static void index_add(jmethodID mid, struct jcal_method *m)
+{
+	if (!fast_ready)
+		fast_ready = method_index_init(&fast) == 0;
+	if (fast_ready)
+		method_index_add(&fast, mid, m);
+}
 
 _Atomic(method_slot *) method_pages[METHOD_PAGES];
+
+static int (*filter_keep)(const char *csig);
+static uint32_t filtered_count;
 
 void method_table_use_keys(void)
 {
 	use_keys = 1;
+}
+
+void method_table_set_filter(int (*keep)(const char *csig))
+{
+	filter_keep = keep;
+}
+
+uint32_t method_table_filtered_count(void)
+{
+	pthread_mutex_lock(&table_mutex);
+	uint32_t n = filtered_count;
+	pthread_mutex_unlock(&table_mutex);
+	return n;
 }
 
 /* Under the mutex: a new method with the next id, its METHOD record
@@ -52,6 +83,10 @@ static struct jcal_method *new_method(uint32_t mods, const char *csig, const cha
 	next_id++;
 	m->id = id;
 	m->modifiers = mods;
+	if (filter_keep && csig && !filter_keep(csig)) {
+		m->filtered = 1;
+		filtered_count++;
+	}
 	/* Kept for the next recording's file (method_table_write_all); without
 	 * memory for it a later recording names the method "<unknown>". */
 	m->csig = strdup(csig ? csig : "L<unknown>;");
@@ -109,8 +144,10 @@ struct jcal_method *method_table_define(const char *csig, const char *name, cons
 
 struct jcal_method *method_table_find(jmethodID mid)
 {
-	struct jcal_method *m;
+	struct jcal_method *m = method_index_find(&fast, mid);
 
+	if (m)
+		return m;
 	pthread_mutex_lock(&table_mutex);
 	HASH_FIND_PTR(table, &mid, m);
 	pthread_mutex_unlock(&table_mutex);
@@ -155,6 +192,7 @@ struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid
 		if (m && !m->mid) {
 			m->mid = mid;
 			HASH_ADD_PTR(table, mid, m);
+			index_add(mid, m);
 		} else if (m) {
 			/* Another jmethodID of a known key: a redirecting entry. */
 			struct jcal_method *alias = calloc(1, sizeof(*alias));
@@ -164,6 +202,7 @@ struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid
 				alias->modifiers = m->modifiers;
 				alias->primary = m;
 				HASH_ADD_PTR(table, mid, alias);
+				index_add(mid, m);
 			}
 		}
 	}
@@ -206,6 +245,9 @@ void method_table_free(void)
 	struct jcal_method *m, *tmp;
 
 	pthread_mutex_lock(&table_mutex);
+	if (fast_ready)
+		method_index_free(&fast);
+	fast_ready = 0;
 	HASH_ITER (hh, table, m, tmp) {
 		HASH_DEL(table, m);
 		if (m->primary || !m->key) {

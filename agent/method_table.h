@@ -2,8 +2,10 @@
  * method_table.h - jmethodID -> method id, modifiers and compiled state.
  *
  * One global uthash table (mutex; entered once per new method) that assigns
- * ids and writes each METHOD record exactly once, and a small per-thread
- * 2-way cache in front of it so that the event path normally takes no lock.
+ * ids and writes each METHOD record exactly once; a lock-free index of the
+ * same jmethodIDs (method_index.h) in front of it, so that a known method is
+ * found without the mutex; and a small per-thread 2-way cache in front of
+ * that.
  *
  * mode=bci (method_table_use_keys) also keys every method by (class
  * signature, name, descriptor): the rewriter defines methods that way before
@@ -26,6 +28,7 @@ struct jcal_method {
 	uint32_t id;
 	uint32_t modifiers;
 	atomic_int compiled; /* live compiled versions (CompiledMethodLoad - Unload) */
+	uint8_t filtered;    /* mode=events: its class is not selected (include=/exclude=) */
 	UT_hash_handle hh;
 	/* mode=bci: the (class, name, descriptor) key, NUL-separated, and its
 	 * hash handle; primary is set on a jmethodID entry that only redirects
@@ -54,6 +57,13 @@ uint32_t method_table_count(void);
 /* A new recording's file: writes the METHOD record of every method known. */
 void method_table_write_all(void);
 void method_table_free(void);
+
+/* mode=events with include=/exclude=: keep(class signature) decides, when
+ * a method is defined, whether its events are recorded (method->filtered
+ * otherwise). Call before any method is defined. */
+void method_table_set_filter(int (*keep)(const char *csig));
+/* Methods defined so far whose events are not recorded. */
+uint32_t method_table_filtered_count(void);
 
 /* mode=bci: from now on every method is also keyed by (class signature,
  * name, descriptor). Call before any method is defined. */

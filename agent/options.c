@@ -420,12 +420,15 @@ static const struct opt_row {
     {"mode", "events|bci", ONCE, "JVMTI method events (default) or bytecode instrumentation",
      opt_mode, JCAL_CMD_NONE},
     {"include", "PATTERN", MANY,
-     "mode=bci: instrument only classes matching PATTERN, a glob\n"
+     "trace only the methods of classes matching PATTERN, a glob\n"
      "on pkg.Class names (* any text, ? one character);\n"
-     "repeat the option or separate patterns with ';'",
+     "repeat the option or separate patterns with ';'.\n"
+     "mode=bci instruments only them; mode=events still gets\n"
+     "every event from the JVM but records only theirs",
      opt_include, JCAL_CMD_NONE},
     {"exclude", "PATTERN", MANY,
-     "mode=bci: do not instrument matching classes; default\n"
+     "do not trace the methods of matching classes (their time\n"
+     "goes to their callers); mode=bci excludes by default\n"
      "(without include=) java.* javax.* jdk.* sun.* com.sun.*",
      opt_exclude, JCAL_CMD_NONE},
     {"output", "trace|tree|both", ONCE,
@@ -474,6 +477,18 @@ static const struct opt_row {
 _Static_assert(NROWS <= 32, "the once-seen set of jcal_options_parse is a 32-bit mask");
 
 static char help_text[8192];
+
+size_t jcal_options_nrows(void)
+{
+	return NROWS;
+}
+
+void jcal_options_row(size_t i, const char **key, const char **syntax, const char **help)
+{
+	*key = opt_rows[i].key;
+	*syntax = opt_rows[i].syntax;
+	*help = opt_rows[i].help;
+}
 
 /* The help table, generated from opt_rows on first use. */
 const char *jcal_options_help(void)
@@ -599,8 +614,8 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 	}
 	if (o->quiet)
 		o->loglevel = JCAL_LOG_ERROR;
-	if ((o->bci_include[0] || o->bci_exclude[0]) && o->mode != JCAL_MODE_BCI) {
-		snprintf(err, errlen, "option '%s' needs mode=bci",
+	if ((o->bci_include[0] || o->bci_exclude[0]) && o->command == JCAL_CMD_CALIBRATE) {
+		snprintf(err, errlen, "option '%s' goes with trace, not calibrate",
 			 o->bci_include[0] ? "include=" : "exclude=");
 		return -1;
 	}
@@ -700,6 +715,13 @@ int jcal_bci_instrumented(const struct jcal_options *o, const char *name)
 	if (o->bci_include[0])
 		return match_list(o->bci_include, name);
 	return !match_list(JCAL_BCI_DEFAULT_EXCLUDE, name);
+}
+
+int jcal_class_selected(const struct jcal_options *o, const char *name)
+{
+	if (match_list(o->bci_exclude, name))
+		return 0;
+	return !o->bci_include[0] || match_list(o->bci_include, name);
 }
 
 void jcal_bci_exclude_list(const struct jcal_options *o, char *out, size_t outlen)

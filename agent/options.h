@@ -106,6 +106,11 @@ int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out,
 
 /* The option table printed by `help`, generated from the parser's rows. */
 const char *jcal_options_help(void);
+/* The option table, for the man page (agent/launcher/agent_man.c): the
+ * number of rows, and row i's key, value syntax (NULL for a flag) and help
+ * ('\n' starts a continuation line). */
+size_t jcal_options_nrows(void);
+void jcal_options_row(size_t i, const char **key, const char **syntax, const char **help);
 
 const char *jcal_mode_name(enum jcal_mode m);
 const char *jcal_output_name(enum jcal_output o);
@@ -125,6 +130,11 @@ int jcal_glob_match(const char *pattern, size_t plen, const char *name);
  * otherwise when it matches neither an exclude nor a default-exclude
  * pattern. jcal.* is never instrumented. */
 int jcal_bci_instrumented(const struct jcal_options *o, const char *name);
+
+/* Whether mode=events records the methods of the class (internal or dotted
+ * name): it matches no exclude pattern and, with include= given, an
+ * include pattern. Without either, every class. */
+int jcal_class_selected(const struct jcal_options *o, const char *name);
 
 /* The exclude patterns in effect (for the trace meta "bci.exclude"). */
 void jcal_bci_exclude_list(const struct jcal_options *o, char *out, size_t outlen);

@@ -29,7 +29,7 @@ struct jcal_thread thread_state_ended;
 
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct jcal_thread *registry;
-static uint64_t ended_events, thread_count;
+static uint64_t ended_events, ended_filtered, thread_count;
 
 static uint64_t wall_ns(void)
 {
@@ -131,6 +131,7 @@ void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
 	st->recording = atomic_load(&jcal.recording);
 	trace_events_reset(&st->enc);
 	st->events = 0;
+	st->filtered = 0;
 	thread_state_metric(st, kt, metric);
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_thread_start(rb, st->serial, st->java_tid, (uint32_t)syscall(SYS_gettid), flags,
@@ -155,6 +156,7 @@ void thread_state_new_recording(void)
 	pthread_mutex_lock(&registry_mutex);
 	thread_count = 0;
 	ended_events = 0;
+	ended_filtered = 0;
 	pthread_mutex_unlock(&registry_mutex);
 }
 
@@ -295,6 +297,7 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 		if (trace_file_write_events(&st->enc) == 0)
 			write_thread_end(st, metric);
 		ended_events += st->events;
+		ended_filtered += st->filtered;
 	}
 	if (st->prev)
 		st->prev->next = st->next;
@@ -320,7 +323,7 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 	free(st);
 }
 
-uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads)
+uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads, uint64_t *filtered)
 {
 	uint64_t total;
 
@@ -329,6 +332,7 @@ uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads)
 		jcal_warn("membarrier failed at VM death: %s", strerror(errno));
 	pthread_mutex_lock(&registry_mutex);
 	total = ended_events;
+	*filtered = ended_filtered;
 	for (struct jcal_thread *st = registry; st; st = st->next) {
 		/* A callback that saw stopped == 0 may still be writing: wait (1 s at most). */
 		for (int i = 0; i < 100000 && atomic_load(&st->busy); i++)
@@ -345,6 +349,7 @@ uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads)
 		trace_file_write_events(&st->enc);
 		thread_state_rename(jvmti, jni, st);
 		total += st->events;
+		*filtered += st->filtered;
 	}
 	*threads = thread_count;
 	pthread_mutex_unlock(&registry_mutex);

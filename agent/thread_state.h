@@ -33,6 +33,7 @@ struct jcal_thread {
 	uint32_t mounts_open; /* a carrier's VirtualThread.mount() frames not yet exited */
 	uint32_t regions;     /* jcal.Control regions open: traced while > 0 */
 	uint64_t events;      /* recorded in all */
+	uint64_t filtered;    /* not recorded: excluded methods (mode=events) */
 	/* A thread's metric = its kernel thread's counter + offset (mod 2^64).
 	 * 0 for platform threads; a virtual thread's offset is reset at each
 	 * mount so that only the time it is mounted counts (saved holds its
@@ -99,8 +100,10 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st);
 
 /* At VM death (tracing already stopped): waits for callbacks in flight and
  * writes every live thread's buffered events. Returns the total events
- * recorded by all threads, ended or alive; *threads gets the thread count. */
-uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads);
+ * recorded by all threads, ended or alive; *threads gets the thread count
+ * and *filtered the events not recorded (include=/exclude= in mode=events). */
+uint64_t thread_state_flush_all(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *threads,
+				uint64_t *filtered);
 
 static inline struct jcal_thread *thread_state_get(jvmtiEnv *jvmti)
 {

@@ -424,10 +424,14 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 	 * uninstrumented truth is -Xint, or the JIT after a warm-up. */
 	char warm[16];
 	snprintf(warm, sizeof(warm), "%d", ENV_BCI_WARMUP);
-	char *argv_xint[] = {java, "-Xint", "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer",
-			     lib,  NULL};
-	char *argv_jit[] = {java, "-Xshare:auto", "-cp", jar_path, "jcal.calib.EnvTimer",
-			    lib,  "50000",	  "5",	 warm,	   NULL};
+	/* EnvTimer loads libjcal.so with System.load, a restricted method that
+	 * JDK 24 and later warn about unless native access is enabled. */
+	char native[] = "--enable-native-access=ALL-UNNAMED";
+	char *argv_xint[] = {java,  "-Xint",  "-Xshare:auto",	     native,
+			     "-cp", jar_path, "jcal.calib.EnvTimer", lib,
+			     NULL};
+	char *argv_jit[] = {java, "-Xshare:auto", native, "-cp", jar_path, "jcal.calib.EnvTimer",
+			    lib,  "50000",	  "5",	  warm,	 NULL};
 	char **argv = bci_mode() ? argv_jit : argv_xint;
 
 	if (pipe2(fds, O_CLOEXEC) != 0) {

@@ -110,8 +110,10 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,mode=bci,exclude=com.foo.*;org.bar.Baz$Inner", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,include=a.B?,mode=bci,include=c.*,exclude=c.D", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,mode=bci,include=*", 0, NULL, JCAL_CMD_TRACE},
-    {__LINE__, "trace,include=com.foo.*", -1, "needs mode=bci", 0},
-    {__LINE__, "trace,exclude=com.foo.*,mode=events", -1, "exclude=", 0},
+    {__LINE__, "trace,include=com.foo.*", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "calibrate,include=com.foo.*", -1, "not calibrate", 0},
+    {__LINE__, "trace,exclude=com.foo.*,mode=events", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "calibrate,mode=bci,exclude=com.foo.*", -1, "exclude=", 0},
     {__LINE__, "trace,mode=bci,include=", -1, "include=", 0},
     {__LINE__, "trace,mode=bci,include", -1, "include", 0},
     {__LINE__, "trace,mode=bci,include=a.*;", -1, "empty pattern", 0},
@@ -286,6 +288,31 @@ static void test_bci_filters(void)
 			fprintf(stderr, "  line %d: %s: %s should%s be instrumented\n",
 				cases[i].line, cases[i].opts, cases[i].cls,
 				cases[i].instrumented ? "" : " not");
+			test_cur_failed = 1;
+		}
+	}
+
+	/* mode=events: no default exclusions; include= selects, exclude= wins. */
+	static const struct {
+		int line;
+		const char *opts, *cls;
+		int selected;
+	} events[] = {
+	    {__LINE__, "trace", "java/lang/String", 1},
+	    {__LINE__, "trace,exclude=java.*", "java/lang/String", 0},
+	    {__LINE__, "trace,exclude=java.*", "com/foo/App", 1},
+	    {__LINE__, "trace,include=com.foo.*", "com/foo/App$1", 1},
+	    {__LINE__, "trace,include=com.foo.*", "java/util/List", 0},
+	    {__LINE__, "trace,include=com.*,exclude=com.foo.App", "com/foo/App$Inner", 0},
+	    {__LINE__, "trace,include=com.*,exclude=com.foo.App", "com/foo/Apple", 1},
+	};
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		struct jcal_options o;
+		char err[256];
+		if (jcal_options_parse(events[i].opts, &o, err, sizeof(err)) ||
+		    jcal_class_selected(&o, events[i].cls) != events[i].selected) {
+			fprintf(stderr, "  line %d: %s: %s should%s be recorded\n", events[i].line,
+				events[i].opts, events[i].cls, events[i].selected ? "" : " not");
 			test_cur_failed = 1;
 		}
 	}

@@ -50,9 +50,11 @@ int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, u
 	return v;
 }
 
-/* Where libjcal.so is, for the hint: beside this jcal-post when there. */
+/* Where libjcal.so is, for the hint: beside this jcal-post (the build
+ * tree), or in ../lib/jcal/ (an installed copy, docs/install.md). */
 static void agent_path(char *buf, size_t len)
 {
+	static const char *const rel[] = {"libjcal.so", "../lib/jcal/libjcal.so"};
 	char exe[PATH_MAX], *slash;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct stat sb;
@@ -64,18 +66,39 @@ static void agent_path(char *buf, size_t len)
 	slash = strrchr(exe, '/');
 	if (!slash)
 		return;
-	snprintf(slash + 1, sizeof(exe) - (size_t)(slash + 1 - exe), "libjcal.so");
-	if (!stat(exe, &sb))
-		snprintf(buf, len, "%s", exe);
+	for (unsigned i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char path[PATH_MAX], real[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - exe), exe, rel[i]);
+		if (!stat(path, &sb) && realpath(path, real)) {
+			snprintf(buf, len, "%s", real);
+			return;
+		}
+	}
+}
+
+void calib_apply_hint(const struct calib_hint *h, char *buf, size_t len)
+{
+	char agent[PATH_MAX], java[PATH_MAX + 16] = "java", opts[256] = "";
+
+	agent_path(agent, sizeof(agent));
+	if (h->java_home && *h->java_home)
+		snprintf(java, sizeof(java), "%s/bin/java", h->java_home);
+	if (h->mode && *h->mode && strcmp(h->mode, "events"))
+		snprintf(opts, sizeof(opts), ",mode=%s", h->mode);
+	/* metric=auto chooses the same metric again on the same host; a metric
+	 * the trace asked for must be asked for again. */
+	if (h->metrics && *h->metrics && h->metric_why && strncmp(h->metric_why, "auto", 4)) {
+		size_t n = strlen(opts);
+		snprintf(opts + n, sizeof(opts) - n, ",metric=%s", h->metrics);
+	}
+	snprintf(buf, len, "%s%s -agentpath:%s=calibrate%s", java,
+		 h->exec && !strcmp(h->exec, "interpreted mode") ? " -Xint" : "", agent, opts);
 }
 
 static enum calib_select none(char *msg, size_t len, const char *why)
 {
-	char agent[PATH_MAX];
-
-	agent_path(agent, sizeof(agent));
-	snprintf(msg, len, "%s; figures are raw (calibrate with: java -agentpath:%s=calibrate)",
-		 why, agent);
+	snprintf(msg, len, "%s; figures are raw", why);
 	return CALIB_SEL_NONE;
 }
 

@@ -54,6 +54,18 @@ enum calib_select {
 	CALIB_SEL_ERROR,   /* msg is the error */
 };
 
+/* What a trace says about how it was taken, for calib_apply_hint: its
+ * meta values java.home, jvm.exec, mode, metrics and metric.0.why (any may
+ * be NULL). */
+struct calib_hint {
+	const char *java_home, *exec, *mode, *metrics, *metric_why;
+};
+
+/* The command that writes the calibration table such a trace needs: its
+ * JVM's java (-Xint for an interpreted run) with libjcal.so's calibrate and
+ * the trace's mode and an explicitly chosen metric. */
+void calib_apply_hint(const struct calib_hint *h, char *buf, size_t len);
+
 /*
  * Chooses the table. calib is the --calib value (a file or a directory) or
  * NULL for the calibration directory ($JCAL_CALIB_DIR, else

@@ -470,8 +470,14 @@ void calib_cli_loaded(struct calib_apply *cal, const struct model *m, const char
 	struct calib_fingerprint fp;
 	char text[2048];
 
-	if (note[0])
-		msg("note", "%s", note);
+	if (note[0]) {
+		struct calib_hint h = {model_meta(m, "java.home"), model_meta(m, "jvm.exec"),
+				       model_meta(m, "mode"), model_meta(m, "metrics"),
+				       model_meta(m, "metric.0.why")};
+
+		calib_apply_hint(&h, text, sizeof(text));
+		msg("note", "%s (calibrate with: %s)", note, text);
+	}
 	if (!cal->active)
 		return;
 	calib_fingerprint_clear(&fp);

@@ -5,6 +5,7 @@
  * report table (report.c). docs/jcal-post.md describes the options.
  */
 #include "cli_options.h"
+#include "roff.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -489,22 +490,6 @@ void cli_help(FILE *f)
 	      f);
 }
 
-/* s as troff text: backslashes and minus signs escaped, a leading dot or
- * quote made literal. */
-static void man_text(FILE *f, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", f);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", f);
-		else if (*s == '-')
-			fputs("\\-", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 void cli_man(FILE *f)
 {
 	fputs(".TH JCAL-POST 1 \"\" \"jcal-post " JCAL_POST_VERSION "\" \"jcal\"\n"
@@ -516,35 +501,15 @@ void cli_man(FILE *f)
 	      "The options and reports are described in docs/jcal\\-post.md.\n"
 	      ".SH OPTIONS\n",
 	      f);
-	for (size_t i = 0; i < cli_noptions; i++) {
-		const struct cli_option *op = &cli_options[i];
-
-		fputs(".TP\n", f);
-		if (op->short_name)
-			fprintf(f, "\\fB\\-%c\\fR, ", op->short_name);
-		fputs("\\fB\\-\\-", f);
-		man_text(f, op->name);
-		fputs("\\fR", f);
-		if (op->arg) {
-			fputs(" \\fI", f);
-			man_text(f, op->arg);
-			fputs("\\fR", f);
-		}
-		fputc('\n', f);
-		man_text(f, op->help);
-		if (op->def) {
-			fputs(" (default: ", f);
-			man_text(f, op->def);
-			fputc(')', f);
-		}
-		fputc('\n', f);
-	}
+	for (size_t i = 0; i < cli_noptions; i++)
+		roff_option(f, cli_options[i].short_name, cli_options[i].name, cli_options[i].arg,
+			    cli_options[i].help, cli_options[i].def);
 	fputs(".SH REPORTS\n", f);
 	for (size_t k = 0; k < report_nkinds; k++) {
 		fputs(".TP\n.B ", f);
-		man_text(f, report_kinds[k].name);
+		roff_text(f, report_kinds[k].name);
 		fputc('\n', f);
-		man_text(f, report_kinds[k].help);
+		roff_text(f, report_kinds[k].help);
 		fputc('\n', f);
 	}
 	fputs(".SH EXIT STATUS\n0 ok (a truncated trace is reported with a warning), 1 bad input "

@@ -124,6 +124,11 @@ static const char *or_unknown(const char *s)
 	return s && *s ? s : "?";
 }
 
+static const char *or_none(const char *s)
+{
+	return s && *s ? s : "none";
+}
+
 /* A tree snapshot's rows: when it was taken, maxcontexts= and what it
  * folded, and its compensation in the agent (meta records). */
 static void snapshot_text(FILE *f, const struct model *m, const struct totals *t)
@@ -197,6 +202,14 @@ static void text(const struct model *m, const struct report_opts *o,
 		row(f, "stopped:", "%s", model_meta(m, "stop.reason"));
 	if (model_meta(m, "attached"))
 		row(f, "attached:", "to a running JVM (probes from the attach on)");
+	/* mode=events with include=/exclude=: what the agent left out. */
+	if (model_meta(m, "filter.methods"))
+		row(f, "filtered:",
+		    "%s events of %s methods not recorded (include=%s exclude=%s): their time is "
+		    "their callers'",
+		    model_meta(m, "filter.events"), model_meta(m, "filter.methods"),
+		    or_none(model_meta(m, "filter.include")),
+		    or_none(model_meta(m, "filter.exclude")));
 	if (o->res)
 		row(f, "format:", "%u.%u, %" PRIu64 " bytes, %" PRIu64 " chunks",
 		    o->res->version_major, o->res->version_minor, o->res->file_bytes,

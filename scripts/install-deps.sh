@@ -2,8 +2,8 @@
 # install-deps.sh [--tests] - installs the Debian 12 packages jcal needs to
 # build (and with --tests, what `make lint` needs, clang-format and
 # clang-tidy, and the tools its end-to-end checks use: Chromium for the HTML
-# flame graph, Go's pprof, and H2, a real program for the live-profiling
-# test), when they are missing. A no-op when
+# flame graph, Go's pprof, H2 and xalan, real programs for the live-profiling
+# and install tests, man-db to render the man pages), when they are missing. A no-op when
 # everything is there; needs root (or sudo) only when something must be
 # installed. The test tools are optional: when they cannot be installed the
 # checks that need them print SKIP.
@@ -11,7 +11,7 @@ set -eu
 
 PACKAGES="make gcc libc6-dev openjdk-17-jdk-headless libpfm4-dev uthash-dev zlib1g-dev"
 LINT_PACKAGES="clang-format clang-tidy"
-TEST_PACKAGES="chromium golang-go libh2-java checkstyle"
+TEST_PACKAGES="chromium golang-go libh2-java libxalan2-java man-db checkstyle"
 
 want_tests=0
 [ "${1:-}" = "--tests" ] && want_tests=1

@@ -42,6 +42,8 @@ else
 fi
 # mode=bci: rewritten classes under -Xverify:all with exact probe counts.
 run_suite bci native-tests/bci/run.sh build
+# make install into a temporary DESTDIR; the installed copies on xalan.
+run_suite install javatests/install-check.sh build
 
 # Checks with outside tools: one test each, SKIP when the tool is missing.
 echo "== tools"

@@ -5,6 +5,7 @@
  */
 #include "launcher_cli.h"
 #include "launcher_io.h"
+#include "roff.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -352,4 +353,36 @@ void launcher_cli_help(FILE *f)
 		wrap(f, jcal_exit_rows[i].meaning, 6, 6);
 	}
 	fprintf(f, "\nSee docs/live-profiling.md.\n");
+}
+
+void launcher_cli_man(FILE *f)
+{
+	fputs(".TH JCAL 1 \"\" \"jcal " JCAL_VERSION "\" \"jcal\"\n"
+	      ".SH NAME\njcal \\- profile a running Java virtual machine with libjcal.so\n"
+	      ".SH SYNOPSIS\n.B jcal\n\\fICOMMAND\\fR [\\fIPID\\fR] [\\fIoptions\\fR] "
+	      "[\\fIAGENT_OPTS\\fR]\n"
+	      ".SH DESCRIPTION\nLoads libjcal(7) into a running HotSpot JVM through the JVM's "
+	      "attach mechanism (no JDK tools needed) and drives its recording. "
+	      "\\fIAGENT_OPTS\\fR are libjcal.so options (key=value,...); the recording is a "
+	      "trace that jcal\\-post(1) reads. docs/live\\-profiling.md tells more.\n"
+	      ".SH COMMANDS\n",
+	      f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		fputs(".TP\n.B jcal ", f);
+		roff_text(f, commands[i].synopsis);
+		fputc('\n', f);
+		roff_text(f, commands[i].help);
+		fputc('\n', f);
+	}
+	fputs(".SH OPTIONS\n", f);
+	for (size_t i = 0; i < NOPTIONS; i++)
+		roff_option(f, options[i].short_name, options[i].name, options[i].arg,
+			    options[i].help, options[i].def);
+	fputs(".SH EXIT STATUS\n", f);
+	for (size_t i = 0; i < jcal_exit_nrows; i++) {
+		fprintf(f, ".TP\n.B %d\n", jcal_exit_rows[i].code);
+		roff_text(f, jcal_exit_rows[i].meaning);
+		fputc('\n', f);
+	}
+	fputs(".SH SEE ALSO\njcal\\-post(1), libjcal(7); docs/live\\-profiling.md\n", f);
 }

@@ -74,5 +74,7 @@ int launcher_agent_options(const struct launcher_args *a, const char *abs_out, c
 			   char *out, size_t outlen);
 
 void launcher_cli_help(FILE *f);
+/* jcal(1), the man page, from the same tables (jcal --man). */
+void launcher_cli_man(FILE *f);
 
 #endif

@@ -2,6 +2,7 @@
  * main.c - jcal, the launcher: parses the command line and runs the
  * command (docs/live-profiling.md).
  */
+#include "agent_man.h"
 #include "launcher_cli.h"
 #include "launcher_run.h"
 
@@ -14,6 +15,16 @@ int main(int argc, char **argv)
 {
 	struct launcher_args a;
 	char err[512], exe[PATH_MAX], cwd[PATH_MAX];
+
+	/* For packagers (make man): the man pages, from the option tables. */
+	if (argc == 2 && !strcmp(argv[1], "--man")) {
+		launcher_cli_man(stdout);
+		return JCAL_EXIT_OK;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--man-agent")) {
+		agent_man(stdout, JCAL_VERSION);
+		return JCAL_EXIT_OK;
+	}
 	if (launcher_cli_parse(argc, argv, &a, err, sizeof(err))) {
 		fprintf(stderr, "jcal: error: %s\n", err);
 		return JCAL_EXIT_USAGE;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -140,10 +141,10 @@ static int hw_encode(struct metric_set *ms, const struct metric_desc *d, char *e
 }
 
 /* Opens the set's hardware group once on the calling thread. Returns 0 (and
- * how it will be read in how), or -1 with the full explanation in err and
- * a short one in brief. */
+ * how it will be read in how), or -1 with the full explanation in err, a
+ * short one in brief and perf_event_open's errno in *errnum. */
 static int hw_probe(const struct metric_set *ms, char *how, size_t howlen, char *err, size_t errlen,
-		    char *brief, size_t brieflen)
+		    char *brief, size_t brieflen, int *errnum)
 {
 	struct perf_group g;
 	unsigned unmapped, failed;
@@ -162,6 +163,7 @@ static int hw_probe(const struct metric_set *ms, char *how, size_t howlen, char 
 		snprintf(brief, brieflen, "%s: perf_event_open: %s (paranoid=%d%s)", name,
 			 strerror(e), perf_counter_paranoid(),
 			 perf_counter_in_container() ? ", container" : "");
+		*errnum = e;
 		return -1;
 	}
 	snprintf(how, howlen, "%s",
@@ -214,10 +216,35 @@ static int same_reason(const char *a, const char *b)
 	return ra && rb && !strcmp(ra, rb);
 }
 
+/* The environment variable through which the first JVM of a process tree
+ * tells the JVMs it starts that the metric fallback was already reported. */
+#define FALLBACK_NOTED_ENV "JCAL_METRIC_NOTED"
+
+/* Reports that metric=auto fell back to metric: one line, once per process
+ * tree (children inherit the environment, docs/metrics.md); the full
+ * explanation at loglevel=debug. */
+static void report_fallback(const char *metric, const char *code)
+{
+	char noted[96];
+	const char *prev = getenv(FALLBACK_NOTED_ENV);
+
+	snprintf(noted, sizeof(noted), "%s:%s", metric, code);
+	if (prev && !strcmp(prev, noted)) {
+		jcal_debug("metric %s (no hardware counters here: %s; reported by a parent "
+			   "process)",
+			   metric, code);
+		return;
+	}
+	jcal_info("metric %s (no hardware counters here: %s; details: loglevel=debug)", metric,
+		  code);
+	setenv(FALLBACK_NOTED_ENV, noted, 1);
+}
+
 static int open_auto(struct metric_set *ms)
 {
 	static const char *const hw[] = {"instructions", "cycles"};
 	char err[2][768], brief[2][200], how[200];
+	int errnum[2] = {0, 0};
 
 	for (unsigned i = 0; i < 2; i++) {
 		struct metric_desc *d;
@@ -228,14 +255,18 @@ static int open_auto(struct metric_set *ms)
 		if (hw_encode(ms, d, err[i], sizeof(err[i]))) {
 			copy_str(brief[i], sizeof(brief[i]), err[i]);
 		} else if (hw_probe(ms, how, sizeof(how), err[i], sizeof(err[i]), brief[i],
-				    sizeof(brief[i])) == 0) {
+				    sizeof(brief[i]), &errnum[i]) == 0) {
 			if (i == 0)
 				snprintf(d->why, sizeof(d->why), "auto: %s", how);
 			else
 				snprintf(d->why, sizeof(d->why),
 					 "auto: instructions unavailable (%s); %s", brief[0], how);
 			if (i == 1)
-				jcal_warn("metric=auto: %s; using cycles", err[0]);
+				jcal_info("metric cycles (instructions cannot be counted here: %s; "
+					  "details: loglevel=debug)",
+					  errnum[0] ? perf_counter_errno_name(errnum[0])
+						    : "no libpfm4 event");
+			jcal_debug("metric=auto: %s", err[0]);
 			return 0;
 		}
 	}
@@ -243,19 +274,23 @@ static int open_auto(struct metric_set *ms)
 	ms->nhw = 0;
 	memset(ms->hw_attr, 0, sizeof(ms->hw_attr));
 	if (same_reason(err[0], err[1])) {
-		jcal_warn("metric=auto: cannot count instructions or cycles: %s",
-			  strstr(err[0], "': ") + 3);
+		jcal_debug("metric=auto: cannot count instructions or cycles: %s",
+			   strstr(err[0], "': ") + 3);
 	} else {
-		jcal_warn("metric=auto: no hardware counters: %s", err[0]);
-		jcal_warn("metric=auto: no hardware counters: %s", err[1]);
+		jcal_debug("metric=auto: no hardware counters: %s", err[0]);
+		jcal_debug("metric=auto: no hardware counters: %s", err[1]);
 	}
+	const char *code = errnum[0]   ? perf_counter_errno_name(errnum[0])
+			   : errnum[1] ? perf_counter_errno_name(errnum[1])
+				       : "no libpfm4 event";
 	if (thread_cputime_works()) {
 		struct metric_desc *d = add_desc(ms, "cputime", METRIC_CPUTIME);
 
 		cputime_choose(ms, how, sizeof(how));
-		jcal_warn("metric=auto: falling back to cputime (%s): method costs will be CPU "
-			  "time in ns, not instruction counts",
-			  how);
+		jcal_debug("metric=auto: falling back to cputime (%s): method costs will be CPU "
+			   "time in ns, not instruction counts",
+			   how);
+		report_fallback("cputime", code);
 		snprintf(d->why, sizeof(d->why), "auto: no hardware counters (%s); cputime via %s",
 			 brief[0], how);
 	} else {
@@ -273,6 +308,7 @@ static int open_auto(struct metric_set *ms)
 int metric_set_open(struct metric_set *ms, const struct jcal_options *o, char *err, size_t errlen)
 {
 	char how[200], brief[200];
+	int e;
 
 	memset(ms, 0, sizeof(*ms));
 	ms->exclude_kernel = perf_counter_paranoid() >= 2;
@@ -296,7 +332,7 @@ int metric_set_open(struct metric_set *ms, const struct jcal_options *o, char *e
 			return -1;
 		}
 	}
-	if (ms->nhw && hw_probe(ms, how, sizeof(how), err, errlen, brief, sizeof(brief)))
+	if (ms->nhw && hw_probe(ms, how, sizeof(how), err, errlen, brief, sizeof(brief), &e))
 		return -1;
 	for (unsigned i = 0; i < ms->n; i++)
 		if (ms->m[i].kind == METRIC_HW)

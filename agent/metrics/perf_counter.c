@@ -94,7 +94,7 @@ int perf_counter_in_container(void)
 	return found;
 }
 
-static const char *errno_name(int e)
+const char *perf_counter_errno_name(int e)
 {
 	switch (e) {
 	case ENOENT:
@@ -176,7 +176,7 @@ void perf_counter_explain(int errnum, enum perf_stage stage, int paranoid, int c
 	else
 		snprintf(par, sizeof(par), "%d", paranoid);
 	snprintf(buf, len, "%s: %s (%s): %s; kernel.perf_event_paranoid=%s%s", call,
-		 strerror(errnum), errno_name(errnum), cause, par,
+		 strerror(errnum), perf_counter_errno_name(errnum), cause, par,
 		 container ? "; running in a container: the host decides perf access (its "
 			     "PMU, perf_event_paranoid, seccomp profile and CAP_PERFMON)"
 			   : "");

@@ -97,6 +97,9 @@ int perf_counter_encode(const char *event, struct perf_event_attr *attr, char *e
 /* kernel.perf_event_paranoid, or -100 when it cannot be read. */
 int perf_counter_paranoid(void);
 
+/* The symbolic name of errno value e ("ENOENT"), "errno" for others. */
+const char *perf_counter_errno_name(int e);
+
 /* 1 when this process seems to run in a container (docker, podman, k8s). */
 int perf_counter_in_container(void);
 

@@ -259,8 +259,8 @@ public final class BciTests {
 				"bci.include/exclude in the meta: " + s);
 		Map<String, Long> all = r.flatCalls(t, "java.util.ArrayList.");
 		r.check(!all.isEmpty(), "java.util.ArrayList included (retransformed if loaded before VMInit): " + all);
-		/* Filters need mode=bci; bad patterns are refused. */
-		for (String opts : List.of("trace,include=a.*", "trace,mode=bci,exclude=a/b", "trace,mode=bci,include=a;;b")) {
+		/* Bad patterns are refused; filters go with trace only. */
+		for (String opts : List.of("calibrate,include=a.*", "trace,mode=bci,exclude=a/b", "trace,mode=bci,include=a;;b")) {
 			Runner.Result res = r.run(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent + "=" + opts, "-version"));
 			r.check(res.rc == 1 && res.err.startsWith("jcal: error:"), opts + ": exit 1 with an error: " + res.rc + " " + res.err);
 		}
