@@ -6,6 +6,7 @@
 #   make asan       native tests under -fsanitize=address,undefined
 #   make lint       clang-format and clang-tidy over the project's C code
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS
+#   make test-long  the bci rewriter over every class of real jars (minutes)
 #   make bench, make bench-post, make bench-metric   benchmarks (never pass/fail)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   jcal-post, jcal, libjcal.so
 #                   with its jars, man pages (docs/install.md); make uninstall
@@ -74,14 +75,15 @@ FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 FUZZ_NAMES   := $(patsubst native-tests/fuzz/%.c,%,$(wildcard native-tests/fuzz/fuzz-*.c))
 FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
 FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(POST_SRC:%.c=$(FUZZ_DIR)/obj/%.o) \
-		$(FUZZ_DIR)/obj/agent/options.o
+		$(FUZZ_DIR)/obj/agent/options.o $(FUZZ_DIR)/obj/agent/bci/classfile.o \
+		$(FUZZ_DIR)/obj/agent/bci/bci_rewrite.o
 
 ASAN_BUILD ?= build/asan
 # Events of the synthetic trace of make bench-post (bench/gen-trace.c).
 BENCH_EVENTS ?= 100000000
 
-.PHONY: all test demo deps lint clean check-jdk java-classes native-test java-test bci-test \
-	asan asan-build asan-agent fuzz fuzz-build bench bench-metric bench-post man install \
+.PHONY: all test test-long demo deps lint clean check-jdk java-classes native-test java-test \
+	bci-test asan asan-build asan-agent fuzz fuzz-build bench bench-metric bench-post man install \
 	uninstall deb
 
 # ---- Commands ----------------------------------------------------------------
@@ -145,11 +147,21 @@ $(BUILD)/jcal-calibrator.jar: $(CALIB_JAVA) | check-jdk
 	$(JAVAC) --release 11 -d $(BUILD)/calibrator $(CALIB_JAVA)
 	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/calibrator .
 
-# The jcal.Control region API, put on the boot class path by the agent.
+# The jcal.Control region API and the mode=bci probes (jcal.Tracker), put
+# on the boot class path by the agent. jcal.FfmProbes (agent/java22/), the
+# probes' critical foreign downcalls on JDK 22+, needs a JDK >= 22 to
+# compile ($$JAVA22_HOME or /usr/lib/jvm); without one the jar has no
+# FfmProbes and the probes call through JNI on every JDK.
+ifeq ($(origin JAVA22_HOME),undefined)
+JAVA22_HOME := $(shell scripts/find-jdk21.sh 22)
+endif
 AGENT_JAVA := $(shell find agent/java -name '*.java' 2>/dev/null)
-$(BUILD)/jcal-agent.jar: $(AGENT_JAVA) | check-jdk
+AGENT_JAVA22 := $(shell find agent/java22 -name '*.java' 2>/dev/null)
+$(BUILD)/jcal-agent.jar: $(AGENT_JAVA) $(AGENT_JAVA22) | check-jdk
 	@rm -rf $(BUILD)/agent-java && mkdir -p $(BUILD)/agent-java
 	$(JAVAC) --release 11 -d $(BUILD)/agent-java $(AGENT_JAVA)
+	$(if $(JAVA22_HOME),$(JAVA22_HOME)/bin/javac --release 22 -cp $(BUILD)/agent-java \
+	  -d $(BUILD)/agent-java $(AGENT_JAVA22))
 	$(JAVA_HOME)/bin/jar cf $@ -C $(BUILD)/agent-java .
 
 # ---- jcal-post ---------------------------------------------------------------
@@ -258,9 +270,17 @@ $(BUILD)/tests/test-agent-trees: $(BUILD)/obj/agent/tree_recorder.o
 $(BUILD)/tests/test-agent-trees: override LDLIBS := $(BUILD)/obj/agent/tree_recorder.o $(LDLIBS)
 $(BUILD)/tests/test-agent-trees: CFLAGS += $(JNI_CFLAGS)
 
-# The replay of kept crash inputs also needs the agent's option parser.
-$(BUILD)/tests/test-fuzz-regressions: $(BUILD)/obj/agent/options.o native-tests/fuzz/fuzz-targets.h
-$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(BUILD)/obj/agent/options.o $(LDLIBS)
+# The method table runs against a stand-in JVMTI in its test.
+$(BUILD)/tests/test-agent-methods: $(BUILD)/obj/agent/method_table.o
+$(BUILD)/tests/test-agent-methods: override LDLIBS := $(BUILD)/obj/agent/method_table.o $(LDLIBS)
+$(BUILD)/tests/test-agent-methods: CFLAGS += $(JNI_CFLAGS)
+
+# The replay of kept crash inputs also needs the agent's option parser and
+# the bci class rewriter.
+FUZZ_AGENT_OBJ := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/bci/classfile.o \
+		  $(BUILD)/obj/agent/bci/bci_rewrite.o
+$(BUILD)/tests/test-fuzz-regressions: $(FUZZ_AGENT_OBJ) $(wildcard native-tests/fuzz/*.h)
+$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(FUZZ_AGENT_OBJ) $(LDLIBS)
 
 native-test: $(TEST_BIN)
 	@scripts/run-native-tests.sh $(BUILD)/tests
@@ -322,6 +342,12 @@ $(BUILD)/tests/test-agent-classfile: $(BUILD)/bci/classes.stamp
 bci-test: $(BUILD)/jcal-bci-rewrite
 	@JAVA_HOME=$(JAVA_HOME) native-tests/bci/run.sh $(BUILD)
 
+# Every class of the Debian jars of native-tests/bci/jars.sh, rewritten and
+# linked under -Xverify:all on JDK 17 and 25 (make test runs a sample).
+test-long: $(BUILD)/jcal-bci-rewrite
+	@scripts/install-deps.sh --tests
+	@JAVA_HOME=$(JAVA_HOME) native-tests/bci/jars.sh $(BUILD) long
+
 # Sanitizer builds in their own tree: the native tests (make asan) and
 # libjcal.so (tested by javatests/asan-check.sh). They share
 # $(ASAN_BUILD)/obj, so both use the same flags; `make test` builds both
@@ -344,7 +370,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Icommon -MMD -MP -c $< -o $@
 
-$(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c native-tests/fuzz/fuzz-targets.h $(FUZZ_OBJ)
+$(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c $(wildcard native-tests/fuzz/*.h) $(FUZZ_OBJ)
 	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -Icommon -Ipostproc -Iagent \
 	  -o $@ $< $(FUZZ_OBJ) -lz -lm
 

@@ -956,9 +956,11 @@ int agent_status(char *msg, size_t len)
 	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], since[64], lim[128] = "";
 	struct timespec now;
 	struct tm tm;
+	uint64_t methods, mids, mids_swept;
 
 	pthread_mutex_lock(&rec_mutex);
 	metric_set_names(&jcal.metrics, names, sizeof(names));
+	method_table_stats(&methods, &mids, &mids_swept);
 	if (!rec.active) {
 		snprintf(msg, len,
 			 "recording: no\nmode: %s\nmetric: %s\nprobe calls while stopped: %llu\n"
@@ -982,11 +984,14 @@ int agent_status(char *msg, size_t len)
 	snprintf(msg, len,
 		 "recording: yes\nmode: %s\nmetric: %s\nout: %s\nwriting: %s\n"
 		 "since: %s (%.1f s)\nlimits: %s\nevents: %llu written\nthreads: %llu\n"
-		 "bytes: %llu\n",
+		 "bytes: %llu\nlive: %llu thread states, %lu kernel-thread states\n"
+		 "methods: %llu (jmethodIDs %llu, %llu of unloaded classes swept)\n",
 		 jcal_mode_name(jcal.opts.mode), names, trace_file_path(),
 		 trace_file_written_path(), since, secs, lim[0] ? lim : "none ",
 		 (unsigned long long)trace_file_events(), (unsigned long long)thread_state_count(),
-		 (unsigned long long)trace_file_bytes());
+		 (unsigned long long)trace_file_bytes(), (unsigned long long)thread_state_live(),
+		 kthread_live(), (unsigned long long)methods, (unsigned long long)mids,
+		 (unsigned long long)mids_swept);
 	if (jcal.opts.output != JCAL_OUTPUT_TRACE && strlen(msg) < len) {
 		uint64_t contexts, fc, fk;
 

@@ -70,44 +70,15 @@ static inline void probe_while_stopped(jmethodID mid)
 }
 
 /*
- * The event path of both modes: a JVMTI method event passes its jmethodID
- * (id unused); a bci probe passes mid NULL, the method id, and thread NULL
- * (looked up only when the thread is new).
+ * The second half of the event path: the thread st is known and traced, its
+ * metric read. Appends the event (or counts it filtered), under the busy
+ * flag of the shutdown handshake.
  */
-static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid, uint32_t id,
-			  unsigned transition)
+static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
+			struct jcal_thread *st, jmethodID mid, uint32_t id, unsigned transition,
+			const uint64_t *metric)
 {
-	uint64_t metric[JCAL_MAX_METRICS];
-	struct jcal_kthread *kt = kthread_get();
-	struct jcal_thread *st;
 	struct jcal_method *m;
-
-	if (!kt)
-		return;
-	/* Without virtual threads (a JDK before 21) a kernel thread runs one
-	 * Java thread at a time and keeps its state at hand: no JVMTI call.
-	 * With them, so does every platform thread that is not a carrier. */
-	if (!jcal.vthreads || (kt->platform && !kt->platform->may_carry))
-		st = kt->platform;
-	else
-		st = thread_state_get(jvmti);
-	if (!st) {
-		if (jcal_stopped()) {
-			probe_while_stopped(mid);
-			return;
-		}
-		if (!thread && (*jvmti)->GetCurrentThread(jvmti, &thread) != JVMTI_ERROR_NONE)
-			return;
-		st = thread_state_create(jvmti, jni, thread, 1);
-		if (!st)
-			return;
-	}
-	if (st == &thread_state_ended || st->regions == 0 ||
-	    (mid && region_control_is_control_method(mid)))
-		return;
-	thread_state_metric(st, kt, metric);
-	if (mid && jcal.vt_mount && !st->is_virtual)
-		mid = carrier_method(st, mid, transition);
 
 	if (jcal.membarrier) {
 		/* VM death issues membarrier(2) between setting stopped and reading
@@ -153,6 +124,94 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 		st->events++;
 	}
 	atomic_store_explicit(&st->busy, 0, memory_order_release);
+}
+
+/*
+ * The event path of both modes: a JVMTI method event passes its jmethodID
+ * (id unused); a bci probe passes mid NULL, the method id, and thread NULL
+ * (looked up only when the thread is new).
+ */
+static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid, uint32_t id,
+			  unsigned transition)
+{
+	uint64_t metric[JCAL_MAX_METRICS];
+	struct jcal_kthread *kt = kthread_get();
+	struct jcal_thread *st;
+
+	if (!kt)
+		return;
+	/* Without virtual threads (a JDK before 21) a kernel thread runs one
+	 * Java thread at a time and keeps its state at hand: no JVMTI call.
+	 * With them, so does every platform thread that is not a carrier. */
+	if (!jcal.vthreads || (kt->platform && !kt->platform->may_carry))
+		st = kt->platform;
+	else
+		st = thread_state_get(jvmti);
+	if (!st) {
+		if (jcal_stopped()) {
+			probe_while_stopped(mid);
+			return;
+		}
+		if (!thread && (*jvmti)->GetCurrentThread(jvmti, &thread) != JVMTI_ERROR_NONE)
+			return;
+		st = thread_state_create(jvmti, jni, thread, 1);
+		if (!st)
+			return;
+	}
+	if (st == &thread_state_ended || st->regions == 0 ||
+	    (mid && region_control_is_control_method(mid)))
+		return;
+	thread_state_metric(st, kt, metric);
+	if (mid && jcal.vt_mount && !st->is_virtual)
+		mid = carrier_method(st, mid, transition);
+	emit(jvmti, jni, kt, st, mid, id, transition, metric);
+}
+
+/*
+ * mode=bci on JDK 22 and later: the probe called from Java through a
+ * critical foreign-function downcall, so the thread is still in the Java
+ * state: no JNI or JVMTI call may happen here, nor anything slow. Handles
+ * the common event (a known platform thread of this recording, a known
+ * method, room in its buffer) exactly as record() would and returns 0;
+ * returns 1, having done nothing, for every other case, and the Java side
+ * then calls the JNI probe, which takes the full path (docs/agent-internals.md,
+ * "Probe calls").
+ */
+static inline int32_t record_critical(uint32_t id, unsigned transition)
+{
+	uint64_t metric[JCAL_MAX_METRICS];
+	struct jcal_kthread *kt = kthread_current;
+	struct jcal_thread *st;
+
+	if (!kt || (jcal.vthreads && !(kt->platform && !kt->platform->may_carry)))
+		return 1;
+	st = kt->platform;
+	if (!st)
+		return 1;
+	if (st == &thread_state_ended || st->regions == 0)
+		return 0;
+	if (st->recording != atomic_load_explicit(&jcal.recording, memory_order_relaxed) ||
+	    !method_table_by_id(id) ||
+	    (jcal.opts.output != JCAL_OUTPUT_TREE && trace_events_full(&st->enc)))
+		return 1;
+	thread_state_metric(st, kt, metric);
+	emit(NULL, NULL, kt, st, NULL, id, transition, metric);
+	return 0;
+}
+
+int32_t event_critical_enter(int32_t id)
+{
+	return record_critical((uint32_t)id, JCAL_TR_ENTRY);
+}
+
+int32_t event_critical_exit(int32_t id)
+{
+	return record_critical((uint32_t)id, JCAL_TR_EXIT);
+}
+
+int32_t event_critical_exit_throw(int32_t id)
+{
+	return record_critical((uint32_t)id, JCAL_TR_THROW);
 }
 
 void JNICALL event_method_entry(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method)
@@ -213,10 +272,9 @@ void JNICALL event_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_si
 	(void)compile_info;
 	if (jcal_stopped())
 		return;
-	m = method_table_get(jvmti, current_jni(), method);
+	m = method_table_compiled(jvmti, current_jni(), method, 1);
 	if (!m)
 		return;
-	atomic_fetch_add(&m->compiled, 1);
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_compiled_load(rb, m->id, wall_ns(), (uint64_t)(code_size > 0 ? code_size : 0));
 	trace_file_unlock();
@@ -226,16 +284,13 @@ void JNICALL event_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void
 {
 	struct jcal_method *m;
 
-	(void)jvmti;
 	(void)code_addr;
 	if (jcal_stopped())
 		return;
 	/* The class may be gone: only known methods can be named. */
-	m = method_table_find(method);
+	m = method_table_compiled(jvmti, NULL, method, -1);
 	if (!m)
 		return;
-	if (atomic_load(&m->compiled) > 0)
-		atomic_fetch_sub(&m->compiled, 1);
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_compiled_unload(rb, m->id, wall_ns());
 	trace_file_unlock();

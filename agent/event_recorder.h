@@ -7,6 +7,7 @@
 #define JCAL_EVENT_RECORDER_H
 
 #include <jvmti.h>
+#include <stdint.h>
 
 void JNICALL event_method_entry(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method);
 void JNICALL event_method_exit(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method,
@@ -15,6 +16,12 @@ void JNICALL event_method_exit(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jme
 void JNICALL event_probe_enter(JNIEnv *jni, jclass cls, jint id);
 void JNICALL event_probe_exit(JNIEnv *jni, jclass cls, jint id);
 void JNICALL event_probe_exit_throw(JNIEnv *jni, jclass cls, jint id);
+/* The same probes for a critical foreign downcall (JDK 22+): no JNIEnv,
+ * the thread in Java state; 0 when the event was handled, 1 when the
+ * caller must call the JNI probe instead. */
+int32_t event_critical_enter(int32_t id);
+int32_t event_critical_exit(int32_t id);
+int32_t event_critical_exit_throw(int32_t id);
 void JNICALL event_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
 				 const void *code_addr, jint map_length,
 				 const jvmtiAddrLocationMap *map, const void *compile_info);

@@ -6,6 +6,7 @@
 #include "kthread.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "agent_state.h"
@@ -13,6 +14,7 @@
 _Thread_local struct jcal_kthread *kthread_current __attribute__((tls_model("initial-exec")));
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static atomic_ulong live;
 
 static void kthread_destroy(void *p)
 {
@@ -22,6 +24,12 @@ static void kthread_destroy(void *p)
 	if (kthread_current == kt)
 		kthread_current = NULL;
 	free(kt);
+	atomic_fetch_sub(&live, 1);
+}
+
+unsigned long kthread_live(void)
+{
+	return atomic_load(&live);
 }
 
 static void make_key(void)
@@ -36,6 +44,7 @@ struct jcal_kthread *kthread_create(void)
 	if (!kt)
 		return NULL;
 	pthread_once(&key_once, make_key);
+	atomic_fetch_add(&live, 1);
 	metric_thread_open(&jcal.metrics, &kt->mt);
 	pthread_setspecific(key, kt);
 	kthread_current = kt;

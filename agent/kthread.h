@@ -33,6 +33,9 @@ extern _Thread_local struct jcal_kthread *kthread_current
 /* Creates the calling kernel thread's state; NULL when memory runs out. */
 struct jcal_kthread *kthread_create(void);
 
+/* Kernel-thread states alive now (created, not yet destroyed). */
+unsigned long kthread_live(void);
+
 /* The calling kernel thread's state, created on first use. */
 static inline struct jcal_kthread *kthread_get(void)
 {

@@ -4,8 +4,9 @@
  *
  * The JVMTI look-ups run outside the mutex; the insert re-checks under it,
  * so two threads meeting a new method at once still define it once.
- * mode=bci adds a second index by (class, name, descriptor) and every mode
- * fills the id pages (method_table.h).
+ * Methods are keyed by (class, name, descriptor) (method_table.h) and every
+ * mode fills the id pages; jmethodIDs of unloaded classes are swept out of
+ * the table as it grows.
  */
 #include "method_table.h"
 
@@ -18,15 +19,21 @@
 
 static pthread_mutex_t table_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct jcal_method *table;  /* by jmethodID (hh) */
-static struct jcal_method *by_key; /* mode=bci: by key (hk) */
-static int use_keys;
+static struct jcal_method *by_key; /* by (class, name, descriptor) (hk) */
 static uint32_t next_id = 1;
+/* The table is swept (sweep()) when it holds this many jmethodIDs. */
+#define SWEEP_MIN 4096u
+static unsigned sweep_at = SWEEP_MIN;
+static uint64_t swept;
+
+_Atomic(method_slot *) method_pages[METHOD_PAGES];
+
 /* jmethodID -> method without the mutex (method_index.h); inserted with
  * the uthash entry, under the mutex. */
 static struct method_index fast;
 static int fast_ready;
 
-/* Under the mutex: makes mid -> m visible to method_table_find's
+/* Under the mutex: makes mid -> m visible to find()'s
  * lock-free path (without memory for it, the locked path still finds it). */
 static void index_add(jmethodID mid, struct jcal_method *m)
 {
@@ -36,15 +43,8 @@ static void index_add(jmethodID mid, struct jcal_method *m)
 		method_index_add(&fast, mid, m);
 }
 
-_Atomic(method_slot *) method_pages[METHOD_PAGES];
-
 static int (*filter_keep)(const char *csig);
 static uint32_t filtered_count;
-
-void method_table_use_keys(void)
-{
-	use_keys = 1;
-}
 
 void method_table_set_filter(int (*keep)(const char *csig))
 {
@@ -142,7 +142,8 @@ struct jcal_method *method_table_define(const char *csig, const char *name, cons
 	return m;
 }
 
-struct jcal_method *method_table_find(jmethodID mid)
+/* The method of jmethodID mid, NULL when not in the table. */
+static struct jcal_method *find(jmethodID mid)
 {
 	struct jcal_method *m = method_index_find(&fast, mid);
 
@@ -154,6 +155,55 @@ struct jcal_method *method_table_find(jmethodID mid)
 	return m && m->primary ? m->primary : m;
 }
 
+struct jcal_method *method_table_compiled(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid, int delta)
+{
+	struct jcal_method *m, *entry;
+
+	/* A load defines the method; an unload names only a known one (its
+	 * class may be gone). */
+	if (delta > 0 && !method_table_get(jvmti, jni, mid))
+		return NULL;
+	pthread_mutex_lock(&table_mutex);
+	HASH_FIND_PTR(table, &mid, entry);
+	m = entry && entry->primary ? entry->primary : entry;
+	if (entry && (delta > 0 || atomic_load(&entry->mid_compiled) > 0)) {
+		atomic_fetch_add(&entry->mid_compiled, delta);
+		if (delta > 0 || atomic_load(&m->compiled) > 0)
+			atomic_fetch_add(&m->compiled, delta);
+	}
+	pthread_mutex_unlock(&table_mutex);
+	return m;
+}
+
+/* Under the mutex: drops every jmethodID whose class was unloaded (JVMTI
+ * says it is invalid; HotSpot never hands the same value out again) and
+ * that has no compiled code whose unload is still to come. A redirecting
+ * entry is freed; a method keeps its id, key and definition (the trace and
+ * later recordings name it; the next copy of its class finds it by key)
+ * and only loses its jmethodID. The next sweep comes when the table has
+ * doubled, so sweeping costs O(1) per insert. */
+static void sweep(jvmtiEnv *jvmti)
+{
+	struct jcal_method *m, *tmp;
+	jint mods;
+
+	HASH_ITER (hh, table, m, tmp) {
+		if (atomic_load(&m->mid_compiled) > 0 ||
+		    (*jvmti)->GetMethodModifiers(jvmti, m->mid, &mods) !=
+			JVMTI_ERROR_INVALID_METHODID)
+			continue;
+		HASH_DEL(table, m);
+		swept++;
+		if (m->primary)
+			free(m);
+		else
+			m->mid = NULL;
+	}
+	sweep_at = 2 * HASH_CNT(hh, table);
+	if (sweep_at < SWEEP_MIN)
+		sweep_at = SWEEP_MIN;
+}
+
 static void deallocate(jvmtiEnv *jvmti, char *p)
 {
 	if (p)
@@ -162,7 +212,7 @@ static void deallocate(jvmtiEnv *jvmti, char *p)
 
 struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid)
 {
-	struct jcal_method *m = method_table_find(mid);
+	struct jcal_method *m = find(mid);
 	char *name = NULL, *sig = NULL, *csig = NULL;
 	jint mods = 0;
 	jclass cls = NULL;
@@ -185,7 +235,11 @@ struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid
 	if (m && m->primary) {
 		m = m->primary;
 	} else if (!m) {
-		if (use_keys && csig && name && sig)
+		if (HASH_CNT(hh, table) >= sweep_at)
+			sweep(jvmti);
+		/* A method JVMTI cannot name (it answers for live classes) gets
+		 * an id of its own. */
+		if (csig && name && sig)
 			m = keyed_method((uint32_t)mods, csig, name, sig);
 		else
 			m = new_method((uint32_t)mods, csig, name, sig);
@@ -238,6 +292,15 @@ uint32_t method_table_count(void)
 	n = next_id - 1;
 	pthread_mutex_unlock(&table_mutex);
 	return n;
+}
+
+void method_table_stats(uint64_t *methods, uint64_t *mids, uint64_t *mids_swept)
+{
+	pthread_mutex_lock(&table_mutex);
+	*methods = next_id - 1;
+	*mids = HASH_CNT(hh, table);
+	*mids_swept = swept;
+	pthread_mutex_unlock(&table_mutex);
 }
 
 void method_table_free(void)

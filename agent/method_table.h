@@ -7,12 +7,15 @@
  * found without the mutex; and a small per-thread 2-way cache in front of
  * that.
  *
- * mode=bci (method_table_use_keys) also keys every method by (class
- * signature, name, descriptor): the rewriter defines methods that way before
- * they have a jmethodID, and a later jmethodID look-up of the same method
- * (CompiledMethodLoad) finds the same struct, hence the same id and the same
- * `compiled` counter. Ids map back to methods without a lock
- * (method_table_by_id, for the bci probes).
+ * Every method is keyed by (class signature, name, descriptor): mode=bci's
+ * rewriter defines methods that way before they have a jmethodID, and a
+ * later jmethodID look-up of the same method (CompiledMethodLoad) finds the
+ * same struct, hence the same id and the same `compiled` counter; a class
+ * loaded again by another class loader gets the ids of the first copy, in
+ * both modes, so a program that keeps loading copies of its classes does
+ * not grow the table. jmethodIDs of unloaded classes are swept out as the
+ * table grows. Ids map back to methods without a lock (method_table_by_id,
+ * for the bci probes).
  */
 #ifndef JCAL_METHOD_TABLE_H
 #define JCAL_METHOD_TABLE_H
@@ -28,12 +31,16 @@ struct jcal_method {
 	uint32_t id;
 	uint32_t modifiers;
 	atomic_int compiled; /* live compiled versions (CompiledMethodLoad - Unload) */
-	uint8_t filtered;    /* mode=events: its class is not selected (include=/exclude=) */
+	/* the same for this entry's jmethodID alone: an entry is not swept while
+	 * an unload of its code is still to come */
+	atomic_int mid_compiled;
+	uint8_t filtered; /* mode=events: its class is not selected (include=/exclude=) */
 	UT_hash_handle hh;
-	/* mode=bci: the (class, name, descriptor) key, NUL-separated, and its
-	 * hash handle; primary is set on a jmethodID entry that only redirects
-	 * to the method of that key (a second jmethodID for the same key, e.g.
-	 * the same class in two loaders). */
+	/* The (class, name, descriptor) key, NUL-separated, and its hash
+	 * handle; primary is set on a jmethodID entry that only redirects to
+	 * the method of that key (a second jmethodID for the same key, e.g. the
+	 * same class in two loaders). mid is NULL once the class of the
+	 * method's jmethodID was unloaded and the table swept. */
 	char *key;
 	size_t keylen;
 	UT_hash_handle hk;
@@ -51,9 +58,13 @@ struct method_cache {
 /* Finds or defines the method (writing its METHOD record). jni may be NULL.
  * Returns NULL only when memory runs out. */
 struct jcal_method *method_table_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid);
-/* Finds without defining. */
-struct jcal_method *method_table_find(jmethodID mid);
+/* CompiledMethodLoad (delta 1, defines the method) or Unload (-1, known
+ * methods only): counts the compiled version on the method and on mid's
+ * own entry. Returns the method, NULL when unknown. */
+struct jcal_method *method_table_compiled(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid, int delta);
 uint32_t method_table_count(void);
+/* Methods defined, jmethodIDs in the table now, jmethodIDs swept so far. */
+void method_table_stats(uint64_t *methods, uint64_t *mids, uint64_t *mids_swept);
 /* A new recording's file: writes the METHOD record of every method known. */
 void method_table_write_all(void);
 void method_table_free(void);
@@ -65,11 +76,7 @@ void method_table_set_filter(int (*keep)(const char *csig));
 /* Methods defined so far whose events are not recorded. */
 uint32_t method_table_filtered_count(void);
 
-/* mode=bci: from now on every method is also keyed by (class signature,
- * name, descriptor). Call before any method is defined. */
-void method_table_use_keys(void);
-
-/* mode=bci: finds or defines the method csig ("Lpkg/C;"), name, desc with
+/* Finds or defines the method csig ("Lpkg/C;"), name, desc with
  * the given modifiers (the class file's access flags), writing its METHOD
  * record once. Returns NULL only when memory runs out. */
 struct jcal_method *method_table_define(const char *csig, const char *name, const char *desc,

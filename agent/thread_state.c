@@ -29,7 +29,7 @@ struct jcal_thread thread_state_ended;
 
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct jcal_thread *registry;
-static uint64_t ended_events, ended_filtered, thread_count;
+static uint64_t ended_events, ended_filtered, thread_count, live_count;
 
 static uint64_t wall_ns(void)
 {
@@ -103,6 +103,7 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 		registry->prev = st;
 	registry = st;
 	thread_count++;
+	live_count++;
 	pthread_mutex_unlock(&registry_mutex);
 
 	if (!is_virtual) {
@@ -140,6 +141,15 @@ void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
 	pthread_mutex_lock(&registry_mutex);
 	thread_count++;
 	pthread_mutex_unlock(&registry_mutex);
+}
+
+uint64_t thread_state_live(void)
+{
+	uint64_t n;
+	pthread_mutex_lock(&registry_mutex);
+	n = live_count;
+	pthread_mutex_unlock(&registry_mutex);
+	return n;
 }
 
 uint64_t thread_state_count(void)
@@ -305,6 +315,7 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 		registry = st->next;
 	if (st->next)
 		st->next->prev = st->prev;
+	live_count--;
 	pthread_mutex_unlock(&registry_mutex);
 	/* its tree stays for the snapshots */
 	tree_recorder_thread_ended(st->tree);

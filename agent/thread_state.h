@@ -75,6 +75,10 @@ void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt);
 /* Threads in this recording so far (THREAD_START records written). */
 uint64_t thread_state_count(void);
 
+/* Java thread states alive now (created, not yet retired), of every
+ * recording: what a long run must see level off. */
+uint64_t thread_state_live(void);
+
 /* A new recording begins: the thread and event counts start from 0. */
 void thread_state_new_recording(void);
 

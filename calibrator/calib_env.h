@@ -1,7 +1,8 @@
 /*
  * calib_env.h - the execution-environment overhead of each sequence key
  * (docs/calibration-format.md), from call costs measured in an
- * uninstrumented -Xint JVM.
+ * uninstrumented JVM: -Xint for mode=events (types I i N n), mixed mode
+ * for mode=bci (types I i J j).
  *
  * Pure code: parses EnvTimer's output and splits call costs over keys.
  */
@@ -10,14 +11,23 @@
 
 #include <stddef.h>
 
+/* Types the env timer measures, in this order: I i N n J j. */
+#define CALIB_ENV_TYPES 6
+
+/* Costs caller x callee, by type index (CALIB_ENV_TYPES). */
 struct calib_env {
-	double call[4][4];   /* ns per empty call, caller x callee, types I i N n */
-	double thrown[4][4]; /* ns per call whose callee throws and the caller catches */
-	int have_call[4][4], have_throw[4][4];
+	/* ns per empty call */
+	double call[CALIB_ENV_TYPES][CALIB_ENV_TYPES];
+	/* ns per call whose callee throws and whose caller catches */
+	double thrown[CALIB_ENV_TYPES][CALIB_ENV_TYPES];
+	int have_call[CALIB_ENV_TYPES][CALIB_ENV_TYPES];
+	int have_throw[CALIB_ENV_TYPES][CALIB_ENV_TYPES];
 };
 
-/* Parses "call A B NS" / "throw A B NS" lines ending with "done".
- * 0, or -1 with a message naming the bad line. */
+/* Parses "call A B NS" / "throw A B NS" lines ending with "done" (A, B
+ * among I i N n J j). Every pair of I i N n, or every pair of I i J j,
+ * must be there (both sets may be): 0, or -1 with a message naming the bad
+ * line or the missing pair. */
 int calib_env_parse(struct calib_env *e, const char *text, char *err, size_t errlen);
 
 /* Environment cost, in ns, of the step whose key is "m1:t1:m2:t2:m3"
@@ -30,7 +40,10 @@ int calib_env_parse(struct calib_env *e, const char *text, char *err, size_t err
  * (half a call for a normal return, the throwing cost minus half a call for
  * an exception). The callee's own empty body costs nothing here, so over a
  * whole call the halves add up to exactly the measured cost. The thread
- * root (O) is costed like a static caller, jitted types like interpreted. */
+ * root (O) is costed like a static interpreted caller; a jitted type (J j)
+ * has its own costs when they were measured, else it is costed like its
+ * interpreted twin (I i). Returns -1 as well when a pair the key needs
+ * was not measured (N n without the I i N n set). */
 double calib_env_key(const struct calib_env *e, const char *key);
 
 #endif

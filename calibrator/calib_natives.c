@@ -8,9 +8,11 @@
 
 #include <stdio.h>
 
+#include "calib_programs.h"
+
 static jclass workload_cls, envtimer_cls;
 static jobject workload_inst, envtimer_inst, thrown;
-static jmethodID node_mid[4];
+static jmethodID node_mid[CALIB_NODE_TYPES];
 static jmethodID leaf_mid[8];
 
 jclass calib_natives_workload_class(void)
@@ -25,15 +27,19 @@ jobject calib_natives_workload_instance(void)
 
 jmethodID calib_natives_method(int type)
 {
-	return node_mid[type & 3];
+	return type >= 0 && type < CALIB_NODE_TYPES ? node_mid[type] : NULL;
 }
 
+/* Odd types are instance methods; another type calls nothing, as in the
+ * Java nodes' switch. */
 static void call_node(JNIEnv *env, jint type, jintArray prog, jint pc)
 {
+	if (type < 0 || type >= CALIB_NODE_TYPES)
+		return;
 	if (type & 1)
-		(*env)->CallVoidMethod(env, workload_inst, node_mid[type & 3], prog, pc);
+		(*env)->CallVoidMethod(env, workload_inst, node_mid[type], prog, pc);
 	else
-		(*env)->CallStaticVoidMethod(env, workload_cls, node_mid[type & 3], prog, pc);
+		(*env)->CallStaticVoidMethod(env, workload_cls, node_mid[type], prog, pc);
 }
 
 void calib_natives_call(JNIEnv *env, int type, jintArray prog, jint pc)
@@ -95,7 +101,7 @@ int calib_natives_register_workload(JNIEnv *env, char *err, size_t errlen)
 	    {"N", "([II)V", (void *)workload_N},
 	    {"n", "([II)V", (void *)workload_n},
 	};
-	static const char *const names[4] = {"I", "i", "N", "n"};
+	static const char *const names[CALIB_NODE_TYPES] = {"I", "i", "N", "n", "H", "h"};
 	jclass cls = (*env)->FindClass(env, "jcal/calib/Workload");
 
 	if (!cls) {
@@ -109,7 +115,7 @@ int calib_natives_register_workload(JNIEnv *env, char *err, size_t errlen)
 		return fail(err, errlen, "RegisterNatives failed for jcal.calib.Workload");
 	}
 	workload_cls = (*env)->NewGlobalRef(env, cls);
-	for (int t = 0; t < 4; t++) {
+	for (int t = 0; t < CALIB_NODE_TYPES; t++) {
 		node_mid[t] = (t & 1) ? (*env)->GetMethodID(env, cls, names[t], "([II)V")
 				      : (*env)->GetStaticMethodID(env, cls, names[t], "([II)V");
 		if (!node_mid[t]) {

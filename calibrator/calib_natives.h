@@ -17,7 +17,7 @@ int calib_natives_register_workload(JNIEnv *env, char *err, size_t errlen);
 /* Global references to Workload and Workload.INSTANCE, after registration. */
 jclass calib_natives_workload_class(void);
 jobject calib_natives_workload_instance(void);
-jmethodID calib_natives_method(int type); /* 0 I, 1 i, 2 N, 3 n */
+jmethodID calib_natives_method(int type); /* CALIB_I ... CALIB_h; NULL for another */
 
 /* Runs one program node of the given type from native code (the thread
  * root); a pending exception is cleared. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 struct builder {
+	const int *types; /* node type of each type index 0 .. ntypes-1 */
 	int32_t code[512];
 	int len;
 	int open[16]; /* start of each node still open */
@@ -15,8 +16,15 @@ struct builder {
 	int oom;
 };
 
+static void reset(struct builder *b, const int *types)
+{
+	memset(b, 0, sizeof(*b));
+	b->types = types;
+}
+
 static void node_open(struct builder *b, int type, int flags)
 {
+	type = b->types[type];
 	if (b->len + 4 > (int)(sizeof(b->code) / sizeof(b->code[0])) || b->depth == 16) {
 		b->oom = 1;
 		return;
@@ -134,9 +142,10 @@ static void random_tree(struct builder *b, uint64_t *s, int depth, int ntypes)
  * passing through every type pair to the thread root, and seeded
  * random trees. Systematic and random programs alternate, so that over the
  * rounds consecutive top-level calls meet every pair of types (a:X:O:E:b).
- * Node types are 0 .. ntypes-1: all four, or I and i only (mode=bci).
+ * Shapes and trees are built over type indices 0 .. ntypes-1, which become
+ * the node types types[]: I i N n (mode=events) or I i H h (mode=bci).
  */
-static size_t build(struct calib_prog **out, int ntypes)
+static size_t build(struct calib_prog **out, const int *types, int ntypes)
 {
 	struct calib_prog *p = calloc(MAX_PROGRAMS, sizeof(*p));
 	uint64_t seed = 0x6a63616c;
@@ -151,7 +160,7 @@ static size_t build(struct calib_prog **out, int ntypes)
 	for (int shape = 0; shape < shapes; shape++) {
 		int x = (shape % t3) / t2, y = (shape % t2) / ntypes, z = shape % ntypes;
 		int s = shape - 3 * t3;
-		memset(&b, 0, sizeof(b));
+		reset(&b, types);
 		if (shape < t3)
 			siblings(&b, x, y, z);
 		else if (shape < 2 * t3)
@@ -165,7 +174,7 @@ static size_t build(struct calib_prog **out, int ntypes)
 		if (finish(&b, &p[n++]))
 			goto oom;
 		if (random_left > 0 && (shape & 1)) {
-			memset(&b, 0, sizeof(b));
+			reset(&b, types);
 			random_tree(&b, &seed, 4, ntypes);
 			if (finish(&b, &p[n++]))
 				goto oom;
@@ -173,7 +182,7 @@ static size_t build(struct calib_prog **out, int ntypes)
 		}
 	}
 	while (random_left-- > 0) {
-		memset(&b, 0, sizeof(b));
+		reset(&b, types);
 		random_tree(&b, &seed, 4, ntypes);
 		if (finish(&b, &p[n++]))
 			goto oom;
@@ -187,12 +196,14 @@ oom:
 
 size_t calib_programs_build(struct calib_prog **out)
 {
-	return build(out, 4);
+	static const int types[] = {CALIB_I, CALIB_i, CALIB_N, CALIB_n};
+	return build(out, types, 4);
 }
 
 size_t calib_programs_build_bci(struct calib_prog **out)
 {
-	return build(out, 2);
+	static const int types[] = {CALIB_I, CALIB_i, CALIB_H, CALIB_h};
+	return build(out, types, 4);
 }
 
 void calib_programs_free(struct calib_prog *p, size_t n)
@@ -207,7 +218,8 @@ static int check_node(const struct calib_prog *p, int pc)
 	if (pc < 0 || pc + 4 > p->len)
 		return -1;
 	const int32_t *h = &p->code[pc];
-	if (h[0] < 0 || h[0] > 3 || (h[1] & ~3) || h[2] < 0 || h[3] < 4 || pc + h[3] > p->len)
+	if (h[0] < 0 || h[0] >= CALIB_NODE_TYPES || (h[1] & ~3) || h[2] < 0 || h[3] < 4 ||
+	    pc + h[3] > p->len)
 		return -1;
 	int c = pc + 4;
 	for (int k = 0; k < h[2]; k++) {
@@ -225,5 +237,9 @@ int calib_program_check(const struct calib_prog *p)
 
 char calib_type_letter(int type)
 {
-	return "IiNn"[type & 3];
+	static const char letters[CALIB_NODE_TYPES + 1] = "IiNnIi";
+
+	if (type < 0 || type >= CALIB_NODE_TYPES)
+		return '?';
+	return letters[type];
 }

@@ -9,15 +9,17 @@
  *    runs them many more times from the thread root.
  *    With mode=bci the workload's Java node methods carry probes (agent/bci/bci_agent.c
  *    instruments jcal.calib.Workload), which are always active: the
- *    programs use types I and i only (natives are not traced), one cold
- *    round is measured while they still run interpreted (I/i keys), the
- *    warm-up until the JIT has compiled them is left out of the trace as an
- *    untraced region, and the measured rounds then give the J/j keys.
+ *    programs use node methods I, i, H and h (natives are not traced), one
+ *    cold round is measured while all run interpreted (I/i keys), the
+ *    warm-up until the JIT has compiled I and i is left out of the trace as
+ *    an untraced region, and the measured rounds then run I/i compiled
+ *    (J/j) and H/h, too long for HotSpot to compile, interpreted (I/i):
+ *    every key of I i J j O, those mixing the two kinds included.
  * 3. VMInit then runs jcal.calib.EnvTimer in a child JVM (-Xint, no agent:
  *    calib_child.c builds its environment;
  *    with mode=bci without -Xint, after a warm-up: the uninstrumented JIT
- *    run) for the call costs, records env.KEY meta records, and calls
- *    System.exit(0).
+ *    run, timing the same compiled and interpreted node methods) for the
+ *    call costs, records env.KEY meta records, and calls System.exit(0).
  * 4. VM death closes the trace; calibrate_finish derives the table from it
  *    with the same code as `jcal-post --report calib` and writes it, only
  *    when every step completed (else no table, exit 1), and renames the
@@ -200,16 +202,12 @@ static int key_wanted(const struct seqkey *k)
 	       !native_type(k->m3);
 }
 
-/* mode=bci: how many of Workload.I and Workload.i have compiled code. */
-static int workload_jitted(void)
+/* mode=bci: how many of the static Workload method st and the instance
+ * method inst (I and i, or H and h) have compiled code. */
+static int workload_jitted(const char *st, const char *inst)
 {
-	static const char *const names[2] = {"I", "i"};
-	int n = 0;
-
-	for (int t = 0; t < 2; t++)
-		n += recording_method_compiled("Ljcal/calib/Workload;", names[t], "([II)V",
-					       t ? 0x0001 : 0x0009) > 0;
-	return n;
+	return (recording_method_compiled("Ljcal/calib/Workload;", st, "([II)V", 0x0009) > 0) +
+	       (recording_method_compiled("Ljcal/calib/Workload;", inst, "([II)V", 0x0001) > 0);
 }
 
 static int set_events(jvmtiEnv *jvmti, jvmtiEventMode mode, jthread self)
@@ -240,9 +238,10 @@ static void run_rounds(JNIEnv *env, jintArray *arr, const struct calib_prog *p, 
 /*
  * mode=bci: the probes record whenever the thread's region is open, so the
  * warm-up is an untraced region (STOP/START control events: calib_derive
- * takes no delta across them). A cold round first, while Workload.I/i run
- * interpreted; then the warm-up until the JIT has compiled both; then the
- * measured rounds.
+ * takes no delta across them). A cold round first, while every node method
+ * runs interpreted; then the warm-up until the JIT has compiled Workload.I
+ * and i; then the measured rounds, where I/i run compiled (J/j) and H/h,
+ * which HotSpot does not compile, interpreted (I/i): every pair of types.
  */
 static void bci_rounds(jvmtiEnv *jvmti, JNIEnv *env, jintArray *arr, const struct calib_prog *p,
 		       size_t n)
@@ -256,17 +255,24 @@ static void bci_rounds(jvmtiEnv *jvmti, JNIEnv *env, jintArray *arr, const struc
 	}
 	run_rounds(env, arr, p, n, BCI_COLD_ROUNDS);
 	recording_region_close(st);
-	while (rounds < BCI_WARMUP_MAX && (rounds < BCI_WARMUP_ROUNDS || workload_jitted() < 2)) {
+	while (rounds < BCI_WARMUP_MAX &&
+	       (rounds < BCI_WARMUP_ROUNDS || workload_jitted("I", "i") < 2)) {
 		run_rounds(env, arr, p, n, 10);
 		rounds += 10;
 	}
 	recording_region_open(st);
-	if (workload_jitted() < 2)
+	if (workload_jitted("I", "i") < 2)
 		jcal_warn("calibrate: Workload.I/i not compiled after %d warm-up rounds: the table "
 			  "may lack J/j keys",
 			  rounds);
-	jcal_debug("calibrate: mode=bci warm-up %d rounds, %d node methods jitted", rounds,
-		   workload_jitted());
+	/* H/h pass HotSpot's huge-method limit; -XX:-DontCompileHugeMethods
+	 * compiles them anyway */
+	if (workload_jitted("H", "h") > 0)
+		jcal_warn(
+		    "calibrate: Workload.H/h were compiled (-XX:-DontCompileHugeMethods?): the "
+		    "table may lack the keys that mix interpreted and jitted types");
+	jcal_debug("calibrate: mode=bci warm-up %d rounds, I/i %d jitted, H/h %d jitted", rounds,
+		   workload_jitted("I", "i"), workload_jitted("H", "h"));
 	run_rounds(env, arr, p, n, MEASURE_ROUNDS);
 }
 
@@ -431,7 +437,7 @@ static int run_env_timer(jvmtiEnv *jvmti, char *out, size_t outlen, char *err, s
 			     "-cp", jar_path, "jcal.calib.EnvTimer", lib,
 			     NULL};
 	char *argv_jit[] = {java, "-Xshare:auto", native, "-cp", jar_path, "jcal.calib.EnvTimer",
-			    lib,  "50000",	  "5",	  warm,	 NULL};
+			    lib,  "10000",	  "15",	  warm,	 "bci",	   NULL};
 	char **argv = bci_mode() ? argv_jit : argv_xint;
 
 	if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -515,10 +521,10 @@ static unsigned write_env_meta(const struct calib_env *e)
 	if (bci_mode())
 		trace_rec_meta(
 		    rb, "env.method",
-		    "jit-child-jvm: empty calls timed per caller/callee type in a JVM in "
-		    "mixed mode without agent after a warm-up of 20000 calls per loop "
-		    "(the JIT run), each call split in halves around the callee's entry "
-		    "and exit");
+		    "jit-child-jvm: calls between the workload's node methods timed per "
+		    "caller/callee type in a JVM in mixed mode without agent after a warm-up "
+		    "of 20000 calls per loop (the JIT run; J j compiled, I i too long to "
+		    "compile), each call split in halves around the callee's entry and exit");
 	else
 		trace_rec_meta(
 		    rb, "env.method",

@@ -269,6 +269,35 @@ static void test_malformed(void)
 	free(in);
 }
 
+/* An index past the constant pool would name the probes' constants once the
+ * rewriter appends them: the parser refuses it (found by fuzz-bci-rewrite). */
+static void test_refs_past_pool(void)
+{
+	/* offsets in all_tags: slot 11 String's index, the field's descriptor,
+	 * the super_class, the class attribute's name */
+	static const struct {
+		size_t at;
+		const char *what;
+	} cases[] = {{68, "slot 11"},
+		     {sizeof(all_tags) - 17, "field 0"},
+		     {sizeof(all_tags) - 27, "super_class"},
+		     {sizeof(all_tags) - 9, "class attribute"}};
+	struct cf_class c;
+	char err[256];
+	uint8_t bad[sizeof(all_tags)];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(bad, all_tags, sizeof(bad));
+		bad[cases[i].at] = 0x00;
+		bad[cases[i].at + 1] = 0x17; /* 23 = cp_count: one past the pool */
+		CHECK(cf_parse(bad, sizeof(bad), &c, err, sizeof(err)) == -1);
+		CHECK(strstr(err, cases[i].what) != NULL && strstr(err, "past the") != NULL);
+		if (!strstr(err, cases[i].what))
+			fprintf(stderr, "  %s: %s\n", cases[i].what, err);
+		cf_free(&c);
+	}
+}
+
 static void test_smt_extended(void)
 {
 	/* same_frame delta 5, same_locals_1 (int) delta 2, chop 1 delta 300 */
@@ -470,6 +499,7 @@ int main(int argc, char **argv)
 	RUN(test_round_trip);
 	RUN(test_all_tags);
 	RUN(test_malformed);
+	RUN(test_refs_past_pool);
 	RUN(test_smt_extended);
 	RUN(test_insn_len);
 	RUN(test_rewrite_classes);

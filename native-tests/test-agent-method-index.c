@@ -48,7 +48,7 @@ struct shared {
 	struct method_index ix;
 	atomic_size_t published; /* keys 0..published-1 are in */
 	atomic_int done;
-	atomic_size_t lost;	 /* a published key not found */
+	atomic_size_t lost; /* a published key not found */
 	atomic_size_t checked;
 };
 

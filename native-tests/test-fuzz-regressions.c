@@ -23,6 +23,7 @@ static const struct target targets[] = {
     {"fuzz-trace-reader", fuzz_trace_reader},
     {"fuzz-calib-table", fuzz_calib_table},
     {"fuzz-agent-options", fuzz_agent_options},
+    {"fuzz-bci-rewrite", fuzz_bci_rewrite},
 };
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -73,7 +74,8 @@ static unsigned replay_dir(const char *kind, const struct target *t)
 			continue;
 		int line = t->fn(data, len);
 		if (line)
-			fprintf(stderr, "  %s: property at fuzz-targets.h:%d failed\n", path, line);
+			fprintf(stderr, "  %s: property at line %d of the fuzz target failed\n",
+				path, line);
 		CHECK(line == 0);
 		free(data);
 		files++;

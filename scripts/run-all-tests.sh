@@ -42,6 +42,8 @@ else
 fi
 # mode=bci: rewritten classes under -Xverify:all with exact probe counts.
 run_suite bci native-tests/bci/run.sh build
+# ... and a sample of the classes of real jars (all of them: make test-long).
+run_suite bci-jars native-tests/bci/jars.sh build sample
 # make install into a temporary DESTDIR; the installed copies on xalan.
 run_suite install javatests/install-check.sh build
 

@@ -48,7 +48,6 @@ static int selected(const char *name)
 
 void bci_agent_onload(jvmtiCapabilities *caps)
 {
-	method_table_use_keys();
 	bci_agent_write_meta();
 	caps->can_generate_all_class_hook_events = 1;
 	caps->can_retransform_classes = 1;
@@ -241,21 +240,93 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 	jvmti_free(jvmti, all);
 }
 
+/* jcal.TrackerNatives.addresses(): the critical probes for the JDK 22+ downcalls,
+ * or null where they are turned off (JCAL_PROBE_CALL=jni, for comparison). */
+static jlongArray JNICALL tracker_addresses(JNIEnv *jni, jclass cls)
+{
+	const char *how = getenv("JCAL_PROBE_CALL");
+	jlong at[3] = {(jlong)(intptr_t)event_critical_enter, (jlong)(intptr_t)event_critical_exit,
+		       (jlong)(intptr_t)event_critical_exit_throw};
+	jlongArray a;
+
+	(void)cls;
+	if (how && !strcmp(how, "jni"))
+		return NULL;
+	a = (*jni)->NewLongArray(jni, 3);
+	if (a)
+		(*jni)->SetLongArrayRegion(jni, a, 0, 3, at);
+	return a;
+}
+
+/*
+ * Initialises jcal.Tracker, which builds its downcalls on JDK 22+. Creating
+ * a downcall is a restricted operation that warns once for the unnamed
+ * modules unless native access is enabled for them; the agent's own
+ * downcalls should not warn (nor use up the user's one warning), so native
+ * access is enabled for all unnamed modules just for this and put back as
+ * it was (java.lang.Module.ALL_UNNAMED_MODULE.enableNativeAccess, through
+ * JNI; on JDKs without that field nothing is changed).
+ */
+static jclass init_tracker(JNIEnv *jni)
+{
+	jclass tracker;
+	jclass mc = (*jni)->FindClass(jni, "java/lang/Module");
+	jfieldID all =
+	    mc ? (*jni)->GetStaticFieldID(jni, mc, "ALL_UNNAMED_MODULE", "Ljava/lang/Module;")
+	       : NULL;
+	jfieldID ena = mc ? (*jni)->GetFieldID(jni, mc, "enableNativeAccess", "Z") : NULL;
+	jobject unnamed = all && ena ? (*jni)->GetStaticObjectField(jni, mc, all) : NULL;
+	jboolean was = JNI_TRUE;
+
+	(*jni)->ExceptionClear(jni);
+	if (unnamed) {
+		was = (*jni)->GetBooleanField(jni, unnamed, ena);
+		if (!was)
+			(*jni)->SetBooleanField(jni, unnamed, ena, JNI_TRUE);
+	}
+	/* FindClass initialises the class it finds. */
+	tracker = (*jni)->FindClass(jni, BCI_TRACKER_CLASS);
+	jfieldID enter = tracker ? (*jni)->GetStaticFieldID(jni, tracker, "ENTER",
+							    "Ljava/lang/invoke/MethodHandle;")
+				 : NULL;
+	jobject h = enter ? (*jni)->GetStaticObjectField(jni, tracker, enter) : NULL;
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	if (unnamed && !was)
+		(*jni)->SetBooleanField(jni, unnamed, ena, JNI_FALSE);
+	jcal_debug("mode=bci: probes call libjcal.so through %s",
+		   h ? "critical foreign downcalls, JNI for the rest" : "JNI");
+	if (h)
+		(*jni)->DeleteLocalRef(jni, h);
+	if (unnamed)
+		(*jni)->DeleteLocalRef(jni, unnamed);
+	if (mc)
+		(*jni)->DeleteLocalRef(jni, mc);
+	return tracker;
+}
+
 void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	static const JNINativeMethod methods[] = {
-	    {"enter", "(I)V", (void *)event_probe_enter},
-	    {"exit", "(I)V", (void *)event_probe_exit},
-	    {"exitThrow", "(I)V", (void *)event_probe_exit_throw},
+	    {"enter0", "(I)V", (void *)event_probe_enter},
+	    {"exit0", "(I)V", (void *)event_probe_exit},
+	    {"exitThrow0", "(I)V", (void *)event_probe_exit_throw},
+	    {"addresses", "()[J", (void *)tracker_addresses},
 	};
-	jclass cls = (*jni)->FindClass(jni, BCI_TRACKER_CLASS);
+	/* The natives first: FindClass initialises the class it finds, and
+	 * jcal.Tracker's initialiser calls TrackerNatives.addresses(). */
+	jclass nat = (*jni)->FindClass(jni, "jcal/TrackerNatives");
+	int bad = !nat || (*jni)->RegisterNatives(jni, nat, methods, 4) != 0;
+	jclass cls = NULL;
 
-	if (!cls || (*jni)->RegisterNatives(jni, cls, methods, 3) != 0) {
+	if (nat)
+		(*jni)->DeleteLocalRef(jni, nat);
+	if (!bad)
+		cls = init_tracker(jni);
+	if (bad || !cls) {
 		(*jni)->ExceptionClear(jni);
 		jcal_error("mode=bci: cannot register the natives of jcal.Tracker (is "
 			   "jcal-agent.jar beside libjcal.so?): nothing is instrumented");
-		if (cls)
-			(*jni)->DeleteLocalRef(jni, cls);
 		return;
 	}
 	jobject module = (*jni)->GetModule(jni, cls);

@@ -179,6 +179,7 @@ struct method_rw {
 	uint32_t handler_start; /* old pc where its range starts */
 	uint32_t new_len, handler_pc, ntramp;
 	uint16_t access;
+	uint16_t pool;	      /* cp_count before the probes' constants were added */
 	uint16_t probe_id_cp; /* Integer constant for ids > 32767, else 0 */
 	uint32_t id;
 	char *err;
@@ -199,6 +200,20 @@ static void note(struct method_rw *m, const char *fmt, ...)
 	va_end(ap);
 	snprintf(full, sizeof(full), "%s.%s%s: %s", m->cls, m->name, m->desc, msg);
 	m->cfg->note(m->cfg->ctx, full);
+}
+
+/* The constant pool index an instruction names (ldc, field and method
+ * refs, new, anewarray, checkcast, instanceof, multianewarray), or 0. */
+static uint16_t insn_cp_index(const uint8_t *code, uint32_t pc)
+{
+	uint8_t op = code[pc];
+
+	if (op == 0x12)
+		return code[pc + 1];
+	if (op == 0x13 || op == 0x14 || (op >= 0xb2 && op <= 0xbb) || op == 0xbd || op == 0xc0 ||
+	    op == 0xc1 || op == 0xc5)
+		return get_u2(code + pc + 1);
+	return 0;
 }
 
 /* Decodes the code into m->in. Returns 0, or -1 (reason noted). */
@@ -222,6 +237,11 @@ static int decode(struct method_rw *m)
 		uint8_t op = code[pc];
 		if (!n) {
 			note(m, "skipped: bad instruction 0x%02x at %u", op, pc);
+			return -1;
+		}
+		/* past the original pool it would name a probe's constant */
+		if (insn_cp_index(code, pc) >= m->pool) {
+			note(m, "skipped: instruction at %u refers past the constant pool", pc);
 			return -1;
 		}
 		struct insn *in = &m->in[m->nin];
@@ -286,7 +306,7 @@ static int check_targets(struct method_rw *m)
 		const struct cf_exception *e = &m->code.exc[i];
 		if (!valid_target(m, e->start) || !valid_target(m, e->handler) ||
 		    e->end > m->code.code_len || m->index[e->end] == NO_LABEL ||
-		    e->end <= e->start) {
+		    e->end <= e->start || e->catch_type >= m->pool) {
 			note(m, "skipped: bad exception table entry %u", i);
 			return -1;
 		}
@@ -1070,6 +1090,11 @@ static enum method_verdict analyse_method(struct method_rw *m, struct cf_member 
 		note(m, "skipped: %s", err);
 		return METHOD_SKIP;
 	}
+	for (uint16_t i = 0; i < m->code.nattrs; i++)
+		if (m->code.attrs[i].name == 0 || m->code.attrs[i].name >= m->pool) {
+			note(m, "skipped: a Code attribute's name refers past the constant pool");
+			return METHOD_SKIP;
+		}
 	if (m->code.code_len == 0 || decode(m) || check_targets(m))
 		return METHOD_SKIP;
 	m->smt_index = -1;
@@ -1084,6 +1109,13 @@ static enum method_verdict analyse_method(struct method_rw *m, struct cf_member 
 				note(m, "skipped: %s", err);
 				return METHOD_SKIP;
 			}
+			for (uint32_t k = 0; k < m->smt.nvt; k++)
+				if (m->smt.vt[k].tag == CF_VT_OBJECT &&
+				    m->smt.vt[k].data >= m->pool) {
+					note(m, "skipped: a StackMapTable type refers past the "
+						"constant pool");
+					return METHOD_SKIP;
+				}
 			if (mark_frames(m)) {
 				note(m, "skipped: a StackMapTable frame is not at an instruction");
 				return METHOD_SKIP;
@@ -1296,6 +1328,7 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 	const char *tracker = cfg->tracker ? cfg->tracker : BCI_TRACKER_CLASS;
 	char *cls = NULL;
 	int rc = -1, changed = 0;
+	uint16_t pool;
 
 	*out = NULL;
 	*outlen = 0;
@@ -1311,6 +1344,7 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 		rc = 0;
 		goto done;
 	}
+	pool = c.cp_count;
 	refs.mref[0] = cf_cp_methodref(&c, tracker, "enter", "(I)V");
 	refs.mref[1] = cf_cp_methodref(&c, tracker, "exit", "(I)V");
 	refs.mref[2] = cf_cp_methodref(&c, tracker, "exitThrow", "(I)V");
@@ -1321,8 +1355,12 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 		goto done;
 	}
 	for (uint16_t i = 0; i < c.nmethods; i++) {
-		struct method_rw m = {
-		    .c = &c, .cfg = cfg, .st = st, .cls = cls, .access = c.methods[i].access};
+		struct method_rw m = {.c = &c,
+				      .cfg = cfg,
+				      .st = st,
+				      .cls = cls,
+				      .access = c.methods[i].access,
+				      .pool = pool};
 		char *name = utf8_dup(&c, c.methods[i].name);
 		char *desc = utf8_dup(&c, c.methods[i].desc);
 		int r = -1;

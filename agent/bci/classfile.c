@@ -191,6 +191,75 @@ static int parse_cp(struct rd *r, struct cf_class *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* 1 when constant pool index i names a slot of the pool (1 .. cp_count-1). */
+static int in_pool(const struct cf_class *c, uint16_t i)
+{
+	return i != 0 && i < c->cp_count;
+}
+
+static int attrs_in_pool(const struct cf_class *c, uint16_t n, const struct cf_attr *a)
+{
+	for (uint16_t i = 0; i < n; i++)
+		if (!in_pool(c, a[i].name))
+			return 0;
+	return 1;
+}
+
+/*
+ * Every constant pool index the parser knows (inside the pool, the class
+ * header, the members' names, descriptors and attribute names) names a
+ * slot of the pool. The rewriter appends constants: an index past the end,
+ * which makes the class invalid, would then name one of them and the class
+ * would mean something else. Returns 0, or -1 with a message in err.
+ */
+static int check_pool_refs(const struct cf_class *c, char *err, size_t errlen)
+{
+	for (uint32_t i = 1; i < c->cp_count; i++) {
+		const struct cf_const *k = &c->cp[i];
+		int ok = 1;
+		switch (k->tag) {
+		case CF_CLASS:
+		case CF_STRING:
+		case CF_METHODTYPE:
+		case CF_MODULE:
+		case CF_PACKAGE:
+			ok = in_pool(c, k->a);
+			break;
+		case CF_FIELDREF:
+		case CF_METHODREF:
+		case CF_IMETHODREF:
+		case CF_NAMEANDTYPE:
+			ok = in_pool(c, k->a) && in_pool(c, k->b);
+			break;
+		case CF_METHODHANDLE:
+		case CF_DYNAMIC:
+		case CF_INVOKEDYNAMIC:
+			ok = in_pool(c, k->b);
+			break;
+		default:
+			break;
+		}
+		if (!ok)
+			return errf(err, errlen, "constant pool slot %u refers past the pool", i);
+	}
+	if (c->super_class && !in_pool(c, c->super_class))
+		return errf(err, errlen, "super_class refers past the constant pool");
+	for (uint16_t i = 0; i < c->ninterfaces; i++)
+		if (!in_pool(c, c->interfaces[i]))
+			return errf(err, errlen, "interface %u refers past the constant pool", i);
+	for (int f = 0; f < 2; f++) {
+		const struct cf_member *m = f ? c->methods : c->fields;
+		for (uint16_t i = 0, n = f ? c->nmethods : c->nfields; i < n; i++)
+			if (!in_pool(c, m[i].name) || !in_pool(c, m[i].desc) ||
+			    !attrs_in_pool(c, m[i].nattrs, m[i].attrs))
+				return errf(err, errlen, "%s %u refers past the constant pool",
+					    f ? "method" : "field", i);
+	}
+	if (!attrs_in_pool(c, c->nattrs, c->attrs))
+		return errf(err, errlen, "a class attribute's name refers past the constant pool");
+	return 0;
+}
+
 int cf_parse(const uint8_t *data, size_t len, struct cf_class *c, char *err, size_t errlen)
 {
 	struct rd r = {0};
@@ -226,7 +295,7 @@ int cf_parse(const uint8_t *data, size_t len, struct cf_class *c, char *err, siz
 		return errf(err, errlen, "%zu bytes after the end of the class file", len - r.pos);
 	if (!cf_cp(c, c->this_class, CF_CLASS))
 		return errf(err, errlen, "this_class is not a Class constant");
-	return 0;
+	return check_pool_refs(c, err, errlen);
 }
 
 static void free_members(struct cf_member *m, uint16_t n)

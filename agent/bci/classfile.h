@@ -77,7 +77,9 @@ struct cf_class {
 	struct cf_blob *blobs; /* memory added after parsing (cf_alloc) */
 };
 
-/* Parses len bytes (copied). Returns 0, or -1 with a message in err. */
+/* Parses len bytes (copied). Returns 0, or -1 with a message in err. The
+ * constant pool indices it knows of (in the pool, the header, members' names
+ * and descriptors, attribute names) must name slots of the pool. */
 int cf_parse(const uint8_t *data, size_t len, struct cf_class *c, char *err, size_t errlen);
 /* Serialises into a malloc'd buffer. Returns 0, or -1 when memory runs out. */
 int cf_write(const struct cf_class *c, uint8_t **out, size_t *outlen);

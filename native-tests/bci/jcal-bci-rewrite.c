@@ -3,11 +3,14 @@
  * the verifier tests: rewrites class files on disk with mode=bci probes.
  *
  *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] IN.class OUT.class
- *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] -d OUTDIR IN.class...
+ *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-l LIST] -d OUTDIR [-f FILES] IN.class...
  *
  * Method ids are assigned in order from FIRST_ID (default 1); MAP gets one
  * line per id: "ID CLASS NAME DESC". With -d, OUT is OUTDIR/CLASS.class
  * (the class's internal name). Classes that need no change are copied.
+ * FILES: more input paths, one a line. LIST gets one line per input:
+ * "rewritten CLASS", "unchanged CLASS" (nothing instrumented) or
+ * "error PATH: MESSAGE" (the rewriter refused it; nothing written).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 struct ids {
 	uint32_t next;
 	FILE *map;
+	FILE *list; /* -l: one status line per class */
 };
 
 static int assign(void *ctx, const char *cls, const char *name, const char *desc, uint16_t access,
@@ -115,6 +119,8 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 		return -1;
 	if (bci_rewrite_class(buf, len, &cfg, &res, &rlen, &st, err, sizeof(err))) {
 		fprintf(stderr, "jcal-bci-rewrite: error: %s: %s\n", in, err);
+		if (ids->list)
+			fprintf(ids->list, "error %s: %s\n", in, err);
 		free(buf);
 		return -1;
 	}
@@ -131,6 +137,8 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 		snprintf(path, sizeof(path), "%s/%s.class", outdir,
 			 cf_utf8_str(&c, c.this_class, name, sizeof(name)));
 		cf_free(&c);
+		if (ids->list)
+			fprintf(ids->list, "%s %s\n", res ? "rewritten" : "unchanged", name);
 		out = path;
 		mkdirs(path);
 	}
@@ -146,43 +154,73 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: jcal-bci-rewrite [-s FIRST_ID] [-m MAP] IN.class OUT.class\n"
-			"       jcal-bci-rewrite [-s FIRST_ID] [-m MAP] -d OUTDIR IN.class...\n");
+	fprintf(stderr,
+		"usage: jcal-bci-rewrite [-s FIRST_ID] [-m MAP] IN.class OUT.class\n"
+		"       jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-l LIST] -d OUTDIR [-f FILES] "
+		"IN.class...\n");
 	exit(1);
+}
+
+/* -f: rewrites every path listed in files (one a line) into outdir. */
+static int rewrite_listed(const char *files, const char *outdir, struct ids *ids,
+			  struct bci_stats *total)
+{
+	FILE *f = fopen(files, "r");
+	char line[4096];
+	int rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "jcal-bci-rewrite: error: cannot read %s: %s\n", files,
+			strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] && rewrite(line, NULL, outdir, ids, total))
+			rc = 1;
+	}
+	fclose(f);
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	struct ids ids = {.next = 1};
 	struct bci_stats total = {0};
-	const char *outdir = NULL, *map = NULL;
+	const char *outdir = NULL, *map = NULL, *list = NULL, *files = NULL;
 	int opt, rc = 0;
 
-	while ((opt = getopt(argc, argv, "s:m:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:d:l:f:")) != -1) {
 		if (opt == 's')
 			ids.next = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (opt == 'm')
 			map = optarg;
 		else if (opt == 'd')
 			outdir = optarg;
+		else if (opt == 'l')
+			list = optarg;
+		else if (opt == 'f')
+			files = optarg;
 		else
 			usage();
 	}
-	if (ids.next == 0 || (outdir ? optind >= argc : argc - optind != 2))
+	if (ids.next == 0 || (outdir ? optind >= argc && !files : argc - optind != 2 || files))
 		usage();
-	if (map && !(ids.map = fopen(map, "w"))) {
-		fprintf(stderr, "jcal-bci-rewrite: error: cannot write %s: %s\n", map,
-			strerror(errno));
+	if ((map && !(ids.map = fopen(map, "w"))) || (list && !(ids.list = fopen(list, "w")))) {
+		fprintf(stderr, "jcal-bci-rewrite: error: cannot write %s: %s\n",
+			ids.map || !map ? list : map, strerror(errno));
 		return 1;
 	}
 	if (outdir) {
 		for (int i = optind; i < argc; i++)
 			if (rewrite(argv[i], NULL, outdir, &ids, &total))
 				rc = 1;
+		if (files && rewrite_listed(files, outdir, &ids, &total))
+			rc = 1;
 	} else {
 		rc = rewrite(argv[optind], argv[optind + 1], NULL, &ids, &total) ? 1 : 0;
 	}
-	if (ids.map && fclose(ids.map))
+	if ((ids.map && fclose(ids.map)) || (ids.list && fclose(ids.list)))
 		rc = 1;
 	printf("jcal-bci-rewrite: %u methods, %u instrumented, %u skipped, %u without handler\n",
 	       total.methods, total.instrumented, total.skipped, total.no_handler);

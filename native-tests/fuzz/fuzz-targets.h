@@ -25,6 +25,9 @@
 #include "trace_encoder.h"
 #include "trace_reader.h"
 
+/* The class rewriter's target (mode=bci) has a file of its own. */
+#include "fuzz-bci-target.h"
+
 #define FUZZ_REQUIRE(cond)                                                                         \
 	do {                                                                                       \
 		if (!(cond))                                                                       \

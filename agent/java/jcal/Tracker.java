@@ -1,23 +1,95 @@
 package jcal;
 
+import java.lang.invoke.MethodHandle;
+
 /**
  * The probes of mode=bci (agent/bci/bci_agent.c). The agent rewrites every
  * instrumented method so that it calls enter(id) at its start, exit(id)
  * before each return and exitThrow(id) in a catch-all handler that rethrows;
  * id is the method id the agent assigned when it rewrote the class. The
- * natives are implemented in libjcal.so and registered at VMInit; the
  * rewriter never instruments this class. Not an API: do not call these.
+ *
+ * How a probe reaches libjcal.so (docs/agent-internals.md, "Probe calls"):
+ * on JDK 22 and later, through a critical foreign-function downcall
+ * (jcal.FfmProbes), which compiled code makes without a thread-state
+ * transition; the native side handles the common event there and answers
+ * 1 for the rest, which then takes the JNI native (jcal.TrackerNatives), as every
+ * probe does on older JDKs or when the downcalls are not available.
  */
 public final class Tracker {
+	private static final MethodHandle ENTER, EXIT, EXIT_THROW;
+
+	static {
+		MethodHandle[] h = downcalls();
+		ENTER = h == null ? null : h[0];
+		EXIT = h == null ? null : h[1];
+		EXIT_THROW = h == null ? null : h[2];
+	}
+
 	private Tracker() {
 	}
 
+	/** The three downcalls, or null (before JDK 22, or none offered by the agent). */
+	private static MethodHandle[] downcalls() {
+		long[] at = TrackerNatives.addresses();
+		if (at == null || Runtime.version().feature() < 22)
+			return null;
+		try {
+			java.lang.reflect.Method m = Class.forName("jcal.FfmProbes").getDeclaredMethod("downcalls", long[].class);
+			MethodHandle[] h = (MethodHandle[]) m.invoke(null, (Object) at);
+			/*
+			 * HotSpot customises a method handle (spins a class for it) after
+			 * ~127 calls from code that does not inline it: do that here, on a
+			 * shallow stack, rather than in the program's deepest recursion.
+			 * Id 0 is no method: the native side returns 1 and does nothing.
+			 */
+			for (int i = 0; i < 256; i++)
+				for (MethodHandle p : h)
+					if ((int) p.invokeExact(0) == 0)
+						break;
+			return h;
+		} catch (Throwable e) {
+			return null;
+		}
+	}
+
 	/** Entry of the instrumented method id. */
-	public static native void enter(int id);
+	public static void enter(int id) {
+		if (ENTER != null) {
+			try {
+				if ((int) ENTER.invokeExact(id) == 0)
+					return;
+			} catch (Throwable t) {
+				// a downcall does not throw; the JNI probe below records the event
+			}
+		}
+		TrackerNatives.enter0(id);
+	}
 
 	/** Normal exit of method id. */
-	public static native void exit(int id);
+	public static void exit(int id) {
+		if (EXIT != null) {
+			try {
+				if ((int) EXIT.invokeExact(id) == 0)
+					return;
+			} catch (Throwable t) {
+				// as in enter
+			}
+		}
+		TrackerNatives.exit0(id);
+	}
 
 	/** Exit of method id popped by an exception (rethrown after this call). */
-	public static native void exitThrow(int id);
+	public static void exitThrow(int id) {
+		if (EXIT_THROW != null) {
+			try {
+				if ((int) EXIT_THROW.invokeExact(id) == 0)
+					return;
+			} catch (Throwable t) {
+				// as in enter
+			}
+		}
+		TrackerNatives.exitThrow0(id);
+	}
+
 }

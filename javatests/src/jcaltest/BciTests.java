@@ -123,7 +123,7 @@ public final class BciTests {
 		r.check(s.contains("\"unmatched_exits\":0,\"mismatched_exits\":0"), "balanced trees: " + s);
 	}
 
-	private static final Map<String, Long> MIX = mix();
+	static final Map<String, Long> MIX = mix(); /* also jcaltest.OtherAgents */
 
 	private static Map<String, Long> mix() {
 		String M = W + "BciMix.";
@@ -183,6 +183,18 @@ public final class BciTests {
 		String text = Files.exists(table) ? Files.readString(table) : "";
 		r.check(text.startsWith("jcal-calibration 2") && text.contains("\nmode bci\n"), "table with mode bci");
 		r.check(Pattern.compile("(?m)^[IiJjO]:[EXT]:[Jj]:[EXT]:[IiJjO] ").matcher(text).find(), "table has J/j keys");
+		/* Keys mixing interpreted and jitted types, from the measured rounds:
+		 * compiled Workload.I/i calling the never-compiled H/h and back. */
+		Matcher key = Pattern.compile("(?m)^([IiJjO]):[EXT]:([IiJjO]):[EXT]:([IiJjO]) ").matcher(text);
+		int mixed = 0;
+		while (key.find()) {
+			String types = key.group(1) + key.group(2) + key.group(3);
+			mixed += types.matches(".*[Ii].*") && types.matches(".*[Jj].*") ? 1 : 0;
+		}
+		r.check(text.contains("\nJ:E:I:X:J ") && text.contains("\nI:E:J:X:I ") && text.contains("\nj:X:i:E:J "),
+				"table has keys mixing interpreted and jitted types (J:E:I:X:J, I:E:J:X:I, j:X:i:E:J)");
+		r.check(mixed == 408, "408 keys mixing I/i with J/j in the table: " + mixed);
+		r.check(c.err.contains("key coverage: 600 of 600 keys reachable in mode=bci"), "coverage 600 of 600: " + c.err);
 
 		int n = 300_000;
 		Path t = trace("bci-calibrated", r.java, List.of(), ",metric=cputime", W + "Loop", String.valueOf(n));
@@ -202,6 +214,10 @@ public final class BciTests {
 		r.expectExact("calibrated counts", Runner.map(W + "Loop.main", 1, W + "Loop.tick", n), calls);
 		Runner.Result s = r.post(t, "--calib", table.toString(), "--report", "summary");
 		r.check(s.rc == 0 && s.out.contains("fingerprint matches"), "the bci table matches the bci trace: " + s.out + s.err);
+		Matcher cov = Pattern.compile("key coverage: +(\\d+) distinct keys in the trace, (\\d+) of them in the table")
+				.matcher(s.out);
+		r.check(cov.find() && cov.group(1).equals(cov.group(2)), "every key of the bci trace in the table: " + s.out);
+		r.check(Pattern.compile("(?m)^ *fallback deltas: +0 ").matcher(s.out).find(), "no fallback delta: " + s.out);
 	}
 
 	/** JDK >= 21 ($BUILD/javatests21/JAVA_HOME): null when there is none. */

@@ -34,8 +34,8 @@ public final class Live {
 		this.jcal = new File(new File(r.post).getParentFile(), "jcal").getPath();
 	}
 
-	/** A server JVM without the agent, and its port. */
-	private static final class Server implements AutoCloseable {
+	/** A server JVM without the agent, and its port (also jcaltest.OtherAgents). */
+	static final class Server implements AutoCloseable {
 		final Process p;
 		final int port;
 		final long pid;
@@ -49,6 +49,9 @@ public final class Live {
 			pid = p.pid();
 			BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
 			String line = in.readLine();
+			/* -agentlib:jdwp (jcaltest.OtherAgents) says where it listens first */
+			while (line != null && line.startsWith("Listening for transport"))
+				line = in.readLine();
 			if (line == null || !line.startsWith("port ")) {
 				p.destroyForcibly();
 				throw new IllegalStateException("server did not start: " + line + " " + Files.readString(log));
