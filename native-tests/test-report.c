@@ -206,6 +206,7 @@ static char *run_report_sorted(const struct model *m, report_fn fn, enum report_
 	o.format = fmt;
 	o.sel = sel;
 	o.sort = sort;
+	o.order = TREE_ORDER_CALL; /* the golden vectors list contexts in call order */
 	o.trace_path = "fig4a.bin";
 	CHECK_EQ_I(fn(m, &o), 0);
 	fclose(f);
@@ -378,6 +379,39 @@ static void test_fig4a_golden_outputs(void)
 	model_free(&m);
 }
 
+/* The default tree order: each context's children by cum, largest first
+ * (C's B, cum 9, before A, cum 7), ties in call order; and by name. */
+static void test_fig4a_tree_orders(void)
+{
+	struct model m;
+	struct report_opts o = {0};
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	CHECK_EQ_I(fig4a_model(&m), 20);
+	f = open_memstream(&s, &n);
+	o.out = f;
+	o.format = REPORT_TEXT;
+	CHECK_EQ_I(o.order, TREE_ORDER_CUM);
+	CHECK_EQ_I(report_tree(&m, &o), 0);
+	fclose(f);
+	check_golden(s, "fig4a.report-tree-cum.txt");
+	free(s);
+	s = NULL;
+	f = open_memstream(&s, &n);
+	o.out = f;
+	o.format = REPORT_CSV;
+	o.order = TREE_ORDER_NAME;
+	CHECK_EQ_I(report_tree(&m, &o), 0);
+	fclose(f);
+	/* by name: A before B under C, and under B: A before X */
+	CHECK(strstr(s, ",C;A\n") < strstr(s, ",C;B\n"));
+	CHECK(strstr(s, ",C;B;A;B;A\n") < strstr(s, ",C;B;A;X\n"));
+	free(s);
+	model_free(&m);
+}
+
 /* Threads seen only in events, unknown methods, a second thread, --thread. */
 static void test_model_placeholders(void)
 {
@@ -538,6 +572,7 @@ int main(void)
 	RUN(test_fig4a_flat);
 	RUN(test_fig4a_csv_matches_vectors);
 	RUN(test_fig4a_golden_outputs);
+	RUN(test_fig4a_tree_orders);
 	RUN(test_model_placeholders);
 	RUN(test_model_tsc_and_metrics);
 	RUN(test_trace_file_roundtrip);

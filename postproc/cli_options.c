@@ -67,6 +67,21 @@ static int set_sort(struct cli *c, const char *arg)
 	return -1;
 }
 
+static int set_order(struct cli *c, const char *arg)
+{
+	if (!tree_order_parse(arg, &c->order))
+		return 0;
+	msg("error", "--order '%s': expected cum, call, base or name", arg);
+	return -1;
+}
+
+static int set_all(struct cli *c, const char *arg)
+{
+	(void)arg;
+	c->sh.all = 1;
+	return 0;
+}
+
 static int set_thread(struct cli *c, const char *arg)
 {
 	if (threadsel_check(arg)) {
@@ -127,6 +142,7 @@ static int set_min_pct(struct cli *c, const char *arg)
 {
 	char *end;
 
+	c->sh.min_pct_set = 1;
 	c->sh.so.min_pct = strtod(arg, &end);
 	if (end == arg || *end || !(c->sh.so.min_pct >= 0 && c->sh.so.min_pct <= 100)) {
 		msg("error", "--min-pct '%s': expected a percentage, 0 to 100", arg);
@@ -232,6 +248,10 @@ const struct cli_option cli_options[] = {
      set_report},
     {"format", 0, "text|csv|json", "text", "output format of the reports", set_format},
     {"sort", 0, "base|cum|calls|name", "base", "order of the flat report", set_sort},
+    {"order", 0, "cum|call|base|name", "cum",
+     "tree: each context's children by cum or base (largest first), by name, or in the order "
+     "they were first called; ties in first-call order",
+     set_order},
     {"thread", 0, "NAME|#N|virtual|platform", "all",
      "only threads named NAME (a glob, e.g. 'pool-*'), or with serial N, or NAME#N, or every "
      "virtual or platform thread; repeatable",
@@ -259,7 +279,7 @@ const struct cli_option cli_options[] = {
      set_include},
     {"exclude", 0, "PATTERN", "none",
      "fold frames of matching methods into their caller; repeatable", set_exclude},
-    {"min-pct", 0, "P", "0",
+    {"min-pct", 0, "P", "0, or a default cut on a large trace (see --all)",
      "fold contexts under P% of their thread's cum, with their subtree, into the parent",
      set_min_pct},
     {"top", 0, "N", "all",
@@ -270,13 +290,20 @@ const struct cli_option cli_options[] = {
     {"merge-threads", 0, NULL, "off", "one tree for all selected threads", set_merge},
     {"speedscope-evented", 0, NULL, "sampled",
      "speedscope: evented profiles (timelines) from the events; reads FILE again", set_evented},
-    {"min-duration", 0, "N", "0",
+    {"min-duration", 0, "N", "0, or a default cut on a large trace (see --all)",
      "chrome: leave out spans shorter than N (ns for time metrics, else counts)", set_min_duration},
     {"max-depth", 0, "N", MAX_DEPTH_DEFAULT_TEXT,
      "tree, callers, collapsed, speedscope, pprof, html: the frames of a context deeper than N "
      "are folded into one '<deeper frames folded>' frame holding their calls and metric; flat, "
      "arcs and summary stay exact per method; 0: no limit",
      set_max_depth},
+    {"all", 0, NULL, "off",
+     "no default cut. On a large trace the text tree folds, in a thread of more than 100000 "
+     "contexts, those under 0.5% of its cum; collapsed, sampled speedscope, pprof and html take "
+     "the smallest --min-pct that keeps them near 32 MB; chrome the smallest --min-duration "
+     "that keeps 200000 spans; one note on stderr names the cut. --min-pct or --min-duration "
+     "given (0 too) replace the default cut",
+     set_all},
     {"output", 'o', "FILE", "stdout", "write the report to FILE", set_output},
     {"help", 'h', NULL, NULL, "this text", show_help},
     {"man", 0, NULL, NULL, "this text as a troff man page (jcal-post.1)", show_man},

@@ -18,6 +18,8 @@ struct cli_shape {
 	int evented;	     /* --speedscope-evented */
 	double min_duration; /* --min-duration, < 0 unset */
 	uint32_t max_depth;  /* --max-depth: 0 default, REPORT_MAX_DEPTH_NONE none */
+	int min_pct_set;     /* --min-pct given (0 included): no default cut */
+	int all;	     /* --all: no default cut of a large trace */
 };
 
 struct cli {
@@ -33,6 +35,7 @@ struct cli {
 	int sig;
 	const char *metric;
 	enum flat_sort sort;
+	enum tree_order order; /* --order */
 	struct cli_shape sh;
 };
 

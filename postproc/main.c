@@ -17,6 +17,7 @@
 #include "calib_apply.h"
 #include "calib_cli.h"
 #include "cli_options.h"
+#include "default_cut.h"
 #include "model.h"
 #include "progress.h"
 #include "report.h"
@@ -212,6 +213,7 @@ static void fill_opts(struct run *r)
 	o->format = r->c.format;
 	o->sel = &r->sel;
 	o->sort = r->c.sort;
+	o->order = r->c.order;
 	o->trace_path = r->c.trace;
 	o->res = &r->res;
 	if (r->m.snapshot) {
@@ -247,11 +249,14 @@ static int run_report(struct run *r)
 {
 	static struct shape_info info;
 	static char err[REPORT_ERR_LEN];
+	static struct default_cut dc;
+	char note[512];
 	struct shape_opts *so = &r->c.sh.so;
 	struct report_opts *o = &r->o;
 	const struct report_kind *k = r->c.report;
 
 	err[0] = '\0';
+	memset(&dc, 0, sizeof(dc));
 	if (k->flags & REPORT_SHAPED) {
 		so->metric = o->metric;
 		so->sig = r->c.sig;
@@ -259,22 +264,36 @@ static int run_report(struct run *r)
 		o->top = k->flags & REPORT_LIST ? so->top : 0;
 		if (k->flags & REPORT_LIST)
 			so->top = 0;
+		o->min_duration = r->c.sh.min_duration > 0 ? r->c.sh.min_duration : 0;
+		/* chrome's spans are counted on the trees as recorded */
+		if (!strcmp(k->name, "chrome") && r->c.sh.min_duration < 0 && !r->c.sh.all)
+			o->min_duration = (double)default_cut_spans(&r->m, o->metric, so->sel, &dc);
 		if (shape_active(so) && shape_apply(&r->m, so, &info)) {
 			msg("error", "out of memory while shaping the trees");
 			return 1;
 		}
 		if (so->merge)
 			o->sel = NULL; /* the merged thread is the selection */
+		if (!r->c.sh.all && !r->c.sh.min_pct_set && !r->c.sh.evented &&
+		    strcmp(k->name, "chrome") &&
+		    default_cut_trees(&r->m, k->name, o->format, o->metric, o->sel, so->merge,
+				      &dc)) {
+			msg("error", "out of memory while cutting the trees");
+			return 1;
+		}
 		o->shaped = &info;
 		o->shaping = so;
 		o->evented = r->c.sh.evented;
-		o->min_duration = r->c.sh.min_duration > 0 ? r->c.sh.min_duration : 0;
 		o->progress = progress_bar_stream(r->c.trace);
 		o->err = err;
 	}
 	if (k->run(&r->m, o)) {
 		msg("error", "%s", err[0] ? err : "out of memory while writing the report");
 		return 1;
+	}
+	if (dc.active) {
+		default_cut_note(&dc, note, sizeof(note));
+		msg("note", "%s", note);
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "grow.h"
 #include "names.h"
+#include "overloads.h"
 #include "tree_snapshot.h"
 
 #define ROOT_NAME "<thread root>"
@@ -31,6 +32,7 @@ static void method_free(struct model_method *mm)
 	free(mm->name);
 	free(mm->sig);
 	free(mm->display);
+	free(mm->overload);
 	free(mm);
 }
 
@@ -584,22 +586,22 @@ int model_finish(struct model *m)
 
 static int set_display(struct model_method *mm, int with_sig)
 {
+	/* without --sig, an overload's parameter list tells it apart */
+	const char *sig = with_sig ? mm->sig : mm->overload;
 	char buf[512];
 	size_t n;
 
 	if (!mm->defined)
 		n = (size_t)snprintf(buf, sizeof(buf), "<unknown method #%u>", mm->id);
 	else
-		n = names_method(mm->class_sig, mm->name, with_sig ? mm->sig : NULL, buf,
-				 sizeof(buf));
+		n = names_method(mm->class_sig, mm->name, sig, buf, sizeof(buf));
 	free(mm->display);
 	if (n < sizeof(buf)) {
 		mm->display = strdup(buf);
 	} else {
 		mm->display = malloc(n + 1);
 		if (mm->display)
-			names_method(mm->class_sig, mm->name, with_sig ? mm->sig : NULL,
-				     mm->display, n + 1);
+			names_method(mm->class_sig, mm->name, sig, mm->display, n + 1);
 	}
 	return mm->display ? 0 : -1;
 }
@@ -615,6 +617,8 @@ int model_names(struct model *m, int with_sig)
 			if (!method_get(m, t->nodes[n].method))
 				return oom(m);
 	}
+	if (!with_sig && overloads_mark(m))
+		return oom(m);
 	HASH_ITER (hh, m->methods, mm, tmp)
 		if (set_display(mm, with_sig))
 			return oom(m);

@@ -23,6 +23,10 @@ struct model_method {
 	int defined; /* a METHOD record was seen */
 	char *class_sig, *name, *sig;
 	char *display; /* set by model_names */
+	/* What tells it apart from another method of the same class and name
+	 * when names have no signature ("(int, String)"); NULL when none does
+	 * (overloads.h). */
+	char *overload;
 	/* An earlier method of the same class, name and signature (the same
 	 * method loaded by another class loader, or an id the JVM handed out
 	 * again): its events count for that one. */

@@ -3,6 +3,7 @@
  */
 #include "names.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Appends s[0..n) to buf at *pos, truncating; *pos counts the full length. */
@@ -93,5 +94,42 @@ size_t names_method(const char *class_desc, const char *method, const char *sig,
 		put(buf, len, &pos, method, strlen(method));
 	if (sig && *sig)
 		put(buf, len, &pos, sig, strlen(sig));
+	return pos;
+}
+
+size_t names_params(const char *sig, int simple, char *buf, size_t len)
+{
+	size_t pos = 0;
+	const char *p = sig ? strchr(sig, '(') : NULL;
+
+	if (len)
+		buf[0] = '\0';
+	put(buf, len, &pos, "(", 1);
+	for (p = p ? p + 1 : ""; *p && *p != ')';) {
+		const char *start = p, *shown, *dot, *prim;
+		char one[1024], name[1024];
+		size_t n;
+
+		while (*p == '[')
+			p++;
+		if (*p == 'L' && strchr(p, ';'))
+			p = strchr(p, ';');
+		else if (!*p || (*p == 'L'))
+			break; /* not a descriptor: stop at what was read */
+		n = (size_t)(++p - start);
+		if (n >= sizeof(one))
+			n = sizeof(one) - 1;
+		memcpy(one, start, n);
+		one[n] = '\0';
+		if (n == 1 && (prim = primitive(one[0])))
+			snprintf(name, sizeof(name), "%s", prim);
+		else
+			names_class(one, name, sizeof(name));
+		shown = simple && (dot = strrchr(name, '.')) ? dot + 1 : name;
+		if (pos > 1)
+			put(buf, len, &pos, ", ", 2);
+		put(buf, len, &pos, shown, strlen(shown));
+	}
+	put(buf, len, &pos, ")", 1);
 	return pos;
 }

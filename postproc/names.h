@@ -23,4 +23,10 @@ size_t names_class(const char *desc, char *buf, size_t len);
 size_t names_method(const char *class_desc, const char *method, const char *sig, char *buf,
 		    size_t len);
 
+/* The parameter list of a method descriptor as Java writes it:
+ * "(ILjava/lang/String;[J)V" -> "(int, java.lang.String, long[])", or with
+ * simple "(int, String, long[])" (class names without their package).
+ * Returns the length needed, like snprintf. */
+size_t names_params(const char *sig, int simple, char *buf, size_t len);
+
 #endif

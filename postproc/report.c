@@ -10,6 +10,9 @@
 const struct report_kind report_kinds[] = {
     {"tree", report_tree, "per thread, Lvl RL Calls Base Cum and the calling context, root first",
      REPORT_SHAPED},
+    {"hot", report_hot,
+     "per thread, the hot path: from the root, at each level the child of largest cum",
+     REPORT_SHAPED},
     {"flat", report_flat, "per method, sorted by --sort; cum counts each activation once",
      REPORT_SHAPED | REPORT_LIST},
     {"summary", report_summary, "trace, metric, events, threads, unbalanced events, calibration",

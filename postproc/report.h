@@ -14,6 +14,7 @@
 #include "model.h"
 #include "shaping.h"
 #include "threadsel.h"
+#include "tree_order.h"
 
 enum report_format {
 	REPORT_TEXT,
@@ -27,6 +28,7 @@ struct report_opts {
 	unsigned metric;		 /* index of the metric shown */
 	const struct threadsel *sel;	 /* NULL: all threads */
 	enum flat_sort sort;		 /* flat report order */
+	enum tree_order order;		 /* tree report: children by cum (0), call, base, name */
 	int calibrated;			 /* compensation applied: text shows raw columns too */
 	const char *calib_desc;		 /* table used; NULL: "none (raw figures)" */
 	const char *trace_path;		 /* for the summary */
@@ -81,6 +83,7 @@ int report_flat(const struct model *m, const struct report_opts *o);
 int report_summary(const struct model *m, const struct report_opts *o);
 int report_arcs(const struct model *m, const struct report_opts *o);
 int report_callers(const struct model *m, const struct report_opts *o);
+int report_hot(const struct model *m, const struct report_opts *o);
 
 /* Exports: each writes its own format (o->format does not apply) and
  * returns 0, or -1 with o->err set when it is not out of memory. */

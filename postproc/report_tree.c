@@ -2,6 +2,7 @@
  * report_tree.c - the per-thread call tree report (docs/jcal-post.md, tree):
  * text with Lvl, RL, Calls, Base, Cum and an indented name; CSV with one row
  * per calling context and its path; JSON with nested nodes per thread.
+ * Children are listed in the order o->order asks (tree_order.h).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,6 +12,11 @@
 #include "output.h"
 #include "report.h"
 #include "report_util.h"
+
+static const char *method_name(const void *m, uint32_t method)
+{
+	return model_method_name(m, method);
+}
 
 static void thread_header(const struct model *m, const struct report_opts *o,
 			  const struct model_thread *t)
@@ -39,7 +45,8 @@ static void thread_header(const struct model *m, const struct report_opts *o,
 }
 
 static void text_thread(const struct model *m, const struct report_opts *o,
-			const struct model_thread *t, const struct report_view *v)
+			const struct model_thread *t, const struct report_view *v,
+			const uint32_t *order)
 {
 	const struct calltree *tr = v->t;
 	unsigned mi = o->metric;
@@ -64,7 +71,7 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 		fprintf(o->out, " %*s %*s", wrb, "RawBase", wrc, "RawCum");
 	fprintf(o->out, "  Name\n");
 	for (uint32_t i = 0; i < tr->nnodes; i++) {
-		const struct calltree_node *n = &tr->nodes[tr->order[i]];
+		const struct calltree_node *n = &tr->nodes[order[i]];
 
 		fprintf(o->out, "%*" PRIu32 " %*" PRIu32 " %*" PRIu64 " %*" PRIu64 " %*" PRIu64, wl,
 			n->level, wr, n->rl, wc, n->calls, wb, model_value(m, mi, n->base[mi]), wu,
@@ -101,7 +108,8 @@ static int path_set(struct pathbuf *p, uint32_t level, const char *name)
 }
 
 static int csv_thread(const struct model *m, const struct report_opts *o,
-		      const struct model_thread *t, const struct calltree *tr)
+		      const struct model_thread *t, const struct calltree *tr,
+		      const uint32_t *order)
 {
 	unsigned mi = o->metric;
 	struct pathbuf p = {0};
@@ -112,7 +120,7 @@ static int csv_thread(const struct model *m, const struct report_opts *o,
 		return -1;
 	snprintf(label, sizeof(label), "%s#%" PRIu32, t->name, t->serial);
 	for (uint32_t i = 0; i < tr->nnodes; i++) {
-		const struct calltree_node *n = &tr->nodes[tr->order[i]];
+		const struct calltree_node *n = &tr->nodes[order[i]];
 
 		if (n->level && path_set(&p, n->level, model_method_name(m, n->method))) {
 			free(p.s);
@@ -136,7 +144,8 @@ static int csv_thread(const struct model *m, const struct report_opts *o,
 }
 
 static void json_thread(const struct model *m, const struct report_opts *o,
-			const struct model_thread *t, const struct report_view *v)
+			const struct model_thread *t, const struct report_view *v,
+			const uint32_t *order)
 {
 	const struct calltree *tr = v->t;
 	const struct calltree_stats *s = &tr->stats;
@@ -160,7 +169,7 @@ static void json_thread(const struct model *m, const struct report_opts *o,
 			report_max_depth(o), v->folded);
 	fputs(",\"root\":", o->out);
 	for (uint32_t i = 0; i < tr->nnodes; i++) {
-		const struct calltree_node *n = &tr->nodes[tr->order[i]];
+		const struct calltree_node *n = &tr->nodes[order[i]];
 
 		if (i > 0 && n->level <= prev) {
 			for (uint32_t k = 0; k <= prev - n->level; k++)
@@ -211,9 +220,16 @@ int report_tree(const struct model *m, const struct report_opts *o)
 			n == 1 ? "" : "s", m->nthreads - n);
 	for (size_t i = 0; i < n; i++) {
 		struct report_view v;
+		uint32_t *order;
 		int err = 0;
 
 		if (report_view_get(&v, list[i], o)) {
+			free(list);
+			return -1;
+		}
+		order = tree_order_preorder(v.t, o->order, o->metric, method_name, m);
+		if (!order) {
+			report_view_free(&v);
 			free(list);
 			return -1;
 		}
@@ -221,17 +237,18 @@ int report_tree(const struct model *m, const struct report_opts *o)
 		case REPORT_TEXT:
 			if (i)
 				fputc('\n', o->out);
-			text_thread(m, o, list[i], &v);
+			text_thread(m, o, list[i], &v, order);
 			break;
 		case REPORT_CSV:
-			err = csv_thread(m, o, list[i], v.t);
+			err = csv_thread(m, o, list[i], v.t, order);
 			break;
 		case REPORT_JSON:
 			if (i)
 				fputs(",\n", o->out);
-			json_thread(m, o, list[i], &v);
+			json_thread(m, o, list[i], &v, order);
 			break;
 		}
+		free(order);
 		report_view_free(&v);
 		if (err) {
 			free(list);

@@ -313,6 +313,23 @@ static enum decision decide_pct(void *ctx, const struct calltree *t, uint32_t n)
 	return t->nodes[n].cum[pc->metric] < pc->threshold ? FOLD_SUBTREE : KEEP;
 }
 
+uint64_t shape_pct_threshold(const struct calltree *t, unsigned metric, double pct)
+{
+	long double th = (long double)t->nodes[CALLTREE_ROOT].cum[metric] * pct / 100.0L;
+	uint64_t v = th >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)th;
+
+	if ((long double)v < th)
+		v++;
+	return v;
+}
+
+int shape_min_pct(struct calltree *t, unsigned metric, double pct, struct shape_info *info)
+{
+	struct pct_ctx pc = {metric, shape_pct_threshold(t, metric, pct)};
+
+	return rebuild(t, decide_pct, &pc, info);
+}
+
 static int simple_names(struct model *m, int sig)
 {
 	struct model_method *mm, *tmp;
@@ -324,7 +341,7 @@ static int simple_names(struct model *m, int sig)
 
 		if (!mm->defined)
 			continue;
-		n = shape_simple_name(mm->class_sig, mm->name, sig ? mm->sig : NULL, buf,
+		n = shape_simple_name(mm->class_sig, mm->name, sig ? mm->sig : mm->overload, buf,
 				      sizeof(buf));
 		if (n >= sizeof(buf))
 			n = sizeof(buf) - 1;
@@ -466,20 +483,10 @@ int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *
 		list[0] = m->thread_list[0];
 		n = 1;
 	}
-	if (o->min_pct > 0) {
-		for (size_t i = 0; i < n; i++) {
-			struct calltree *t = &list[i]->tree;
-			struct pct_ctx pc = {o->metric, 0};
-			long double th = (long double)t->nodes[CALLTREE_ROOT].cum[o->metric] *
-					 o->min_pct / 100.0L;
-
-			pc.threshold = (uint64_t)th;
-			if ((long double)pc.threshold < th)
-				pc.threshold++;
-			if (rebuild(t, decide_pct, &pc, info))
+	if (o->min_pct > 0)
+		for (size_t i = 0; i < n; i++)
+			if (shape_min_pct(&list[i]->tree, o->metric, o->min_pct, info))
 				goto out;
-		}
-	}
 	err = 0;
 out:
 	u64map_free(&mt.cache);

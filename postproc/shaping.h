@@ -61,6 +61,16 @@ struct shape_info {
 int shape_cap_depth(const struct calltree *src, uint32_t max_depth, struct calltree *dst,
 		    uint64_t *folded);
 
+/* --min-pct on one thread's tree (finished): contexts whose cum is under
+ * the threshold (shape_pct_threshold) are folded, with their subtree, into
+ * their parent; info->folded counts them. Returns 0 or -1 (no memory). */
+int shape_min_pct(struct calltree *t, unsigned metric, double pct, struct shape_info *info);
+
+/* The smallest cum a context keeps under --min-pct pct: pct% of the root's
+ * cum, rounded up. A context is kept iff its cum reaches it (a parent's cum
+ * is never below its child's, so the kept contexts form a tree). */
+uint64_t shape_pct_threshold(const struct calltree *t, unsigned metric, double pct);
+
 /* True when o asks for any change of the trees or names. */
 int shape_active(const struct shape_opts *o);
 

@@ -15,7 +15,7 @@ set -eu
 PACKAGES="make gcc libc6-dev openjdk-17-jdk-headless libpfm4-dev uthash-dev zlib1g-dev"
 LINT_PACKAGES="clang-format clang-tidy"
 TEST_PACKAGES="chromium golang-go libh2-java libxalan2-java man-db libasm-java"
-TEST_PACKAGES="$TEST_PACKAGES fop libbatik-java groovy"
+TEST_PACKAGES="$TEST_PACKAGES fop libbatik-java groovy checkstyle"
 
 want_tests=0
 [ "${1:-}" = "--tests" ] && want_tests=1

@@ -46,7 +46,8 @@ public final class Main {
 			new Suite("Live", "jcallive", Live::tests),
 			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests),
 			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests),
-			new Suite("OtherAgents", "jcalotheragents", OtherAgents::tests));
+			new Suite("OtherAgents", "jcalotheragents", OtherAgents::tests),
+			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests));
 
 	private int passed, failed, skipped;
 

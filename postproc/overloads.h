@@ -1,0 +1,21 @@
+/*
+ * overloads.h - methods that share "package.Class.method" (overloads, and
+ * bridge methods): the suffix that tells them apart in reports printed
+ * without --sig (docs/jcal-post.md, Method names).
+ */
+#ifndef JCAL_OVERLOADS_H
+#define JCAL_OVERLOADS_H
+
+#include "model.h"
+
+/*
+ * Sets mm->overload of every defined method (not an alias of another) whose
+ * class and name another one has: its parameter list with class names
+ * without their package ("(int, String)"), with packages where that still
+ * clashes ("(a.Node)" and "(b.Node)"), else the JVM descriptor (methods
+ * that differ only by return type). Others get NULL. Returns 0 or -1 (no
+ * memory).
+ */
+int overloads_mark(struct model *m);
+
+#endif
