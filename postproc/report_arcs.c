@@ -207,12 +207,7 @@ int report_arcs(const struct model *m, const struct report_opts *o)
 		      o->out);
 		break;
 	case REPORT_JSON:
-		fputs("{\"metric\":{\"name\":", o->out);
-		json_string(o->out, m->metric[o->metric].name);
-		fputs(",\"unit\":", o->out);
-		json_string(o->out, m->metric[o->metric].unit);
-		fprintf(o->out, "},\"calibrated\":%s,\"threads\":[\n",
-			o->calibrated ? "true" : "false");
+		report_json_open(m, o);
 		break;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -129,12 +129,7 @@ static void header(const struct model *m, const struct report_opts *o, size_t n)
 	if (o->format == REPORT_CSV)
 		fputs("thread,level,rl,calls,base,cum,raw_base,raw_cum,method\n", o->out);
 	if (o->format == REPORT_JSON) {
-		fputs("{\"metric\":{\"name\":", o->out);
-		json_string(o->out, m->metric[o->metric].name);
-		fputs(",\"unit\":", o->out);
-		json_string(o->out, m->metric[o->metric].unit);
-		fprintf(o->out, "},\"calibrated\":%s,\"threads\":[\n",
-			o->calibrated ? "true" : "false");
+		report_json_open(m, o);
 	}
 	if (!n && o->format == REPORT_TEXT)
 		fputs("No thread recorded an event.\n", o->out);

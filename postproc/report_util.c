@@ -109,3 +109,12 @@ void report_view_note(const struct report_opts *o, const struct report_view *v)
 			" folded into \"<deeper frames folded>\" (calls, base and cum kept)\n",
 			v->folded, report_max_depth(o));
 }
+
+void report_json_open(const struct model *m, const struct report_opts *o)
+{
+	fputs("{\"metric\":{\"name\":", o->out);
+	json_string(o->out, m->metric[o->metric].name);
+	fputs(",\"unit\":", o->out);
+	json_string(o->out, m->metric[o->metric].unit);
+	fprintf(o->out, "},\"calibrated\":%s,\"threads\":[\n", o->calibrated ? "true" : "false");
+}

@@ -53,4 +53,8 @@ void report_view_free(struct report_view *v);
  * when any. */
 void report_view_note(const struct report_opts *o, const struct report_view *v);
 
+/* JSON reports of per-thread sections: writes the opening
+ * {"metric":{"name":..,"unit":..},"calibrated":B,"threads":[ and a newline. */
+void report_json_open(const struct model *m, const struct report_opts *o);
+
 #endif
