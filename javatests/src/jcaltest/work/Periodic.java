@@ -25,32 +25,11 @@ public class Periodic {
 		for (int i = 0; i < 4; i++)
 			work(i);
 		if (args.length > 1 && args[1].equals("burst"))
-			sleepUntilBurstEnded(ms);
+			jcaltest.support.BurstWait.sleepUntilBurstEnded(ms);
 		else
 			Thread.sleep(ms);
 		for (int i = 0; i < 4; i++)
 			work(i);
 		System.out.println("periodic " + sink);
-	}
-
-	/* A burst runs the workload on the agent's jcal-calibrator thread, then
-	 * its env timer in a child JVM. */
-	private static boolean burstRunning() {
-		for (Thread t : Thread.getAllStackTraces().keySet())
-			if (t.getName().equals("jcal-calibrator"))
-				return true;
-		return ProcessHandle.current().children().findAny().isPresent();
-	}
-
-	private static void sleepUntilBurstEnded(long ms) throws InterruptedException {
-		long start = System.nanoTime(), end = start + ms * 1_000_000L, limit = end + 60_000_000_000L;
-		boolean seen = false;
-		for (long now = start; now < limit; now = System.nanoTime()) {
-			boolean alive = burstRunning();
-			seen |= alive;
-			if (now >= end && seen && !alive)
-				return;
-			Thread.sleep(100);
-		}
 	}
 }
