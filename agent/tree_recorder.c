@@ -41,6 +41,13 @@ struct tree_thread {
 	struct tree_thread *next; /* registry */
 };
 
+/* Ended threads whose trees stay their own; the trees of threads that end
+ * after them are merged into one "<ended threads>" tree, so that memory
+ * follows calling contexts, not threads started (docs/agent-internals.md,
+ * "output=tree"). */
+#define ENDED_KEPT_MAX 256
+#define ENDED_ALL_NAME "<ended threads>"
+
 static int trees_on;
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t fold_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -51,6 +58,11 @@ static struct tree_thread *registry;
 static atomic_int_fast64_t contexts_total;
 static atomic_int_fast64_t fold_at;
 static atomic_uint_fast64_t folds;
+/* Under registry_mutex: ended threads kept as their own, the merged tree
+ * of the later ones (in the registry too) and how many it holds. */
+static unsigned ended_kept;
+static struct tree_thread *ended_all;
+static uint64_t ended_merged;
 
 /* The table, chosen at VMInit; read-only once table_state is 1. */
 static struct calib_table table;
@@ -215,13 +227,93 @@ struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics)
 	return tt;
 }
 
+static int64_t recount_locked(struct tree_thread *tt);
+
+/* Under registry_mutex: the "<ended threads>" tree, created with its
+ * thread definition on first use. NULL when memory runs out. */
+static struct tree_thread *ended_tree(unsigned nmetrics)
+{
+	struct tree_thread *tt;
+	uint64_t zero[JCAL_MAX_METRICS] = {0};
+	struct timespec now;
+
+	if (ended_all)
+		return ended_all;
+	tt = calloc(1, sizeof(*tt));
+	if (!tt)
+		return NULL;
+	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1, NULL) ||
+	    pthread_mutex_init(&tt->lock, NULL)) {
+		calltree_free(&tt->tree);
+		free(tt);
+		return NULL;
+	}
+	tt->serial = atomic_fetch_add(&jcal.next_serial, 1);
+	tt->ended = 1;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_thread_start(rb, tt->serial, 0, 0, 0,
+			       (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+			       ENDED_ALL_NAME, tt->tree.nmetrics, zero);
+	trace_file_unlock();
+	tt->next = registry;
+	registry = tt;
+	ended_all = tt;
+	return tt;
+}
+
+/* Under registry_mutex, tt ended and locked: merges its tree and counts
+ * into the "<ended threads>" tree. Returns 0, or -1 (tt stays as it is). */
+static int merge_ended(struct tree_thread *tt)
+{
+	struct tree_thread *all = ended_tree(tt->tree.nmetrics);
+
+	if (!all)
+		return -1;
+	pthread_mutex_lock(&all->lock);
+	if (calltree_merge(&all->tree, &tt->tree)) {
+		pthread_mutex_unlock(&all->lock);
+		return -1;
+	}
+	all->lost += tt->lost;
+	all->deltas += tt->deltas;
+	all->clamped += tt->clamped;
+	all->fallback_similar += tt->fallback_similar;
+	all->fallback_global += tt->fallback_global;
+	all->uncompensated += tt->uncompensated;
+	atomic_fetch_add(&contexts_total, recount_locked(all) - tt->counted);
+	pthread_mutex_unlock(&all->lock);
+	ended_merged++;
+	return 0;
+}
+
 void tree_recorder_thread_ended(struct tree_thread *tt)
 {
+	struct tree_thread **pp;
+
 	if (!tt)
 		return;
+	pthread_mutex_lock(&registry_mutex);
 	pthread_mutex_lock(&tt->lock);
 	tt->ended = 1;
+	/* A tree with no event in this recording holds nothing: it goes. */
+	if (!tt->idle && (ended_kept < ENDED_KEPT_MAX || tt->failed || merge_ended(tt))) {
+		ended_kept++;
+		pthread_mutex_unlock(&tt->lock);
+		pthread_mutex_unlock(&registry_mutex);
+		return;
+	}
+	if (tt->idle)
+		atomic_fetch_sub(&contexts_total, tt->counted);
 	pthread_mutex_unlock(&tt->lock);
+	for (pp = &registry; *pp && *pp != tt; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = tt->next;
+	pthread_mutex_unlock(&registry_mutex);
+	calltree_free(&tt->tree);
+	pthread_mutex_destroy(&tt->lock);
+	free(tt);
 }
 
 /* Brings contexts_total up to date with tt's tree (tt locked). */
@@ -401,6 +493,9 @@ void tree_recorder_reset(void)
 		pthread_mutex_unlock(&tt->lock);
 		pp = &tt->next;
 	}
+	ended_all = NULL;
+	ended_kept = 0;
+	ended_merged = 0;
 	atomic_store(&contexts_total, 0);
 	atomic_store(&fold_at, (int_fast64_t)jcal.opts.maxcontexts);
 	atomic_store(&folds, 0);
@@ -483,6 +578,9 @@ static void write_meta(struct trace_recbuf *rb, int at_end)
 	trace_rec_meta(rb, "snapshot.when", at_end ? "end" : "dump");
 	meta_u64(rb, "snapshot.maxcontexts", jcal.opts.maxcontexts);
 	meta_u64(rb, "snapshot.folds", atomic_load(&folds));
+	/* threads defined in the snapshot without a tree of their own: in
+	 * "<ended threads>" */
+	meta_u64(rb, "snapshot.ended_merged", ended_merged);
 	meta_u64(rb, "snapshot.lost_events", lost);
 	if (state == 1) {
 		for (unsigned i = 0; i < SEQKEY_COUNT; i++) {

@@ -346,6 +346,63 @@ int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_
 	return child_get(t, parent, method, out);
 }
 
+static void add_stats(struct calltree_stats *d, const struct calltree_stats *s)
+{
+	d->events += s->events;
+	for (unsigned i = 0; i < JCAL_MT_COUNT; i++)
+		d->by_type[i] += s->by_type[i];
+	for (unsigned i = 0; i < JCAL_TR_COUNT; i++)
+		d->by_transition[i] += s->by_transition[i];
+	for (unsigned i = 0; i < JCAL_CTL_COUNT; i++)
+		d->controls[i] += s->controls[i];
+	d->unmatched_exits += s->unmatched_exits;
+	d->mismatched_exits += s->mismatched_exits;
+	d->frames_unwound += s->frames_unwound;
+	d->open_frames += s->open_frames;
+	d->backwards += s->backwards;
+	d->folded_contexts += s->folded_contexts;
+	d->folded_calls += s->folded_calls;
+}
+
+int calltree_merge(struct calltree *dst, const struct calltree *src)
+{
+	uint32_t *order = malloc((size_t)src->nnodes * sizeof(*order));
+	uint32_t *map = malloc((size_t)src->nnodes * sizeof(*map));
+	unsigned nm = dst->nmetrics < src->nmetrics ? dst->nmetrics : src->nmetrics;
+	int rc = 0;
+
+	if (!order || !map) {
+		free(order);
+		free(map);
+		return -ENOMEM;
+	}
+	/* parents before children, whatever reparenting did to the indices */
+	calltree_preorder(src, order);
+	map[CALLTREE_ROOT] = CALLTREE_ROOT;
+	for (uint32_t k = 0; k < src->nnodes && !rc; k++) {
+		const struct calltree_node *s = &src->nodes[order[k]];
+		struct calltree_node *d;
+
+		if (order[k] != CALLTREE_ROOT)
+			rc = child_get(dst, map[s->parent], s->method, &map[order[k]]);
+		if (rc)
+			break;
+		d = &dst->nodes[map[order[k]]];
+		/* the root's one call is the thread's: dst has its own */
+		if (order[k] != CALLTREE_ROOT)
+			d->calls += s->calls;
+		for (unsigned i = 0; i < nm; i++) {
+			d->raw_base[i] += s->raw_base[i];
+			d->base[i] += s->base[i];
+		}
+	}
+	if (!rc)
+		add_stats(&dst->stats, &src->stats);
+	free(order);
+	free(map);
+	return rc;
+}
+
 int calltree_finish(struct calltree *t)
 {
 	int err;

@@ -139,6 +139,13 @@ int calltree_finish(struct calltree *t);
  * -ENOMEM. */
 int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out);
 
+/* Adds src (not finished) into dst (not finished): every context of src
+ * to the same path of dst, created when missing, with its calls and
+ * metric; the statistics added up. For trees of ended threads kept as one
+ * (the agent's output=tree). Returns 0 or -ENOMEM (dst may then hold part
+ * of src). */
+int calltree_merge(struct calltree *dst, const struct calltree *src);
+
 /* The nodes in pre-order, children in creation order (order has nnodes
  * entries; a parent always comes before its children), at any time, not
  * only after calltree_finish. */

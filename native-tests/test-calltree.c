@@ -461,6 +461,57 @@ static void test_calib_small_keys_file(void)
 	CHECK_EQ_I(found, 5);
 }
 
+/* Trees of ended threads kept as one: every path's calls and metric add
+ * up, paths only one thread had are kept, statistics summed. */
+static void test_merge(void)
+{
+	struct calltree a, b, d;
+	char path[256];
+	uint64_t calls_ab = 0, calls_ac = 0, calls_b = 0, sum = 0;
+
+	CHECK_EQ_I(calltree_init(&a, 2, NULL), 0);
+	CHECK_EQ_I(calltree_init(&b, 2, NULL), 0);
+	CHECK_EQ_I(calltree_init(&d, 2, NULL), 0);
+	ev(&a, 0, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP); /* A */
+	ev(&a, 2, JCAL_TR_ENTRY, 2, JCAL_MT_INTERP); /* A;B */
+	ev(&a, 5, JCAL_TR_EXIT, 2, JCAL_MT_INTERP);
+	ev(&a, 6, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);
+	ev(&b, 10, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP); /* A */
+	ev(&b, 11, JCAL_TR_ENTRY, 2, JCAL_MT_INTERP); /* A;B twice */
+	ev(&b, 13, JCAL_TR_EXIT, 2, JCAL_MT_INTERP);
+	ev(&b, 14, JCAL_TR_ENTRY, 2, JCAL_MT_INTERP);
+	ev(&b, 15, JCAL_TR_EXIT, 2, JCAL_MT_INTERP);
+	ev(&b, 17, JCAL_TR_ENTRY, 3, JCAL_MT_INTERP); /* A;C */
+	ev(&b, 20, JCAL_TR_EXIT, 3, JCAL_MT_INTERP);
+	ev(&b, 21, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);
+	ev(&b, 25, JCAL_TR_EXIT, 2, JCAL_MT_INTERP); /* B unmatched: reparents */
+	CHECK_EQ_I(calltree_merge(&d, &a), 0);
+	CHECK_EQ_I(calltree_merge(&d, &b), 0);
+	CHECK_EQ_I(calltree_finish(&d), 0);
+	for (uint32_t i = 1; i < d.nnodes; i++) {
+		node_path(&d, i, path, sizeof(path));
+		if (!strcmp(path, "A;B"))
+			calls_ab = d.nodes[i].calls;
+		if (!strcmp(path, "B;A;C"))
+			calls_ac = d.nodes[i].calls;
+		if (!strcmp(path, "B"))
+			calls_b = d.nodes[i].calls;
+	}
+	CHECK_EQ_U(calls_ab, 1); /* a's A;B */
+	CHECK_EQ_U(calls_ac, 1); /* b's C under the reparented B;A */
+	CHECK_EQ_U(calls_b, 1);	 /* b's unmatched exit */
+	sum = total_base(&d);
+	CHECK_EQ_U(sum, total_base(&a) + total_base(&b));
+	CHECK_EQ_U(d.nodes[CALLTREE_ROOT].cum[0], 6 + 15);
+	CHECK_EQ_U(d.stats.events, a.stats.events + b.stats.events);
+	CHECK_EQ_U(d.stats.unmatched_exits, 1);
+	/* metric 1 (2 x metric 0 in ev) is merged too */
+	CHECK_EQ_U(d.nodes[CALLTREE_ROOT].raw_cum[1], 2 * (6 + 15));
+	calltree_free(&a);
+	calltree_free(&b);
+	calltree_free(&d);
+}
+
 int main(void)
 {
 	RUN(test_fig4a_tree);
@@ -475,5 +526,6 @@ int main(void)
 	RUN(test_seqkey_text);
 	RUN(test_calib_small);
 	RUN(test_calib_small_keys_file);
+	RUN(test_merge);
 	return test_summary("calltree");
 }

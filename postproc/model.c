@@ -561,7 +561,15 @@ int model_finish(struct model *m)
 	m->thread_list = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*m->thread_list));
 	if (!m->thread_list)
 		return oom(m);
+	/* A snapshot whose agent merged ended threads into "<ended threads>"
+	 * still defines them: they have no tree of their own and are not
+	 * listed (the merged tree holds their calls). */
+	const char *merged = m->snapshot ? model_meta(m, "snapshot.ended_merged") : NULL;
+	int drop_treeless = merged && strcmp(merged, "0") != 0;
+
 	HASH_ITER (hh, m->threads, t, tmp) {
+		if (drop_treeless && !t->has_tree)
+			continue;
 		if (!t->has_tree) {
 			/* a thread without events still gets its (empty) tree */
 			if (calltree_init(&t->tree, m->nmetrics ? m->nmetrics : 1, NULL))
@@ -580,6 +588,7 @@ int model_finish(struct model *m)
 			return oom(m);
 		m->thread_list[i++] = t;
 	}
+	m->nthreads = i;
 	qsort(m->thread_list, m->nthreads, sizeof(*m->thread_list), by_serial);
 	return derive_metrics(m);
 }

@@ -144,6 +144,11 @@ static void snapshot_text(FILE *f, const struct model *m, const struct totals *t
 	    " calls) in %s folds",
 	    max && strcmp(max, "0") ? max : "no limit", t->folded_contexts, t->folded_calls,
 	    or_unknown(model_meta(m, "snapshot.folds")));
+	if ((v = model_meta(m, "snapshot.ended_merged")) && strcmp(v, "0"))
+		row(f, "ended threads merged:",
+		    "%s (their trees are one thread, \"<ended threads>\", after the first 256 "
+		    "ended threads)",
+		    v);
 	if ((v = model_meta(m, "snapshot.lost_events")) && strcmp(v, "0"))
 		row(f, "events not in the trees:", "%s (the agent ran out of memory)", v);
 	if (!model_meta(m, "snapshot.calib.table"))

@@ -8,6 +8,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -222,6 +224,28 @@ public final class TreeOutput {
 		r.check(chrome.contains("\"name\":\"" + B + "leaf\""), "chrome spans from the snapshot's tree");
 	}
 
+	/**
+	 * Thread churn: past 256 ended threads the agent merges the trees of
+	 * threads that end into one "<ended threads>" tree, so memory follows
+	 * contexts, not threads started; every call stays counted.
+	 */
+	private void testThreadChurn() throws Exception {
+		Path t = r.tmp.resolve("churn.bin"), s = r.tmp.resolve("churn.bin.tree");
+		Runner.Result a = traced("trace,metric=cputime,output=both,out=" + t, W + "ThreadChurn");
+		r.check(a.rc == 0 && a.out.contains("churn "), "thread churn: exit " + a.rc + ": " + a.err);
+		String C = W + "ThreadChurn.", K = W + "ThreadChurn$Worker.";
+		Map<String, Long> want = Runner.map(C + "main", 1, K + "<init>", 600, K + "run", 600, C + "work", 600,
+				C + "leaf", 3000);
+		r.expectExact("thread churn: calls in the trace", want, calls(t));
+		r.expectExact("thread churn: calls in the snapshot", want, calls(s));
+		Runner.Result sum = post(s, "--report", "summary");
+		Matcher m = Pattern.compile("ended threads merged: +(\\d+)").matcher(sum.out);
+		Matcher n = Pattern.compile("(?m)^  threads: +(\\d+)").matcher(sum.out);
+		r.check(m.find() && Long.parseLong(m.group(1)) >= 600 - 256 && n.find() && Long.parseLong(n.group(1)) < 300
+				&& sum.out.contains("<ended threads>"),
+				"thread churn: at most 256 ended threads of their own, the rest merged: " + sum.out);
+	}
+
 	private void expectError(String what, Runner.Result res, String names) {
 		List<String> lines = res.errLines();
 		r.check(res.rc != 0 && lines.size() == 1 && lines.get(0).startsWith("jcal-post: error: ")
@@ -300,6 +324,7 @@ public final class TreeOutput {
 				.add("tree-maxcontexts", t::testMaxContexts)
 				.add("tree-only", t::testTreeOnly)
 				.add("tree-dump-while-running", t::testDumpWhileRunning)
+				.add("tree-thread-churn", t::testThreadChurn)
 				.add("tree-bad-options", t::testBadOptions);
 	}
 }
