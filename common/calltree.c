@@ -346,7 +346,7 @@ int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_
 	return child_get(t, parent, method, out);
 }
 
-static void add_stats(struct calltree_stats *d, const struct calltree_stats *s)
+void calltree_stats_add(struct calltree_stats *d, const struct calltree_stats *s)
 {
 	d->events += s->events;
 	for (unsigned i = 0; i < JCAL_MT_COUNT; i++)
@@ -397,7 +397,7 @@ int calltree_merge(struct calltree *dst, const struct calltree *src)
 		}
 	}
 	if (!rc)
-		add_stats(&dst->stats, &src->stats);
+		calltree_stats_add(&dst->stats, &src->stats);
 	free(order);
 	free(map);
 	return rc;

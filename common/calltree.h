@@ -139,6 +139,9 @@ int calltree_finish(struct calltree *t);
  * -ENOMEM. */
 int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out);
 
+/* Adds every count of s to d (threads merged into one tree). */
+void calltree_stats_add(struct calltree_stats *d, const struct calltree_stats *s);
+
 /* Adds src (not finished) into dst (not finished): every context of src
  * to the same path of dst, created when missing, with its calls and
  * metric; the statistics added up. For trees of ended threads kept as one

@@ -61,20 +61,6 @@ static void add_metric(uint64_t *dst, const uint64_t *src, unsigned n)
 		dst[i] += src[i];
 }
 
-static void add_stats(struct calltree_stats *d, const struct calltree_stats *s)
-{
-	d->events += s->events;
-	for (unsigned i = 0; i < JCAL_MT_COUNT; i++)
-		d->by_type[i] += s->by_type[i];
-	for (unsigned i = 0; i < JCAL_TR_COUNT; i++)
-		d->by_transition[i] += s->by_transition[i];
-	d->unmatched_exits += s->unmatched_exits;
-	d->mismatched_exits += s->mismatched_exits;
-	d->frames_unwound += s->frames_unwound;
-	d->open_frames += s->open_frames;
-	d->backwards += s->backwards;
-}
-
 /*
  * Adds the nodes of src (finished) to dst (not finished) as decide says.
  * Returns 0 or -1.
@@ -129,7 +115,7 @@ static int rebuild_into(struct calltree *dst, const struct calltree *src, decide
 			break;
 		}
 	}
-	add_stats(&dst->stats, &src->stats);
+	calltree_stats_add(&dst->stats, &src->stats);
 	free(map);
 	return 0;
 }
