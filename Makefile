@@ -394,12 +394,17 @@ $(BUILD)/libcount.so: bench/count_agent.c | check-jdk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $<
 
+# The soak's floor of mode=bci: a retransform-capable agent that copies bytes.
+$(BUILD)/libcopy.so: bench/copy_agent.c | check-jdk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -shared -o $@ $<
+
 $(BUILD)/bench.stamp: $(BENCH_JAVA) $(BUILD)/jcal-agent.jar | check-jdk
 	@mkdir -p $(BUILD)/bench
 	$(JAVAC) -cp $(BUILD)/jcal-agent.jar -d $(BUILD)/bench $(BENCH_JAVA)
 	@touch $@
 
-bench: all $(BUILD)/libcount.so $(BUILD)/bench.stamp
+bench: all $(BUILD)/libcount.so $(BUILD)/libcopy.so $(BUILD)/bench.stamp
 	@JAVA_HOME=$(JAVA_HOME) bench/agent-cost.sh
 
 # ns per metric read, per backend (docs/metrics.md)

@@ -3,7 +3,11 @@
 # threads started and ended, methods called) under the agent for MINUTES
 # (default 10) per RUN: events (mode=events), bci (mode=bci), tree
 # (mode=bci,output=tree), none (no agent: the JVM's own figures under the
-# same churn); default events bci tree, one after the other. Every
+# same churn), and the floors of the two modes: count (bench/count_agent.c,
+# method events counted, nothing else) and copy (bench/copy_agent.c, every
+# class's bytes copied in ClassFileLoadHook by a retransform-capable agent,
+# nothing else; copyc: the same taking CompiledMethodLoad events, as
+# mode=bci does); default events bci tree, one after the other. Every
 # 30 s it prints the JVM's resident memory, its open file descriptors and
 # threads (/proc/PID), and what `jcal status PID` reports: live thread
 # states and kernel-thread states of the agent, methods and jmethodIDs in
@@ -54,14 +58,22 @@ run() {
 	events) opts="mode=events" ;;
 	bci) opts="mode=bci" ;;
 	tree) opts="mode=bci,output=tree" ;;
-	none) opts= ;;
-	*) echo "soak: unknown run '$name' (events, bci, tree, none)" >&2; return 1 ;;
+	none | count | copy | copyc) opts= ;;
+	*) echo "soak: unknown run '$name' (events, bci, tree, none, count, copy, copyc)" >&2; return 1 ;;
 	esac
+	# the runs without jcal: only the JVM's figures
+	local bare=0
+	case $name in none | count | copy | copyc) bare=1 ;; esac
 	local out=/dev/null
 	[ -n "${SOAK_OUT:-}" ] && out="$SOAK_OUT/soak-$name.bin"
 	[ "$name" = tree ] && out="$tmp/soak-$name.tree"
 	local agent=()
-	[ "$name" = none ] || agent=("-agentpath:$BUILD/libjcal.so=trace,metric=cputime,$opts${AGENT_OPTS:+,$AGENT_OPTS},out=$out")
+	case $name in
+	none) ;;
+	count | copy) agent=("-agentpath:$BUILD/lib$name.so") ;;
+	copyc) agent=("-agentpath:$BUILD/libcopy.so=compiled") ;;
+	*) agent=("-agentpath:$BUILD/libjcal.so=trace,metric=cputime,$opts${AGENT_OPTS:+,$AGENT_OPTS},out=$out") ;;
+	esac
 	echo "== $name: $JAVA -Xmx256m ${agent[*]} -cp $BUILD/bench jcalbench.Soak $SECS"
 	"$JAVA" -Xmx256m "${agent[@]}" -cp "$BUILD/bench" jcalbench.Soak $SECS \
 		>"$tmp/$name.out" 2>"$tmp/$name.err" &
@@ -74,7 +86,7 @@ run() {
 	local pe=0 pb=0
 	while sleep 30; do
 		kill -0 "$pid" 2>/dev/null || break
-		if [ "$name" = none ]; then
+		if [ $bare = 1 ]; then
 			printf 'live: 0 thread states, 0 kernel-thread states\nmethods: 0 (jmethodIDs 0)\nevents: 0\nbytes: 0\n' >"$st"
 		else
 			"$BUILD/jcal" status "$pid" >"$st" 2>&1 || { cat "$st" >&2; break; }
@@ -116,7 +128,7 @@ run() {
 	}' "$samples"
 	verdict fds 2 "$samples"
 	verdict tasks 4 "$samples"
-	[ "$name" = none ] && return 0
+	[ $bare = 1 ] && return 0
 	verdict states 4 "$samples"
 	verdict kstates 4 "$samples"
 	verdict methods 0 "$samples"
