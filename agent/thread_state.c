@@ -38,6 +38,23 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The thread's THREAD_START: in the trace file, or with output=tree (no
+ * trace file) kept with its tree for the snapshots, so that the
+ * definitions do not grow with every thread started. */
+static void write_thread_start(struct jcal_thread *st, uint64_t java_tid, uint32_t flags,
+			       const char *name, const uint64_t *metric)
+{
+	if (jcal.opts.output == JCAL_OUTPUT_TREE) {
+		tree_recorder_thread_start(st->tree, java_tid, (uint32_t)syscall(SYS_gettid), flags,
+					   wall_ns(), name, metric);
+		return;
+	}
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_thread_start(rb, st->serial, java_tid, (uint32_t)syscall(SYS_gettid), flags,
+			       wall_ns(), name, jcal.metrics.n, metric);
+	trace_file_unlock();
+}
+
 struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int late)
 {
 	int is_virtual = jcal.vthreads && jcal_is_virtual(jni, thread);
@@ -91,10 +108,7 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	st->name = strdup(name);
 	thread_state_metric(st, kt, metric);
 
-	struct trace_recbuf *rb = trace_file_lock();
-	trace_rec_thread_start(rb, st->serial, java_tid, (uint32_t)syscall(SYS_gettid), flags,
-			       wall_ns(), name, jcal.metrics.n, metric);
-	trace_file_unlock();
+	write_thread_start(st, java_tid, flags, name, metric);
 	jvmti_free(jvmti, info.name);
 
 	pthread_mutex_lock(&registry_mutex);
@@ -134,10 +148,7 @@ void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
 	st->events = 0;
 	st->filtered = 0;
 	thread_state_metric(st, kt, metric);
-	struct trace_recbuf *rb = trace_file_lock();
-	trace_rec_thread_start(rb, st->serial, st->java_tid, (uint32_t)syscall(SYS_gettid), flags,
-			       wall_ns(), st->name ? st->name : "", jcal.metrics.n, metric);
-	trace_file_unlock();
+	write_thread_start(st, st->java_tid, flags, st->name ? st->name : "", metric);
 	pthread_mutex_lock(&registry_mutex);
 	thread_count++;
 	pthread_mutex_unlock(&registry_mutex);
@@ -266,9 +277,13 @@ void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 		st->java_tid = java_tid;
 	}
 	if (info.name && (!st->name || strcmp(st->name, info.name) || java_tid)) {
-		struct trace_recbuf *rb = trace_file_lock();
-		trace_rec_thread_name(rb, st->serial, wall_ns(), info.name, java_tid);
-		trace_file_unlock();
+		if (jcal.opts.output == JCAL_OUTPUT_TREE) {
+			tree_recorder_thread_start(st->tree, java_tid, 0, 0, 0, info.name, NULL);
+		} else {
+			struct trace_recbuf *rb = trace_file_lock();
+			trace_rec_thread_name(rb, st->serial, wall_ns(), info.name, java_tid);
+			trace_file_unlock();
+		}
 		free(st->name);
 		st->name = strdup(info.name);
 	}
@@ -281,6 +296,10 @@ void thread_state_rename(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 
 static void write_thread_end(struct jcal_thread *st, const uint64_t *metric)
 {
+	if (jcal.opts.output == JCAL_OUTPUT_TREE) {
+		tree_recorder_thread_end(st->tree, wall_ns(), st->events, metric);
+		return;
+	}
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_thread_end(rb, st->serial, wall_ns(), st->events, jcal.metrics.n, metric);
 	trace_file_unlock();

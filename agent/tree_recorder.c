@@ -38,13 +38,21 @@ struct tree_thread {
 	struct calltree tree;
 	/* compensation counts (calib_comp.h) */
 	uint64_t deltas, clamped, fallback_similar, fallback_global, uncompensated;
-	struct tree_thread *next; /* registry */
+	/* output=tree: the thread's definition, written with the tree */
+	int defined, end_known;
+	uint64_t java_tid, start_ns, end_ns, end_events;
+	uint32_t os_tid, tflags;
+	char *name;
+	uint64_t start_metric[JCAL_MAX_METRICS], end_metric[JCAL_MAX_METRICS];
+	struct tree_thread *next;	/* registry */
+	struct tree_thread *ended_next; /* ended trees kept, in end order */
 };
 
-/* Ended threads whose trees stay their own; the trees of threads that end
- * after them are merged into one "<ended threads>" tree, so that memory
- * follows calling contexts, not threads started (docs/agent-internals.md,
- * "output=tree"). */
+/* Ended threads whose trees stay their own: the most recently ended ones;
+ * past them, the tree of the longest ended is merged into one "<ended
+ * threads>" tree, so that memory follows calling contexts, not threads
+ * started, and the threads that end last (main) keep theirs
+ * (docs/agent-internals.md, "output=tree"). */
 #define ENDED_KEPT_MAX 256
 #define ENDED_ALL_NAME "<ended threads>"
 
@@ -58,9 +66,11 @@ static struct tree_thread *registry;
 static atomic_int_fast64_t contexts_total;
 static atomic_int_fast64_t fold_at;
 static atomic_uint_fast64_t folds;
-/* Under registry_mutex: ended threads kept as their own, the merged tree
- * of the later ones (in the registry too) and how many it holds. */
+/* Under registry_mutex: the ended threads kept as their own, longest
+ * ended first, the merged tree of the others (in the registry too) and
+ * how many it holds. */
 static unsigned ended_kept;
+static struct tree_thread *ended_head, *ended_tail;
 static struct tree_thread *ended_all;
 static uint64_t ended_merged;
 
@@ -251,15 +261,75 @@ static struct tree_thread *ended_tree(unsigned nmetrics)
 	tt->serial = atomic_fetch_add(&jcal.next_serial, 1);
 	tt->ended = 1;
 	clock_gettime(CLOCK_REALTIME, &now);
-	struct trace_recbuf *rb = trace_file_lock();
-	trace_rec_thread_start(rb, tt->serial, 0, 0, 0,
-			       (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
-			       ENDED_ALL_NAME, tt->tree.nmetrics, zero);
-	trace_file_unlock();
+	/* defined in the snapshots only, never in a trace file */
+	tree_recorder_thread_start(tt, 0, 0, 0,
+				   (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+				   ENDED_ALL_NAME, zero);
 	tt->next = registry;
 	registry = tt;
 	ended_all = tt;
 	return tt;
+}
+
+static void free_thread(struct tree_thread *tt)
+{
+	calltree_free(&tt->tree);
+	pthread_mutex_destroy(&tt->lock);
+	free(tt->name);
+	free(tt);
+}
+
+void tree_recorder_thread_start(struct tree_thread *tt, uint64_t java_tid, uint32_t os_tid,
+				uint32_t flags, uint64_t time_ns, const char *name,
+				const uint64_t *metric)
+{
+	char *copy = strdup(name ? name : "");
+
+	if (!tt) {
+		free(copy);
+		return;
+	}
+	pthread_mutex_lock(&tt->lock);
+	if (!tt->defined) {
+		tt->os_tid = os_tid;
+		tt->tflags = flags;
+		tt->start_ns = time_ns;
+		if (metric)
+			memcpy(tt->start_metric, metric, sizeof(tt->start_metric));
+	}
+	if (java_tid)
+		tt->java_tid = java_tid;
+	if (copy) {
+		free(tt->name);
+		tt->name = copy;
+	}
+	tt->defined = 1;
+	pthread_mutex_unlock(&tt->lock);
+}
+
+void tree_recorder_thread_end(struct tree_thread *tt, uint64_t time_ns, uint64_t events,
+			      const uint64_t *metric)
+{
+	if (!tt)
+		return;
+	pthread_mutex_lock(&tt->lock);
+	tt->end_known = 1;
+	tt->end_ns = time_ns;
+	tt->end_events = events;
+	memcpy(tt->end_metric, metric, sizeof(tt->end_metric));
+	pthread_mutex_unlock(&tt->lock);
+}
+
+/* The thread's definition before its tree in a snapshot (tt locked). */
+static void write_definition(struct trace_recbuf *rb, const struct tree_thread *tt)
+{
+	if (!tt->defined)
+		return;
+	trace_rec_thread_start(rb, tt->serial, tt->java_tid, tt->os_tid, tt->tflags, tt->start_ns,
+			       tt->name ? tt->name : "", tt->tree.nmetrics, tt->start_metric);
+	if (tt->end_known)
+		trace_rec_thread_end(rb, tt->serial, tt->end_ns, tt->end_events, tt->tree.nmetrics,
+				     tt->end_metric);
 }
 
 /* Under registry_mutex, tt ended and locked: merges its tree and counts
@@ -287,33 +357,57 @@ static int merge_ended(struct tree_thread *tt)
 	return 0;
 }
 
-void tree_recorder_thread_ended(struct tree_thread *tt)
+/* Under registry_mutex: takes tt out of the registry and frees it. */
+static void drop_thread(struct tree_thread *tt)
 {
 	struct tree_thread **pp;
 
+	for (pp = &registry; *pp && *pp != tt; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = tt->next;
+	free_thread(tt);
+}
+
+void tree_recorder_thread_ended(struct tree_thread *tt)
+{
 	if (!tt)
 		return;
 	pthread_mutex_lock(&registry_mutex);
 	pthread_mutex_lock(&tt->lock);
 	tt->ended = 1;
 	/* A tree with no event in this recording holds nothing: it goes. */
-	if (!tt->idle && (ended_kept < ENDED_KEPT_MAX || tt->failed || merge_ended(tt))) {
-		ended_kept++;
+	if (tt->idle) {
+		atomic_fetch_sub(&contexts_total, tt->counted);
 		pthread_mutex_unlock(&tt->lock);
+		drop_thread(tt);
 		pthread_mutex_unlock(&registry_mutex);
 		return;
 	}
-	if (tt->idle)
-		atomic_fetch_sub(&contexts_total, tt->counted);
 	pthread_mutex_unlock(&tt->lock);
-	for (pp = &registry; *pp && *pp != tt; pp = &(*pp)->next)
-		;
-	if (*pp)
-		*pp = tt->next;
+	tt->ended_next = NULL;
+	if (ended_tail)
+		ended_tail->ended_next = tt;
+	else
+		ended_head = tt;
+	ended_tail = tt;
+	ended_kept++;
+	while (ended_kept > ENDED_KEPT_MAX) {
+		struct tree_thread *old = ended_head;
+		int rc;
+
+		pthread_mutex_lock(&old->lock);
+		rc = merge_ended(old);
+		pthread_mutex_unlock(&old->lock);
+		if (rc)
+			break; /* out of memory: kept as it is */
+		ended_head = old->ended_next;
+		if (!ended_head)
+			ended_tail = NULL;
+		ended_kept--;
+		drop_thread(old);
+	}
 	pthread_mutex_unlock(&registry_mutex);
-	calltree_free(&tt->tree);
-	pthread_mutex_destroy(&tt->lock);
-	free(tt);
 }
 
 /* Brings contexts_total up to date with tt's tree (tt locked). */
@@ -478,9 +572,7 @@ void tree_recorder_reset(void)
 		if (tt->ended) {
 			*pp = tt->next;
 			pthread_mutex_unlock(&tt->lock);
-			calltree_free(&tt->tree);
-			pthread_mutex_destroy(&tt->lock);
-			free(tt);
+			free_thread(tt);
 			continue;
 		}
 		unsigned nm = tt->tree.nmetrics;
@@ -490,10 +582,12 @@ void tree_recorder_reset(void)
 		tt->fallback_similar = tt->fallback_global = 0;
 		tt->counted = 0;
 		tt->idle = 1;
+		tt->defined = tt->end_known = 0; /* defined again in the new recording */
 		pthread_mutex_unlock(&tt->lock);
 		pp = &tt->next;
 	}
 	ended_all = NULL;
+	ended_head = ended_tail = NULL;
 	ended_kept = 0;
 	ended_merged = 0;
 	atomic_store(&contexts_total, 0);
@@ -644,6 +738,8 @@ static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads
 		rc = copy_tree(&tt->tree, &c) ? -ENOMEM : 0;
 		flags = (atomic_load(&table_state) == 1 ? TRACE_TREE_COMPENSATED : 0) |
 			(tt->ended ? TRACE_TREE_ENDED : 0);
+		if (!rc)
+			write_definition(rb, tt);
 		pthread_mutex_unlock(&tt->lock);
 		if (rc)
 			break;

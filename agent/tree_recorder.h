@@ -42,6 +42,16 @@ struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics)
 /* The thread ended: its tree stays for the snapshots. */
 void tree_recorder_thread_ended(struct tree_thread *tt);
 
+/* output=tree (no trace file): the thread's definition is kept with its
+ * tree and written with it in each snapshot, instead of in the definitions
+ * every thread started would fill. start: its THREAD_START (name may be
+ * given again, on a rename); end: its THREAD_END figures. */
+void tree_recorder_thread_start(struct tree_thread *tt, uint64_t java_tid, uint32_t os_tid,
+				uint32_t flags, uint64_t time_ns, const char *name,
+				const uint64_t *metric);
+void tree_recorder_thread_end(struct tree_thread *tt, uint64_t time_ns, uint64_t events,
+			      const uint64_t *metric);
+
 /* One event of the thread (called on the thread itself, from the event
  * path): what the trace would get. */
 void tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transition,

@@ -146,8 +146,8 @@ static void snapshot_text(FILE *f, const struct model *m, const struct totals *t
 	    or_unknown(model_meta(m, "snapshot.folds")));
 	if ((v = model_meta(m, "snapshot.ended_merged")) && strcmp(v, "0"))
 		row(f, "ended threads merged:",
-		    "%s (their trees are one thread, \"<ended threads>\", after the first 256 "
-		    "ended threads)",
+		    "%s (their trees are one thread, \"<ended threads>\"; the 256 threads that "
+		    "ended last keep their own)",
 		    v);
 	if ((v = model_meta(m, "snapshot.lost_events")) && strcmp(v, "0"))
 		row(f, "events not in the trees:", "%s (the agent ran out of memory)", v);

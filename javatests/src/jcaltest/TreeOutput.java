@@ -225,9 +225,10 @@ public final class TreeOutput {
 	}
 
 	/**
-	 * Thread churn: past 256 ended threads the agent merges the trees of
-	 * threads that end into one "<ended threads>" tree, so memory follows
-	 * contexts, not threads started; every call stays counted.
+	 * Thread churn: but for the 256 threads that ended last (main among
+	 * them), the agent merges the trees of ended threads into one "<ended
+	 * threads>" tree, so memory follows contexts, not threads started;
+	 * every call stays counted, in output=both and output=tree.
 	 */
 	private void testThreadChurn() throws Exception {
 		Path t = r.tmp.resolve("churn.bin"), s = r.tmp.resolve("churn.bin.tree");
@@ -242,8 +243,16 @@ public final class TreeOutput {
 		Matcher m = Pattern.compile("ended threads merged: +(\\d+)").matcher(sum.out);
 		Matcher n = Pattern.compile("(?m)^  threads: +(\\d+)").matcher(sum.out);
 		r.check(m.find() && Long.parseLong(m.group(1)) >= 600 - 256 && n.find() && Long.parseLong(n.group(1)) < 300
-				&& sum.out.contains("<ended threads>"),
-				"thread churn: at most 256 ended threads of their own, the rest merged: " + sum.out);
+				&& sum.out.contains("<ended threads>") && sum.out.matches("(?s).*\\n  #1 +main .*"),
+				"thread churn: at most 256 ended threads of their own (main one of them), the rest merged: " + sum.out);
+		Path only = r.tmp.resolve("churn-only.tree");
+		Runner.Result b = traced("trace,metric=cputime,output=tree,out=" + only, W + "ThreadChurn");
+		r.check(b.rc == 0, "thread churn, output=tree: exit " + b.rc + ": " + b.err);
+		r.expectExact("thread churn: calls in the output=tree snapshot", want, calls(only));
+		Runner.Result so = post(only, "--report", "summary");
+		Matcher k = Pattern.compile("(?m)^  threads: +(\\d+)").matcher(so.out);
+		r.check(k.find() && Long.parseLong(k.group(1)) < 300 && so.out.matches("(?s).*\\n  #1 +main .*"),
+				"thread churn, output=tree: the snapshot defines only the threads it has trees for: " + so.out);
 	}
 
 	private void expectError(String what, Runner.Result res, String names) {
