@@ -87,13 +87,7 @@ static void csv_thread(const struct model *m, const struct report_opts *o,
 	for (uint32_t i = 0; i < n; i++) {
 		const struct calltree_node *nd = &t->nodes[p[i]];
 
-		csv_field(o->out, label);
-		fprintf(o->out,
-			",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",",
-			nd->level, nd->rl, nd->calls, model_value(m, mi, nd->base[mi]),
-			model_value(m, mi, nd->cum[mi]), model_value(m, mi, nd->raw_base[mi]),
-			model_value(m, mi, nd->raw_cum[mi]));
+		report_csv_node(o->out, m, mi, label, nd);
 		csv_field(o->out, model_method_name(m, nd->method));
 		fputc('\n', o->out);
 	}

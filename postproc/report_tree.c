@@ -127,13 +127,7 @@ static int csv_thread(const struct model *m, const struct report_opts *o,
 			free(p.end);
 			return -1;
 		}
-		csv_field(o->out, label);
-		fprintf(o->out,
-			",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",",
-			n->level, n->rl, n->calls, model_value(m, mi, n->base[mi]),
-			model_value(m, mi, n->cum[mi]), model_value(m, mi, n->raw_base[mi]),
-			model_value(m, mi, n->raw_cum[mi]));
+		report_csv_node(o->out, m, mi, label, n);
 		if (n->level)
 			csv_field(o->out, p.s);
 		fputc('\n', o->out);

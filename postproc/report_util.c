@@ -118,3 +118,15 @@ void report_json_open(const struct model *m, const struct report_opts *o)
 	json_string(o->out, m->metric[o->metric].unit);
 	fprintf(o->out, "},\"calibrated\":%s,\"threads\":[\n", o->calibrated ? "true" : "false");
 }
+
+void report_csv_node(FILE *f, const struct model *m, unsigned mi, const char *label,
+		     const struct calltree_node *n)
+{
+	csv_field(f, label);
+	fprintf(f,
+		",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",",
+		n->level, n->rl, n->calls, model_value(m, mi, n->base[mi]),
+		model_value(m, mi, n->cum[mi]), model_value(m, mi, n->raw_base[mi]),
+		model_value(m, mi, n->raw_cum[mi]));
+}
