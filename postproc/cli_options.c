@@ -6,6 +6,7 @@
  */
 #include "cli_options.h"
 #include "roff.h"
+#include "text_wrap.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -434,31 +435,12 @@ int cli_parse(int argc, char **argv, struct cli *c)
  * HELP_INDENT (on the next line when col is past it). */
 static void wrap(FILE *f, int col, const char *text)
 {
-	const char *p = text;
-
 	if (col > HELP_INDENT) {
 		fputc('\n', f);
 		col = 0;
 	}
 	fprintf(f, "%*s", HELP_INDENT - col, "");
-	col = HELP_INDENT;
-	for (int first = 1; *p; first = 0) {
-		size_t n = strcspn(p, " ");
-
-		if (!first && col + 1 + (int)n > HELP_WIDTH) {
-			fprintf(f, "\n%*s", HELP_INDENT, "");
-			col = HELP_INDENT;
-		} else if (!first) {
-			fputc(' ', f);
-			col++;
-		}
-		fwrite(p, 1, n, f);
-		col += (int)n;
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', f);
+	text_wrap(f, text, HELP_INDENT, HELP_INDENT, HELP_WIDTH);
 }
 
 void cli_help(FILE *f)

@@ -6,6 +6,7 @@
 #include "launcher_cli.h"
 #include "launcher_io.h"
 #include "roff.h"
+#include "text_wrap.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -300,23 +301,7 @@ int launcher_agent_options(const struct launcher_args *a, const char *abs_out, c
 /* Prints text wrapped at 80 columns, every line indented by indent. */
 static void wrap(FILE *f, const char *text, int col, int indent)
 {
-	const char *w = text;
-	while (*w) {
-		size_t len = strcspn(w, " ");
-		if (col > indent && col + 1 + (int)len > 80) {
-			fprintf(f, "\n%*s", indent, "");
-			col = indent;
-		} else if (col > indent) {
-			fputc(' ', f);
-			col++;
-		}
-		fwrite(w, 1, len, f);
-		col += (int)len;
-		w += len;
-		while (*w == ' ')
-			w++;
-	}
-	fputc('\n', f);
+	text_wrap(f, text, col, indent, 80);
 }
 
 void launcher_cli_help(FILE *f)
