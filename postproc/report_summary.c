@@ -15,16 +15,14 @@
 #include "report_util.h"
 
 struct totals {
-	uint64_t events, by_type[JCAL_MT_COUNT], by_transition[JCAL_TR_COUNT];
-	uint64_t unmatched, mismatched, unwound, open, backwards, contexts;
+	struct calltree_stats s; /* every thread's, added up */
+	uint64_t contexts;
 	uint64_t deep;	    /* contexts deeper than the depth limit */
 	uint32_t max_level; /* deepest context */
 	uint64_t cum[JCAL_MAX_METRICS], raw_cum[JCAL_MAX_METRICS];
 	/* Threads with metric values at start and end: their span in all and
 	 * the part their trees hold (raw, metric shown). */
 	uint64_t spanned, span, span_in_trees;
-	uint64_t controls[JCAL_CTL_COUNT];
-	uint64_t folded_contexts, folded_calls; /* snapshots: maxcontexts= */
 };
 
 static void add_up(const struct model_thread *const *list, size_t n, unsigned mi, uint32_t limit,
@@ -35,26 +33,13 @@ static void add_up(const struct model_thread *const *list, size_t n, unsigned mi
 		const struct calltree *tr = &list[i]->tree;
 		const struct calltree_stats *s = &tr->stats;
 
-		t->events += s->events;
-		for (unsigned k = 0; k < JCAL_MT_COUNT; k++)
-			t->by_type[k] += s->by_type[k];
-		for (unsigned k = 0; k < JCAL_TR_COUNT; k++)
-			t->by_transition[k] += s->by_transition[k];
-		t->unmatched += s->unmatched_exits;
-		t->mismatched += s->mismatched_exits;
-		t->unwound += s->frames_unwound;
-		t->open += s->open_frames;
-		t->backwards += s->backwards;
+		calltree_stats_add(&t->s, s);
 		t->contexts += tr->nnodes ? tr->nnodes - 1 : 0;
 		if (tr->max_level > t->max_level)
 			t->max_level = tr->max_level;
 		if (tr->max_level > limit)
 			for (uint32_t k = 0; k < tr->nnodes; k++)
 				t->deep += tr->nodes[k].level > limit;
-		for (unsigned k = 0; k < JCAL_CTL_COUNT; k++)
-			t->controls[k] += s->controls[k];
-		t->folded_contexts += s->folded_contexts;
-		t->folded_calls += s->folded_calls;
 		for (unsigned k = 0; k < JCAL_MAX_METRICS; k++) {
 			t->cum[k] += tr->nodes[CALLTREE_ROOT].cum[k];
 			t->raw_cum[k] += tr->nodes[CALLTREE_ROOT].raw_cum[k];
@@ -142,7 +127,7 @@ static void snapshot_text(FILE *f, const struct model *m, const struct totals *t
 	row(f, "maxcontexts:",
 	    "%s; %" PRIu64 " contexts folded into \"<cold contexts>\" (%" PRIu64
 	    " calls) in %s folds",
-	    max && strcmp(max, "0") ? max : "no limit", t->folded_contexts, t->folded_calls,
+	    max && strcmp(max, "0") ? max : "no limit", t->s.folded_contexts, t->s.folded_calls,
 	    or_unknown(model_meta(m, "snapshot.folds")));
 	if ((v = model_meta(m, "snapshot.ended_merged")) && strcmp(v, "0"))
 		row(f, "ended threads merged:",
@@ -239,16 +224,16 @@ static void text(const struct model *m, const struct report_opts *o,
 		    m->metric[i].why, m->metric[i].why[0] ? ")" : "", model_value(m, i, t->cum[i]),
 		    i == mi && m->nmetrics > 1 ? "  [shown]" : "");
 	}
-	row(f, "events:", "%" PRIu64 " (E %" PRIu64 ", X %" PRIu64 ", T %" PRIu64 ")", t->events,
-	    t->by_transition[JCAL_TR_ENTRY], t->by_transition[JCAL_TR_EXIT],
-	    t->by_transition[JCAL_TR_THROW]);
+	row(f, "events:", "%" PRIu64 " (E %" PRIu64 ", X %" PRIu64 ", T %" PRIu64 ")", t->s.events,
+	    t->s.by_transition[JCAL_TR_ENTRY], t->s.by_transition[JCAL_TR_EXIT],
+	    t->s.by_transition[JCAL_TR_THROW]);
 	line[0] = '\0';
 	pos = 0;
 	for (unsigned k = 0; k < JCAL_MT_COUNT && pos < sizeof(line); k++)
-		if (t->by_type[k])
-			pos +=
-			    (size_t)snprintf(line + pos, sizeof(line) - pos, "%s%c %" PRIu64,
-					     pos ? ", " : "", jcal_mtype_letter(k), t->by_type[k]);
+		if (t->s.by_type[k])
+			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, "%s%c %" PRIu64,
+						pos ? ", " : "", jcal_mtype_letter(k),
+						t->s.by_type[k]);
 	row(f, "events per type:", "%s", pos ? line : "none");
 	if (m->has_end)
 		row(f, "lost events:", "%" PRIu64, m->end.lost_events);
@@ -272,20 +257,22 @@ static void text(const struct model *m, const struct report_opts *o,
 	row(f, "compiled code:", "%" PRIu64 " loads, %" PRIu64 " unloads", m->compiled_loads,
 	    m->compiled_unloads);
 	row(f, "unmatched exits:", "%" PRIu64 " (frames live before tracing started)",
-	    t->unmatched);
-	row(f, "mismatched exits:", "%" PRIu64 " (%" PRIu64 " frames unwound)", t->mismatched,
-	    t->unwound);
+	    t->s.unmatched_exits);
+	row(f, "mismatched exits:", "%" PRIu64 " (%" PRIu64 " frames unwound)",
+	    t->s.mismatched_exits, t->s.frames_unwound);
 	row(f, "open frames closed:", "%" PRIu64 " (still live at the thread's last event)",
-	    t->open);
-	if (t->backwards)
-		row(f, "metric went backwards:", "%" PRIu64 " deltas (charged as 0)", t->backwards);
-	if (t->controls[JCAL_CTL_START] || t->controls[JCAL_CTL_STOP] || t->controls[JCAL_CTL_MARK])
+	    t->s.open_frames);
+	if (t->s.backwards)
+		row(f, "metric went backwards:", "%" PRIu64 " deltas (charged as 0)",
+		    t->s.backwards);
+	if (t->s.controls[JCAL_CTL_START] || t->s.controls[JCAL_CTL_STOP] ||
+	    t->s.controls[JCAL_CTL_MARK])
 		row(f, "regions (jcal.Control):",
 		    "%" PRIu64 " starts, %" PRIu64 " stops, %" PRIu64
 		    " marks; untraced gaps between a stop and the next start are charged to "
 		    "no method",
-		    t->controls[JCAL_CTL_START], t->controls[JCAL_CTL_STOP],
-		    t->controls[JCAL_CTL_MARK]);
+		    t->s.controls[JCAL_CTL_START], t->s.controls[JCAL_CTL_STOP],
+		    t->s.controls[JCAL_CTL_MARK]);
 	if (t->spanned)
 		row(f, "outside any tree:",
 		    "%" PRIu64 " of %" PRIu64 " (%s) over %" PRIu64
@@ -337,8 +324,8 @@ static void json(const struct model *m, const struct report_opts *o,
 	fputs(",\"meta\":{", f);
 	for (size_t i = 0; i < m->nmeta; i++)
 		json_kv_str(f, m->meta[i].key, m->meta[i].value, i > 0);
-	fprintf(f, "},\n\"events\":%" PRIu64 ",\"threads\":%zu,\"threads_total\":%zu", t->events, n,
-		m->nthreads);
+	fprintf(f, "},\n\"events\":%" PRIu64 ",\"threads\":%zu,\"threads_total\":%zu", t->s.events,
+		n, m->nthreads);
 	fputs(",\n\"metrics\":[", f);
 	for (unsigned i = 0; i < m->nmetrics; i++) {
 		fputs(i ? ",{" : "{", f);
@@ -351,11 +338,12 @@ static void json(const struct model *m, const struct report_opts *o,
 	}
 	fputs("],\n\"types\":{", f);
 	for (unsigned k = 0; k < JCAL_MT_COUNT; k++)
-		fprintf(f, "%s\"%c\":%" PRIu64, k ? "," : "", jcal_mtype_letter(k), t->by_type[k]);
+		fprintf(f, "%s\"%c\":%" PRIu64, k ? "," : "", jcal_mtype_letter(k),
+			t->s.by_type[k]);
 	fputs("},\"transitions\":{", f);
 	for (unsigned k = 0; k < JCAL_TR_COUNT; k++)
 		fprintf(f, "%s\"%c\":%" PRIu64, k ? "," : "", jcal_transition_letter(k),
-			t->by_transition[k]);
+			t->s.by_transition[k]);
 	fprintf(f,
 		"},\n\"methods\":%zu,\"contexts\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
 		",\"mismatched_exits\":%" PRIu64 ",\"frames_unwound\":%" PRIu64
@@ -363,11 +351,12 @@ static void json(const struct model *m, const struct report_opts *o,
 		",\"outside_trees\":{\"threads\":%" PRIu64 ",\"span\":%" PRIu64
 		",\"in_trees\":%" PRIu64 ",\"outside\":%" PRIu64 "}"
 		",\"regions\":{\"starts\":%" PRIu64 ",\"stops\":%" PRIu64 ",\"marks\":%" PRIu64 "}",
-		m->nmethods_defined, t->contexts, t->unmatched, t->mismatched, t->unwound, t->open,
-		t->backwards, t->spanned, model_value(m, o->metric, t->span),
-		model_value(m, o->metric, t->span_in_trees),
-		model_value(m, o->metric, t->span - t->span_in_trees), t->controls[JCAL_CTL_START],
-		t->controls[JCAL_CTL_STOP], t->controls[JCAL_CTL_MARK]);
+		m->nmethods_defined, t->contexts, t->s.unmatched_exits, t->s.mismatched_exits,
+		t->s.frames_unwound, t->s.open_frames, t->s.backwards, t->spanned,
+		model_value(m, o->metric, t->span), model_value(m, o->metric, t->span_in_trees),
+		model_value(m, o->metric, t->span - t->span_in_trees),
+		t->s.controls[JCAL_CTL_START], t->s.controls[JCAL_CTL_STOP],
+		t->s.controls[JCAL_CTL_MARK]);
 	if (t->deep)
 		fprintf(f, ",\"max_depth\":%" PRIu32 ",\"deeper_contexts\":%" PRIu64,
 			report_max_depth(o), t->deep);
@@ -425,12 +414,12 @@ static int csv(const struct model *m, const struct report_opts *o, size_t n, con
 	char buf[32];
 
 	fputs("key,value\n", f);
-	fprintf(f, "events,%" PRIu64 "\nthreads,%zu\n", t->events, n);
+	fprintf(f, "events,%" PRIu64 "\nthreads,%zu\n", t->s.events, n);
 	for (unsigned k = 0; k < JCAL_MT_COUNT; k++)
-		fprintf(f, "type.%c,%" PRIu64 "\n", jcal_mtype_letter(k), t->by_type[k]);
+		fprintf(f, "type.%c,%" PRIu64 "\n", jcal_mtype_letter(k), t->s.by_type[k]);
 	for (unsigned k = 0; k < JCAL_TR_COUNT; k++)
 		fprintf(f, "transition.%c,%" PRIu64 "\n", jcal_transition_letter(k),
-			t->by_transition[k]);
+			t->s.by_transition[k]);
 	for (unsigned i = 0; i < m->nmetrics; i++) {
 		snprintf(buf, sizeof(buf), "metric.%u.name,", i);
 		fputs(buf, f);
@@ -443,14 +432,14 @@ static int csv(const struct model *m, const struct report_opts *o, size_t n, con
 		"methods,%zu\ncontexts,%" PRIu64 "\nunmatched_exits,%" PRIu64
 		"\nmismatched_exits,%" PRIu64 "\nframes_unwound,%" PRIu64
 		"\nopen_frames_closed,%" PRIu64 "\nbackwards_deltas,%" PRIu64 "\ncomplete,%d\n",
-		m->nmethods_defined, t->contexts, t->unmatched, t->mismatched, t->unwound, t->open,
-		t->backwards, m->has_end);
+		m->nmethods_defined, t->contexts, t->s.unmatched_exits, t->s.mismatched_exits,
+		t->s.frames_unwound, t->s.open_frames, t->s.backwards, m->has_end);
 	if (t->deep)
 		fprintf(f, "max_depth,%" PRIu32 "\ndeeper_contexts,%" PRIu64 "\n",
 			report_max_depth(o), t->deep);
 	if (m->snapshot)
 		fprintf(f, "snapshot,1\nfolded_contexts,%" PRIu64 "\nfolded_calls,%" PRIu64 "\n",
-			t->folded_contexts, t->folded_calls);
+			t->s.folded_contexts, t->s.folded_calls);
 	fputs("calib,", f);
 	csv_field(f, o->calib_desc ? o->calib_desc : "none");
 	fputc('\n', f);
