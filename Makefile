@@ -237,7 +237,8 @@ $(BUILD)/obj/agent/launcher/%.o: agent/launcher/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iagent -MMD -MP -c $< -o $@
 
-$(BUILD)/jcal: $(BUILD)/obj/agent/launcher/main.o $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o
+$(BUILD)/jcal: $(BUILD)/obj/agent/launcher/main.o $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o \
+	       $(BUILD)/obj/common/lib_locate.o
 	$(CC) -o $@ $^
 
 # ---- Tests -------------------------------------------------------------------
@@ -256,10 +257,10 @@ $(OPTION_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) $(AGENT_PURE) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $< $(AGENT_PURE) $(COMMON_OBJ) $(LDLIBS)
 
-$(LAUNCHER_TESTS): $(BUILD)/tests/%: native-tests/%.c $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o \
-		   native-tests/test.h
+LAUNCHER_LINK := $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o $(BUILD)/obj/common/lib_locate.o
+$(LAUNCHER_TESTS): $(BUILD)/tests/%: native-tests/%.c $(LAUNCHER_LINK) native-tests/test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iagent/launcher -o $@ $< $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o
+	$(CC) $(CFLAGS) -Iagent/launcher -o $@ $< $(LAUNCHER_LINK)
 
 $(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wildcard native-tests/*.h)
 	@mkdir -p $(dir $@)

@@ -6,6 +6,7 @@
 
 #include "calib_comp.h"
 #include "calib_derive.h"
+#include "lib_locate.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -50,31 +51,20 @@ int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, u
 	return v;
 }
 
-/* Where libjcal.so is, for the hint: beside this jcal-post (the build
- * tree), or in ../lib/jcal/ (an installed copy, docs/install.md). */
+/* Where libjcal.so is, for the hint: the library the jcal launcher beside
+ * this jcal-post would load (lib_locate: beside it in the build tree, or
+ * ../lib/jcal/ in an installed copy, docs/install.md). */
 static void agent_path(char *buf, size_t len)
 {
-	static const char *const rel[] = {"libjcal.so", "../lib/jcal/libjcal.so"};
-	char exe[PATH_MAX], *slash;
+	char exe[PATH_MAX], err[PATH_MAX + 128], *slash;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct stat sb;
 
-	snprintf(buf, len, ".../libjcal.so");
-	if (n <= 0)
-		return;
-	exe[n] = '\0';
+	exe[n > 0 ? n : 0] = '\0';
 	slash = strrchr(exe, '/');
-	if (!slash)
-		return;
-	for (unsigned i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		char path[PATH_MAX], real[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - exe), exe, rel[i]);
-		if (!stat(path, &sb) && realpath(path, real)) {
-			snprintf(buf, len, "%s", real);
-			return;
-		}
-	}
+	if (slash)
+		*slash = '\0';
+	if (!slash || lib_locate(NULL, NULL, exe, buf, len, err, sizeof(err)))
+		snprintf(buf, len, ".../libjcal.so");
 }
 
 void calib_apply_hint(const struct calib_hint *h, char *buf, size_t len)

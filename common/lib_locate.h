@@ -1,6 +1,7 @@
 /*
- * lib_locate.h - which libjcal.so the launcher loads into a JVM, and
- * whether it and the jars beside it can be read (docs/live-profiling.md).
+ * lib_locate.h - which libjcal.so the launcher loads into a JVM (and
+ * jcal-post names in its calibration hint), and whether it and the jars
+ * beside it can be read (docs/live-profiling.md, docs/install.md).
  */
 #ifndef JCAL_LIB_LOCATE_H
 #define JCAL_LIB_LOCATE_H

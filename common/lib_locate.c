@@ -3,7 +3,6 @@
  * files libjcal.so itself looks for beside it (agent/lib_dir.c).
  */
 #include "lib_locate.h"
-#include "launcher_io.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +14,16 @@
 #include <unistd.h>
 
 static const char *const jars[] = {"jcal-agent.jar", "jcal-calibrator.jar"};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 /* 0 when path is a regular file this process can read; else -1, errno set. */
 static int readable_file(const char *path)
@@ -34,10 +43,9 @@ static int resolve(const char *path, const char *why, char *out, size_t outlen, 
 {
 	char real[PATH_MAX];
 	if (readable_file(path) || !realpath(path, real))
-		return launcher_fail(err, errlen, "agent library %s (%s): %s", path, why,
-				     strerror(errno));
+		return fail(err, errlen, "agent library %s (%s): %s", path, why, strerror(errno));
 	if (strlen(real) >= outlen)
-		return launcher_fail(err, errlen, "agent library path too long: %s", real);
+		return fail(err, errlen, "agent library path too long: %s", real);
 	memcpy(out, real, strlen(real) + 1);
 	return 0;
 }
@@ -56,24 +64,23 @@ int lib_locate(const char *explicit_path, const char *env, const char *exe_dir, 
 		return resolve(beside, "beside jcal", out, outlen, err, errlen);
 	if (readable_file(installed) == 0)
 		return resolve(installed, "installed layout", out, outlen, err, errlen);
-	return launcher_fail(
-	    err, errlen,
-	    "no agent library: neither %s nor %s can be read (give --lib or $JCAL_LIB)", beside,
-	    installed);
+	return fail(err, errlen,
+		    "no agent library: neither %s nor %s can be read (give --lib or $JCAL_LIB)",
+		    beside, installed);
 }
 
 int lib_check(const char *lib, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	if (readable_file(lib))
-		return launcher_fail(err, errlen, "agent library %s: %s", lib, strerror(errno));
+		return fail(err, errlen, "agent library %s: %s", lib, strerror(errno));
 	const char *slash = strrchr(lib, '/');
 	int dirlen = slash ? (int)(slash - lib) : 1;
 	for (size_t i = 0; i < sizeof(jars) / sizeof(jars[0]); i++) {
 		snprintf(path, sizeof(path), "%.*s/%s", dirlen, slash ? lib : ".", jars[i]);
 		if (readable_file(path))
-			return launcher_fail(err, errlen, "%s, which %s needs beside it: %s", path,
-					     lib, strerror(errno));
+			return fail(err, errlen, "%s, which %s needs beside it: %s", path, lib,
+				    strerror(errno));
 	}
 	return 0;
 }
