@@ -72,14 +72,13 @@ static inline void probe_while_stopped(jmethodID mid)
 /*
  * The second half of the event path: the thread st is known and traced, its
  * metric read. Appends the event (or counts it filtered), under the busy
- * flag of the shutdown handshake.
+ * flag of the shutdown handshake. m: the method when the caller has it
+ * already, else NULL (looked up here by mid, or by id).
  */
 static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
-			struct jcal_thread *st, jmethodID mid, uint32_t id, unsigned transition,
-			const uint64_t *metric)
+			struct jcal_thread *st, jmethodID mid, uint32_t id, struct jcal_method *m,
+			unsigned transition, const uint64_t *metric)
 {
-	struct jcal_method *m;
-
 	if (jcal.membarrier) {
 		/* VM death issues membarrier(2) between setting stopped and reading
 		 * busy: a compiler barrier is enough here (asymmetric fence). */
@@ -97,7 +96,8 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 	/* First event of a thread since an earlier recording ended. */
 	if (st->recording != atomic_load_explicit(&jcal.recording, memory_order_relaxed))
 		thread_state_renew(st, kt);
-	m = mid ? method_cache_get(&kt->cache, jvmti, jni, mid) : method_table_by_id(id);
+	if (!m)
+		m = mid ? method_cache_get(&kt->cache, jvmti, jni, mid) : method_table_by_id(id);
 	/* include=/exclude= in mode=events: the event is not recorded, so the
 	 * method's time goes to its caller. */
 	if (m && m->filtered) {
@@ -164,7 +164,7 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	thread_state_metric(st, kt, metric);
 	if (mid && jcal.vt_mount && !st->is_virtual)
 		mid = carrier_method(st, mid, transition);
-	emit(jvmti, jni, kt, st, mid, id, transition, metric);
+	emit(jvmti, jni, kt, st, mid, id, NULL, transition, metric);
 }
 
 /*
@@ -182,6 +182,7 @@ static inline int32_t record_critical(uint32_t id, unsigned transition)
 	uint64_t metric[JCAL_MAX_METRICS];
 	struct jcal_kthread *kt = kthread_current;
 	struct jcal_thread *st;
+	struct jcal_method *m;
 
 	if (!kt || (jcal.vthreads && !(kt->platform && !kt->platform->may_carry)))
 		return 1;
@@ -191,11 +192,11 @@ static inline int32_t record_critical(uint32_t id, unsigned transition)
 	if (st == &thread_state_ended || st->regions == 0)
 		return 0;
 	if (st->recording != atomic_load_explicit(&jcal.recording, memory_order_relaxed) ||
-	    !method_table_by_id(id) ||
+	    !(m = method_table_by_id(id)) ||
 	    (jcal.opts.output != JCAL_OUTPUT_TREE && trace_events_full(&st->enc)))
 		return 1;
 	thread_state_metric(st, kt, metric);
-	emit(NULL, NULL, kt, st, NULL, id, transition, metric);
+	emit(NULL, NULL, kt, st, NULL, id, m, transition, metric);
 	return 0;
 }
 
