@@ -216,7 +216,9 @@ static int64_t compensate(void *ctx, const struct seqkey *key, unsigned metric, 
 
 /* ---- threads and events ---- */
 
-struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics)
+/* A tree for thread serial, not in the registry yet; compensated by the
+ * table (a thread's) or not (the merged tree, which takes no events). */
+static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int compensated)
 {
 	struct tree_thread *tt = calloc(1, sizeof(*tt));
 	struct calltree_comp comp = {compensate, tt};
@@ -224,12 +226,21 @@ struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics)
 	if (!tt)
 		return NULL;
 	tt->serial = serial;
-	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1, &comp) ||
+	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1, compensated ? &comp : NULL) ||
 	    pthread_mutex_init(&tt->lock, NULL)) {
 		calltree_free(&tt->tree);
 		free(tt);
 		return NULL;
 	}
+	return tt;
+}
+
+struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics)
+{
+	struct tree_thread *tt = thread_alloc(serial, nmetrics, 1);
+
+	if (!tt)
+		return NULL;
 	pthread_mutex_lock(&registry_mutex);
 	tt->next = registry;
 	registry = tt;
@@ -249,16 +260,9 @@ static struct tree_thread *ended_tree(unsigned nmetrics)
 
 	if (ended_all)
 		return ended_all;
-	tt = calloc(1, sizeof(*tt));
+	tt = thread_alloc(atomic_fetch_add(&jcal.next_serial, 1), nmetrics, 0);
 	if (!tt)
 		return NULL;
-	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1, NULL) ||
-	    pthread_mutex_init(&tt->lock, NULL)) {
-		calltree_free(&tt->tree);
-		free(tt);
-		return NULL;
-	}
-	tt->serial = atomic_fetch_add(&jcal.next_serial, 1);
 	tt->ended = 1;
 	clock_gettime(CLOCK_REALTIME, &now);
 	/* defined in the snapshots only, never in a trace file */
