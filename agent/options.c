@@ -706,23 +706,23 @@ static int match_list(const char *list, const char *name)
 	return 0;
 }
 
-int jcal_bci_instrumented(const struct jcal_options *o, const char *name)
-{
-	if (!strncmp(name, "jcal/", 5) || !strncmp(name, "jcal.", 5))
-		return 0;
-	if (match_list(o->bci_exclude, name))
-		return 0;
-	if (o->bci_include[0])
-		return match_list(o->bci_include, name);
-	return !match_list(JCAL_BCI_DEFAULT_EXCLUDE, name);
-}
-
 int jcal_class_selected(const struct jcal_options *o, const char *name)
 {
 	if (match_list(o->bci_exclude, name))
 		return 0;
 	return !o->bci_include[0] || match_list(o->bci_include, name);
 }
+
+int jcal_bci_instrumented(const struct jcal_options *o, const char *name)
+{
+	if (!strncmp(name, "jcal/", 5) || !strncmp(name, "jcal.", 5))
+		return 0;
+	/* without include=, the default excludes apply too */
+	if (!o->bci_include[0] && match_list(JCAL_BCI_DEFAULT_EXCLUDE, name))
+		return 0;
+	return jcal_class_selected(o, name);
+}
+
 
 void jcal_bci_exclude_list(const struct jcal_options *o, char *out, size_t outlen)
 {
