@@ -347,11 +347,13 @@ static void finish_recording(JNIEnv *jni, const char *reason)
 	lost = atomic_load(&jcal.lost_events);
 	rb = trace_file_lock();
 	if (events_filter_on()) {
+		uint32_t excluded = method_table_filtered_count();
+
 		meta_u64(rb, "filter.events", filtered);
-		meta_u64(rb, "filter.methods", method_table_filtered_count());
+		meta_u64(rb, "filter.methods", excluded);
 		snprintf(filter_note, sizeof(filter_note),
 			 " - %llu events of %u excluded methods not recorded",
-			 (unsigned long long)filtered, method_table_filtered_count());
+			 (unsigned long long)filtered, excluded);
 	}
 	if (jcal.metrics.tsc_hz)
 		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
