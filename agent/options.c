@@ -723,7 +723,6 @@ int jcal_bci_instrumented(const struct jcal_options *o, const char *name)
 	return jcal_class_selected(o, name);
 }
 
-
 void jcal_bci_exclude_list(const struct jcal_options *o, char *out, size_t outlen)
 {
 	if (o->bci_include[0])
