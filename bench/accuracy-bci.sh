@@ -16,7 +16,7 @@ WARMUP=${4:-20}
 ESTIMATORS="min median mean"
 . bench/accuracy-lib.sh
 
-calibrate "mode=bci, metric=cputime" "-agentpath:build/libjcal.so=calibrate,mode=bci,metric=cputime,table=$table,out=$tmp/calib.bin"
+calibrate "mode=bci, metric=cputime" "-agentpath:build/libjcal.so=calibrate,mode=bci,metric=cputime${AGENT_OPTS:+,$AGENT_OPTS},table=$table,out=$tmp/calib.bin"
 
 cum_of() {
 	build/jcal-post "$1" "${@:3}" --report flat --format csv --thread main 2>/dev/null |
@@ -26,13 +26,13 @@ cum_of() {
 printf '%-11s %11s  %-20s' workload "truth ns" "raw %"
 for e in $ESTIMATORS; do printf '  %-20s' "$e %"; done
 printf '\n'
-for w in leaves recursion natives exceptions loops parser; do
+for w in $WORKLOADS; do
 	top="jcalbench.Accuracy\$$(echo "${w:0:1}" | tr a-z A-Z)${w:1}.run"
 	rm -f "$tmp"/r.*
 	for _ in $(seq "$JVMS"); do
 		truth=$("$JAVA" -cp build/bench jcalbench.Accuracy warm "$w" "$SCALE" "$ROUNDS" "$WARMUP" | awk '/^truth_ns/ {print $2}')
 		echo "$truth" >>"$tmp/r.truth"
-		"$JAVA" "-agentpath:build/libjcal.so=trace,quiet,mode=bci,start=manual,metric=cputime,out=$tmp/t.bin" \
+		"$JAVA" "-agentpath:build/libjcal.so=trace,quiet,mode=bci,start=manual,metric=cputime${AGENT_OPTS:+,$AGENT_OPTS},out=$tmp/t.bin" \
 			-cp build/bench jcalbench.Accuracy warm-region "$w" "$SCALE" "$ROUNDS" "$WARMUP" >/dev/null
 		read -r _ raw < <(cum_of "$tmp/t.bin" "$top" --raw)
 		pct "$raw" "$truth" >>"$tmp/r.raw"

@@ -6,6 +6,10 @@ JAVA="$JAVA_HOME/bin/java"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 table=$tmp/table.txt
+# AGENT_OPTS: extra agent options for every calibrating and traced JVM,
+# e.g. AGENT_OPTS=loglevel=debug; WORKLOADS: the workloads run (all by default).
+AGENT_OPTS=${AGENT_OPTS:-}
+WORKLOADS=${WORKLOADS:-leaves recursion natives exceptions loops parser}
 
 # pct ESTIMATE TRUTH: the error in % of the truth, one line
 pct() { awk -v e="$1" -v t="$2" 'BEGIN{printf "%.2f\n", (e-t)*100/t}'; }

@@ -23,7 +23,7 @@ ESTIMATORS="min p10 median mean cond"
 INRUN="min median cond"
 . bench/accuracy-lib.sh
 
-calibrate "-Xint, metric=cputime" -Xint "-agentpath:build/libjcal.so=calibrate,metric=cputime,table=$table,out=$tmp/calib.bin"
+calibrate "-Xint, metric=cputime" -Xint "-agentpath:build/libjcal.so=calibrate,metric=cputime${AGENT_OPTS:+,$AGENT_OPTS},table=$table,out=$tmp/calib.bin"
 gmin=$(awk '/^[IiJjNnO]:[EXT]:/ {if (m == "" || $2 + 0 < m + 0) m = $2} END {print m + 0}' "$table")
 
 # cum_of TRACE TOP [jcal-post options]: "calibrated-cum raw-cum calls-in-subtree"
@@ -47,11 +47,11 @@ printf '%-11s %11s  %-20s' workload "truth ns" "raw %"
 for e in $ESTIMATORS; do printf '  %-20s' "$e %"; done
 for e in $INRUN; do printf '  %-20s' "in-run $e %"; done
 printf '  %-20s\n' "global-min %"
-for w in leaves recursion natives exceptions loops parser; do
+for w in $WORKLOADS; do
 	top="jcalbench.Accuracy\$$(echo "${w:0:1}" | tr a-z A-Z)${w:1}.run"
 	rm -f "$tmp"/r.*
 	for _ in $(seq "$JVMS"); do
-		truth=$("$JAVA" -Xint "-agentpath:build/libjcal.so=trace,quiet,start=manual,recalibrate=start,metric=cputime,out=$tmp/t.bin" \
+		truth=$("$JAVA" -Xint "-agentpath:build/libjcal.so=trace,quiet,start=manual,recalibrate=start,metric=cputime${AGENT_OPTS:+,$AGENT_OPTS},out=$tmp/t.bin" \
 			-cp build/bench jcalbench.Accuracy ab "$w" "$SCALE" "$ROUNDS" | awk '/^truth_ns/ {print $2}')
 		echo "$truth" >>"$tmp/r.truth"
 		read -r _ raw calls < <(cum_of "$tmp/t.bin" "$top" --raw)
