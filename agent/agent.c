@@ -89,6 +89,7 @@ static void write_header_meta(const char *options)
 	rb = trace_file_lock();
 	trace_rec_meta(rb, "agent.version", JCAL_AGENT_VERSION);
 	trace_rec_meta(rb, "mode", jcal_mode_name(jcal.opts.mode));
+	trace_rec_meta(rb, "clock", jcal_clock_name(jcal.opts.clock));
 	trace_rec_meta(rb, "options", options ? options : "");
 	if (events_filter_on()) {
 		trace_rec_meta(rb, "filter.include", jcal.opts.bci_include);

@@ -6,7 +6,9 @@
  * thread's (kthread.h), read the metric(s), map the jmethodID through the
  * kernel thread's cache (a probe's method id through the id pages), append
  * to the Java thread's buffer (output=trace|both) and give it to the
- * thread's tree (output=tree|both, tree_recorder.h).
+ * thread's tree (output=tree|both, tree_recorder.h); with clock=agentfree
+ * read the metric again and take the time in between out of the thread's
+ * later values (agent_clock.h).
  * No lock and no allocation unless a thread or method is seen for the first
  * time or the buffer is full.
  *
@@ -134,7 +136,7 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID mid, uint32_t id,
 			  unsigned transition)
 {
-	uint64_t metric[JCAL_MAX_METRICS];
+	uint64_t metric[JCAL_MAX_METRICS], start[JCAL_MAX_METRICS];
 	struct jcal_kthread *kt = kthread_get();
 	struct jcal_thread *st;
 
@@ -161,10 +163,11 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	if (st == &thread_state_ended || st->regions == 0 ||
 	    (mid && region_control_is_control_method(mid)))
 		return;
-	thread_state_metric(st, kt, metric);
+	thread_state_event_start(st, kt, start, metric);
 	if (mid && jcal.vt_mount && !st->is_virtual)
 		mid = carrier_method(st, mid, transition);
 	emit(jvmti, jni, kt, st, mid, id, NULL, transition, metric);
+	thread_state_event_end(st, kt, start);
 }
 
 /*
@@ -179,7 +182,7 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
  */
 static inline int32_t record_critical(uint32_t id, unsigned transition)
 {
-	uint64_t metric[JCAL_MAX_METRICS];
+	uint64_t metric[JCAL_MAX_METRICS], start[JCAL_MAX_METRICS];
 	struct jcal_kthread *kt = kthread_current;
 	struct jcal_thread *st;
 	struct jcal_method *m;
@@ -195,8 +198,9 @@ static inline int32_t record_critical(uint32_t id, unsigned transition)
 	    !(m = method_table_by_id(id)) ||
 	    (jcal.opts.output != JCAL_OUTPUT_TREE && trace_events_full(&st->enc)))
 		return 1;
-	thread_state_metric(st, kt, metric);
+	thread_state_event_start(st, kt, start, metric);
 	emit(NULL, NULL, kt, st, NULL, id, m, transition, metric);
+	thread_state_event_end(st, kt, start);
 	return 0;
 }
 

@@ -24,6 +24,11 @@ const char *jcal_output_name(enum jcal_output o)
 	return o == JCAL_OUTPUT_TREE ? "tree" : o == JCAL_OUTPUT_BOTH ? "both" : "trace";
 }
 
+const char *jcal_clock_name(enum jcal_clock c)
+{
+	return c == JCAL_CLOCK_RAW ? "raw" : "agentfree";
+}
+
 static int fail(char *err, size_t errlen, const char *fmt, const char *tok)
 {
 	snprintf(err, errlen, fmt, tok);
@@ -348,6 +353,18 @@ static int opt_output(struct jcal_options *o, const char *val, const char *tok, 
 	return 0;
 }
 
+static int opt_clock(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	if (!strcmp(val, "agentfree"))
+		o->clock = JCAL_CLOCK_AGENTFREE;
+	else if (!strcmp(val, "raw"))
+		o->clock = JCAL_CLOCK_RAW;
+	else
+		return fail(err, errlen, "bad value in option '%s' (expected agentfree or raw)", tok);
+	return 0;
+}
+
 _Static_assert(JCAL_MAXCONTEXTS_MIN == 1000 && JCAL_MAXCONTEXTS_MAX == 1000000000,
 	       "the maxcontexts= error message names the bounds");
 
@@ -419,6 +436,11 @@ static const struct opt_row {
      parse_metrics, JCAL_CMD_NONE},
     {"mode", "events|bci", ONCE, "JVMTI method events (default) or bytecode instrumentation",
      opt_mode, JCAL_CMD_NONE},
+    {"clock", "agentfree|raw", ONCE,
+     "agentfree (default): each event's metric without the time\n"
+     "the agent spent on the thread's earlier events; raw: the\n"
+     "metric as read (calibrate with the clock you trace with)",
+     opt_clock, JCAL_CMD_NONE},
     {"include", "PATTERN", MANY,
      "trace only the methods of classes matching PATTERN, a glob\n"
      "on pkg.Class names (* any text, ? one character);\n"

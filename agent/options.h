@@ -45,6 +45,13 @@ enum jcal_output {
 	JCAL_OUTPUT_BOTH,      /* the trace to out=, and a snapshot to out=.tree at the end */
 };
 
+/* clock=: what the recorded metric values are (docs/accuracy.md, "The
+ * agent-free clock"). */
+enum jcal_clock {
+	JCAL_CLOCK_AGENTFREE = 0, /* the time inside the agent taken out (default) */
+	JCAL_CLOCK_RAW,		  /* the metric as read at each event's start */
+};
+
 /* maxcontexts= bounds: below the minimum, folding would run all the time. */
 #define JCAL_MAXCONTEXTS_MIN 1000u
 #define JCAL_MAXCONTEXTS_MAX 1000000000u
@@ -78,6 +85,7 @@ struct jcal_options {
 	char bci_include[JCAL_OPT_PATH_MAX];
 	char bci_exclude[JCAL_OPT_PATH_MAX];
 	enum jcal_output output;
+	enum jcal_clock clock;
 	uint64_t maxcontexts; /* 0 = no limit */
 	unsigned duration_s;  /* duration=: stop the recording after this long; 0 = none */
 	uint64_t maxsize;     /* maxsize=: stop before the trace passes this many bytes; 0 = none */
@@ -114,6 +122,7 @@ void jcal_options_row(size_t i, const char **key, const char **syntax, const cha
 
 const char *jcal_mode_name(enum jcal_mode m);
 const char *jcal_output_name(enum jcal_output o);
+const char *jcal_clock_name(enum jcal_clock c);
 
 /* Whether the command is one for an agent already running (start, stop,
  * dump, status), as opposed to trace, calibrate or help. */

@@ -184,12 +184,12 @@ void thread_state_new_recording(void)
 void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label)
 {
 	struct jcal_kthread *kt = kthread_get();
-	uint64_t metric[JCAL_MAX_METRICS];
+	uint64_t metric[JCAL_MAX_METRICS], start[JCAL_MAX_METRICS];
 	int failed = 0;
 
 	if (!kt)
 		return;
-	thread_state_metric(st, kt, metric);
+	thread_state_event_start(st, kt, start, metric);
 	atomic_store(&st->busy, 1);
 	if (!jcal_stopped()) {
 		if (jcal.opts.output == JCAL_OUTPUT_TREE)
@@ -202,6 +202,7 @@ void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label)
 			tree_recorder_event(st->tree, label, JCAL_TR_CONTROL, kind, metric);
 	}
 	atomic_store_explicit(&st->busy, 0, memory_order_release);
+	thread_state_event_end(st, kt, start);
 	if (failed)
 		jcal_tracing_stop();
 }
@@ -211,7 +212,8 @@ static void metric_pause(struct jcal_thread *st, struct jcal_kthread *kt)
 {
 	if (st->paused)
 		return;
-	thread_state_metric(st, kt, st->saved);
+	/* before the agent-free clock, which resumes with it */
+	thread_state_metric_raw(st, kt, st->saved);
 	st->paused = 1;
 }
 

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "agent_clock.h"
 #include "agent_state.h"
 #include "kthread.h"
 #include "metrics/metric.h"
@@ -40,6 +41,10 @@ struct jcal_thread {
 	 * value at the last unmount). */
 	uint64_t offset[JCAL_MAX_METRICS];
 	uint64_t saved[JCAL_MAX_METRICS];
+	/* clock=agentfree: the metric its events spent inside the agent, taken
+	 * out of every value it records (agent_clock.h). Sits on top of offset:
+	 * pausing saves and resumes the metric without it. */
+	struct agent_clock clock;
 	jobject ref;	   /* global reference to the java.lang.Thread */
 	uint64_t java_tid; /* 0 until known (threads seen before VMInit) */
 	char *name;	   /* the name last recorded */
@@ -58,13 +63,52 @@ extern struct jcal_thread thread_state_ended;
  * Returns NULL when memory runs out. */
 struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int late);
 
-/* The thread's metric values now, read on the kernel thread running it. */
-static inline void thread_state_metric(const struct jcal_thread *st, struct jcal_kthread *kt,
-				       uint64_t *out)
+/* The thread's metric now (its kernel thread's counters + offset), read on
+ * the kernel thread running it, before the agent-free clock. */
+static inline void thread_state_metric_raw(const struct jcal_thread *st, struct jcal_kthread *kt,
+					   uint64_t *out)
 {
 	metric_read_all(&jcal.metrics, &kt->mt, out);
 	for (unsigned i = 0; i < jcal.metrics.n; i++)
 		out[i] += st->offset[i];
+}
+
+/* The thread's metric values to record now: with clock=agentfree, without
+ * the time its earlier events spent inside the agent. */
+static inline void thread_state_metric(struct jcal_thread *st, struct jcal_kthread *kt,
+				       uint64_t *out)
+{
+	thread_state_metric_raw(st, kt, out);
+	if (jcal.opts.clock == JCAL_CLOCK_AGENTFREE)
+		agent_clock_value(&st->clock, jcal.metrics.n, out);
+}
+
+/* The first read of an event: out gets the values to record, start (with
+ * clock=agentfree) the reading that thread_state_event_end charges from. */
+static inline void thread_state_event_start(struct jcal_thread *st, struct jcal_kthread *kt,
+					    uint64_t *start, uint64_t *out)
+{
+	if (jcal.opts.clock != JCAL_CLOCK_AGENTFREE) {
+		thread_state_metric_raw(st, kt, out);
+		return;
+	}
+	thread_state_metric_raw(st, kt, start);
+	for (unsigned i = 0; i < jcal.metrics.n; i++)
+		out[i] = start[i];
+	agent_clock_value(&st->clock, jcal.metrics.n, out);
+}
+
+/* The second read, when the event's work is done (clock=agentfree): the
+ * time since start goes to the thread's sum inside the agent. */
+static inline void thread_state_event_end(struct jcal_thread *st, struct jcal_kthread *kt,
+					  const uint64_t *start)
+{
+	uint64_t end[JCAL_MAX_METRICS];
+
+	if (jcal.opts.clock != JCAL_CLOCK_AGENTFREE)
+		return;
+	thread_state_metric_raw(st, kt, end);
+	agent_clock_charge(&st->clock, jcal.metrics.n, start, end);
 }
 
 /* A thread first seen in an earlier recording, at its first event in this

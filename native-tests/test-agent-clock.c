@@ -1,0 +1,116 @@
+/*
+ * test-agent-clock.c - unit tests of the agent-free clock's arithmetic
+ * (common/agent_clock.h): the running sum of the time inside the agent,
+ * values that never go backwards, several metrics at once, wrap-around.
+ */
+#include <string.h>
+
+#include "agent_clock.h"
+#include "test.h"
+
+/* A thread whose callbacks start at s[k] and end at e[k] (one metric):
+ * the recorded values are s[k] less the callbacks before it. */
+static void test_sum_taken_out(void)
+{
+	struct agent_clock c;
+	const uint64_t s[] = {1000, 1300, 1800, 1850};
+	const uint64_t e[] = {1100, 1500, 1820, 1900};
+	const uint64_t want[] = {1000, 1200, 1500, 1530};
+
+	memset(&c, 0, sizeof(c));
+	for (unsigned k = 0; k < 4; k++) {
+		uint64_t v = s[k];
+
+		agent_clock_value(&c, 1, &v);
+		CHECK_EQ_U(v, want[k]);
+		agent_clock_charge(&c, 1, &s[k], &e[k]);
+	}
+	CHECK_EQ_U(c.inside[0], 100 + 200 + 20 + 50);
+	/* the deltas are the gaps between callbacks */
+	CHECK_EQ_U(want[1] - want[0], s[1] - e[0]);
+	CHECK_EQ_U(want[3] - want[2], s[3] - e[2]);
+}
+
+/* A counter that steps back (between callbacks or inside one) never makes
+ * a value go backwards, and a negative difference is not charged. */
+static void test_never_backwards(void)
+{
+	struct agent_clock c;
+	uint64_t v, a, b;
+
+	memset(&c, 0, sizeof(c));
+	v = 500;
+	agent_clock_value(&c, 1, &v);
+	a = 500, b = 600;
+	agent_clock_charge(&c, 1, &a, &b); /* inside 100 */
+	v = 590; /* 10 before the end of the last callback: 490 < 500 */
+	agent_clock_value(&c, 1, &v);
+	CHECK_EQ_U(v, 500);
+	a = 700, b = 690; /* backwards inside a callback: nothing charged */
+	agent_clock_charge(&c, 1, &a, &b);
+	CHECK_EQ_U(c.inside[0], 100);
+	v = 800;
+	agent_clock_value(&c, 1, &v);
+	CHECK_EQ_U(v, 700);
+	/* an equal value is given out as such */
+	v = 800;
+	agent_clock_value(&c, 1, &v);
+	CHECK_EQ_U(v, 700);
+}
+
+/* Every metric of a multi-metric set has its own sum and last value. */
+static void test_several_metrics(void)
+{
+	struct agent_clock c;
+	uint64_t v[3] = {100, 10000, 7}, s[3], e[3];
+
+	memset(&c, 0, sizeof(c));
+	agent_clock_value(&c, 3, v);
+	CHECK_EQ_U(v[0], 100);
+	CHECK_EQ_U(v[1], 10000);
+	CHECK_EQ_U(v[2], 7);
+	s[0] = 100, s[1] = 10000, s[2] = 7;
+	e[0] = 140, e[1] = 10900, e[2] = 7;
+	agent_clock_charge(&c, 3, s, e);
+	v[0] = 150, v[1] = 11000, v[2] = 9;
+	agent_clock_value(&c, 3, v);
+	CHECK_EQ_U(v[0], 110);
+	CHECK_EQ_U(v[1], 10100);
+	CHECK_EQ_U(v[2], 9);
+	/* n = 2 leaves the third alone */
+	s[0] = 150, s[1] = 11000, s[2] = 9;
+	e[0] = 160, e[1] = 11010, e[2] = 1000;
+	agent_clock_charge(&c, 2, s, e);
+	CHECK_EQ_U(c.inside[0], 50);
+	CHECK_EQ_U(c.inside[1], 910);
+	CHECK_EQ_U(c.inside[2], 0);
+}
+
+/* Counters are modulo 2^64 (a thread's offset may wrap them): the sum and
+ * the comparison work across the wrap. */
+static void test_wrap(void)
+{
+	struct agent_clock c;
+	uint64_t v = UINT64_MAX - 50, s = UINT64_MAX - 50, e = 30;
+
+	memset(&c, 0, sizeof(c));
+	agent_clock_value(&c, 1, &v);
+	CHECK_EQ_U(v, UINT64_MAX - 50);
+	agent_clock_charge(&c, 1, &s, &e); /* 81 across the wrap */
+	CHECK_EQ_U(c.inside[0], 81);
+	v = 100;
+	agent_clock_value(&c, 1, &v);
+	CHECK_EQ_U(v, 19); /* 100 - 81, past the wrap: forwards */
+	v = 90;		   /* 9: before 19 */
+	agent_clock_value(&c, 1, &v);
+	CHECK_EQ_U(v, 19);
+}
+
+int main(void)
+{
+	RUN(test_sum_taken_out);
+	RUN(test_never_backwards);
+	RUN(test_several_metrics);
+	RUN(test_wrap);
+	return test_summary("agent-clock");
+}
