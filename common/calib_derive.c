@@ -425,6 +425,13 @@ int calib_options_recalibrate(const char *options)
 	return 0;
 }
 
+static int fp_complete(uint32_t seen)
+{
+	uint32_t need = ((1u << CALIB_FP_COUNT) - 1) & ~(1u << CALIB_FP_CLOCK);
+
+	return (seen & need) == need;
+}
+
 static int fp_meta(void *ctx, const char *key, const char *value)
 {
 	struct fp_scan *s = ctx;
@@ -436,8 +443,10 @@ static int fp_meta(void *ctx, const char *key, const char *value)
 			calib_fingerprint_set_meta(s->fp, key, value);
 			s->seen |= 1u << i;
 		}
-	/* every field known: stop reading */
-	return s->seen == (1u << CALIB_FP_COUNT) - 1 ? 1 : 0;
+	/* every field known: stop reading. The agent writes the clock beside
+	 * the mode, before the JVM's fields: a trace without it by then is of
+	 * the raw clock (calib_fingerprint_clear). */
+	return fp_complete(s->seen);
 }
 
 enum trace_status calib_trace_fingerprint(const char *trace_path, struct calib_fingerprint *fp,
@@ -454,7 +463,7 @@ enum trace_status calib_trace_fingerprint(const char *trace_path, struct calib_f
 	st = trace_read_file(trace_path, &v, res);
 	if (recalibrated)
 		*recalibrated = s.recalibrated;
-	if (st == TRACE_ABORTED && s.seen == (1u << CALIB_FP_COUNT) - 1) {
+	if (st == TRACE_ABORTED && fp_complete(s.seen)) {
 		res->status = TRACE_OK;
 		return TRACE_OK;
 	}

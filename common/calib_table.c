@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ static const struct {
     [CALIB_FP_MODE] = {"mode", "mode"},
     [CALIB_FP_METRICS] = {"metrics", "metrics"},
     [CALIB_FP_AGENT_VERSION] = {"agent.version", "agent.version"},
+    [CALIB_FP_CLOCK] = {"clock", "clock"},
 };
 
 static int is_blank_or_control(char c)
@@ -68,6 +70,8 @@ const char *calib_fp_meta_key(unsigned field)
 void calib_fingerprint_clear(struct calib_fingerprint *fp)
 {
 	memset(fp, 0, sizeof(*fp));
+	snprintf(fp->field[CALIB_FP_CLOCK], sizeof(fp->field[CALIB_FP_CLOCK]), "%s",
+		 CALIB_CLOCK_DEFAULT);
 }
 
 int calib_fingerprint_set_meta(struct calib_fingerprint *fp, const char *key, const char *value)
@@ -75,6 +79,9 @@ int calib_fingerprint_set_meta(struct calib_fingerprint *fp, const char *key, co
 	for (unsigned i = 0; i < CALIB_FP_COUNT; i++)
 		if (!strcmp(key, fp_fields[i].meta)) {
 			calib_clean_copy(fp->field[i], sizeof(fp->field[i]), value ? value : "");
+			if (i == CALIB_FP_CLOCK && !fp->field[i][0])
+				snprintf(fp->field[i], sizeof(fp->field[i]), "%s",
+					 CALIB_CLOCK_DEFAULT);
 			return 1;
 		}
 	return 0;
@@ -120,6 +127,8 @@ uint64_t calib_fingerprint_hash(const struct calib_fingerprint *fp)
 	for (unsigned i = 0; i < CALIB_FP_COUNT; i++) {
 		const char *parts[3] = {fp_fields[i].name, "=", fp->field[i]};
 
+		if (i == CALIB_FP_CLOCK && !strcmp(fp->field[i], CALIB_CLOCK_DEFAULT))
+			continue;
 		for (unsigned k = 0; k < 3; k++)
 			for (const char *p = parts[k]; *p; p++) {
 				h ^= (unsigned char)*p;

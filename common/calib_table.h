@@ -46,8 +46,13 @@ enum calib_fp_field {
 	CALIB_FP_MODE,
 	CALIB_FP_METRICS,
 	CALIB_FP_AGENT_VERSION,
+	/* the agent's clock= (docs/accuracy.md): "raw" when a trace or table
+	 * does not say (made before the agent-free clock) */
+	CALIB_FP_CLOCK,
 	CALIB_FP_COUNT,
 };
+
+#define CALIB_CLOCK_DEFAULT "raw"
 
 struct calib_fingerprint {
 	char field[CALIB_FP_COUNT][CALIB_VALUE_MAX]; /* "" when unknown */
@@ -58,6 +63,7 @@ struct calib_fingerprint {
 const char *calib_fp_name(unsigned field);
 const char *calib_fp_meta_key(unsigned field);
 
+/* Every field "" except the clock, CALIB_CLOCK_DEFAULT. */
 void calib_fingerprint_clear(struct calib_fingerprint *fp);
 
 /* Takes one trace meta record: returns 1 when key is a fingerprint field
@@ -76,7 +82,9 @@ void calib_fingerprint_diff_text(const struct calib_fingerprint *a,
 				 size_t len);
 
 /* FNV-1a 64 of the canonical form ("name=value\n" for every field, in
- * order), and the stable file name "calib-<16 hex>.txt" (buf >= 32). */
+ * order; the clock only when it is not CALIB_CLOCK_DEFAULT, so that the
+ * tables of the raw clock keep the names they had), and the stable file
+ * name "calib-<16 hex>.txt" (buf >= 32). */
 uint64_t calib_fingerprint_hash(const struct calib_fingerprint *fp);
 void calib_fingerprint_filename(const struct calib_fingerprint *fp, char *buf, size_t len);
 

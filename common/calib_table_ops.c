@@ -52,6 +52,10 @@ unsigned calib_table_check(const struct calib_table *t, char *report, size_t len
 	if (!known_mode)
 		add_problem(report, len, &pos, &n, "mode '%s' is not events or bci",
 			    t->fp.field[CALIB_FP_MODE]);
+	if (strcmp(t->fp.field[CALIB_FP_CLOCK], "raw") &&
+	    strcmp(t->fp.field[CALIB_FP_CLOCK], "agentfree"))
+		add_problem(report, len, &pos, &n, "clock '%s' is not agentfree or raw",
+			    t->fp.field[CALIB_FP_CLOCK]);
 	if (!t->nkeys)
 		add_problem(report, len, &pos, &n, "the table has no key");
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {

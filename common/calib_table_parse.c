@@ -390,8 +390,9 @@ int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *er
 		p.line = 1;
 		r = perr(&p, "empty file (expected '%s')", VERSION_LINE);
 	}
+	/* the clock may be left out: CALIB_CLOCK_DEFAULT (table_clear) */
 	for (int id = 0; !r && id < H_COUNT; id++)
-		if (!p.seen[id])
+		if (!p.seen[id] && id != CALIB_FP_CLOCK)
 			r = perr(&p, "header '%s' missing (file cut off?)", header_name(id));
 	if (!r && p.keys != t->nkeys)
 		r = perr(&p, "header 'keys %" PRIu64 "' (line %d) but %u key lines (file cut off?)",

@@ -37,7 +37,9 @@ int calib_table_write(const struct calib_table *t, FILE *f)
 	      "# samples. jcal-post subtracts comp from each delta with that key.\n",
 	      f);
 	for (unsigned i = 0; i < CALIB_FP_COUNT; i++)
-		header(f, calib_fp_name(i), t->fp.field[i]);
+		/* the raw clock is what a table without the line means */
+		if (i != CALIB_FP_CLOCK || strcmp(t->fp.field[i], CALIB_CLOCK_DEFAULT))
+			header(f, calib_fp_name(i), t->fp.field[i]);
 	calib_clean_copy(clean, sizeof(clean), t->created);
 	header(f, "created", clean);
 	calib_clean_copy(clean, sizeof(clean), t->unit);

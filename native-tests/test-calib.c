@@ -1094,25 +1094,110 @@ static void test_inrun_shift(void)
 	calib_apply_free(&a);
 }
 
+/* The clock (clock=agentfree|raw) is a fingerprint field: "raw" when a
+ * trace or table does not say, left out of raw tables and of the hash (raw
+ * tables keep their names), and a table of another clock is not applied. */
+static void test_clock(void)
+{
+	struct calib_fingerprint raw, af;
+	struct calib_table t, back;
+	struct calib_apply a;
+	char name[64], name2[64], dir[512], path[1024], msg[2048], line[512];
+	FILE *f;
+	int has_clock = 0;
+
+	fill_fp(&raw);
+	CHECK_STR(raw.field[CALIB_FP_CLOCK], "raw");
+	af = raw;
+	CHECK_EQ_I(calib_fingerprint_set_meta(&af, "clock", "agentfree"), 1);
+	CHECK_EQ_U(calib_fingerprint_diff(&raw, &af), 1u << CALIB_FP_CLOCK);
+	calib_fingerprint_filename(&raw, name, sizeof(name));
+	calib_fingerprint_filename(&af, name2, sizeof(name2));
+	CHECK(strcmp(name, name2) != 0);
+	CHECK_EQ_I(calib_fingerprint_set_meta(&af, "clock", " "), 1);
+	CHECK_STR(af.field[CALIB_FP_CLOCK], "raw");
+	CHECK_EQ_U(calib_fingerprint_diff(&raw, &af), 0);
+	calib_fingerprint_set_meta(&af, "clock", "agentfree");
+
+	/* an agentfree table says so; a raw one has no clock line */
+	CHECK_EQ_I(calib_table_init(&t), 0);
+	CHECK_EQ_I(calib_table_init(&back), 0);
+	fill_header(&t);
+	t.fp = af;
+	set_key(&t, "i:E:I:X:i", 80, 1000, 75);
+	tmp_path(dir, sizeof(dir), "clock");
+	CHECK_EQ_I(calib_dir_create(dir, msg, sizeof(msg)), 0);
+	CHECK_EQ_I(calib_dir_path(dir, &af, path, sizeof(path)), 0);
+	CHECK_EQ_I(calib_table_write_file(&t, path, msg, sizeof(msg)), 0);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f))
+		has_clock += !strcmp(line, "clock agentfree\n");
+	if (f)
+		fclose(f);
+	CHECK_EQ_I(has_clock, 1);
+	CHECK_EQ_I(calib_table_read_file(&back, path, msg, sizeof(msg)), 0);
+	CHECK_STR(back.fp.field[CALIB_FP_CLOCK], "agentfree");
+	CHECK_EQ_U(calib_table_check(&back, msg, sizeof(msg)), 0);
+	t.fp = raw;
+	tmp_path(path, sizeof(path), "clock-raw.txt");
+	CHECK_EQ_I(calib_table_write_file(&t, path, msg, sizeof(msg)), 0);
+	f = fopen(path, "r");
+	has_clock = 0;
+	while (f && fgets(line, sizeof(line), f))
+		has_clock += !strncmp(line, "clock", 5);
+	if (f)
+		fclose(f);
+	CHECK_EQ_I(has_clock, 0);
+	CHECK_EQ_I(calib_table_read_file(&back, path, msg, sizeof(msg)), 0);
+	CHECK_STR(back.fp.field[CALIB_FP_CLOCK], "raw");
+	/* an unknown clock is a problem of the table */
+	snprintf(back.fp.field[CALIB_FP_CLOCK], CALIB_VALUE_MAX, "fast");
+	CHECK_EQ_U(calib_table_check(&back, msg, sizeof(msg)), 1);
+	CHECK(strstr(msg, "clock 'fast' is not agentfree or raw") != NULL);
+
+	/* the directory holds the agentfree table only: a raw trace gets none,
+	 * and the note names the table of the other clock */
+	CHECK_EQ_I(calib_apply_init(&a), 0);
+	CHECK_EQ_I(calib_apply_select(&a, dir, &af, msg, sizeof(msg)), CALIB_SEL_APPLIED);
+	CHECK_EQ_I(calib_apply_clock_differs(&a.table, a.path, &af, msg, sizeof(msg)), 0);
+	CHECK_EQ_I(calib_apply_clock_differs(&a.table, a.path, &raw, msg, sizeof(msg)), 1);
+	CHECK(strstr(msg, "was measured with clock=agentfree, the trace with clock=raw: not "
+			  "applied") != NULL);
+	calib_apply_free(&a);
+	CHECK_EQ_I(calib_apply_init(&a), 0);
+	CHECK_EQ_I(calib_apply_select(&a, dir, &raw, msg, sizeof(msg)), CALIB_SEL_NONE);
+	CHECK(strstr(msg, "no calibration table for this host/JVM/metric and clock=raw in ") !=
+	      NULL);
+	CHECK(strstr(msg, "was measured with clock=agentfree: not applied") != NULL);
+	CHECK_EQ_I(a.active, 0);
+	calib_apply_free(&a);
+	calib_table_free(&t);
+	calib_table_free(&back);
+}
+
 /* The calibration hint names the trace's own java, mode and chosen metric. */
 static void test_hint(void)
 {
 	char buf[8192];
-	struct calib_hint events = {"/usr/lib/jvm/j17", "mixed mode", "events", "cputime",
-				    "auto: no hardware counters"};
-	struct calib_hint bci = {"/opt/jdk25", "mixed mode", "bci", "tsc", "requested; rdtsc"};
-	struct calib_hint xint = {"/j", "interpreted mode", "events", "cputime", "auto: x"};
-	struct calib_hint old = {NULL, NULL, NULL, NULL, NULL};
+	struct calib_hint events = {"/usr/lib/jvm/j17", "mixed mode",		 "events", "cputime",
+				    "auto: no hardware counters", "agentfree"};
+	struct calib_hint bci = {"/opt/jdk25", "mixed mode", "bci", "tsc", "requested; rdtsc", "raw"};
+	struct calib_hint xint = {"/j", "interpreted mode", "events", "cputime", "auto: x", NULL};
+	struct calib_hint old = {NULL, NULL, NULL, NULL, NULL, NULL};
 
 	calib_apply_hint(&events, buf, sizeof(buf));
 	CHECK(!strncmp(buf, "/usr/lib/jvm/j17/bin/java -agentpath:", 37));
 	CHECK(strstr(buf, "libjcal.so=calibrate") != NULL);
 	CHECK(strstr(buf, "mode=") == NULL && strstr(buf, "metric=") == NULL);
+	CHECK(strstr(buf, "clock=") == NULL); /* agentfree: the default */
 	calib_apply_hint(&bci, buf, sizeof(buf));
 	CHECK(!strncmp(buf, "/opt/jdk25/bin/java -agentpath:", 31));
-	CHECK(strstr(buf, "libjcal.so=calibrate,mode=bci,metric=tsc") != NULL);
+	CHECK(strstr(buf, "libjcal.so=calibrate,mode=bci,metric=tsc,clock=raw") != NULL);
 	calib_apply_hint(&xint, buf, sizeof(buf));
 	CHECK(!strncmp(buf, "/j/bin/java -Xint -agentpath:", 29));
+	/* a trace without the clock meta is of the raw clock */
+	CHECK(strstr(buf, "libjcal.so=calibrate,clock=raw") != NULL);
 	calib_apply_hint(&old, buf, sizeof(buf));
 	CHECK(!strncmp(buf, "java -agentpath:", 16));
 }
@@ -1135,6 +1220,7 @@ int main(void)
 	RUN(test_cond_estimator);
 	RUN(test_inrun_shift);
 	RUN(test_hint);
+	RUN(test_clock);
 	cleanup();
 	return test_summary("calib");
 }

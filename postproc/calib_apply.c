@@ -82,6 +82,11 @@ void calib_apply_hint(const struct calib_hint *h, char *buf, size_t len)
 		size_t n = strlen(opts);
 		snprintf(opts + n, sizeof(opts) - n, ",metric=%s", h->metrics);
 	}
+	/* the agent's default clock is agentfree */
+	if (!h->clock || strcmp(h->clock, "agentfree")) {
+		size_t n = strlen(opts);
+		snprintf(opts + n, sizeof(opts) - n, ",clock=raw");
+	}
 	snprintf(buf, len, "%s%s -agentpath:%s=calibrate%s", java,
 		 h->exec && !strcmp(h->exec, "interpreted mode") ? " -Xint" : "", agent, opts);
 }
@@ -133,6 +138,42 @@ enum calib_select calib_apply_inrun(struct calib_apply *a, const char *trace_pat
 	return CALIB_SEL_APPLIED;
 }
 
+int calib_apply_clock_differs(const struct calib_table *t, const char *table_path,
+			      const struct calib_fingerprint *trace_fp, char *msg, size_t len)
+{
+	const char *tc = t->fp.field[CALIB_FP_CLOCK], *rc = trace_fp->field[CALIB_FP_CLOCK];
+
+	if (!strcmp(tc, rc))
+		return 0;
+	snprintf(msg, len,
+		 "calibration table %s was measured with clock=%s, the trace with clock=%s: "
+		 "not applied (a table holds the overhead its own clock leaves in the figures)",
+		 table_path, tc, rc);
+	return 1;
+}
+
+/* No table of trace_fp in dir: the note, naming a table that differs from
+ * it only in the clock when there is one. */
+static enum calib_select none_in_dir(const char *dir, const struct calib_fingerprint *trace_fp,
+				     char *msg, size_t len)
+{
+	struct calib_fingerprint other = *trace_fp;
+	char path[PATH_MAX], err[256], why[2 * PATH_MAX + 1024];
+	const char *clock = trace_fp->field[CALIB_FP_CLOCK];
+
+	snprintf(other.field[CALIB_FP_CLOCK], sizeof(other.field[CALIB_FP_CLOCK]), "%s",
+		 strcmp(clock, "raw") ? "raw" : "agentfree");
+	if (calib_dir_find(dir, &other, path, sizeof(path), NULL, 0, err, sizeof(err)) > 0)
+		snprintf(why, sizeof(why),
+			 "no calibration table for this host/JVM/metric and clock=%s in %s (%s "
+			 "was measured with clock=%s: not applied)",
+			 clock, dir, path, other.field[CALIB_FP_CLOCK]);
+	else
+		snprintf(why, sizeof(why), "no calibration table for this host/JVM/metric in %s",
+			 dir);
+	return none(msg, len, why);
+}
+
 enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 				     const struct calib_fingerprint *trace_fp, char *msg,
 				     size_t len)
@@ -169,11 +210,8 @@ enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 			   sizeof(a->skipped), msg, len);
 	if (r < 0)
 		return CALIB_SEL_ERROR;
-	if (r == 0) {
-		snprintf(why, sizeof(why), "no calibration table for this host/JVM/metric in %s",
-			 dir);
-		return none(msg, len, why);
-	}
+	if (r == 0)
+		return none_in_dir(dir, trace_fp, msg, len);
 	snprintf(a->path, sizeof(a->path), "%s", path);
 	a->active = 1;
 	calib_apply_check_fingerprint(a, trace_fp, msg, len);

@@ -55,15 +55,17 @@ enum calib_select {
 };
 
 /* What a trace says about how it was taken, for calib_apply_hint: its
- * meta values java.home, jvm.exec, mode, metrics and metric.0.why (any may
- * be NULL). */
+ * meta values java.home, jvm.exec, mode, metrics, metric.0.why and clock
+ * (any may be NULL). */
 struct calib_hint {
 	const char *java_home, *exec, *mode, *metrics, *metric_why;
+	const char *clock; /* NULL: a trace of the raw clock (made before clock=) */
 };
 
 /* The command that writes the calibration table such a trace needs: its
  * JVM's java (-Xint for an interpreted run) with libjcal.so's calibrate and
- * the trace's mode and an explicitly chosen metric. */
+ * the trace's mode, an explicitly chosen metric and clock=raw for a trace
+ * of the raw clock. */
 void calib_apply_hint(const struct calib_hint *h, char *buf, size_t len);
 
 /*
@@ -72,8 +74,18 @@ void calib_apply_hint(const struct calib_hint *h, char *buf, size_t len);
  * ~/.local/share/jcal/calib). A file is loaded whatever its fingerprint
  * (check it with calib_apply_check_fingerprint once the trace's is known);
  * a directory is searched for the table of trace_fp, which must then be
- * known (NULL: the trace comes from stdin and cannot be read twice).
+ * known (NULL: the trace comes from stdin and cannot be read twice); when
+ * it has none but one that differs only in the clock, the note says so.
  */
+/*
+ * Whether the table's clock differs from the trace's (a table measured
+ * with clock=raw holds the agent's own work, one measured with
+ * clock=agentfree does not: applied to a trace of the other clock it takes
+ * out far too much or too little). Returns 1 with msg saying so, else 0.
+ */
+int calib_apply_clock_differs(const struct calib_table *t, const char *table_path,
+			      const struct calib_fingerprint *trace_fp, char *msg, size_t len);
+
 enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 				     const struct calib_fingerprint *trace_fp, char *msg,
 				     size_t len);

@@ -389,7 +389,6 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 	struct calib_fingerprint fp;
 	struct trace_result res;
 	const struct calib_fingerprint *fpp = NULL;
-	struct stat sb;
 	char text[2048], dir[PATH_MAX], path[PATH_MAX];
 	int inrun, recalibrated = 0;
 
@@ -405,9 +404,10 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 		msg("error", "--calib inrun reads the trace twice: give a file, not stdin");
 		return -1;
 	}
-	/* a directory is searched by the trace's fingerprint: read it first;
-	 * the same scan says whether the trace was made with recalibrate= */
-	if (strcmp(c->trace, "-") && !(c->calib && !stat(c->calib, &sb) && !S_ISDIR(sb.st_mode))) {
+	/* a directory is searched by the trace's fingerprint, and a table file
+	 * must have the trace's clock: read it first; the same scan says
+	 * whether the trace was made with recalibrate= */
+	if (strcmp(c->trace, "-")) {
 		enum trace_status st = calib_trace_fingerprint(c->trace, &fp, &recalibrated, &res);
 
 		if (!inrun && st != TRACE_OK && st != TRACE_TRUNCATED)
@@ -452,6 +452,15 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 	case CALIB_SEL_APPLIED:
 		break;
 	}
+	if (fpp && calib_apply_clock_differs(&cal->table, cal->path, fpp, text, sizeof(text))) {
+		snprintf(note, len, "%s; figures are raw", text);
+		calib_apply_free(cal);
+		if (calib_apply_init(cal)) {
+			msg("error", "out of memory");
+			return -1;
+		}
+		return 0;
+	}
 	calib_table_use_estimator(&cal->table, c->estimator);
 	if (c->estimator == CALIB_EST_COND && !calib_table_keys_with_q(&cal->table))
 		msg("warning",
@@ -464,30 +473,37 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 }
 
 /* Once the trace is read: warns when the table applied is for another
- * fingerprint, or shows the note of calib_cli_setup. */
-void calib_cli_loaded(struct calib_apply *cal, const struct model *m, const char *note)
+ * fingerprint, or shows the note of calib_cli_setup. A table of another
+ * clock applied to a trace from stdin (whose clock was not known before
+ * it was read) is an error. Returns 0 or -1 (the error printed). */
+int calib_cli_loaded(struct calib_apply *cal, const struct model *m, const char *note)
 {
 	struct calib_fingerprint fp;
 	char text[2048];
 
 	if (note[0]) {
-		struct calib_hint h = {model_meta(m, "java.home"), model_meta(m, "jvm.exec"),
-				       model_meta(m, "mode"), model_meta(m, "metrics"),
-				       model_meta(m, "metric.0.why")};
+		struct calib_hint h = {model_meta(m, "java.home"),    model_meta(m, "jvm.exec"),
+				       model_meta(m, "mode"),	      model_meta(m, "metrics"),
+				       model_meta(m, "metric.0.why"), model_meta(m, "clock")};
 
 		calib_apply_hint(&h, text, sizeof(text));
 		msg("note", "%s (calibrate with: %s)", note, text);
 	}
 	if (!cal->active)
-		return;
+		return 0;
 	calib_fingerprint_clear(&fp);
 	for (unsigned i = 0; i < CALIB_FP_COUNT; i++) {
 		const char *v = model_meta(m, calib_fp_meta_key(i));
 
 		calib_fingerprint_set_meta(&fp, calib_fp_meta_key(i), v ? v : "");
 	}
+	if (calib_apply_clock_differs(&cal->table, cal->path, &fp, text, sizeof(text))) {
+		msg("error", "%s (use --raw, or a table of the trace's clock)", text);
+		return -1;
+	}
 	if (calib_apply_check_fingerprint(cal, &fp, text, sizeof(text)))
 		msg("warning", "%s", text);
+	return 0;
 }
 
 int calib_cli_snapshot(const struct calib_apply *cal, const struct cli *c, const struct model *m,

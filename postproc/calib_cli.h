@@ -27,8 +27,10 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 		    char *note, size_t len);
 
 /* Once the trace is read: warns when the table applied is for another
- * fingerprint, or shows the note of calib_cli_setup. */
-void calib_cli_loaded(struct calib_apply *cal, const struct model *m, const char *note);
+ * fingerprint, or shows the note of calib_cli_setup. Returns 0, or -1
+ * after the error when the table applied has another clock than the trace
+ * (from stdin: not known before it was read). */
+int calib_cli_loaded(struct calib_apply *cal, const struct model *m, const char *note);
 
 /*
  * A tree snapshot was read (m->snapshot): its figures were compensated in

@@ -188,8 +188,8 @@ static int open_trace(struct run *r)
 	if (r->m.snapshot) {
 		if (calib_cli_snapshot(&r->cal, &r->c, &r->m, r->calib_desc, sizeof(r->calib_desc)))
 			return 1;
-	} else {
-		calib_cli_loaded(&r->cal, &r->m, r->calib_note);
+	} else if (calib_cli_loaded(&r->cal, &r->m, r->calib_note)) {
+		return 1;
 	}
 	if ((metric = select_metric(r)) < 0)
 		return 2;
