@@ -361,7 +361,8 @@ static int opt_clock(struct jcal_options *o, const char *val, const char *tok, c
 	else if (!strcmp(val, "raw"))
 		o->clock = JCAL_CLOCK_RAW;
 	else
-		return fail(err, errlen, "bad value in option '%s' (expected agentfree or raw)", tok);
+		return fail(err, errlen, "bad value in option '%s' (expected agentfree or raw)",
+			    tok);
 	return 0;
 }
 

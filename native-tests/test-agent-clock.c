@@ -43,7 +43,7 @@ static void test_never_backwards(void)
 	agent_clock_value(&c, 1, &v);
 	a = 500, b = 600;
 	agent_clock_charge(&c, 1, &a, &b); /* inside 100 */
-	v = 590; /* 10 before the end of the last callback: 490 < 500 */
+	v = 590;			   /* 10 before the end of the last callback: 490 < 500 */
 	agent_clock_value(&c, 1, &v);
 	CHECK_EQ_U(v, 500);
 	a = 700, b = 690; /* backwards inside a callback: nothing charged */

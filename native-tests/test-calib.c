@@ -1180,9 +1180,10 @@ static void test_clock(void)
 static void test_hint(void)
 {
 	char buf[8192];
-	struct calib_hint events = {"/usr/lib/jvm/j17", "mixed mode",		 "events", "cputime",
+	struct calib_hint events = {"/usr/lib/jvm/j17",		  "mixed mode", "events", "cputime",
 				    "auto: no hardware counters", "agentfree"};
-	struct calib_hint bci = {"/opt/jdk25", "mixed mode", "bci", "tsc", "requested; rdtsc", "raw"};
+	struct calib_hint bci = {"/opt/jdk25", "mixed mode",	   "bci",
+				 "tsc",	       "requested; rdtsc", "raw"};
 	struct calib_hint xint = {"/j", "interpreted mode", "events", "cputime", "auto: x", NULL};
 	struct calib_hint old = {NULL, NULL, NULL, NULL, NULL, NULL};
 
