@@ -1,7 +1,7 @@
 #!/bin/bash
 # clock-cost.sh [N] [RUNS] - the agent-free clock against the raw one
 # (docs/accuracy.md, "The agent-free clock"; docs/performance.md) on
-# jcalbench.CallHeavy N (15.5 calls per iteration), metric=cputime.
+# jcalbench.CallHeavy N (15.5 calls per iteration), metric=cputime (METRIC=tsc for another).
 #
 # mode=events (-Xint, as the mode runs every traced thread): per call,
 # what the agent adds to the loop's thread CPU time (cpu_ms) for
@@ -20,6 +20,7 @@ JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)"
 JAVA="$JAVA_HOME/bin/java"
 JAVA25=${JAVA25:-$(cat build/javatests21/JAVA_HOME 2>/dev/null || true)}
 BUILD=${BUILD:-build}
+METRIC=${METRIC:-cputime}
 CP="-cp $BUILD/bench jcalbench.CallHeavy $N"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -47,7 +48,7 @@ one() {
 	fi
 }
 
-jcal() { echo "-agentpath:$BUILD/libjcal.so=trace,quiet,metric=cputime,out=$tmp/t.bin,$1"; }
+jcal() { echo "-agentpath:$BUILD/libjcal.so=trace,quiet,metric=$METRIC,out=$tmp/t.bin,$1"; }
 
 for _ in $(seq "$RUNS"); do
 	one xint "$JAVA" -Xint
@@ -76,7 +77,7 @@ row() {
 		left = cum == "-" ? "-" : sprintf("%.1f", (cum - b) * 1e6 / c)
 		printf "%-34s %10.1f %10s %12.1f %14s\n", l, ms, cum, (ms - b) * 1e6 / c, left }'
 }
-echo "jcalbench.CallHeavy $N ($calls calls), metric=cputime, $RUNS runs in turns, medians"
+echo "jcalbench.CallHeavy $N ($calls calls), metric=$METRIC, $RUNS runs in turns, medians"
 echo "machine: $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $("$JAVA" -version 2>&1 | head -1)"
 printf '%-34s %10s %10s %12s %14s\n' configuration "loop cpu ms" "step cum ms" "adds ns/call" "in figures ns/call"
 printf '%-34s %10.1f %10s %12s %14s\n' "-Xint, no agent" "$(m xint ms)" - - -

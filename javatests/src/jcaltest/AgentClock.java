@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  * clock=agentfree|raw (docs/accuracy.md, "The agent-free clock"): the call
  * counts are the same under both clocks in mode=events and mode=bci (the
  * JNI probes, and on a JDK >= 22 the critical downcalls), output=trace and
- * output=tree; the trace says its clock in the meta records; the recorded
+ * output=tree, and on virtual threads; the trace says its clock in the
+ * meta records; the recorded
  * values of every thread never go backwards; and jcal-post does not apply a
  * calibration table of another clock than the trace's. No timing figure
  * decides a test. Run by jcaltest.Main (javatests/run.sh).
@@ -105,6 +106,36 @@ public final class AgentClock {
 		return true;
 	}
 
+	/**
+	 * Virtual threads on a JDK >= 21 (mode=events): each keeps its own exact
+	 * tree under both clocks, and no thread's values go backwards although
+	 * the metric pauses and resumes with every mount.
+	 */
+	private boolean testVirtualThreads() throws Exception {
+		Path home = BUILD.resolve("javatests21/JAVA_HOME");
+		if (!Files.exists(home)) {
+			System.out.println("SKIP clock-virtual-threads: no JDK >= 21 found (set JAVA21_HOME)");
+			return false;
+		}
+		String j = Path.of(Files.readString(home).trim(), "bin", "java").toString();
+		int n = 100;
+		for (String clock : List.of("raw", "agentfree")) {
+			Path t = r.tmp.resolve("vt-" + clock + ".bin");
+			Runner.Result res = r.runFor(r.tmp.toFile(), List.of(j, "-Djdk.virtualThreadScheduler.parallelism=2",
+					"-Djdk.virtualThreadScheduler.maxPoolSize=2",
+					"-agentpath:" + r.agent + "=trace,quiet,clock=" + clock + ",out=" + t, "-cp",
+					BUILD.resolve("javatests21").toString(), "jcaltest21.VThreads", String.valueOf(n)), Map.of(), null, 120);
+			r.check(res != null && res.rc == 0, "vthreads clock=" + clock + ": " + (res == null ? "timeout" : res.err));
+			if (res == null || res.rc != 0)
+				continue;
+			r.checkVirtualThreadTrees(t, n);
+			String json = summaryJson(t);
+			r.check(json.contains("\"clock\":\"" + clock + "\"") && json.contains("\"backwards_deltas\":0,"),
+					"vthreads clock=" + clock + ": meta clock and no backwards delta: " + json.substring(0, Math.min(2000, json.length())));
+		}
+		return true;
+	}
+
 	/** A bad value names the option. */
 	private void testBadValue() throws Exception {
 		Runner.Result res = r.runFor(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent + "=trace,clock=fast",
@@ -168,6 +199,7 @@ public final class AgentClock {
 				.add("clock-tree", a::testTree)
 				.add("clock-bci", a::testBci)
 				.addSkippable("clock-bci-new-jdk", a::testBciNewJdk)
+				.addSkippable("clock-virtual-threads", a::testVirtualThreads)
 				.add("clock-bad-value", a::testBadValue)
 				.add("clock-calib-mismatch", a::testCalibMismatch);
 	}
