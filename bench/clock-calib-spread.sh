@@ -38,7 +38,7 @@ for r in $(seq "$RUNS"); do
 	for c in raw agentfree; do
 		t="$tmp/$c-$r.txt"
 		# shellcheck disable=SC2086
-		"$JAVA" $XINT "-agentpath:build/libjcal.so=calibrate,metric=cputime,clock=$c${EXTRA_OPTS:+,$EXTRA_OPTS},table=$t,out=$tmp/c.bin" \
+		"$JAVA" $XINT "-agentpath:build/libjcal.so=calibrate,metric=cputime,clock=$c${EXTRA_OPTS:+,$EXTRA_OPTS},table=$t,out=$tmp/c-$c-$r.bin" \
 			>/dev/null 2>"$tmp/err" || {
 			cat "$tmp/err" >&2
 			exit 1
