@@ -788,6 +788,13 @@ static int take_options(const struct jcal_options *o)
 			   jcal_mode_name(o->mode), jcal_mode_name(jcal.opts.mode));
 		return -1;
 	}
+	/* a thread's sum inside the agent is kept from one event to the next */
+	if (o->clock_given && o->clock != jcal.opts.clock) {
+		jcal_error("option 'clock=%s': this JVM's agent records with clock=%s (fixed when "
+			   "it was loaded)",
+			   jcal_clock_name(o->clock), jcal_clock_name(jcal.opts.clock));
+		return -1;
+	}
 	if (o->nmetrics) {
 		char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
 		metric_set_names(&jcal.metrics, names, sizeof(names));

@@ -363,6 +363,7 @@ static int opt_clock(struct jcal_options *o, const char *val, const char *tok, c
 	else
 		return fail(err, errlen, "bad value in option '%s' (expected agentfree or raw)",
 			    tok);
+	o->clock_given = 1;
 	return 0;
 }
 

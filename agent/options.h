@@ -86,6 +86,7 @@ struct jcal_options {
 	char bci_exclude[JCAL_OPT_PATH_MAX];
 	enum jcal_output output;
 	enum jcal_clock clock;
+	int clock_given;      /* clock= was in the options */
 	uint64_t maxcontexts; /* 0 = no limit */
 	unsigned duration_s;  /* duration=: stop the recording after this long; 0 = none */
 	uint64_t maxsize;     /* maxsize=: stop before the trace passes this many bytes; 0 = none */

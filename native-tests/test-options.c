@@ -192,6 +192,21 @@ static void test_option_values(void)
 	CHECK(jcal_options_parse("trace,metric=auto", &o, err, sizeof(err)) == 0);
 	CHECK_EQ_U(o.nmetrics, 0);
 
+	/* clock=: agentfree unless raw is asked for; a later start may only
+	 * repeat the loaded agent's clock, so whether it was given is kept */
+	CHECK_EQ_U(o.clock, JCAL_CLOCK_AGENTFREE);
+	CHECK(!o.clock_given);
+	CHECK(jcal_options_parse("trace,clock=raw", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.clock, JCAL_CLOCK_RAW);
+	CHECK(o.clock_given);
+	CHECK_STR(jcal_clock_name(o.clock), "raw");
+	CHECK(jcal_options_parse("start,clock=agentfree", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.clock, JCAL_CLOCK_AGENTFREE);
+	CHECK_STR(jcal_clock_name(o.clock), "agentfree");
+	CHECK(jcal_options_parse("trace,clock=fast", &o, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "clock=fast") && strstr(err, "expected agentfree or raw"));
+	CHECK(jcal_options_parse("trace,clock=raw,clock=raw", &o, err, sizeof(err)) == -1);
+
 	/* quiet wins over a later loglevel. */
 	CHECK(jcal_options_parse("trace,quiet,loglevel=debug", &o, err, sizeof(err)) == 0);
 	CHECK_EQ_U(o.loglevel, JCAL_LOG_ERROR);
