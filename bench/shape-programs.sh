@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # shape-programs.sh - sourced by bench/shape.sh: the real programs it
 # profiles and their deterministic workloads (docs/accuracy.md, "Profile
 # shape against a sampler").

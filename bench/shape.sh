@@ -9,7 +9,9 @@
 #   mode=bci: jcal against JFR on the JIT-compiled program, the table from
 #     `calibrate,mode=bci`; a JFR sample counts for its topmost frame of a
 #     class bci instruments (the JDK's classes are not, by default: their
-#     time is their caller's base in jcal too).
+#     time is their caller's base in jcal too); JFR runs with
+#     -XX:+DebugNonSafepoints, so that a sample in compiled code names the
+#     inlined method it was in, not the nearest call site's.
 # Per program and mode, RUNS rounds of one JFR run and one jcal run; the
 # reference is the JFR samples of all rounds pooled (jcalbench.JfrShape: the
 # main thread's samples under the program's main method, by top frame); per
@@ -143,15 +145,17 @@ for p in $PROGRAMS; do
 		fi
 		if [ "$m" = events ]; then
 			xint=(-Xint)
+			jfrflags=()
 			opts=trace,quiet,metric=cputime
 			excludes=()
 		else
 			xint=()
+			jfrflags=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
 			opts=trace,quiet,mode=bci,metric=cputime
 			excludes=("$BCI_EXCLUDES")
 		fi
 		for r in $(seq "$RUNS"); do
-			run "$d" "$d/jfr.log" "$JAVA" "${xint[@]}" "-XX:StartFlightRecording=filename=$d/r.jfr,settings=$tmp/shape.jfc" \
+			run "$d" "$d/jfr.log" "$JAVA" "${xint[@]}" "${jfrflags[@]}" "-XX:StartFlightRecording=filename=$d/r.jfr,settings=$tmp/shape.jfc" \
 				-XX:FlightRecorderOptions:stackdepth=2048 "${JVM_FLAGS[@]}" -cp "$CP" "${ARGS[@]}"
 			"$JAVA" -cp build/bench jcalbench.JfrShape "$d/r.jfr" main "$UNDER" "${excludes[@]}" >"$d/jfr.$r"
 			rm -f "$d/r.jfr"
