@@ -9,7 +9,7 @@
 # lines starting with # are skipped). A NAME's parameter list, if any, is
 # cut off, so overloads merge; values of equal names add up. Shares are per
 # file: VALUE / the file's total. The compared methods are the reference's
-# top N by share (ties by name). First a line "top SHARE": the reference's
+# top N by share (ties by name; none without a share). First a line "top SHARE": the reference's
 # share of those methods, in percent; then per PROFILE, in order, one line
 # "GROUP DISTANCE": the sum over those methods of |share - reference share|
 # in percentage points (GROUP from groups, one word per PROFILE, default
@@ -63,6 +63,8 @@ END {
 			if (best == "" || val[1, n] > val[1, best] || (val[1, n] == val[1, best] && n < best))
 				best = n
 		}
+		if (val[1, best] <= 0)
+			break
 		picked[best] = 1
 		topn[k] = best
 	}

@@ -9,7 +9,9 @@
 # DIR); it returns 1 with SKIP_REASON set when a jar is missing. Inputs come
 # from a fixed linear congruential generator, so every run of a size reads
 # the same bytes. Sizes are the units each program scales by: xalan orders,
-# fop document sections, h2 inserted rows.
+# fop document sections, h2 inserted rows, and for "calls" (not a Debian
+# program: jcalbench.ShapeCalls, a loop calling an empty method and a leaf)
+# thousands of iterations.
 
 JARS=${JARS:-/usr/share/java}
 
@@ -150,6 +152,15 @@ program_setup() {
 		UNDER=org.h2.tools.RunScript.main
 		gen_h2 "$size" >"$dir/w.sql"
 		ARGS=(org.h2.tools.RunScript -url jdbc:h2:mem:shape -script w.sql)
+		;;
+	calls)
+		[ "$size" -gt 0 ] || {
+			SKIP_REASON="no workload in this mode"
+			return 1
+		}
+		CP=$PWD/build/bench
+		UNDER=jcalbench.ShapeCalls.main
+		ARGS=(jcalbench.ShapeCalls "${size}000")
 		;;
 	*)
 		SKIP_REASON="unknown program $name"

@@ -21,8 +21,9 @@
 # same distance of each JFR run from the pool of the other runs: the noise
 # floor of the reference itself. --verbose adds the per-method shares.
 #
-# SCALE multiplies the workload sizes (default 1: about 8 minutes on a
-# loaded 2-vCPU VM with RUNS=3). Environment: PROGRAMS (xalan fop h2),
+# SCALE multiplies the workload sizes (default 1: about 12 minutes with
+# RUNS=3 on a 2-vCPU VM shared with other jobs). Environment: PROGRAMS
+# (xalan fop h2; "calls" runs jcalbench.ShapeCalls, mode=events only),
 # MODES (events bci), TOP (20), PERIOD (JFR's sampling period, 1 ms),
 # AGENT_OPTS (extra agent options), JAVA_HOME.
 set -eu
@@ -63,8 +64,10 @@ size() {
 	fop.bci) n=40 ;;
 	h2.events) n=1000 ;;
 	h2.bci) n=4000 ;;
+	calls.events) n=3000 ;;
+	calls.bci) n=0 ;; # compiled, its calls are inlined: nothing to compare
 	esac
-	awk -v n="$n" -v s="$SCALE" 'BEGIN { n = int(n * s + 0.5); print n < 1 ? 1 : n }'
+	awk -v n="$n" -v s="$SCALE" 'BEGIN { m = int(n * s + 0.5); print (n > 0 && m < 1) ? 1 : m }'
 }
 
 # JFR's profile settings with the execution sampler's period set to PERIOD
@@ -102,23 +105,12 @@ run() {
 }
 
 # profile TRACE [jcal-post options]: "BASE NAME" per method of the main
-# thread under $UNDER (the CSV's first field may be quoted: overloads carry
-# a parameter list with commas)
+# thread under $UNDER (bench/shape-flat.awk)
 profile() {
 	t=$1
 	shift
 	build/jcal-post "$t" "$@" --report flat --format csv --thread main --include "$UNDER" 2>>"$tmp/post.log" |
-		awk 'NR > 1 {
-			if (substr($0, 1, 1) == "\"") {
-				i = index($0, "\",")
-				name = substr($0, 2, i - 2); rest = substr($0, i + 2)
-			} else {
-				i = index($0, ",")
-				name = substr($0, 1, i - 1); rest = substr($0, i + 1)
-			}
-			split(rest, f, ",")
-			print f[2], name
-		}'
+		awk -f bench/shape-flat.awk
 }
 
 # a column of numbers on stdin -> "median (low..high)"
@@ -157,7 +149,7 @@ for p in $PROGRAMS; do
 		for r in $(seq "$RUNS"); do
 			run "$d" "$d/jfr.log" "$JAVA" "${xint[@]}" "${jfrflags[@]}" "-XX:StartFlightRecording=filename=$d/r.jfr,settings=$tmp/shape.jfc" \
 				-XX:FlightRecorderOptions:stackdepth=2048 "${JVM_FLAGS[@]}" -cp "$CP" "${ARGS[@]}"
-			"$JAVA" -cp build/bench jcalbench.JfrShape "$d/r.jfr" main "$UNDER" "${excludes[@]}" >"$d/jfr.$r"
+			"$JAVA" -cp build/bench jcalbench.JfrShape "$d/r.jfr" main "$UNDER" "${excludes[@]}" >"$d/samples.$r"
 			rm -f "$d/r.jfr"
 			run "$d" "$d/jcal.log" "$JAVA" "${xint[@]}" "-agentpath:$agent=$opts${AGENT_OPTS:+,$AGENT_OPTS},out=$d/t.bin" \
 				"${JVM_FLAGS[@]}" -cp "$CP" "${ARGS[@]}"
@@ -165,13 +157,13 @@ for p in $PROGRAMS; do
 			profile "$d/t.bin" --calib "$tmp/$m.txt" >"$d/cal.$r"
 			rm -f "$d/t.bin"
 		done
-		cat "$d"/jfr.* >"$d/ref"
-		samples=$(awk '$2 == "samples" { s += $3 } END { print s }' "$d"/jfr.*)
+		cat "$d"/samples.* >"$d/ref"
+		samples=$(awk '$2 == "samples" { s += $3 } END { print s }' "$d"/samples.*)
 		: >"$d/floor"
 		if [ "$RUNS" -gt 1 ]; then
 			for r in $(seq "$RUNS"); do
-				for o in $(seq "$RUNS"); do [ "$o" = "$r" ] || cat "$d/jfr.$o"; done >"$d/others"
-				compare "$d/others" "$d/jfr.$r" | awk '$1 == "p" { print $2 }' >>"$d/floor"
+				for o in $(seq "$RUNS"); do [ "$o" = "$r" ] || cat "$d/samples.$o"; done >"$d/others"
+				compare "$d/others" "$d/samples.$r" | awk '$1 == "p" { print $2 }' >>"$d/floor"
 			done
 		fi
 		groups=""
