@@ -185,6 +185,10 @@ for p in $PROGRAMS; do
 			"$(awk '$1 == "calibrated" { print $2 }' "$d/dist" | range)"
 		if [ $VERBOSE = 1 ]; then
 			cmp_groups=$groups cmp_verbose=1 compare "$d/ref" "${files[@]}" | awk 'NF && $1 !~ /^(top|raw|calibrated)$/'
+			for k in raw cal; do
+				for r in $(seq "$RUNS"); do awk '{ s += $1 } END { print s / 1e6 }' "$d/$k.$r"; done | median >"$d/total.$k"
+			done
+			echo "jcal's total under $UNDER (median): raw $(cat "$d/total.raw") ms, calibrated $(cat "$d/total.cal") ms"
 			echo
 		fi
 	done
