@@ -51,6 +51,32 @@ int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, u
 	return v;
 }
 
+void calib_apply_comp_batch(void *ctx, const uint16_t *key, const uint64_t *delta, int64_t *out,
+			    size_t n)
+{
+	struct calib_apply *a = ctx;
+	const uint8_t *match;
+
+	if (calib_comp_batch(&a->table, key, delta, out, n, &a->clamped))
+		return; /* no table to apply (out of memory): raw, not counted */
+	match = a->table.match;
+	for (size_t k = 0; k < n; k++) {
+		unsigned i = key[k];
+
+		a->fallback_similar += match[i] == CALIB_SIMILAR;
+		a->fallback_global += match[i] == CALIB_GLOBAL;
+		if (__builtin_expect(!a->seen[i], 0)) {
+			struct seqkey sk;
+
+			seqkey_from_index(i, &sk);
+			a->seen[i] = 1;
+			a->keys_seen++;
+			a->keys_found += calib_table_get(&a->table, &sk) != NULL;
+		}
+	}
+	a->deltas += n;
+}
+
 /* Where libjcal.so is, for the hint: the library the jcal launcher beside
  * this jcal-post would load (lib_locate: beside it in the build tree, or
  * ../lib/jcal/ in an installed copy, docs/install.md). */

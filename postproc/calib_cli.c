@@ -425,6 +425,7 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 					   sizeof(cal->skipped), text, sizeof(text)) > 0)
 				calib_apply_compare(cal, path, c->estimator);
 			comp->fn = calib_apply_comp;
+			comp->batch = calib_apply_comp_batch;
 			comp->ctx = cal;
 			return 0;
 		}
@@ -459,6 +460,7 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 		    "mean; calibrate again to get them",
 		    cal->path);
 	comp->fn = calib_apply_comp;
+	comp->batch = calib_apply_comp_batch;
 	comp->ctx = cal;
 	return 0;
 }

@@ -344,6 +344,50 @@ static int on_event_slow(struct model *m, const struct trace_event *e)
 	return on_event(m, e);
 }
 
+/* Events in bulk: those of a thread whose tree is set up go straight to
+ * calltree_events(); the others (a thread's first event) one by one. */
+static int on_events(void *ctx, const struct trace_event_batch *b)
+{
+	struct model *m = ctx;
+	struct model_thread *t;
+	uint32_t ids[TRACE_EVENT_BATCH];
+	const uint32_t *method = b->method;
+	size_t k = 0;
+	int err;
+
+	for (;;) {
+		t = m->last_thread;
+		if (k == b->n)
+			return 0;
+		if (t && t->serial == b->thread && t->has_tree && !t->snap_map &&
+		    b->nmetrics == t->tree.nmetrics)
+			break;
+		struct trace_event e = {.thread = b->thread,
+					.method = b->method[k],
+					.transition = b->transition[k],
+					.type = b->type[k],
+					.nmetrics = (uint8_t)b->nmetrics};
+		memcpy(e.metric, &b->metric[k * b->nmetrics], b->nmetrics * sizeof(e.metric[0]));
+		if (on_event(m, &e))
+			return -1;
+		k++;
+	}
+	if (m->nmethods_merged) {
+		for (size_t i = k; i < b->n; i++)
+			ids[i] = event_method(m, b->method[i]);
+		method = ids;
+	}
+	err = calltree_events(&t->tree, method + k, b->transition + k, b->type + k,
+			      b->metric + k * b->nmetrics, b->n - k);
+	if (err) {
+		if (err == -ENOMEM)
+			return oom(m);
+		snprintf(m->err, sizeof(m->err), "thread #%u: invalid event", b->thread);
+		return -1;
+	}
+	return 0;
+}
+
 /* A tree snapshot's thread: its tree comes node by node (on_tree_node). */
 static int on_tree_thread(void *ctx, const struct trace_tree_thread *tt)
 {
@@ -449,6 +493,7 @@ void model_visitor(struct model *m, struct trace_visitor *v)
 	v->thread_end = on_thread_end;
 	v->compiled = on_compiled;
 	v->event = on_event;
+	v->events = on_events;
 	v->end = on_end;
 	v->tree_thread = on_tree_thread;
 	v->tree_node = on_tree_node;
