@@ -689,7 +689,8 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 	if (o->throttle_calls && o->command != JCAL_CMD_HELP &&
 	    (o->mode != JCAL_MODE_BCI || o->command == JCAL_CMD_CALIBRATE)) {
 		snprintf(err, errlen, "option 'throttle=%llu:%llu' needs mode=bci with trace",
-			 (unsigned long long)o->throttle_calls, (unsigned long long)o->throttle_avg);
+			 (unsigned long long)o->throttle_calls,
+			 (unsigned long long)o->throttle_avg);
 		return -1;
 	}
 	/* Only calibrate writes a table; recalibrate= keeps its samples in the trace. */

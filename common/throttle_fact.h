@@ -22,8 +22,8 @@
  * throttled under throttle=max_calls:max_avg: more than max_calls calls
  * whose completed calls average under max_avg (sum / timed < max_avg,
  * computed without overflow). */
-static inline int throttle_decide(uint64_t calls, uint64_t timed, uint64_t sum,
-				  uint64_t max_calls, uint64_t max_avg)
+static inline int throttle_decide(uint64_t calls, uint64_t timed, uint64_t sum, uint64_t max_calls,
+				  uint64_t max_avg)
 {
 	if (calls <= max_calls || timed == 0)
 		return 0;
