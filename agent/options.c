@@ -686,9 +686,10 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 			 o->duration_s ? "duration=" : "maxsize=");
 		return -1;
 	}
-	if (o->throttle_calls && o->command != JCAL_CMD_HELP &&
-	    (o->mode != JCAL_MODE_BCI || o->command == JCAL_CMD_CALIBRATE)) {
-		snprintf(err, errlen, "option 'throttle=%llu:%llu' needs mode=bci with trace",
+	/* calibrate,mode=bci takes it (so that one option string serves both)
+	 * and leaves every probe in: bci/throttle.c */
+	if (o->throttle_calls && o->mode != JCAL_MODE_BCI) {
+		snprintf(err, errlen, "option 'throttle=%llu:%llu' needs mode=bci",
 			 (unsigned long long)o->throttle_calls,
 			 (unsigned long long)o->throttle_avg);
 		return -1;

@@ -46,7 +46,10 @@ void throttle_onload(void)
 {
 	const struct metric_desc *d = &jcal.metrics.m[0];
 
-	throttle_on = jcal.opts.throttle_calls != 0;
+	/* the calibration workload keeps every probe */
+	throttle_on = jcal.opts.throttle_calls != 0 && jcal.opts.command != JCAL_CMD_CALIBRATE;
+	if (jcal.opts.throttle_calls && !throttle_on)
+		jcal_info("throttle= does not apply to calibrate: every probe stays");
 	max_calls = jcal.opts.throttle_calls;
 	max_avg = rule_ns = jcal.opts.throttle_avg;
 	/* tsc: NS in ticks at the start-up estimate of the frequency */
