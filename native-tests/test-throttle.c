@@ -70,7 +70,8 @@ static void test_fact_parse_errors(void)
 	CHECK(!g.has_final);
 	/* malformed */
 	CHECK(throttle_fact_parse("throttle.method.", "time_ns=1 calls=2 timed=3 sum=4", &g) == -1);
-	CHECK(throttle_fact_parse("throttle.method.0", "time_ns=1 calls=2 timed=3 sum=4", &g) == -1);
+	CHECK(throttle_fact_parse("throttle.method.0", "time_ns=1 calls=2 timed=3 sum=4", &g) ==
+	      -1);
 	CHECK(throttle_fact_parse("throttle.method.4294967296", "time_ns=1 calls=2 timed=3 sum=4",
 				  &g) == -1);
 	CHECK(throttle_fact_parse("throttle.method.3x", "time_ns=1 calls=2 timed=3 sum=4", &g) ==
@@ -83,8 +84,8 @@ static void test_fact_parse_errors(void)
 	CHECK(throttle_fact_parse("throttle.method.3",
 				  "time_ns=1 calls=99999999999999999999 timed=3 sum=4", &g) == -1);
 	CHECK(throttle_fact_parse("throttle.method.3", "garbage", &g) == -1);
-	CHECK(throttle_fact_parse("throttle.method.3", "a=1 b time_ns=1 calls=2 timed=3 sum=4", &g) ==
-	      -1);
+	CHECK(throttle_fact_parse("throttle.method.3", "a=1 b time_ns=1 calls=2 timed=3 sum=4",
+				  &g) == -1);
 	CHECK(throttle_fact_parse("throttle.method.3", "", &g) == -1);
 	CHECK(throttle_fact_parse("throttle.method.3", NULL, &g) == -1);
 }

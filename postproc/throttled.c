@@ -127,8 +127,8 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 		csv_field(o->out, model_method_name(m, v[i].method));
 		fprintf(o->out,
 			"\nthrottled.%zu.time_ns,%" PRIu64 "\nthrottled.%zu.calls,%" PRIu64
-			"\nthrottled.%zu.calls_at_throttling,%" PRIu64 "\nthrottled.%zu.avg,%" PRIu64
-			"\n",
+			"\nthrottled.%zu.calls_at_throttling,%" PRIu64
+			"\nthrottled.%zu.avg,%" PRIu64 "\n",
 			i, v[i].time_ns, i, throttled_calls(&v[i]), i, v[i].calls, i,
 			avg_of(m, &v[i]));
 	}
@@ -154,8 +154,9 @@ int throttled_summary_json(const struct model *m, const struct report_opts *o)
 		fputs(i ? ",\n{\"method\":" : "\n{\"method\":", o->out);
 		json_string(o->out, model_method_name(m, v[i].method));
 		fprintf(o->out,
-			",\"id\":%" PRIu32 ",\"time_ns\":%" PRIu64 ",\"seconds\":%.6f,\"calls\":%" PRIu64
-			",\"calls_at_throttling\":%" PRIu64 ",\"avg\":%" PRIu64 "}",
+			",\"id\":%" PRIu32 ",\"time_ns\":%" PRIu64
+			",\"seconds\":%.6f,\"calls\":%" PRIu64 ",\"calls_at_throttling\":%" PRIu64
+			",\"avg\":%" PRIu64 "}",
 			v[i].method, v[i].time_ns, s >= 0 ? s : 0.0, throttled_calls(&v[i]),
 			v[i].calls, avg_of(m, &v[i]));
 	}
