@@ -26,6 +26,7 @@
 #include "agent_state.h"
 #include "region_control.h"
 #include "thread_state.h"
+#include "bci/throttle.h"
 #include "trace_file.h"
 #include "tree_recorder.h"
 
@@ -122,6 +123,8 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 		if (st->tree)
 			tree_recorder_event(st->tree, m->id, transition, type, metric);
 		st->events++;
+		if (throttle_on) /* mode=bci, throttle= (bci/throttle.h) */
+			throttle_event(&st->throttle, m, transition, metric[0]);
 	}
 	atomic_store_explicit(&st->busy, 0, memory_order_release);
 }
