@@ -316,11 +316,15 @@ void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	    {"exit0", "(I)V", (void *)event_probe_exit},
 	    {"exitThrow0", "(I)V", (void *)event_probe_exit_throw},
 	    {"addresses", "()[J", (void *)tracker_addresses},
+	    {"enter1", "(I)I", (void *)event_probe_enter1},
+	    {"exit1", "(I)I", (void *)event_probe_exit1},
+	    {"exitThrow1", "(I)I", (void *)event_probe_exit_throw1},
 	};
 	/* The natives first: FindClass initialises the class it finds, and
 	 * jcal.Tracker's initialiser calls TrackerNatives.addresses(). */
 	jclass nat = (*jni)->FindClass(jni, "jcal/TrackerNatives");
-	int bad = !nat || (*jni)->RegisterNatives(jni, nat, methods, 4) != 0;
+	int bad = !nat || (*jni)->RegisterNatives(jni, nat, methods,
+						  sizeof(methods) / sizeof(methods[0])) != 0;
 	jclass cls = NULL;
 
 	if (nat)
