@@ -401,21 +401,25 @@ static inline enum calib_match comp_at(const struct calib_table *t, unsigned i, 
 	const struct calib_cond *c;
 	unsigned r = t->resolved[i], n = 0;
 
-	*comp = 0;
-	if (m == CALIB_NO_TABLE)
+	if (m == CALIB_NO_TABLE || t->estimator != CALIB_EST_COND) {
+		*comp = m == CALIB_NO_TABLE ? 0 : t->e[r].comp;
 		return m;
-	*comp = t->e[r].comp;
-	if (t->estimator != CALIB_EST_COND)
-		return m;
+	}
 	if (!t->cond || !t->e[r].has_q) {
 		*comp = calib_entry_cond(&t->e[r], delta);
 		return m;
 	}
-	/* how many o[j] <= delta: counted without branches, which a search
+	/* how many o[j] <= delta: o is non-decreasing (quantiles are, the
+	 * parser and merges keep them so), so a binary search of four steps
+	 * and a last look, with conditional moves rather than branches, which
 	 * would mispredict on every other delta */
+	_Static_assert(CALIB_NQ == 16, "the search below is for 16 quantiles");
 	c = &t->cond[r];
-	for (unsigned j = 0; j < CALIB_NQ; j++)
-		n += c->o[j] <= delta;
+	n = (unsigned)(c->o[7] <= delta) * 8;
+	n += (unsigned)(c->o[n + 3] <= delta) * 4;
+	n += (unsigned)(c->o[n + 1] <= delta) * 2;
+	n += (unsigned)(c->o[n] <= delta);
+	n += (unsigned)(n == 15) & (unsigned)(c->o[15] <= delta);
 	*comp = n ? c->mean[n - 1] : c->o[0];
 	return m;
 }
