@@ -48,6 +48,7 @@ public final class Main {
 			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests),
 			new Suite("OtherAgents", "jcalotheragents", OtherAgents::tests),
 			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests),
+			new Suite("Throttle", "jcalthrottle", Throttle::tests),
 			new Suite("AgentClock", "jcalagentclock", AgentClock::tests));
 
 	private int passed, failed, skipped;
