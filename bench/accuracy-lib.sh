@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # accuracy-lib.sh - sourced by bench/accuracy.sh and bench/accuracy-bci.sh:
 # the JDK, a temporary directory, the error arithmetic and calibration.
 

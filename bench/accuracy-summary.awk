@@ -48,30 +48,36 @@ END {
 		print "accuracy-summary: no figures" > "/dev/stderr"
 		exit 1
 	}
+	# the cells first, so the columns can be as wide as their widest cell
+	width = 10
+	for (i = 1; i <= nw; i++) {
+		cell["truth_ns", i] = "-"
+		if (("truth_ns", wl[i]) in v) {
+			split(mlh(v["truth_ns", wl[i]]), m, " ")
+			cell["truth_ns", i] = sprintf("%.3g (%.3g..%.3g)", m[1] / 1e6, m[2] / 1e6, m[3] / 1e6)
+		}
+		for (c = 1; c <= nc; c++) {
+			cell[cl[c], i] = "-"
+			if ((cl[c], wl[i]) in v) {
+				split(mlh(v[cl[c], wl[i]]), m, " ")
+				cell[cl[c], i] = sprintf("%+.0f (%+.0f..%+.0f)", m[1], m[2], m[3])
+			}
+		}
+	}
+	for (k in cell)
+		if (length(cell[k]) > width)
+			width = length(cell[k])
 	printf "%-14s", "error %"
 	for (i = 1; i <= nw; i++)
-		printf "  %-18s", wl[i]
-	printf "\n"
-	printf "%-14s", "truth ms"
-	for (i = 1; i <= nw; i++) {
-		if (!(("truth_ns", wl[i]) in v)) {
-			printf "  %-18s", "-"
-			continue
-		}
-		split(mlh(v["truth_ns", wl[i]]), m, " ")
-		printf "  %-18s", sprintf("%.0f (%.0f..%.0f)", m[1] / 1e6, m[2] / 1e6, m[3] / 1e6)
-	}
+		printf "  %-*s", width, wl[i]
+	printf "\n%-14s", "truth ms"
+	for (i = 1; i <= nw; i++)
+		printf "  %-*s", width, cell["truth_ns", i]
 	printf "\n"
 	for (c = 1; c <= nc; c++) {
 		printf "%-14s", cl[c]
-		for (i = 1; i <= nw; i++) {
-			if (!((cl[c], wl[i]) in v)) {
-				printf "  %-18s", "-"
-				continue
-			}
-			split(mlh(v[cl[c], wl[i]]), m, " ")
-			printf "  %-18s", sprintf("%+.0f (%+.0f..%+.0f)", m[1], m[2], m[3])
-		}
+		for (i = 1; i <= nw; i++)
+			printf "  %-*s", width, cell[cl[c], i]
 		printf "\n"
 	}
 	printf "\nmean absolute error %% over the workloads, per run (%s", rl[1]
@@ -83,9 +89,9 @@ END {
 		printf "%-14s", cl[c]
 		for (r = 1; r <= nr; r++)
 			if ((cl[c], rl[r]) in cnt)
-				printf " %4.0f", sum[cl[c], rl[r]] / cnt[cl[c], rl[r]]
+				printf " %5.0f", sum[cl[c], rl[r]] / cnt[cl[c], rl[r]]
 			else
-				printf " %4s", "-"
+				printf " %5s", "-"
 		mae = tot[cl[c]] / tn[cl[c]]
 		mm = 0
 		k = 0
