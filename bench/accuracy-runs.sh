@@ -18,6 +18,10 @@ set -eu
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --summary ]; then
 	shift
+	[ $# -gt 0 ] || {
+		echo "usage: accuracy-runs.sh --summary FILE..." >&2
+		exit 2
+	}
 	exec awk -f bench/accuracy-summary.awk "$@"
 fi
 RUNS=${1:?usage: accuracy-runs.sh RUNS [events|bci] [JVMS ROUNDS SCALE [WARMUP]]}
