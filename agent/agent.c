@@ -20,6 +20,7 @@
 #include "attach_reply.h"
 #include "agent_state.h"
 #include "bci/bci_agent.h"
+#include "bci/throttle.h"
 #include "event_recorder.h"
 #include "host_info.h"
 #include "jvmti_check.h"
@@ -359,6 +360,7 @@ static void finish_recording(JNIEnv *jni, const char *reason)
 		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
 	if (reason)
 		trace_rec_meta(rb, "stop.reason", reason);
+	throttle_finish(rb); /* mode=bci, throttle=: the final counts */
 	trace_file_unlock();
 	/* output=tree|both: the snapshot (tree_recorder.h); tree has no trace */
 	if (jcal.opts.output == JCAL_OUTPUT_TREE) {

@@ -26,6 +26,7 @@
 #include "agent_state.h"
 #include "region_control.h"
 #include "thread_state.h"
+#include "bci/throttle.h"
 #include "trace_file.h"
 #include "tree_recorder.h"
 
@@ -122,6 +123,8 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 		if (st->tree)
 			tree_recorder_event(st->tree, m->id, transition, type, metric);
 		st->events++;
+		if (throttle_on) /* mode=bci, throttle= (bci/throttle.h) */
+			throttle_event(&st->throttle, m, transition, metric[0]);
 	}
 	atomic_store_explicit(&st->busy, 0, memory_order_release);
 }
@@ -215,6 +218,29 @@ int32_t event_critical_exit_throw(int32_t id)
 	return record_critical((uint32_t)id, JCAL_TR_THROW);
 }
 
+/*
+ * HotSpot 17 with -XX:+CriticalJNINatives calls these instead of the JNI
+ * natives enter1/exit1/exitThrow1 of jcal.TrackerNatives from compiled
+ * code: no JNIEnv, no thread-state transition, so the same restrictions
+ * as the downcalls above (the thread stays in the Java state). HotSpot
+ * finds them by name in the library that holds the registered JNI
+ * function, hence exported (agent/libjcal.map).
+ */
+JNIEXPORT jint JNICALL JavaCritical_jcal_TrackerNatives_enter1(jint id)
+{
+	return record_critical((uint32_t)id, JCAL_TR_ENTRY);
+}
+
+JNIEXPORT jint JNICALL JavaCritical_jcal_TrackerNatives_exit1(jint id)
+{
+	return record_critical((uint32_t)id, JCAL_TR_EXIT);
+}
+
+JNIEXPORT jint JNICALL JavaCritical_jcal_TrackerNatives_exitThrow1(jint id)
+{
+	return record_critical((uint32_t)id, JCAL_TR_THROW);
+}
+
 void JNICALL event_method_entry(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method)
 {
 	record(jvmti, jni, thread, method, 0, JCAL_TR_ENTRY);
@@ -244,6 +270,24 @@ void JNICALL event_probe_exit_throw(JNIEnv *jni, jclass cls, jint id)
 {
 	(void)cls;
 	record(jcal.jvmti, jni, NULL, NULL, (uint32_t)id, JCAL_TR_THROW);
+}
+
+jint JNICALL event_probe_enter1(JNIEnv *jni, jclass cls, jint id)
+{
+	event_probe_enter(jni, cls, id);
+	return 0;
+}
+
+jint JNICALL event_probe_exit1(JNIEnv *jni, jclass cls, jint id)
+{
+	event_probe_exit(jni, cls, id);
+	return 0;
+}
+
+jint JNICALL event_probe_exit_throw1(JNIEnv *jni, jclass cls, jint id)
+{
+	event_probe_exit_throw(jni, cls, id);
+	return 0;
 }
 
 static uint64_t wall_ns(void)

@@ -14,6 +14,11 @@ void JNICALL event_method_exit(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jme
 			       jboolean was_popped_by_exception, jvalue return_value);
 /* jcal.Tracker.enter/exit/exitThrow(int id): id from method_table_define. */
 void JNICALL event_probe_enter(JNIEnv *jni, jclass cls, jint id);
+/* The same, returning 0 (jcal.TrackerNatives.enter1 and the like, whose
+ * JavaCritical_ twins in event_recorder.c HotSpot 17 may call instead). */
+jint JNICALL event_probe_enter1(JNIEnv *jni, jclass cls, jint id);
+jint JNICALL event_probe_exit1(JNIEnv *jni, jclass cls, jint id);
+jint JNICALL event_probe_exit_throw1(JNIEnv *jni, jclass cls, jint id);
 void JNICALL event_probe_exit(JNIEnv *jni, jclass cls, jint id);
 void JNICALL event_probe_exit_throw(JNIEnv *jni, jclass cls, jint id);
 /* The same probes for a critical foreign downcall (JDK 22+): no JNIEnv,

@@ -35,6 +35,12 @@ struct jcal_method {
 	 * an unload of its code is still to come */
 	atomic_int mid_compiled;
 	uint8_t filtered; /* mode=events: its class is not selected (include=/exclude=) */
+	/* throttle= (mode=bci, bci/throttle.h): calls counted so far, the
+	 * completed ones and their metric sum (flushed from the threads'
+	 * counts now and then), its state and the pending list's link */
+	atomic_uint_fast64_t thr_calls, thr_timed, thr_sum;
+	atomic_int thr_state;
+	struct jcal_method *thr_next;
 	UT_hash_handle hh;
 	/* The (class, name, descriptor) key, NUL-separated, and its hash
 	 * handle; primary is set on a jmethodID entry that only redirects to

@@ -368,6 +368,41 @@ static int opt_maxcontexts(struct jcal_options *o, const char *val, const char *
 	return 0;
 }
 
+/* "CALLS:NS": two decimal numbers of at least 1 (no sign, no overflow). */
+static int parse_throttle(const char *s, uint64_t *calls, uint64_t *avg)
+{
+	uint64_t v[2] = {0, 0};
+
+	for (int k = 0; k < 2; k++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		for (; *s >= '0' && *s <= '9'; s++) {
+			unsigned d = (unsigned)(*s - '0');
+			if (v[k] > (UINT64_MAX - d) / 10)
+				return -1;
+			v[k] = v[k] * 10 + d;
+		}
+		if (*s++ != (k ? '\0' : ':'))
+			return -1;
+	}
+	if (!v[0] || !v[1])
+		return -1;
+	*calls = v[0];
+	*avg = v[1];
+	return 0;
+}
+
+static int opt_throttle(struct jcal_options *o, const char *val, const char *tok, char *err,
+			size_t errlen)
+{
+	if (parse_throttle(val, &o->throttle_calls, &o->throttle_avg))
+		return fail(err, errlen,
+			    "bad value in option '%s' (expected CALLS:NS, two whole numbers of "
+			    "at least 1, such as 10000:200)",
+			    tok);
+	return 0;
+}
+
 static int opt_loglevel(struct jcal_options *o, const char *val, const char *tok, char *err,
 			size_t errlen)
 {
@@ -441,6 +476,12 @@ static const struct opt_row {
      "output=tree|both: at most about N calling contexts in all\n"
      "(1000 or more); the coldest fold into <cold contexts>",
      opt_maxcontexts, JCAL_CMD_NONE},
+    {"throttle", "CALLS:NS", ONCE,
+     "mode=bci: a method called more than CALLS times whose\n"
+     "calls average under NS (the first metric's unit) loses\n"
+     "its probes while the program runs, so the JIT inlines it\n"
+     "again; its later time goes to its callers (default off)",
+     opt_throttle, JCAL_CMD_NONE},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"
      "between jcal.Control.start() and stop() of each thread",
@@ -643,6 +684,14 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 	    o->command != JCAL_CMD_START && o->command != JCAL_CMD_HELP) {
 		snprintf(err, errlen, "option '%s' goes with trace or start",
 			 o->duration_s ? "duration=" : "maxsize=");
+		return -1;
+	}
+	/* calibrate,mode=bci takes it (so that one option string serves both)
+	 * and leaves every probe in: bci/throttle.c */
+	if (o->throttle_calls && o->mode != JCAL_MODE_BCI) {
+		snprintf(err, errlen, "option 'throttle=%llu:%llu' needs mode=bci",
+			 (unsigned long long)o->throttle_calls,
+			 (unsigned long long)o->throttle_avg);
 		return -1;
 	}
 	/* Only calibrate writes a table; recalibrate= keeps its samples in the trace. */

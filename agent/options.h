@@ -83,6 +83,10 @@ struct jcal_options {
 	uint64_t maxsize;     /* maxsize=: stop before the trace passes this many bytes; 0 = none */
 	char reply[JCAL_OPT_PATH_MAX]; /* reply=: where a command's answer goes; empty = stderr */
 	int out_given;		       /* out= was in the options */
+	/* throttle=CALLS:NS (mode=bci): a method called more than CALLS times
+	 * whose calls average under NS (metric units) loses its probes;
+	 * 0 = off */
+	uint64_t throttle_calls, throttle_avg;
 };
 
 /* duration= bounds (1 second to 30 days) and maxsize= bounds (1 MiB to 1 PiB). */

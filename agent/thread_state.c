@@ -23,6 +23,7 @@
 #include "jvmti_compat.h"
 #include "log.h"
 #include "trace_file.h"
+#include "bci/throttle.h"
 #include "tree_recorder.h"
 
 struct jcal_thread thread_state_ended;
@@ -338,6 +339,8 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 	pthread_mutex_unlock(&registry_mutex);
 	/* its tree stays for the snapshots */
 	tree_recorder_thread_ended(st->tree);
+	throttle_thread_end(st->throttle); /* its counts go to the methods */
+	st->throttle = NULL;
 
 	/* The thread is ending: a failure is only logged. */
 	jvmti_check_debug(jvmti, (*jvmti)->SetThreadLocalStorage(jvmti, NULL, &thread_state_ended),

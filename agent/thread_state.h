@@ -16,6 +16,7 @@
 #include "trace_encoder.h"
 
 struct tree_thread;
+struct throttle_thread;
 
 #define THREAD_BUFFER_BYTES (64 * 1024)
 #define VTHREAD_BUFFER_BYTES (16 * 1024) /* thousands may live at once */
@@ -44,8 +45,9 @@ struct jcal_thread {
 	uint64_t java_tid; /* 0 until known (threads seen before VMInit) */
 	char *name;	   /* the name last recorded */
 	struct trace_events_enc enc;
-	struct tree_thread *tree;	 /* output=tree|both: its calling-context tree */
-	struct jcal_thread *prev, *next; /* registry */
+	struct tree_thread *tree;	  /* output=tree|both: its calling-context tree */
+	struct throttle_thread *throttle; /* throttle=: its call counts (bci/throttle.h) */
+	struct jcal_thread *prev, *next;  /* registry */
 };
 
 /* What JVMTI thread-local storage holds once a thread has ended: events

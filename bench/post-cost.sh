@@ -1,6 +1,7 @@
 #!/bin/bash
 # post-cost.sh [EVENTS] [RUNS] - jcal-post's cost (docs/performance.md):
-# (1) events per second of `--report tree` on a synthetic trace of EVENTS
+# (1) events per second of `--report tree` (raw and calibrated, one core and
+#     the default --jobs) on a synthetic trace of EVENTS
 #     events (default 100 million, ~400 MB, bench/gen-trace.c) against
 #     `cat FILE > /dev/null` and `cat FILE | wc -c` of the same file (page
 #     cache warm: the read cost of the file without the disk); medians of
@@ -40,29 +41,46 @@ bytes=$(stat -c %s "$t")
 ctx=$("$POST" "$t" --raw --report summary 2>/dev/null | awk -F: '/calling contexts/ {gsub(/ /, "", $2); print $2}')
 : >"$tmp/cat"
 : >"$tmp/pipe"
-: >"$tmp/tree"
+# the default compensation needs a table: $CALIB_TABLE, else one calibrated now
+table=${CALIB_TABLE:-}
+if [ -z "$table" ] && command -v java >/dev/null && [ -f "$BUILD/libjcal.so" ]; then
+	table=$tmp/table.txt
+	java "-agentpath:$BUILD/libjcal.so=calibrate,table=$table,out=$tmp/calib.bin" >/dev/null 2>&1 || table=
+fi
+# variants: name and jcal-post options; each run of each in turn
+variants=("raw, 1 core|--raw -j 0" "raw, default jobs|--raw")
+[ -n "$table" ] && variants+=("calibrated (cond), 1 core|--calib $table -j 0"
+	"calibrated (cond), default jobs|--calib $table")
+for i in "${!variants[@]}"; do : >"$tmp/v$i"; done
 for _ in $(seq "$RUNS"); do
 	timed "$tmp/cat" cat "$t"
 	timed "$tmp/pipe" sh -c 'cat "$1" | wc -c' sh "$t"
-	timed "$tmp/tree" "$POST" "$t" --raw --report tree -o /dev/null
+	for i in "${!variants[@]}"; do
+		# shellcheck disable=SC2086 # the options are words
+		timed "$tmp/v$i" "$POST" "$t" ${variants[$i]#*|} --report tree -o /dev/null
+	done
 done
 cat_wall=$(cut -d' ' -f1 "$tmp/cat" | median)
 pipe_wall=$(cut -d' ' -f1 "$tmp/pipe" | median)
-wall=$(cut -d' ' -f1 "$tmp/tree" | median)
-cpu=$(cut -d' ' -f2 "$tmp/tree" | median)
-rss=$(cut -d' ' -f3 "$tmp/tree" | median)
 printf '%-34s %s\n' "events" "$EVENTS"
 printf '%-34s %s (%.2f bytes/event)\n' "file bytes" "$bytes" "$(echo "$bytes $EVENTS" | awk '{print $1/$2}')"
 printf '%-34s %s\n' "calling contexts" "$ctx"
+printf '%-34s %s\n' "--jobs by default" "$(nproc | awk '{j = $1 - 1; if (j > 4) j = 4; print j}')"
 printf '%-34s %8.2f s  %8.0f MB/s\n' "cat FILE > /dev/null, wall" "$cat_wall" \
 	"$(echo "$bytes $cat_wall" | awk '{print ($2 > 0) ? $1 / $2 / 1e6 : 0}')"
 printf '%-34s %8.2f s  %8.0f MB/s\n' "cat FILE | wc -c, wall" "$pipe_wall" \
 	"$(echo "$bytes $pipe_wall" | awk '{print ($2 > 0) ? $1 / $2 / 1e6 : 0}')"
-printf '%-34s %8.2f s  %8.1f M events/s\n' "jcal-post --report tree, wall" "$wall" \
-	"$(echo "$EVENTS $wall" | awk '{print $1 / $2 / 1e6}')"
-printf '%-34s %8.2f s  %8.1f M events/s per core\n' "jcal-post --report tree, CPU" "$cpu" \
-	"$(echo "$EVENTS $cpu" | awk '{print $1 / $2 / 1e6}')"
-printf '%-34s %8.1f MB\n' "jcal-post max RSS" "$(echo "$rss" | awk '{print $1 / 1024}')"
+[ -n "$table" ] || echo "(no calibration table: set CALIB_TABLE or put java on PATH for the calibrated rows)"
+echo "jcal-post FILE OPTIONS --report tree -o /dev/null:"
+printf '  %-32s %9s %12s %9s %16s %8s\n' "options" "wall s" "M events/s" "CPU s" "M events/s/core" "RSS MB"
+for i in "${!variants[@]}"; do
+	wall=$(cut -d' ' -f1 "$tmp/v$i" | median)
+	cpu=$(cut -d' ' -f2 "$tmp/v$i" | median)
+	rss=$(cut -d' ' -f3 "$tmp/v$i" | median)
+	printf '  %-32s %9.2f %12.1f %9.2f %16.1f %8.1f\n' "${variants[$i]%%|*}" "$wall" \
+		"$(echo "$EVENTS $wall" | awk '{print $1 / $2 / 1e6}')" "$cpu" \
+		"$(echo "$EVENTS $cpu" | awk '{print $1 / $2 / 1e6}')" "$(echo "$rss" | awk '{print $1 / 1024}')"
+done
 rm -f "$t"
 
 echo

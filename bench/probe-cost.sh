@@ -3,7 +3,8 @@
 # call on one JDK: the call-heavy loop (jcalbench.CallHeavy N, the time it
 # prints for its loop) without agent, with mode=bci,metric=tsc as built
 # (critical foreign downcalls on JDK 22+ when jcal-agent.jar has them), the
-# same with JCAL_PROBE_CALL=jni (JNI probes only), and, on JDK 25+, JFR's
+# same with JCAL_PROBE_CALL=jni (JNI probes only), on JDK 17 the same with
+# -XX:+CriticalJNINatives (critical natives, no transition), and, on JDK 25+, JFR's
 # jdk.MethodTiming on the same class; medians of RUNS runs (taken in
 # turns), ns per call over the no-agent run, and the ratio to JFR. Prints a
 # table; never fails on timing.
@@ -28,6 +29,8 @@ loop_ms() { # loop_ms ARGS... : the loop time CallHeavy prints
 calls=$("$BUILD/jcal-post" "$tmp/c.bin" --raw --report flat --format csv 2>/dev/null |
 	awk -F, 'NR > 1 && $1 ~ /^jcalbench\./ {s += $2} END {print s}')
 configs="none ffm jni"
+# HotSpot before 18 can call JavaCritical_ natives from compiled code
+[ "${feature%%.*}" -lt 18 ] 2>/dev/null && configs="$configs crit"
 [ "${feature%%.*}" -ge 25 ] 2>/dev/null && configs="$configs jfr"
 for r in $(seq "$RUNS"); do
 	for c in $configs; do
@@ -35,6 +38,7 @@ for r in $(seq "$RUNS"); do
 		none) t=$(loop_ms "$JAVA") ;;
 		ffm) t=$(loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
 		jni) t=$(JCAL_PROBE_CALL=jni loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
+		crit) t=$(loop_ms "$JAVA" -XX:+CriticalJNINatives -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
 		jfr) t=$(loop_ms "$JAVA" "-XX:StartFlightRecording:jdk.MethodTiming#filter=jcalbench.CallHeavy,filename=$tmp/r.jfr") ;;
 		esac
 		echo "$t" >>"$tmp/$c"
@@ -55,6 +59,7 @@ for c in $configs; do
 	none) label="no agent (JIT)"; ns=-; vs=- ;;
 	ffm) label="mode=bci,metric=tsc (as built)" ;;
 	jni) label="mode=bci,metric=tsc, JNI probes only" ;;
+	crit) label="same, -XX:+CriticalJNINatives" ;;
 	jfr) label="JFR jdk.MethodTiming" ;;
 	esac
 	printf '%-40s %10s %10s %10s\n' "$label" "$m" "$ns" "$vs"

@@ -26,6 +26,27 @@ int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsign
 	return raw_delta > INT64_MAX ? INT64_MAX : (int64_t)raw_delta;
 }
 
+int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
+		     int64_t *out, size_t n, uint64_t *clamped)
+{
+	uint64_t *comp = (uint64_t *)out; /* same size: each comp is read before its out is set */
+	uint64_t below = 0;
+
+	if (calib_table_comp_batch(t, key, delta, comp, n)) {
+		for (size_t k = 0; k < n; k++)
+			out[k] = delta[k] > INT64_MAX ? INT64_MAX : (int64_t)delta[k];
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint64_t c = comp[k], d = delta[k] >= c ? delta[k] - c : 0;
+
+		below += delta[k] < c;
+		out[k] = d > INT64_MAX ? INT64_MAX : (int64_t)d;
+	}
+	*clamped += below;
+	return 0;
+}
+
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;

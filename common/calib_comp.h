@@ -35,6 +35,16 @@ int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsign
 			 uint64_t raw_delta, struct calib_comp_result *r);
 
 /*
+ * calib_comp_delta() for n deltas of metric 0 at once: out[k] is the
+ * compensated value of delta[k], a step with the key of seqkey_index
+ * key[k]. Adds to *clamped the deltas that were below their comp. Returns
+ * 0, or -1 when the table cannot be prepared (out[] is then the raw
+ * deltas).
+ */
+int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
+		     int64_t *out, size_t n, uint64_t *clamped);
+
+/*
  * A digest (FNV-1a 64) of what a table says about each key (min, samples,
  * env, statistics, quantiles) and its fingerprint, independent of the
  * estimator in use: whether two tables would compensate alike. A tree

@@ -393,6 +393,37 @@ int calib_table_prepare(struct calib_table *t)
 	return 0;
 }
 
+/* calib_table_comp_for() of the key of seqkey_index i, the table prepared. */
+static inline enum calib_match comp_at(const struct calib_table *t, unsigned i, uint64_t delta,
+				       uint64_t *comp)
+{
+	enum calib_match m = (enum calib_match)t->match[i];
+	const struct calib_cond *c;
+	unsigned r = t->resolved[i], n = 0;
+
+	if (m == CALIB_NO_TABLE || t->estimator != CALIB_EST_COND) {
+		*comp = m == CALIB_NO_TABLE ? 0 : t->e[r].comp;
+		return m;
+	}
+	if (!t->cond || !t->e[r].has_q) {
+		*comp = calib_entry_cond(&t->e[r], delta);
+		return m;
+	}
+	/* how many o[j] <= delta: o is non-decreasing (quantiles are, the
+	 * parser and merges keep them so), so a binary search of four steps
+	 * and a last look, with conditional moves rather than branches, which
+	 * would mispredict on every other delta */
+	_Static_assert(CALIB_NQ == 16, "the search below is for 16 quantiles");
+	c = &t->cond[r];
+	n = (unsigned)(c->o[7] <= delta) * 8;
+	n += (unsigned)(c->o[n + 3] <= delta) * 4;
+	n += (unsigned)(c->o[n + 1] <= delta) * 2;
+	n += (unsigned)(c->o[n] <= delta);
+	n += (unsigned)(n == 15) & (unsigned)(c->o[15] <= delta);
+	*comp = n ? c->mean[n - 1] : c->o[0];
+	return m;
+}
+
 enum calib_match calib_table_lookup(struct calib_table *t, const struct seqkey *k, uint64_t *comp)
 {
 	unsigned i = seqkey_index(k);
@@ -408,24 +439,20 @@ enum calib_match calib_table_lookup(struct calib_table *t, const struct seqkey *
 enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey *k, uint64_t delta,
 				      uint64_t *comp)
 {
-	enum calib_match m = calib_table_lookup(t, k, comp);
-	const struct calib_cond *c;
-	unsigned r, n = 0;
+	*comp = 0;
+	if (!t->prepared && calib_table_prepare(t))
+		return CALIB_NO_TABLE;
+	return comp_at(t, seqkey_index(k), delta, comp);
+}
 
-	if (t->estimator != CALIB_EST_COND || m == CALIB_NO_TABLE)
-		return m;
-	r = t->resolved[seqkey_index(k)];
-	if (!t->cond || !t->e[r].has_q) {
-		*comp = calib_entry_cond(&t->e[r], delta);
-		return m;
-	}
-	/* how many o[j] <= delta: counted without branches, which a search
-	 * would mispredict on every other delta */
-	c = &t->cond[r];
-	for (unsigned j = 0; j < CALIB_NQ; j++)
-		n += c->o[j] <= delta;
-	*comp = n ? c->mean[n - 1] : c->o[0];
-	return m;
+int calib_table_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
+			   uint64_t *comp, size_t n)
+{
+	if (!t->prepared && calib_table_prepare(t))
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		comp_at(t, key[k], delta[k], &comp[k]);
+	return 0;
 }
 
 int calib_table_copy(struct calib_table *dst, const struct calib_table *src)

@@ -210,6 +210,12 @@ uint64_t calib_entry_cond(const struct calib_entry *e, uint64_t delta);
 enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey *k, uint64_t delta,
 				      uint64_t *comp);
 
+/* calib_table_comp_for() for n deltas at once: comp[k] for the key of
+ * seqkey_index key[k] (< SEQKEY_COUNT) and delta[k]. Returns 0, or -1 when
+ * the table cannot be prepared (out of memory; comp[] then unset). */
+int calib_table_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
+			   uint64_t *comp, size_t n);
+
 /* Text form (docs/calibration-format.md). Returns 0, or -1 when the stream
  * reports an error. */
 int calib_table_write(const struct calib_table *t, FILE *f);

@@ -48,27 +48,13 @@ static void link_child(struct calltree *t, uint32_t parent, uint32_t child)
 	p->last_child = child;
 }
 
-/* Finds or creates the child of parent for method. */
-static int child_get(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
+/* child_get() past its quick looks: the children map, or a new node. */
+static int child_get_slow(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
 {
-	struct calltree_node *p = &t->nodes[parent];
-	uint32_t h = p->hint;
-	uint32_t *v;
+	uint32_t *v = u64map_find(&t->children, child_key(parent, method));
+	uint32_t h;
 	int err;
 
-	/* Programs call the same children in the same order again and again:
-	 * try the last child found, the one after it and the first one. */
-	if (h != CALLTREE_NONE) {
-		if (t->nodes[h].method == method && t->nodes[h].parent == parent)
-			goto found;
-		h = t->nodes[h].next_sibling;
-		if (h != CALLTREE_NONE && t->nodes[h].method == method)
-			goto found;
-		h = p->first_child;
-		if (h != CALLTREE_NONE && t->nodes[h].method == method)
-			goto found;
-	}
-	v = u64map_find(&t->children, child_key(parent, method));
 	if (v && *v != CALLTREE_NONE) {
 		h = *v;
 	} else {
@@ -81,8 +67,32 @@ static int child_get(struct calltree *t, uint32_t parent, uint32_t method, uint3
 		}
 		link_child(t, parent, h);
 	}
-found:
 	t->nodes[parent].hint = h;
+	*out = h;
+	return 0;
+}
+
+/* Finds or creates the child of parent for method. */
+static inline int child_get(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
+{
+	struct calltree_node *p = &t->nodes[parent];
+	uint32_t h = p->hint;
+
+	/* Programs call the same children in the same order again and again:
+	 * try the last child found, the one after it and the first one. */
+	if (h == CALLTREE_NONE)
+		return child_get_slow(t, parent, method, out);
+	if (t->nodes[h].method == method && t->nodes[h].parent == parent)
+		goto found;
+	h = t->nodes[h].next_sibling;
+	if (h != CALLTREE_NONE && t->nodes[h].method == method)
+		goto found;
+	h = p->first_child;
+	if (h != CALLTREE_NONE && t->nodes[h].method == method)
+		goto found;
+	return child_get_slow(t, parent, method, out);
+found:
+	p->hint = h;
 	*out = h;
 	return 0;
 }
@@ -101,6 +111,8 @@ static int push(struct calltree *t, uint32_t node)
 	return 0;
 }
 
+static void pending_flush(struct calltree *t);
+
 /*
  * Inserts a node for method above the current root context: it becomes the
  * root's only child and adopts the root's former children.
@@ -111,6 +123,8 @@ static int reparent(struct calltree *t, uint32_t method, uint32_t *out)
 	uint32_t n, c;
 	int err;
 
+	/* the root's deferred deltas are part of what the new node takes */
+	pending_flush(t);
 	err = node_new(t, CALLTREE_ROOT, method, &n);
 	if (err)
 		return err;
@@ -167,6 +181,10 @@ void calltree_free(struct calltree *t)
 	free(t->nodes);
 	free(t->stack);
 	free(t->order);
+	free(t->pend.node);
+	free(t->pend.key);
+	free(t->pend.delta);
+	free(t->pend.out);
 	seqkey_stepper_free(&t->keys);
 	u64map_free(&t->children);
 	memset(t, 0, sizeof(*t));
@@ -221,8 +239,96 @@ static int control(struct calltree *t, unsigned kind, const uint64_t *metric)
 	return 0;
 }
 
-int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
-		   const uint64_t *metric)
+/* Defers the charge of the step ending at metric to node (flushed by
+ * pending_flush); room was made by pending_reserve. */
+static inline void defer(struct calltree *t, uint32_t node, const struct seqkey *key,
+			 const uint64_t *metric)
+{
+	struct calltree_pending *p = &t->pend;
+	uint64_t *d = &p->delta[p->n * t->nmetrics];
+
+	for (unsigned i = 0; i < t->nmetrics; i++) {
+		d[i] = metric[i] - t->last[i];
+		if (metric[i] < t->last[i]) {
+			t->stats.backwards++;
+			d[i] = 0;
+		}
+	}
+	p->node[p->n] = node;
+	p->key[p->n] = (uint16_t)seqkey_index(key);
+	p->n++;
+}
+
+/* Makes room for n deferred charges. Returns 0 or -ENOMEM. */
+static int pending_reserve(struct calltree *t, size_t n)
+{
+	struct calltree_pending *p = &t->pend;
+	size_t c1 = p->cap, c2 = p->cap, c3 = p->cap * t->nmetrics, c4 = p->cap;
+
+	if (n <= p->cap)
+		return 0;
+	if (grow(&p->node, &c1, n) || grow(&p->key, &c2, n) ||
+	    grow(&p->delta, &c3, n * t->nmetrics) || grow(&p->out, &c4, n))
+		return -ENOMEM;
+	p->cap = n;
+	return 0;
+}
+
+static void pending_flush(struct calltree *t)
+{
+	struct calltree_pending *p = &t->pend;
+	const unsigned nm = t->nmetrics;
+	struct seqkey key;
+
+	if (!p->n)
+		return;
+	if (nm == 1 && (t->comp.batch || !t->comp.fn)) {
+		struct calltree_node *nodes = t->nodes;
+		const uint64_t *delta = p->delta;
+		const uint32_t *node = p->node;
+		const size_t cnt = p->n;
+
+		if (!t->comp.fn) {
+			for (size_t k = 0; k < cnt; k++) {
+				nodes[node[k]].raw_base[0] += delta[k];
+				nodes[node[k]].base[0] += delta[k];
+			}
+		} else {
+			const int64_t *out = p->out;
+
+			t->comp.batch(t->comp.ctx, p->key, delta, p->out, cnt);
+			for (size_t k = 0; k < cnt; k++) {
+				nodes[node[k]].raw_base[0] += delta[k];
+				nodes[node[k]].base[0] += out[k] > 0 ? (uint64_t)out[k] : 0;
+			}
+		}
+		p->n = 0;
+		return;
+	}
+	for (size_t k = 0; k < p->n; k++) {
+		struct calltree_node *n = &t->nodes[p->node[k]];
+		const uint64_t *d = &p->delta[k * nm];
+
+		if (t->comp.fn)
+			seqkey_from_index(p->key[k], &key);
+		for (unsigned i = 0; i < nm; i++) {
+			n->raw_base[i] += d[i];
+			if (t->comp.fn) {
+				int64_t c = t->comp.fn(t->comp.ctx, &key, i, d[i]);
+				n->base[i] += c > 0 ? (uint64_t)c : 0;
+			} else {
+				n->base[i] += d[i];
+			}
+		}
+	}
+	p->n = 0;
+}
+
+/* One event (see calltree_event); with deferred, a delta's charge waits in
+ * the pending list (calltree_events). */
+static inline __attribute__((always_inline)) int event_in(struct calltree *t, uint32_t method,
+							  unsigned transition, unsigned type,
+							  const uint64_t *metric, int deferred)
 {
 	uint32_t charged = top_node(t), n;
 	struct seqkey_step st;
@@ -245,7 +351,7 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 		if (err)
 			return err;
 		t->nodes[n].calls++;
-	} else if (st.unmatched) {
+	} else if (__builtin_expect(st.unmatched, 0)) {
 		if (st.popped) {
 			t->stats.mismatched_exits++;
 			t->stats.frames_unwound += st.popped;
@@ -257,19 +363,148 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 		/* with no frame open it was the running method: the step is its */
 		if (st.root_running)
 			charged = n;
-	} else if (st.popped > 1) {
+	} else if (__builtin_expect(st.popped > 1, 0)) {
 		t->stats.mismatched_exits++;
 		t->stats.frames_unwound += st.popped - 1;
 	}
 
-	if (st.has_key && !t->gap)
-		charge(t, charged, &st.key, metric);
+	if (st.has_key && !t->gap) {
+		if (deferred)
+			defer(t, charged, &st.key, metric);
+		else
+			charge(t, charged, &st.key, metric);
+	}
 	t->gap = 0;
-	memcpy(t->last, metric, t->nmetrics * sizeof(*metric));
+	for (unsigned i = 0; i < t->nmetrics; i++)
+		t->last[i] = metric[i];
 	t->stats.events++;
 	t->stats.by_type[type]++;
 	t->stats.by_transition[transition]++;
 	return 0;
+}
+
+int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
+		   const uint64_t *metric)
+{
+	return event_in(t, method, transition, type, metric, 0);
+}
+
+/*
+ * calltree_events() for one metric: the common events (an entry with room
+ * on the stacks, an exit of the top frame) taken with the builder's state
+ * in locals, every other one by event_in(). Must do exactly what event_in()
+ * does; test-calltree compares the two on random traces.
+ */
+static int events_one_metric(struct calltree *t, const uint32_t *method, const uint8_t *transition,
+			     const uint8_t *type, const uint64_t *metric, size_t n)
+{
+	struct seqkey_stepper *s = &t->keys;
+	struct calltree_pending *p = &t->pend;
+	struct seqkey_frame *fr = s->stack;
+	uint32_t *nstack = t->stack;
+	uint32_t depth = s->depth, room = s->cap < t->stack_cap ? s->cap : t->stack_cap;
+	unsigned m1 = s->m1, t1 = s->t1;
+	int have_prev = s->have_prev, gap = t->gap;
+	uint64_t last = t->last[0];
+	size_t np = p->n;
+	int err = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const unsigned tr = transition[k], ty = type[k];
+		const uint32_t m = method[k];
+		uint32_t charged, node;
+		unsigned between, after;
+
+		if (tr == JCAL_TR_ENTRY && ty < JCAL_MT_COUNT && depth < room) {
+			charged = depth ? nstack[depth - 1] : CALLTREE_ROOT;
+			between = depth ? fr[depth - 1].type : JCAL_MT_OTHER;
+			err = child_get(t, charged, m, &node);
+			if (err)
+				break;
+			fr[depth].method = m;
+			fr[depth].type = (uint8_t)ty;
+			nstack[depth++] = node;
+			t->nodes[node].calls++;
+			after = ty;
+		} else if ((tr == JCAL_TR_EXIT || tr == JCAL_TR_THROW) && ty < JCAL_MT_COUNT &&
+			   depth && fr[depth - 1].method == m) {
+			charged = nstack[depth - 1];
+			between = fr[depth - 1].type;
+			depth--;
+			after = depth ? fr[depth - 1].type : JCAL_MT_OTHER;
+		} else {
+			/* the rare cases: the state back in place for event_in */
+			s->depth = depth;
+			s->m1 = (uint8_t)m1;
+			s->t1 = (uint8_t)t1;
+			s->have_prev = have_prev;
+			t->gap = gap;
+			t->last[0] = last;
+			p->n = np;
+			err = event_in(t, m, tr, ty, &metric[k], 1);
+			fr = s->stack;
+			nstack = t->stack;
+			depth = s->depth;
+			room = s->cap < t->stack_cap ? s->cap : t->stack_cap;
+			m1 = s->m1;
+			t1 = s->t1;
+			have_prev = s->have_prev;
+			gap = t->gap;
+			last = t->last[0];
+			np = p->n;
+			if (err)
+				break;
+			continue;
+		}
+		if (have_prev && !gap) {
+			const struct seqkey key = {(uint8_t)m1, (uint8_t)t1, (uint8_t)between,
+						   (uint8_t)tr, (uint8_t)after};
+			uint64_t d = metric[k] - last;
+
+			if (metric[k] < last) {
+				t->stats.backwards++;
+				d = 0;
+			}
+			p->node[np] = charged;
+			p->key[np] = (uint16_t)seqkey_index(&key);
+			p->delta[np++] = d;
+		}
+		have_prev = 1;
+		m1 = between;
+		t1 = tr;
+		gap = 0;
+		last = metric[k];
+		t->stats.events++;
+		t->stats.by_type[ty]++;
+		t->stats.by_transition[tr]++;
+	}
+	s->depth = depth;
+	s->m1 = (uint8_t)m1;
+	s->t1 = (uint8_t)t1;
+	s->have_prev = have_prev;
+	t->gap = gap;
+	t->last[0] = last;
+	p->n = np;
+	return err;
+}
+
+int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *transition,
+		    const uint8_t *type, const uint64_t *metric, size_t n)
+{
+	const unsigned nm = t->nmetrics;
+	int err = 0;
+
+	if (t->finished)
+		return n ? -EINVAL : 0;
+	if (pending_reserve(t, n))
+		return -ENOMEM;
+	if (nm == 1)
+		err = events_one_metric(t, method, transition, type, metric, n);
+	else
+		for (size_t k = 0; k < n && !err; k++)
+			err = event_in(t, method[k], transition[k], type[k], &metric[k * nm], 1);
+	pending_flush(t);
+	return err;
 }
 
 /* Pre-order walk without a stack: sets order, level and RL. */
@@ -409,6 +644,7 @@ int calltree_finish(struct calltree *t)
 
 	if (t->finished)
 		return 0;
+	pending_flush(t);
 	t->stats.open_frames += t->keys.depth;
 	t->keys.depth = 0;
 	t->order = malloc((size_t)t->nnodes * sizeof(*t->order));

@@ -37,6 +37,7 @@
 #ifndef JCAL_CALLTREE_H
 #define JCAL_CALLTREE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "seqkey.h"
@@ -62,9 +63,29 @@
 typedef int64_t (*calltree_comp_fn)(void *ctx, const struct seqkey *key, unsigned metric_index,
 				    uint64_t raw_delta);
 
+/*
+ * Optional: the same compensation for many deltas of metric 0 at once:
+ * out[k] = what fn would return for metric 0, the key of seqkey_index
+ * key[k] and the raw delta delta[k]. calltree_events() hands it the deltas
+ * of a whole batch, which saves a call per delta.
+ */
+typedef void (*calltree_comp_batch_fn)(void *ctx, const uint16_t *key, const uint64_t *delta,
+				       int64_t *out, size_t n);
+
 struct calltree_comp {
 	calltree_comp_fn fn;
 	void *ctx;
+	calltree_comp_batch_fn batch; /* may be NULL */
+};
+
+/* Deltas whose charge calltree_events() has deferred to the end of its
+ * batch (internal to calltree.c). */
+struct calltree_pending {
+	uint32_t *node;
+	uint16_t *key;	 /* seqkey_index */
+	uint64_t *delta; /* n * nmetrics raw deltas */
+	int64_t *out;	 /* scratch for the batch compensation */
+	size_t n, cap;
 };
 
 struct calltree_node {
@@ -110,6 +131,7 @@ struct calltree {
 	uint64_t last[JCAL_MAX_METRICS];
 	struct calltree_comp comp;
 	struct calltree_stats stats;
+	struct calltree_pending pend;
 	int gap; /* tracing of the thread stopped: the next delta is not charged */
 	int finished;
 };
@@ -128,6 +150,16 @@ void calltree_free(struct calltree *t);
  * Returns 0, -EINVAL (bad transition, or called after finish) or -ENOMEM. */
 int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
 		   const uint64_t *metric);
+
+/*
+ * The same as calltree_event() for each of n events in order (method[k],
+ * transition[k], type[k], metric[k * nmetrics ...]), faster: the common
+ * steps are taken inline and the deltas compensated together at the end
+ * (through comp's batch function when there is one). Returns what the
+ * first failing calltree_event() would; the events before it are in.
+ */
+int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *transition,
+		    const uint8_t *type, const uint64_t *metric, size_t n);
 
 /* Closes open frames and computes level, RL, cum and order. Returns 0 or
  * -ENOMEM. Call once, after the last event. */

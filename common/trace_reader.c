@@ -31,6 +31,11 @@ struct trace_dec {
 	char *scratch;		/* NUL-terminated copies of a record's strings */
 	size_t scratch_cap;
 	uint32_t stack[TRACE_SHADOW_DEPTH];
+	/* the events decoded and not yet handed to the visitor */
+	uint32_t b_method[TRACE_EVENT_BATCH];
+	uint8_t b_transition[TRACE_EVENT_BATCH];
+	uint8_t b_type[TRACE_EVENT_BATCH];
+	uint64_t b_metric[TRACE_EVENT_BATCH * JCAL_MAX_METRICS];
 };
 
 const char *trace_status_str(enum trace_status s)
@@ -122,6 +127,10 @@ static inline const uint8_t *get_uv(const uint8_t *p, const uint8_t *end, uint64
 	if (__builtin_expect(p < end && !(*p & 0x80), 1)) {
 		*v = *p;
 		return p + 1;
+	}
+	if (p + 1 < end && !(p[1] & 0x80)) {
+		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
 	}
 	size_t n = varint_get(p, end, v);
 	return n ? p + n : NULL;
@@ -436,27 +445,57 @@ static enum trace_status decode_records(struct trace_dec *d, const uint8_t *p0, 
 
 /* ---- events ---- */
 
-static enum trace_status decode_events(struct trace_dec *d, const uint8_t *p0, size_t len)
+/* Hands the k decoded events of thread (nm metrics each) to the visitor:
+ * all at once through its events callback, else one by one. Returns 0, or
+ * 1 with *stopped (the events the visitor took, the stopping one included)
+ * when it stops the read. */
+static int deliver(struct trace_dec *d, uint32_t thread, unsigned nm, size_t k, uint64_t *stopped)
 {
-	const uint8_t *p = p0, *end = p0 + len, *ev = p0;
-	int (*cb)(void *, const struct trace_event *) = d->v ? d->v->event : NULL;
-	void *ctx = d->v ? d->v->ctx : NULL;
+	const struct trace_visitor *v = d->v;
+
+	if (!v || !k)
+		return 0;
+	if (v->events) {
+		struct trace_event_batch b = {thread,	       nm,	  k,	      d->b_method,
+					      d->b_transition, d->b_type, d->b_metric};
+
+		*stopped = k;
+		return v->events(v->ctx, &b) != 0;
+	}
+	if (!v->event)
+		return 0;
+	for (size_t i = 0; i < k; i++) {
+		struct trace_event e;
+
+		memset(&e, 0, sizeof(e));
+		e.thread = thread;
+		e.method = d->b_method[i];
+		e.transition = d->b_transition[i];
+		e.type = d->b_type[i];
+		e.nmetrics = (uint8_t)nm;
+		memcpy(e.metric, &d->b_metric[i * nm], nm * sizeof(e.metric[0]));
+		if (v->event(v->ctx, &e)) {
+			*stopped = i + 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The events after an events chunk's header (p0 the payload, p past the
+ * header); inlined once for one metric, the common case, and once for any
+ * number. */
+static inline __attribute__((always_inline)) enum trace_status
+decode_event_run(struct trace_dec *d, const uint8_t *p0, const uint8_t *p, const uint8_t *end,
+		 uint32_t thread, const unsigned nm)
+{
+	const uint8_t *ev = p;
 	uint32_t *stack = d->stack;
 	uint32_t depth = 0;
-	uint64_t n = 0, x;
-	struct trace_event e;
+	uint64_t n = 0, x, stopped = 0;
+	uint64_t acc[JCAL_MAX_METRICS] = {0};
+	size_t k = 0;
 	const char *why;
-
-	memset(&e, 0, sizeof(e));
-	p = get_uv(p, end, &x);
-	if (!p || x > UINT32_MAX)
-		return DEC_FAIL(d, TRACE_CORRUPT, "%s", "events chunk: bad thread serial");
-	e.thread = (uint32_t)x;
-	if (p >= end || *p < 1 || *p > JCAL_MAX_METRICS)
-		return DEC_FAIL(d, TRACE_CORRUPT, "events chunk: metric count must be 1..%d",
-				JCAL_MAX_METRICS);
-	const unsigned nm = *p++;
-	e.nmetrics = (uint8_t)nm;
 
 	while (p < end) {
 		ev = p;
@@ -516,24 +555,51 @@ static enum trace_status decode_events(struct trace_dec *d, const uint8_t *p0, s
 				why = "bad or cut metric delta";
 				goto bad;
 			}
-			e.metric[i] += (uint64_t)zigzag_dec(x);
+			acc[i] += (uint64_t)zigzag_dec(x);
+			d->b_metric[k * nm + i] = acc[i];
 		}
-		e.method = m;
-		e.transition = (uint8_t)tr;
-		e.type = (uint8_t)type;
-		n++;
-		if (cb && cb(ctx, &e)) {
-			d->res->events += n;
-			return DEC_FAIL(d, TRACE_ABORTED, "stopped by the reader at event %llu",
-					(unsigned long long)n);
+		d->b_method[k] = m;
+		d->b_transition[k] = (uint8_t)tr;
+		d->b_type[k] = (uint8_t)type;
+		if (++k == TRACE_EVENT_BATCH) {
+			if (deliver(d, thread, nm, k, &stopped))
+				goto stop;
+			n += k;
+			k = 0;
 		}
 	}
-	d->res->events += n;
+	if (deliver(d, thread, nm, k, &stopped))
+		goto stop;
+	d->res->events += n + k;
 	return TRACE_OK;
+stop:
+	d->res->events += n + stopped;
+	return DEC_FAIL(d, TRACE_ABORTED, "stopped by the reader at event %llu",
+			(unsigned long long)(n + stopped));
 bad:
+	/* the events before the bad one are read */
+	if (deliver(d, thread, nm, k, &stopped))
+		goto stop;
+	n += k;
 	d->res->events += n;
 	return DEC_FAIL(d, TRACE_CORRUPT, "event %llu at payload byte %zu: %s",
 			(unsigned long long)n, (size_t)(ev - p0), why);
+}
+
+static enum trace_status decode_events(struct trace_dec *d, const uint8_t *p0, size_t len)
+{
+	const uint8_t *p = p0, *end = p0 + len;
+	uint64_t x;
+
+	p = get_uv(p, end, &x);
+	if (!p || x > UINT32_MAX)
+		return DEC_FAIL(d, TRACE_CORRUPT, "%s", "events chunk: bad thread serial");
+	if (p >= end || *p < 1 || *p > JCAL_MAX_METRICS)
+		return DEC_FAIL(d, TRACE_CORRUPT, "events chunk: metric count must be 1..%d",
+				JCAL_MAX_METRICS);
+	if (*p == 1)
+		return decode_event_run(d, p0, p + 1, end, (uint32_t)x, 1);
+	return decode_event_run(d, p0, p + 1, end, (uint32_t)x, *p);
 }
 
 static enum trace_status decode_payload(struct trace_dec *d, unsigned kind, const uint8_t *p,

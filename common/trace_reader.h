@@ -47,6 +47,21 @@ struct trace_event {
 	uint64_t metric[JCAL_MAX_METRICS]; /* absolute values */
 };
 
+/* Consecutive events of one thread (part of one events chunk), for readers
+ * that take events in bulk (trace_visitor.events): n entries in each array,
+ * event k's metric values at metric[k * nmetrics]. */
+#define TRACE_EVENT_BATCH 1024
+
+struct trace_event_batch {
+	uint32_t thread; /* serial */
+	unsigned nmetrics;
+	size_t n; /* 1..TRACE_EVENT_BATCH */
+	const uint32_t *method;
+	const uint8_t *transition;
+	const uint8_t *type;
+	const uint64_t *metric; /* absolute values */
+};
+
 struct trace_compiled {
 	uint32_t method;
 	int load; /* 1 load, 0 unload */
@@ -69,6 +84,9 @@ struct trace_visitor {
 	int (*thread_end)(void *ctx, const struct trace_thread *t);
 	int (*compiled)(void *ctx, const struct trace_compiled *c);
 	int (*event)(void *ctx, const struct trace_event *e);
+	/* When set, events come through this instead of event, up to
+	 * TRACE_EVENT_BATCH at a time, in the same order. */
+	int (*events)(void *ctx, const struct trace_event_batch *b);
 	int (*end)(void *ctx, const struct trace_end *e);
 	int (*label)(void *ctx, uint32_t id, const char *text);
 	/* Tree snapshots (3.0): a thread's tree, then each of its nodes. */

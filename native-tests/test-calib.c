@@ -132,7 +132,7 @@ static uint64_t ev(struct calltree *t, uint64_t v, unsigned trans, uint32_t meth
 static void test_golden_calib_small(void)
 {
 	struct calib_apply a;
-	struct calltree_comp comp = {calib_apply_comp, &a};
+	struct calltree_comp comp = {calib_apply_comp, &a, NULL};
 	struct calltree t;
 	char err[256];
 	const uint32_t main_id = 1, foo = 2, bar = 3;
@@ -1057,6 +1057,47 @@ static void test_cond_estimator(void)
 	key_of("i:X:I:E:N", &k3);
 	CHECK(calib_table_comp_for(&a.table, &k3, 1000, &comp) == CALIB_EXACT);
 	CHECK_EQ_U(comp, 50);
+	/* quantiles with runs of equal values: the search still counts every
+	 * overhead <= the delta; and the batch forms give the per-delta ones,
+	 * counts included */
+	e.env = 40;
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = 50 + 10 * (j / 5) + (j == 15 ? 7 : 0);
+	calib_table_set(&a.table, &k, &e);
+	calib_table_use_estimator(&a.table, est);
+	{
+		uint16_t keys[600];
+		uint64_t deltas[600], comps[600];
+		int64_t out[600];
+		uint64_t clamped0 = a.clamped, deltas0 = a.deltas, similar0 = a.fallback_similar;
+
+		for (unsigned d = 0; d < 600; d++) {
+			keys[d] = (uint16_t)seqkey_index(d % 3 ? &k : &k2);
+			deltas[d] = d / 2;
+		}
+		CHECK_EQ_I(calib_table_comp_batch(&a.table, keys, deltas, comps, 600), 0);
+		for (unsigned d = 0; d < 600; d++) {
+			CHECK(calib_table_comp_for(&a.table, d % 3 ? &k : &k2, d / 2, &comp) ==
+			      (d % 3 ? CALIB_EXACT : CALIB_SIMILAR));
+			if (comp != calib_entry_cond(calib_table_get(&a.table, &k), d / 2) ||
+			    comps[d] != comp) {
+				CHECK_EQ_U(comp,
+					   calib_entry_cond(calib_table_get(&a.table, &k), d / 2));
+				CHECK_EQ_U(comps[d], comp);
+				break;
+			}
+		}
+		calib_apply_comp_batch(&a, keys, deltas, out, 600);
+		uint64_t clamped = 0;
+		for (unsigned d = 0; d < 600; d++) {
+			int64_t one = calib_apply_comp(&a, d % 3 ? &k : &k2, 0, d / 2);
+			CHECK_EQ_I(out[d], one);
+			clamped += comps[d] > d / 2;
+		}
+		CHECK_EQ_U(a.deltas - deltas0, 1200);
+		CHECK_EQ_U(a.clamped - clamped0, 2 * clamped);
+		CHECK_EQ_U(a.fallback_similar - similar0, 400);
+	}
 	/* the other estimators ignore the delta */
 	calib_table_use_estimator(&a.table, CALIB_EST_MEDIAN);
 	CHECK(calib_table_comp_for(&a.table, &k, 55, &comp) == CALIB_EXACT);

@@ -398,7 +398,7 @@ static void test_calib_small(void)
 	    .comp = {25, 30, 35, 15},
 	    .n = 4,
 	};
-	struct calltree_comp comp = {small_comp, &tab};
+	struct calltree_comp comp = {small_comp, &tab, NULL};
 	static const char *want_keys[] = {"O:E:I:E:i", "I:E:i:X:I", "i:X:I:E:N", "I:E:N:X:I",
 					  "N:X:I:X:O"};
 	struct calltree t;
@@ -512,6 +512,146 @@ static void test_merge(void)
 	calltree_free(&d);
 }
 
+/* ---- calltree_events() against calltree_event() ---- */
+
+static uint64_t eq_rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t eq_rand(void)
+{
+	eq_rng ^= eq_rng >> 12;
+	eq_rng ^= eq_rng << 25;
+	eq_rng ^= eq_rng >> 27;
+	return eq_rng * 0x2545f4914f6cdd1dull;
+}
+
+/* A compensation that depends on the key and the delta, and its batch form. */
+static int64_t eq_comp(void *ctx, const struct seqkey *key, unsigned metric, uint64_t d)
+{
+	(void)ctx;
+	return metric ? (int64_t)d
+		      : (int64_t)d - (int64_t)(seqkey_index(key) % 17) - (int64_t)(d % 5);
+}
+
+static void eq_comp_batch(void *ctx, const uint16_t *key, const uint64_t *d, int64_t *out, size_t n)
+{
+	(void)ctx;
+	for (size_t k = 0; k < n; k++)
+		out[k] = (int64_t)d[k] - (int64_t)(key[k] % 17) - (int64_t)(d[k] % 5);
+}
+
+/* n random events of nm metrics: calls and returns around a drifting
+ * depth with deep recursion, exits of frames not on the stack or deeper
+ * in it, region stops/starts/marks, metrics that sometimes go back. */
+static void eq_gen(uint32_t *method, uint8_t *tr, uint8_t *type, uint64_t *metric, size_t n,
+		   unsigned nm)
+{
+	uint32_t stack[600];
+	uint32_t depth = 0;
+	uint64_t v[JCAL_MAX_METRICS] = {1000, 5000, 7, 9};
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t r = eq_rand();
+		unsigned what = (unsigned)(r % 100);
+
+		type[k] = (uint8_t)((r >> 8) % JCAL_MT_COUNT);
+		if (what < 2) {
+			tr[k] = JCAL_TR_CONTROL;
+			type[k] = (uint8_t)((r >> 16) % JCAL_CTL_COUNT);
+			method[k] = 0;
+		} else if (what < 4) { /* not on the stack, or deeper in it */
+			tr[k] = what == 2 ? JCAL_TR_EXIT : JCAL_TR_THROW;
+			method[k] = depth > 2 && (r >> 20) % 2 ? stack[depth - 3]
+							       : 900 + (uint32_t)(r >> 24) % 50;
+			if (depth > 2 && method[k] == stack[depth - 3])
+				depth -= 3;
+			else
+				depth = 0;
+		} else if (depth < 550 && (what < 52 || depth == 0)) {
+			tr[k] = JCAL_TR_ENTRY;
+			/* runs of recursion and a few hot callees */
+			method[k] =
+			    what < 12 && depth ? stack[depth - 1] : 1 + (uint32_t)((r >> 32) % 23);
+			stack[depth++] = method[k];
+		} else {
+			tr[k] = what < 97 ? JCAL_TR_EXIT : JCAL_TR_THROW;
+			method[k] = stack[--depth];
+		}
+		for (unsigned i = 0; i < nm; i++) {
+			uint64_t step = (r >> (40 + i)) % 300;
+			v[i] = (r >> 60) == 0 && v[i] > 100 ? v[i] - 50 : v[i] + step;
+			metric[k * nm + i] = v[i];
+		}
+	}
+}
+
+static void eq_compare(const struct calltree *a, const struct calltree *b)
+{
+	CHECK_EQ_U(a->nnodes, b->nnodes);
+	CHECK(memcmp(&a->stats, &b->stats, sizeof(a->stats)) == 0);
+	for (uint32_t i = 0; i < a->nnodes && i < b->nnodes; i++) {
+		const struct calltree_node *x = &a->nodes[i], *y = &b->nodes[i];
+
+		if (x->parent != y->parent || x->method != y->method || x->calls != y->calls ||
+		    memcmp(x->raw_base, y->raw_base, sizeof(x->raw_base)) ||
+		    memcmp(x->base, y->base, sizeof(x->base)) ||
+		    memcmp(x->cum, y->cum, sizeof(x->cum))) {
+			CHECK(!"node differs");
+			fprintf(stderr,
+				"  node %u: calls %" PRIu64 "/%" PRIu64 " raw %" PRIu64 "/%" PRIu64
+				" base %" PRIu64 "/%" PRIu64 "\n",
+				i, x->calls, y->calls, x->raw_base[0], y->raw_base[0], x->base[0],
+				y->base[0]);
+			return;
+		}
+	}
+}
+
+static void test_events_batch_same_tree(void)
+{
+	enum { N = 60000 };
+	uint32_t *method = malloc(N * sizeof(*method));
+	uint8_t *tr = malloc(N), *type = malloc(N);
+	uint64_t *metric = malloc((size_t)N * 2 * sizeof(*metric));
+
+	for (unsigned nm = 1; nm <= 2; nm++) {
+		for (unsigned c = 0; c < 3; c++) {
+			/* no compensation, a per-delta hook, a hook with its batch form */
+			struct calltree_comp comp = {eq_comp, NULL, c == 2 ? eq_comp_batch : NULL};
+			struct calltree a, b;
+			size_t k = 0;
+			int ea = 0, eb = 0;
+
+			eq_gen(method, tr, type, metric, N, nm);
+			CHECK_EQ_I(calltree_init(&a, nm, c ? &comp : NULL), 0);
+			CHECK_EQ_I(calltree_init(&b, nm, c ? &comp : NULL), 0);
+			for (size_t i = 0; i < N && !ea; i++)
+				ea = calltree_event(&a, method[i], tr[i], type[i], &metric[i * nm]);
+			while (k < N && !eb) {
+				size_t len = 1 + (size_t)(eq_rand() % 1100);
+
+				if (len > N - k)
+					len = N - k;
+				eb = calltree_events(&b, method + k, tr + k, type + k,
+						     metric + k * nm, len);
+				k += len;
+			}
+			CHECK_EQ_I(ea, 0);
+			CHECK_EQ_I(eb, 0);
+			CHECK(a.stats.unmatched_exits > 0 && a.stats.mismatched_exits > 0);
+			CHECK(a.stats.backwards > 0 && a.stats.controls[JCAL_CTL_STOP] > 0);
+			CHECK_EQ_I(calltree_finish(&a), 0);
+			CHECK_EQ_I(calltree_finish(&b), 0);
+			eq_compare(&a, &b);
+			calltree_free(&a);
+			calltree_free(&b);
+		}
+	}
+	free(method);
+	free(tr);
+	free(type);
+	free(metric);
+}
+
 int main(void)
 {
 	RUN(test_fig4a_tree);
@@ -527,5 +667,6 @@ int main(void)
 	RUN(test_calib_small);
 	RUN(test_calib_small_keys_file);
 	RUN(test_merge);
+	RUN(test_events_batch_same_tree);
 	return test_summary("calltree");
 }

@@ -90,6 +90,21 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,output=tree,maxcontexts=", -1, "maxcontexts=", 0},
     {__LINE__, "trace,output=tree,maxcontexts=-5", -1, "maxcontexts=-5", 0},
     {__LINE__, "trace,maxcontexts=5000", -1, "'maxcontexts=5000' needs output=tree", 0},
+    {__LINE__, "trace,mode=bci,throttle=10000:200", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,mode=bci,output=tree,throttle=1:1", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,mode=bci,throttle=0:200", -1, "'throttle=0:200' (expected CALLS:NS", 0},
+    {__LINE__, "trace,mode=bci,throttle=10:0", -1, "'throttle=10:0'", 0},
+    {__LINE__, "trace,mode=bci,throttle=10", -1, "'throttle=10'", 0},
+    {__LINE__, "trace,mode=bci,throttle=10:", -1, "'throttle=10:'", 0},
+    {__LINE__, "trace,mode=bci,throttle=:5", -1, "'throttle=:5'", 0},
+    {__LINE__, "trace,mode=bci,throttle=1:2:3", -1, "'throttle=1:2:3'", 0},
+    {__LINE__, "trace,mode=bci,throttle=-1:5", -1, "'throttle=-1:5'", 0},
+    {__LINE__, "trace,mode=bci,throttle=18446744073709551616:5", -1, "throttle=184467", 0},
+    {__LINE__, "trace,mode=bci,throttle=1k:5", -1, "'throttle=1k:5'", 0},
+    {__LINE__, "trace,mode=bci,throttle=1:2,throttle=1:2", -1, "throttle= was given already", 0},
+    {__LINE__, "trace,throttle=100:50", -1, "'throttle=100:50' needs mode=bci", 0},
+    {__LINE__, "calibrate,mode=bci,throttle=100:50", 0, NULL, JCAL_CMD_CALIBRATE},
+    {__LINE__, "calibrate,throttle=100:50", -1, "needs mode=bci", 0},
     {__LINE__, "calibrate,output=tree", -1, "'output=tree' goes with trace", 0},
     {__LINE__, "trace,output=tree,recalibrate=start", -1, "'output=tree' cannot go with", 0},
     {__LINE__, "trace,output=both,recalibrate=60s", -1, "'output=both' cannot go with", 0},
@@ -234,6 +249,16 @@ static void test_option_values(void)
 
 	CHECK(jcal_options_parse(NULL, &o, err, sizeof(err)) == 0);
 	CHECK_EQ_U(o.command, JCAL_CMD_NONE);
+
+	/* throttle=CALLS:NS, off by default */
+	CHECK(jcal_options_parse("trace,mode=bci", &o, err, sizeof(err)) == 0);
+	CHECK(!o.throttle_calls && !o.throttle_avg);
+	CHECK(jcal_options_parse("trace,mode=bci,throttle=10000:200", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.throttle_calls, 10000);
+	CHECK_EQ_U(o.throttle_avg, 200);
+	CHECK(jcal_options_parse("trace,mode=bci,throttle=18446744073709551615:1", &o, err,
+				 sizeof(err)) == 0);
+	CHECK_EQ_U(o.throttle_calls, UINT64_MAX);
 }
 
 /* The mode=bci class filters: defaults, include/exclude, nested classes. */

@@ -242,8 +242,16 @@ static int c_event(void *ctx, const struct trace_event *e)
 static struct trace_visitor coll_visitor(struct coll *c)
 {
 	struct trace_visitor v = {
-	    c,		c_meta,	 c_method, c_tstart, c_tname, c_tend,
-	    c_compiled, c_event, c_end,	   c_label,  NULL,    NULL,
+	    .ctx = c,
+	    .meta = c_meta,
+	    .method = c_method,
+	    .thread_start = c_tstart,
+	    .thread_name = c_tname,
+	    .thread_end = c_tend,
+	    .compiled = c_compiled,
+	    .event = c_event,
+	    .end = c_end,
+	    .label = c_label,
 	};
 	memset(c, 0, sizeof(*c));
 	return v;
@@ -1627,9 +1635,122 @@ static void test_control_events(void)
 	trace_recbuf_free(&rb);
 }
 
+/* ---- events in bulk (trace_visitor.events) ---- */
+
+struct evlog {
+	size_t n, batches, max_batch, stop_at_batch;
+	uint32_t method[8000];
+	uint8_t tr[8000], type[8000];
+	uint64_t metric[8000 * 2];
+};
+
+static int log_event(void *ctx, const struct trace_event *e)
+{
+	struct evlog *l = ctx;
+
+	if (l->n < 8000) {
+		l->method[l->n] = e->method;
+		l->tr[l->n] = e->transition;
+		l->type[l->n] = e->type;
+		memcpy(&l->metric[l->n * 2], e->metric, 2 * sizeof(e->metric[0]));
+	}
+	l->n++;
+	return 0;
+}
+
+static int log_events(void *ctx, const struct trace_event_batch *b)
+{
+	struct evlog *l = ctx;
+
+	CHECK(b->n >= 1 && b->n <= TRACE_EVENT_BATCH);
+	CHECK_EQ_U(b->nmetrics, 2);
+	CHECK_EQ_U(b->thread, 7);
+	if (b->n > l->max_batch)
+		l->max_batch = b->n;
+	for (size_t k = 0; k < b->n && l->n < 8000; k++, l->n++) {
+		l->method[l->n] = b->method[k];
+		l->tr[l->n] = b->transition[k];
+		l->type[l->n] = b->type[k];
+		memcpy(&l->metric[l->n * 2], &b->metric[k * 2], 2 * sizeof(b->metric[0]));
+	}
+	return ++l->batches == l->stop_at_batch;
+}
+
+/* Both ways of taking events give the same events; a bad event stops both
+ * after the same prefix; a batch callback can stop the read. */
+static void test_events_in_bulk(void)
+{
+	enum { NEV = 5000, CAP = 1 << 16 };
+	uint8_t *buf = malloc(CAP);
+	struct trace_events_enc *enc = malloc(sizeof(*enc));
+	struct evlog *one = calloc(1, sizeof(*one)), *bulk = calloc(1, sizeof(*bulk));
+	struct trace_result r1, r2;
+	uint32_t stack[64];
+	unsigned depth = 0;
+	uint64_t m[2] = {100, 7};
+	size_t len, bad_at = 0;
+
+	trace_events_init(enc, buf, CAP, 7, 2);
+	for (size_t i = 0; i < NEV; i++) {
+		m[0] += 1 + rnd_below(500);
+		m[1] += rnd_below(3);
+		if (i == 3000)
+			bad_at = enc->len; /* where event 3000's tag byte goes */
+		if (depth < 3 || (depth < 40 && rnd_below(2))) {
+			stack[depth] = rnd_below(300);
+			trace_events_add(enc, JCAL_TR_ENTRY, rnd_below(JCAL_MT_COUNT),
+					 stack[depth++], m);
+		} else {
+			depth--;
+			trace_events_add(enc, rnd_below(8) ? JCAL_TR_EXIT : JCAL_TR_THROW,
+					 JCAL_MT_INTERP, stack[depth], m);
+		}
+	}
+	len = trace_events_finish(enc) - TRACE_CHUNK_HEADER_LEN;
+	bad_at -= TRACE_CHUNK_HEADER_LEN;
+	buf += TRACE_CHUNK_HEADER_LEN;
+	struct trace_visitor v1 = {.ctx = one, .event = log_event};
+	struct trace_visitor v2 = {.ctx = bulk, .event = log_event, .events = log_events};
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, buf, len, &v1, &r1) == TRACE_OK);
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, buf, len, &v2, &r2) == TRACE_OK);
+	CHECK_EQ_U(one->n, NEV);
+	CHECK_EQ_U(bulk->n, NEV);
+	CHECK_EQ_U(r2.events, NEV);
+	CHECK_EQ_U(bulk->max_batch, TRACE_EVENT_BATCH);
+	CHECK_EQ_U(bulk->batches, (NEV + TRACE_EVENT_BATCH - 1) / TRACE_EVENT_BATCH);
+	CHECK(memcmp(one->method, bulk->method, sizeof(one->method)) == 0);
+	CHECK(memcmp(one->tr, bulk->tr, sizeof(one->tr)) == 0);
+	CHECK(memcmp(one->type, bulk->type, sizeof(one->type)) == 0);
+	CHECK(memcmp(one->metric, bulk->metric, sizeof(one->metric)) == 0);
+
+	/* a reserved tag bit on event 3000: the 3000 before it are read */
+	buf[bad_at] |= TRACE_TAG_RESERVED;
+	memset(one, 0, sizeof(*one));
+	memset(bulk, 0, sizeof(*bulk));
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, buf, len, &v1, &r1) == TRACE_CORRUPT);
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, buf, len, &v2, &r2) == TRACE_CORRUPT);
+	CHECK_EQ_U(one->n, 3000);
+	CHECK_EQ_U(bulk->n, 3000);
+	CHECK_EQ_U(r2.events, 3000);
+	CHECK_STR(r1.msg, r2.msg);
+	CHECK(memcmp(one->metric, bulk->metric, sizeof(one->metric)) == 0);
+	buf[bad_at] &= (uint8_t)~TRACE_TAG_RESERVED;
+
+	/* the second batch stops the read: the events it held count */
+	memset(bulk, 0, sizeof(*bulk));
+	bulk->stop_at_batch = 2;
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, buf, len, &v2, &r2) == TRACE_ABORTED);
+	CHECK_EQ_U(r2.events, 2 * TRACE_EVENT_BATCH);
+	free(buf - TRACE_CHUNK_HEADER_LEN);
+	free(enc);
+	free(one);
+	free(bulk);
+}
+
 int main(void)
 {
 	RUN(test_varint);
+	RUN(test_events_in_bulk);
 	RUN(test_records_roundtrip);
 	RUN(test_events_shadow_rule);
 	RUN(test_events_roundtrip);

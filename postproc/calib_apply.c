@@ -28,27 +28,62 @@ void calib_apply_free(struct calib_apply *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* The counts are kept with atomic adds: trees of several threads may be
+ * built at once (tree_workers.h). */
+#define COUNT(field, v) __atomic_fetch_add(&(field), (v), __ATOMIC_RELAXED)
+
+/* The first delta of key i: the key counts as seen (and found or not). */
+static void key_seen(struct calib_apply *a, unsigned i)
+{
+	struct seqkey sk;
+
+	if (__atomic_load_n(&a->seen[i], __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&a->seen[i], 1, __ATOMIC_RELAXED))
+		return;
+	seqkey_from_index(i, &sk);
+	COUNT(a->keys_seen, 1);
+	COUNT(a->keys_found, calib_table_get(&a->table, &sk) != NULL);
+}
+
 int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, uint64_t raw_delta)
 {
 	struct calib_apply *a = ctx;
-	unsigned i = seqkey_index(key);
 	struct calib_comp_result r;
 	int64_t v = calib_comp_delta(&a->table, key, metric, raw_delta, &r);
 
 	if (!r.compensated)
 		return v;
 	if (r.match == CALIB_SIMILAR)
-		a->fallback_similar++;
+		COUNT(a->fallback_similar, 1);
 	else if (r.match == CALIB_GLOBAL)
-		a->fallback_global++;
-	if (!a->seen[i]) {
-		a->seen[i] = 1;
-		a->keys_seen++;
-		a->keys_found += calib_table_get(&a->table, key) != NULL;
-	}
-	a->deltas++;
-	a->clamped += (uint64_t)r.clamped;
+		COUNT(a->fallback_global, 1);
+	key_seen(a, seqkey_index(key));
+	COUNT(a->deltas, 1);
+	COUNT(a->clamped, (uint64_t)r.clamped);
 	return v;
+}
+
+void calib_apply_comp_batch(void *ctx, const uint16_t *key, const uint64_t *delta, int64_t *out,
+			    size_t n)
+{
+	struct calib_apply *a = ctx;
+	const uint8_t *match = a->table.match;
+	uint64_t clamped = 0, similar = 0, global = 0;
+
+	if (calib_comp_batch(&a->table, key, delta, out, n, &clamped))
+		return; /* no table to apply (out of memory): raw, not counted */
+	for (size_t k = 0; k < n; k++) {
+		unsigned i = key[k];
+
+		similar += match[i] == CALIB_SIMILAR;
+		global += match[i] == CALIB_GLOBAL;
+		if (__builtin_expect(!__atomic_load_n(&a->seen[i], __ATOMIC_RELAXED), 0))
+			key_seen(a, i);
+	}
+	COUNT(a->fallback_similar, similar);
+	COUNT(a->fallback_global, global);
+	COUNT(a->clamped, clamped);
+	COUNT(a->deltas, n);
 }
 
 /* Where libjcal.so is, for the hint: the library the jcal launcher beside

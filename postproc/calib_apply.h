@@ -10,6 +10,7 @@
 #ifndef JCAL_CALIB_APPLY_H
 #define JCAL_CALIB_APPLY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "calib_table.h"
@@ -47,6 +48,10 @@ void calib_apply_free(struct calib_apply *a);
 /* The compensation hook (ctx = struct calib_apply *): metric 0 gets
  * max(0, raw - comp of the key or its fallback); other metrics raw. */
 int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, uint64_t raw_delta);
+
+/* The same for n deltas of metric 0 (calltree_comp's batch function). */
+void calib_apply_comp_batch(void *ctx, const uint16_t *key, const uint64_t *delta, int64_t *out,
+			    size_t n);
 
 enum calib_select {
 	CALIB_SEL_APPLIED, /* a table is active */

@@ -378,6 +378,19 @@ int calib_cli_derive(const struct cli *c)
 	return status;
 }
 
+/* The trees' compensation hook for cal's table, prepared now so that the
+ * trees of several threads can read it at once (tree_workers.h). */
+static int use_table(struct calib_apply *cal, struct calltree_comp *comp)
+{
+	if (calib_table_prepare(&cal->table)) {
+		msg("error", "out of memory");
+		return -1;
+	}
+	comp->fn = calib_apply_comp;
+	comp->batch = calib_apply_comp_batch;
+	comp->ctx = cal;
+	return 0;
+}
 /*
  * Chooses the calibration table for the trace (none with --raw) and sets
  * the compensation hook. A note to show once the trace is read (no table)
@@ -424,9 +437,7 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 			    calib_dir_find(dir, fpp, path, sizeof(path), cal->skipped,
 					   sizeof(cal->skipped), text, sizeof(text)) > 0)
 				calib_apply_compare(cal, path, c->estimator);
-			comp->fn = calib_apply_comp;
-			comp->ctx = cal;
-			return 0;
+			return use_table(cal, comp);
 		}
 		if (inrun) {
 			msg("error", "%s", text);
@@ -458,9 +469,7 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 		    "%s has no quantiles (a version 1 table): --estimator cond takes each key's "
 		    "mean; calibrate again to get them",
 		    cal->path);
-	comp->fn = calib_apply_comp;
-	comp->ctx = cal;
-	return 0;
+	return use_table(cal, comp);
 }
 
 /* Once the trace is read: warns when the table applied is for another

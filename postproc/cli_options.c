@@ -198,6 +198,22 @@ static int set_min_duration(struct cli *c, const char *arg)
 	return 0;
 }
 
+static int set_jobs(struct cli *c, const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (end == arg || *end || errno || arg[0] == '-' || v > CLI_JOBS_MAX) {
+		msg("error", "--jobs '%s': expected a number of threads, 0 to %d", arg,
+		    CLI_JOBS_MAX);
+		return -1;
+	}
+	c->jobs = (unsigned)v;
+	return 0;
+}
+
 static int set_max_depth(struct cli *c, const char *arg)
 {
 	unsigned long long v;
@@ -293,6 +309,10 @@ const struct cli_option cli_options[] = {
      "speedscope: evented profiles (timelines) from the events; reads FILE again", set_evented},
     {"min-duration", 0, "N", "0, or a default cut on a large trace (see --all)",
      "chrome: leave out spans shorter than N (ns for time metrics, else counts)", set_min_duration},
+    {"jobs", 'j', "N", "the CPUs less one, at most 4",
+     "threads that build the threads' trees while the trace is read (each trace thread's "
+     "tree on one of them); 0 builds them on the reading thread",
+     set_jobs},
     {"max-depth", 0, "N", MAX_DEPTH_DEFAULT_TEXT,
      "tree, callers, collapsed, speedscope, pprof, html: the frames of a context deeper than N "
      "are folded into one '<deeper frames folded>' frame holding their calls and metric; flat, "
@@ -327,6 +347,8 @@ int cli_init(struct cli *c, int argc)
 	c->sh.min_duration = -1;
 	c->estimator = DEFAULT_ESTIMATOR;
 	c->report = report_kind_find("tree");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	c->jobs = cpus > 1 ? (unsigned)(cpus - 1 < 4 ? cpus - 1 : 4) : 0;
 	return 0;
 }
 

@@ -22,6 +22,9 @@ struct cli_shape {
 	int all;	     /* --all: no default cut of a large trace */
 };
 
+/* The most --jobs accepted. */
+#define CLI_JOBS_MAX 64
+
 struct cli {
 	const char *trace;
 	const struct report_kind *report; /* --report */
@@ -36,6 +39,7 @@ struct cli {
 	const char *metric;
 	enum flat_sort sort;
 	enum tree_order order; /* --order */
+	unsigned jobs;	       /* --jobs: tree-building threads, 0 none */
 	struct cli_shape sh;
 };
 

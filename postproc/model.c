@@ -12,6 +12,7 @@
 #include "names.h"
 #include "overloads.h"
 #include "tree_snapshot.h"
+#include "tree_workers.h"
 
 #define ROOT_NAME "<thread root>"
 #define FOLDED_NAME "<deeper frames folded>"
@@ -42,6 +43,7 @@ void model_free(struct model *m)
 	struct model_thread *t, *ttmp;
 	struct model_meta_idx *mi, *mitmp;
 
+	tree_workers_finish(m->workers);
 	HASH_ITER (hh, m->meta_idx, mi, mitmp) {
 		HASH_DEL(m->meta_idx, mi);
 		free(mi);
@@ -318,6 +320,22 @@ static int on_event(void *ctx, const struct trace_event *e)
 	return 0;
 }
 
+/* The tree of a thread's first event, for nmetrics metrics (1 if 0).
+ * Returns 0 or -1 (out of memory). */
+static int tree_setup(struct model *m, struct model_thread *t, unsigned nmetrics)
+{
+	unsigned n = nmetrics ? nmetrics : 1;
+
+	if (n > JCAL_MAX_METRICS)
+		n = JCAL_MAX_METRICS;
+	if (calltree_init(&t->tree, n, m->has_comp ? &m->comp : NULL))
+		return -1;
+	t->has_tree = 1;
+	if (n > m->nmetrics)
+		m->nmetrics = n;
+	return 0;
+}
+
 /* First event of a thread, or of another thread than the last one. */
 static int on_event_slow(struct model *m, const struct trace_event *e)
 {
@@ -330,18 +348,80 @@ static int on_event_slow(struct model *m, const struct trace_event *e)
 			 "thread #%u: events in a tree snapshot (a file holds either)", e->thread);
 		return -1;
 	}
-	if (!t->has_tree) {
-		unsigned n = e->nmetrics ? e->nmetrics : 1;
-
-		if (n > JCAL_MAX_METRICS)
-			n = JCAL_MAX_METRICS;
-		if (calltree_init(&t->tree, n, m->has_comp ? &m->comp : NULL))
-			return oom(m);
-		t->has_tree = 1;
-		if (n > m->nmetrics)
-			m->nmetrics = n;
-	}
+	if (!t->has_tree && tree_setup(m, t, e->nmetrics))
+		return oom(m);
 	return on_event(m, e);
+}
+
+/* What calltree_events() (in place or in a worker) said: 0 or -1 with
+ * m->err. */
+static int tree_error(struct model *m, uint32_t serial, int err)
+{
+	if (!err)
+		return 0;
+	if (err == -ENOMEM)
+		return oom(m);
+	snprintf(m->err, sizeof(m->err), "thread #%u: invalid event", serial);
+	return -1;
+}
+
+/* Events in bulk: to the thread's tree, built here or by a worker. */
+static int on_events(void *ctx, const struct trace_event_batch *b)
+{
+	struct model *m = ctx;
+	struct model_thread *t = thread_get(m, b->thread);
+	uint32_t ids[TRACE_EVENT_BATCH];
+	uint64_t fit[TRACE_EVENT_BATCH * JCAL_MAX_METRICS];
+	const uint32_t *method = b->method;
+	const uint64_t *metric = b->metric;
+	unsigned nm;
+
+	if (!t)
+		return oom(m);
+	if (m->snapshot || t->snap_map) {
+		snprintf(m->err, sizeof(m->err),
+			 "thread #%u: events in a tree snapshot (a file holds either)", b->thread);
+		return -1;
+	}
+	if (!t->has_tree && tree_setup(m, t, b->nmetrics))
+		return oom(m);
+	nm = t->tree.nmetrics;
+	if (b->nmetrics != nm) {
+		/* a chunk with another number of metrics than the thread's first:
+		 * missing ones are 0, extra ones dropped */
+		memset(fit, 0, b->n * nm * sizeof(fit[0]));
+		for (size_t k = 0; k < b->n; k++)
+			memcpy(&fit[k * nm], &b->metric[k * b->nmetrics],
+			       (b->nmetrics < nm ? b->nmetrics : nm) * sizeof(fit[0]));
+		metric = fit;
+	}
+	if (m->nmethods_merged) {
+		for (size_t k = 0; k < b->n; k++)
+			ids[k] = event_method(m, b->method[k]);
+		method = ids;
+	}
+	if (m->workers)
+		return tree_error(m, b->thread,
+				  tree_workers_add(m->workers, t->serial, &t->tree, method,
+						   b->transition, b->type, metric, b->n));
+	return tree_error(m, b->thread,
+			  calltree_events(&t->tree, method, b->transition, b->type, metric, b->n));
+}
+
+int model_jobs(struct model *m, unsigned jobs)
+{
+	if (!jobs || m->workers)
+		return 0;
+	m->workers = tree_workers_start(jobs);
+	return m->workers ? 0 : -1;
+}
+
+int model_trees_done(struct model *m)
+{
+	int err = tree_workers_finish(m->workers);
+
+	m->workers = NULL;
+	return tree_error(m, 0, err);
 }
 
 /* A tree snapshot's thread: its tree comes node by node (on_tree_node). */
@@ -449,6 +529,7 @@ void model_visitor(struct model *m, struct trace_visitor *v)
 	v->thread_end = on_thread_end;
 	v->compiled = on_compiled;
 	v->event = on_event;
+	v->events = on_events;
 	v->end = on_end;
 	v->tree_thread = on_tree_thread;
 	v->tree_node = on_tree_node;
@@ -558,6 +639,8 @@ int model_finish(struct model *m)
 	struct model_thread *t, *tmp;
 	size_t i = 0;
 
+	if (model_trees_done(m))
+		return -1;
 	m->thread_list = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*m->thread_list));
 	if (!m->thread_list)
 		return oom(m);

@@ -17,6 +17,8 @@
 #include "calltree.h"
 #include "trace_reader.h"
 
+struct tree_workers;
+
 struct model_method {
 	uint32_t id;
 	uint32_t modifiers;
@@ -112,7 +114,8 @@ struct model {
 	int has_end;
 	struct trace_end end;
 	uint64_t compiled_loads, compiled_unloads;
-	char err[256]; /* why a callback stopped the read */
+	char err[256];		      /* why a callback stopped the read */
+	struct tree_workers *workers; /* model_jobs(): trees built by them */
 };
 
 void model_init(struct model *m, const struct calltree_comp *comp);
@@ -128,6 +131,17 @@ int model_snapshot_compensated(const struct model *m);
 
 /* The reader callbacks that fill m. */
 void model_visitor(struct model *m, struct trace_visitor *v);
+
+/* Builds the trees of the events read next on jobs threads beside the
+ * reading one (tree_workers.h; 0: on the reading thread). The compensation
+ * hook must be safe to call from several threads. Returns 0, or -1 when
+ * the threads cannot be started (the trees are then built in place). */
+int model_jobs(struct model *m, unsigned jobs);
+
+/* Waits for the trees being built by model_jobs' threads and stops them:
+ * returns 0, or -1 with m->err when a batch failed. model_finish() calls
+ * it. */
+int model_trees_done(struct model *m);
 
 /* Reads path ("-" for stdin) into m. Returns the reader's status; for
  * TRACE_ABORTED m->err says why. */

@@ -8,6 +8,7 @@
 #include "flat.h"
 #include "output.h"
 #include "report.h"
+#include "throttled.h"
 
 static const char *name_of(void *ctx, uint32_t method)
 {
@@ -56,6 +57,8 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 				model_value(m, mi, r[i].raw_cum));
 		fputs("  ", o->out);
 		text_escape(o->out, r[i].name);
+		if (throttled_is(m, r[i].method)) /* mode=bci, throttle= */
+			fputs(THROTTLED_MARK, o->out);
 		fputc('\n', o->out);
 	}
 }
@@ -93,14 +96,19 @@ int report_flat(const struct model *m, const struct report_opts *o)
 		text(m, o, r, n, nt, total, raw_total);
 		break;
 	case REPORT_CSV:
-		fputs("method,calls,base,cum,raw_base,raw_cum\n", o->out);
+		/* a trace recorded with throttle= has one more column */
+		fputs(throttled_rule(m) ? "method,calls,base,cum,raw_base,raw_cum,throttled\n"
+					: "method,calls,base,cum,raw_base,raw_cum\n",
+		      o->out);
 		for (size_t i = 0; i < n; i++) {
 			csv_field(o->out, r[i].name);
-			fprintf(o->out,
-				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			fprintf(o->out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 				r[i].calls, model_value(m, mi, r[i].base),
 				model_value(m, mi, r[i].cum), model_value(m, mi, r[i].raw_base),
 				model_value(m, mi, r[i].raw_cum));
+			if (throttled_rule(m))
+				fprintf(o->out, ",%d", throttled_is(m, r[i].method));
+			fputc('\n', o->out);
 		}
 		break;
 	case REPORT_JSON:
@@ -110,10 +118,14 @@ int report_flat(const struct model *m, const struct report_opts *o)
 			json_string(o->out, r[i].name);
 			fprintf(o->out,
 				",\"calls\":%" PRIu64 ",\"base\":%" PRIu64 ",\"cum\":%" PRIu64
-				",\"raw_base\":%" PRIu64 ",\"raw_cum\":%" PRIu64 "}",
+				",\"raw_base\":%" PRIu64 ",\"raw_cum\":%" PRIu64,
 				r[i].calls, model_value(m, mi, r[i].base),
 				model_value(m, mi, r[i].cum), model_value(m, mi, r[i].raw_base),
 				model_value(m, mi, r[i].raw_cum));
+			if (throttled_rule(m))
+				fprintf(o->out, ",\"throttled\":%s",
+					throttled_is(m, r[i].method) ? "true" : "false");
+			fputc('}', o->out);
 		}
 		fputs("\n]\n", o->out);
 		break;

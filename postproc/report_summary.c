@@ -13,6 +13,7 @@
 #include "output.h"
 #include "report.h"
 #include "report_util.h"
+#include "throttled.h"
 
 struct totals {
 	struct calltree_stats s; /* every thread's, added up */
@@ -176,8 +177,25 @@ static void calib_text(FILE *f, const struct model *m, const struct calib_apply 
 		    c->ref_path);
 }
 
-static void text(const struct model *m, const struct report_opts *o,
-		 const struct model_thread *const *list, size_t n, const struct totals *t)
+static void threads_text(FILE *f, const struct model *m, const struct model_thread *const *list,
+			 size_t n, unsigned mi)
+{
+	fputs("Threads\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_thread *th = list[i];
+
+		fprintf(f, "  #%-4" PRIu32 " ", th->serial);
+		text_escape_n(f, th->name, 24);
+		fprintf(f,
+			" %-8s java tid %-6" PRIu64 " os tid %-7" PRIu32 " %10" PRIu64
+			" events  cum %" PRIu64 "\n",
+			model_thread_kind(th), th->java_tid, th->os_tid, th->tree.stats.events,
+			model_value(m, mi, th->tree.nodes[CALLTREE_ROOT].cum[mi]));
+	}
+}
+
+static int text(const struct model *m, const struct report_opts *o,
+		const struct model_thread *const *list, size_t n, const struct totals *t)
 {
 	FILE *f = o->out;
 	char buf[128], label[64], line[256], status[256];
@@ -285,18 +303,10 @@ static void text(const struct model *m, const struct report_opts *o,
 		calib_text(f, m, o->calib);
 	if (m->snapshot)
 		snapshot_text(f, m, t);
-	fputs("Threads\n", f);
-	for (size_t i = 0; i < n; i++) {
-		const struct model_thread *th = list[i];
-
-		fprintf(f, "  #%-4" PRIu32 " ", th->serial);
-		text_escape_n(f, th->name, 24);
-		fprintf(f,
-			" %-8s java tid %-6" PRIu64 " os tid %-7" PRIu32 " %10" PRIu64
-			" events  cum %" PRIu64 "\n",
-			model_thread_kind(th), th->java_tid, th->os_tid, th->tree.stats.events,
-			model_value(m, mi, th->tree.nodes[CALLTREE_ROOT].cum[mi]));
-	}
+	if (throttled_summary_text(m, o)) /* mode=bci, throttle= */
+		return -1;
+	threads_text(f, m, list, n, mi);
+	return 0;
 }
 
 static void json_kv_str(FILE *f, const char *key, const char *v, int comma)
@@ -308,8 +318,8 @@ static void json_kv_str(FILE *f, const char *key, const char *v, int comma)
 	json_string(f, v);
 }
 
-static void json(const struct model *m, const struct report_opts *o,
-		 const struct model_thread *const *list, size_t n, const struct totals *t)
+static int json(const struct model *m, const struct report_opts *o,
+		const struct model_thread *const *list, size_t n, const struct totals *t)
 {
 	FILE *f = o->out;
 
@@ -393,6 +403,8 @@ static void json(const struct model *m, const struct report_opts *o,
 	} else {
 		fputs("null", f);
 	}
+	if (throttled_summary_json(m, o)) /* mode=bci, throttle= */
+		return -1;
 	fputs(",\n\"thread_list\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct model_thread *th = list[i];
@@ -406,6 +418,7 @@ static void json(const struct model *m, const struct report_opts *o,
 			model_value(m, o->metric, th->tree.nodes[CALLTREE_ROOT].cum[o->metric]));
 	}
 	fputs("\n]}\n", f);
+	return 0;
 }
 
 static int csv(const struct model *m, const struct report_opts *o, size_t n, const struct totals *t)
@@ -455,6 +468,8 @@ static int csv(const struct model *m, const struct report_opts *o, size_t n, con
 			c->fallback_similar + c->fallback_global, c->fallback_similar,
 			c->fallback_global, !(c->fp_known && !c->fp_match));
 	}
+	if (throttled_summary_csv(m, o)) /* mode=bci, throttle= */
+		return -1;
 	for (size_t i = 0; i < m->nmeta; i++) {
 		char *key;
 
@@ -481,13 +496,13 @@ int report_summary(const struct model *m, const struct report_opts *o)
 	add_up(list, n, o->metric, report_max_depth(o), &t);
 	switch (o->format) {
 	case REPORT_TEXT:
-		text(m, o, list, n, &t);
+		err = text(m, o, list, n, &t);
 		break;
 	case REPORT_CSV:
 		err = csv(m, o, n, &t);
 		break;
 	case REPORT_JSON:
-		json(m, o, list, n, &t);
+		err = json(m, o, list, n, &t);
 		break;
 	}
 	free(list);

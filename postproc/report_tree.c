@@ -11,6 +11,7 @@
 #include "grow.h"
 #include "output.h"
 #include "report.h"
+#include "throttled.h"
 #include "report_util.h"
 
 static const char *method_name(const void *m, uint32_t method)
@@ -82,6 +83,8 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 				model_value(m, mi, n->raw_cum[mi]));
 		fprintf(o->out, "  %*s", (int)(2 * n->level), "");
 		text_escape(o->out, model_method_name(m, n->method));
+		if (throttled_is(m, n->method)) /* mode=bci, throttle= */
+			fputs(THROTTLED_MARK, o->out);
 		fputc('\n', o->out);
 	}
 }

@@ -47,11 +47,13 @@ run_suite bci-jars native-tests/bci/jars.sh build sample
 # make install into a temporary DESTDIR; the installed copies on xalan.
 run_suite install javatests/install-check.sh build
 
-# Checks with outside tools: one test each, SKIP when the tool is missing.
+# Checks with outside tools: one test each, SKIP when the tool is missing;
+# and the smoke check of bench/shape.sh's arithmetic.
 echo "== tools"
 for check in "scripts/check-exports.sh build/libjcal.so" \
 	"javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build" \
-	"javatests/asan-check.sh build/asan/libjcal.so build/jcal-post build/javatests"; do
+	"javatests/asan-check.sh build/asan/libjcal.so build/jcal-post build/javatests" \
+	bench/shape-check.sh; do
 	out=$($check 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | tail -n 3

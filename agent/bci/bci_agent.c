@@ -28,6 +28,7 @@
 #include "jvmti_check.h"
 #include "log.h"
 #include "method_table.h"
+#include "throttle.h"
 #include "trace_file.h"
 
 /* Set once the tracker's natives are registered: rewritten code may run. */
@@ -48,6 +49,7 @@ static int selected(const char *name)
 
 void bci_agent_onload(jvmtiCapabilities *caps)
 {
+	throttle_onload();
 	bci_agent_write_meta();
 	caps->can_generate_all_class_hook_events = 1;
 	caps->can_retransform_classes = 1;
@@ -67,6 +69,7 @@ void bci_agent_write_meta(void)
 		trace_rec_meta(rb, "bci.include", jcal.opts.bci_include);
 		trace_rec_meta(rb, "bci.exclude", exclude);
 	}
+	throttle_write_meta(rb);
 	trace_file_unlock();
 }
 
@@ -82,7 +85,8 @@ static int assign_id(void *ctx, const char *cls, const char *name, const char *d
 
 	(void)cls;
 	m = method_table_define(rc->csig, name, desc, access);
-	if (!m || m->id > INT32_MAX)
+	/* throttle=: a method picked keeps its code without probes */
+	if (!m || m->id > INT32_MAX || throttle_skips(m))
 		return -1;
 	*id = m->id;
 	return 0;
@@ -312,11 +316,15 @@ void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	    {"exit0", "(I)V", (void *)event_probe_exit},
 	    {"exitThrow0", "(I)V", (void *)event_probe_exit_throw},
 	    {"addresses", "()[J", (void *)tracker_addresses},
+	    {"enter1", "(I)I", (void *)event_probe_enter1},
+	    {"exit1", "(I)I", (void *)event_probe_exit1},
+	    {"exitThrow1", "(I)I", (void *)event_probe_exit_throw1},
 	};
 	/* The natives first: FindClass initialises the class it finds, and
 	 * jcal.Tracker's initialiser calls TrackerNatives.addresses(). */
 	jclass nat = (*jni)->FindClass(jni, "jcal/TrackerNatives");
-	int bad = !nat || (*jni)->RegisterNatives(jni, nat, methods, 4) != 0;
+	int bad = !nat || (*jni)->RegisterNatives(jni, nat, methods,
+						  sizeof(methods) / sizeof(methods[0])) != 0;
 	jclass cls = NULL;
 
 	if (nat)
@@ -339,6 +347,8 @@ void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	(*jni)->DeleteLocalRef(jni, cls);
 	atomic_store(&ready, 1);
 	retransform_loaded(jvmti, jni);
+	if (jcal.opts.command == JCAL_CMD_TRACE)
+		throttle_start();
 }
 
 void bci_agent_set_probes(jvmtiEnv *jvmti, JNIEnv *jni, int on)

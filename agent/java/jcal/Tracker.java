@@ -62,6 +62,8 @@ public final class Tracker {
 			} catch (Throwable t) {
 				// a downcall does not throw; the JNI probe below records the event
 			}
+		} else if (TrackerNatives.enter1(id) == 0) {
+			return;
 		}
 		TrackerNatives.enter0(id);
 	}
@@ -75,6 +77,8 @@ public final class Tracker {
 			} catch (Throwable t) {
 				// as in enter
 			}
+		} else if (TrackerNatives.exit1(id) == 0) {
+			return;
 		}
 		TrackerNatives.exit0(id);
 	}
@@ -88,6 +92,8 @@ public final class Tracker {
 			} catch (Throwable t) {
 				// as in enter
 			}
+		} else if (TrackerNatives.exitThrow1(id) == 0) {
+			return;
 		}
 		TrackerNatives.exitThrow0(id);
 	}

@@ -169,6 +169,33 @@ public final class BciTests {
 	}
 
 	/**
+	 * HotSpot 17 with -XX:+CriticalJNINatives: compiled code calls the
+	 * probes' JavaCritical_ entry points (no thread-state transition), which
+	 * leave the uncommon events to the JNI ones: the same exact counts, in
+	 * warmed-up code, several threads and exceptions.
+	 */
+	private void testCriticalNatives() throws Exception {
+		if (Runtime.version().feature() >= 18) {
+			System.out.println("SKIP bci-critical-natives: HotSpot " + Runtime.version().feature()
+					+ " has no critical natives (before 18 only)");
+			return;
+		}
+		// warnings off first: the flag is deprecated since 16
+		List<String> jvm = List.of("-XX:-PrintWarnings", "-XX:+CriticalJNINatives");
+		int n = 3_000_000;
+		Path t = trace("critical-loop", r.java, jvm, ",metric=tsc", W + "Loop", String.valueOf(n));
+		r.expectExact("loop", Runner.map(W + "Loop.main", 1, W + "Loop.tick", n), r.flatCalls(t, W));
+		String s = summary(t);
+		r.check(count(s, "types", "J") + count(s, "types", "j") > n, "most events jitted (J/j) after warm-up");
+		String T = W + "Threads.", run = W + "Threads$Worker.run";
+		r.expectExact("threads", Runner.map(T + "main", 1, T + "step", 4, T + "leaf", 1000, W + "Threads$Worker.<init>", 4,
+				run, 4), r.flatCalls(trace("critical-threads", r.java, jvm, "", W + "Threads"), W));
+		String E = W + "Exceptions.";
+		r.expectExact("exceptions", Runner.map(E + "main", 1, E + "outer", 5, E + "inner", 5, E + "middle", 5,
+				E + "thrower", 5, E + "after", 5), r.flatCalls(trace("critical-exceptions", r.java, jvm, "", W + "Exceptions"), W));
+	}
+
+	/**
 	 * calibrate,mode=bci: a table with mode bci and jitted (J/j) keys, which
 	 * jcal-post applies to a warmed-up bci trace: counts stay exact,
 	 * calibrated figures stay within the raw ones.
@@ -294,6 +321,7 @@ public final class BciTests {
 				.add("bci-lambdas", b::testLambdasAndShapes)
 				.add("bci-verify-all", b::testVerifyAll)
 				.add("bci-warm", b::testWarm)
+				.add("bci-critical-natives", b::testCriticalNatives)
 				.add("bci-filters", b::testFilters)
 				.add("bci-calibrate", b::testCalibrate)
 				.addSkippable("bci-new-jdk", b::testNewJdk)

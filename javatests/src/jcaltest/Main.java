@@ -47,7 +47,8 @@ public final class Main {
 			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests),
 			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests),
 			new Suite("OtherAgents", "jcalotheragents", OtherAgents::tests),
-			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests));
+			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests),
+			new Suite("Throttle", "jcalthrottle", Throttle::tests));
 
 	private int passed, failed, skipped;
 

@@ -1,0 +1,139 @@
+/*
+ * throttle.h - adaptive de-instrumentation in mode=bci (throttle=CALLS:NS,
+ * docs/agent-internals.md "Throttling"): per-thread call counts and times
+ * on the event path, and the thread that takes the probes out of the
+ * methods the rule (throttle_fact.h) picks.
+ *
+ * Event path: each Java thread counts, per method, its calls (at entry),
+ * and its completed calls with their metric sum (at exit, from a small
+ * stack of entry values) in a direct-mapped table of its own; a slot is
+ * added to the method's totals (atomics on struct jcal_method) every
+ * THROTTLE_FLUSH calls and when another method takes it, which is where
+ * the rule is checked. A method the rule picks is pushed (once) on a
+ * lock-free list; the throttle thread retransforms its class without its
+ * probes (RetransformClasses, from the agent's own attached thread, never
+ * under a lock) and writes a throttle.method.ID meta record.
+ */
+#ifndef JCAL_THROTTLE_H
+#define JCAL_THROTTLE_H
+
+#include <jvmti.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "method_table.h"
+#include "trace_encoder.h"
+#include "trace_format.h"
+
+#define THROTTLE_SLOTS 1024 /* per thread, by method id */
+#define THROTTLE_DEPTH 256  /* frames timed per thread; deeper ones are counted only */
+#define THROTTLE_FLUSH 128  /* calls of one slot between flushes to the method */
+
+/* struct jcal_method.thr_state */
+enum {
+	THROTTLE_NONE = 0,    /* instrumented */
+	THROTTLE_PENDING = 1, /* picked: its probes go at the next retransform */
+	THROTTLE_DONE = 2,    /* retransformed without probes */
+	THROTTLE_FAILED = 3,  /* the retransform failed: left instrumented */
+};
+
+struct throttle_slot {
+	_Atomic(struct jcal_method *) m;
+	atomic_uint_fast64_t calls; /* not yet flushed (read by the throttle thread) */
+	uint64_t timed, sum;	    /* not yet flushed (owner only) */
+};
+
+struct throttle_frame {
+	struct jcal_method *m;
+	uint64_t t; /* the first metric at entry */
+};
+
+struct throttle_thread {
+	struct throttle_slot slot[THROTTLE_SLOTS];
+	struct throttle_frame stack[THROTTLE_DEPTH];
+	uint32_t depth; /* may pass THROTTLE_DEPTH: frames beyond it are not timed */
+	struct throttle_thread *prev, *next; /* registry (throttle.c) */
+};
+
+/* Set when throttle= is on in mode=bci (bci_agent_onload). */
+extern int throttle_on;
+
+/* The first event of a thread: its counts, registered. NULL without memory. */
+struct throttle_thread *throttle_thread_new(void);
+/* Adds the slot's counts to its method's totals and checks the rule. */
+void throttle_slot_flush(struct throttle_slot *s);
+
+/* The event path (event_recorder.c), for each recorded event of method m
+ * with the thread's first metric value v; *tp is the thread's counts
+ * (created at its first event). */
+static inline void throttle_event(struct throttle_thread **tp, struct jcal_method *m,
+				  unsigned transition, uint64_t v)
+{
+	struct throttle_thread *t = *tp;
+	struct throttle_slot *s;
+
+	if (!t && !(t = *tp = throttle_thread_new()))
+		return;
+	s = &t->slot[m->id & (THROTTLE_SLOTS - 1)];
+	if (transition == JCAL_TR_ENTRY) {
+		uint64_t c;
+
+		if (atomic_load_explicit(&s->m, memory_order_relaxed) != m) {
+			throttle_slot_flush(s);
+			atomic_store_explicit(&s->m, m, memory_order_relaxed);
+		}
+		c = atomic_load_explicit(&s->calls, memory_order_relaxed) + 1;
+		atomic_store_explicit(&s->calls, c, memory_order_relaxed);
+		if (t->depth < THROTTLE_DEPTH)
+			t->stack[t->depth] = (struct throttle_frame){m, v};
+		t->depth++;
+		if (c >= THROTTLE_FLUSH)
+			throttle_slot_flush(s);
+		return;
+	}
+	if (transition != JCAL_TR_EXIT && transition != JCAL_TR_THROW)
+		return;
+	/* An exit with no entry seen (a frame open when the thread was
+	 * first traced) or of another method than the top: not timed. */
+	if (!t->depth)
+		return;
+	if (t->depth > THROTTLE_DEPTH) {
+		t->depth--;
+		return;
+	}
+	/* A frame that never saw its exit (a constructor's throw before its
+	 * handler's range) is skipped: look a few frames down. */
+	for (uint32_t k = 1; t->stack[t->depth - 1].m != m; k++)
+		if (k == 4 || k == t->depth)
+			return;
+		else if (t->stack[t->depth - 1 - k].m == m)
+			t->depth -= k;
+	t->depth--;
+	if (atomic_load_explicit(&s->m, memory_order_relaxed) == m) {
+		s->timed++;
+		s->sum += v - t->stack[t->depth].t;
+	}
+}
+
+/* A thread's state is freed (ThreadEnd): its counts go to the methods. */
+void throttle_thread_end(struct throttle_thread *t);
+
+/* mode=bci with throttle=: converts the rule to the metric's unit (onload). */
+void throttle_onload(void);
+/* VMInit (after the tracker is ready): starts the throttle thread. */
+void throttle_start(void);
+/* Whether the rewriter leaves method m without probes. */
+static inline int throttle_skips(struct jcal_method *m)
+{
+	int st = atomic_load_explicit(&m->thr_state, memory_order_relaxed);
+	return st == THROTTLE_PENDING || st == THROTTLE_DONE;
+}
+/* Each recording's file: the meta "throttle" (the rule) and a record for
+ * every method throttled so far. Caller holds the file lock. */
+void throttle_write_meta(struct trace_recbuf *rb);
+/* The recording ends (file lock held, threads quiet): each throttled
+ * method's record again, with its calls over the whole recording. Returns
+ * the number of throttled methods. */
+unsigned throttle_finish(struct trace_recbuf *rb);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * throttle_fact.h - adaptive de-instrumentation (mode=bci, throttle=CALLS:NS,
+ * docs/agent-internals.md "Throttling"): the rule that decides when a
+ * method loses its probes, and the trace meta record that says it did
+ * (docs/trace-format.md), written by the agent and read by jcal-post.
+ *
+ * Pure code, no JVM: unit-tested in native-tests/test-throttle.c.
+ */
+#ifndef JCAL_THROTTLE_FACT_H
+#define JCAL_THROTTLE_FACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The meta key of one throttled method is THROTTLE_META_PREFIX + its id;
+ * the rule in effect is the meta "throttle" ("CALLS:NS"). */
+#define THROTTLE_META_PREFIX "throttle.method."
+#define THROTTLE_META_RULE "throttle"
+
+/* Whether a method with `calls` entries counted, `timed` of them completed
+ * (entry and exit seen on one thread) for a metric sum of `sum`, is to be
+ * throttled under throttle=max_calls:max_avg: more than max_calls calls
+ * whose completed calls average under max_avg (sum / timed < max_avg,
+ * computed without overflow). */
+static inline int throttle_decide(uint64_t calls, uint64_t timed, uint64_t sum, uint64_t max_calls,
+				  uint64_t max_avg)
+{
+	if (calls <= max_calls || timed == 0)
+		return 0;
+	/* sum / timed < max_avg  <=>  sum < max_avg * timed (exact, no division) */
+	if (max_avg > UINT64_MAX / timed)
+		return 1;
+	return sum < max_avg * timed;
+}
+
+/* What the trace says about one throttled method. */
+struct throttle_fact {
+	uint32_t method;      /* method id (METHOD record) */
+	uint64_t time_ns;     /* wall clock, ns since the epoch: probes removed */
+	uint64_t calls;	      /* entries counted when the probes were removed */
+	uint64_t timed, sum;  /* at the decision: completed calls and their metric sum */
+	uint64_t final_calls; /* entries counted over the whole recording */
+	int has_final;	      /* final_calls known (written when the recording ends) */
+};
+
+/* Formats f as a meta record: key "throttle.method.ID", value
+ * "time_ns=T calls=N timed=K sum=S[ final_calls=F]". Returns 0, or -1
+ * when a buffer is too small. */
+int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen, char *val,
+			 size_t vallen);
+
+/* Parses a meta record. Returns 1 when key is not a throttle.method. key,
+ * 0 with *f filled, -1 when the record is malformed (a bad id, a field
+ * missing or not a number). Unknown name=value fields are skipped, so
+ * later agents may add some. */
+int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *f);
+
+#endif

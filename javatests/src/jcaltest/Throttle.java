@@ -1,0 +1,157 @@
+package jcaltest;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * mode=bci with throttle=CALLS:NS (docs/agent-internals.md, "Throttling"):
+ * jcaltest.work.ThrottleWork calls tiny() from caller(), waits until the
+ * agent has taken tiny()'s probes out, and calls it as often again. The
+ * recorded calls of tiny() must be exactly those of the first phase, equal
+ * to the count the trace reports for its throttling, in the trace and in
+ * the agent's tree snapshot; caller() and heavy() (called more than CALLS
+ * times, but slow) keep exact counts and their probes. Without throttle=
+ * nothing changes; bad values are refused with a message naming them.
+ * Every count is deterministic; the only waits are bounded by timeouts.
+ * Run by jcaltest.Main (javatests/run.sh).
+ */
+public final class Throttle {
+	private static final String WORK = "jcaltest.work.ThrottleWork";
+	private static final int ROUNDS = 100, K = 200, HEAVY = 1500;
+	private final Runner r;
+
+	private Throttle(Runner r) {
+		this.r = r;
+	}
+
+	/** Runs the workload under mode=bci with opts; the trace. */
+	private Path run(String name, String opts, String log) throws Exception {
+		Path t = r.tmp.resolve(name + ".bin");
+		List<String> cmd = new ArrayList<>(List.of(r.java,
+				"-agentpath:" + r.agent + "=trace,mode=bci,metric=cputime,out=" + t + opts, "-cp", r.classes, WORK,
+				log, "" + ROUNDS, "" + K, "" + HEAVY));
+		Runner.Result res = r.runFor(r.tmp.toFile(), cmd, Map.of(), null, 180);
+		r.check(res != null, name + ": the JVM did not finish within 180 s");
+		if (res == null)
+			return t;
+		r.check(res.rc == 0, name + ": JVM exit " + res.rc + ": " + res.err);
+		r.check(res.out.contains("tiny " + 2L * ROUNDS * K + " phase1 " + (long) ROUNDS * K + " caller " + 2 * ROUNDS
+				+ " heavy " + HEAVY + " throttled " + !log.equals("-")),
+				name + ": the workload's own counts: " + res.out);
+		r.check(Files.exists(t), name + ": no trace written");
+		return t;
+	}
+
+	/** Flat CSV: method -> its row (calls at index 1; "throttled" at 6 when there). */
+	private Map<String, List<String>> flat(Path t) throws Exception {
+		Runner.Result res = r.post(t, "--report", "flat", "--format", "csv");
+		r.check(res.rc == 0, "flat of " + t + ": " + res.err);
+		Map<String, List<String>> m = new HashMap<>();
+		for (List<String> row : Runner.csv(res.out))
+			m.put(row.get(0), row);
+		return m;
+	}
+
+	/** Summary CSV: key -> value. */
+	private Map<String, String> summary(Path t) throws Exception {
+		Runner.Result res = r.post(t, "--report", "summary", "--format", "csv");
+		r.check(res.rc == 0, "summary of " + t + ": " + res.err);
+		Map<String, String> m = new HashMap<>();
+		for (List<String> row : Runner.csv(res.out))
+			if (row.size() == 2)
+				m.put(row.get(0), row.get(1));
+		return m;
+	}
+
+	private long calls(Map<String, List<String>> flat, String method) {
+		List<String> row = flat.get(WORK + "." + method);
+		r.check(row != null, method + " in the flat report");
+		return row == null ? -1 : Long.parseLong(row.get(1));
+	}
+
+	/** The trace (or snapshot) t of a throttled run: exact counts, tiny() alone throttled. */
+	private void checkThrottled(String what, Path t) throws Exception {
+		Map<String, List<String>> f = flat(t);
+		Map<String, String> s = summary(t);
+		long phase1 = (long) ROUNDS * K;
+		r.check(calls(f, "tiny") == phase1,
+				what + ": tiny() recorded exactly its first phase's calls " + phase1 + ": " + calls(f, "tiny"));
+		r.check(calls(f, "caller") == 2 * ROUNDS, what + ": caller() keeps its probes: " + calls(f, "caller"));
+		r.check(calls(f, "heavy") == HEAVY, what + ": heavy() keeps its probes: " + calls(f, "heavy"));
+		r.check("1".equals(s.get("throttled")), what + ": one method throttled: " + s.get("throttled"));
+		r.check((WORK + ".tiny").equals(s.get("throttled.0.method")),
+				what + ": tiny() is the throttled one: " + s.get("throttled.0.method"));
+		r.check(("" + phase1).equals(s.get("throttled.0.calls")),
+				what + ": the calls reported at throttling equal the recorded ones: " + s.get("throttled.0.calls"));
+		/* the workload was waiting when the probes went: nothing in flight */
+		r.check(("" + phase1).equals(s.get("throttled.0.calls_at_throttling")),
+				what + ": the count read at the throttling: " + s.get("throttled.0.calls_at_throttling"));
+		List<String> tiny = f.get(WORK + ".tiny"), heavy = f.get(WORK + ".heavy");
+		r.check(tiny != null && tiny.size() == 7 && tiny.get(6).equals("1"), what + ": tiny() marked throttled");
+		r.check(heavy != null && heavy.size() == 7 && heavy.get(6).equals("0"), what + ": heavy() not marked");
+		Runner.Result text = r.post(t, "--report", "flat");
+		r.check(text.out.contains(WORK + ".tiny [throttled]") && !text.out.contains("heavy [throttled]"),
+				what + ": the text mark: " + text.out);
+		Runner.Result sum = r.post(t, "--report", "summary");
+		r.check(sum.out.contains("throttled:") && sum.out.contains("after " + phase1 + " calls"),
+				what + ": the summary's throttled: section: " + sum.out);
+		Runner.Result json = r.post(t, "--report", "summary", "--format", "json");
+		r.check(json.out.contains("\"throttle\":{\"rule\":\"1000:5000\""), what + ": JSON throttle rule");
+		/* the tree: the entries stop, every exit still came */
+		r.check("0".equals(s.get("unmatched_exits")) && "0".equals(s.get("mismatched_exits")),
+				what + ": balanced: unmatched " + s.get("unmatched_exits") + ", mismatched " + s.get("mismatched_exits"));
+	}
+
+	void testThrottled() throws Exception {
+		Path log = r.tmp.resolve("throttle.log");
+		Path t = run("throttled", ",output=both,throttle=1000:5000,log=" + log, log.toString());
+		String l = Files.exists(log) ? Files.readString(log) : "";
+		r.check(l.contains("jcal: throttle: Ljcaltest/work/ThrottleWork;tiny(I)I runs without probes after "
+				+ (long) ROUNDS * K + " calls"), "the agent's line about tiny(): " + l);
+		r.check(!l.contains("heavy") && !l.contains("caller"), "only tiny() throttled: " + l);
+		checkThrottled("trace", t);
+		checkThrottled("snapshot", Path.of(t + ".tree"));
+	}
+
+	void testOff() throws Exception {
+		Path t = run("unthrottled", "", "-");
+		Map<String, List<String>> f = flat(t);
+		Map<String, String> s = summary(t);
+		r.check(calls(f, "tiny") == 2L * ROUNDS * K, "off: every call of tiny() recorded: " + calls(f, "tiny"));
+		r.check(calls(f, "caller") == 2 * ROUNDS && calls(f, "heavy") == HEAVY, "off: caller() and heavy()");
+		List<String> tiny = f.get(WORK + ".tiny");
+		r.check(tiny != null && tiny.size() == 6, "off: no throttled column in flat CSV");
+		r.check(!s.containsKey("throttled") && !s.containsKey("meta.throttle"), "off: no throttle records");
+	}
+
+	void testBadValues() throws Exception {
+		String[][] bad = {{"mode=bci,throttle=0:200", "bad value in option 'throttle=0:200'"},
+				{"mode=bci,throttle=100", "bad value in option 'throttle=100'"},
+				{"mode=bci,throttle=1:2:3", "bad value in option 'throttle=1:2:3'"},
+				{"mode=bci,throttle=x:5", "bad value in option 'throttle=x:5'"},
+				{"mode=bci,throttle=", "bad value in option 'throttle='"},
+				{"throttle=100:50", "option 'throttle=100:50' needs mode=bci"}};
+		for (String[] b : bad) {
+			Path t = r.tmp.resolve("bad.bin");
+			Runner.Result res = r.runFor(r.tmp.toFile(), List.of(r.java,
+					"-agentpath:" + r.agent + "=trace,out=" + t + "," + b[0], "-version"), Map.of(), null, 60);
+			r.check(res != null && res.rc != 0, b[0] + ": the JVM must refuse to start");
+			r.check(res != null && res.err.contains("jcal: error: " + b[1]), b[0] + ": message " + b[1] + ": "
+					+ (res == null ? "timeout" : res.err));
+			r.check(!Files.exists(t), b[0] + ": no trace left behind");
+		}
+	}
+
+	/** The suite's tests, in the order jcaltest.Main runs them. */
+	static Runner.Tests tests(Runner r) {
+		Throttle s = new Throttle(r);
+		return new Runner.Tests()
+				.add("throttle-exact-counts", s::testThrottled)
+				.add("throttle-off", s::testOff)
+				.add("throttle-bad-values", s::testBadValues);
+	}
+}

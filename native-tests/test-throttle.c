@@ -1,0 +1,140 @@
+/*
+ * test-throttle.c - throttle=CALLS:NS's pure parts: the rule
+ * (throttle_decide), the throttle.method.ID meta record's format and
+ * parse (common/throttle_fact.c), and jcal-post's list of throttled
+ * methods read from a model's meta records (postproc/throttled.c).
+ */
+#include <stdlib.h>
+
+#include "model.h"
+#include "test.h"
+#include "throttle_fact.h"
+#include "throttled.h"
+
+static void test_decide(void)
+{
+	/* more than CALLS calls ... */
+	CHECK(!throttle_decide(100, 100, 100, 100, 200));
+	CHECK(throttle_decide(101, 100, 100, 100, 200));
+	/* ... whose completed calls average under NS (strictly) */
+	CHECK(throttle_decide(101, 10, 1999, 100, 200));
+	CHECK(!throttle_decide(101, 10, 2000, 100, 200));
+	CHECK(!throttle_decide(101, 10, 5000, 100, 200));
+	/* nothing timed yet: no average, no decision */
+	CHECK(!throttle_decide(1000, 0, 0, 100, 200));
+	/* no overflow: NS x timed past 2^64 means any sum is under it */
+	CHECK(throttle_decide(UINT64_MAX, UINT64_MAX, UINT64_MAX - 1, 1, 2));
+	CHECK(!throttle_decide(UINT64_MAX, 1ull << 62, UINT64_MAX, 1, 3));
+	CHECK(throttle_decide(UINT64_MAX, 1ull << 62, UINT64_MAX, 1, 4));
+	/* CALLS at the top: never */
+	CHECK(!throttle_decide(UINT64_MAX, 1, 0, UINT64_MAX, 200));
+}
+
+static void test_fact_round_trip(void)
+{
+	struct throttle_fact f = {7, 1795451460297956490ull, 31499, 31487, 1156680, 0, 0}, g;
+	char key[64], val[256];
+
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, sizeof(val)) == 0);
+	CHECK_STR(key, "throttle.method.7");
+	CHECK_STR(val, "time_ns=1795451460297956490 calls=31499 timed=31487 sum=1156680");
+	CHECK(throttle_fact_parse(key, val, &g) == 0);
+	CHECK(!memcmp(&f, &g, sizeof(f)));
+	f.final_calls = 31500;
+	f.has_final = 1;
+	f.method = UINT32_MAX;
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, sizeof(val)) == 0);
+	CHECK_STR(key, "throttle.method.4294967295");
+	CHECK(throttle_fact_parse(key, val, &g) == 0);
+	CHECK_EQ_U(g.method, UINT32_MAX);
+	CHECK(g.has_final);
+	CHECK_EQ_U(g.final_calls, 31500);
+	CHECK_EQ_U(g.sum, 1156680);
+	/* buffers too small */
+	CHECK(throttle_fact_format(&f, key, 10, val, sizeof(val)) == -1);
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, 40) == -1);
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, 70) == -1);
+}
+
+static void test_fact_parse_errors(void)
+{
+	struct throttle_fact g;
+
+	/* not ours */
+	CHECK(throttle_fact_parse("throttle", "10:20", &g) == 1);
+	CHECK(throttle_fact_parse("mode", "bci", &g) == 1);
+	/* later agents may add fields: skipped */
+	CHECK(throttle_fact_parse("throttle.method.3", "new=x time_ns=1 calls=2 timed=3 sum=4 z=9",
+				  &g) == 0);
+	CHECK_EQ_U(g.calls, 2);
+	CHECK(!g.has_final);
+	/* malformed */
+	CHECK(throttle_fact_parse("throttle.method.", "time_ns=1 calls=2 timed=3 sum=4", &g) == -1);
+	CHECK(throttle_fact_parse("throttle.method.0", "time_ns=1 calls=2 timed=3 sum=4", &g) ==
+	      -1);
+	CHECK(throttle_fact_parse("throttle.method.4294967296", "time_ns=1 calls=2 timed=3 sum=4",
+				  &g) == -1);
+	CHECK(throttle_fact_parse("throttle.method.3x", "time_ns=1 calls=2 timed=3 sum=4", &g) ==
+	      -1);
+	CHECK(throttle_fact_parse("throttle.method.3", "time_ns=1 calls=2 timed=3", &g) == -1);
+	CHECK(throttle_fact_parse("throttle.method.3", "time_ns=1 calls=-2 timed=3 sum=4", &g) ==
+	      -1);
+	CHECK(throttle_fact_parse("throttle.method.3", "time_ns=1 calls=2x timed=3 sum=4", &g) ==
+	      -1);
+	CHECK(throttle_fact_parse("throttle.method.3",
+				  "time_ns=1 calls=99999999999999999999 timed=3 sum=4", &g) == -1);
+	CHECK(throttle_fact_parse("throttle.method.3", "garbage", &g) == -1);
+	CHECK(throttle_fact_parse("throttle.method.3", "a=1 b time_ns=1 calls=2 timed=3 sum=4",
+				  &g) == -1);
+	CHECK(throttle_fact_parse("throttle.method.3", "", &g) == -1);
+	CHECK(throttle_fact_parse("throttle.method.3", NULL, &g) == -1);
+}
+
+static int add_meta(struct trace_visitor *v, const char *k, const char *val)
+{
+	return v->meta(v->ctx, k, val);
+}
+
+static void test_post_list(void)
+{
+	struct model m;
+	struct trace_visitor v;
+	struct throttle_fact *f;
+	size_t n, bad;
+
+	model_init(&m, NULL);
+	memset(&v, 0, sizeof(v));
+	model_visitor(&m, &v);
+	/* a trace without throttle=: nothing is throttled */
+	CHECK(add_meta(&v, "throttle.method.5", "time_ns=9 calls=1 timed=1 sum=1") == 0);
+	CHECK(!throttled_is(&m, 5));
+	CHECK(add_meta(&v, "throttle", "10:20") == 0);
+	CHECK(throttled_is(&m, 5));
+	CHECK(add_meta(&v, "throttle.method.9", "time_ns=3 calls=11 timed=10 sum=100") == 0);
+	CHECK(add_meta(&v, "throttle.method.2", "bad") == 0);
+	/* the final count, written at the end, replaces the first record */
+	CHECK(add_meta(&v, "throttle.method.9",
+		       "time_ns=3 calls=11 timed=10 sum=100 final_calls=12") == 0);
+	CHECK(throttled_list(&m, &f, &n, &bad) == 0);
+	CHECK_EQ_U(n, 2);
+	CHECK_EQ_U(bad, 1);
+	if (n == 2) {
+		CHECK_EQ_U(f[0].method, 9); /* by time */
+		CHECK_EQ_U(throttled_calls(&f[0]), 12);
+		CHECK_EQ_U(f[0].calls, 11);
+		CHECK_EQ_U(f[1].method, 5);
+		CHECK_EQ_U(throttled_calls(&f[1]), 1);
+	}
+	free(f);
+	CHECK(throttled_is(&m, 9) && throttled_is(&m, 2) && !throttled_is(&m, 3));
+	model_free(&m);
+}
+
+int main(void)
+{
+	RUN(test_decide);
+	RUN(test_fact_round_trip);
+	RUN(test_fact_parse_errors);
+	RUN(test_post_list);
+	return test_summary("throttle");
+}

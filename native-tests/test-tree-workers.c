@@ -1,0 +1,192 @@
+/*
+ * test-tree-workers.c - trees built by jcal-post's worker threads
+ * (postproc/tree_workers.c, model_jobs) are the trees built while reading:
+ * a trace of several threads whose chunks interleave, loaded with 0 to 3
+ * workers, with and without a compensation hook; and an error of a batch
+ * reaches the reader.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "test.h"
+#include "tracegen.h"
+#include "tree_workers.h"
+
+#define THREADS 5
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+/* A compensation safe from several threads: a function of key and delta. */
+static int64_t comp_fn(void *ctx, const struct seqkey *key, unsigned metric, uint64_t d)
+{
+	(void)ctx;
+	return metric ? (int64_t)d : (int64_t)d - (int64_t)(seqkey_index(key) % 13);
+}
+
+static void comp_batch(void *ctx, const uint16_t *key, const uint64_t *d, int64_t *out, size_t n)
+{
+	(void)ctx;
+	for (size_t k = 0; k < n; k++)
+		out[k] = (int64_t)d[k] - (int64_t)(key[k] % 13);
+}
+
+/* THREADS threads, chunks of 300-3000 events each in turn, random walks
+ * with exits of frames not on the stack; thread 3 has two metrics. */
+static const char *write_trace(void)
+{
+	static char path[64];
+	static struct tracegen tg;
+	uint32_t stack[THREADS][200];
+	unsigned depth[THREADS] = {0};
+	uint64_t v[THREADS][2];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/jcal-test-workers-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	if (tg_open(&tg, path))
+		return NULL;
+	for (unsigned t = 0; t < THREADS; t++)
+		v[t][0] = v[t][1] = 1000 * (t + 1);
+	for (unsigned round = 0; round < 40; round++) {
+		for (unsigned t = 0; t < THREADS; t++) {
+			unsigned nm = t == 3 ? 2 : 1, n = 300 + (unsigned)(rnd() % 2700);
+
+			tg_events_begin(&tg, t + 1, nm);
+			for (unsigned k = 0; k < n; k++) {
+				uint64_t r = rnd();
+				unsigned type = (unsigned)(r % JCAL_MT_COUNT);
+
+				v[t][0] += (r >> 8) % 400;
+				v[t][1] += (r >> 20) % 3;
+				if ((r >> 32) % 200 == 0) {
+					tg_event(&tg, JCAL_TR_EXIT, type, 500 + (uint32_t)(r % 7),
+						 v[t]);
+					depth[t] = 0; /* every frame unwound */
+				} else if (depth[t] < 3 || (depth[t] < 190 && (r >> 40) % 2)) {
+					stack[t][depth[t]] = 1 + (uint32_t)((r >> 44) % 40);
+					tg_event(&tg, JCAL_TR_ENTRY, type, stack[t][depth[t]++],
+						 v[t]);
+				} else {
+					--depth[t];
+					tg_event(&tg, (r >> 50) % 9 ? JCAL_TR_EXIT : JCAL_TR_THROW,
+						 type, stack[t][depth[t]], v[t]);
+				}
+			}
+			tg_events_end(&tg);
+		}
+	}
+	return tg_close(&tg) ? NULL : path;
+}
+
+static void load(struct model *m, const char *path, unsigned jobs, int with_comp)
+{
+	static struct calltree_comp comp = {comp_fn, NULL, comp_batch};
+	struct trace_result res;
+
+	model_init(m, with_comp ? &comp : NULL);
+	CHECK_EQ_I(model_jobs(m, jobs), 0);
+	CHECK(model_load(m, path, &res) == TRACE_OK);
+	CHECK_EQ_I(model_finish(m), 0);
+}
+
+static void same_trees(const struct model *a, const struct model *b)
+{
+	CHECK_EQ_U(a->nthreads, THREADS);
+	CHECK_EQ_U(b->nthreads, THREADS);
+	for (size_t i = 0; i < a->nthreads && i < b->nthreads; i++) {
+		const struct calltree *x = &a->thread_list[i]->tree, *y = &b->thread_list[i]->tree;
+
+		CHECK_EQ_U(x->nnodes, y->nnodes);
+		CHECK(x->nnodes > 100);
+		CHECK(memcmp(&x->stats, &y->stats, sizeof(x->stats)) == 0);
+		for (uint32_t n = 0; n < x->nnodes && n < y->nnodes; n++) {
+			const struct calltree_node *p = &x->nodes[n], *q = &y->nodes[n];
+
+			if (p->parent != q->parent || p->method != q->method ||
+			    p->calls != q->calls ||
+			    memcmp(p->raw_cum, q->raw_cum, sizeof(p->raw_cum)) ||
+			    memcmp(p->cum, q->cum, sizeof(p->cum))) {
+				CHECK(!"node differs");
+				return;
+			}
+		}
+	}
+}
+
+static void test_workers_same_trees(void)
+{
+	const char *path = write_trace();
+
+	CHECK(path != NULL);
+	if (!path)
+		return;
+	for (int c = 0; c < 2; c++) {
+		struct model inline_m;
+
+		load(&inline_m, path, 0, c);
+		CHECK(inline_m.thread_list[0]->tree.stats.unmatched_exits > 0);
+		for (unsigned jobs = 1; jobs <= 3; jobs++) {
+			struct model m;
+
+			load(&m, path, jobs, c);
+			same_trees(&inline_m, &m);
+			model_free(&m);
+		}
+		model_free(&inline_m);
+	}
+	unlink(path);
+}
+
+/* A batch for a finished tree fails in the worker: a later batch of the
+ * same worker and the finish report it. */
+static void test_worker_error_reaches_reader(void)
+{
+	struct tree_workers *tw = tree_workers_start(2);
+	struct calltree t;
+	uint32_t method[4] = {1, 2, 2, 1};
+	uint8_t tr[4] = {JCAL_TR_ENTRY, JCAL_TR_ENTRY, JCAL_TR_EXIT, JCAL_TR_EXIT};
+	uint8_t type[4] = {0, 0, 0, 0};
+	uint64_t metric[4] = {1, 2, 3, 4};
+	int err = 0;
+
+	CHECK(tw != NULL);
+	if (!tw)
+		return;
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	for (int i = 0; i < 200 && !err; i++)
+		err = tree_workers_add(tw, 4, &t, method, tr, type, metric, 4);
+	CHECK_EQ_I(tree_workers_finish(tw), -EINVAL);
+	calltree_free(&t);
+	/* a good batch on a worker of its own builds */
+	tw = tree_workers_start(1);
+	CHECK(tw != NULL);
+	if (!tw)
+		return;
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	CHECK_EQ_I(tree_workers_add(tw, 0, &t, method, tr, type, metric, 4), 0);
+	CHECK_EQ_I(tree_workers_finish(tw), 0);
+	CHECK_EQ_U(t.stats.events, 4);
+	CHECK_EQ_U(t.nnodes, 3);
+	calltree_free(&t);
+}
+
+int main(void)
+{
+	RUN(test_workers_same_trees);
+	RUN(test_worker_error_reaches_reader);
+	return test_summary("tree-workers");
+}

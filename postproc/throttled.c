@@ -1,0 +1,166 @@
+/*
+ * throttled.c - the throttled methods of a mode=bci trace (throttled.h):
+ * reads the throttle.method.ID meta records and writes the summary's
+ * section about them in text, CSV and JSON.
+ */
+#include "throttled.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "report.h"
+
+static int by_time(const void *a, const void *b)
+{
+	const struct throttle_fact *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return x->method < y->method ? -1 : x->method > y->method;
+}
+
+int throttled_list(const struct model *m, struct throttle_fact **out, size_t *n, size_t *bad)
+{
+	struct throttle_fact *v = NULL;
+	size_t k = 0;
+
+	*out = NULL;
+	*n = *bad = 0;
+	for (size_t i = 0; i < m->nmeta; i++) {
+		struct throttle_fact f;
+		int rc = throttle_fact_parse(m->meta[i].key, m->meta[i].value, &f);
+
+		if (rc > 0)
+			continue;
+		if (rc < 0) {
+			(*bad)++;
+			continue;
+		}
+		if (!v && !(v = malloc(m->nmeta * sizeof(*v))))
+			return -1;
+		v[k++] = f;
+	}
+	if (k)
+		qsort(v, k, sizeof(*v), by_time);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+int throttled_is(const struct model *m, uint32_t method)
+{
+	char key[64];
+
+	if (!throttled_rule(m))
+		return 0;
+	snprintf(key, sizeof(key), THROTTLE_META_PREFIX "%" PRIu32, method);
+	return model_meta(m, key) != NULL;
+}
+
+/* Seconds from the recording's start (meta start.time_ns) to t; -1 unknown. */
+static double since_start(const struct model *m, uint64_t t)
+{
+	const char *s = model_meta(m, "start.time_ns");
+	char *end;
+	unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+
+	if (!s || *end || !v || t < v)
+		return -1;
+	return (double)(t - v) / 1e9;
+}
+
+/* The average per completed call at the decision, in the unit reports
+ * show (metric 0, which the agent's rule used). */
+static uint64_t avg_of(const struct model *m, const struct throttle_fact *f)
+{
+	return f->timed ? model_value(m, 0, f->sum / f->timed) : 0;
+}
+
+int throttled_summary_text(const struct model *m, const struct report_opts *o)
+{
+	struct throttle_fact *v;
+	size_t n, bad;
+	if (!throttled_rule(m))
+		return 0;
+	if (throttled_list(m, &v, &n, &bad))
+		return -1;
+	fputs("  throttled:             ", o->out);
+	fprintf(o->out, "%zu method%s (throttle=", n, n == 1 ? "" : "s");
+	text_escape(o->out, throttled_rule(m));
+	fputs("): probes removed while the program ran; their later calls are their callers' "
+	      "time",
+	      o->out);
+	if (bad)
+		fprintf(o->out, "; %zu unreadable record%s", bad, bad == 1 ? "" : "s");
+	fputc('\n', o->out);
+	for (size_t i = 0; i < n; i++) {
+		double s = since_start(m, v[i].time_ns);
+
+		if (s >= 0)
+			fprintf(o->out, "    at %9.3f s", s);
+		else
+			fputs("    at         ? s", o->out);
+		fprintf(o->out, "  after %" PRIu64 " calls (avg %" PRIu64 " %s)  ",
+			throttled_calls(&v[i]), avg_of(m, &v[i]),
+			m->metric[0].unit[0] ? m->metric[0].unit : "raw");
+		text_escape(o->out, model_method_name(m, v[i].method));
+		fputc('\n', o->out);
+	}
+	free(v);
+	return 0;
+}
+
+int throttled_summary_csv(const struct model *m, const struct report_opts *o)
+{
+	struct throttle_fact *v;
+	size_t n, bad;
+
+	if (!throttled_rule(m))
+		return 0;
+	if (throttled_list(m, &v, &n, &bad))
+		return -1;
+	fprintf(o->out, "throttled,%zu\n", n);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o->out, "throttled.%zu.method,", i);
+		csv_field(o->out, model_method_name(m, v[i].method));
+		fprintf(o->out,
+			"\nthrottled.%zu.time_ns,%" PRIu64 "\nthrottled.%zu.calls,%" PRIu64
+			"\nthrottled.%zu.calls_at_throttling,%" PRIu64
+			"\nthrottled.%zu.avg,%" PRIu64 "\n",
+			i, v[i].time_ns, i, throttled_calls(&v[i]), i, v[i].calls, i,
+			avg_of(m, &v[i]));
+	}
+	free(v);
+	return 0;
+}
+
+int throttled_summary_json(const struct model *m, const struct report_opts *o)
+{
+	struct throttle_fact *v;
+	size_t n, bad;
+
+	if (!throttled_rule(m))
+		return 0;
+	if (throttled_list(m, &v, &n, &bad))
+		return -1;
+	fputs(",\n\"throttle\":{\"rule\":", o->out);
+	json_string(o->out, throttled_rule(m));
+	fprintf(o->out, ",\"unreadable\":%zu,\"methods\":[", bad);
+	for (size_t i = 0; i < n; i++) {
+		double s = since_start(m, v[i].time_ns);
+
+		fputs(i ? ",\n{\"method\":" : "\n{\"method\":", o->out);
+		json_string(o->out, model_method_name(m, v[i].method));
+		fprintf(o->out,
+			",\"id\":%" PRIu32 ",\"time_ns\":%" PRIu64
+			",\"seconds\":%.6f,\"calls\":%" PRIu64 ",\"calls_at_throttling\":%" PRIu64
+			",\"avg\":%" PRIu64 "}",
+			v[i].method, v[i].time_ns, s >= 0 ? s : 0.0, throttled_calls(&v[i]),
+			v[i].calls, avg_of(m, &v[i]));
+	}
+	fputs("]}", o->out);
+	free(v);
+	return 0;
+}

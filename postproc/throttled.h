@@ -1,0 +1,51 @@
+/*
+ * throttled.h - the methods a mode=bci trace says were throttled
+ * (throttle=CALLS:NS: their probes taken out while the program ran), read
+ * from its throttle.method.ID meta records (common/throttle_fact.h), and
+ * their lines in the summary, flat and tree reports (docs/jcal-post.md).
+ */
+#ifndef JCAL_THROTTLED_H
+#define JCAL_THROTTLED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+#include "throttle_fact.h"
+
+struct report_opts;
+
+/* The throttled methods of m in the order they were throttled (then by
+ * id), malloc'ed in *out (free it; NULL when none). A malformed record is
+ * left out and counted in *bad. Returns 0, or -1 when out of memory. */
+int throttled_list(const struct model *m, struct throttle_fact **out, size_t *n, size_t *bad);
+
+/* Whether method id is one of them (a record that does not parse counts:
+ * the method lost its probes all the same). */
+int throttled_is(const struct model *m, uint32_t method);
+
+/* Whether the trace was recorded with throttle= (its meta "throttle"). */
+static inline const char *throttled_rule(const struct model *m)
+{
+	return model_meta(m, THROTTLE_META_RULE);
+}
+
+/* The calls a record counts: over the recording when known, else at the
+ * removal of the probes. */
+static inline uint64_t throttled_calls(const struct throttle_fact *f)
+{
+	return f->has_final ? f->final_calls : f->calls;
+}
+
+/* The summary's parts: a "throttled:" section (text), "throttled.N.*" rows
+ * (CSV), and ,"throttle":{...} (JSON); nothing for a trace recorded
+ * without throttle=. Each returns 0 or -1 (no memory). */
+int throttled_summary_text(const struct model *m, const struct report_opts *o);
+int throttled_summary_csv(const struct model *m, const struct report_opts *o);
+int throttled_summary_json(const struct model *m, const struct report_opts *o);
+
+/* The mark of a throttled method's name in text reports. */
+#define THROTTLED_MARK " [throttled]"
+
+#endif

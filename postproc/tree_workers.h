@@ -1,0 +1,39 @@
+/*
+ * tree_workers.h - building the threads' trees on other cores than the one
+ * reading the trace (jcal-post --jobs, docs/performance.md).
+ *
+ * The reading thread decodes the file and hands each batch of a thread's
+ * events to a worker; a thread's batches always go to the same worker (by
+ * its key, the thread's serial), so each tree is built by one worker in
+ * the trace's order and trees of different threads are built at once. The
+ * compensation hook of the trees must then be safe to call from several
+ * threads (calib_apply's is).
+ */
+#ifndef JCAL_TREE_WORKERS_H
+#define JCAL_TREE_WORKERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calltree.h"
+#include "trace_reader.h"
+
+struct tree_workers;
+
+/* Starts n >= 1 workers; NULL when they cannot be started (out of memory
+ * or threads): then build on the calling thread. */
+struct tree_workers *tree_workers_start(unsigned n);
+
+/* Queues calltree_events(tree, ...) of n <= TRACE_EVENT_BATCH events
+ * (copied) on the worker of key; waits while that worker's queue is full.
+ * Returns 0, or the error of an earlier batch of that worker (-ENOMEM or
+ * -EINVAL; its later batches are dropped). */
+int tree_workers_add(struct tree_workers *tw, uint32_t key, struct calltree *tree,
+		     const uint32_t *method, const uint8_t *transition, const uint8_t *type,
+		     const uint64_t *metric, size_t n);
+
+/* Waits until every queued batch is built and stops the workers (tw may be
+ * NULL). Returns 0 or the first error of a batch. */
+int tree_workers_finish(struct tree_workers *tw);
+
+#endif
