@@ -6,14 +6,15 @@
 # without agent (truth: WARMUP warm-up rounds, then ROUNDS measured), one with
 # trace,mode=bci,start=manual where only the same measured rounds are inside
 # a jcal.Control region. Calibrates once with calibrate,mode=bci. Prints the
-# median error (low..high) over JVMS pairs, raw and per estimator.
+# median error (low..high) over JVMS pairs, raw and per estimator; TSV=FILE
+# also appends them to FILE, WORKLOADS and AGENT_OPTS as in bench/accuracy.sh.
 set -eu
 cd "$(dirname "$0")/.."
 JVMS=${1:-3}
 ROUNDS=${2:-3}
 SCALE=${3:-100000}
 WARMUP=${4:-20}
-ESTIMATORS="min median mean"
+ESTIMATORS="min p10 median mean cond"
 . bench/accuracy-lib.sh
 
 calibrate "mode=bci, metric=cputime" "-agentpath:build/libjcal.so=calibrate,mode=bci,metric=cputime${AGENT_OPTS:+,$AGENT_OPTS},table=$table,out=$tmp/calib.bin"
@@ -42,8 +43,9 @@ for w in $WORKLOADS; do
 		done
 	done
 	t=$(median <"$tmp/r.truth")
-	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(spread <"$tmp/r.raw")"
-	for e in $ESTIMATORS; do printf '  %-20s' "$(spread <"$tmp/r.$e")"; done
+	record "$w" truth_ns "$tmp/r.truth"
+	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(figure "$w" raw "$tmp/r.raw")"
+	for e in $ESTIMATORS; do printf '  %-20s' "$(figure "$w" "$e" "$tmp/r.$e")"; done
 	printf '\n'
 done
 echo

@@ -13,7 +13,9 @@
 # measured in that very JVM (recalibrate=start, jcal-post --calib inrun),
 # and with one global minimum subtracted from every delta (the older
 # method). Prints the median error over the JVMs and its spread
-# (lowest..highest). Never fails on accuracy.
+# (lowest..highest); TSV=FILE also appends them to FILE (bench/accuracy-lib.sh).
+# WORKLOADS and AGENT_OPTS from the environment choose the workloads and add
+# agent options. Never fails on accuracy.
 set -eu
 cd "$(dirname "$0")/.."
 JVMS=${1:-5}
@@ -68,10 +70,11 @@ for w in $WORKLOADS; do
 		done
 	done
 	t=$(median <"$tmp/r.truth")
-	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(spread <"$tmp/r.raw")"
-	for e in $ESTIMATORS; do printf '  %-20s' "$(spread <"$tmp/r.$e")"; done
-	for e in $INRUN; do printf '  %-20s' "$(spread <"$tmp/r.in-$e")"; done
-	printf '  %-20s\n' "$(spread <"$tmp/r.global")"
+	record "$w" truth_ns "$tmp/r.truth"
+	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(figure "$w" raw "$tmp/r.raw")"
+	for e in $ESTIMATORS; do printf '  %-20s' "$(figure "$w" "$e" "$tmp/r.$e")"; done
+	for e in $INRUN; do printf '  %-20s' "$(figure "$w" "in-run-$e" "$tmp/r.in-$e")"; done
+	printf '  %-20s\n' "$(figure "$w" global-min "$tmp/r.global")"
 done
 echo
 echo "$JVMS JVMs x $ROUNDS rounds each, scale $SCALE; table $(grep -c '^[IiJjNnO]:' "$table") keys, single global minimum $gmin ns"

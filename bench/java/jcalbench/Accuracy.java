@@ -2,6 +2,9 @@ package jcalbench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Workloads of known shape for bench/accuracy.sh. Each workload's top
@@ -174,6 +177,141 @@ public final class Accuracy {
 		}
 	}
 
+	/**
+	 * Collections: a tally of boxed keys in a HashMap, the inputs kept in an
+	 * ArrayList, then both iterated (put/get/entrySet, Integer boxing).
+	 */
+	static final class Collections {
+		static int key(int i) {
+			return (i * 7919) % 300;
+		}
+
+		static long tally(int seed) {
+			HashMap<Integer, Integer> counts = new HashMap<>();
+			ArrayList<Integer> seen = new ArrayList<>();
+			for (int i = 0; i < 100; i++) {
+				Integer k = key(seed + i);
+				Integer c = counts.get(k);
+				counts.put(k, c == null ? 1 : c + 1);
+				seen.add(k);
+			}
+			long s = 0;
+			for (Map.Entry<Integer, Integer> e : counts.entrySet())
+				s += e.getKey() * e.getValue();
+			for (Integer k : seen)
+				s += counts.get(k);
+			return s;
+		}
+
+		static void run(int n) {
+			long s = 0;
+			for (int i = 0; i < n / 1000 + 1; i++)
+				s += tally(i);
+			Leaves.sink += (int) s;
+		}
+	}
+
+	/**
+	 * Strings: records built with StringBuilder and + concatenation, then
+	 * split into fields and parsed back.
+	 */
+	static final class Strings {
+		static String record(int i) {
+			StringBuilder b = new StringBuilder(48);
+			b.append("id=").append(i).append(";name=item").append(i % 97).append(";qty=").append(i % 13);
+			return b.toString();
+		}
+
+		static int field(String f) {
+			String v = f.substring(f.indexOf('=') + 1);
+			if (v.startsWith("item"))
+				v = v.substring(4);
+			return Integer.parseInt(v);
+		}
+
+		static int parse(String line) {
+			int sum = 0;
+			for (String f : line.split(";"))
+				sum += field(f);
+			return sum;
+		}
+
+		static void run(int n) {
+			long s = 0;
+			for (int i = 0; i < n / 80 + 1; i++) {
+				String line = record(i);
+				s += parse(line);
+				String key = "k" + i + ":" + line.length();
+				s += key.hashCode();
+			}
+			Leaves.sink += (int) s;
+		}
+	}
+
+	/**
+	 * Interp: a stack VM with a switch-dispatch loop running a little
+	 * program (a loop summing squares modulo a prime); arithmetic goes
+	 * through a helper method, as in an interpreter with typed operations.
+	 */
+	static final class Interp {
+		static final int PUSH = 0, LOAD = 1, STORE = 2, ADD = 3, MUL = 4, MOD = 5, JGE = 6, JMP = 7, HALT = 8;
+		/* s = 0; i = 0; while (i < 40) { s = (s + i * i) % 10007; i = i + 1; } */
+		static final int[] PROGRAM = {
+			PUSH, 0, STORE, 0, PUSH, 0, STORE, 1, /* 8: */ LOAD, 1, PUSH, 40, JGE, 36,
+			LOAD, 0, LOAD, 1, LOAD, 1, MUL, ADD, PUSH, 10007, MOD, STORE, 0,
+			LOAD, 1, PUSH, 1, ADD, STORE, 1, JMP, 8, /* 36: */ LOAD, 0, HALT,
+		};
+		private final int[] stack = new int[16];
+		private final int[] vars = new int[4];
+		private int sp;
+
+		static int arith(int op, int a, int b) {
+			switch (op) {
+			case ADD: return a + b;
+			case MUL: return a * b;
+			case MOD: return a % b;
+			default: throw new IllegalStateException("op " + op);
+			}
+		}
+
+		int exec(int[] code) {
+			sp = 0;
+			int pc = 0;
+			for (;;) {
+				int op = code[pc++];
+				switch (op) {
+				case PUSH: stack[sp++] = code[pc++]; break;
+				case LOAD: stack[sp++] = vars[code[pc++]]; break;
+				case STORE: vars[code[pc++]] = stack[--sp]; break;
+				case ADD:
+				case MUL:
+				case MOD:
+					sp--;
+					stack[sp - 1] = arith(op, stack[sp - 1], stack[sp]);
+					break;
+				case JGE:
+					sp -= 2;
+					if (stack[sp] >= stack[sp + 1])
+						pc = code[pc];
+					else
+						pc++;
+					break;
+				case JMP: pc = code[pc]; break;
+				case HALT: return stack[--sp];
+				default: throw new IllegalStateException("op " + op);
+				}
+			}
+		}
+
+		static void run(int n) {
+			Interp vm = new Interp();
+			long s = 0;
+			for (int i = 0; i < n / 100 + 1; i++)
+				s += vm.exec(PROGRAM);
+			Leaves.sink += (int) s;
+		}
+	}
+
 	static void runOnce(String w, int n) {
 		switch (w) {
 		case "leaves": Leaves.run(n); break;
@@ -182,6 +320,9 @@ public final class Accuracy {
 		case "exceptions": Exceptions.run(n); break;
 		case "loops": Loops.run(n); break;
 		case "parser": Parser.run(n); break;
+		case "collections": Collections.run(n); break;
+		case "strings": Strings.run(n); break;
+		case "interp": Interp.run(n); break;
 		default: throw new IllegalArgumentException("unknown workload " + w);
 		}
 	}
