@@ -389,6 +389,44 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 	return event_in(t, method, transition, type, metric, 0);
 }
 
+/* The builder's state that events_one_metric() keeps in locals. */
+struct fast_state {
+	struct seqkey_frame *fr; /* the stepper's stack */
+	uint32_t *nstack;	 /* the builder's stack of nodes */
+	uint32_t depth, room;	 /* frames open; frames both stacks have room for */
+	unsigned m1, t1;
+	int have_prev, gap;
+	uint64_t last;
+	size_t np; /* deferred charges */
+};
+
+static inline void fast_load(const struct calltree *t, struct fast_state *f)
+{
+	const struct seqkey_stepper *s = &t->keys;
+
+	f->fr = s->stack;
+	f->nstack = t->stack;
+	f->depth = s->depth;
+	f->room = s->cap < t->stack_cap ? s->cap : t->stack_cap;
+	f->m1 = s->m1;
+	f->t1 = s->t1;
+	f->have_prev = s->have_prev;
+	f->gap = t->gap;
+	f->last = t->last[0];
+	f->np = t->pend.n;
+}
+
+static inline void fast_store(struct calltree *t, const struct fast_state *f)
+{
+	t->keys.depth = f->depth;
+	t->keys.m1 = (uint8_t)f->m1;
+	t->keys.t1 = (uint8_t)f->t1;
+	t->keys.have_prev = f->have_prev;
+	t->gap = f->gap;
+	t->last[0] = f->last;
+	t->pend.n = f->np;
+}
+
 /*
  * calltree_events() for one metric: the common events (an entry with room
  * on the stacks, an exit of the top frame) taken with the builder's state
@@ -398,93 +436,66 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 static int events_one_metric(struct calltree *t, const uint32_t *method, const uint8_t *transition,
 			     const uint8_t *type, const uint64_t *metric, size_t n)
 {
-	struct seqkey_stepper *s = &t->keys;
 	struct calltree_pending *p = &t->pend;
-	struct seqkey_frame *fr = s->stack;
-	uint32_t *nstack = t->stack;
-	uint32_t depth = s->depth, room = s->cap < t->stack_cap ? s->cap : t->stack_cap;
-	unsigned m1 = s->m1, t1 = s->t1;
-	int have_prev = s->have_prev, gap = t->gap;
-	uint64_t last = t->last[0];
-	size_t np = p->n;
+	struct fast_state f;
 	int err = 0;
 
+	fast_load(t, &f);
 	for (size_t k = 0; k < n; k++) {
 		const unsigned tr = transition[k], ty = type[k];
 		const uint32_t m = method[k];
 		uint32_t charged, node;
 		unsigned between, after;
 
-		if (tr == JCAL_TR_ENTRY && ty < JCAL_MT_COUNT && depth < room) {
-			charged = depth ? nstack[depth - 1] : CALLTREE_ROOT;
-			between = depth ? fr[depth - 1].type : JCAL_MT_OTHER;
+		if (tr == JCAL_TR_ENTRY && ty < JCAL_MT_COUNT && f.depth < f.room) {
+			charged = f.depth ? f.nstack[f.depth - 1] : CALLTREE_ROOT;
+			between = f.depth ? f.fr[f.depth - 1].type : JCAL_MT_OTHER;
 			err = child_get(t, charged, m, &node);
 			if (err)
 				break;
-			fr[depth].method = m;
-			fr[depth].type = (uint8_t)ty;
-			nstack[depth++] = node;
+			f.fr[f.depth].method = m;
+			f.fr[f.depth].type = (uint8_t)ty;
+			f.nstack[f.depth++] = node;
 			t->nodes[node].calls++;
 			after = ty;
 		} else if ((tr == JCAL_TR_EXIT || tr == JCAL_TR_THROW) && ty < JCAL_MT_COUNT &&
-			   depth && fr[depth - 1].method == m) {
-			charged = nstack[depth - 1];
-			between = fr[depth - 1].type;
-			depth--;
-			after = depth ? fr[depth - 1].type : JCAL_MT_OTHER;
+			   f.depth && f.fr[f.depth - 1].method == m) {
+			charged = f.nstack[f.depth - 1];
+			between = f.fr[f.depth - 1].type;
+			f.depth--;
+			after = f.depth ? f.fr[f.depth - 1].type : JCAL_MT_OTHER;
 		} else {
 			/* the rare cases: the state back in place for event_in */
-			s->depth = depth;
-			s->m1 = (uint8_t)m1;
-			s->t1 = (uint8_t)t1;
-			s->have_prev = have_prev;
-			t->gap = gap;
-			t->last[0] = last;
-			p->n = np;
+			fast_store(t, &f);
 			err = event_in(t, m, tr, ty, &metric[k], 1);
-			fr = s->stack;
-			nstack = t->stack;
-			depth = s->depth;
-			room = s->cap < t->stack_cap ? s->cap : t->stack_cap;
-			m1 = s->m1;
-			t1 = s->t1;
-			have_prev = s->have_prev;
-			gap = t->gap;
-			last = t->last[0];
-			np = p->n;
+			fast_load(t, &f);
 			if (err)
 				break;
 			continue;
 		}
-		if (have_prev && !gap) {
-			const struct seqkey key = {(uint8_t)m1, (uint8_t)t1, (uint8_t)between,
+		if (f.have_prev && !f.gap) {
+			const struct seqkey key = {(uint8_t)f.m1, (uint8_t)f.t1, (uint8_t)between,
 						   (uint8_t)tr, (uint8_t)after};
-			uint64_t d = metric[k] - last;
+			uint64_t d = metric[k] - f.last;
 
-			if (metric[k] < last) {
+			if (metric[k] < f.last) {
 				t->stats.backwards++;
 				d = 0;
 			}
-			p->node[np] = charged;
-			p->key[np] = (uint16_t)seqkey_index(&key);
-			p->delta[np++] = d;
+			p->node[f.np] = charged;
+			p->key[f.np] = (uint16_t)seqkey_index(&key);
+			p->delta[f.np++] = d;
 		}
-		have_prev = 1;
-		m1 = between;
-		t1 = tr;
-		gap = 0;
-		last = metric[k];
+		f.have_prev = 1;
+		f.m1 = between;
+		f.t1 = tr;
+		f.gap = 0;
+		f.last = metric[k];
 		t->stats.events++;
 		t->stats.by_type[ty]++;
 		t->stats.by_transition[tr]++;
 	}
-	s->depth = depth;
-	s->m1 = (uint8_t)m1;
-	s->t1 = (uint8_t)t1;
-	s->have_prev = have_prev;
-	t->gap = gap;
-	t->last[0] = last;
-	p->n = np;
+	fast_store(t, &f);
 	return err;
 }
 

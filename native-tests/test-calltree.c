@@ -10,6 +10,7 @@
 #include "golden.h"
 #include "seqkey.h"
 #include "test.h"
+#include "xorshift.h"
 
 /* Path of node n as ";"-joined golden names (A=1...), root excluded. */
 static void node_path(const struct calltree *t, uint32_t n, char *buf, size_t len)
@@ -518,10 +519,7 @@ static uint64_t eq_rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t eq_rand(void)
 {
-	eq_rng ^= eq_rng >> 12;
-	eq_rng ^= eq_rng << 25;
-	eq_rng ^= eq_rng >> 27;
-	return eq_rng * 0x2545f4914f6cdd1dull;
+	return xorshift_next(&eq_rng);
 }
 
 /* A compensation that depends on the key and the delta, and its batch form. */

@@ -11,6 +11,7 @@
 
 #include "model.h"
 #include "test.h"
+#include "xorshift.h"
 #include "tracegen.h"
 #include "tree_workers.h"
 
@@ -20,10 +21,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
+	return xorshift_next(&rng);
 }
 
 /* A compensation safe from several threads: a function of key and delta. */

@@ -78,14 +78,23 @@ static uint64_t avg_of(const struct model *m, const struct throttle_fact *f)
 	return f->timed ? model_value(m, 0, f->sum / f->timed) : 0;
 }
 
+/* The list for a summary: 1 with it, 0 for a trace without throttle=, -1
+ * out of memory. */
+static int summary_list(const struct model *m, struct throttle_fact **v, size_t *n, size_t *bad)
+{
+	if (!throttled_rule(m))
+		return 0;
+	return throttled_list(m, v, n, bad) ? -1 : 1;
+}
+
 int throttled_summary_text(const struct model *m, const struct report_opts *o)
 {
 	struct throttle_fact *v;
 	size_t n, bad;
-	if (!throttled_rule(m))
-		return 0;
-	if (throttled_list(m, &v, &n, &bad))
-		return -1;
+	int have = summary_list(m, &v, &n, &bad);
+
+	if (have <= 0)
+		return have;
 	fputs("  throttled:             ", o->out);
 	fprintf(o->out, "%zu method%s (throttle=", n, n == 1 ? "" : "s");
 	text_escape(o->out, throttled_rule(m));
@@ -116,11 +125,10 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 {
 	struct throttle_fact *v;
 	size_t n, bad;
+	int have = summary_list(m, &v, &n, &bad);
 
-	if (!throttled_rule(m))
-		return 0;
-	if (throttled_list(m, &v, &n, &bad))
-		return -1;
+	if (have <= 0)
+		return have;
 	fprintf(o->out, "throttled,%zu\n", n);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(o->out, "throttled.%zu.method,", i);
@@ -140,11 +148,10 @@ int throttled_summary_json(const struct model *m, const struct report_opts *o)
 {
 	struct throttle_fact *v;
 	size_t n, bad;
+	int have = summary_list(m, &v, &n, &bad);
 
-	if (!throttled_rule(m))
-		return 0;
-	if (throttled_list(m, &v, &n, &bad))
-		return -1;
+	if (have <= 0)
+		return have;
 	fputs(",\n\"throttle\":{\"rule\":", o->out);
 	json_string(o->out, throttled_rule(m));
 	fprintf(o->out, ",\"unreadable\":%zu,\"methods\":[", bad);
