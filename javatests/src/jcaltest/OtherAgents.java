@@ -21,6 +21,7 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
 import com.sun.jdi.Bootstrap;
+import com.sun.jdi.VMDisconnectedException;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.connect.AttachingConnector;
 import com.sun.jdi.connect.Connector;
@@ -31,6 +32,7 @@ import com.sun.jdi.event.VMDeathEvent;
 import com.sun.jdi.event.VMDisconnectEvent;
 import com.sun.jdi.request.EventRequest;
 import com.sun.jdi.request.MethodEntryRequest;
+import com.sun.jdi.request.VMDeathRequest;
 
 /**
  * jcal beside other agents, in mode=events and mode=bci: the debugger's
@@ -288,6 +290,11 @@ public final class OtherAgents {
 		req.addClassFilter(W + "*");
 		req.setSuspendPolicy(EventRequest.SUSPEND_NONE);
 		req.enable();
+		/* The VM waits at its death until the events before it are read: a
+		 * method look-up on a late event would otherwise find it gone. */
+		VMDeathRequest death = vm.eventRequestManager().createVMDeathRequest();
+		death.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+		death.enable();
 		vm.resume();
 		long n = 0;
 		long deadline = System.nanoTime() + 120_000_000_000L;
@@ -300,6 +307,14 @@ public final class OtherAgents {
 					if (!((MethodEntryEvent) e).method().declaringType().name().contains("$$Lambda"))
 						n++;
 				} else if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
+					/* every entry came before: let the VM go (dispose
+					 * resumes what the death request suspended) */
+					if (e instanceof VMDeathEvent)
+						try {
+							vm.dispose();
+						} catch (VMDisconnectedException gone) {
+							// already gone: nothing to resume
+						}
 					return n;
 				}
 			}
