@@ -190,26 +190,41 @@ void calltree_free(struct calltree *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void charge(struct calltree *t, uint32_t node, const struct seqkey *key,
-		   const uint64_t *metric)
+/* The delta from last to v; a metric that went back gives 0, counted. */
+static inline uint64_t step_delta(struct calltree *t, uint64_t v, uint64_t last)
+{
+	if (v < last) {
+		t->stats.backwards++;
+		return 0;
+	}
+	return v - last;
+}
+
+/* Adds the raw deltas d (one per metric) of a step with key to node, raw
+ * and, through the compensation hook, calibrated. */
+static void add_step(struct calltree *t, uint32_t node, const struct seqkey *key, const uint64_t *d)
 {
 	struct calltree_node *n = &t->nodes[node];
 
 	for (unsigned i = 0; i < t->nmetrics; i++) {
-		uint64_t d = metric[i] - t->last[i];
-
-		if (metric[i] < t->last[i]) {
-			t->stats.backwards++;
-			d = 0;
-		}
-		n->raw_base[i] += d;
+		n->raw_base[i] += d[i];
 		if (t->comp.fn) {
-			int64_t c = t->comp.fn(t->comp.ctx, key, i, d);
+			int64_t c = t->comp.fn(t->comp.ctx, key, i, d[i]);
 			n->base[i] += c > 0 ? (uint64_t)c : 0;
 		} else {
-			n->base[i] += d;
+			n->base[i] += d[i];
 		}
 	}
+}
+
+static void charge(struct calltree *t, uint32_t node, const struct seqkey *key,
+		   const uint64_t *metric)
+{
+	uint64_t d[JCAL_MAX_METRICS];
+
+	for (unsigned i = 0; i < t->nmetrics; i++)
+		d[i] = step_delta(t, metric[i], t->last[i]);
+	add_step(t, node, key, d);
 }
 
 static uint32_t top_node(const struct calltree *t)
@@ -247,13 +262,8 @@ static inline void defer(struct calltree *t, uint32_t node, const struct seqkey 
 	struct calltree_pending *p = &t->pend;
 	uint64_t *d = &p->delta[p->n * t->nmetrics];
 
-	for (unsigned i = 0; i < t->nmetrics; i++) {
-		d[i] = metric[i] - t->last[i];
-		if (metric[i] < t->last[i]) {
-			t->stats.backwards++;
-			d[i] = 0;
-		}
-	}
+	for (unsigned i = 0; i < t->nmetrics; i++)
+		d[i] = step_delta(t, metric[i], t->last[i]);
 	p->node[p->n] = node;
 	p->key[p->n] = (uint16_t)seqkey_index(key);
 	p->n++;
@@ -306,20 +316,8 @@ static void pending_flush(struct calltree *t)
 		return;
 	}
 	for (size_t k = 0; k < p->n; k++) {
-		struct calltree_node *n = &t->nodes[p->node[k]];
-		const uint64_t *d = &p->delta[k * nm];
-
-		if (t->comp.fn)
-			seqkey_from_index(p->key[k], &key);
-		for (unsigned i = 0; i < nm; i++) {
-			n->raw_base[i] += d[i];
-			if (t->comp.fn) {
-				int64_t c = t->comp.fn(t->comp.ctx, &key, i, d[i]);
-				n->base[i] += c > 0 ? (uint64_t)c : 0;
-			} else {
-				n->base[i] += d[i];
-			}
-		}
+		seqkey_from_index(p->key[k], &key);
+		add_step(t, p->node[k], &key, &p->delta[k * nm]);
 	}
 	p->n = 0;
 }
@@ -476,15 +474,9 @@ static int events_one_metric(struct calltree *t, const uint32_t *method, const u
 		if (f.have_prev && !f.gap) {
 			const struct seqkey key = {(uint8_t)f.m1, (uint8_t)f.t1, (uint8_t)between,
 						   (uint8_t)tr, (uint8_t)after};
-			uint64_t d = metric[k] - f.last;
-
-			if (metric[k] < f.last) {
-				t->stats.backwards++;
-				d = 0;
-			}
 			p->node[f.np] = charged;
 			p->key[f.np] = (uint16_t)seqkey_index(&key);
-			p->delta[f.np++] = d;
+			p->delta[f.np++] = step_delta(t, metric[k], f.last);
 		}
 		f.have_prev = 1;
 		f.m1 = between;

@@ -290,36 +290,6 @@ static int on_compiled(void *ctx, const struct trace_compiled *c)
 	return 0;
 }
 
-static int on_event_slow(struct model *m, const struct trace_event *e);
-
-static int on_event(void *ctx, const struct trace_event *e)
-{
-	struct model *m = ctx;
-	struct model_thread *t = m->last_thread;
-	const uint64_t *metric = e->metric;
-	uint64_t buf[JCAL_MAX_METRICS];
-	int err;
-
-	if (!t || t->serial != e->thread || !t->has_tree || t->snap_map)
-		return on_event_slow(m, e);
-	if (e->nmetrics != t->tree.nmetrics) {
-		memset(buf, 0, sizeof(buf));
-		memcpy(buf, e->metric,
-		       (e->nmetrics < t->tree.nmetrics ? e->nmetrics : t->tree.nmetrics) *
-			   sizeof(buf[0]));
-		metric = buf;
-	}
-	err = calltree_event(&t->tree, event_method(m, e->method), e->transition, e->type, metric);
-	if (err) {
-		if (err == -ENOMEM)
-			return oom(m);
-		snprintf(m->err, sizeof(m->err), "thread #%u: invalid event (transition %u)",
-			 e->thread, e->transition);
-		return -1;
-	}
-	return 0;
-}
-
 /* The tree of a thread's first event, for nmetrics metrics (1 if 0).
  * Returns 0 or -1 (out of memory). */
 static int tree_setup(struct model *m, struct model_thread *t, unsigned nmetrics)
@@ -334,23 +304,6 @@ static int tree_setup(struct model *m, struct model_thread *t, unsigned nmetrics
 	if (n > m->nmetrics)
 		m->nmetrics = n;
 	return 0;
-}
-
-/* First event of a thread, or of another thread than the last one. */
-static int on_event_slow(struct model *m, const struct trace_event *e)
-{
-	struct model_thread *t = thread_get(m, e->thread);
-
-	if (!t)
-		return oom(m);
-	if (m->snapshot) {
-		snprintf(m->err, sizeof(m->err),
-			 "thread #%u: events in a tree snapshot (a file holds either)", e->thread);
-		return -1;
-	}
-	if (!t->has_tree && tree_setup(m, t, e->nmetrics))
-		return oom(m);
-	return on_event(m, e);
 }
 
 /* What calltree_events() (in place or in a worker) said: 0 or -1 with
@@ -406,6 +359,22 @@ static int on_events(void *ctx, const struct trace_event_batch *b)
 						   b->transition, b->type, metric, b->n));
 	return tree_error(m, b->thread,
 			  calltree_events(&t->tree, method, b->transition, b->type, metric, b->n));
+}
+
+/* One event, for readers that hand them one by one: a batch of one. */
+static int on_event(void *ctx, const struct trace_event *e)
+{
+	const struct trace_event_batch b = {
+	    .thread = e->thread,
+	    .nmetrics = e->nmetrics,
+	    .n = 1,
+	    .method = &e->method,
+	    .transition = &e->transition,
+	    .type = &e->type,
+	    .metric = e->metric,
+	};
+
+	return on_events(ctx, &b);
 }
 
 int model_jobs(struct model *m, unsigned jobs)
