@@ -6,24 +6,28 @@
 
 #include <string.h>
 
+/* max(0, raw - comp), saturated at INT64_MAX: the compensated value. */
+static inline int64_t compensated(uint64_t raw, uint64_t comp)
+{
+	uint64_t d = raw >= comp ? raw - comp : 0;
+
+	return d > INT64_MAX ? INT64_MAX : (int64_t)d;
+}
+
 int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsigned metric_index,
 			 uint64_t raw_delta, struct calib_comp_result *r)
 {
-	uint64_t comp;
+	uint64_t comp = 0;
 
 	r->match = CALIB_EXACT;
 	r->clamped = 0;
 	r->compensated = 0;
-	if (metric_index != 0)
-		return raw_delta > INT64_MAX ? INT64_MAX : (int64_t)raw_delta;
-	r->match = calib_table_comp_for(t, key, raw_delta, &comp);
-	r->compensated = 1;
-	if (raw_delta < comp) {
-		r->clamped = 1;
-		return 0;
+	if (metric_index == 0) {
+		r->match = calib_table_comp_for(t, key, raw_delta, &comp);
+		r->compensated = 1;
+		r->clamped = raw_delta < comp;
 	}
-	raw_delta -= comp;
-	return raw_delta > INT64_MAX ? INT64_MAX : (int64_t)raw_delta;
+	return compensated(raw_delta, comp);
 }
 
 int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
@@ -31,18 +35,16 @@ int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t 
 {
 	uint64_t *comp = (uint64_t *)out; /* same size: each comp is read before its out is set */
 	uint64_t below = 0;
+	int failed = calib_table_comp_batch(t, key, delta, comp, n);
 
-	if (calib_table_comp_batch(t, key, delta, comp, n)) {
-		for (size_t k = 0; k < n; k++)
-			out[k] = delta[k] > INT64_MAX ? INT64_MAX : (int64_t)delta[k];
-		return -1;
-	}
 	for (size_t k = 0; k < n; k++) {
-		uint64_t c = comp[k], d = delta[k] >= c ? delta[k] - c : 0;
+		uint64_t c = failed ? 0 : comp[k];
 
 		below += delta[k] < c;
-		out[k] = d > INT64_MAX ? INT64_MAX : (int64_t)d;
+		out[k] = compensated(delta[k], c);
 	}
+	if (failed)
+		return -1;
 	*clamped += below;
 	return 0;
 }
