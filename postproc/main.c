@@ -74,8 +74,6 @@ static int load(struct model *m, const struct cli *c, struct trace_result *res)
 	model_visitor(m, &v);
 	model_jobs(m, c->jobs); /* without the threads: built while reading */
 	st = progress_read(c->trace, &v, res, progress_bar_stream(c->trace), "reading");
-	if (model_trees_done(m) && st != TRACE_ABORTED)
-		st = TRACE_ABORTED; /* m->err says why */
 
 	switch (st) {
 	case TRACE_OK:

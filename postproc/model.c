@@ -385,7 +385,9 @@ int model_jobs(struct model *m, unsigned jobs)
 	return m->workers ? 0 : -1;
 }
 
-int model_trees_done(struct model *m)
+/* Waits for the trees being built by model_jobs' threads and stops them:
+ * 0, or -1 with m->err when a batch failed. */
+static int model_trees_done(struct model *m)
 {
 	int err = tree_workers_finish(m->workers);
 

@@ -133,15 +133,11 @@ int model_snapshot_compensated(const struct model *m);
 void model_visitor(struct model *m, struct trace_visitor *v);
 
 /* Builds the trees of the events read next on jobs threads beside the
- * reading one (tree_workers.h; 0: on the reading thread). The compensation
- * hook must be safe to call from several threads. Returns 0, or -1 when
- * the threads cannot be started (the trees are then built in place). */
+ * reading one (tree_workers.h; 0: on the reading thread); model_finish()
+ * waits for them and reports a batch that failed. The compensation hook
+ * must be safe to call from several threads. Returns 0, or -1 when the
+ * threads cannot be started (the trees are then built in place). */
 int model_jobs(struct model *m, unsigned jobs);
-
-/* Waits for the trees being built by model_jobs' threads and stops them:
- * returns 0, or -1 with m->err when a batch failed. model_finish() calls
- * it. */
-int model_trees_done(struct model *m);
 
 /* Reads path ("-" for stdin) into m. Returns the reader's status; for
  * TRACE_ABORTED m->err says why. */
