@@ -157,17 +157,17 @@ static void test_golden_calib_small(void)
 	ev(&t, 260, JCAL_TR_EXIT, main_id, JCAL_MT_INTERP_STATIC);
 	CHECK_EQ_I(calltree_finish(&t), 0);
 	CHECK_EQ_U(t.nodes[1].method, main_id);
-	CHECK_EQ_U(t.nodes[1].base[0], 30);
-	CHECK_EQ_U(t.nodes[1].cum[0], 45);
-	CHECK_EQ_U(t.nodes[1].raw_base[0], 100);
-	CHECK_EQ_U(t.nodes[1].raw_cum[0], 160);
-	CHECK_EQ_U(t.nodes[2].base[0], 10);
-	CHECK_EQ_U(t.nodes[2].raw_base[0], 40);
-	CHECK_EQ_U(t.nodes[3].base[0], 5);
-	CHECK_EQ_U(t.nodes[3].raw_base[0], 20);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->base, 30);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->cum, 45);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_base, 100);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_cum, 160);
+	CHECK_EQ_U(calltree_fig(&t, 2, 0)->base, 10);
+	CHECK_EQ_U(calltree_fig(&t, 2, 0)->raw_base, 40);
+	CHECK_EQ_U(calltree_fig(&t, 3, 0)->base, 5);
+	CHECK_EQ_U(calltree_fig(&t, 3, 0)->raw_base, 20);
 	/* metric 1 is not compensated */
-	CHECK_EQ_U(t.nodes[1].base[1], 200);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 45);
+	CHECK_EQ_U(calltree_fig(&t, 1, 1)->base, 200);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, 45);
 	CHECK_EQ_U(a.deltas, 5);
 	CHECK_EQ_U(a.clamped, 1);
 	CHECK_EQ_U(a.fallback_similar + a.fallback_global, 1);
