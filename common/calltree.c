@@ -56,13 +56,24 @@ static void link_child(struct calltree *t, uint32_t parent, uint32_t child)
 	p->last_child = child;
 }
 
-/* child_get() past its quick looks: the children map, or a new node. */
+/* How many children child_get_slow() looks at before the map. */
+#define CHILD_SCAN 8
+
+/* child_get() past its quick looks: the first CHILD_SCAN children (most
+ * parents have no more, and a look at a child is cheaper than one at the
+ * map, which is as large as the tree), else the children map; a new node
+ * when it has none. */
 static int child_get_slow(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
 {
-	uint32_t *v = u64map_find(&t->children, child_key(parent, method));
-	uint32_t h;
+	uint32_t *v = NULL, h = t->nodes[parent].first_child;
+	unsigned k = 0;
 	int err;
 
+	for (; h != CALLTREE_NONE && k < CHILD_SCAN; h = t->nodes[h].next_sibling, k++)
+		if (t->nodes[h].method == method)
+			goto found;
+	if (h != CALLTREE_NONE)
+		v = u64map_find(&t->children, child_key(parent, method));
 	if (v && *v != CALLTREE_NONE) {
 		h = *v;
 	} else {
@@ -75,6 +86,7 @@ static int child_get_slow(struct calltree *t, uint32_t parent, uint32_t method, 
 		}
 		link_child(t, parent, h);
 	}
+found:
 	t->nodes[parent].hint = h;
 	*out = h;
 	return 0;

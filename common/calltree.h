@@ -32,7 +32,7 @@
  * Memory grows with distinct calling contexts and stack depth, never with
  * the number of events; children are found through a hash keyed by
  * (parent node, method id), after a look at the parent's last child found,
- * the sibling after it and its first child.
+ * the sibling after it and its first eight children.
  */
 #ifndef JCAL_CALLTREE_H
 #define JCAL_CALLTREE_H
