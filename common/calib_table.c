@@ -6,6 +6,7 @@
  * merge and diff are in calib_table_ops.c, the directory in calib_dir.c.
  */
 #include "calib_table.h"
+#include "calib_fit.h"
 #include "calib_table_int.h"
 
 #include <inttypes.h>
@@ -188,6 +189,12 @@ void calib_entry_limit(struct calib_entry *e)
 		e->mean = 0;
 	else if (e->mean > (double)CALIB_NUM_MAX)
 		e->mean = (double)CALIB_NUM_MAX;
+	if (e->has_fit) {
+		e->fit_a = calib_fit_round_a(e->fit_a, (double)CALIB_NUM_MAX);
+		e->fit_b = calib_fit_round_b(e->fit_b, (double)CALIB_NUM_MAX);
+	} else {
+		e->fit_a = e->fit_b = 0;
+	}
 	e->comp = calib_comp_of(e->min, e->env);
 }
 
@@ -229,7 +236,7 @@ void calib_cond_build(struct calib_table *t)
 	}
 }
 
-static const char *const estimator_names[] = {"min", "p10", "median", "mean", "cond"};
+static const char *const estimator_names[] = {"min", "p10", "median", "mean", "cond", "fit"};
 
 int calib_estimator_parse(const char *name, enum calib_estimator *out)
 {
@@ -260,7 +267,8 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 			stat = d->p10;
 		else if (d->has_stats && e == CALIB_EST_MEDIAN)
 			stat = d->median;
-		else if (d->has_stats && (e == CALIB_EST_MEAN || e == CALIB_EST_COND))
+		else if (d->has_stats &&
+			 (e == CALIB_EST_MEAN || e == CALIB_EST_COND || e == CALIB_EST_FIT))
 			stat = d->mean >= 0 && d->mean < (double)CALIB_NUM_MAX
 				   ? (uint64_t)llround(d->mean)
 			       : d->mean > 0 ? CALIB_NUM_MAX
@@ -269,7 +277,7 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 	}
 	t->estimator = (int)e;
 	t->prepared = 0;
-	if (e == CALIB_EST_COND)
+	if (e == CALIB_EST_COND || e == CALIB_EST_FIT)
 		calib_cond_build(t);
 }
 
@@ -303,6 +311,15 @@ unsigned calib_table_keys_with_q(const struct calib_table *t)
 
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
 		n += t->e[i].present && t->e[i].has_q;
+	return n;
+}
+
+unsigned calib_table_keys_with_fit(const struct calib_table *t)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
+		n += t->e[i].present && t->e[i].has_fit;
 	return n;
 }
 
@@ -410,8 +427,13 @@ static inline enum calib_match comp_at(const struct calib_table *t, unsigned i, 
 	const struct calib_cond *c;
 	unsigned r = t->resolved[i], n = 0;
 
-	if (m == CALIB_NO_TABLE || t->estimator != CALIB_EST_COND) {
+	if (m == CALIB_NO_TABLE ||
+	    (t->estimator != CALIB_EST_COND && t->estimator != CALIB_EST_FIT)) {
 		*comp = m == CALIB_NO_TABLE ? 0 : t->e[r].comp;
+		return m;
+	}
+	if (t->estimator == CALIB_EST_FIT && t->e[r].has_fit) {
+		*comp = calib_fit_comp(t->e[r].fit_a, t->e[r].fit_b, delta);
 		return m;
 	}
 	if (!t->cond || !t->e[r].has_q) {
@@ -482,7 +504,7 @@ int calib_table_copy(struct calib_table *dst, const struct calib_table *src)
 	dst->prepared = 0;
 	free(dst->cond);
 	dst->cond = NULL;
-	if (dst->estimator == CALIB_EST_COND)
+	if (dst->estimator == CALIB_EST_COND || dst->estimator == CALIB_EST_FIT)
 		calib_cond_build(dst);
 	dst->resolved = NULL;
 	dst->match = NULL;

@@ -20,7 +20,7 @@
 
 #include "seqkey.h"
 
-#define CALIB_FORMAT_VERSION 2 /* 2 added q=; 1 is still read */
+#define CALIB_FORMAT_VERSION 3 /* 3 added a= b=, 2 q=; 1 and 2 are still read */
 #define CALIB_VALUE_MAX 256    /* longest header value kept, NUL included */
 
 /* The largest number of a key line (2^53 - 1, docs/calibration-format.md):
@@ -105,6 +105,10 @@ struct calib_entry {
 	double mean;
 	uint64_t median, p10;
 	uint64_t q[CALIB_NQ]; /* non-decreasing, q[0] >= min */
+	/* the overhead as a function of the step's own work w (calib_fit.h):
+	 * raw = w + fit_a + fit_b * w; both >= 0 */
+	uint8_t has_fit;
+	double fit_a, fit_b;
 };
 
 /* How a key was resolved by calib_table_lookup(). */
@@ -151,6 +155,9 @@ const struct calib_entry *calib_table_get(const struct calib_table *t, const str
 /* Keys with a quantile vector (q). */
 unsigned calib_table_keys_with_q(const struct calib_table *t);
 
+/* Keys with a fit of the overhead against the step's work (a, b). */
+unsigned calib_table_keys_with_fit(const struct calib_table *t);
+
 /* Keys with env = 0 (no environment measurement). */
 unsigned calib_table_env_missing(const struct calib_table *t);
 
@@ -184,13 +191,16 @@ enum calib_estimator {
 	/* per delta: the mean of the key's overheads (q[j] - env) that are not
 	 * above the delta itself (calib_entry_cond); keys without q: mean */
 	CALIB_EST_COND,
+	/* per delta: the step's own work (raw - a) / (1 + b) of the key's fit
+	 * (calib_fit_comp); keys without a fit: cond */
+	CALIB_EST_FIT,
 };
 
 /* The estimator applied by default, by jcal-post and by the agent's
  * in-memory trees: chosen by bench/accuracy.sh (docs/accuracy.md). */
 #define CALIB_EST_DEFAULT CALIB_EST_COND
 
-/* "min", "p10", "median", "mean", "cond" -> estimator; 0 or -1 for an
+/* "min", "p10", "median", "mean", "cond", "fit" -> estimator; 0 or -1 for an
  * unknown name. */
 int calib_estimator_parse(const char *name, enum calib_estimator *out);
 const char *calib_estimator_name(enum calib_estimator e);
@@ -214,7 +224,8 @@ uint64_t calib_entry_cond(const struct calib_entry *e, uint64_t delta);
 
 /* What to subtract from one delta of key k under the table's estimator
  * (calib_table_use_estimator): the comp of the key or its fallback
- * (calib_table_lookup), or for cond calib_entry_cond of that entry. */
+ * (calib_table_lookup), or for cond calib_entry_cond of that entry, or for
+ * fit calib_fit_comp of that entry's fit (cond when it has none). */
 enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey *k, uint64_t delta,
 				      uint64_t *comp);
 
