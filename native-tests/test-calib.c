@@ -895,6 +895,106 @@ static void test_derive(void)
 	calib_table_free(&t);
 }
 
+/* A calibrator thread that runs I calling i with bodies of several work
+ * loop lengths, marked as the calibration marks them: inside i the raw
+ * delta is w + 20 + 0.2 w exactly, w = env 75 + i's loop (0, 100 at 8,
+ * 400 at 32 iterations). A length without a cost (64) and a mark of another
+ * label do not disturb the fit. */
+static void write_work_trace(const char *path, const char *bad_meta)
+{
+	static const struct {
+		uint32_t label; /* 0: none */
+		unsigned rounds;
+		uint64_t inside;
+	} blocks[] = {{0, 40, 110}, {1, 20, 230},  {4, 1, 230},
+		      {2, 20, 590}, {5, 20, 9999}, {3, 5, 110}};
+	struct tracegen tg;
+	uint64_t m[1] = {1000};
+
+	CHECK_EQ_I(tg_open(&tg, path), 0);
+	trace_rec_meta(&tg.rb, "metric.0.unit", "ns");
+	trace_rec_meta(&tg.rb, "env.I:E:i:X:I", "75");
+	trace_rec_meta(&tg.rb, "calib.work.i.8", "100");
+	trace_rec_meta(&tg.rb, "calib.work.i.32", "400");
+	if (bad_meta)
+		trace_rec_meta(&tg.rb, bad_meta, "5");
+	trace_rec_label(&tg.rb, 1, "calib.work=8");
+	trace_rec_label(&tg.rb, 2, "calib.work=32");
+	trace_rec_label(&tg.rb, 3, "calib.work=0");
+	trace_rec_label(&tg.rb, 4, "phase two");
+	trace_rec_label(&tg.rb, 5, "calib.work=64");
+	trace_rec_thread_start(&tg.rb, 1, 1, 100, 0, 0, "jcal-calibrator", 1, m);
+	tg_flush(&tg);
+	tg_events_begin(&tg, 1, 1);
+	tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 1, m);
+	for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
+		if (blocks[b].label)
+			trace_events_add_control(&tg.enc, JCAL_CTL_MARK, blocks[b].label, m);
+		for (unsigned r = 0; r < blocks[b].rounds; r++) {
+			m[0] += 300;
+			tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP, 2, m);
+			m[0] += blocks[b].inside;
+			tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP, 2, m);
+		}
+	}
+	m[0] += 50;
+	tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 1, m);
+	tg_events_end(&tg);
+	trace_rec_end(&tg.rb, 214, 1, 0);
+	CHECK_EQ_I(tg_close(&tg), 0);
+}
+
+static void test_derive_fit(void)
+{
+	struct calib_table t, u;
+	struct calib_derive_info info;
+	const struct calib_entry *e;
+	struct seqkey k;
+	char path[512], err[512], *text;
+
+	tmp_path(path, sizeof(path), "work.jcal");
+	write_work_trace(path, NULL);
+	CHECK_EQ_I(calib_derive_file(path, &t, &info, err, sizeof(err)), 0);
+	if (test_cur_failed)
+		fprintf(stderr, "  %s\n", err);
+	CHECK_EQ_U(info.work_levels, 4); /* 0, 8, 32, 64 */
+	CHECK_EQ_U(info.deltas, 208);
+	CHECK_EQ_U(info.work_deltas, 118);
+	CHECK_EQ_U(info.fit_keys, 1);
+	CHECK_EQ_U(info.fit_one_work, 1); /* i:X:I:E:i: I's loop has no cost */
+	CHECK_EQ_U(info.fit_too_few, 2);  /* O:E:I:E:i and i:X:I:X:O: one sample */
+	key_of("I:E:i:X:I", &k);
+	e = calib_table_get(&t, &k);
+	CHECK(e != NULL);
+	if (e) {
+		/* the statistics are those of the empty bodies */
+		CHECK_EQ_U(e->samples, 45);
+		CHECK_EQ_U(e->min, 110);
+		CHECK(e->mean == 110);
+		CHECK(e->has_fit);
+		CHECK(e->fit_a == 20);
+		CHECK(e->fit_b == 0.2);
+	}
+	key_of("i:X:I:E:i", &k);
+	e = calib_table_get(&t, &k);
+	CHECK(e && !e->has_fit && e->samples == 43);
+	text = to_text(&t);
+	CHECK(text && !strncmp(text, "jcal-calibration 3\n", 19));
+	CHECK(text && strstr(text, "I:E:i:X:I 110 samples=45 env=75 comp=35 "));
+	CHECK(text && strstr(text, " a=20.0 b=0.2000\n"));
+	CHECK_EQ_I(calib_table_init(&u), 0);
+	CHECK_EQ_I(parse_text(&u, text, err, sizeof(err)), 0);
+	CHECK_EQ_U(calib_table_keys_with_fit(&u), 1);
+	free(text);
+	calib_table_free(&u);
+	calib_table_free(&t);
+
+	write_work_trace(path, "calib.work.X.8");
+	CHECK_EQ_I(calib_derive_file(path, &t, &info, err, sizeof(err)), -1);
+	CHECK(strstr(err, "meta record calib.work.X.8 = '5'") != NULL);
+	calib_table_free(&t);
+}
+
 /* Which agent option strings ask for in-run bursts. */
 static void test_options_recalibrate(void)
 {
@@ -1423,6 +1523,7 @@ int main(void)
 	RUN(test_apply_select);
 	RUN(test_derive);
 	RUN(test_derive_errors);
+	RUN(test_derive_fit);
 	RUN(test_options_recalibrate);
 	RUN(test_estimators);
 	RUN(test_cond_estimator);
