@@ -18,6 +18,12 @@
 int calib_worktime_init(JNIEnv *env, struct calib_worktime *w)
 {
 	memset(w, 0, sizeof(*w));
+	w->repeat =
+	    (*env)->GetStaticMethodID(env, calib_natives_workload_class(), "repeat", "([II)V");
+	if (!w->repeat) {
+		(*env)->ExceptionClear(env);
+		return -1;
+	}
 	for (int t = 0; t < CALIB_WORKTIME_TYPES; t++) {
 		jint code[4] = {t, 0, 0, 4};
 		jintArray a = (*env)->NewIntArray(env, 4);
@@ -55,15 +61,20 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ns of CALLS calls of leaf node t with the loop at iterations. */
+/* ns of CALLS calls of leaf node t with the loop at iterations, made from
+ * Java (Workload.repeat): a loop that follows a Java call costs what it
+ * costs in a program, which one after a call from native code, the JNI
+ * transition having disturbed the CPU, does not. */
 static double time_calls(JNIEnv *env, const struct calib_worktime *w, int t, int iterations)
 {
 	uint64_t t0;
 
 	calib_natives_set_work(env, iterations);
 	t0 = cpu_ns();
-	for (int k = 0; k < CALLS; k++)
-		calib_natives_call(env, t, w->leaf[t], 0);
+	(*env)->CallStaticVoidMethod(env, calib_natives_workload_class(), w->repeat, w->leaf[t],
+				     (jint)CALLS);
+	if ((*env)->ExceptionCheck(env))
+		(*env)->ExceptionClear(env);
 	return (double)(cpu_ns() - t0);
 }
 

@@ -2,10 +2,10 @@
  * calib_worktime.h - the untraced cost of the calibration workload's work
  * loop (Workload.work), timed in the calibration JVM itself (mode=events):
  * between blocks of traced rounds, with the thread's method events off, a
- * leaf node of each type is called with each loop length and with none,
- * on the thread's CPU clock. Timed at the same moment and in the same JVM
- * as the traced steps, the loop's cost is not shifted by what else the
- * host runs meanwhile (docs/calibration-format.md, "a= b=").
+ * leaf node of each type is called from Java (Workload.repeat) with each
+ * loop length and with none, on the thread's CPU clock. Timed at the same moment and in the same
+ * JVM as the traced steps, the loop's cost is not shifted by what else the host runs meanwhile
+ * (docs/calibration-format.md, "a= b=").
  */
 #ifndef JCAL_CALIB_WORKTIME_H
 #define JCAL_CALIB_WORKTIME_H
@@ -17,6 +17,7 @@
 #define CALIB_WORKTIME_BLOCKS 64 /* samples kept per type and length */
 
 struct calib_worktime {
+	jmethodID repeat;		      /* Workload.repeat */
 	jintArray leaf[CALIB_WORKTIME_TYPES]; /* global refs: {type, 0, 0, 4} */
 	double ns[CALIB_WORKTIME_TYPES][CALIB_WORKTIME_LEVELS][CALIB_WORKTIME_BLOCKS];
 	unsigned n[CALIB_WORKTIME_TYPES][CALIB_WORKTIME_LEVELS];

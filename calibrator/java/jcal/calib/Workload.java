@@ -60,6 +60,30 @@ public final class Workload {
 
 	static native void setNativeWork(int iterations);
 
+	/**
+	 * Calls the leaf node p (no children) n times from Java, as a program
+	 * calls a method: the calibration times the work loop with it, the
+	 * thread's events off (calibrator/calib_worktime.c). Not a node.
+	 */
+	public static void repeat(int[] p, int n) {
+		for (int k = 0; k < n; k++) {
+			switch (p[0]) {
+			case 0:
+				I(p, 0);
+				break;
+			case 1:
+				INSTANCE.i(p, 0);
+				break;
+			case 2:
+				N(p, 0);
+				break;
+			default:
+				INSTANCE.n(p, 0);
+				break;
+			}
+		}
+	}
+
 	public static void I(int[] p, int pc) {
 		int n = p[pc + 2], c = pc + 4, flags = p[pc + 1], w = work, s = pc;
 		for (int j = 0; j < w; j++)
