@@ -14,7 +14,7 @@ JVMS=${1:-3}
 ROUNDS=${2:-3}
 SCALE=${3:-100000}
 WARMUP=${4:-20}
-ESTIMATORS="min p10 median mean cond"
+ESTIMATORS="min p10 median mean cond fit"
 . bench/accuracy-lib.sh
 
 calibrate "mode=bci, metric=cputime" "-agentpath:build/libjcal.so=calibrate,mode=bci,metric=cputime${AGENT_OPTS:+,$AGENT_OPTS},table=$table,out=$tmp/calib.bin"
