@@ -715,11 +715,18 @@ static void write_meta(struct trace_recbuf *rb, int at_end)
  * serialising it then takes no lock. */
 static int copy_tree(const struct calltree *t, struct calltree *c)
 {
+	const size_t nfigs = (size_t)t->nnodes * t->nmetrics;
+
 	*c = *t;
 	c->nodes = malloc((size_t)t->nnodes * sizeof(*c->nodes));
-	if (!c->nodes)
+	c->figs = malloc(nfigs * sizeof(*c->figs));
+	if (!c->nodes || !c->figs) {
+		free(c->nodes);
+		free(c->figs);
 		return -1;
+	}
 	memcpy(c->nodes, t->nodes, (size_t)t->nnodes * sizeof(*c->nodes));
+	memcpy(c->figs, t->figs, nfigs * sizeof(*c->figs));
 	c->finished = 0;
 	return 0;
 }
@@ -749,6 +756,7 @@ static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads
 			break;
 		rc = tree_snapshot_write(rb, tt->serial, &c, flags, &sink);
 		free(c.nodes);
+		free(c.figs);
 		(*threads)++;
 		*nodes += c.nnodes - 1;
 	}
