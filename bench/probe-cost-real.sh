@@ -19,14 +19,14 @@
 #
 # Environment: JDKS (JDK homes; default /usr/lib/jvm/java-17-openjdk-amd64
 # and the first /usr/lib/jvm/*25* found), PROGRAMS (xalan fop), XALAN_SIZE
-# (orders, 6000), FOP_SIZE (sections, 40), BUILD (build).
+# (orders, 2000), FOP_SIZE (sections, 10), BUILD (build).
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
 BUILD=${BUILD:-build}
 PROGRAMS=${PROGRAMS:-xalan fop}
-XALAN_SIZE=${XALAN_SIZE:-6000}
-FOP_SIZE=${FOP_SIZE:-40}
+XALAN_SIZE=${XALAN_SIZE:-2000}
+FOP_SIZE=${FOP_SIZE:-10}
 if [ -z "${JDKS:-}" ]; then
 	JDKS=/usr/lib/jvm/java-17-openjdk-amd64
 	for j in /usr/lib/jvm/*25*; do
@@ -62,7 +62,7 @@ timed() {
 }
 
 # entries TRACE: the calls the trace recorded (its E events)
-entries() { "$BUILD/jcal-post" "$1" --report summary --format csv 2>/dev/null | awk -F, '$1 == "events.E" { print $2 }'; }
+entries() { "$BUILD/jcal-post" "$1" --report summary --format csv 2>/dev/null | awk -F, '$1 == "transition.E" { print $2 }'; }
 
 # classes TRACE: the classes whose methods the trace recorded, ";"-separated
 # (a JFR method filter)
@@ -104,9 +104,9 @@ for jh in $JDKS; do
 			entries "$tmp/t.bin" >>"$tmp/r.calls"
 			if [ "$jfr" = 1 ]; then
 				[ -n "$filter" ] || filter=$(classes "$tmp/t.bin")
-				timed "$d" "$tmp/r.jfr" "$java" "${JVM_FLAGS[@]}" "-XX:StartFlightRecording:jdk.MethodTiming#filter=$filter,filename=$tmp/r.jfr" -cp "$CP" "${ARGS[@]}"
+				timed "$d" "$tmp/r.jfr" "$java" "${JVM_FLAGS[@]}" "-XX:StartFlightRecording:jdk.MethodTiming#filter=$filter,filename=$tmp/rec.jfr" -cp "$CP" "${ARGS[@]}"
 				# the calls JFR timed, from its last jdk.MethodTiming event per method
-				"$jh/bin/jfr" print --events jdk.MethodTiming "$tmp/r.jfr" 2>/dev/null |
+				"$jh/bin/jfr" print --events jdk.MethodTiming "$tmp/rec.jfr" 2>/dev/null |
 					awk '/method = / { m = $0 } /invocations = / { v = $3; gsub(/[^0-9]/, "", v); c[m] = v }
 						END { for (k in c) s += c[k]; print s + 0 }' >>"$tmp/r.jfrcalls"
 			fi
