@@ -31,21 +31,29 @@ int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsign
 }
 
 int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
-		     int64_t *out, size_t n, uint64_t *clamped)
+		     int64_t *out, size_t n, struct calib_comp_counts *counts)
 {
-	uint64_t *comp = (uint64_t *)out; /* same size: each comp is read before its out is set */
-	uint64_t below = 0;
-	int failed = calib_table_comp_batch(t, key, delta, comp, n);
+	const uint8_t *match;
+	uint64_t below = 0, similar = 0, global = 0;
 
+	if (!t->prepared && calib_table_prepare(t)) {
+		for (size_t k = 0; k < n; k++)
+			out[k] = compensated(delta[k], 0);
+		return -1;
+	}
+	match = t->match;
 	for (size_t k = 0; k < n; k++) {
-		uint64_t c = failed ? 0 : comp[k];
+		const unsigned i = key[k];
+		const uint64_t c = calib_table_comp_prepared(t, i, delta[k]);
 
 		below += delta[k] < c;
+		similar += match[i] == CALIB_SIMILAR;
+		global += match[i] == CALIB_GLOBAL;
 		out[k] = compensated(delta[k], c);
 	}
-	if (failed)
-		return -1;
-	*clamped += below;
+	counts->clamped += below;
+	counts->similar += similar;
+	counts->global += global;
 	return 0;
 }
 

@@ -34,15 +34,22 @@ struct calib_comp_result {
 int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsigned metric_index,
 			 uint64_t raw_delta, struct calib_comp_result *r);
 
+/* What a batch of compensations adds up (calib_comp_batch). */
+struct calib_comp_counts {
+	uint64_t clamped; /* deltas below their comp, counted as 0 */
+	uint64_t similar; /* deltas whose key was found as CALIB_SIMILAR */
+	uint64_t global;  /* deltas whose key fell back to CALIB_GLOBAL */
+};
+
 /*
- * calib_comp_delta() for n deltas of metric 0 at once: out[k] is the
- * compensated value of delta[k], a step with the key of seqkey_index
- * key[k]. Adds to *clamped the deltas that were below their comp. Returns
- * 0, or -1 when the table cannot be prepared (out[] is then the raw
- * deltas).
+ * calib_comp_delta() for n deltas of metric 0 at once, in one pass: out[k]
+ * is the compensated value of delta[k], a step with the key of
+ * seqkey_index key[k]; what the deltas were found as is added to *counts.
+ * Returns 0, or -1 when the table cannot be prepared (out[] is then the
+ * raw deltas, nothing counted).
  */
 int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
-		     int64_t *out, size_t n, uint64_t *clamped);
+		     int64_t *out, size_t n, struct calib_comp_counts *counts);
 
 /*
  * A digest (FNV-1a 64) of what a table says about each key (min, samples,

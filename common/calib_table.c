@@ -156,7 +156,7 @@ int calib_table_init(struct calib_table *t)
 
 void calib_table_free(struct calib_table *t)
 {
-	free(t->cond);
+	free(t->step);
 	free(t->e);
 	free(t->resolved);
 	free(t->match);
@@ -202,31 +202,6 @@ void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct
 	d->present = 1;
 	d->comp = calib_comp_of(d->min, d->env);
 	t->prepared = 0;
-	free(t->cond);
-	t->cond = NULL;
-}
-
-/* The cond cache (struct calib_cond) for every key with q; left NULL when
- * memory runs out (calib_entry_cond then serves each delta). */
-void calib_cond_build(struct calib_table *t)
-{
-	if (!t->cond)
-		t->cond = malloc(SEQKEY_COUNT * sizeof(*t->cond));
-	if (!t->cond)
-		return;
-	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
-		const struct calib_entry *d = &t->e[i];
-		struct calib_cond *c = &t->cond[i];
-		uint64_t sum = 0;
-
-		if (!d->present || !d->has_q)
-			continue;
-		for (unsigned j = 0; j < CALIB_NQ; j++) {
-			c->o[j] = calib_comp_of(d->q[j], d->env);
-			sum += c->o[j];
-			c->mean[j] = (sum + (j + 1) / 2) / (j + 1);
-		}
-	}
 }
 
 static const char *const estimator_names[] = {"min", "p10", "median", "mean", "cond"};
@@ -269,8 +244,6 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 	}
 	t->estimator = (int)e;
 	t->prepared = 0;
-	if (e == CALIB_EST_COND)
-		calib_cond_build(t);
 }
 
 uint64_t calib_entry_cond(const struct calib_entry *e, uint64_t delta)
@@ -340,6 +313,32 @@ static unsigned other_static(unsigned type)
 	return type < JCAL_MT_OTHER ? type ^ 1u : type;
 }
 
+/* t->step[i] for the key of seqkey_index i, resolved and matched. Under
+ * cond, for an entry with q (calib_entry_cond): o[j] = max(0, q[j] - env),
+ * sel[0] = o[0] (no overhead at or below the delta: the smallest, which the
+ * caller clamps) and sel[n] the rounded mean of o[0..n-1]. Otherwise the
+ * entry's comp whatever the delta (0 without a table). */
+static void step_build(struct calib_table *t, unsigned i)
+{
+	const struct calib_entry *d = &t->e[t->resolved[i]];
+	struct calib_step *c = &t->step[i];
+	uint64_t sum = 0, comp = t->match[i] == CALIB_NO_TABLE ? 0 : d->comp;
+
+	if (t->match[i] == CALIB_NO_TABLE || t->estimator != CALIB_EST_COND || !d->has_q) {
+		for (unsigned j = 0; j < CALIB_NQ; j++)
+			c->o[j] = UINT64_MAX;
+		for (unsigned j = 0; j <= CALIB_NQ; j++)
+			c->sel[j] = comp;
+		return;
+	}
+	for (unsigned j = 0; j < CALIB_NQ; j++) {
+		c->o[j] = calib_comp_of(d->q[j], d->env);
+		sum += c->o[j];
+		c->sel[j + 1] = (sum + (j + 1) / 2) / (j + 1);
+	}
+	c->sel[0] = c->o[0];
+}
+
 int calib_table_prepare(struct calib_table *t)
 {
 	unsigned global = SEQKEY_COUNT;
@@ -350,7 +349,9 @@ int calib_table_prepare(struct calib_table *t)
 		t->resolved = malloc(SEQKEY_COUNT * sizeof(*t->resolved));
 	if (!t->match)
 		t->match = malloc(SEQKEY_COUNT * sizeof(*t->match));
-	if (!t->resolved || !t->match)
+	if (!t->step)
+		t->step = malloc(SEQKEY_COUNT * sizeof(*t->step));
+	if (!t->resolved || !t->match || !t->step)
 		return -1;
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
 		if (t->e[i].present && (global == SEQKEY_COUNT || t->e[i].comp < t->e[global].comp))
@@ -398,6 +399,8 @@ int calib_table_prepare(struct calib_table *t)
 			t->match[i] = CALIB_NO_TABLE;
 		}
 	}
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
+		step_build(t, i);
 	t->prepared = 1;
 	return 0;
 }
@@ -406,31 +409,8 @@ int calib_table_prepare(struct calib_table *t)
 static inline enum calib_match comp_at(const struct calib_table *t, unsigned i, uint64_t delta,
 				       uint64_t *comp)
 {
-	enum calib_match m = (enum calib_match)t->match[i];
-	const struct calib_cond *c;
-	unsigned r = t->resolved[i], n = 0;
-
-	if (m == CALIB_NO_TABLE || t->estimator != CALIB_EST_COND) {
-		*comp = m == CALIB_NO_TABLE ? 0 : t->e[r].comp;
-		return m;
-	}
-	if (!t->cond || !t->e[r].has_q) {
-		*comp = calib_entry_cond(&t->e[r], delta);
-		return m;
-	}
-	/* how many o[j] <= delta: o is non-decreasing (quantiles are, the
-	 * parser and merges keep them so), so a binary search of four steps
-	 * and a last look, with conditional moves rather than branches, which
-	 * would mispredict on every other delta */
-	_Static_assert(CALIB_NQ == 16, "the search below is for 16 quantiles");
-	c = &t->cond[r];
-	n = (unsigned)(c->o[7] <= delta) * 8;
-	n += (unsigned)(c->o[n + 3] <= delta) * 4;
-	n += (unsigned)(c->o[n + 1] <= delta) * 2;
-	n += (unsigned)(c->o[n] <= delta);
-	n += (unsigned)(n == 15) & (unsigned)(c->o[15] <= delta);
-	*comp = n ? c->mean[n - 1] : c->o[0];
-	return m;
+	*comp = calib_table_comp_prepared(t, i, delta);
+	return (enum calib_match)t->match[i];
 }
 
 enum calib_match calib_table_lookup(struct calib_table *t, const struct seqkey *k, uint64_t *comp)
@@ -480,10 +460,8 @@ int calib_table_copy(struct calib_table *dst, const struct calib_table *src)
 	dst->nkeys = src->nkeys;
 	dst->estimator = src->estimator;
 	dst->prepared = 0;
-	free(dst->cond);
-	dst->cond = NULL;
-	if (dst->estimator == CALIB_EST_COND)
-		calib_cond_build(dst);
+	free(dst->step);
+	dst->step = NULL;
 	dst->resolved = NULL;
 	dst->match = NULL;
 	return 0;

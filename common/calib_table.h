@@ -128,13 +128,16 @@ struct calib_table {
 	uint64_t global_comp;
 	uint16_t *resolved; /* SEQKEY_COUNT: index of the entry used */
 	uint8_t *match;	    /* SEQKEY_COUNT: enum calib_match */
-	/* cond estimator, per key with q (SEQKEY_COUNT, or NULL): its overheads
-	 * o[j] and the means of o[0..n-1] in mean[n-1], so that a delta costs
-	 * a binary search; dropped whenever an entry changes */
-	struct calib_cond {
+	/* per key (SEQKEY_COUNT, by seqkey_index, the fallback resolved): what
+	 * a delta of it is compensated by under the estimator, as a search.
+	 * o[j] are the overheads that split the deltas (all UINT64_MAX when the
+	 * comp does not depend on the delta) and sel[n] the comp of a delta
+	 * with n of them at or below it. Built by calib_table_prepare(),
+	 * dropped whenever an entry or the estimator changes. */
+	struct calib_step {
 		uint64_t o[CALIB_NQ];
-		uint64_t mean[CALIB_NQ];
-	} * cond;
+		uint64_t sel[CALIB_NQ + 1];
+	} * step;
 };
 
 /* Returns 0 or -1 (out of memory). An empty table, empty header. */
@@ -223,6 +226,28 @@ enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey
  * the table cannot be prepared (out of memory; comp[] then unset). */
 int calib_table_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
 			   uint64_t *comp, size_t n);
+
+/*
+ * What to subtract from a delta of the key of seqkey_index i, the table
+ * prepared: the count of o[j] <= delta (o is non-decreasing: quantiles
+ * are, the parser and merges keep them so) by a binary search of four
+ * steps and a last look, with conditional moves rather than branches,
+ * which would mispredict on every other delta; then its sel.
+ */
+static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, unsigned i,
+						 uint64_t delta)
+{
+	const struct calib_step *c = &t->step[i];
+	unsigned n;
+
+	_Static_assert(CALIB_NQ == 16, "the search below is for 16 quantiles");
+	n = (unsigned)(c->o[7] <= delta) * 8;
+	n += (unsigned)(c->o[n + 3] <= delta) * 4;
+	n += (unsigned)(c->o[n + 1] <= delta) * 2;
+	n += (unsigned)(c->o[n] <= delta);
+	n += (unsigned)(n == 15) & (unsigned)(c->o[15] <= delta);
+	return c->sel[n];
+}
 
 /* Text form (docs/calibration-format.md). Returns 0, or -1 when the stream
  * reports an error. */

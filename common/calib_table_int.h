@@ -22,7 +22,4 @@ uint64_t calib_comp_of(uint64_t min, uint64_t env);
 /* Clamps an entry's numbers to CALIB_NUM_MAX. */
 void calib_entry_limit(struct calib_entry *e);
 
-/* Builds t->cond, the cond estimator's cache (left NULL without memory). */
-void calib_cond_build(struct calib_table *t);
-
 #endif

@@ -158,10 +158,6 @@ int calib_table_merge(struct calib_table *dst, const struct calib_table *src, in
 		calib_entry_limit(d);
 	}
 	dst->prepared = 0;
-	free(dst->cond);
-	dst->cond = NULL;
-	if (dst->estimator == CALIB_EST_COND)
-		calib_cond_build(dst);
 	return 0;
 }
 

@@ -305,8 +305,6 @@ static void table_clear(struct calib_table *t)
 	t->created[0] = t->unit[0] = t->env_method[0] = '\0';
 	t->nkeys = 0;
 	t->prepared = 0;
-	free(t->cond);
-	t->cond = NULL;
 }
 
 /* Reads one line into buf (CALIB_LINE_MAX + 1 bytes), newline dropped.

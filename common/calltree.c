@@ -20,12 +20,20 @@ static int node_new(struct calltree *t, uint32_t parent, uint32_t method, uint32
 	struct calltree_node *n;
 	size_t cap = t->cap;
 
-	if (t->nnodes == t->cap &&
-	    (t->cap >= UINT32_MAX / 2 || grow(&t->nodes, &cap, (size_t)t->nnodes + 1)))
-		return -ENOMEM;
-	t->cap = (uint32_t)cap;
+	if (t->nnodes == t->cap) {
+		struct calltree_fig *figs;
+
+		if (t->cap >= UINT32_MAX / 2 || grow(&t->nodes, &cap, (size_t)t->nnodes + 1))
+			return -ENOMEM;
+		figs = realloc(t->figs, cap * t->nmetrics * sizeof(*figs));
+		if (!figs)
+			return -ENOMEM; /* nodes grown, cap not: grown again next time */
+		t->figs = figs;
+		t->cap = (uint32_t)cap;
+	}
 	n = &t->nodes[t->nnodes];
 	memset(n, 0, sizeof(*n));
+	memset(calltree_fig(t, t->nnodes, 0), 0, t->nmetrics * sizeof(*t->figs));
 	n->parent = parent;
 	n->method = method;
 	n->first_child = CALLTREE_NONE;
@@ -148,10 +156,14 @@ static int reparent(struct calltree *t, uint32_t method, uint32_t *out)
 	t->nodes[n].calls = 1;
 	/* While no frame was open, the running method was this one (or a frame
 	 * below it): what the root took since the last insertion is its. */
-	memcpy(t->nodes[n].raw_base, root->raw_base, sizeof(root->raw_base));
-	memcpy(t->nodes[n].base, root->base, sizeof(root->base));
-	memset(root->raw_base, 0, sizeof(root->raw_base));
-	memset(root->base, 0, sizeof(root->base));
+	for (unsigned i = 0; i < t->nmetrics; i++) {
+		struct calltree_fig *from = calltree_fig(t, CALLTREE_ROOT, i);
+		struct calltree_fig *to = calltree_fig(t, n, i);
+
+		to->raw_base = from->raw_base;
+		to->base = from->base;
+		from->raw_base = from->base = 0;
+	}
 	*out = n;
 	return 0;
 }
@@ -179,6 +191,7 @@ int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_c
 void calltree_free(struct calltree *t)
 {
 	free(t->nodes);
+	free(t->figs);
 	free(t->stack);
 	free(t->order);
 	free(t->pend.node);
@@ -204,15 +217,15 @@ static inline uint64_t step_delta(struct calltree *t, uint64_t v, uint64_t last)
  * and, through the compensation hook, calibrated. */
 static void add_step(struct calltree *t, uint32_t node, const struct seqkey *key, const uint64_t *d)
 {
-	struct calltree_node *n = &t->nodes[node];
+	struct calltree_fig *f = calltree_fig(t, node, 0);
 
 	for (unsigned i = 0; i < t->nmetrics; i++) {
-		n->raw_base[i] += d[i];
+		f[i].raw_base += d[i];
 		if (t->comp.fn) {
 			int64_t c = t->comp.fn(t->comp.ctx, key, i, d[i]);
-			n->base[i] += c > 0 ? (uint64_t)c : 0;
+			f[i].base += c > 0 ? (uint64_t)c : 0;
 		} else {
-			n->base[i] += d[i];
+			f[i].base += d[i];
 		}
 	}
 }
@@ -238,11 +251,11 @@ static int control(struct calltree *t, unsigned kind, const uint64_t *metric)
 	if (kind >= JCAL_CTL_COUNT)
 		return -EINVAL;
 	if (!t->gap && t->keys.have_prev) {
-		struct calltree_node *n = &t->nodes[top_node(t)];
+		struct calltree_fig *f = calltree_fig(t, top_node(t), 0);
 		for (unsigned i = 0; i < t->nmetrics; i++) {
 			uint64_t d = metric[i] >= t->last[i] ? metric[i] - t->last[i] : 0;
-			n->raw_base[i] += d;
-			n->base[i] += d;
+			f[i].raw_base += d;
+			f[i].base += d;
 		}
 	}
 	if (kind == JCAL_CTL_STOP)
@@ -293,23 +306,23 @@ static void pending_flush(struct calltree *t)
 	if (!p->n)
 		return;
 	if (nm == 1 && (t->comp.batch || !t->comp.fn)) {
-		struct calltree_node *nodes = t->nodes;
+		struct calltree_fig *figs = t->figs; /* one metric: a fig per node */
 		const uint64_t *delta = p->delta;
 		const uint32_t *node = p->node;
 		const size_t cnt = p->n;
 
 		if (!t->comp.fn) {
 			for (size_t k = 0; k < cnt; k++) {
-				nodes[node[k]].raw_base[0] += delta[k];
-				nodes[node[k]].base[0] += delta[k];
+				figs[node[k]].raw_base += delta[k];
+				figs[node[k]].base += delta[k];
 			}
 		} else {
 			const int64_t *out = p->out;
 
 			t->comp.batch(t->comp.ctx, p->key, delta, p->out, cnt);
 			for (size_t k = 0; k < cnt; k++) {
-				nodes[node[k]].raw_base[0] += delta[k];
-				nodes[node[k]].base[0] += out[k] > 0 ? (uint64_t)out[k] : 0;
+				figs[node[k]].raw_base += delta[k];
+				figs[node[k]].base += out[k] > 0 ? (uint64_t)out[k] : 0;
 			}
 		}
 		p->n = 0;
@@ -630,8 +643,11 @@ int calltree_merge(struct calltree *dst, const struct calltree *src)
 		if (order[k] != CALLTREE_ROOT)
 			d->calls += s->calls;
 		for (unsigned i = 0; i < nm; i++) {
-			d->raw_base[i] += s->raw_base[i];
-			d->base[i] += s->base[i];
+			const struct calltree_fig *sf = calltree_fig(src, order[k], i);
+			struct calltree_fig *df = calltree_fig(dst, map[order[k]], i);
+
+			df->raw_base += sf->raw_base;
+			df->base += sf->base;
 		}
 	}
 	if (!rc)
@@ -656,19 +672,18 @@ int calltree_finish(struct calltree *t)
 	err = walk(t);
 	if (err)
 		return err;
-	for (uint32_t i = 0; i < t->nnodes; i++) {
-		struct calltree_node *n = &t->nodes[i];
-
-		memcpy(n->raw_cum, n->raw_base, sizeof(n->raw_cum));
-		memcpy(n->cum, n->base, sizeof(n->cum));
+	for (size_t i = 0; i < (size_t)t->nnodes * t->nmetrics; i++) {
+		t->figs[i].raw_cum = t->figs[i].raw_base;
+		t->figs[i].cum = t->figs[i].base;
 	}
 	for (uint32_t i = t->nnodes; i-- > 1;) {
-		struct calltree_node *n = &t->nodes[t->order[i]];
-		struct calltree_node *p = &t->nodes[n->parent];
+		const uint32_t n = t->order[i];
+		struct calltree_fig *nf = calltree_fig(t, n, 0);
+		struct calltree_fig *pf = calltree_fig(t, t->nodes[n].parent, 0);
 
 		for (unsigned m = 0; m < t->nmetrics; m++) {
-			p->raw_cum[m] += n->raw_cum[m];
-			p->cum[m] += n->cum[m];
+			pf[m].raw_cum += nf[m].raw_cum;
+			pf[m].cum += nf[m].cum;
 		}
 	}
 	t->finished = 1;

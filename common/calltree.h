@@ -98,10 +98,16 @@ struct calltree_node {
 	uint32_t level; /* set by calltree_finish: root 0 */
 	uint32_t rl;	/* set by calltree_finish: 1 = first occurrence on the path */
 	uint64_t calls;
-	uint64_t raw_base[JCAL_MAX_METRICS];
-	uint64_t base[JCAL_MAX_METRICS];    /* calibrated */
-	uint64_t raw_cum[JCAL_MAX_METRICS]; /* set by calltree_finish */
-	uint64_t cum[JCAL_MAX_METRICS];	    /* set by calltree_finish */
+};
+
+/* A node's figures for one metric (calltree_fig): kept apart from the
+ * nodes, nmetrics of them per node, so that a node costs only what its
+ * trace's metrics need. */
+struct calltree_fig {
+	uint64_t raw_base;
+	uint64_t base;	  /* calibrated */
+	uint64_t raw_cum; /* set by calltree_finish */
+	uint64_t cum;	  /* set by calltree_finish */
 };
 
 struct calltree_stats {
@@ -120,6 +126,7 @@ struct calltree_stats {
 
 struct calltree {
 	struct calltree_node *nodes;
+	struct calltree_fig *figs; /* nmetrics per node, node by node (calltree_fig) */
 	uint32_t nnodes, cap;
 	struct u64map children; /* (parent << 32 | method) -> node */
 	uint32_t *stack;	/* nodes of the open frames, parallel to keys.stack */
@@ -135,6 +142,13 @@ struct calltree {
 	int gap; /* tracing of the thread stopped: the next delta is not charged */
 	int finished;
 };
+
+/* The figures of node for metric (< t->nmetrics). */
+static inline struct calltree_fig *calltree_fig(const struct calltree *t, uint32_t node,
+						unsigned metric)
+{
+	return &t->figs[(size_t)node * t->nmetrics + metric];
+}
 
 /* nmetrics in [1, JCAL_MAX_METRICS]; comp may be NULL. Returns 0,
  * -EINVAL or -ENOMEM. */

@@ -15,7 +15,7 @@ int calltree_heat(const struct calltree *t, uint64_t *heat)
 		return -ENOMEM;
 	calltree_preorder(t, order);
 	for (uint32_t i = 0; i < t->nnodes; i++)
-		heat[i] = t->nodes[i].raw_base[0];
+		heat[i] = calltree_fig(t, i, 0)->raw_base;
 	for (uint32_t i = t->nnodes; i-- > 1;) {
 		uint32_t n = order[i];
 
@@ -52,16 +52,19 @@ static uint32_t mark(const struct calltree *t, const uint32_t *order, const uint
  * by compact (which cannot). newidx maps old indices to new ones. */
 struct compaction {
 	struct calltree_node *nodes;
+	struct calltree_fig *figs;
 	struct u64map map;
 	uint32_t kept;
 };
 
-static int compact_alloc(struct compaction *c, uint32_t kept)
+static int compact_alloc(struct compaction *c, uint32_t kept, unsigned nmetrics)
 {
 	c->kept = kept;
 	c->nodes = malloc((size_t)kept * sizeof(*c->nodes));
-	if (!c->nodes || u64map_init(&c->map, (size_t)kept + 1)) {
+	c->figs = malloc((size_t)kept * nmetrics * sizeof(*c->figs));
+	if (!c->nodes || !c->figs || u64map_init(&c->map, (size_t)kept + 1)) {
 		free(c->nodes);
+		free(c->figs);
 		return -ENOMEM;
 	}
 	return 0;
@@ -82,6 +85,8 @@ static void compact(struct calltree *t, struct compaction *c, const uint8_t *rem
 			continue;
 		n = &nn[newidx[i]];
 		*n = t->nodes[i];
+		memcpy(&c->figs[(size_t)newidx[i] * t->nmetrics], calltree_fig(t, i, 0),
+		       t->nmetrics * sizeof(*c->figs));
 		n->parent = i == CALLTREE_ROOT ? CALLTREE_NONE : newidx[t->nodes[i].parent];
 		n->first_child = n->last_child = n->next_sibling = n->hint = CALLTREE_NONE;
 	}
@@ -106,7 +111,9 @@ static void compact(struct calltree *t, struct compaction *c, const uint8_t *rem
 		}
 	}
 	free(t->nodes);
+	free(t->figs);
 	t->nodes = nn;
+	t->figs = c->figs;
 	t->nnodes = t->cap = c->kept;
 	u64map_free(&t->children);
 	t->children = c->map;
@@ -120,8 +127,8 @@ static void move_figures(struct calltree *t, const uint32_t *order, uint32_t n0,
 			 const uint8_t *removed)
 {
 	for (uint32_t i = n0; i-- > 1;) {
-		uint32_t v = order[i], p = t->nodes[v].parent;
-		struct calltree_node *n = &t->nodes[v], *to;
+		uint32_t v = order[i], p = t->nodes[v].parent, to;
+		const struct calltree_node *n = &t->nodes[v];
 
 		if (!removed[v])
 			continue;
@@ -130,15 +137,14 @@ static void move_figures(struct calltree *t, const uint32_t *order, uint32_t n0,
 			t->stats.folded_calls += n->calls;
 		}
 		if (removed[p]) {
-			to = &t->nodes[p];
+			to = p;
 		} else {
-			to = &t->nodes[*u64map_find(&t->children,
-						    ((uint64_t)p << 32) | CALLTREE_COLD_METHOD)];
-			to->calls += n->calls;
+			to = *u64map_find(&t->children, ((uint64_t)p << 32) | CALLTREE_COLD_METHOD);
+			t->nodes[to].calls += n->calls;
 		}
 		for (unsigned m = 0; m < t->nmetrics; m++) {
-			to->raw_base[m] += n->raw_base[m];
-			to->base[m] += n->base[m];
+			calltree_fig(t, to, m)->raw_base += calltree_fig(t, v, m)->raw_base;
+			calltree_fig(t, to, m)->base += calltree_fig(t, v, m)->base;
 		}
 	}
 }
@@ -175,7 +181,7 @@ int64_t calltree_fold(struct calltree *t, const uint64_t *heat, uint64_t cutoff)
 		}
 	}
 	newidx = malloc((size_t)t->nnodes * sizeof(*newidx));
-	if (!newidx || compact_alloc(&c, t->nnodes - nremoved))
+	if (!newidx || compact_alloc(&c, t->nnodes - nremoved, t->nmetrics))
 		goto out;
 	move_figures(t, order, n0, removed);
 	compact(t, &c, removed, newidx);

@@ -83,6 +83,7 @@ int tree_snapshot_write(struct trace_recbuf *rb, uint32_t serial, const struct c
 		pos[order[i]] = i;
 	for (uint32_t i = 0; i < t->nnodes; i++) {
 		const struct calltree_node *n = &t->nodes[order[i]];
+		const struct calltree_fig *nf = calltree_fig(t, order[i], 0);
 		struct trace_tree_node *b = &batch[nb++];
 
 		memset(b, 0, sizeof(*b));
@@ -92,8 +93,10 @@ int tree_snapshot_write(struct trace_recbuf *rb, uint32_t serial, const struct c
 		b->method = n->method;
 		b->calls = n->calls;
 		b->nmetrics = t->nmetrics;
-		memcpy(b->raw, n->raw_base, sizeof(b->raw));
-		memcpy(b->comp, n->base, sizeof(b->comp));
+		for (unsigned k = 0; k < t->nmetrics; k++) {
+			b->raw[k] = nf[k].raw_base;
+			b->comp[k] = nf[k].base;
+		}
 		if (nb == TRACE_TREE_NODES_PER_RECORD || i + 1 == t->nnodes) {
 			trace_rec_tree_nodes(rb, batch, nb);
 			nb = 0;

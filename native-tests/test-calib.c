@@ -157,17 +157,17 @@ static void test_golden_calib_small(void)
 	ev(&t, 260, JCAL_TR_EXIT, main_id, JCAL_MT_INTERP_STATIC);
 	CHECK_EQ_I(calltree_finish(&t), 0);
 	CHECK_EQ_U(t.nodes[1].method, main_id);
-	CHECK_EQ_U(t.nodes[1].base[0], 30);
-	CHECK_EQ_U(t.nodes[1].cum[0], 45);
-	CHECK_EQ_U(t.nodes[1].raw_base[0], 100);
-	CHECK_EQ_U(t.nodes[1].raw_cum[0], 160);
-	CHECK_EQ_U(t.nodes[2].base[0], 10);
-	CHECK_EQ_U(t.nodes[2].raw_base[0], 40);
-	CHECK_EQ_U(t.nodes[3].base[0], 5);
-	CHECK_EQ_U(t.nodes[3].raw_base[0], 20);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->base, 30);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->cum, 45);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_base, 100);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_cum, 160);
+	CHECK_EQ_U(calltree_fig(&t, 2, 0)->base, 10);
+	CHECK_EQ_U(calltree_fig(&t, 2, 0)->raw_base, 40);
+	CHECK_EQ_U(calltree_fig(&t, 3, 0)->base, 5);
+	CHECK_EQ_U(calltree_fig(&t, 3, 0)->raw_base, 20);
 	/* metric 1 is not compensated */
-	CHECK_EQ_U(t.nodes[1].base[1], 200);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 45);
+	CHECK_EQ_U(calltree_fig(&t, 1, 1)->base, 200);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, 45);
 	CHECK_EQ_U(a.deltas, 5);
 	CHECK_EQ_U(a.clamped, 1);
 	CHECK_EQ_U(a.fallback_similar + a.fallback_global, 1);
@@ -1039,7 +1039,7 @@ static void test_cond_estimator(void)
 	CHECK_EQ_U(a.clamped, 1);
 	CHECK_EQ_I(calib_apply_comp(&a, &k, 1, 55), 55); /* other metrics raw */
 	/* the per-key cache gives what the reference gives, for every delta */
-	CHECK(a.table.cond != NULL);
+	CHECK(a.table.step != NULL);
 	for (uint64_t d = 0; d <= 400; d++) {
 		CHECK(calib_table_comp_for(&a.table, &k, d, &comp) == CALIB_EXACT);
 		if (comp != calib_entry_cond(calib_table_get(&a.table, &k), d)) {
@@ -1098,10 +1098,23 @@ static void test_cond_estimator(void)
 		CHECK_EQ_U(a.clamped - clamped0, 2 * clamped);
 		CHECK_EQ_U(a.fallback_similar - similar0, 400);
 	}
-	/* the other estimators ignore the delta */
+	/* the other estimators ignore the delta, in the batch form too (the
+	 * largest delta included, which passes every split of the search) */
 	calib_table_use_estimator(&a.table, CALIB_EST_MEDIAN);
 	CHECK(calib_table_comp_for(&a.table, &k, 55, &comp) == CALIB_EXACT);
 	CHECK_EQ_U(comp, 80);
+	{
+		const uint16_t keys[4] = {(uint16_t)seqkey_index(&k), (uint16_t)seqkey_index(&k),
+					  (uint16_t)seqkey_index(&k2), (uint16_t)seqkey_index(&k)};
+		const uint64_t deltas[4] = {0, 79, 1000, UINT64_MAX};
+		uint64_t comps[4];
+
+		CHECK_EQ_I(calib_table_comp_batch(&a.table, keys, deltas, comps, 4), 0);
+		CHECK_EQ_U(comps[0], 80);
+		CHECK_EQ_U(comps[1], 80);
+		CHECK_EQ_U(comps[2], 80); /* k2 resolves to k */
+		CHECK_EQ_U(comps[3], 80);
+	}
 	calib_apply_free(&a);
 }
 

@@ -38,7 +38,7 @@ static uint64_t total_base(const struct calltree *t)
 {
 	uint64_t s = 0;
 	for (uint32_t i = 0; i < t->nnodes; i++)
-		s += t->nodes[i].raw_base[0];
+		s += calltree_fig(t, i, 0)->raw_base;
 	return s;
 }
 
@@ -56,22 +56,23 @@ static void test_fig4a_tree(void)
 	CHECK_EQ_I(calltree_finish(&t), 0);
 	CHECK_EQ_U(t.nnodes, 10);
 	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].calls, 1);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_base[0], 0);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 19);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->raw_base, 0);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, 19);
 	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].level, 0);
 	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].rl, 1);
 	CHECK_EQ_U(t.order[0], CALLTREE_ROOT);
 	for (uint32_t i = 1; i < t.nnodes && (int)i <= nwant; i++) {
 		const struct calltree_node *n = &t.nodes[t.order[i]];
+		const struct calltree_fig *f = calltree_fig(&t, t.order[i], 0);
 
 		node_path(&t, t.order[i], path, sizeof(path));
 		snprintf(got, sizeof(got), "%s %llu %llu %llu", path, (unsigned long long)n->calls,
-			 (unsigned long long)n->base[0], (unsigned long long)n->cum[0]);
+			 (unsigned long long)f->base, (unsigned long long)f->cum);
 		CHECK_STR(got, want[i - 1]);
 		CHECK_EQ_U(n->level, levels[i - 1]);
 		CHECK_EQ_U(n->rl, rls[i - 1]);
-		CHECK_EQ_U(n->raw_base[0], n->base[0]);
-		CHECK_EQ_U(n->raw_cum[0], n->cum[0]);
+		CHECK_EQ_U(f->raw_base, f->base);
+		CHECK_EQ_U(f->raw_cum, f->cum);
 	}
 	CHECK_EQ_U(t.stats.events, 20);
 	CHECK_EQ_U(t.stats.by_transition[JCAL_TR_ENTRY], 10);
@@ -92,10 +93,10 @@ static void test_second_metric(void)
 	ev(&t, 18, JCAL_TR_EXIT, 2, JCAL_MT_INTERP);
 	ev(&t, 20, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);
 	CHECK_EQ_I(calltree_finish(&t), 0);
-	CHECK_EQ_U(t.nodes[1].raw_base[0], 7);
-	CHECK_EQ_U(t.nodes[1].raw_base[1], 14);
-	CHECK_EQ_U(t.nodes[1].cum[1], 20);
-	CHECK_EQ_U(t.nodes[2].cum[1], 6);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_base, 7);
+	CHECK_EQ_U(calltree_fig(&t, 1, 1)->raw_base, 14);
+	CHECK_EQ_U(calltree_fig(&t, 1, 1)->cum, 20);
+	CHECK_EQ_U(calltree_fig(&t, 2, 1)->cum, 6);
 	calltree_free(&t);
 }
 
@@ -117,9 +118,9 @@ static void test_unmatched_exits(void)
 	CHECK_EQ_I(calltree_finish(&t), 0);
 	CHECK_EQ_U(t.stats.unmatched_exits, 2);
 	CHECK_EQ_U(t.stats.mismatched_exits, 0);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 10);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, 10);
 	CHECK_EQ_U(total_base(&t), 10);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_base[0], 2);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->raw_base, 2);
 	/* root -> N -> {M -> A, B}, C */
 	CHECK_EQ_U(t.nnodes, 6);
 	{
@@ -129,12 +130,13 @@ static void test_unmatched_exits(void)
 
 		for (uint32_t i = 1; i < t.nnodes; i++) {
 			const struct calltree_node *n = &t.nodes[t.order[i]];
+			const struct calltree_fig *f = calltree_fig(&t, t.order[i], 0);
 
 			node_path(&t, t.order[i], path, sizeof(path));
 			CHECK_STR(path, want[i - 1]);
-			CHECK_EQ_U(n->raw_base[0], base[i - 1]);
+			CHECK_EQ_U(f->raw_base, base[i - 1]);
 			CHECK_EQ_U(n->calls, calls[i - 1]);
-			CHECK_EQ_U(n->cum[0], cum[i - 1]);
+			CHECK_EQ_U(f->cum, cum[i - 1]);
 			CHECK_EQ_U(n->level, level[i - 1]);
 		}
 	}
@@ -165,14 +167,14 @@ static void test_unmatched_same_method(void)
 	CHECK_EQ_U(t.nodes[outer].parent, CALLTREE_ROOT);
 	CHECK_EQ_U(t.nodes[outer].rl, 1);
 	CHECK_EQ_U(t.nodes[outer].calls, 2);
-	CHECK_EQ_U(t.nodes[outer].raw_base[0], 3);
-	CHECK_EQ_U(t.nodes[outer].cum[0], 7);
+	CHECK_EQ_U(calltree_fig(&t, outer, 0)->raw_base, 3);
+	CHECK_EQ_U(calltree_fig(&t, outer, 0)->cum, 7);
 	CHECK_EQ_U(t.nodes[inner].parent, outer);
 	CHECK_EQ_U(t.nodes[inner].rl, 2);
 	CHECK_EQ_U(t.nodes[inner].level, 2);
-	CHECK_EQ_U(t.nodes[inner].cum[0], 4);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_base[0], 1);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 8);
+	CHECK_EQ_U(calltree_fig(&t, inner, 0)->cum, 4);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->raw_base, 1);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, 8);
 	calltree_free(&t);
 }
 
@@ -192,9 +194,9 @@ static void test_mismatched_exit(void)
 	CHECK_EQ_U(t.stats.mismatched_exits, 2);
 	CHECK_EQ_U(t.stats.frames_unwound, 3);
 	CHECK_EQ_U(t.stats.unmatched_exits, 1);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 9);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, 9);
 	CHECK_EQ_U(total_base(&t), 9);
-	CHECK_EQ_U(t.nodes[3].raw_base[0], 3);
+	CHECK_EQ_U(calltree_fig(&t, 3, 0)->raw_base, 3);
 	calltree_free(&t);
 }
 
@@ -216,12 +218,12 @@ static void test_throw_and_open_frames(void)
 	CHECK_EQ_U(t.stats.by_type[JCAL_MT_NATIVE_STATIC], 2);
 	CHECK_EQ_U(t.stats.mismatched_exits + t.stats.unmatched_exits, 0);
 	CHECK_EQ_U(t.stats.open_frames, 3);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 10);
-	CHECK_EQ_U(t.nodes[1].raw_base[0], 2);
-	CHECK_EQ_U(t.nodes[2].raw_base[0], 4);
-	CHECK_EQ_U(t.nodes[3].raw_base[0], 2);
-	CHECK_EQ_U(t.nodes[4].raw_base[0], 2);
-	CHECK_EQ_U(t.nodes[5].raw_base[0], 0);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, 10);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_base, 2);
+	CHECK_EQ_U(calltree_fig(&t, 2, 0)->raw_base, 4);
+	CHECK_EQ_U(calltree_fig(&t, 3, 0)->raw_base, 2);
+	CHECK_EQ_U(calltree_fig(&t, 4, 0)->raw_base, 2);
+	CHECK_EQ_U(calltree_fig(&t, 5, 0)->raw_base, 0);
 	CHECK_EQ_I(calltree_event(&t, 1, JCAL_TR_ENTRY, 0, (uint64_t[4]){11}), -EINVAL);
 	calltree_free(&t);
 }
@@ -244,9 +246,9 @@ static void test_region_gap(void)
 	ev(&t, 1020, JCAL_TR_EXIT, 1, JCAL_MT_INTERP_STATIC);
 	CHECK_EQ_I(calltree_finish(&t), 0);
 	CHECK_EQ_U(t.nnodes, 3);
-	CHECK_EQ_U(t.nodes[2].raw_base[0], 15);
-	CHECK_EQ_U(t.nodes[1].raw_base[0], 20);
-	CHECK_EQ_U(t.nodes[1].cum[0], 35);
+	CHECK_EQ_U(calltree_fig(&t, 2, 0)->raw_base, 15);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_base, 20);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->cum, 35);
 	CHECK_EQ_U(t.nodes[2].calls, 1);
 	CHECK_EQ_U(t.stats.controls[JCAL_CTL_STOP], 1);
 	CHECK_EQ_U(t.stats.controls[JCAL_CTL_START], 1);
@@ -272,8 +274,8 @@ static void test_backwards_and_bad_input(void)
 	CHECK_EQ_I(calltree_finish(&t), 0);
 	CHECK_EQ_U(t.stats.backwards, 1);
 	CHECK_EQ_U(t.stats.by_type[JCAL_MT_OTHER], 1);
-	CHECK_EQ_U(t.nodes[1].raw_base[0], 0);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 1);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_base, 0);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, 1);
 	calltree_free(&t);
 }
 
@@ -301,7 +303,7 @@ static void test_many_contexts(void)
 	CHECK_EQ_U(t.nodes[2].calls, 2);
 	CHECK_EQ_U(t.nodes[t.nnodes - 1].rl, deep / 2);
 	CHECK_EQ_U(t.nodes[t.nnodes - 1].level, deep);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], v - 1);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, v - 1);
 	CHECK_EQ_U(total_base(&t), v - 1);
 	calltree_free(&t);
 }
@@ -420,18 +422,18 @@ static void test_calib_small(void)
 	CHECK_EQ_I(tab.clamped, 1);
 	CHECK_EQ_I(tab.fallback, 1);
 	CHECK_EQ_U(t.nodes[1].method, main_id);
-	CHECK_EQ_U(t.nodes[1].base[0], 30);
-	CHECK_EQ_U(t.nodes[1].cum[0], 45);
-	CHECK_EQ_U(t.nodes[1].raw_base[0], 100);
-	CHECK_EQ_U(t.nodes[1].raw_cum[0], 160);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->base, 30);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->cum, 45);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_base, 100);
+	CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_cum, 160);
 	CHECK_EQ_U(t.nodes[2].method, foo);
-	CHECK_EQ_U(t.nodes[2].base[0], 10);
-	CHECK_EQ_U(t.nodes[2].raw_base[0], 40);
+	CHECK_EQ_U(calltree_fig(&t, 2, 0)->base, 10);
+	CHECK_EQ_U(calltree_fig(&t, 2, 0)->raw_base, 40);
 	CHECK_EQ_U(t.nodes[3].method, bar);
-	CHECK_EQ_U(t.nodes[3].base[0], 5);
-	CHECK_EQ_U(t.nodes[3].raw_base[0], 20);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[0], 45);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_cum[0], 160);
+	CHECK_EQ_U(calltree_fig(&t, 3, 0)->base, 5);
+	CHECK_EQ_U(calltree_fig(&t, 3, 0)->raw_base, 20);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->cum, 45);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->raw_cum, 160);
 	calltree_free(&t);
 }
 
@@ -503,11 +505,11 @@ static void test_merge(void)
 	CHECK_EQ_U(calls_b, 1);	 /* b's unmatched exit */
 	sum = total_base(&d);
 	CHECK_EQ_U(sum, total_base(&a) + total_base(&b));
-	CHECK_EQ_U(d.nodes[CALLTREE_ROOT].cum[0], 6 + 15);
+	CHECK_EQ_U(calltree_fig(&d, CALLTREE_ROOT, 0)->cum, 6 + 15);
 	CHECK_EQ_U(d.stats.events, a.stats.events + b.stats.events);
 	CHECK_EQ_U(d.stats.unmatched_exits, 1);
 	/* metric 1 (2 x metric 0 in ev) is merged too */
-	CHECK_EQ_U(d.nodes[CALLTREE_ROOT].raw_cum[1], 2 * (6 + 15));
+	CHECK_EQ_U(calltree_fig(&d, CALLTREE_ROOT, 1)->raw_cum, 2 * (6 + 15));
 	calltree_free(&a);
 	calltree_free(&b);
 	calltree_free(&d);
@@ -588,17 +590,16 @@ static void eq_compare(const struct calltree *a, const struct calltree *b)
 	CHECK(memcmp(&a->stats, &b->stats, sizeof(a->stats)) == 0);
 	for (uint32_t i = 0; i < a->nnodes && i < b->nnodes; i++) {
 		const struct calltree_node *x = &a->nodes[i], *y = &b->nodes[i];
+		const struct calltree_fig *xf = calltree_fig(a, i, 0), *yf = calltree_fig(b, i, 0);
 
 		if (x->parent != y->parent || x->method != y->method || x->calls != y->calls ||
-		    memcmp(x->raw_base, y->raw_base, sizeof(x->raw_base)) ||
-		    memcmp(x->base, y->base, sizeof(x->base)) ||
-		    memcmp(x->cum, y->cum, sizeof(x->cum))) {
+		    a->nmetrics != b->nmetrics || memcmp(xf, yf, a->nmetrics * sizeof(*xf))) {
 			CHECK(!"node differs");
 			fprintf(stderr,
 				"  node %u: calls %" PRIu64 "/%" PRIu64 " raw %" PRIu64 "/%" PRIu64
 				" base %" PRIu64 "/%" PRIu64 "\n",
-				i, x->calls, y->calls, x->raw_base[0], y->raw_base[0], x->base[0],
-				y->base[0]);
+				i, x->calls, y->calls, xf[0].raw_base, yf[0].raw_base, xf[0].base,
+				yf[0].base);
 			return;
 		}
 	}

@@ -160,7 +160,7 @@ static void test_cut_tree(void)
 
 	CHECK_EQ_I(big_model(&m), 0);
 	CHECK_EQ_U(m.thread_list[0]->tree.nnodes, 1 + W + W * W);
-	cum = m.thread_list[0]->tree.nodes[CALLTREE_ROOT].cum[0];
+	cum = calltree_fig(&m.thread_list[0]->tree, CALLTREE_ROOT, 0)->cum;
 	CHECK_EQ_U(cum, W * (2 + 4 * W) - 1 + HEAVY);
 	/* CSV and JSON are data: never cut */
 	CHECK_EQ_I(default_cut_trees(&m, "tree", REPORT_CSV, 0, NULL, 0, &dc), 0);
@@ -175,7 +175,7 @@ static void test_cut_tree(void)
 	CHECK_EQ_U(dc.before, 1 + W + W * W);
 	CHECK_EQ_U(dc.after, 3);
 	CHECK_EQ_U(m.thread_list[0]->tree.nnodes, 3);
-	CHECK_EQ_U(m.thread_list[0]->tree.nodes[CALLTREE_ROOT].cum[0], cum);
+	CHECK_EQ_U(calltree_fig(&m.thread_list[0]->tree, CALLTREE_ROOT, 0)->cum, cum);
 	CHECK_EQ_U(m.thread_list[1]->tree.nnodes, 3); /* small: as it was */
 	default_cut_note(&dc, note, sizeof(note));
 	CHECK_STR(note, "tree: 1 of 2 threads had more than 100000 contexts: their contexts under "

@@ -747,7 +747,7 @@ static void test_shaping_threads_and_names(void)
 	CHECK_EQ_I(shape_apply(&m, &so, &info), 0);
 	CHECK_EQ_U(info.merged, 1);
 	CHECK_EQ_U(info.elided, 1);
-	CHECK_EQ_U(m.thread_list[0]->tree.nodes[CALLTREE_ROOT].cum[0], 5);
+	CHECK_EQ_U(calltree_fig(&m.thread_list[0]->tree, CALLTREE_ROOT, 0)->cum, 5);
 	o.shaped = &info;
 	s = run(report_callers, &m, &o);
 	CHECK(strstr(s, "(1 thread merged into one tree; 1 left out by --thread)\n") != NULL);

@@ -481,7 +481,7 @@ static void test_model_tsc_and_metrics(void)
 	CHECK_EQ_I(model_metric_index(&m, "cycles"), -1);
 	CHECK_EQ_U(model_value(&m, 0, 3000), 1500);
 	CHECK_EQ_U(model_value(&m, 1, 100), 100);
-	CHECK_EQ_U(m.thread_list[0]->tree.nodes[1].raw_base[1], 100);
+	CHECK_EQ_U(calltree_fig(&m.thread_list[0]->tree, 1, 1)->raw_base, 100);
 	model_free(&m);
 }
 

@@ -269,9 +269,10 @@ static void test_cap_depth_tree(void)
 	CHECK_EQ_U(folded, 901);
 	CHECK_EQ_U(c.nnodes, 102);
 	CHECK_EQ_U(c.max_level, 101);
-	CHECK_EQ_U(c.nodes[CALLTREE_ROOT].cum[0], t->nodes[CALLTREE_ROOT].cum[0]);
-	CHECK_EQ_U(c.nodes[CALLTREE_ROOT].cum[0], 2 * 1000 + 1);
-	CHECK_EQ_U(c.nodes[CALLTREE_ROOT].raw_cum[0], t->nodes[CALLTREE_ROOT].raw_cum[0]);
+	CHECK_EQ_U(calltree_fig(&c, CALLTREE_ROOT, 0)->cum, calltree_fig(t, CALLTREE_ROOT, 0)->cum);
+	CHECK_EQ_U(calltree_fig(&c, CALLTREE_ROOT, 0)->cum, 2 * 1000 + 1);
+	CHECK_EQ_U(calltree_fig(&c, CALLTREE_ROOT, 0)->raw_cum,
+		   calltree_fig(t, CALLTREE_ROOT, 0)->raw_cum);
 	for (uint32_t i = 0; i < t->nnodes; i++)
 		calls_src += t->nodes[i].calls;
 	for (uint32_t i = 0; i < c.nnodes; i++) {
@@ -279,7 +280,7 @@ static void test_cap_depth_tree(void)
 		if (c.nodes[i].method == CALLTREE_FOLDED_METHOD)
 			pseudo = i;
 		else if (i) /* a kept node: same path, same figures (chain: same index) */
-			CHECK_EQ_U(c.nodes[i].cum[0], t->nodes[i].cum[0]);
+			CHECK_EQ_U(calltree_fig(&c, i, 0)->cum, calltree_fig(t, i, 0)->cum);
 	}
 	CHECK_EQ_U(calls_dst, calls_src);
 	CHECK(pseudo != CALLTREE_NONE);
@@ -287,8 +288,9 @@ static void test_cap_depth_tree(void)
 		CHECK_EQ_U(c.nodes[pseudo].level, 101);
 		CHECK_EQ_U(c.nodes[pseudo].calls, 901);
 		/* its base is the cum of the first folded frame (node 101 of the chain) */
-		CHECK_EQ_U(c.nodes[pseudo].base[0], t->nodes[101].cum[0]);
-		CHECK_EQ_U(c.nodes[c.nodes[pseudo].parent].cum[0], t->nodes[100].cum[0]);
+		CHECK_EQ_U(calltree_fig(&c, pseudo, 0)->base, calltree_fig(t, 101, 0)->cum);
+		CHECK_EQ_U(calltree_fig(&c, c.nodes[pseudo].parent, 0)->cum,
+			   calltree_fig(t, 100, 0)->cum);
 	}
 	calltree_free(&c);
 	model_free(&m);

@@ -99,9 +99,9 @@ static void test_fold_keeps_open_frames_and_totals(void)
 	CHECK_EQ_U(child(&t, a, B), CALLTREE_NONE);
 	CHECK_EQ_U(child(&t, a, C), CALLTREE_NONE);
 	CHECK_EQ_U(t.nodes[cold].calls, 2);
-	CHECK_EQ_U(t.nodes[cold].raw_base[0], 21);
-	CHECK_EQ_U(t.nodes[cold].raw_base[1], 63);
-	CHECK_EQ_U(t.nodes[cold].base[0], 19); /* 20-1 + 1-1 */
+	CHECK_EQ_U(calltree_fig(&t, cold, 0)->raw_base, 21);
+	CHECK_EQ_U(calltree_fig(&t, cold, 1)->raw_base, 63);
+	CHECK_EQ_U(calltree_fig(&t, cold, 0)->base, 19); /* 20-1 + 1-1 */
 	/* nothing colder than 21 is left but the open frames: a no-op */
 	CHECK_EQ_I(fold(&t, 21), 0);
 
@@ -111,8 +111,8 @@ static void test_fold_keeps_open_frames_and_totals(void)
 	b = child(&t, a, B);
 	CHECK(b != CALLTREE_NONE);
 	CHECK_EQ_U(t.nodes[b].calls, 1);
-	CHECK_EQ_U(t.nodes[b].raw_base[0], 10);
-	CHECK_EQ_U(t.nodes[child(&t, a, D)].raw_base[0], 10);
+	CHECK_EQ_U(calltree_fig(&t, b, 0)->raw_base, 10);
+	CHECK_EQ_U(calltree_fig(&t, child(&t, a, D), 0)->raw_base, 10);
 	CHECK_EQ_U(t.stats.unmatched_exits, 0);
 	CHECK_EQ_U(t.stats.mismatched_exits, 0);
 
@@ -129,11 +129,13 @@ static void test_fold_keeps_open_frames_and_totals(void)
 	CHECK_EQ_I(calltree_finish(&ref), 0);
 	/* every figure of the root is what the unfolded tree has */
 	for (unsigned m = 0; m < 2; m++) {
-		CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_cum[m], ref.nodes[CALLTREE_ROOT].raw_cum[m]);
-		CHECK_EQ_U(t.nodes[CALLTREE_ROOT].cum[m], ref.nodes[CALLTREE_ROOT].cum[m]);
+		CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, m)->raw_cum,
+			   calltree_fig(&ref, CALLTREE_ROOT, m)->raw_cum);
+		CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, m)->cum,
+			   calltree_fig(&ref, CALLTREE_ROOT, m)->cum);
 	}
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_cum[0], 80);
-	CHECK_EQ_U(t.nodes[cold].raw_base[0], 80);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->raw_cum, 80);
+	CHECK_EQ_U(calltree_fig(&t, cold, 0)->raw_base, 80);
 	/* calls: what the tree shows plus what was folded = every entry */
 	CHECK_EQ_U(ref.stats.by_transition[JCAL_TR_ENTRY], 5);
 	CHECK_EQ_U(t.stats.folded_calls, 5);
@@ -160,9 +162,9 @@ static void test_fold_rebuilds_child_index(void)
 	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, A, 1101), 0);
 	CHECK_EQ_U(t.nnodes, 3);
 	CHECK_EQ_U(t.nodes[child(&t, CALLTREE_ROOT, A)].calls, 2);
-	CHECK_EQ_U(t.nodes[child(&t, CALLTREE_ROOT, A)].raw_base[0], 1100);
+	CHECK_EQ_U(calltree_fig(&t, child(&t, CALLTREE_ROOT, A), 0)->raw_base, 1100);
 	CHECK_EQ_I(calltree_finish(&t), 0);
-	CHECK_EQ_U(t.nodes[CALLTREE_ROOT].raw_cum[0], 1101);
+	CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->raw_cum, 1101);
 	calltree_free(&t);
 }
 

@@ -141,16 +141,18 @@ static void same_trees(const struct model *a, const struct model *b, int raw)
 	CHECK(!memcmp(&x->stats, &y->stats, sizeof(x->stats)));
 	for (uint32_t i = 0; i < x->nnodes && i < y->nnodes; i++) {
 		const struct calltree_node *p = &x->nodes[x->order[i]], *q = &y->nodes[y->order[i]];
+		const struct calltree_fig *pf = calltree_fig(x, x->order[i], 0);
+		const struct calltree_fig *qf = calltree_fig(y, y->order[i], 0);
 
 		CHECK_EQ_U(p->method, q->method);
 		CHECK_EQ_U(p->calls, q->calls);
 		CHECK_EQ_U(p->level, q->level);
 		CHECK_EQ_U(p->rl, q->rl);
 		for (unsigned k = 0; k < 2; k++) {
-			CHECK_EQ_U(p->raw_cum[k], q->raw_cum[k]);
-			CHECK_EQ_U(p->raw_base[k], q->raw_base[k]);
-			CHECK_EQ_U(raw ? p->raw_cum[k] : p->cum[k], q->cum[k]);
-			CHECK_EQ_U(raw ? p->raw_base[k] : p->base[k], q->base[k]);
+			CHECK_EQ_U(pf[k].raw_cum, qf[k].raw_cum);
+			CHECK_EQ_U(pf[k].raw_base, qf[k].raw_base);
+			CHECK_EQ_U(raw ? pf[k].raw_cum : pf[k].cum, qf[k].cum);
+			CHECK_EQ_U(raw ? pf[k].raw_base : pf[k].base, qf[k].base);
 		}
 	}
 }

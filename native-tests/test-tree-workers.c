@@ -112,11 +112,12 @@ static void same_trees(const struct model *a, const struct model *b)
 		CHECK(memcmp(&x->stats, &y->stats, sizeof(x->stats)) == 0);
 		for (uint32_t n = 0; n < x->nnodes && n < y->nnodes; n++) {
 			const struct calltree_node *p = &x->nodes[n], *q = &y->nodes[n];
+			const struct calltree_fig *pf = calltree_fig(x, n, 0);
+			const struct calltree_fig *qf = calltree_fig(y, n, 0);
 
 			if (p->parent != q->parent || p->method != q->method ||
-			    p->calls != q->calls ||
-			    memcmp(p->raw_cum, q->raw_cum, sizeof(p->raw_cum)) ||
-			    memcmp(p->cum, q->cum, sizeof(p->cum))) {
+			    p->calls != q->calls || x->nmetrics != y->nmetrics ||
+			    memcmp(pf, qf, x->nmetrics * sizeof(*pf))) {
 				CHECK(!"node differs");
 				return;
 			}

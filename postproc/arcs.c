@@ -63,8 +63,9 @@ static int entry_get(struct builder *b, uint32_t method, size_t *out)
 }
 
 static int line_add(struct builder *b, size_t owner, enum arc_role role, uint32_t method,
-		    const struct calltree_node *n, unsigned metric)
+		    const struct calltree *t, uint32_t node, unsigned metric)
 {
+	const struct calltree_fig *f = calltree_fig(t, node, metric);
 	uint64_t key = (uint64_t)role << 62 | (uint64_t)owner << 32 | method;
 	uint32_t *v = u64map_find(&b->lines, key);
 	struct arc_line *l;
@@ -83,11 +84,11 @@ static int line_add(struct builder *b, size_t owner, enum arc_role role, uint32_
 	} else {
 		l = &b->l[*v].l;
 	}
-	l->calls += n->calls;
-	l->base += n->base[metric];
-	l->cum += n->cum[metric];
-	l->raw_base += n->raw_base[metric];
-	l->raw_cum += n->raw_cum[metric];
+	l->calls += t->nodes[node].calls;
+	l->base += f->base;
+	l->cum += f->cum;
+	l->raw_base += f->raw_base;
+	l->raw_cum += f->raw_cum;
 	return 0;
 }
 
@@ -133,35 +134,38 @@ static int line_cmp(const void *a, const void *b)
 static int add_tree(struct builder *b, const struct calltree *t, unsigned metric)
 {
 	const struct calltree_node *root = &t->nodes[CALLTREE_ROOT];
+	const struct calltree_fig *rf = calltree_fig(t, CALLTREE_ROOT, metric);
 	size_t re, me, pe;
 
 	if (entry_get(b, CALLTREE_ROOT_METHOD, &re))
 		return -1;
 	b->e[re].calls += root->calls;
-	b->e[re].base += root->base[metric];
-	b->e[re].raw_base += root->raw_base[metric];
-	b->e[re].cum += root->cum[metric];
-	b->e[re].raw_cum += root->raw_cum[metric];
-	b->e[re].cum_all += root->cum[metric];
-	b->e[re].raw_cum_all += root->raw_cum[metric];
+	b->e[re].base += rf->base;
+	b->e[re].raw_base += rf->raw_base;
+	b->e[re].cum += rf->cum;
+	b->e[re].raw_cum += rf->raw_cum;
+	b->e[re].cum_all += rf->cum;
+	b->e[re].raw_cum_all += rf->raw_cum;
 	for (uint32_t i = 1; i < t->nnodes; i++) {
 		const struct calltree_node *n = &t->nodes[i], *p = &t->nodes[n->parent];
+		const struct calltree_fig *nf = calltree_fig(t, i, metric);
 		struct arc_entry *e;
 
 		if (entry_get(b, n->method, &me) || entry_get(b, p->method, &pe))
 			return -1;
 		e = &b->e[me];
 		e->calls += n->calls;
-		e->base += n->base[metric];
-		e->raw_base += n->raw_base[metric];
-		e->cum_all += n->cum[metric];
-		e->raw_cum_all += n->raw_cum[metric];
+		e->base += nf->base;
+		e->raw_base += nf->raw_base;
+		e->cum_all += nf->cum;
+		e->raw_cum_all += nf->raw_cum;
 		if (n->rl == 1) {
-			e->cum += n->cum[metric];
-			e->raw_cum += n->raw_cum[metric];
+			e->cum += nf->cum;
+			e->raw_cum += nf->raw_cum;
 		}
-		if (line_add(b, me, n->rl == 1 ? ARC_PARENT : ARC_RPARENT, p->method, n, metric) ||
-		    line_add(b, pe, p->rl <= 1 ? ARC_CHILD : ARC_RCHILD, n->method, n, metric))
+		if (line_add(b, me, n->rl == 1 ? ARC_PARENT : ARC_RPARENT, p->method, t, i,
+			     metric) ||
+		    line_add(b, pe, p->rl <= 1 ? ARC_CHILD : ARC_RCHILD, n->method, t, i, metric))
 			return -1;
 	}
 	return 0;

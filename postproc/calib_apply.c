@@ -67,22 +67,16 @@ void calib_apply_comp_batch(void *ctx, const uint16_t *key, const uint64_t *delt
 			    size_t n)
 {
 	struct calib_apply *a = ctx;
-	const uint8_t *match = a->table.match;
-	uint64_t clamped = 0, similar = 0, global = 0;
+	struct calib_comp_counts c = {0, 0, 0};
 
-	if (calib_comp_batch(&a->table, key, delta, out, n, &clamped))
+	if (calib_comp_batch(&a->table, key, delta, out, n, &c))
 		return; /* no table to apply (out of memory): raw, not counted */
-	for (size_t k = 0; k < n; k++) {
-		unsigned i = key[k];
-
-		similar += match[i] == CALIB_SIMILAR;
-		global += match[i] == CALIB_GLOBAL;
-		if (__builtin_expect(!__atomic_load_n(&a->seen[i], __ATOMIC_RELAXED), 0))
-			key_seen(a, i);
-	}
-	COUNT(a->fallback_similar, similar);
-	COUNT(a->fallback_global, global);
-	COUNT(a->clamped, clamped);
+	for (size_t k = 0; k < n; k++)
+		if (__builtin_expect(!__atomic_load_n(&a->seen[key[k]], __ATOMIC_RELAXED), 0))
+			key_seen(a, key[k]);
+	COUNT(a->fallback_similar, c.similar);
+	COUNT(a->fallback_global, c.global);
+	COUNT(a->clamped, c.clamped);
 	COUNT(a->deltas, n);
 }
 

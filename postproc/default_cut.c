@@ -57,7 +57,8 @@ static int context_costs(const struct model *m, const struct model_thread *th, e
 	for (uint32_t i = 0; i < t->nnodes; i++) {
 		uint32_t n = t->order[i];
 		const struct calltree_node *nd = &t->nodes[n];
-		uint64_t v = model_value(m, metric, nd->cum[metric]);
+		const struct calltree_fig *ndf = calltree_fig(t, n, 0);
+		uint64_t v = model_value(m, metric, ndf[metric].cum);
 
 		switch (ex) {
 		case EX_COLLAPSED:
@@ -102,7 +103,7 @@ static int estimate(const struct model *m, const struct model_thread *th, enum e
 	for (size_t k = 0; k < NPCT; k++)
 		th_of[k] = shape_pct_threshold(t, metric, pct_ladder[k]);
 	for (uint32_t n = 0; n < t->nnodes; n++) {
-		uint64_t c = t->nodes[n].cum[metric];
+		uint64_t c = calltree_fig(t, n, metric)->cum;
 
 		est[0] += cost[n];
 		kept[0]++;
@@ -218,8 +219,9 @@ static uint64_t spans_at_most(const struct model *m, struct model_thread *const 
 
 		for (uint32_t k = 1; k < t->nnodes; k++) {
 			const struct calltree_node *nd = &t->nodes[k];
+			const struct calltree_fig *ndf = calltree_fig(t, k, 0);
 			uint64_t fit =
-			    d ? model_value(m, metric, nd->raw_cum[metric]) / d : UINT64_MAX;
+			    d ? model_value(m, metric, ndf[metric].raw_cum) / d : UINT64_MAX;
 
 			s += nd->calls < fit ? nd->calls : fit;
 		}

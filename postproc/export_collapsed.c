@@ -56,7 +56,7 @@ int export_collapsed(const struct model *m, const struct report_opts *o)
 		}
 		for (uint32_t k = 0; k < t->nnodes; k++) {
 			uint32_t node = t->order[k];
-			uint64_t v = model_value(m, mi, t->nodes[node].base[mi]);
+			uint64_t v = model_value(m, mi, calltree_fig(t, node, mi)->base);
 
 			if (!v)
 				continue;

@@ -278,8 +278,9 @@ static void tree_write(const struct model *m, unsigned mi, const struct calltree
 
 	for (uint32_t i = 0; i < t->nnodes; i++) {
 		const struct calltree_node *n = &t->nodes[t->order[i]];
+		const struct calltree_fig *nf = calltree_fig(t, t->order[i], 0);
 
-		if (!n->cum[mi] && i)
+		if (!nf[mi].cum && i)
 			continue;
 		if (!first) {
 			for (uint32_t k = n->level; k <= prev; k++)
@@ -287,8 +288,8 @@ static void tree_write(const struct model *m, unsigned mi, const struct calltree
 			fputc(',', f);
 		}
 		fprintf(f, "[%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-			*u64map_find(idx, n->method), model_value(m, mi, n->cum[mi]),
-			model_value(m, mi, n->base[mi]), n->calls);
+			*u64map_find(idx, n->method), model_value(m, mi, nf[mi].cum),
+			model_value(m, mi, nf[mi].base), n->calls);
 		prev = n->level;
 		first = 0;
 	}

@@ -170,11 +170,12 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 		tname = str_add(&st, label);
 		for (uint32_t k = 0; k < t->nnodes; k++) {
 			const struct calltree_node *nd = &t->nodes[t->order[k]];
+			const struct calltree_fig *ndf = calltree_fig(t, t->order[k], 0);
 			uint32_t d = 0;
 			int any = nd->calls && t->order[k] != CALLTREE_ROOT;
 
 			for (unsigned mi = 0; mi < m->nmetrics; mi++)
-				any |= nd->base[mi] != 0;
+				any |= ndf[mi].base != 0;
 			if (!any)
 				continue;
 			for (uint32_t x = t->order[k]; x != CALLTREE_ROOT; x = t->nodes[x].parent)
@@ -183,7 +184,7 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 				locs[d++] = func_id(&fn, &prof, &st, m, CALLTREE_ROOT_METHOD);
 			vals[0] = t->order[k] == CALLTREE_ROOT ? 0 : nd->calls;
 			for (unsigned mi = 0; mi < m->nmetrics; mi++)
-				vals[1 + mi] = model_value(m, mi, nd->base[mi]);
+				vals[1 + mi] = model_value(m, mi, ndf[mi].base);
 			pb_clear(&sample);
 			pb_packed(&sample, SAMPLE_LOCATION_ID, locs, d);
 			pb_packed(&sample, SAMPLE_VALUE, vals, 1 + m->nmetrics);

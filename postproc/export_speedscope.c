@@ -114,11 +114,11 @@ static int sampled(const struct model *m, const struct report_opts *o, const str
 	fputs("\"type\":\"sampled\",\"name\":", o->out);
 	profile_name(o->out, th);
 	fprintf(o->out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[",
-		unit_of(m, mi), model_value(m, mi, t->nodes[CALLTREE_ROOT].cum[mi]));
+		unit_of(m, mi), model_value(m, mi, calltree_fig(t, CALLTREE_ROOT, mi)->cum));
 	for (uint32_t k = 0; k < t->nnodes; k++) {
 		uint32_t node = t->order[k], d = 0;
 
-		if (!t->nodes[node].base[mi])
+		if (!calltree_fig(t, node, mi)->base)
 			continue;
 		for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent)
 			buf[d++] = n;
@@ -134,7 +134,7 @@ static int sampled(const struct model *m, const struct report_opts *o, const str
 	fputs("],\"weights\":[", o->out);
 	any = 0;
 	for (uint32_t k = 0; k < t->nnodes; k++) {
-		uint64_t b = t->nodes[t->order[k]].base[mi];
+		uint64_t b = calltree_fig(t, t->order[k], mi)->base;
 
 		if (!b)
 			continue;

@@ -69,6 +69,7 @@ int flat_build(const struct calltree *const *trees, size_t ntrees, unsigned metr
 
 		for (uint32_t i = 1; i < t->nnodes; i++) {
 			const struct calltree_node *node = &t->nodes[i];
+			const struct calltree_fig *nodef = calltree_fig(t, i, 0);
 			uint32_t *v = u64map_find(&idx, node->method);
 			struct flat_row *row;
 
@@ -85,11 +86,11 @@ int flat_build(const struct calltree *const *trees, size_t ntrees, unsigned metr
 				row = &r[*v];
 			}
 			row->calls += node->calls;
-			row->base += node->base[metric];
-			row->raw_base += node->raw_base[metric];
+			row->base += nodef[metric].base;
+			row->raw_base += nodef[metric].raw_base;
 			if (node->rl == 1) {
-				row->cum += node->cum[metric];
-				row->raw_cum += node->raw_cum[metric];
+				row->cum += nodef[metric].cum;
+				row->raw_cum += nodef[metric].raw_cum;
 			}
 		}
 	}

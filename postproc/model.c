@@ -430,6 +430,7 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 	struct model *m = ctx;
 	struct model_thread *t = thread_get(m, tn->serial);
 	struct calltree_node *n;
+	struct calltree_fig *f;
 	uint32_t idx = CALLTREE_ROOT;
 
 	if (!t)
@@ -447,13 +448,14 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 		return oom(m);
 	t->snap_map[t->snap_next++] = idx;
 	n = &t->tree.nodes[idx];
+	f = calltree_fig(&t->tree, idx, 0);
 	if (tn->index)
 		n->calls += tn->calls;
 	else
 		n->calls = tn->calls;
 	for (unsigned i = 0; i < tn->nmetrics; i++) {
-		n->raw_base[i] += tn->raw[i];
-		n->base[i] += m->snapshot_raw ? tn->raw[i] : tn->comp[i];
+		f[i].raw_base += tn->raw[i];
+		f[i].base += m->snapshot_raw ? tn->raw[i] : tn->comp[i];
 	}
 	return 0;
 }

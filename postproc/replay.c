@@ -270,16 +270,17 @@ static int replay_tree(struct replay *r, const struct model_thread *th)
 		while (depth && stack[depth - 1] != p) {
 			uint32_t c = stack[--depth];
 			const struct calltree_node *cn = &t->nodes[c];
+			const struct calltree_fig *cnf = calltree_fig(t, c, 0);
 
 			if (rd[c] != rd[cn->parent] && cb->close &&
 			    cb->close(cb->ctx, th, cn->method, model_value(m, mi, start[c]),
-				      model_value(m, mi, start[c] + cn->raw_cum[mi]), rd[c]))
+				      model_value(m, mi, start[c] + cnf[mi].raw_cum), rd[c]))
 				goto cb_failed;
 		}
 		if (i == t->nnodes)
 			break;
 		start[n] = cursor[n] = cursor[p];
-		cursor[p] += t->nodes[n].raw_cum[mi];
+		cursor[p] += calltree_fig(t, n, mi)->raw_cum;
 		rd[n] = rd[p] + !is_excluded(r, t->nodes[n].method);
 		if (rd[n] != rd[p] && cb->open &&
 		    cb->open(cb->ctx, th, t->nodes[n].method, model_value(m, mi, start[n])))
@@ -287,7 +288,7 @@ static int replay_tree(struct replay *r, const struct model_thread *th)
 		stack[depth++] = n;
 	}
 	if (cb->end &&
-	    cb->end(cb->ctx, th, model_value(m, mi, t->nodes[CALLTREE_ROOT].raw_cum[mi])))
+	    cb->end(cb->ctx, th, model_value(m, mi, calltree_fig(t, CALLTREE_ROOT, mi)->raw_cum)))
 		goto cb_failed;
 	ret = 0;
 	goto out;

@@ -191,14 +191,15 @@ static int collect(const struct calltree **trees, size_t nt, unsigned mi,
 	for (size_t ti = 0; ti < nt; ti++)
 		for (uint32_t i = 1; i < trees[ti]->nnodes; i++) {
 			const struct calltree_node *nd = &trees[ti]->nodes[i];
+			const struct calltree_fig *ndf = calltree_fig(trees[ti], i, 0);
 			struct rec *x = &r[k++];
 
 			x->rank = *u64map_find(&rank, nd->method);
 			x->tree = (uint32_t)ti;
 			x->node = i;
 			x->calls = nd->calls;
-			x->base = nd->base[mi];
-			x->raw_base = nd->raw_base[mi];
+			x->base = ndf[mi].base;
+			x->raw_base = ndf[mi].raw_base;
 		}
 	u64map_free(&rank);
 	*out = r;
@@ -296,7 +297,7 @@ int report_callers(const struct model *m, const struct report_opts *o)
 		if (report_view_get(&views[i], list[i], o))
 			goto out;
 		trees[i] = views[i].t;
-		total += trees[i]->nodes[CALLTREE_ROOT].cum[mi];
+		total += calltree_fig(trees[i], CALLTREE_ROOT, mi)->cum;
 	}
 	c.trees = trees;
 	if (flat_build(trees, nt, mi, FLAT_BY_BASE, (flat_name_fn)model_method_name, (void *)m,

@@ -81,8 +81,8 @@ int report_flat(const struct model *m, const struct report_opts *o)
 	}
 	for (size_t i = 0; i < nt; i++) {
 		trees[i] = &list[i]->tree;
-		total += trees[i]->nodes[CALLTREE_ROOT].cum[mi];
-		raw_total += trees[i]->nodes[CALLTREE_ROOT].raw_cum[mi];
+		total += calltree_fig(trees[i], CALLTREE_ROOT, mi)->cum;
+		raw_total += calltree_fig(trees[i], CALLTREE_ROOT, mi)->raw_cum;
 	}
 	if (flat_build(trees, nt, mi, o->sort, name_of, (void *)m, &r, &n)) {
 		free(trees);

@@ -26,7 +26,8 @@ static uint32_t *hot_path(const struct calltree *t, unsigned mi, uint32_t *n)
 		p[k++] = node;
 		for (uint32_t c = t->nodes[node].first_child; c != CALLTREE_NONE;
 		     c = t->nodes[c].next_sibling)
-			if (best == CALLTREE_NONE || t->nodes[c].cum[mi] > t->nodes[best].cum[mi])
+			if (best == CALLTREE_NONE ||
+			    calltree_fig(t, c, mi)->cum > calltree_fig(t, best, mi)->cum)
 				best = c;
 		if (best == CALLTREE_NONE || k > t->max_level)
 			break;
@@ -41,17 +42,18 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 			uint32_t n)
 {
 	unsigned mi = o->metric, wl = 3, wr = 2, wc = 5, wb = 4, wu = 3;
-	uint64_t total = t->nodes[CALLTREE_ROOT].cum[mi];
+	uint64_t total = calltree_fig(t, CALLTREE_ROOT, mi)->cum;
 	char label[128];
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct calltree_node *nd = &t->nodes[p[i]];
+		const struct calltree_fig *ndf = calltree_fig(t, p[i], 0);
 
 		wl = report_width(wl, nd->level);
 		wr = report_width(wr, nd->rl);
 		wc = report_width(wc, nd->calls);
-		wb = report_width(wb, model_value(m, mi, nd->base[mi]));
-		wu = report_width(wu, model_value(m, mi, nd->cum[mi]));
+		wb = report_width(wb, model_value(m, mi, ndf[mi].base));
+		wu = report_width(wu, model_value(m, mi, ndf[mi].cum));
 	}
 	report_metric_label(m, mi, label, sizeof(label));
 	fputs("Hot path of thread \"", o->out);
@@ -63,13 +65,14 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 		"Base", wu, "Cum");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct calltree_node *nd = &t->nodes[p[i]];
+		const struct calltree_fig *ndf = calltree_fig(t, p[i], 0);
 
 		fprintf(o->out,
 			"%*" PRIu32 " %*" PRIu32 " %*" PRIu64 " %*" PRIu64 " %*" PRIu64
 			" %6.2f  %*s",
 			wl, nd->level, wr, nd->rl, wc, nd->calls, wb,
-			model_value(m, mi, nd->base[mi]), wu, model_value(m, mi, nd->cum[mi]),
-			total ? 100.0 * (double)nd->cum[mi] / (double)total : 0.0,
+			model_value(m, mi, ndf[mi].base), wu, model_value(m, mi, ndf[mi].cum),
+			total ? 100.0 * (double)ndf[mi].cum / (double)total : 0.0,
 			(int)(2 * nd->level), "");
 		text_escape(o->out, model_method_name(m, nd->method));
 		fputc('\n', o->out);
@@ -87,7 +90,7 @@ static void csv_thread(const struct model *m, const struct report_opts *o,
 	for (uint32_t i = 0; i < n; i++) {
 		const struct calltree_node *nd = &t->nodes[p[i]];
 
-		report_csv_node(o->out, m, mi, label, nd);
+		report_csv_node(o->out, m, mi, label, t, p[i]);
 		csv_field(o->out, model_method_name(m, nd->method));
 		fputc('\n', o->out);
 	}
@@ -104,6 +107,7 @@ static void json_thread(const struct model *m, const struct report_opts *o,
 	fputs(",\"path\":[", o->out);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct calltree_node *nd = &t->nodes[p[i]];
+		const struct calltree_fig *ndf = calltree_fig(t, p[i], 0);
 
 		fputs(i ? ",\n{\"method\":" : "\n{\"method\":", o->out);
 		json_string(o->out, model_method_name(m, nd->method));
@@ -111,9 +115,9 @@ static void json_thread(const struct model *m, const struct report_opts *o,
 			",\"level\":%" PRIu32 ",\"rl\":%" PRIu32 ",\"calls\":%" PRIu64
 			",\"base\":%" PRIu64 ",\"cum\":%" PRIu64 ",\"raw_base\":%" PRIu64
 			",\"raw_cum\":%" PRIu64 "}",
-			nd->level, nd->rl, nd->calls, model_value(m, mi, nd->base[mi]),
-			model_value(m, mi, nd->cum[mi]), model_value(m, mi, nd->raw_base[mi]),
-			model_value(m, mi, nd->raw_cum[mi]));
+			nd->level, nd->rl, nd->calls, model_value(m, mi, ndf[mi].base),
+			model_value(m, mi, ndf[mi].cum), model_value(m, mi, ndf[mi].raw_base),
+			model_value(m, mi, ndf[mi].raw_cum));
 	}
 	fputs("]}", o->out);
 }

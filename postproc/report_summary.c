@@ -42,13 +42,14 @@ static void add_up(const struct model_thread *const *list, size_t n, unsigned mi
 			for (uint32_t k = 0; k < tr->nnodes; k++)
 				t->deep += tr->nodes[k].level > limit;
 		for (unsigned k = 0; k < JCAL_MAX_METRICS; k++) {
-			t->cum[k] += tr->nodes[CALLTREE_ROOT].cum[k];
-			t->raw_cum[k] += tr->nodes[CALLTREE_ROOT].raw_cum[k];
+			t->cum[k] += calltree_fig(tr, CALLTREE_ROOT, k)->cum;
+			t->raw_cum[k] += calltree_fig(tr, CALLTREE_ROOT, k)->raw_cum;
 		}
 		if (mi < list[i]->nstart_metric && mi < list[i]->nend_metric) {
 			t->spanned++;
 			t->span += list[i]->end_metric[mi] - list[i]->start_metric[mi];
-			t->span_in_trees += tr->nnodes ? tr->nodes[CALLTREE_ROOT].raw_cum[mi] : 0;
+			t->span_in_trees +=
+			    tr->nnodes ? calltree_fig(tr, CALLTREE_ROOT, mi)->raw_cum : 0;
 		}
 	}
 }
@@ -190,7 +191,7 @@ static void threads_text(FILE *f, const struct model *m, const struct model_thre
 			" %-8s java tid %-6" PRIu64 " os tid %-7" PRIu32 " %10" PRIu64
 			" events  cum %" PRIu64 "\n",
 			model_thread_kind(th), th->java_tid, th->os_tid, th->tree.stats.events,
-			model_value(m, mi, th->tree.nodes[CALLTREE_ROOT].cum[mi]));
+			model_value(m, mi, calltree_fig(&th->tree, CALLTREE_ROOT, mi)->cum));
 	}
 }
 
@@ -415,7 +416,8 @@ static int json(const struct model *m, const struct report_opts *o,
 			",\"java_tid\":%" PRIu64 ",\"os_tid\":%" PRIu32 ",\"kind\":\"%s\""
 			",\"events\":%" PRIu64 ",\"cum\":%" PRIu64 "}",
 			th->java_tid, th->os_tid, model_thread_kind(th), th->tree.stats.events,
-			model_value(m, o->metric, th->tree.nodes[CALLTREE_ROOT].cum[o->metric]));
+			model_value(m, o->metric,
+				    calltree_fig(&th->tree, CALLTREE_ROOT, o->metric)->cum));
 	}
 	fputs("\n]}\n", f);
 	return 0;

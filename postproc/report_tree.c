@@ -55,14 +55,15 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 
 	for (uint32_t i = 0; i < tr->nnodes; i++) {
 		const struct calltree_node *n = &tr->nodes[i];
+		const struct calltree_fig *nf = calltree_fig(tr, i, 0);
 
 		wl = report_width(wl, n->level);
 		wr = report_width(wr, n->rl);
 		wc = report_width(wc, n->calls);
-		wb = report_width(wb, model_value(m, mi, n->base[mi]));
-		wu = report_width(wu, model_value(m, mi, n->cum[mi]));
-		wrb = report_width(wrb, model_value(m, mi, n->raw_base[mi]));
-		wrc = report_width(wrc, model_value(m, mi, n->raw_cum[mi]));
+		wb = report_width(wb, model_value(m, mi, nf[mi].base));
+		wu = report_width(wu, model_value(m, mi, nf[mi].cum));
+		wrb = report_width(wrb, model_value(m, mi, nf[mi].raw_base));
+		wrc = report_width(wrc, model_value(m, mi, nf[mi].raw_cum));
 	}
 	thread_header(m, o, t);
 	report_view_note(o, v);
@@ -73,14 +74,15 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 	fprintf(o->out, "  Name\n");
 	for (uint32_t i = 0; i < tr->nnodes; i++) {
 		const struct calltree_node *n = &tr->nodes[order[i]];
+		const struct calltree_fig *nf = calltree_fig(tr, order[i], 0);
 
 		fprintf(o->out, "%*" PRIu32 " %*" PRIu32 " %*" PRIu64 " %*" PRIu64 " %*" PRIu64, wl,
-			n->level, wr, n->rl, wc, n->calls, wb, model_value(m, mi, n->base[mi]), wu,
-			model_value(m, mi, n->cum[mi]));
+			n->level, wr, n->rl, wc, n->calls, wb, model_value(m, mi, nf[mi].base), wu,
+			model_value(m, mi, nf[mi].cum));
 		if (o->calibrated)
 			fprintf(o->out, " %*" PRIu64 " %*" PRIu64, wrb,
-				model_value(m, mi, n->raw_base[mi]), wrc,
-				model_value(m, mi, n->raw_cum[mi]));
+				model_value(m, mi, nf[mi].raw_base), wrc,
+				model_value(m, mi, nf[mi].raw_cum));
 		fprintf(o->out, "  %*s", (int)(2 * n->level), "");
 		text_escape(o->out, model_method_name(m, n->method));
 		if (throttled_is(m, n->method)) /* mode=bci, throttle= */
@@ -130,7 +132,7 @@ static int csv_thread(const struct model *m, const struct report_opts *o,
 			free(p.end);
 			return -1;
 		}
-		report_csv_node(o->out, m, mi, label, n);
+		report_csv_node(o->out, m, mi, label, tr, order[i]);
 		if (n->level)
 			csv_field(o->out, p.s);
 		fputc('\n', o->out);
@@ -167,6 +169,7 @@ static void json_thread(const struct model *m, const struct report_opts *o,
 	fputs(",\"root\":", o->out);
 	for (uint32_t i = 0; i < tr->nnodes; i++) {
 		const struct calltree_node *n = &tr->nodes[order[i]];
+		const struct calltree_fig *nf = calltree_fig(tr, order[i], 0);
 
 		if (i > 0 && n->level <= prev) {
 			for (uint32_t k = 0; k <= prev - n->level; k++)
@@ -181,9 +184,9 @@ static void json_thread(const struct model *m, const struct report_opts *o,
 			",\"rl\":%" PRIu32 ",\"calls\":%" PRIu64 ",\"base\":%" PRIu64
 			",\"cum\":%" PRIu64 ",\"raw_base\":%" PRIu64 ",\"raw_cum\":%" PRIu64
 			",\"children\":[",
-			n->rl, n->calls, model_value(m, mi, n->base[mi]),
-			model_value(m, mi, n->cum[mi]), model_value(m, mi, n->raw_base[mi]),
-			model_value(m, mi, n->raw_cum[mi]));
+			n->rl, n->calls, model_value(m, mi, nf[mi].base),
+			model_value(m, mi, nf[mi].cum), model_value(m, mi, nf[mi].raw_base),
+			model_value(m, mi, nf[mi].raw_cum));
 		prev = n->level;
 	}
 	for (uint32_t k = 0; k <= prev; k++)

@@ -120,13 +120,15 @@ void report_json_open(const struct model *m, const struct report_opts *o)
 }
 
 void report_csv_node(FILE *f, const struct model *m, unsigned mi, const char *label,
-		     const struct calltree_node *n)
+		     const struct calltree *t, uint32_t node)
 {
+	const struct calltree_node *n = &t->nodes[node];
+	const struct calltree_fig *nf = calltree_fig(t, node, mi);
+
 	csv_field(f, label);
-	fprintf(f,
-		",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",",
-		n->level, n->rl, n->calls, model_value(m, mi, n->base[mi]),
-		model_value(m, mi, n->cum[mi]), model_value(m, mi, n->raw_base[mi]),
-		model_value(m, mi, n->raw_cum[mi]));
+	fprintf(
+	    f,
+	    ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+	    n->level, n->rl, n->calls, model_value(m, mi, nf->base), model_value(m, mi, nf->cum),
+	    model_value(m, mi, nf->raw_base), model_value(m, mi, nf->raw_cum));
 }

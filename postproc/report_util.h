@@ -53,10 +53,11 @@ void report_view_free(struct report_view *v);
  * when any. */
 void report_view_note(const struct report_opts *o, const struct report_view *v);
 
-/* A tree CSV row up to its last field: thread label, level, rl, calls,
- * base, cum, raw_base, raw_cum of metric mi, each followed by a comma. */
+/* A tree CSV row of node of t up to its last field: thread label, level,
+ * rl, calls, base, cum, raw_base, raw_cum of metric mi, each followed by a
+ * comma. */
 void report_csv_node(FILE *f, const struct model *m, unsigned mi, const char *label,
-		     const struct calltree_node *n);
+		     const struct calltree *t, uint32_t node);
 
 /* JSON reports of per-thread sections: writes the opening
  * {"metric":{"name":..,"unit":..},"calibrated":B,"threads":[ and a newline. */

@@ -55,10 +55,18 @@ size_t shape_simple_name(const char *class_desc, const char *method, const char 
 	return names_method(*tmp ? tmp : NULL, method, sig, buf, len);
 }
 
-static void add_metric(uint64_t *dst, const uint64_t *src, unsigned n)
+/* Adds node s of src to the base of node d of dst, raw and calibrated: its
+ * base, or with cum its cum (a subtree folded into d). */
+static void add_figs(struct calltree *dst, uint32_t d, const struct calltree *src, uint32_t s,
+		     int cum)
 {
-	for (unsigned i = 0; i < n; i++)
-		dst[i] += src[i];
+	for (unsigned i = 0; i < src->nmetrics; i++) {
+		const struct calltree_fig *from = calltree_fig(src, s, i);
+		struct calltree_fig *to = calltree_fig(dst, d, i);
+
+		to->base += cum ? from->cum : from->base;
+		to->raw_base += cum ? from->raw_cum : from->raw_base;
+	}
 }
 
 /*
@@ -73,9 +81,7 @@ static int rebuild_into(struct calltree *dst, const struct calltree *src, decide
 	if (!map)
 		return -1;
 	map[CALLTREE_ROOT] = CALLTREE_ROOT;
-	add_metric(dst->nodes[CALLTREE_ROOT].base, src->nodes[CALLTREE_ROOT].base, src->nmetrics);
-	add_metric(dst->nodes[CALLTREE_ROOT].raw_base, src->nodes[CALLTREE_ROOT].raw_base,
-		   src->nmetrics);
+	add_figs(dst, CALLTREE_ROOT, src, CALLTREE_ROOT, 0);
 	for (uint32_t i = 1; i < src->nnodes; i++) {
 		uint32_t n = src->order[i], p = map[src->nodes[n].parent], d;
 		const struct calltree_node *sn = &src->nodes[n];
@@ -94,20 +100,17 @@ static int rebuild_into(struct calltree *dst, const struct calltree *src, decide
 			}
 			dst->nodes[d].calls += sn->calls;
 			if (how == KEEP) {
-				add_metric(dst->nodes[d].base, sn->base, src->nmetrics);
-				add_metric(dst->nodes[d].raw_base, sn->raw_base, src->nmetrics);
+				add_figs(dst, d, src, n, 0);
 			}
 			map[n] = d;
 			break;
 		case FOLD_FRAME:
-			add_metric(dst->nodes[p].base, sn->base, src->nmetrics);
-			add_metric(dst->nodes[p].raw_base, sn->raw_base, src->nmetrics);
+			add_figs(dst, p, src, n, 0);
 			map[n] = p;
 			info->folded++;
 			break;
 		case FOLD_SUBTREE:
-			add_metric(dst->nodes[p].base, sn->cum, src->nmetrics);
-			add_metric(dst->nodes[p].raw_base, sn->raw_cum, src->nmetrics);
+			add_figs(dst, p, src, n, 1);
 			info->folded++;
 			break;
 		case DROP_SUBTREE:
@@ -160,9 +163,7 @@ int shape_cap_depth(const struct calltree *src, uint32_t max_depth, struct callt
 		count[p] += count[n];
 	}
 	map[CALLTREE_ROOT] = CALLTREE_ROOT;
-	add_metric(dst->nodes[CALLTREE_ROOT].base, src->nodes[CALLTREE_ROOT].base, src->nmetrics);
-	add_metric(dst->nodes[CALLTREE_ROOT].raw_base, src->nodes[CALLTREE_ROOT].raw_base,
-		   src->nmetrics);
+	add_figs(dst, CALLTREE_ROOT, src, CALLTREE_ROOT, 0);
 	for (uint32_t i = 1; i < src->nnodes; i++) {
 		uint32_t n = src->order[i], p = map[src->nodes[n].parent], d;
 		const struct calltree_node *sn = &src->nodes[n];
@@ -174,16 +175,14 @@ int shape_cap_depth(const struct calltree *src, uint32_t max_depth, struct callt
 			if (calltree_child(dst, p, sn->method, &d))
 				goto out;
 			dst->nodes[d].calls += sn->calls;
-			add_metric(dst->nodes[d].base, sn->base, src->nmetrics);
-			add_metric(dst->nodes[d].raw_base, sn->raw_base, src->nmetrics);
+			add_figs(dst, d, src, n, 0);
 			map[n] = d;
 		} else {
 			/* the first frame past the limit: it and its subtree */
 			if (calltree_child(dst, p, CALLTREE_FOLDED_METHOD, &d))
 				goto out;
 			dst->nodes[d].calls += calls[n];
-			add_metric(dst->nodes[d].base, sn->cum, src->nmetrics);
-			add_metric(dst->nodes[d].raw_base, sn->raw_cum, src->nmetrics);
+			add_figs(dst, d, src, n, 1);
 			nfolded += count[n];
 		}
 	}
@@ -296,12 +295,12 @@ static enum decision decide_pct(void *ctx, const struct calltree *t, uint32_t n)
 {
 	const struct pct_ctx *pc = ctx;
 
-	return t->nodes[n].cum[pc->metric] < pc->threshold ? FOLD_SUBTREE : KEEP;
+	return calltree_fig(t, n, pc->metric)->cum < pc->threshold ? FOLD_SUBTREE : KEEP;
 }
 
 uint64_t shape_pct_threshold(const struct calltree *t, unsigned metric, double pct)
 {
-	long double th = (long double)t->nodes[CALLTREE_ROOT].cum[metric] * pct / 100.0L;
+	long double th = (long double)calltree_fig(t, CALLTREE_ROOT, metric)->cum * pct / 100.0L;
 	uint64_t v = th >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)th;
 
 	if ((long double)v < th)

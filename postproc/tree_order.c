@@ -71,10 +71,11 @@ static void sorted_children(const struct calltree *t, enum tree_order how, unsig
 		for (uint32_t c = t->nodes[p].first_child; c != CALLTREE_NONE;
 		     c = t->nodes[c].next_sibling) {
 			const struct calltree_node *n = &t->nodes[c];
+			const struct calltree_fig *f = calltree_fig(t, c, metric);
 
 			kids[k].node = c;
 			kids[k].rank = rank++;
-			kids[k].key = how == TREE_ORDER_BASE ? n->base[metric] : n->cum[metric];
+			kids[k].key = how == TREE_ORDER_BASE ? f->base : f->cum;
 			kids[k].name = how == TREE_ORDER_NAME ? name(name_ctx, n->method) : NULL;
 			k++;
 		}
