@@ -322,21 +322,24 @@ static void step_build(struct calib_table *t, unsigned i)
 {
 	const struct calib_entry *d = &t->e[t->resolved[i]];
 	struct calib_step *c = &t->step[i];
-	uint64_t sum = 0, comp = t->match[i] == CALIB_NO_TABLE ? 0 : d->comp;
+	uint64_t sum = 0, o, comp = t->match[i] == CALIB_NO_TABLE ? 0 : d->comp;
 
+	c->wide = 0;
 	if (t->match[i] == CALIB_NO_TABLE || t->estimator != CALIB_EST_COND || !d->has_q) {
 		for (unsigned j = 0; j < CALIB_NQ; j++)
-			c->o[j] = UINT64_MAX;
+			c->o[j / 4][j % 4] = INT32_MAX;
 		for (unsigned j = 0; j <= CALIB_NQ; j++)
 			c->sel[j] = comp;
 		return;
 	}
 	for (unsigned j = 0; j < CALIB_NQ; j++) {
-		c->o[j] = calib_comp_of(d->q[j], d->env);
-		sum += c->o[j];
+		o = calib_comp_of(d->q[j], d->env);
+		c->wide |= o >= INT32_MAX;
+		c->o[j / 4][j % 4] = o < INT32_MAX ? (int32_t)o : INT32_MAX;
+		sum += o;
 		c->sel[j + 1] = (sum + (j + 1) / 2) / (j + 1);
 	}
-	c->sel[0] = c->o[0];
+	c->sel[0] = calib_comp_of(d->q[0], d->env);
 }
 
 int calib_table_prepare(struct calib_table *t)

@@ -107,6 +107,10 @@ struct calib_entry {
 	uint64_t q[CALIB_NQ]; /* non-decreasing, q[0] >= min */
 };
 
+/* Four int32 lanes (GCC and Clang vector extensions: SSE2 on x86-64, NEON
+ * on arm64, plain code elsewhere). */
+typedef int32_t calib_v4 __attribute__((vector_size(16)));
+
 /* How a key was resolved by calib_table_lookup(). */
 enum calib_match {
 	CALIB_EXACT,	/* the key is in the table */
@@ -129,14 +133,17 @@ struct calib_table {
 	uint16_t *resolved; /* SEQKEY_COUNT: index of the entry used */
 	uint8_t *match;	    /* SEQKEY_COUNT: enum calib_match */
 	/* per key (SEQKEY_COUNT, by seqkey_index, the fallback resolved): what
-	 * a delta of it is compensated by under the estimator, as a search.
-	 * o[j] are the overheads that split the deltas (all UINT64_MAX when the
-	 * comp does not depend on the delta) and sel[n] the comp of a delta
-	 * with n of them at or below it. Built by calib_table_prepare(),
-	 * dropped whenever an entry or the estimator changes. */
+	 * a delta of it is compensated by under the estimator, as a count.
+	 * o are the overheads that split the deltas, 16 of them as int32 in
+	 * four vectors (all INT32_MAX when the comp does not depend on the
+	 * delta), and sel[n] the comp of a delta with n of them at or below
+	 * it. A key whose overheads do not fit in 31 bits is wide: it takes
+	 * calib_entry_cond(). Built by calib_table_prepare(), dropped whenever
+	 * an entry or the estimator changes. */
 	struct calib_step {
-		uint64_t o[CALIB_NQ];
+		calib_v4 o[CALIB_NQ / 4];
 		uint64_t sel[CALIB_NQ + 1];
+		int wide;
 	} * step;
 };
 
@@ -229,24 +236,25 @@ int calib_table_comp_batch(struct calib_table *t, const uint16_t *key, const uin
 
 /*
  * What to subtract from a delta of the key of seqkey_index i, the table
- * prepared: the count of o[j] <= delta (o is non-decreasing: quantiles
- * are, the parser and merges keep them so) by a binary search of four
- * steps and a last look, with conditional moves rather than branches,
- * which would mispredict on every other delta; then its sel.
+ * prepared: the count of its overheads o[j] <= delta, by four vector
+ * compares (no branch and no load that waits on another: the deltas of a
+ * trace are too random for either), then its sel. A delta past INT32_MAX
+ * counts as INT32_MAX, which passes every o of a key that is not wide.
  */
 static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, unsigned i,
 						 uint64_t delta)
 {
 	const struct calib_step *c = &t->step[i];
-	unsigned n;
+	const int32_t d1 = delta < (uint64_t)INT32_MAX ? (int32_t)delta : INT32_MAX;
+	const calib_v4 d = {d1, d1, d1, d1};
+	calib_v4 le;
 
-	_Static_assert(CALIB_NQ == 16, "the search below is for 16 quantiles");
-	n = (unsigned)(c->o[7] <= delta) * 8;
-	n += (unsigned)(c->o[n + 3] <= delta) * 4;
-	n += (unsigned)(c->o[n + 1] <= delta) * 2;
-	n += (unsigned)(c->o[n] <= delta);
-	n += (unsigned)(n == 15) & (unsigned)(c->o[15] <= delta);
-	return c->sel[n];
+	_Static_assert(CALIB_NQ == 16, "the count below is for 16 overheads");
+	if (__builtin_expect(c->wide, 0))
+		return calib_entry_cond(&t->e[t->resolved[i]], delta);
+	/* each lane of a compare is -1 where o <= d, else 0 */
+	le = (c->o[0] <= d) + (c->o[1] <= d) + (c->o[2] <= d) + (c->o[3] <= d);
+	return c->sel[-(le[0] + le[1] + le[2] + le[3])];
 }
 
 /* Text form (docs/calibration-format.md). Returns 0, or -1 when the stream

@@ -997,6 +997,49 @@ static void test_estimators(void)
  * the apply hook clamps (delta 0, counted). A key without q keeps its
  * comp (the mean's), a fallback key uses the entry it resolves to.
  */
+/* cond's count of overheads at or below a delta is taken in 32-bit lanes:
+ * overheads near and past INT32_MAX (a key that is wide, one just under)
+ * and deltas around them give what the reference gives, one by one and
+ * in a batch. */
+static void test_cond_wide(void)
+{
+	struct calib_table t;
+	struct calib_entry e = {0};
+	struct seqkey wide, narrow;
+	const uint64_t big = (uint64_t)INT32_MAX;
+	const uint64_t deltas[] = {0,	    1,	     big - 3, big - 2,	      big - 1,	 big,
+				   big + 1, big + 5, 2 * big, UINT64_MAX / 2, UINT64_MAX};
+	enum { ND = sizeof(deltas) / sizeof(deltas[0]) };
+	uint16_t keys[2 * ND];
+	uint64_t d[2 * ND], comps[2 * ND], comp;
+
+	CHECK(calib_table_init(&t) == 0);
+	key_of("I:E:i:X:I", &wide);
+	key_of("I:E:I:X:I", &narrow);
+	e = entry_with_stats(10, 100, 0, 20, 30, 40.0);
+	e.has_q = 1;
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = big - 8 + j; /* 2^31 - 9 .. 2^31 + 6: wide */
+	calib_table_set(&t, &wide, &e);
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = big - 17 + j; /* up to 2^31 - 2: not wide */
+	calib_table_set(&t, &narrow, &e);
+	calib_table_use_estimator(&t, CALIB_EST_COND);
+	for (unsigned k = 0; k < 2 * ND; k++) {
+		const struct seqkey *key = k < ND ? &wide : &narrow;
+
+		keys[k] = (uint16_t)seqkey_index(key);
+		d[k] = deltas[k % ND];
+		CHECK(calib_table_comp_for(&t, key, d[k], &comp) == CALIB_EXACT);
+		CHECK_EQ_U(comp, calib_entry_cond(calib_table_get(&t, key), d[k]));
+	}
+	CHECK_EQ_I(calib_table_comp_batch(&t, keys, d, comps, 2 * ND), 0);
+	for (unsigned k = 0; k < 2 * ND; k++)
+		CHECK_EQ_U(comps[k],
+			   calib_entry_cond(calib_table_get(&t, k < ND ? &wide : &narrow), d[k]));
+	calib_table_free(&t);
+}
+
 static void test_cond_estimator(void)
 {
 	struct calib_apply a;
@@ -1273,6 +1316,7 @@ int main(void)
 	RUN(test_options_recalibrate);
 	RUN(test_estimators);
 	RUN(test_cond_estimator);
+	RUN(test_cond_wide);
 	RUN(test_inrun_shift);
 	RUN(test_hint);
 	RUN(test_clock);
