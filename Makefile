@@ -53,7 +53,8 @@ AGENT_JVMTI := agent/entry agent/agent agent/agent_state agent/recording agent/j
 	       agent/event_recorder agent/thread_state agent/method_table agent/kthread \
 	       agent/region_control agent/bci/bci_agent agent/live agent/recording_limits \
 	       agent/tree_recorder agent/bci/throttle \
-	       calibrator/calibrate calibrator/calib_natives calibrator/recalib_period
+	       calibrator/calibrate calibrator/calib_natives calibrator/recalib_period \
+	       calibrator/calib_worktime
 AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/%.o),$(AGENT_OBJ) $(CALIB_OBJ))
 # Headers of the agent's sub-folders and the calibrator, for the tests.
 AGENT_INC  := -Iagent -Iagent/bci -Iagent/metrics -Icalibrator

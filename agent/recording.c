@@ -6,6 +6,7 @@
 #include "recording.h"
 
 #include "method_table.h"
+#include "region_control.h"
 #include "thread_state.h"
 #include "trace_file.h"
 
@@ -26,6 +27,11 @@ void recording_region_open(struct jcal_thread *st)
 {
 	st->regions = 1;
 	thread_state_control(st, JCAL_CTL_START, 0);
+}
+
+void recording_mark(struct jcal_thread *st, const char *label)
+{
+	thread_state_control(st, JCAL_CTL_MARK, region_control_label(label));
 }
 
 int recording_method_compiled(const char *class_sig, const char *name, const char *desc,

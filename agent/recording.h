@@ -26,6 +26,9 @@ void recording_region_close(struct jcal_thread *st);
 /* Opens it again (a START control event). */
 void recording_region_open(struct jcal_thread *st);
 
+/* A labelled mark (a MARK control event) in the thread's events. */
+void recording_mark(struct jcal_thread *st, const char *label);
+
 /* Finds or defines the method as mode=bci does (class signature, name,
  * descriptor, modifiers) and returns how many compiled versions of it
  * are loaded (0 when it cannot be defined). */

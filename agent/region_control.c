@@ -46,7 +46,7 @@ int region_control_onload(jvmtiEnv *jvmti)
 				 "AddToBootstrapClassLoaderSearch");
 }
 
-static uint32_t label_id(const char *text)
+uint32_t region_control_label(const char *text)
 {
 	struct label *l;
 	uint32_t id = 0;
@@ -139,7 +139,7 @@ static void JNICALL control_mark(JNIEnv *jni, jclass cls, jstring label)
 	text = (*jni)->GetStringUTFChars(jni, label, NULL);
 	if (!text)
 		return;
-	uint32_t id = label_id(text);
+	uint32_t id = region_control_label(text);
 	(*jni)->ReleaseStringUTFChars(jni, label, text);
 	thread_state_control(st, JCAL_CTL_MARK, id);
 }

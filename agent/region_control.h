@@ -8,6 +8,7 @@
 
 #include <jvmti.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Agent_OnLoad: puts jcal-agent.jar (beside libjcal.so) on the boot class
  * path. Returns 0, or -1 when the jar is missing (the API is then absent;
@@ -19,6 +20,10 @@ int region_control_onload(jvmtiEnv *jvmti);
  * nothing), and remembers its methods, whose own entries and exits are never
  * recorded. live: also binds copies the application loaded itself. */
 void region_control_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, int live);
+
+/* The id of a mark label, its LABEL record written the first time; 0 when
+ * out of memory. */
+uint32_t region_control_label(const char *text);
 
 /* A new recording's file: writes the LABEL record of every mark label. */
 void region_control_write_labels(void);

@@ -9,7 +9,8 @@
 # in the same JVM, interleaved. Per JVM the error of the traced cum of the
 # top method against the summed truth is computed raw, per sequence key with
 # each estimator of the table (min = the per-key minimum; p10, median, mean of
-# the same samples; cond, the default), the same with the table the agent
+# the same samples; cond, the default; fit, the overhead fitted against the
+# step's own work), the same with the table the agent
 # measured in that very JVM (recalibrate=start, jcal-post --calib inrun),
 # and with one global minimum subtracted from every delta (the older
 # method). Prints the median error over the JVMs and its spread
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 JVMS=${1:-5}
 ROUNDS=${2:-4}
 SCALE=${3:-100000}
-ESTIMATORS="min p10 median mean cond"
+ESTIMATORS="min p10 median mean cond fit"
 INRUN="min median cond"
 . bench/accuracy-lib.sh
 

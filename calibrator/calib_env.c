@@ -39,6 +39,43 @@ static int have_set(const struct calib_env *e, const char *set, char *missing)
 	return 1;
 }
 
+/* "work A K NS": 0, or -1 when malformed or one length too many. */
+static int parse_work(struct calib_env *e, const char *line)
+{
+	char a, end;
+	int iters, t;
+	double ns;
+	unsigned l;
+
+	if (sscanf(line, "work %c %d %lf %c", &a, &iters, &ns, &end) != 3)
+		return -1;
+	t = type_index(a);
+	if (t < 0 || iters <= 0 || !(ns >= 0))
+		return -1;
+	for (l = 0; l < e->nwork && e->work_iters[l] != iters; l++)
+		;
+	if (l == e->nwork) {
+		if (e->nwork == CALIB_ENV_WORK_MAX)
+			return -1;
+		e->work_iters[e->nwork++] = iters;
+	}
+	e->work[t][l] = ns;
+	e->have_work[t][l] = 1;
+	return 0;
+}
+
+double calib_env_work(const struct calib_env *e, char type, int iterations)
+{
+	int t = type ? type_index(type) : -1;
+
+	if (t < 0)
+		return -1;
+	for (unsigned l = 0; l < e->nwork; l++)
+		if (e->work_iters[l] == iterations)
+			return e->have_work[t][l] ? e->work[t][l] : -1;
+	return -1;
+}
+
 int calib_env_parse(struct calib_env *e, const char *text, char *err, size_t errlen)
 {
 	const char *line = text;
@@ -65,12 +102,16 @@ int calib_env_parse(struct calib_env *e, const char *text, char *err, size_t err
 			done = 1;
 			continue;
 		}
-		if (sscanf(buf, "%15s %c %c %lf", kind, &a, &b, &ns) != 4 || type_index(a) < 0 ||
-		    type_index(b) < 0 || !(ns >= 0)) {
+		int is_work = !strncmp(buf, "work ", 5);
+		if (is_work ? parse_work(e, buf) != 0
+			    : sscanf(buf, "%15s %c %c %lf", kind, &a, &b, &ns) != 4 ||
+				  type_index(a) < 0 || type_index(b) < 0 || !(ns >= 0)) {
 			snprintf(err, errlen, "env timer output line %d not understood: '%s'",
 				 lineno, buf);
 			return -1;
 		}
+		if (is_work)
+			continue;
 		int x = type_index(a), y = type_index(b);
 		saw_jit |= x >= 4 || y >= 4;
 		saw_native |= x == 2 || x == 3 || y == 2 || y == 3;

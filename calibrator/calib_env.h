@@ -14,6 +14,9 @@
 /* Types the env timer measures, in this order: I i N n J j. */
 #define CALIB_ENV_TYPES 6
 
+/* Work loop lengths the env timer may report (Workload.work). */
+#define CALIB_ENV_WORK_MAX 8
+
 /* Costs caller x callee, by type index (CALIB_ENV_TYPES). */
 struct calib_env {
 	/* ns per empty call */
@@ -22,11 +25,17 @@ struct calib_env {
 	double thrown[CALIB_ENV_TYPES][CALIB_ENV_TYPES];
 	int have_call[CALIB_ENV_TYPES][CALIB_ENV_TYPES];
 	int have_throw[CALIB_ENV_TYPES][CALIB_ENV_TYPES];
+	/* ns of a node's work loop of work_iters[l] iterations, per type */
+	int work_iters[CALIB_ENV_WORK_MAX];
+	unsigned nwork;
+	double work[CALIB_ENV_TYPES][CALIB_ENV_WORK_MAX];
+	int have_work[CALIB_ENV_TYPES][CALIB_ENV_WORK_MAX];
 };
 
 /* Parses "call A B NS" / "throw A B NS" lines ending with "done" (A, B
- * among I i N n J j). Every pair of I i N n, or every pair of I i J j,
- * must be there (both sets may be): 0, or -1 with a message naming the bad
+ * among I i N n J j), and "work A K NS" lines (the cost of a node's work
+ * loop of K iterations, optional; at most CALIB_ENV_WORK_MAX lengths). Every pair of I i N n, or
+ * every pair of I i J j, must be there (both sets may be): 0, or -1 with a message naming the bad
  * line or the missing pair. */
 int calib_env_parse(struct calib_env *e, const char *text, char *err, size_t errlen);
 
@@ -45,5 +54,9 @@ int calib_env_parse(struct calib_env *e, const char *text, char *err, size_t err
  * interpreted twin (I i). Returns -1 as well when a pair the key needs
  * was not measured (N n without the I i N n set). */
 double calib_env_key(const struct calib_env *e, const char *key);
+
+/* ns of the work loop of iterations iterations in a node of type letter
+ * type (I i N n J j), or -1 when it was not measured. */
+double calib_env_work(const struct calib_env *e, char type, int iterations);
 
 #endif

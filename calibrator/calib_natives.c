@@ -14,6 +14,35 @@ static jclass workload_cls, envtimer_cls;
 static jobject workload_inst, envtimer_inst, thrown;
 static jmethodID node_mid[CALIB_NODE_TYPES];
 static jmethodID leaf_mid[8];
+static jfieldID work_fid;
+/* Workload.work for the natives: loop iterations of a node's own work */
+static int work_iterations;
+static volatile unsigned work_sink;
+
+/* The natives' twin of the Java nodes' work loop (Workload.java). */
+static void body_work(jint pc)
+{
+	unsigned s = (unsigned)pc;
+
+	for (int j = 0; j < work_iterations; j++)
+		s = s * 31u + (unsigned)j;
+	if (s == 42u)
+		work_sink = s;
+}
+
+void calib_natives_set_work(JNIEnv *env, int iterations)
+{
+	work_iterations = iterations;
+	if (work_fid)
+		(*env)->SetStaticIntField(env, workload_cls, work_fid, iterations);
+}
+
+static void JNICALL workload_set_native_work(JNIEnv *env, jclass cls, jint iterations)
+{
+	(void)env;
+	(void)cls;
+	work_iterations = iterations;
+}
 
 jclass calib_natives_workload_class(void)
 {
@@ -55,6 +84,7 @@ static void run_node(JNIEnv *env, jintArray prog, jint pc)
 	jint hdr[4], child[4];
 
 	(*env)->GetIntArrayRegion(env, prog, pc, 4, hdr);
+	body_work(pc);
 	jint c = pc + 4;
 	for (jint k = 0; k < hdr[2]; k++) {
 		(*env)->GetIntArrayRegion(env, prog, c, 4, child);
@@ -63,6 +93,8 @@ static void run_node(JNIEnv *env, jintArray prog, jint pc)
 			if (!(hdr[1] & 2))
 				return; /* propagate: this native exits by exception */
 			(*env)->ExceptionClear(env);
+		} else {
+			body_work(pc);
 		}
 		c += child[3];
 	}
@@ -100,6 +132,7 @@ int calib_natives_register_workload(JNIEnv *env, char *err, size_t errlen)
 	static const JNINativeMethod methods[] = {
 	    {"N", "([II)V", (void *)workload_N},
 	    {"n", "([II)V", (void *)workload_n},
+	    {"setNativeWork", "(I)V", (void *)workload_set_native_work},
 	};
 	static const char *const names[CALIB_NODE_TYPES] = {"I", "i", "N", "n", "H", "h"};
 	jclass cls = (*env)->FindClass(env, "jcal/calib/Workload");
@@ -110,7 +143,7 @@ int calib_natives_register_workload(JNIEnv *env, char *err, size_t errlen)
 			    "class jcal.calib.Workload not found (is "
 			    "jcal-calibrator.jar beside libjcal.so?)");
 	}
-	if ((*env)->RegisterNatives(env, cls, methods, 2) != 0) {
+	if ((*env)->RegisterNatives(env, cls, methods, 3) != 0) {
 		(*env)->ExceptionClear(env);
 		return fail(err, errlen, "RegisterNatives failed for jcal.calib.Workload");
 	}
@@ -122,6 +155,11 @@ int calib_natives_register_workload(JNIEnv *env, char *err, size_t errlen)
 			(*env)->ExceptionClear(env);
 			return fail(err, errlen, "a node method of jcal.calib.Workload is missing");
 		}
+	}
+	work_fid = (*env)->GetStaticFieldID(env, cls, "work", "I");
+	if (!work_fid) {
+		(*env)->ExceptionClear(env);
+		return fail(err, errlen, "the field work of jcal.calib.Workload is missing");
 	}
 	workload_inst = static_field(env, cls, "INSTANCE", "Ljcal/calib/Workload;");
 	thrown = static_field(env, cls, "THROWN", "Ljcal/calib/Workload$Thrown;");

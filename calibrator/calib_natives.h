@@ -19,6 +19,10 @@ jclass calib_natives_workload_class(void);
 jobject calib_natives_workload_instance(void);
 jmethodID calib_natives_method(int type); /* CALIB_I ... CALIB_h; NULL for another */
 
+/* Sets the work loop of every node, Java (Workload.work, written without a
+ * call: no event) and native, to iterations (Workload.java). */
+void calib_natives_set_work(JNIEnv *env, int iterations);
+
 /* Runs one program node of the given type from native code (the thread
  * root); a pending exception is cleared. */
 void calib_natives_call(JNIEnv *env, int type, jintArray prog, jint pc);

@@ -50,6 +50,7 @@
 #include "calib_natives.h"
 #include "calib_programs.h"
 #include "calib_table.h"
+#include "calib_worktime.h"
 #include "jvmti_check.h"
 #include "lib_dir.h"
 #include "log.h"
@@ -64,6 +65,14 @@
 #define BCI_WARMUP_ROUNDS 100 /* mode=bci: at least, untraced... */
 #define BCI_WARMUP_MAX 1000   /* ...until Workload.I and i are compiled */
 #define ENV_BCI_WARMUP 20000  /* mode=bci: EnvTimer calls per loop to warm up */
+/* Work loop lengths (Workload.work) besides 0: after every WORK_EVERY
+ * measured rounds with empty bodies, one round at each, after a mark
+ * CALIB_WORK_MARK "K" in the thread's events, so that every key is also
+ * measured with bodies of known cost (docs/calibration-format.md, "a= b=").
+ * EnvTimer.WORK lists the same lengths. */
+static const int work_levels[] = {2, 8, 32, 128};
+#define NWORK_LEVELS (int)(sizeof(work_levels) / sizeof(work_levels[0]))
+#define WORK_EVERY 10
 #define WORKLOAD_TIMEOUT_S 300
 #define ENV_TIMEOUT_S 180
 
@@ -226,6 +235,11 @@ static int set_events(jvmtiEnv *jvmti, jvmtiEventMode mode, jthread self)
 	return 0;
 }
 
+/* mode=events: the work loop's untraced cost, timed between the traced
+ * rounds (calib_worktime.h); worktime_ok when its leaves exist. */
+static struct calib_worktime worktime;
+static int worktime_ok;
+
 static void run_rounds(JNIEnv *env, jintArray *arr, const struct calib_prog *p, size_t n,
 		       int rounds)
 {
@@ -233,6 +247,52 @@ static void run_rounds(JNIEnv *env, jintArray *arr, const struct calib_prog *p, 
 		for (size_t i = 0; i < n; i++)
 			calib_natives_call(env, p[i].code[0], arr[i], 0);
 	work.runs += (uint64_t)rounds * n;
+}
+
+/* Sets the work loop and marks it in the thread's events (st may be NULL:
+ * then only the loop is set). */
+static void set_work(JNIEnv *env, struct jcal_thread *st, int iterations)
+{
+	char label[48];
+
+	calib_natives_set_work(env, iterations);
+	if (st) {
+		snprintf(label, sizeof(label), CALIB_WORK_MARK "%d", iterations);
+		recording_mark(st, label);
+	}
+}
+
+/* The measured rounds: empty bodies, and after every WORK_EVERY of them one
+ * round at each work loop length. Without the thread's trace state (no
+ * marks to say which length a step had), and in a traced program's own
+ * trace (recalibrate=, whose marks the user would see), only the empty
+ * bodies run. With self (mode=events), the loops are then timed with the
+ * thread's events off; the mark of length 0 that follows keeps that time
+ * out of every delta. */
+static void run_measured(jvmtiEnv *jvmti, JNIEnv *env, jintArray *arr, const struct calib_prog *p,
+			 size_t n, int rounds, struct jcal_thread *st, jthread self)
+{
+	int with_work = jcal.opts.command != JCAL_CMD_TRACE;
+
+	for (int done = 0; done < rounds; done += WORK_EVERY) {
+		run_rounds(env, arr, p, n, rounds - done < WORK_EVERY ? rounds - done : WORK_EVERY);
+		if (!with_work)
+			continue;
+		if (!st)
+			st = recording_thread(jvmti); /* made at the thread's first event */
+		if (!st)
+			continue;
+		for (int l = 0; l < NWORK_LEVELS; l++) {
+			set_work(env, st, work_levels[l]);
+			run_rounds(env, arr, p, n, 1);
+		}
+		if (self && worktime_ok && !set_events(jvmti, JVMTI_DISABLE, self)) {
+			calib_worktime_sample(env, &worktime, work_levels, NWORK_LEVELS);
+			if (set_events(jvmti, JVMTI_ENABLE, self))
+				workload_fail("calibrate: cannot enable method events again");
+		}
+		set_work(env, st, 0);
+	}
 }
 
 /*
@@ -257,9 +317,15 @@ static void bci_rounds(jvmtiEnv *jvmti, JNIEnv *env, jintArray *arr, const struc
 	recording_region_close(st);
 	while (rounds < BCI_WARMUP_MAX &&
 	       (rounds < BCI_WARMUP_ROUNDS || workload_jitted("I", "i") < 2)) {
+		/* every work loop length too: the JIT compiles the loops */
+		calib_natives_set_work(env,
+				       (rounds / 10) % (NWORK_LEVELS + 1)
+					   ? work_levels[(rounds / 10) % (NWORK_LEVELS + 1) - 1]
+					   : 0);
 		run_rounds(env, arr, p, n, 10);
 		rounds += 10;
 	}
+	calib_natives_set_work(env, 0);
 	recording_region_open(st);
 	if (workload_jitted("I", "i") < 2)
 		jcal_warn("calibrate: Workload.I/i not compiled after %d warm-up rounds: the table "
@@ -273,7 +339,7 @@ static void bci_rounds(jvmtiEnv *jvmti, JNIEnv *env, jintArray *arr, const struc
 		    "table may lack the keys that mix interpreted and jitted types");
 	jcal_debug("calibrate: mode=bci warm-up %d rounds, I/i %d jitted, H/h %d jitted", rounds,
 		   workload_jitted("I", "i"), workload_jitted("H", "h"));
-	run_rounds(env, arr, p, n, MEASURE_ROUNDS);
+	run_measured(jvmti, env, arr, p, n, MEASURE_ROUNDS, st, NULL);
 }
 
 static void *workload_main(void *arg)
@@ -325,6 +391,7 @@ static void *workload_main(void *arg)
 	}
 	/* Warm-up without events: resolves call sites, initialises classes. */
 	run_rounds(env, arr, progs, n, WARMUP_ROUNDS);
+	worktime_ok = !st && !calib_worktime_init(env, &worktime);
 	if (st)
 		recording_region_open(st);
 	if (jvmti_check_debug(jvmti, (*jvmti)->GetCurrentThread(jvmti, &self),
@@ -333,11 +400,13 @@ static void *workload_main(void *arg)
 		workload_fail("calibrate: cannot enable method events for the calibrator thread");
 		goto detach;
 	}
-	run_rounds(env, arr, progs, n, st ? INRUN_ROUNDS : MEASURE_ROUNDS);
+	run_measured(jvmti, env, arr, progs, n, st ? INRUN_ROUNDS : MEASURE_ROUNDS, st, self);
 	set_events(jvmti, JVMTI_DISABLE, self);
 	if (st)
 		recording_region_close(st);
 detach:
+	if (worktime_ok)
+		calib_worktime_free(env, &worktime);
 	if (arr) {
 		for (size_t i = 0; i < n; i++)
 			if (arr[i])
@@ -531,6 +600,22 @@ static unsigned write_env_meta(const struct calib_env *e)
 		    "xint-child-jvm: empty calls timed per caller/callee type in a -Xint "
 		    "JVM without agent, each call split in halves around the callee's "
 		    "entry and exit");
+	/* the work loop's own cost per type and length, the steps' true work:
+	 * timed in this JVM (mode=events) or in the env child (mode=bci) */
+	const char *types = bci_mode() ? "IiJj" : "IiNn";
+	for (const char *t = types; *t; t++)
+		for (int l = 0; l < NWORK_LEVELS; l++) {
+			double ns = bci_mode() ? calib_env_work(e, *t, work_levels[l])
+					       : calib_worktime_ns(&worktime, (int)(t - types), l);
+			char key[48];
+
+			if (ns < 0)
+				continue;
+			snprintf(key, sizeof(key), CALIB_WORK_META "%c.%d", *t, work_levels[l]);
+			snprintf(value, sizeof(value), "%llu",
+				 (unsigned long long)(ns * scale + 0.5));
+			trace_rec_meta(rb, key, value);
+		}
 	struct seqkey k;
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
 		seqkey_from_index(i, &k);
@@ -784,6 +869,13 @@ int calibrate_finish(const char *trace_path)
 		  covered, reachable, bci_mode() ? "bci without natives (I i J j O)" : "events",
 		  (unsigned long long)info.deltas,
 		  info.calib_thread[0] ? info.calib_thread : "(all)", info.env_missing);
+	if (info.work_levels > 1)
+		jcal_info(
+		    "overhead against the step's own work: a fit for %u keys (%u with a single "
+		    "body cost: a step that ran in no body; %u with too few samples); %u work "
+		    "loop lengths, %llu samples with a work loop",
+		    info.fit_keys, info.fit_one_work, info.fit_too_few, info.work_levels,
+		    (unsigned long long)info.work_deltas);
 	report_missing(&table);
 	calib_table_free(&table);
 	return 0;

@@ -99,6 +99,15 @@ uint64_t calib_table_digest(const struct calib_table *t)
 		h = fnv_u64(h, e->p10);
 		for (unsigned j = 0; e->has_q && j < CALIB_NQ; j++)
 			h = fnv_u64(h, e->q[j]);
+		if (e->has_fit) {
+			/* only tables with a fit hash it: the others keep their digest */
+			uint64_t a, b;
+
+			memcpy(&a, &e->fit_a, sizeof(a));
+			memcpy(&b, &e->fit_b, sizeof(b));
+			h = fnv_u64(h, a);
+			h = fnv_u64(h, b);
+		}
 	}
 	return h;
 }

@@ -9,6 +9,7 @@
  */
 #include "errmsg.h"
 #include "calib_derive.h"
+#include "calib_fit.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,6 +34,7 @@ struct key_acc {
 struct thread_acc {
 	uint32_t serial;
 	int counted; /* its name matches calib.thread (or no calib.thread) */
+	int level;   /* work loop length index of its steps; -1 = unknown mark */
 	int have_last;
 	uint64_t last;
 	struct seqkey_stepper keys;
@@ -55,9 +57,18 @@ struct derive {
 	uint64_t env[SEQKEY_COUNT];
 	uint8_t has_env[SEQKEY_COUNT];
 	uint64_t start_ns;
+	/* work loop lengths: level_iters[0] = 0, the others as marked or given
+	 * by meta records; work_ns by method type and level */
+	int level_iters[CALIB_WORK_LEVELS];
+	unsigned nlevels;
+	uint64_t work_ns[JCAL_MT_COUNT][CALIB_WORK_LEVELS];
+	uint8_t has_work[JCAL_MT_COUNT][CALIB_WORK_LEVELS];
+	int *label_level; /* by label id: level index, -1 another label, -2 a length too many */
+	size_t nlabels, labels_cap;
 	/* pass 2 */
 	struct thread_acc *threads, *last_thread;
-	struct key_acc *acc; /* SEQKEY_COUNT */
+	struct key_acc *acc;  /* SEQKEY_COUNT: empty bodies */
+	struct key_acc *lacc; /* SEQKEY_COUNT * CALIB_WORK_LEVELS: the others */
 	int failed;
 };
 
@@ -107,6 +118,32 @@ static uint64_t quantile(const struct key_acc *a, double q)
 	return a->min;
 }
 
+/* The mean of the CALIB_NQ quantiles of a's samples (as quantile(), in one
+ * pass): the typical raw delta of a body length, its slowest 3% (another
+ * process, an interrupt) left out as the cond estimator leaves them. */
+static double quantile_mean(const struct key_acc *a)
+{
+	uint64_t total = 0, seen = 0, rank[CALIB_NQ];
+	double sum = 0;
+	unsigned j = 0;
+
+	for (unsigned b = 0; b < HIST_BUCKETS; b++)
+		total += a->hist[b];
+	for (unsigned q = 0; q < CALIB_NQ; q++) {
+		rank[q] = (uint64_t)((double)total * ((q + 0.5) / CALIB_NQ) + 0.999999);
+		if (rank[q] < 1)
+			rank[q] = 1;
+	}
+	for (unsigned b = 0; b < HIST_BUCKETS && j < CALIB_NQ; b++) {
+		uint64_t v = bucket_value(b);
+
+		seen += a->hist[b];
+		for (; j < CALIB_NQ && seen >= rank[j]; j++)
+			sum += (double)(v < a->min ? a->min : v);
+	}
+	return sum / CALIB_NQ;
+}
+
 /* ---- pass 1: meta records and thread names ---- */
 
 static int oom(struct derive *d)
@@ -114,6 +151,81 @@ static int oom(struct derive *d)
 	errmsg_set(d->err, d->errlen, "out of memory");
 	d->failed = 1;
 	return -1;
+}
+
+/* Index of the work loop length iters, added when new; -1 when there are
+ * more than CALIB_WORK_LEVELS. */
+static int level_of(struct derive *d, int iters)
+{
+	if (!d->nlevels)
+		d->nlevels = 1; /* level 0: empty bodies */
+	for (unsigned l = 0; l < d->nlevels; l++)
+		if (d->level_iters[l] == iters)
+			return (int)l;
+	if (d->nlevels == CALIB_WORK_LEVELS)
+		return -1;
+	d->level_iters[d->nlevels] = iters;
+	return (int)d->nlevels++;
+}
+
+/* A decimal in [0, max] that is all of s. */
+static int parse_uint(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	*v = strtoull(s, &end, 10);
+	return *end || errno || *v > max ? -1 : 0;
+}
+
+/* calib.work.<T>.<K> = NS */
+static int on_work_meta(struct derive *d, const char *key, const char *value)
+{
+	const char *t = key + strlen(CALIB_WORK_META);
+	const char *types = "IiJjNn", *tp = *t ? strchr(types, *t) : NULL;
+	uint64_t iters, ns;
+	int l;
+
+	if (!tp || t[1] != '.' || parse_uint(t + 2, 1u << 30, &iters) || !iters ||
+	    parse_uint(value, CALIB_NUM_MAX, &ns)) {
+		errmsg_set(d->err, d->errlen,
+			   "meta record %s = '%s': expected " CALIB_WORK_META
+			   "<type>.<iterations> = <cost in metric 0's raw unit>",
+			   key, value);
+		d->failed = 1;
+		return -1;
+	}
+	l = level_of(d, (int)iters);
+	if (l < 0)
+		return 0; /* more lengths than a table tells apart: this one unused */
+	d->work_ns[tp - types][l] = ns;
+	d->has_work[tp - types][l] = 1;
+	return 0;
+}
+
+/* LABEL records: which labels mark a work loop length. */
+static int on_label(void *ctx, uint32_t id, const char *text)
+{
+	struct derive *d = ctx;
+	size_t need = (size_t)id + 1, old = d->nlabels;
+	uint64_t iters;
+	int l;
+
+	if (strncmp(text, CALIB_WORK_MARK, strlen(CALIB_WORK_MARK)) ||
+	    parse_uint(text + strlen(CALIB_WORK_MARK), 1u << 30, &iters))
+		return 0;
+	if (need > d->nlabels) {
+		if (need > 1u << 20 || grow(&d->label_level, &d->labels_cap, need))
+			return oom(d);
+		for (size_t i = old; i < need; i++)
+			d->label_level[i] = -1;
+		d->nlabels = need;
+	}
+	l = level_of(d, (int)iters);
+	d->label_level[id] = l < 0 ? -2 : l; /* -2: a length too many, its steps left out */
+	return 0;
 }
 
 static int on_meta(void *ctx, const char *key, const char *value)
@@ -145,6 +257,8 @@ static int on_meta(void *ctx, const char *key, const char *value)
 		if (!d->has_env[seqkey_index(&k)] && d->info)
 			d->info->env_records++;
 		d->has_env[seqkey_index(&k)] = 1;
+	} else if (!strncmp(key, CALIB_WORK_META, strlen(CALIB_WORK_META))) {
+		return on_work_meta(d, key, value);
 	} else if (!strcmp(key, "calib.thread")) {
 		snprintf(d->info->calib_thread, sizeof(d->info->calib_thread), "%s", value);
 	} else if (!strcmp(key, "metric.0.unit")) {
@@ -206,9 +320,10 @@ static struct thread_acc *thread_get(struct derive *d, uint32_t serial)
 	return th;
 }
 
-static int add_sample(struct derive *d, const struct seqkey *k, uint64_t v)
+static int add_sample(struct derive *d, const struct seqkey *k, int level, uint64_t v)
 {
-	struct key_acc *a = &d->acc[seqkey_index(k)];
+	struct key_acc *a = level ? &d->lacc[seqkey_index(k) * CALIB_WORK_LEVELS + (unsigned)level]
+				  : &d->acc[seqkey_index(k)];
 	unsigned b = bucket_of(v);
 
 	if (!a->hist) {
@@ -224,6 +339,7 @@ static int add_sample(struct derive *d, const struct seqkey *k, uint64_t v)
 	if (a->hist[b] != UINT32_MAX)
 		a->hist[b]++;
 	d->info->deltas++;
+	d->info->work_deltas += level != 0;
 	return 0;
 }
 
@@ -240,18 +356,22 @@ static int on_event(void *ctx, const struct trace_event *e)
 	if (!th->counted)
 		return 0;
 	if (e->transition == JCAL_TR_CONTROL) {
-		/* a region boundary: no delta spans it */
+		/* a region boundary or a mark: no delta spans it */
 		th->have_last = 0;
+		if (e->type == JCAL_CTL_MARK && e->method < d->nlabels &&
+		    d->label_level[e->method] != -1)
+			th->level =
+			    d->label_level[e->method] == -2 ? -1 : d->label_level[e->method];
 		return 0;
 	}
 	if (seqkey_step(&th->keys, e->method, e->transition, e->type, &st))
 		return oom(d);
-	if (st.has_key && th->have_last) {
+	if (st.has_key && th->have_last && th->level >= 0) {
 		if (v < th->last)
 			d->info->backwards++;
 		else if (v - th->last > CALIB_NUM_MAX)
 			d->info->too_large++;
-		else if (add_sample(d, &st.key, v - th->last))
+		else if (add_sample(d, &st.key, th->level, v - th->last))
 			return -1;
 	}
 	th->last = v;
@@ -289,6 +409,50 @@ static void format_created(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "unknown");
 }
 
+/* The fit of key i (entry e, env set) over its body lengths: the point of
+ * a length is (env + the work loop of the method the step ran in, the
+ * quantile mean of its raw deltas). A step that ran in no method's body
+ * (one that an exception passed through, t1 = T; the thread root, O) has
+ * the env cost alone at every length. */
+static void fit_key(struct derive *d, unsigned i, struct calib_entry *e)
+{
+	struct calib_fit_point p[CALIB_WORK_LEVELS];
+	struct seqkey k;
+	size_t n = 0;
+	int in_body;
+
+	seqkey_from_index(i, &k);
+	in_body = k.t1 != JCAL_TR_THROW && k.m2 < JCAL_MT_OTHER;
+	for (unsigned l = 0; l < (d->nlevels ? d->nlevels : 1); l++) {
+		const struct key_acc *a = l ? &d->lacc[i * CALIB_WORK_LEVELS + l] : &d->acc[i];
+		double w = (double)e->env;
+
+		if (!a->samples)
+			continue;
+		if (l && in_body) {
+			if (!d->has_work[k.m2][l])
+				continue; /* a length whose cost is unknown */
+			w += (double)d->work_ns[k.m2][l];
+		}
+		p[n].w = w;
+		p[n].raw = quantile_mean(a);
+		p[n].weight = (double)a->samples;
+		n++;
+	}
+	switch (calib_fit_solve(p, n, CALIB_FIT_MIN_SAMPLES, &e->fit_a, &e->fit_b)) {
+	case CALIB_FIT_OK:
+		e->has_fit = 1;
+		d->info->fit_keys++;
+		break;
+	case CALIB_FIT_ONE_WORK:
+		d->info->fit_one_work++;
+		break;
+	case CALIB_FIT_TOO_FEW:
+		d->info->fit_too_few++;
+		break;
+	}
+}
+
 /* Moves the accumulated keys into the table. */
 static void fill_table(struct derive *d)
 {
@@ -317,6 +481,8 @@ static void fill_table(struct derive *d)
 		if (e.mean < (double)e.min)
 			e.mean = (double)e.min;
 		e.has_stats = 1;
+		if (d->nlevels > 1)
+			fit_key(d, i, &e);
 		seqkey_from_index(i, &k);
 		calib_table_set(d->t, &k, &e);
 		if (!d->has_env[i])
@@ -341,7 +507,10 @@ int calib_derive_file(const char *trace_path, struct calib_table *t, struct cali
 		return -1;
 	}
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->acc = calloc(SEQKEY_COUNT, sizeof(*d->acc)))) {
+	if (!d || !(d->acc = calloc(SEQKEY_COUNT, sizeof(*d->acc))) ||
+	    !(d->lacc = calloc((size_t)SEQKEY_COUNT * CALIB_WORK_LEVELS, sizeof(*d->lacc)))) {
+		if (d)
+			free(d->acc);
 		free(d);
 		errmsg_set(err, errlen, "out of memory");
 		return -1;
@@ -356,6 +525,7 @@ int calib_derive_file(const char *trace_path, struct calib_table *t, struct cali
 	v.meta = on_meta;
 	v.thread_start = on_name;
 	v.thread_name = on_name;
+	v.label = on_label;
 	if (read_pass(d, trace_path, &v))
 		goto out;
 	memset(&v, 0, sizeof(v));
@@ -377,6 +547,7 @@ int calib_derive_file(const char *trace_path, struct calib_table *t, struct cali
 			   trace_path, info->calib_thread[0] ? " calibration" : "");
 		goto out;
 	}
+	info->work_levels = d->nlevels;
 	fill_table(d);
 	format_created(d->start_ns, t->created, sizeof(t->created));
 	if (!t->env_method[0])
@@ -397,6 +568,10 @@ out:
 	}
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
 		free(d->acc[i].hist);
+	for (size_t i = 0; i < (size_t)SEQKEY_COUNT * CALIB_WORK_LEVELS; i++)
+		free(d->lacc[i].hist);
+	free(d->lacc);
+	free(d->label_level);
 	for (size_t i = 0; i < d->nnames; i++)
 		free(d->names[i].name);
 	free(d->names);

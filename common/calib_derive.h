@@ -14,6 +14,16 @@
  *   calib.thread  when present, only threads of this name are counted (the
  *                 calibration workload's thread; JDK threads stay out)
  *   metric.0.unit the table's unit; start.time_ns its creation date
+ *   calib.work.<T>.<K>  the untraced cost of a node's work loop of K
+ *                 iterations in a method of type T (I i J j N n), metric 0's
+ *                 raw unit
+ * and the marks CALIB_WORK_MARK "K" in a counted thread's events: the steps
+ * after one ran bodies with the work loop of K iterations (0: empty
+ * bodies). The statistics of a key (min, mean, quantiles) are those of its
+ * empty-body steps; the steps of every length give the key's fit
+ * (calib_fit.h) of the overhead against the step's own work, the env
+ * cost plus, for a step that ran in a method (entered or returned to
+ * normally), that method's work loop.
  */
 #ifndef JCAL_CALIB_DERIVE_H
 #define JCAL_CALIB_DERIVE_H
@@ -23,6 +33,13 @@
 
 #include "calib_table.h"
 #include "trace_reader.h"
+
+#define CALIB_WORK_MARK "calib.work="
+#define CALIB_WORK_META "calib.work."
+/* Work loop lengths a derivation tells apart (0 included). */
+#define CALIB_WORK_LEVELS 8
+/* Samples a body length needs in a key to be a point of its fit. */
+#define CALIB_FIT_MIN_SAMPLES 20
 
 /* What the derivation saw; for the coverage summary of a calibrate run. */
 struct calib_derive_info {
@@ -36,6 +53,11 @@ struct calib_derive_info {
 	unsigned env_records;	/* env.<KEY> meta records */
 	unsigned env_unused;	/* ...of keys that no delta had */
 	unsigned env_missing;	/* keys of the table without an env record (env 0) */
+	unsigned work_levels;	/* work loop lengths marked, 0 (empty bodies) included */
+	uint64_t work_deltas;	/* deltas of the lengths other than 0 */
+	unsigned fit_keys;	/* keys with a fit */
+	unsigned fit_one_work;	/* keys without: all their steps had the same work */
+	unsigned fit_too_few;	/* keys without: too few samples */
 	int truncated;		/* the trace's tail was cut off: read up to it */
 	char trace_msg[256];	/* the reader's message when truncated */
 };

@@ -6,6 +6,7 @@
  * merge and diff are in calib_table_ops.c, the directory in calib_dir.c.
  */
 #include "calib_table.h"
+#include "calib_fit.h"
 #include "calib_table_int.h"
 
 #include <inttypes.h>
@@ -188,6 +189,12 @@ void calib_entry_limit(struct calib_entry *e)
 		e->mean = 0;
 	else if (e->mean > (double)CALIB_NUM_MAX)
 		e->mean = (double)CALIB_NUM_MAX;
+	if (e->has_fit) {
+		e->fit_a = calib_fit_round_a(e->fit_a, (double)CALIB_NUM_MAX);
+		e->fit_b = calib_fit_round_b(e->fit_b, (double)CALIB_NUM_MAX);
+	} else {
+		e->fit_a = e->fit_b = 0;
+	}
 	e->comp = calib_comp_of(e->min, e->env);
 }
 
@@ -204,7 +211,7 @@ void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct
 	t->prepared = 0;
 }
 
-static const char *const estimator_names[] = {"min", "p10", "median", "mean", "cond"};
+static const char *const estimator_names[] = {"min", "p10", "median", "mean", "cond", "fit"};
 
 int calib_estimator_parse(const char *name, enum calib_estimator *out)
 {
@@ -235,7 +242,8 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 			stat = d->p10;
 		else if (d->has_stats && e == CALIB_EST_MEDIAN)
 			stat = d->median;
-		else if (d->has_stats && (e == CALIB_EST_MEAN || e == CALIB_EST_COND))
+		else if (d->has_stats &&
+			 (e == CALIB_EST_MEAN || e == CALIB_EST_COND || e == CALIB_EST_FIT))
 			stat = d->mean >= 0 && d->mean < (double)CALIB_NUM_MAX
 				   ? (uint64_t)llround(d->mean)
 			       : d->mean > 0 ? CALIB_NUM_MAX
@@ -279,6 +287,15 @@ unsigned calib_table_keys_with_q(const struct calib_table *t)
 	return n;
 }
 
+unsigned calib_table_keys_with_fit(const struct calib_table *t)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
+		n += t->e[i].present && t->e[i].has_fit;
+	return n;
+}
+
 unsigned calib_table_env_missing(const struct calib_table *t)
 {
 	unsigned n = 0;
@@ -316,16 +333,25 @@ static unsigned other_static(unsigned type)
 /* t->step[i] for the key of seqkey_index i, resolved and matched. Under
  * cond, for an entry with q (calib_entry_cond): o[j] = max(0, q[j] - env),
  * sel[0] = o[0] (no overhead at or below the delta: the smallest, which the
- * caller clamps) and sel[n] the rounded mean of o[0..n-1]. Otherwise the
- * entry's comp whatever the delta (0 without a table). */
+ * caller clamps) and sel[n] the rounded mean of o[0..n-1]. Under fit, for an
+ * entry with a fit, its a and b (calib_fit_comp); for one without, cond.
+ * Otherwise the entry's comp whatever the delta (0 without a table). */
 static void step_build(struct calib_table *t, unsigned i)
 {
 	const struct calib_entry *d = &t->e[t->resolved[i]];
 	struct calib_step *c = &t->step[i];
 	uint64_t sum = 0, o, comp = t->match[i] == CALIB_NO_TABLE ? 0 : d->comp;
+	int cond = t->estimator == CALIB_EST_COND || t->estimator == CALIB_EST_FIT;
 
 	c->wide = 0;
-	if (t->match[i] == CALIB_NO_TABLE || t->estimator != CALIB_EST_COND || !d->has_q) {
+	c->fit = 0;
+	c->fit_a = c->fit_b = 0;
+	if (t->match[i] != CALIB_NO_TABLE && t->estimator == CALIB_EST_FIT && d->has_fit) {
+		c->fit = 1;
+		c->fit_a = d->fit_a;
+		c->fit_b = d->fit_b;
+	}
+	if (t->match[i] == CALIB_NO_TABLE || !cond || !d->has_q) {
 		for (unsigned j = 0; j < CALIB_NQ; j++)
 			c->o[j / 4][j % 4] = INT32_MAX;
 		for (unsigned j = 0; j <= CALIB_NQ; j++)

@@ -18,9 +18,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "calib_fit.h"
 #include "seqkey.h"
 
-#define CALIB_FORMAT_VERSION 2 /* 2 added q=; 1 is still read */
+#define CALIB_FORMAT_VERSION 3 /* 3 added a= b=, 2 q=; 1 and 2 are still read */
 #define CALIB_VALUE_MAX 256    /* longest header value kept, NUL included */
 
 /* The largest number of a key line (2^53 - 1, docs/calibration-format.md):
@@ -105,6 +106,10 @@ struct calib_entry {
 	double mean;
 	uint64_t median, p10;
 	uint64_t q[CALIB_NQ]; /* non-decreasing, q[0] >= min */
+	/* the overhead as a function of the step's own work w (calib_fit.h):
+	 * raw = w + fit_a + fit_b * w; both >= 0 */
+	uint8_t has_fit;
+	double fit_a, fit_b;
 };
 
 /* Four int32 lanes (GCC and Clang vector extensions: SSE2 on x86-64, NEON
@@ -144,6 +149,9 @@ struct calib_table {
 		calib_v4 o[CALIB_NQ / 4];
 		uint64_t sel[CALIB_NQ + 1];
 		int wide;
+		/* fit: the comp is calib_fit_comp(fit_a, fit_b, delta) instead */
+		int fit;
+		double fit_a, fit_b;
 	} * step;
 };
 
@@ -160,6 +168,9 @@ const struct calib_entry *calib_table_get(const struct calib_table *t, const str
 
 /* Keys with a quantile vector (q). */
 unsigned calib_table_keys_with_q(const struct calib_table *t);
+
+/* Keys with a fit of the overhead against the step's work (a, b). */
+unsigned calib_table_keys_with_fit(const struct calib_table *t);
 
 /* Keys with env = 0 (no environment measurement). */
 unsigned calib_table_env_missing(const struct calib_table *t);
@@ -194,13 +205,16 @@ enum calib_estimator {
 	/* per delta: the mean of the key's overheads (q[j] - env) that are not
 	 * above the delta itself (calib_entry_cond); keys without q: mean */
 	CALIB_EST_COND,
+	/* per delta: the step's own work (raw - a) / (1 + b) of the key's fit
+	 * (calib_fit_comp); keys without a fit: cond */
+	CALIB_EST_FIT,
 };
 
 /* The estimator applied by default, by jcal-post and by the agent's
  * in-memory trees: chosen by bench/accuracy.sh (docs/accuracy.md). */
 #define CALIB_EST_DEFAULT CALIB_EST_COND
 
-/* "min", "p10", "median", "mean", "cond" -> estimator; 0 or -1 for an
+/* "min", "p10", "median", "mean", "cond", "fit" -> estimator; 0 or -1 for an
  * unknown name. */
 int calib_estimator_parse(const char *name, enum calib_estimator *out);
 const char *calib_estimator_name(enum calib_estimator e);
@@ -224,7 +238,8 @@ uint64_t calib_entry_cond(const struct calib_entry *e, uint64_t delta);
 
 /* What to subtract from one delta of key k under the table's estimator
  * (calib_table_use_estimator): the comp of the key or its fallback
- * (calib_table_lookup), or for cond calib_entry_cond of that entry. */
+ * (calib_table_lookup), or for cond calib_entry_cond of that entry, or for
+ * fit calib_fit_comp of that entry's fit (cond when it has none). */
 enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey *k, uint64_t delta,
 				      uint64_t *comp);
 
@@ -240,6 +255,7 @@ int calib_table_comp_batch(struct calib_table *t, const uint16_t *key, const uin
  * compares (no branch and no load that waits on another: the deltas of a
  * trace are too random for either), then its sel. A delta past INT32_MAX
  * counts as INT32_MAX, which passes every o of a key that is not wide.
+ * Under fit, a key with a fit takes calib_fit_comp() instead.
  */
 static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, unsigned i,
 						 uint64_t delta)
@@ -250,6 +266,8 @@ static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, un
 	calib_v4 le;
 
 	_Static_assert(CALIB_NQ == 16, "the count below is for 16 overheads");
+	if (__builtin_expect(c->fit, 0))
+		return calib_fit_comp(c->fit_a, c->fit_b, delta);
 	if (__builtin_expect(c->wide, 0))
 		return calib_entry_cond(&t->e[t->resolved[i]], delta);
 	/* each lane of a compare is -1 where o <= d, else 0 */

@@ -8,8 +8,9 @@
 
 #include "calib_table.h"
 
-#define VERSION_LINE "jcal-calibration 2" /* written; 1 (no q) is read too */
-#define VERSION_LINE_1 "jcal-calibration 1"
+#define VERSION_LINE "jcal-calibration 3"   /* written when a key has a fit */
+#define VERSION_LINE_2 "jcal-calibration 2" /* written otherwise; read */
+#define VERSION_LINE_1 "jcal-calibration 1" /* no q; read */
 #define VERSION_PREFIX "jcal-calibration "
 
 /* Copies src into dst (len bytes), control characters as blanks, blanks

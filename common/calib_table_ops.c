@@ -139,6 +139,15 @@ int calib_table_merge(struct calib_table *dst, const struct calib_table *src, in
 			memcpy(d->q, s->q, sizeof(d->q));
 			d->has_q = 1;
 		}
+		/* the fits likewise (calib_entry_limit rounds them) */
+		if (d->has_fit && s->has_fit) {
+			d->fit_a = (d->fit_a * wd + s->fit_a * ws) / (wd + ws);
+			d->fit_b = (d->fit_b * wd + s->fit_b * ws) / (wd + ws);
+		} else if (s->has_fit) {
+			d->fit_a = s->fit_a;
+			d->fit_b = s->fit_b;
+			d->has_fit = 1;
+		}
 		if (s->min < d->min)
 			d->min = s->min;
 		/* calib_entry_limit() below caps the sum at CALIB_NUM_MAX */
@@ -159,6 +168,21 @@ int calib_table_merge(struct calib_table *dst, const struct calib_table *src, in
 	}
 	dst->prepared = 0;
 	return 0;
+}
+
+static int fit_differs(const struct calib_entry *x, const struct calib_entry *y)
+{
+	return x->has_fit != y->has_fit ||
+	       (x->has_fit && (x->fit_a != y->fit_a || x->fit_b != y->fit_b));
+}
+
+/* "a=12.5 b=0.1250", or "none". */
+static void fit_text(FILE *f, const struct calib_entry *e)
+{
+	if (e->has_fit)
+		fprintf(f, "a=%.1f b=%.4f", e->fit_a, e->fit_b);
+	else
+		fputs("none", f);
 }
 
 unsigned calib_table_diff(const struct calib_table *a, const struct calib_table *b, FILE *f)
@@ -195,14 +219,22 @@ unsigned calib_table_diff(const struct calib_table *a, const struct calib_table 
 				"%s  only in B: min %" PRIu64 " env %" PRIu64 " comp %" PRIu64 "\n",
 				key, y->min, y->env, y->comp);
 			n++;
-		} else if (x->min != y->min || x->env != y->env || x->comp != y->comp) {
+		} else if (x->min != y->min || x->env != y->env || x->comp != y->comp ||
+			   fit_differs(x, y)) {
 			fprintf(f,
 				"%s  min %" PRIu64 " -> %" PRIu64 " (%+.1f%%)  env %" PRIu64
-				" -> %" PRIu64 "  comp %" PRIu64 " -> %" PRIu64 "\n",
+				" -> %" PRIu64 "  comp %" PRIu64 " -> %" PRIu64,
 				key, x->min, y->min,
 				x->min ? 100.0 * ((double)y->min - (double)x->min) / (double)x->min
 				       : 0.0,
 				x->env, y->env, x->comp, y->comp);
+			if (fit_differs(x, y)) {
+				fputs("  fit ", f);
+				fit_text(f, x);
+				fputs(" -> ", f);
+				fit_text(f, y);
+			}
+			fputc('\n', f);
 			n++;
 		}
 	}

@@ -103,7 +103,7 @@ struct parser {
 	int seen[H_COUNT];
 	uint64_t env_missing, keys;
 	int in_keys;
-	int version; /* of the table: 1 or CALIB_FORMAT_VERSION */
+	int version; /* of the table: 1 to CALIB_FORMAT_VERSION */
 };
 
 static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -163,9 +163,9 @@ static int parse_header(struct parser *p, char *s)
 	return 0;
 }
 
-enum { F_SAMPLES, F_ENV, F_COMP, F_MEAN, F_MEDIAN, F_P10, F_Q, F_COUNT };
-static const char *const field_names[F_COUNT] = {"samples", "env", "comp", "mean",
-						 "median",  "p10", "q"};
+enum { F_SAMPLES, F_ENV, F_COMP, F_MEAN, F_MEDIAN, F_P10, F_Q, F_A, F_B, F_COUNT };
+static const char *const field_names[F_COUNT] = {"samples", "env", "comp", "mean", "median",
+						 "p10",	    "q",   "a",	   "b"};
 
 /* "Q1,...,Q16": CALIB_NQ unsigned integers, non-decreasing. Returns 0, or
  * -1 with what is wrong in why. */
@@ -246,7 +246,7 @@ static int parse_key_line(struct parser *p, char *s)
 		if (f == F_COUNT)
 			return perr(p,
 				    "key %s: unknown field '%s' (expected samples, env, comp, "
-				    "mean, median, p10, q)",
+				    "mean, median, p10, q, a, b)",
 				    keytext, tok);
 		if (have[f])
 			return perr(p, "key %s: field '%s' given twice", keytext, tok);
@@ -260,7 +260,11 @@ static int parse_key_line(struct parser *p, char *s)
 				return perr(p, "key %s: q='%s' is not %s", keytext, eq + 1, why);
 			continue;
 		}
+		if ((f == F_A || f == F_B) && p->version < 3)
+			return perr(p, "key %s: field '%s' needs table version 3", keytext, tok);
 		r = f == F_MEAN ? parse_mean(eq + 1, &e.mean)
+		    : f == F_A	? parse_mean(eq + 1, &e.fit_a)
+		    : f == F_B	? parse_mean(eq + 1, &e.fit_b)
 				: parse_num(eq + 1, CALIB_NUM_MAX,
 					    f == F_SAMPLES  ? &e.samples
 					    : f == F_ENV    ? &e.env
@@ -274,9 +278,10 @@ static int parse_key_line(struct parser *p, char *s)
 				    keytext, tok, eq + 1);
 		if (r)
 			return perr(p, "key %s: %s='%s' is not %s", keytext, tok, eq + 1,
-				    f == F_MEAN ? "a non-negative number (decimal digits, "
-						  "an optional fraction)"
-						: "an unsigned integer");
+				    f == F_MEAN || f == F_A || f == F_B
+					? "a non-negative number (decimal digits, "
+					  "an optional fraction)"
+					: "an unsigned integer");
 	}
 	for (unsigned f = 0; f < F_MEAN; f++)
 		if (!have[f])
@@ -285,6 +290,8 @@ static int parse_key_line(struct parser *p, char *s)
 		return perr(p, "key %s: mean, median and p10 come together or not at all", keytext);
 	if (have[F_Q] && !have[F_MEAN])
 		return perr(p, "key %s: q needs mean, median and p10", keytext);
+	if (have[F_A] != have[F_B])
+		return perr(p, "key %s: a and b come together or not at all", keytext);
 	if (!e.samples)
 		return perr(p, "key %s: samples=0 (a key in the table was observed at least once)",
 			    keytext);
@@ -293,6 +300,7 @@ static int parse_key_line(struct parser *p, char *s)
 			    comp, calib_comp_of(e.min, e.env));
 	e.has_stats = (uint8_t)have[F_MEAN];
 	e.has_q = (uint8_t)have[F_Q];
+	e.has_fit = (uint8_t)have[F_A];
 	calib_table_set(p->t, &k, &e);
 	p->in_keys = 1;
 	return 0;
@@ -354,14 +362,14 @@ int calib_table_parse(struct calib_table *t, FILE *f, const char *name, char *er
 		}
 		if (p.line == 1) {
 			p.version = !strcmp(buf, VERSION_LINE)	   ? CALIB_FORMAT_VERSION
+				    : !strcmp(buf, VERSION_LINE_2) ? 2
 				    : !strcmp(buf, VERSION_LINE_1) ? 1
 								   : 0;
 			if (p.version)
 				continue;
 			if (!strncmp(buf, VERSION_PREFIX, strlen(VERSION_PREFIX)))
 				r = perr(
-				    &p,
-				    "unsupported table version '%s' (this build reads 1 and %d)",
+				    &p, "unsupported table version '%s' (this build reads 1 to %d)",
 				    buf + strlen(VERSION_PREFIX), CALIB_FORMAT_VERSION);
 			else
 				r = perr(&p,

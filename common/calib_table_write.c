@@ -30,7 +30,9 @@ int calib_table_write(const struct calib_table *t, FILE *f)
 	char key[SEQKEY_TEXT_LEN], clean[CALIB_VALUE_MAX];
 	struct seqkey k;
 
-	fputs(VERSION_LINE "\n", f);
+	/* the oldest version that holds the table: readers of version 2 take
+	 * every table without a fit */
+	fputs(calib_table_keys_with_fit(t) ? VERSION_LINE "\n" : VERSION_LINE_2 "\n", f);
 	fputs("# jcal calibration table (docs/calibration-format.md): per sequence key\n"
 	      "# m1:t1:m2:t2:m3 the minimum delta of metric 0 in raw units, then samples,\n"
 	      "# environment cost, compensation = max(0, min - env), and statistics of the\n"
@@ -48,7 +50,7 @@ int calib_table_write(const struct calib_table *t, FILE *f)
 	header(f, "env.method", clean);
 	fprintf(f, "env.missing %u\n", calib_table_env_missing(t));
 	fprintf(f, "keys %u\n", t->nkeys);
-	fputs("# KEY MIN samples= env= comp= [mean= median= p10= [q=Q1,...,Q16]]\n", f);
+	fputs("# KEY MIN samples= env= comp= [mean= median= p10= [q=Q1,...,Q16]] [a= b=]\n", f);
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
 		const struct calib_entry *e = &t->e[i];
 
@@ -62,6 +64,8 @@ int calib_table_write(const struct calib_table *t, FILE *f)
 				e->p10);
 		for (unsigned j = 0; e->has_stats && e->has_q && j < CALIB_NQ; j++)
 			fprintf(f, "%s%" PRIu64, j ? "," : " q=", e->q[j]);
+		if (e->has_fit)
+			fprintf(f, " a=%.1f b=%.4f", e->fit_a, e->fit_b);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -1 : 0;

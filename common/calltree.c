@@ -56,20 +56,68 @@ static void link_child(struct calltree *t, uint32_t parent, uint32_t child)
 	p->last_child = child;
 }
 
-/* child_get() past its quick looks: the children map, or a new node. */
+/* How many children a look-up past the hint goes through before the
+ * children map. The map holds every child of a parent that has more (and
+ * may hold others): most parents have no more, and looking at a few
+ * children is cheaper than one look at the map, which is as large as the
+ * tree; nor does a new child of such a parent cost an entry in it. */
+#define CHILD_SCAN 8
+
+/* The child of parent for method, or CALLTREE_NONE; *scanned is set to
+ * the children looked at before the map (CHILD_SCAN + 1 when the map was
+ * asked). */
+static uint32_t child_find(const struct calltree *t, uint32_t parent, uint32_t method,
+			   unsigned *scanned)
+{
+	uint32_t h = t->nodes[parent].first_child, *v;
+	unsigned k = 0;
+
+	for (; h != CALLTREE_NONE && k < CHILD_SCAN; h = t->nodes[h].next_sibling, k++)
+		if (t->nodes[h].method == method) {
+			*scanned = k;
+			return h;
+		}
+	*scanned = h == CALLTREE_NONE ? k : CHILD_SCAN + 1;
+	if (h == CALLTREE_NONE)
+		return CALLTREE_NONE;
+	v = u64map_find(&t->children, child_key(parent, method));
+	return v ? *v : CALLTREE_NONE;
+}
+
+uint32_t calltree_child_find(const struct calltree *t, uint32_t parent, uint32_t method)
+{
+	unsigned scanned;
+
+	return child_find(t, parent, method, &scanned);
+}
+
+/* Puts the children of parent, and child (not linked yet), in the map. */
+static int map_children(struct calltree *t, uint32_t parent, uint32_t child)
+{
+	for (uint32_t c = t->nodes[parent].first_child; c != CALLTREE_NONE;
+	     c = t->nodes[c].next_sibling)
+		if (u64map_put(&t->children, child_key(parent, t->nodes[c].method), c))
+			return -1;
+	return u64map_put(&t->children, child_key(parent, t->nodes[child].method), child);
+}
+
+/* child_get() past its quick looks: the first CHILD_SCAN children, else
+ * the children map; a new node when it has none. */
 static int child_get_slow(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
 {
-	uint32_t *v = u64map_find(&t->children, child_key(parent, method));
-	uint32_t h;
+	unsigned scanned;
+	uint32_t h = child_find(t, parent, method, &scanned);
 	int err;
 
-	if (v && *v != CALLTREE_NONE) {
-		h = *v;
-	} else {
+	if (h == CALLTREE_NONE) {
 		err = node_new(t, parent, method, &h);
 		if (err)
 			return err;
-		if (u64map_put(&t->children, child_key(parent, method), h)) {
+		/* a parent with more than CHILD_SCAN children has them all in the
+		 * map: this one, or all of them when it is the one too many */
+		if ((scanned == CHILD_SCAN + 1 &&
+		     u64map_put(&t->children, child_key(parent, method), h)) ||
+		    (scanned == CHILD_SCAN && map_children(t, parent, h))) {
 			t->nnodes--;
 			return -ENOMEM;
 		}

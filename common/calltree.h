@@ -30,9 +30,9 @@
  *    last insertion.
  *
  * Memory grows with distinct calling contexts and stack depth, never with
- * the number of events; children are found through a hash keyed by
- * (parent node, method id), after a look at the parent's last child found,
- * the sibling after it and its first child.
+ * the number of events. A child is found by a look at the parent's last
+ * child found, the sibling after it and its first eight children; a
+ * parent with more has them in a hash keyed by (parent node, method id).
  */
 #ifndef JCAL_CALLTREE_H
 #define JCAL_CALLTREE_H
@@ -128,7 +128,9 @@ struct calltree {
 	struct calltree_node *nodes;
 	struct calltree_fig *figs; /* nmetrics per node, node by node (calltree_fig) */
 	uint32_t nnodes, cap;
-	struct u64map children; /* (parent << 32 | method) -> node */
+	struct u64map children; /* (parent << 32 | method) -> node, CALLTREE_NONE
+				 * for none; holds every child of a parent
+				 * with more than 8 (calltree.c) */
 	uint32_t *stack;	/* nodes of the open frames, parallel to keys.stack */
 	uint32_t stack_cap;
 	struct seqkey_stepper keys; /* stack discipline and sequence keys */
@@ -184,6 +186,9 @@ int calltree_finish(struct calltree *t);
  * rather than from events (shaping.c), before calltree_finish. Returns 0 or
  * -ENOMEM. */
 int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out);
+
+/* The child of node parent for method, or CALLTREE_NONE; creates nothing. */
+uint32_t calltree_child_find(const struct calltree *t, uint32_t parent, uint32_t method);
 
 /* Adds every count of s to d (threads merged into one tree). */
 void calltree_stats_add(struct calltree_stats *d, const struct calltree_stats *s);

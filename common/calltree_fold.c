@@ -139,7 +139,7 @@ static void move_figures(struct calltree *t, const uint32_t *order, uint32_t n0,
 		if (removed[p]) {
 			to = p;
 		} else {
-			to = *u64map_find(&t->children, ((uint64_t)p << 32) | CALLTREE_COLD_METHOD);
+			to = calltree_child_find(t, p, CALLTREE_COLD_METHOD);
 			t->nodes[to].calls += n->calls;
 		}
 		for (unsigned m = 0; m < t->nmetrics; m++) {

@@ -234,6 +234,33 @@ static void test_env_model(void)
 	CHECK(calib_env_key(&e, "I:E:i:X") < 0);
 }
 
+/* The work loops' costs (mode=bci's env timer): optional, per type and
+ * length; a malformed line names itself. */
+static void test_env_work(void)
+{
+	struct calib_env e;
+	char err[256], text[4096];
+
+	CHECK(calib_env_parse(&e, env_text, err, sizeof(err)) == 0);
+	CHECK(calib_env_work(&e, 'I', 8) == -1);
+	snprintf(text, sizeof(text), "%.*swork J 8 12.5\nwork J 128 300.0\nwork i 8 70.0\ndone\n",
+		 (int)(sizeof(env_text) - 6), env_text);
+	CHECK(calib_env_parse(&e, text, err, sizeof(err)) == 0);
+	CHECK(calib_env_work(&e, 'J', 8) == 12.5);
+	CHECK(calib_env_work(&e, 'J', 128) == 300.0);
+	CHECK(calib_env_work(&e, 'i', 8) == 70.0);
+	CHECK(calib_env_work(&e, 'i', 128) == -1);
+	CHECK(calib_env_work(&e, 'X', 8) == -1);
+	CHECK_EQ_U(e.nwork, 2);
+	snprintf(text, sizeof(text), "%.*swork J eight 12.5\ndone\n", (int)(sizeof(env_text) - 6),
+		 env_text);
+	CHECK(calib_env_parse(&e, text, err, sizeof(err)) == -1);
+	CHECK_STR(err, "env timer output line 33 not understood: 'work J eight 12.5'");
+	snprintf(text, sizeof(text), "%.*swork J 0 12.5\ndone\n", (int)(sizeof(env_text) - 6),
+		 env_text);
+	CHECK(calib_env_parse(&e, text, err, sizeof(err)) == -1);
+}
+
 /* mode=bci: I i = never-compiled node methods, J j = compiled ones. */
 static const char env_bci_text[] =
     "call I I 80.0\ncall I i 84.0\ncall I J 20.0\ncall I j 22.0\n"
@@ -410,6 +437,7 @@ int main(void)
 	RUN(test_bci_programs_cover_interpreted_and_jitted_keys);
 	RUN(test_env_model);
 	RUN(test_env_model_bci);
+	RUN(test_env_work);
 	RUN(test_env_parse_errors);
 	RUN(test_child_strip_agent);
 	RUN(test_child_env);

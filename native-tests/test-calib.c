@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "calib_apply.h"
+#include "calib_comp.h"
 #include "calib_derive.h"
+#include "calib_fit.h"
 #include "calib_table.h"
 #include "calltree.h"
 #include "test.h"
@@ -330,6 +332,7 @@ static void test_roundtrip(void)
 
 /* A valid header for the malformed-table cases; 16 lines. */
 #define HDR "jcal-calibration 2" HDR_AFTER_VERSION
+#define HDR3 "jcal-calibration 3" HDR_AFTER_VERSION
 #define HDR_AFTER_VERSION                                                                          \
 	"\n"                                                                                       \
 	"cpu.vendor V\ncpu.family 6\ncpu.model 85\ncpu.stepping 7\ncpu.model_name M\n"             \
@@ -346,8 +349,17 @@ static void test_malformed(void)
 		const char *what;
 	} c[] = {
 	    {__LINE__, "", 1, "empty file"},
-	    {__LINE__, "jcal-calibration 3\n", 1,
-	     "unsupported table version '3' (this build reads 1 and 2)"},
+	    {__LINE__, "jcal-calibration 4\n", 1,
+	     "unsupported table version '4' (this build reads 1 to 3)"},
+	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 a=1 b=0\n",
+	     19, "field 'a' needs table version 3"},
+	    {__LINE__, HDR3 "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 a=1\n", 19,
+	     "a and b come together or not at all"},
+	    {__LINE__, HDR3 "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 a=1 b=-1\n",
+	     19, "b='-1' is not a non-negative number"},
+	    {__LINE__,
+	     HDR3 "env.missing 0\nkeys 1\ni:E:I:X:i 5 samples=1 env=1 comp=4 a=1 b=0 a=2\n", 19,
+	     "field 'a' given twice"},
 	    {__LINE__, "hello\n", 1, "not a jcal calibration table"},
 	    {__LINE__, HDR "env.missing 0\nkeys 1\ni:E:I:X:q 5 samples=1 env=0 comp=5\n", 19,
 	     "bad key 'i:E:I:X:q'"},
@@ -883,6 +895,106 @@ static void test_derive(void)
 	calib_table_free(&t);
 }
 
+/* A calibrator thread that runs I calling i with bodies of several work
+ * loop lengths, marked as the calibration marks them: inside i the raw
+ * delta is w + 20 + 0.2 w exactly, w = env 75 + i's loop (0, 100 at 8,
+ * 400 at 32 iterations). A length without a cost (64) and a mark of another
+ * label do not disturb the fit. */
+static void write_work_trace(const char *path, const char *bad_meta)
+{
+	static const struct {
+		uint32_t label; /* 0: none */
+		unsigned rounds;
+		uint64_t inside;
+	} blocks[] = {{0, 40, 110}, {1, 20, 230},  {4, 1, 230},
+		      {2, 20, 590}, {5, 20, 9999}, {3, 5, 110}};
+	struct tracegen tg;
+	uint64_t m[1] = {1000};
+
+	CHECK_EQ_I(tg_open(&tg, path), 0);
+	trace_rec_meta(&tg.rb, "metric.0.unit", "ns");
+	trace_rec_meta(&tg.rb, "env.I:E:i:X:I", "75");
+	trace_rec_meta(&tg.rb, "calib.work.i.8", "100");
+	trace_rec_meta(&tg.rb, "calib.work.i.32", "400");
+	if (bad_meta)
+		trace_rec_meta(&tg.rb, bad_meta, "5");
+	trace_rec_label(&tg.rb, 1, "calib.work=8");
+	trace_rec_label(&tg.rb, 2, "calib.work=32");
+	trace_rec_label(&tg.rb, 3, "calib.work=0");
+	trace_rec_label(&tg.rb, 4, "phase two");
+	trace_rec_label(&tg.rb, 5, "calib.work=64");
+	trace_rec_thread_start(&tg.rb, 1, 1, 100, 0, 0, "jcal-calibrator", 1, m);
+	tg_flush(&tg);
+	tg_events_begin(&tg, 1, 1);
+	tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 1, m);
+	for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++) {
+		if (blocks[b].label)
+			trace_events_add_control(&tg.enc, JCAL_CTL_MARK, blocks[b].label, m);
+		for (unsigned r = 0; r < blocks[b].rounds; r++) {
+			m[0] += 300;
+			tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP, 2, m);
+			m[0] += blocks[b].inside;
+			tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP, 2, m);
+		}
+	}
+	m[0] += 50;
+	tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 1, m);
+	tg_events_end(&tg);
+	trace_rec_end(&tg.rb, 214, 1, 0);
+	CHECK_EQ_I(tg_close(&tg), 0);
+}
+
+static void test_derive_fit(void)
+{
+	struct calib_table t, u;
+	struct calib_derive_info info;
+	const struct calib_entry *e;
+	struct seqkey k;
+	char path[512], err[512], *text;
+
+	tmp_path(path, sizeof(path), "work.jcal");
+	write_work_trace(path, NULL);
+	CHECK_EQ_I(calib_derive_file(path, &t, &info, err, sizeof(err)), 0);
+	if (test_cur_failed)
+		fprintf(stderr, "  %s\n", err);
+	CHECK_EQ_U(info.work_levels, 4); /* 0, 8, 32, 64 */
+	CHECK_EQ_U(info.deltas, 208);
+	CHECK_EQ_U(info.work_deltas, 118);
+	CHECK_EQ_U(info.fit_keys, 1);
+	CHECK_EQ_U(info.fit_one_work, 1); /* i:X:I:E:i: I's loop has no cost */
+	CHECK_EQ_U(info.fit_too_few, 2);  /* O:E:I:E:i and i:X:I:X:O: one sample */
+	key_of("I:E:i:X:I", &k);
+	e = calib_table_get(&t, &k);
+	CHECK(e != NULL);
+	if (e) {
+		/* the statistics are those of the empty bodies */
+		CHECK_EQ_U(e->samples, 45);
+		CHECK_EQ_U(e->min, 110);
+		CHECK(e->mean == 110);
+		CHECK(e->has_fit);
+		CHECK(e->fit_a == 20);
+		CHECK(e->fit_b == 0.2);
+	}
+	key_of("i:X:I:E:i", &k);
+	e = calib_table_get(&t, &k);
+	CHECK(e && !e->has_fit && e->samples == 43);
+	text = to_text(&t);
+	CHECK(text && !strncmp(text, "jcal-calibration 3\n", 19));
+	CHECK(text && strstr(text, "I:E:i:X:I 110 samples=45 env=75 comp=35 "));
+	CHECK(text && strstr(text, " a=20.0 b=0.2000\n"));
+	CHECK_EQ_I(calib_table_init(&u), 0);
+	CHECK_EQ_I(parse_text(&u, text, err, sizeof(err)), 0);
+	CHECK_EQ_U(calib_table_keys_with_fit(&u), 1);
+	free(text);
+	calib_table_free(&u);
+	calib_table_free(&t);
+
+	write_work_trace(path, "calib.work.X.8");
+	CHECK_EQ_I(calib_derive_file(path, &t, &info, err, sizeof(err)), -1);
+	CHECK(strstr(err, "meta record calib.work.X.8 = '5'") != NULL);
+	calib_table_free(&t);
+}
+
 /* Which agent option strings ask for in-run bursts. */
 static void test_options_recalibrate(void)
 {
@@ -1300,6 +1412,160 @@ static void test_hint(void)
 	CHECK(!strncmp(buf, "java -agentpath:", 16));
 }
 
+/*
+ * Version 3: a key with a fit (a, b) makes the table version 3, written
+ * and read back equal; without one the table stays version 2. Merges
+ * average the fits by samples, diff names them, the digest sees them.
+ */
+static void test_fit_table(void)
+{
+	struct calib_table t, u;
+	struct calib_entry e = {0};
+	struct seqkey k, k2;
+	char err[256], *a = NULL, *b = NULL, *d = NULL;
+	size_t dlen = 0;
+	uint64_t digest;
+	FILE *f;
+
+	CHECK_EQ_I(calib_table_init(&t), 0);
+	CHECK_EQ_I(calib_table_init(&u), 0);
+	fill_header(&t);
+	set_key(&t, "i:E:I:X:i", 812, 1000, 75);
+	a = to_text(&t);
+	CHECK(a && !strncmp(a, "jcal-calibration 2\n", 19));
+	free(a);
+	digest = calib_table_digest(&t);
+	key_of("I:E:i:X:I", &k);
+	e = entry_with_stats(100, 300, 30, 110, 140, 151.6);
+	e.has_fit = 1;
+	e.fit_a = 41.26;    /* kept to 0.1 */
+	e.fit_b = 0.123456; /* kept to 0.0001 */
+	calib_table_set(&t, &k, &e);
+	CHECK(calib_table_get(&t, &k)->fit_a == 41.3);
+	CHECK(calib_table_get(&t, &k)->fit_b == 0.1235);
+	CHECK_EQ_U(calib_table_keys_with_fit(&t), 1);
+	CHECK(calib_table_digest(&t) != digest);
+	a = to_text(&t);
+	CHECK(a && !strncmp(a, "jcal-calibration 3\n", 19));
+	CHECK(a && strstr(a, " p10=110 a=41.3 b=0.1235\n"));
+	CHECK_EQ_I(parse_text(&u, a, err, sizeof(err)), 0);
+	if (test_cur_failed)
+		fprintf(stderr, "  %s\n", err);
+	CHECK(calib_table_get(&u, &k) && calib_table_get(&u, &k)->has_fit);
+	CHECK(calib_table_digest(&u) == calib_table_digest(&t));
+	b = to_text(&u);
+	if (a && b)
+		CHECK_STR(b, a);
+	free(b);
+
+	/* merge: 300 samples of a=41.3 b=0.1235 and 100 of a=20 b=0.5 */
+	e.samples = 100;
+	e.fit_a = 20;
+	e.fit_b = 0.5;
+	calib_table_set(&u, &k, &e);
+	f = open_memstream(&d, &dlen);
+	CHECK_EQ_U(calib_table_diff(&t, &u, f), 1);
+	fclose(f);
+	CHECK(d && strstr(d, "I:E:i:X:I  min 100 -> 100 (+0.0%)  env 30 -> 30  comp 70 -> 70  "
+			     "fit a=41.3 b=0.1235 -> a=20.0 b=0.5000\n"));
+	free(d);
+	CHECK_EQ_I(calib_table_merge(&t, &u, 0, err, sizeof(err)), 0);
+	CHECK(calib_table_get(&t, &k)->fit_a == 36.0);	 /* (41.3*300 + 20*100) / 400 = 35.975 */
+	CHECK(calib_table_get(&t, &k)->fit_b == 0.2176); /* 0.217625 */
+	/* a fit only in the source is taken as it is */
+	key_of("i:E:I:X:i", &k2);
+	e.samples = 5;
+	e.min = 812;
+	e.env = 75;
+	e.fit_a = 7;
+	e.fit_b = 1;
+	calib_table_set(&u, &k2, &e);
+	CHECK_EQ_I(calib_table_merge(&t, &u, 0, err, sizeof(err)), 0);
+	CHECK(calib_table_get(&t, &k2)->has_fit && calib_table_get(&t, &k2)->fit_a == 7);
+	free(a);
+	calib_table_free(&t);
+	calib_table_free(&u);
+}
+
+/*
+ * --estimator fit: a key with a fit subtracts calib_fit_comp of the delta
+ * (a = 50, b = 0.25: a delta of 175 is work 100), a key without one takes
+ * cond, a fallback key the fit of the entry it resolves to; the per-delta
+ * and the batch forms agree, clamped counts included.
+ */
+static void test_fit_estimator(void)
+{
+	struct calib_apply a;
+	struct calib_entry e = {0};
+	struct seqkey k, k2, k3;
+	uint64_t comp = 0;
+	enum calib_estimator est;
+
+	CHECK(calib_apply_init(&a) == 0);
+	key_of("I:E:i:X:I", &k);
+	e = entry_with_stats(45, 160, 40, 55, 120, 125.0);
+	e.has_q = 1;
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = 50 + 10 * j;
+	e.has_fit = 1;
+	e.fit_a = 50;
+	e.fit_b = 0.25;
+	calib_table_set(&a.table, &k, &e);
+	e.has_fit = 0; /* the same quantiles, no fit: cond */
+	key_of("i:X:I:E:N", &k3);
+	calib_table_set(&a.table, &k3, &e);
+	CHECK(calib_estimator_parse("fit", &est) == 0);
+	CHECK(est == CALIB_EST_FIT);
+	CHECK_STR(calib_estimator_name(est), "fit");
+	calib_table_use_estimator(&a.table, est);
+	CHECK(calib_table_comp_for(&a.table, &k, 175, &comp) == CALIB_EXACT);
+	CHECK_EQ_U(comp, 75);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 175), 100);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 1050), 800);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 30), 0);
+	CHECK_EQ_U(a.clamped, 1);
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 1, 30), 30); /* other metrics raw */
+	CHECK(calib_table_comp_for(&a.table, &k3, 55, &comp) == CALIB_EXACT);
+	CHECK_EQ_U(comp, 30); /* cond: the mean of 10..50 */
+	/* i:E:I:X:i is missing: resolves to I:E:i:X:I and its fit */
+	key_of("i:E:I:X:i", &k2);
+	CHECK(calib_table_comp_for(&a.table, &k2, 175, &comp) == CALIB_SIMILAR);
+	CHECK_EQ_U(comp, 75);
+	{
+		uint16_t keys[900];
+		uint64_t deltas[900], comps[900], clamped = 0;
+		int64_t out[900];
+		uint64_t clamped0 = a.clamped;
+		const struct seqkey *ks[3] = {&k, &k2, &k3};
+
+		for (unsigned d = 0; d < 900; d++) {
+			keys[d] = (uint16_t)seqkey_index(ks[d % 3]);
+			deltas[d] = d;
+		}
+		CHECK_EQ_I(calib_table_comp_batch(&a.table, keys, deltas, comps, 900), 0);
+		calib_apply_comp_batch(&a, keys, deltas, out, 900);
+		for (unsigned d = 0; d < 900; d++) {
+			calib_table_comp_for(&a.table, ks[d % 3], d, &comp);
+			if (comps[d] != comp) {
+				CHECK_EQ_U(comps[d], comp);
+				break;
+			}
+			if (d % 3 != 2 && comp != calib_fit_comp(50, 0.25, d)) {
+				CHECK_EQ_U(comp, calib_fit_comp(50, 0.25, d));
+				break;
+			}
+			CHECK_EQ_I(out[d], calib_apply_comp(&a, ks[d % 3], 0, d));
+			clamped += comps[d] > d;
+		}
+		CHECK_EQ_U(a.clamped - clamped0, 2 * clamped);
+	}
+	/* the same table under cond ignores the fit */
+	calib_table_use_estimator(&a.table, CALIB_EST_COND);
+	CHECK(calib_table_comp_for(&a.table, &k, 55, &comp) == CALIB_EXACT);
+	CHECK_EQ_U(comp, 30);
+	calib_apply_free(&a);
+}
+
 int main(void)
 {
 	make_tmpdir();
@@ -1313,10 +1579,13 @@ int main(void)
 	RUN(test_apply_select);
 	RUN(test_derive);
 	RUN(test_derive_errors);
+	RUN(test_derive_fit);
 	RUN(test_options_recalibrate);
 	RUN(test_estimators);
 	RUN(test_cond_estimator);
 	RUN(test_cond_wide);
+	RUN(test_fit_table);
+	RUN(test_fit_estimator);
 	RUN(test_inrun_shift);
 	RUN(test_hint);
 	RUN(test_clock);

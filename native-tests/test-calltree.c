@@ -605,6 +605,54 @@ static void eq_compare(const struct calltree *a, const struct calltree *b)
 	}
 }
 
+/* A parent with more children than the builder looks through before its
+ * hash map: 20 children called in a shuffled order, the map's part
+ * starting with the ninth; then an exit of a frame opened before the
+ * trace adopts them all, and the root gets new children of the same
+ * methods. Every (parent, method) is one node, with exact calls. */
+static void test_wide_parent(void)
+{
+	struct calltree t;
+	uint64_t v = 0;
+	uint32_t n;
+
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	for (uint32_t rep = 0; rep < 5; rep++)
+		for (uint32_t i = 0; i < 20; i++) {
+			uint32_t m = 1 + (i * 7 + rep * 3) % 20;
+
+			ev(&t, v++, JCAL_TR_ENTRY, m, JCAL_MT_INTERP);
+			ev(&t, v++, JCAL_TR_EXIT, m, JCAL_MT_INTERP);
+		}
+	CHECK_EQ_U(t.nnodes, 21);
+	ev(&t, v++, JCAL_TR_EXIT, 99, JCAL_MT_INTERP); /* adopts the 20 */
+	CHECK_EQ_U(t.nnodes, 22);
+	for (uint32_t m = 1; m <= 12; m++) {
+		ev(&t, v++, JCAL_TR_ENTRY, m, JCAL_MT_INTERP);
+		ev(&t, v++, JCAL_TR_EXIT, m, JCAL_MT_INTERP);
+	}
+	CHECK_EQ_U(t.nnodes, 34);
+	n = calltree_child_find(&t, CALLTREE_ROOT, 99);
+	CHECK(n != CALLTREE_NONE);
+	for (uint32_t m = 1; m <= 20; m++) {
+		uint32_t under = calltree_child_find(&t, n, m);
+		uint32_t root = calltree_child_find(&t, CALLTREE_ROOT, m);
+
+		CHECK(under != CALLTREE_NONE && t.nodes[under].parent == n);
+		CHECK_EQ_U(t.nodes[under].calls, 5);
+		if (m <= 12) {
+			CHECK(root != CALLTREE_NONE && root != under);
+			CHECK_EQ_U(t.nodes[root].calls, 1);
+		} else {
+			CHECK_EQ_U(root, CALLTREE_NONE);
+		}
+	}
+	CHECK_EQ_U(calltree_child_find(&t, n, 21), CALLTREE_NONE);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(total_base(&t), v - 1);
+	calltree_free(&t);
+}
+
 static void test_events_batch_same_tree(void)
 {
 	enum { N = 60000 };
@@ -667,5 +715,6 @@ int main(void)
 	RUN(test_calib_small_keys_file);
 	RUN(test_merge);
 	RUN(test_events_batch_same_tree);
+	RUN(test_wide_parent);
 	return test_summary("calltree");
 }

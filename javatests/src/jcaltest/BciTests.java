@@ -208,7 +208,7 @@ public final class BciTests {
 		r.check(c.rc == 0, "calibrate,mode=bci: exit " + c.rc + ": " + c.err);
 		r.check(c.err.contains("key coverage:") && c.err.contains("mode=bci"), "coverage line: " + c.err);
 		String text = Files.exists(table) ? Files.readString(table) : "";
-		r.check(text.startsWith("jcal-calibration 2") && text.contains("\nmode bci\n"), "table with mode bci");
+		r.check(text.startsWith("jcal-calibration 3") && text.contains("\nmode bci\n"), "table with mode bci");
 		r.check(Pattern.compile("(?m)^[IiJjO]:[EXT]:[Jj]:[EXT]:[IiJjO] ").matcher(text).find(), "table has J/j keys");
 		/* Keys mixing interpreted and jitted types, from the measured rounds:
 		 * compiled Workload.I/i calling the never-compiled H/h and back. */

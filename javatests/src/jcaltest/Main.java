@@ -49,7 +49,8 @@ public final class Main {
 			new Suite("OtherAgents", "jcalotheragents", OtherAgents::tests),
 			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests),
 			new Suite("Throttle", "jcalthrottle", Throttle::tests),
-			new Suite("AgentClock", "jcalagentclock", AgentClock::tests));
+			new Suite("AgentClock", "jcalagentclock", AgentClock::tests),
+			new Suite("WorkFit", "jcalworkfit", WorkFit::tests));
 
 	private int passed, failed, skipped;
 

@@ -523,7 +523,7 @@ public final class Runner {
 		check(r.rc == 0, "calibrate: exit " + r.rc + ": " + r.err);
 		check(r.err.contains("calibration table written to " + table), "calibrate says where the table went: " + r.err);
 		check(r.err.contains("key coverage: 600 of 600"), "calibrate covers all 600 reachable keys: " + r.err);
-		check(Files.exists(table) && Files.readString(table).startsWith("jcal-calibration 2"), "table written");
+		check(Files.exists(table) && Files.readString(table).startsWith("jcal-calibration 3"), "table written");
 
 		Path derived = dir.resolve("derived.txt");
 		Result d = post(ctrace, "--report", "calib", "-o", derived.toString());
@@ -537,7 +537,7 @@ public final class Runner {
 		Result tr = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,quiet,metric=cputime,out=" + t,
 				"-cp", classes, W + "Recursion"));
 		check(tr.rc == 0, "trace: " + tr.err);
-		for (String est : List.of("min", "median", "cond")) {
+		for (String est : List.of("min", "median", "cond", "fit")) {
 			/* --sig: overloads must not share a path here. */
 			Result c = post(t, "--calib", table.toString(), "--estimator", est, "--report", "tree", "--format", "csv",
 					"--sig");
@@ -579,8 +579,8 @@ public final class Runner {
 		/* A version 1 table (before q=) still applies; cond says it falls back to the mean. */
 		check(Files.readString(table).contains(" q="), "the table has quantiles");
 		Path v1 = dir.resolve("v1.txt");
-		Files.writeString(v1, Files.readString(table).replaceFirst("^jcal-calibration 2", "jcal-calibration 1")
-				.replaceAll(" q=[0-9,]+", ""));
+		Files.writeString(v1, Files.readString(table).replaceFirst("^jcal-calibration 3", "jcal-calibration 1")
+				.replaceAll(" q=[0-9,]+", "").replaceAll(" a=[0-9.]+ b=[0-9.]+", ""));
 		Result c1 = post(t, "--calib", v1.toString(), "--report", "summary");
 		check(c1.rc == 0 && c1.err.contains("has no quantiles (a version 1 table): --estimator cond takes each key's mean"),
 				"cond on a version 1 table warns: " + c1.err);

@@ -15,8 +15,13 @@ package jcal.calib;
  * compiled during the warm-up, I i are Workload.H and h, which HotSpot
  * never compiles; a caller node with many leaf children is timed against
  * the same node whose children call nothing (type 6).
+ * With "bci", then, per type a and per work loop length K (Workload.work),
+ * the cost of the loop itself: a leaf node of type a called with work K
+ * against the same with work 0 (the node runs its loop once, at its entry).
+ * (mode=events times the loops in the calibration JVM itself,
+ * calibrator/calib_worktime.c.)
  * Output lines: "call A B NS" and "throw A B NS" (nanoseconds, the lowest
- * of several rounds), then "done".
+ * of several rounds), "work A K NS", then "done".
  *
  * Usage: java [-Xint] -cp jcal-calibrator.jar jcal.calib.EnvTimer LIBJCAL [CALLS] [ROUNDS] [WARMUP] [bci]
  * (WARMUP: calls per loop before timing, default 100: resolves the call
@@ -165,7 +170,48 @@ public final class EnvTimer {
 						BCI_TYPES.charAt(kind & 3), Math.max(0.0, (double) (best - best0) / n));
 			}
 		}
-		System.out.println("done");
+	}
+
+	/* The work loop lengths the calibration runs besides 0 (calibrate.c). */
+	static final int[] WORK = {2, 8, 32, 128};
+
+	static long timeLeaves(int[] leaf, int n) {
+		long t0 = System.nanoTime();
+		for (int k = 0; k < n; k++) {
+			switch (leaf[0]) {
+			case 0: Workload.I(leaf, 0); break;
+			case 1: Workload.INSTANCE.i(leaf, 0); break;
+			case 2: Workload.N(leaf, 0); break;
+			case 3: Workload.INSTANCE.n(leaf, 0); break;
+			case 4: Workload.H(leaf, 0); break;
+			default: Workload.INSTANCE.h(leaf, 0); break;
+			}
+		}
+		return System.nanoTime() - t0;
+	}
+
+	/* "work A K NS" for every type letter of letters, run by node type nodes[a]. */
+	static void work(String letters, int[] nodes, int n, int rounds, int warm) {
+		int[] leaf = {0, 0, 0, 4};
+		for (int a = 0; a < letters.length(); a++) {
+			leaf[0] = nodes[a];
+			for (int iters : WORK) {
+				/* warm: in mixed mode the JIT compiles the loop at this length too */
+				Workload.setWork(iters);
+				timeLeaves(leaf, warm);
+				Workload.setWork(0);
+				timeLeaves(leaf, warm);
+				long best = Long.MAX_VALUE, best0 = Long.MAX_VALUE;
+				for (int r = 0; r < rounds; r++) {
+					Workload.setWork(iters);
+					best = Math.min(best, timeLeaves(leaf, n));
+					Workload.setWork(0);
+					best0 = Math.min(best0, timeLeaves(leaf, n));
+				}
+				System.out.printf("work %c %d %.1f%n", letters.charAt(a), iters,
+						Math.max(0.0, (double) (best - best0) / n));
+			}
+		}
 	}
 
 	public static void main(String[] args) {
@@ -173,8 +219,13 @@ public final class EnvTimer {
 		int n = args.length > 1 ? Integer.parseInt(args[1]) : 50000;
 		int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
 		int warm = args.length > 3 ? Integer.parseInt(args[3]) : 100;
+		/* the work loops: many short timings, whose fastest is the least
+		 * disturbed by other processes */
+		int workCalls = Math.max(200, n / 50), workRounds = 5 * rounds;
 		if (args.length > 4 && args[4].equals("bci")) {
 			bci(n, rounds, warm);
+			work(BCI_TYPES, BCI_NODE, workCalls, workRounds, warm);
+			System.out.println("done");
 			return;
 		}
 		/* Warm-up: resolve every call site (and, when long, let the JIT compile). */
