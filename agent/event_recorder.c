@@ -132,6 +132,29 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 }
 
 /*
+ * mode=bci with throttle=: a probe outside every region of its thread
+ * (start=manual before jcal.Control.start(), or after stop()) records
+ * nothing, but its call still counts toward the throttle rule, so that an
+ * unrecorded warm-up throttles the tiny methods before the measured part
+ * (docs/agent-internals.md, "Throttling"). Under the busy flag of the
+ * shutdown handshake, as emit(); the metric read as for a recorded event.
+ */
+static inline void count_unrecorded(struct jcal_kthread *kt, struct jcal_thread *st, uint32_t id,
+				    unsigned transition)
+{
+	uint64_t metric[JCAL_MAX_METRICS], start[JCAL_MAX_METRICS];
+	struct jcal_method *m;
+
+	atomic_store(&st->busy, 1);
+	if (!atomic_load(&jcal.stopped) && (m = method_table_by_id(id)) && !m->filtered) {
+		thread_state_event_start(st, kt, start, metric);
+		throttle_event(&st->throttle, m, transition, metric[0]);
+		thread_state_event_end(st, kt, start);
+	}
+	atomic_store_explicit(&st->busy, 0, memory_order_release);
+}
+
+/*
  * The event path of both modes: a JVMTI method event passes its jmethodID
  * (id unused); a bci probe passes mid NULL, the method id, and thread NULL
  * (looked up only when the thread is new).
@@ -163,9 +186,13 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 		if (!st)
 			return;
 	}
-	if (st == &thread_state_ended || st->regions == 0 ||
-	    (mid && region_control_is_control_method(mid)))
+	if (st == &thread_state_ended || (mid && region_control_is_control_method(mid)))
 		return;
+	if (st->regions == 0) {
+		if (throttle_on && !mid) /* bci probe, throttle=: counted only */
+			count_unrecorded(kt, st, id, transition);
+		return;
+	}
 	thread_state_event_start(st, kt, start, metric);
 	if (mid && jcal.vt_mount && !st->is_virtual)
 		mid = carrier_method(st, mid, transition);
@@ -195,8 +222,13 @@ static inline int32_t record_critical(uint32_t id, unsigned transition)
 	st = kt->platform;
 	if (!st)
 		return 1;
-	if (st == &thread_state_ended || st->regions == 0)
+	if (st == &thread_state_ended)
 		return 0;
+	if (st->regions == 0) {
+		if (throttle_on) /* counted only */
+			count_unrecorded(kt, st, id, transition);
+		return 0;
+	}
 	if (st->recording != atomic_load_explicit(&jcal.recording, memory_order_relaxed) ||
 	    !(m = method_table_by_id(id)) ||
 	    (jcal.opts.output != JCAL_OUTPUT_TREE && trace_events_full(&st->enc)))

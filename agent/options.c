@@ -501,10 +501,12 @@ static const struct opt_row {
      "(1000 or more); the coldest fold into <cold contexts>",
      opt_maxcontexts, JCAL_CMD_NONE},
     {"throttle", "CALLS:NS", ONCE,
-     "mode=bci: a method called more than CALLS times whose\n"
-     "calls average under NS (the first metric's unit) loses\n"
-     "its probes while the program runs, so the JIT inlines it\n"
-     "again; its later time goes to its callers (default off)",
+     "mode=bci: a method called more than CALLS times (counted\n"
+     "from the agent's load, inside start=manual regions or\n"
+     "not) whose calls average under NS (the first metric's\n"
+     "unit) loses its probes while the program runs, so the\n"
+     "JIT inlines it again; its later time goes to its callers\n"
+     "(default off)",
      opt_throttle, JCAL_CMD_NONE},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"

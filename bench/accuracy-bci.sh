@@ -8,6 +8,11 @@
 # a jcal.Control region. Calibrates once with calibrate,mode=bci. Prints the
 # median error (low..high) over JVMS pairs, raw and per estimator; TSV=FILE
 # also appends them to FILE, WORKLOADS and AGENT_OPTS as in bench/accuracy.sh.
+# With AGENT_OPTS=throttle=CALLS:NS the warm-up rounds count toward the rule
+# (docs/agent-internals.md, "Throttling"); each workload's line then ends
+# with the methods throttled per JVM and how many of them lost their probes
+# before the measured rounds (none of their calls recorded), from the
+# traces' summaries.
 set -eu
 cd "$(dirname "$0")/.."
 JVMS=${1:-3}
@@ -17,6 +22,7 @@ WARMUP=${4:-20}
 ESTIMATORS="min p10 median mean cond fit"
 . bench/accuracy-lib.sh
 
+echo "load average at the start: $(cut -d" " -f1-3 /proc/loadavg)"
 calibrate "mode=bci, metric=cputime" "-agentpath:build/libjcal.so=calibrate,mode=bci,metric=cputime${AGENT_OPTS:+,$AGENT_OPTS},table=$table,out=$tmp/calib.bin"
 
 cum_of() {
@@ -35,6 +41,10 @@ for w in $WORKLOADS; do
 		echo "$truth" >>"$tmp/r.truth"
 		"$JAVA" "-agentpath:build/libjcal.so=trace,quiet,mode=bci,start=manual,metric=cputime${AGENT_OPTS:+,$AGENT_OPTS},out=$tmp/t.bin" \
 			-cp build/bench jcalbench.Accuracy warm-region "$w" "$SCALE" "$ROUNDS" "$WARMUP" >/dev/null
+		# throttled methods: all, and those with no recorded call (before the region)
+		build/jcal-post "$tmp/t.bin" --report summary --format csv 2>/dev/null |
+			awk -F, '$1 == "throttled" { n = $2 } $1 ~ /^throttled\.[0-9]+\.recorded_calls$/ && $2 == 0 { z++ }
+				END { if (n != "") print n + 0, z + 0 }' >>"$tmp/r.thr"
 		read -r _ raw < <(cum_of "$tmp/t.bin" "$top" --raw)
 		pct "$raw" "$truth" >>"$tmp/r.raw"
 		for e in $ESTIMATORS; do
@@ -46,8 +56,10 @@ for w in $WORKLOADS; do
 	record "$w" truth_ns "$tmp/r.truth"
 	printf '%-11s %11.0f  %-20s' "$w" "$t" "$(figure "$w" raw "$tmp/r.raw")"
 	for e in $ESTIMATORS; do printf '  %-20s' "$(figure "$w" "$e" "$tmp/r.$e")"; done
+	[ -s "$tmp/r.thr" ] && printf '  throttled %s' "$(awk '{ printf "%s%d (%d before)", (NR > 1 ? ", " : ""), $1, $2 }' "$tmp/r.thr")"
 	printf '\n'
 done
 echo
 echo "$JVMS JVM pairs x $ROUNDS measured rounds after $WARMUP warm-up rounds, scale $SCALE; table $(grep -c '^[IiJjNnO]:' "$table") keys (mode=bci)"
-echo "truth: thread CPU time of the measured rounds in a JVM without agent (JIT); traced: mode=bci, metric=cputime"
+echo "truth: thread CPU time of the measured rounds in a JVM without agent (JIT); traced: mode=bci, metric=cputime${AGENT_OPTS:+,$AGENT_OPTS}"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -33,13 +33,15 @@ static inline int throttle_decide(uint64_t calls, uint64_t timed, uint64_t sum, 
 	return sum < max_avg * timed;
 }
 
-/* What the trace says about one throttled method. */
+/* What the trace says about one throttled method. Its entries are counted
+ * from the agent's load, inside a recorded region or not
+ * (docs/agent-internals.md, "Throttling"). */
 struct throttle_fact {
 	uint32_t method;      /* method id (METHOD record) */
 	uint64_t time_ns;     /* wall clock, ns since the epoch: probes removed */
 	uint64_t calls;	      /* entries counted when the probes were removed */
 	uint64_t timed, sum;  /* at the decision: completed calls and their metric sum */
-	uint64_t final_calls; /* entries counted over the whole recording */
+	uint64_t final_calls; /* entries counted when the recording ended */
 	int has_final;	      /* final_calls known (written when the recording ends) */
 };
 

@@ -4,9 +4,12 @@
  * parse (common/throttle_fact.c), and jcal-post's list of throttled
  * methods read from a model's meta records (postproc/throttled.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model.h"
+#include "report.h"
 #include "test.h"
 #include "throttle_fact.h"
 #include "throttled.h"
@@ -130,11 +133,78 @@ static void test_post_list(void)
 	model_free(&m);
 }
 
+static int event(struct trace_visitor *v, uint32_t method, unsigned tr, uint64_t t)
+{
+	struct trace_event e = {.thread = 1,
+				.method = method,
+				.transition = (uint8_t)tr,
+				.type = JCAL_MT_JIT_STATIC,
+				.nmetrics = 1};
+
+	e.metric[0] = t;
+	return v->event(v->ctx, &e);
+}
+
+/* The summary gives, beside the calls counted since the agent loaded, the
+ * entries the trace recorded: 9 entered 3 times in two calling contexts,
+ * 5 never (throttled before anything was recorded). */
+static void test_post_recorded(void)
+{
+	struct model m;
+	struct trace_visitor v;
+	struct trace_thread tt = {.serial = 1, .java_tid = 1, .os_tid = 7, .name = "main"};
+	struct report_opts o;
+	char *out = NULL;
+	size_t len = 0;
+	uint64_t t = 0;
+
+	model_init(&m, NULL);
+	memset(&v, 0, sizeof(v));
+	model_visitor(&m, &v);
+	CHECK(add_meta(&v, "metric.0.name", "cputime") == 0);
+	CHECK(add_meta(&v, "throttle", "10:20") == 0);
+	CHECK(add_meta(&v, "throttle.method.5",
+		       "time_ns=2 calls=40 timed=40 sum=80 final_calls=40") == 0);
+	CHECK(add_meta(&v, "throttle.method.9",
+		       "time_ns=3 calls=11 timed=10 sum=100 final_calls=12") == 0);
+	CHECK(v.thread_start(v.ctx, &tt) == 0);
+	/* 7 { 9 9 } 9 */
+	CHECK(event(&v, 7, JCAL_TR_ENTRY, t += 10) == 0);
+	for (int i = 0; i < 2; i++) {
+		CHECK(event(&v, 9, JCAL_TR_ENTRY, t += 10) == 0);
+		CHECK(event(&v, 9, JCAL_TR_EXIT, t += 10) == 0);
+	}
+	CHECK(event(&v, 7, JCAL_TR_EXIT, t += 10) == 0);
+	CHECK(event(&v, 9, JCAL_TR_ENTRY, t += 10) == 0);
+	CHECK(event(&v, 9, JCAL_TR_EXIT, t += 10) == 0);
+	CHECK(model_finish(&m) == 0);
+	CHECK(model_names(&m, 0) == 0);
+	memset(&o, 0, sizeof(o));
+	o.out = open_memstream(&out, &len);
+	o.format = REPORT_CSV;
+	CHECK(o.out != NULL);
+	if (!o.out) {
+		model_free(&m);
+		return;
+	}
+	CHECK(throttled_summary_csv(&m, &o) == 0);
+	fclose(o.out);
+	CHECK(out && strstr(out, "throttled,2\n"));
+	/* by time: 5 first */
+	CHECK(out && strstr(out, "throttled.0.calls,40\nthrottled.0.calls_at_throttling,40\n"
+				 "throttled.0.recorded_calls,0\n"));
+	CHECK(out && strstr(out, "throttled.1.calls,12\nthrottled.1.calls_at_throttling,11\n"
+				 "throttled.1.recorded_calls,3\n"));
+	free(out);
+	model_free(&m);
+}
+
 int main(void)
 {
 	RUN(test_decide);
 	RUN(test_fact_round_trip);
 	RUN(test_fact_parse_errors);
 	RUN(test_post_list);
+	RUN(test_post_recorded);
 	return test_summary("throttle");
 }

@@ -78,20 +78,86 @@ static uint64_t avg_of(const struct model *m, const struct throttle_fact *f)
 	return f->timed ? model_value(m, 0, f->sum / f->timed) : 0;
 }
 
-/* The list for a summary: 1 with it, 0 for a trace without throttle=, -1
- * out of memory. */
-static int summary_list(const struct model *m, struct throttle_fact **v, size_t *n, size_t *bad)
+static int by_id(const void *a, const void *b)
 {
+	const uint32_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The tree node id an event of method id counts for (model.h, aliased). */
+static uint32_t node_method(const struct model *m, uint32_t id)
+{
+	struct model_method *mm;
+
+	HASH_FIND(hh, m->methods, &id, sizeof(id), mm);
+	return mm && mm->aliased ? mm->canon : id;
+}
+
+/* rec[i]: the entries of v[i]'s method in the trace (every thread's tree),
+ * in one pass over the nodes. Returns 0 or -1 (no memory). */
+static int recorded_calls(const struct model *m, const struct throttle_fact *v, size_t n,
+			  uint64_t *rec)
+{
+	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+
+	if (!ids)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		ids[i] = node_method(m, v[i].method);
+	qsort(ids, n, sizeof(*ids), by_id);
+	uint64_t *by = calloc(n ? n : 1, sizeof(*by));
+	if (!by) {
+		free(ids);
+		return -1;
+	}
+	for (size_t t = 0; t < m->nthreads; t++) {
+		const struct calltree *tr = &m->thread_list[t]->tree;
+
+		for (uint32_t k = 1; k < tr->nnodes; k++) {
+			const uint32_t *hit =
+			    bsearch(&tr->nodes[k].method, ids, n, sizeof(*ids), by_id);
+			if (hit)
+				by[hit - ids] += tr->nodes[k].calls;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = node_method(m, v[i].method);
+		const uint32_t *hit = bsearch(&id, ids, n, sizeof(*ids), by_id);
+		rec[i] = hit ? by[hit - ids] : 0;
+	}
+	free(by);
+	free(ids);
+	return 0;
+}
+
+/* The list for a summary, with each method's recorded entries in *rec
+ * (malloc'ed): 1 with it, 0 for a trace without throttle=, -1 out of
+ * memory. */
+static int summary_list(const struct model *m, struct throttle_fact **v, size_t *n, size_t *bad,
+			uint64_t **rec)
+{
+	*rec = NULL;
 	if (!throttled_rule(m))
 		return 0;
-	return throttled_list(m, v, n, bad) ? -1 : 1;
+	if (throttled_list(m, v, n, bad))
+		return -1;
+	if (!(*rec = malloc((*n ? *n : 1) * sizeof(**rec))) || recorded_calls(m, *v, *n, *rec)) {
+		free(*rec);
+		free(*v);
+		*rec = NULL;
+		*v = NULL;
+		return -1;
+	}
+	return 1;
 }
 
 int throttled_summary_text(const struct model *m, const struct report_opts *o)
 {
 	struct throttle_fact *v;
+	uint64_t *rec;
 	size_t n, bad;
-	int have = summary_list(m, &v, &n, &bad);
+	int have = summary_list(m, &v, &n, &bad, &rec);
 
 	if (have <= 0)
 		return have;
@@ -99,7 +165,8 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 	fprintf(o->out, "%zu method%s (throttle=", n, n == 1 ? "" : "s");
 	text_escape(o->out, throttled_rule(m));
 	fputs("): probes removed while the program ran; their later calls are their callers' "
-	      "time",
+	      "time; calls counted since the agent loaded, inside regions or not, and those of "
+	      "them recorded here",
 	      o->out);
 	if (bad)
 		fprintf(o->out, "; %zu unreadable record%s", bad, bad == 1 ? "" : "s");
@@ -111,12 +178,14 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 			fprintf(o->out, "    at %9.3f s", s);
 		else
 			fputs("    at         ? s", o->out);
-		fprintf(o->out, "  after %" PRIu64 " calls (avg %" PRIu64 " %s)  ",
-			throttled_calls(&v[i]), avg_of(m, &v[i]),
+		fprintf(o->out,
+			"  after %" PRIu64 " calls, %" PRIu64 " recorded (avg %" PRIu64 " %s)  ",
+			throttled_calls(&v[i]), rec[i], avg_of(m, &v[i]),
 			m->metric[0].unit[0] ? m->metric[0].unit : "raw");
 		text_escape(o->out, model_method_name(m, v[i].method));
 		fputc('\n', o->out);
 	}
+	free(rec);
 	free(v);
 	return 0;
 }
@@ -124,8 +193,9 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 {
 	struct throttle_fact *v;
+	uint64_t *rec;
 	size_t n, bad;
-	int have = summary_list(m, &v, &n, &bad);
+	int have = summary_list(m, &v, &n, &bad, &rec);
 
 	if (have <= 0)
 		return have;
@@ -136,10 +206,12 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 		fprintf(o->out,
 			"\nthrottled.%zu.time_ns,%" PRIu64 "\nthrottled.%zu.calls,%" PRIu64
 			"\nthrottled.%zu.calls_at_throttling,%" PRIu64
-			"\nthrottled.%zu.avg,%" PRIu64 "\n",
-			i, v[i].time_ns, i, throttled_calls(&v[i]), i, v[i].calls, i,
+			"\nthrottled.%zu.recorded_calls,%" PRIu64 "\nthrottled.%zu.avg,%" PRIu64
+			"\n",
+			i, v[i].time_ns, i, throttled_calls(&v[i]), i, v[i].calls, i, rec[i], i,
 			avg_of(m, &v[i]));
 	}
+	free(rec);
 	free(v);
 	return 0;
 }
@@ -147,8 +219,9 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 int throttled_summary_json(const struct model *m, const struct report_opts *o)
 {
 	struct throttle_fact *v;
+	uint64_t *rec;
 	size_t n, bad;
-	int have = summary_list(m, &v, &n, &bad);
+	int have = summary_list(m, &v, &n, &bad, &rec);
 
 	if (have <= 0)
 		return have;
@@ -163,11 +236,12 @@ int throttled_summary_json(const struct model *m, const struct report_opts *o)
 		fprintf(o->out,
 			",\"id\":%" PRIu32 ",\"time_ns\":%" PRIu64
 			",\"seconds\":%.6f,\"calls\":%" PRIu64 ",\"calls_at_throttling\":%" PRIu64
-			",\"avg\":%" PRIu64 "}",
+			",\"recorded_calls\":%" PRIu64 ",\"avg\":%" PRIu64 "}",
 			v[i].method, v[i].time_ns, s >= 0 ? s : 0.0, throttled_calls(&v[i]),
-			v[i].calls, avg_of(m, &v[i]));
+			v[i].calls, rec[i], avg_of(m, &v[i]));
 	}
 	fputs("]}", o->out);
+	free(rec);
 	free(v);
 	return 0;
 }

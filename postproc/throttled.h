@@ -31,8 +31,9 @@ static inline const char *throttled_rule(const struct model *m)
 	return model_meta(m, THROTTLE_META_RULE);
 }
 
-/* The calls a record counts: over the recording when known, else at the
- * removal of the probes. */
+/* The calls a record counts (every call through the method's probes
+ * since the agent loaded, recorded or not: what the rule counted): when
+ * the recording ended if known, else at the removal of the probes. */
 static inline uint64_t throttled_calls(const struct throttle_fact *f)
 {
 	return f->has_final ? f->final_calls : f->calls;

@@ -227,8 +227,9 @@ static void throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method **ms
 		if (!jcal_stopped() && kept)
 			write_fact(rb, &f);
 		trace_file_unlock();
-		jcal_info("throttle: %s%s%s runs without probes after %llu calls", m->csig, m->name,
-			  m->sig, (unsigned long long)f.calls);
+		jcal_info("throttle: %s%s%s runs without probes after %llu calls (counted since "
+			  "the agent loaded, recorded or not)",
+			  m->csig, m->name, m->sig, (unsigned long long)f.calls);
 	}
 }
 

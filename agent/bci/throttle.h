@@ -63,9 +63,10 @@ struct throttle_thread *throttle_thread_new(void);
 /* Adds the slot's counts to its method's totals and checks the rule. */
 void throttle_slot_flush(struct throttle_slot *s);
 
-/* The event path (event_recorder.c), for each recorded event of method m
- * with the thread's first metric value v; *tp is the thread's counts
- * (created at its first event). */
+/* The event path (event_recorder.c), for each event of method m, recorded
+ * or not (a probe outside the thread's regions counts too), with the
+ * thread's first metric value v; *tp is the thread's counts (created at
+ * its first event). */
 static inline void throttle_event(struct throttle_thread **tp, struct jcal_method *m,
 				  unsigned transition, uint64_t v)
 {

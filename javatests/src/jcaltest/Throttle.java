@@ -21,7 +21,17 @@ import java.util.Map;
  */
 public final class Throttle {
 	private static final String WORK = "jcaltest.work.ThrottleWork";
-	private static final int ROUNDS = 100, K = 200, HEAVY = 1500;
+	/*
+	 * A thread adds its counts of a method to the method's totals, where the
+	 * rule is checked, every 128 calls (docs/agent-internals.md,
+	 * "Throttling"). Phase 1 makes ROUNDS x K = 6400 = 50 x 128 calls of
+	 * tiny() and the rule is CALLS = 6399, so the rule picks tiny() at the
+	 * last call of phase 1, never earlier, however fast the probes and the
+	 * throttle thread are: every count below is exact. heavy() is called
+	 * more than CALLS times but runs ~20 us a call, far over NS.
+	 */
+	private static final int ROUNDS = 50, K = 128, HEAVY = 7000;
+	private static final String RULE = "throttle=" + (ROUNDS * K - 1) + ":2000";
 	private final Runner r;
 
 	private Throttle(Runner r) {
@@ -30,17 +40,24 @@ public final class Throttle {
 
 	/** Runs the workload under mode=bci with opts; the trace. */
 	private Path run(String name, String opts, String log) throws Exception {
+		return run(name, opts, log, false);
+	}
+
+	/** The same; region: phase 1 outside every region, phase 2 inside one (start=manual). */
+	private Path run(String name, String opts, String log, boolean region) throws Exception {
 		Path t = r.tmp.resolve(name + ".bin");
 		List<String> cmd = new ArrayList<>(List.of(r.java,
 				"-agentpath:" + r.agent + "=trace,mode=bci,metric=cputime,out=" + t + opts, "-cp", r.classes, WORK,
 				log, "" + ROUNDS, "" + K, "" + HEAVY));
+		if (region)
+			cmd.add("region");
 		Runner.Result res = r.runFor(r.tmp.toFile(), cmd, Map.of(), null, 180);
 		r.check(res != null, name + ": the JVM did not finish within 180 s");
 		if (res == null)
 			return t;
 		r.check(res.rc == 0, name + ": JVM exit " + res.rc + ": " + res.err);
 		r.check(res.out.contains("tiny " + 2L * ROUNDS * K + " phase1 " + (long) ROUNDS * K + " caller " + 2 * ROUNDS
-				+ " heavy " + HEAVY + " throttled " + !log.equals("-")),
+				+ " heavy " + (region ? 2 : 1) * HEAVY + " throttled " + !log.equals("-")),
 				name + ": the workload's own counts: " + res.out);
 		r.check(Files.exists(t), name + ": no trace written");
 		return t;
@@ -67,6 +84,12 @@ public final class Throttle {
 		return m;
 	}
 
+	/** Recorded calls of method in a flat report: 0 when it has no row. */
+	private long callsOrZero(Map<String, List<String>> flat, String method) {
+		List<String> row = flat.get(WORK + "." + method);
+		return row == null ? 0 : Long.parseLong(row.get(1));
+	}
+
 	private long calls(Map<String, List<String>> flat, String method) {
 		List<String> row = flat.get(WORK + "." + method);
 		r.check(row != null, method + " in the flat report");
@@ -87,6 +110,8 @@ public final class Throttle {
 				what + ": tiny() is the throttled one: " + s.get("throttled.0.method"));
 		r.check(("" + phase1).equals(s.get("throttled.0.calls")),
 				what + ": the calls reported at throttling equal the recorded ones: " + s.get("throttled.0.calls"));
+		r.check(("" + phase1).equals(s.get("throttled.0.recorded_calls")),
+				what + ": every counted call was recorded: " + s.get("throttled.0.recorded_calls"));
 		/* the workload was waiting when the probes went: nothing in flight */
 		r.check(("" + phase1).equals(s.get("throttled.0.calls_at_throttling")),
 				what + ": the count read at the throttling: " + s.get("throttled.0.calls_at_throttling"));
@@ -97,10 +122,10 @@ public final class Throttle {
 		r.check(text.out.contains(WORK + ".tiny [throttled]") && !text.out.contains("heavy [throttled]"),
 				what + ": the text mark: " + text.out);
 		Runner.Result sum = r.post(t, "--report", "summary");
-		r.check(sum.out.contains("throttled:") && sum.out.contains("after " + phase1 + " calls"),
+		r.check(sum.out.contains("throttled:") && sum.out.contains("after " + phase1 + " calls, " + phase1 + " recorded"),
 				what + ": the summary's throttled: section: " + sum.out);
 		Runner.Result json = r.post(t, "--report", "summary", "--format", "json");
-		r.check(json.out.contains("\"throttle\":{\"rule\":\"1000:5000\""), what + ": JSON throttle rule");
+		r.check(json.out.contains("\"throttle\":{\"rule\":\"" + (ROUNDS * K - 1) + ":2000\""), what + ": JSON throttle rule");
 		/* the tree: the entries stop, every exit still came */
 		r.check("0".equals(s.get("unmatched_exits")) && "0".equals(s.get("mismatched_exits")),
 				what + ": balanced: unmatched " + s.get("unmatched_exits") + ", mismatched " + s.get("mismatched_exits"));
@@ -108,13 +133,66 @@ public final class Throttle {
 
 	void testThrottled() throws Exception {
 		Path log = r.tmp.resolve("throttle.log");
-		Path t = run("throttled", ",output=both,throttle=1000:5000,log=" + log, log.toString());
+		Path t = run("throttled", ",output=both," + RULE + ",log=" + log, log.toString());
 		String l = Files.exists(log) ? Files.readString(log) : "";
 		r.check(l.contains("jcal: throttle: Ljcaltest/work/ThrottleWork;tiny(I)I runs without probes after "
 				+ (long) ROUNDS * K + " calls"), "the agent's line about tiny(): " + l);
 		r.check(!l.contains("heavy") && !l.contains("caller"), "only tiny() throttled: " + l);
 		checkThrottled("trace", t);
 		checkThrottled("snapshot", Path.of(t + ".tree"));
+	}
+
+	/**
+	 * start=manual: phase 1 runs outside every region (unrecorded) and still
+	 * counts toward the rule, so tiny() loses its probes before the region;
+	 * inside it, tiny() records nothing, caller() and heavy() (not picked)
+	 * keep their probes and record exactly their calls in the region.
+	 */
+	void testWarmup() throws Exception {
+		Path log = r.tmp.resolve("throttle-warm.log");
+		Path t = run("warmup", ",output=both,start=manual," + RULE + ",log=" + log, log.toString(), true);
+		String l = Files.exists(log) ? Files.readString(log) : "";
+		long phase1 = (long) ROUNDS * K;
+		r.check(l.contains("jcal: throttle: Ljcaltest/work/ThrottleWork;tiny(I)I runs without probes after " + phase1
+				+ " calls"), "warm-up: the agent's line about tiny(): " + l);
+		r.check(!l.contains("heavy") && !l.contains("caller"), "warm-up: only tiny() throttled: " + l);
+		for (Path p : List.of(t, Path.of(t + ".tree"))) {
+			String what = "warm-up " + (p == t ? "trace" : "snapshot");
+			Map<String, List<String>> f = flat(p);
+			Map<String, String> s = summary(p);
+			r.check(callsOrZero(f, "tiny") == 0, what + ": tiny() records nothing in the region: " + callsOrZero(f, "tiny"));
+			r.check(calls(f, "caller") == ROUNDS, what + ": caller() records its calls in the region: " + calls(f, "caller"));
+			r.check(calls(f, "heavy") == HEAVY, what + ": heavy() records its calls in the region: " + calls(f, "heavy"));
+			r.check("1".equals(s.get("throttled")), what + ": one method throttled: " + s.get("throttled"));
+			r.check((WORK + ".tiny").equals(s.get("throttled.0.method")),
+					what + ": tiny() is the throttled one: " + s.get("throttled.0.method"));
+			r.check(("" + phase1).equals(s.get("throttled.0.calls")),
+					what + ": its calls since the agent loaded: " + s.get("throttled.0.calls"));
+			r.check(("" + phase1).equals(s.get("throttled.0.calls_at_throttling")),
+					what + ": the count read at the throttling: " + s.get("throttled.0.calls_at_throttling"));
+			r.check("0".equals(s.get("throttled.0.recorded_calls")),
+					what + ": none of them recorded: " + s.get("throttled.0.recorded_calls"));
+			Runner.Result sum = r.post(p, "--report", "summary");
+			r.check(sum.out.contains("after " + phase1 + " calls, 0 recorded"), what + ": the summary says so: " + sum.out);
+			Runner.Result json = r.post(p, "--report", "summary", "--format", "json");
+			r.check(json.out.contains("\"calls\":" + phase1 + ",\"calls_at_throttling\":" + phase1 + ",\"recorded_calls\":0,"),
+					what + ": JSON: " + json.out);
+			r.check("0".equals(s.get("unmatched_exits")) && "0".equals(s.get("mismatched_exits")),
+					what + ": balanced: unmatched " + s.get("unmatched_exits") + ", mismatched " + s.get("mismatched_exits"));
+		}
+	}
+
+	/**
+	 * The same program without throttle=: probes stay, the region records
+	 * exactly phase 2's calls, nothing is counted as throttled.
+	 */
+	void testWarmupOff() throws Exception {
+		Path t = run("warmup-off", ",start=manual", "-", true);
+		Map<String, List<String>> f = flat(t);
+		Map<String, String> s = summary(t);
+		r.check(calls(f, "tiny") == (long) ROUNDS * K, "warm-up off: tiny() in the region: " + calls(f, "tiny"));
+		r.check(calls(f, "caller") == ROUNDS && calls(f, "heavy") == HEAVY, "warm-up off: caller() and heavy()");
+		r.check(!s.containsKey("throttled"), "warm-up off: no throttle records");
 	}
 
 	void testOff() throws Exception {
@@ -151,6 +229,8 @@ public final class Throttle {
 		Throttle s = new Throttle(r);
 		return new Runner.Tests()
 				.add("throttle-exact-counts", s::testThrottled)
+				.add("throttle-warmup", s::testWarmup)
+				.add("throttle-warmup-off", s::testWarmupOff)
 				.add("throttle-off", s::testOff)
 				.add("throttle-bad-values", s::testBadValues);
 	}

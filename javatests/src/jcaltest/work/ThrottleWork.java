@@ -3,15 +3,20 @@ package jcaltest.work;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import jcal.Control;
+
 /**
  * The workload of jcaltest.Throttle (mode=bci, throttle=). Arguments: LOG
  * (the agent's log= file, or - for none), ROUNDS, K, HEAVY.
  * Phase 1 calls caller() ROUNDS times, each calling tiny() K times, and
- * heavy() (a loop of some 100 microseconds) HEAVY times. With a log file it
+ * heavy() (a loop of some 20 microseconds compiled) HEAVY times. With a log file it
  * then waits (at most 60 s) until the agent has logged that a method runs
  * without probes, so phase 2, which calls caller() ROUNDS times more,
  * starts after tiny() lost its probes: its calls are then not recorded.
  * Prints the calls it made of each method.
+ * With a fifth argument "region" (the agent run with start=manual), phase 1
+ * is outside every jcal.Control region (an unrecorded warm-up), and phase 2
+ * (with HEAVY calls of heavy() again) runs inside one region.
  */
 public class ThrottleWork {
 	static long sink;
@@ -55,9 +60,17 @@ public class ThrottleWork {
 		for (int h = 0; h < heavyCalls; h++)
 			sink += heavy(h);
 		boolean waited = !log.equals("-") && awaitThrottle(Path.of(log));
+		boolean region = args.length > 4 && args[4].equals("region");
+		if (region)
+			Control.start();
 		for (int r = 0; r < rounds; r++)
 			sink += caller(k, r);
+		if (region)
+			for (int h = 0; h < heavyCalls; h++)
+				sink += heavy(h);
+		if (region)
+			Control.stop();
 		System.out.println("tiny " + 2L * rounds * k + " phase1 " + (long) rounds * k + " caller " + 2 * rounds
-				+ " heavy " + heavyCalls + " throttled " + waited + " sink " + sink);
+				+ " heavy " + (region ? 2 : 1) * heavyCalls + " throttled " + waited + " sink " + sink);
 	}
 }
