@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 JVMS=${1:-5}
 ROUNDS=${2:-4}
 SCALE=${3:-100000}
-ESTIMATORS="min p10 median mean cond fit"
+ESTIMATORS="min p10 median mean cond fit cfit"
 INRUN="min median cond"
 . bench/accuracy-lib.sh
 
