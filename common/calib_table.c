@@ -243,9 +243,8 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 			stat = d->p10;
 		else if (d->has_stats && e == CALIB_EST_MEDIAN)
 			stat = d->median;
-		else if (d->has_stats &&
-			 (e == CALIB_EST_MEAN || e == CALIB_EST_COND || e == CALIB_EST_FIT ||
-			  e == CALIB_EST_CFIT))
+		else if (d->has_stats && (e == CALIB_EST_MEAN || e == CALIB_EST_COND ||
+					  e == CALIB_EST_FIT || e == CALIB_EST_CFIT))
 			stat = d->mean >= 0 && d->mean < (double)CALIB_NUM_MAX
 				   ? (uint64_t)llround(d->mean)
 			       : d->mean > 0 ? CALIB_NUM_MAX
