@@ -96,6 +96,23 @@ public final class Throttle {
 		return row == null ? -1 : Long.parseLong(row.get(1));
 	}
 
+	/**
+	 * The summary's throttle facts s: tiny() alone throttled, after calls
+	 * counted since the agent loaded (also the count read at the
+	 * throttling), recorded of them in the trace.
+	 */
+	private void checkTinyFacts(String what, Map<String, String> s, long calls, long recorded) {
+		r.check("1".equals(s.get("throttled")), what + ": one method throttled: " + s.get("throttled"));
+		r.check((WORK + ".tiny").equals(s.get("throttled.0.method")),
+				what + ": tiny() is the throttled one: " + s.get("throttled.0.method"));
+		r.check(("" + calls).equals(s.get("throttled.0.calls")),
+				what + ": its calls since the agent loaded: " + s.get("throttled.0.calls"));
+		r.check(("" + calls).equals(s.get("throttled.0.calls_at_throttling")),
+				what + ": the count read at the throttling: " + s.get("throttled.0.calls_at_throttling"));
+		r.check(("" + recorded).equals(s.get("throttled.0.recorded_calls")),
+				what + ": the recorded ones: " + s.get("throttled.0.recorded_calls"));
+	}
+
 	/** The trace (or snapshot) t of a throttled run: exact counts, tiny() alone throttled. */
 	private void checkThrottled(String what, Path t) throws Exception {
 		Map<String, List<String>> f = flat(t);
@@ -105,16 +122,9 @@ public final class Throttle {
 				what + ": tiny() recorded exactly its first phase's calls " + phase1 + ": " + calls(f, "tiny"));
 		r.check(calls(f, "caller") == 2 * ROUNDS, what + ": caller() keeps its probes: " + calls(f, "caller"));
 		r.check(calls(f, "heavy") == HEAVY, what + ": heavy() keeps its probes: " + calls(f, "heavy"));
-		r.check("1".equals(s.get("throttled")), what + ": one method throttled: " + s.get("throttled"));
-		r.check((WORK + ".tiny").equals(s.get("throttled.0.method")),
-				what + ": tiny() is the throttled one: " + s.get("throttled.0.method"));
-		r.check(("" + phase1).equals(s.get("throttled.0.calls")),
-				what + ": the calls reported at throttling equal the recorded ones: " + s.get("throttled.0.calls"));
-		r.check(("" + phase1).equals(s.get("throttled.0.recorded_calls")),
-				what + ": every counted call was recorded: " + s.get("throttled.0.recorded_calls"));
-		/* the workload was waiting when the probes went: nothing in flight */
-		r.check(("" + phase1).equals(s.get("throttled.0.calls_at_throttling")),
-				what + ": the count read at the throttling: " + s.get("throttled.0.calls_at_throttling"));
+		/* every counted call was recorded; the workload was waiting when
+		 * the probes went: nothing in flight */
+		checkTinyFacts(what, s, phase1, phase1);
 		List<String> tiny = f.get(WORK + ".tiny"), heavy = f.get(WORK + ".heavy");
 		r.check(tiny != null && tiny.size() == 7 && tiny.get(6).equals("1"), what + ": tiny() marked throttled");
 		r.check(heavy != null && heavy.size() == 7 && heavy.get(6).equals("0"), what + ": heavy() not marked");
@@ -163,15 +173,7 @@ public final class Throttle {
 			r.check(callsOrZero(f, "tiny") == 0, what + ": tiny() records nothing in the region: " + callsOrZero(f, "tiny"));
 			r.check(calls(f, "caller") == ROUNDS, what + ": caller() records its calls in the region: " + calls(f, "caller"));
 			r.check(calls(f, "heavy") == HEAVY, what + ": heavy() records its calls in the region: " + calls(f, "heavy"));
-			r.check("1".equals(s.get("throttled")), what + ": one method throttled: " + s.get("throttled"));
-			r.check((WORK + ".tiny").equals(s.get("throttled.0.method")),
-					what + ": tiny() is the throttled one: " + s.get("throttled.0.method"));
-			r.check(("" + phase1).equals(s.get("throttled.0.calls")),
-					what + ": its calls since the agent loaded: " + s.get("throttled.0.calls"));
-			r.check(("" + phase1).equals(s.get("throttled.0.calls_at_throttling")),
-					what + ": the count read at the throttling: " + s.get("throttled.0.calls_at_throttling"));
-			r.check("0".equals(s.get("throttled.0.recorded_calls")),
-					what + ": none of them recorded: " + s.get("throttled.0.recorded_calls"));
+			checkTinyFacts(what, s, phase1, 0);
 			Runner.Result sum = r.post(p, "--report", "summary");
 			r.check(sum.out.contains("after " + phase1 + " calls, 0 recorded"), what + ": the summary says so: " + sum.out);
 			Runner.Result json = r.post(p, "--report", "summary", "--format", "json");
