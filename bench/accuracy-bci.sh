@@ -19,7 +19,7 @@ JVMS=${1:-3}
 ROUNDS=${2:-3}
 SCALE=${3:-100000}
 WARMUP=${4:-20}
-ESTIMATORS="min p10 median mean cond fit"
+ESTIMATORS="min p10 median mean cond fit cfit"
 . bench/accuracy-lib.sh
 
 echo "load average at the start: $(cut -d" " -f1-3 /proc/loadavg)"

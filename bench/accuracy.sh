@@ -10,7 +10,8 @@
 # top method against the summed truth is computed raw, per sequence key with
 # each estimator of the table (min = the per-key minimum; p10, median, mean of
 # the same samples; cond, the default; fit, the overhead fitted against the
-# step's own work), the same with the table the agent
+# step's own work; cfit, cond within a key's empty-body deltas and the fit
+# past them), the same with the table the agent
 # measured in that very JVM (recalibrate=start, jcal-post --calib inrun),
 # and with one global minimum subtracted from every delta (the older
 # method). Prints the median error over the JVMs and its spread
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 JVMS=${1:-5}
 ROUNDS=${2:-4}
 SCALE=${3:-100000}
-ESTIMATORS="min p10 median mean cond fit"
+ESTIMATORS="min p10 median mean cond fit cfit"
 INRUN="min median cond"
 . bench/accuracy-lib.sh
 

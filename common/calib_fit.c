@@ -119,3 +119,12 @@ uint64_t calib_fit_comp(double a, double b, uint64_t raw)
 	work = w >= 18446744073709551615.0 ? raw : (uint64_t)w;
 	return work > raw ? 0 : raw - work;
 }
+
+uint64_t calib_cfit_comp(double a, double b, uint64_t h, uint64_t o, uint64_t raw)
+{
+	uint64_t f = calib_fit_comp(a, b, raw), past = raw > h ? raw - h : 0;
+
+	if (f <= o)
+		return o;
+	return f - o > past ? o + past : f; /* o + past < f: no wrap */
+}

@@ -55,4 +55,16 @@ double calib_fit_round_b(double b, double max);
  */
 uint64_t calib_fit_comp(double a, double b, uint64_t raw);
 
+/*
+ * What the cfit estimator subtracts from a raw delta past the key's
+ * empty-body range (raw > h, h its largest empty-body quantile q[15]): the
+ * fit's calib_fit_comp(a, b, raw), but at least o (cond's mean of all the
+ * key's empty-body overheads: a step that did work has at least the
+ * overhead of one that did none) and at most o + (raw - h) (the overhead
+ * past o can only come out of the part of the delta past the empty-body
+ * range). At raw = h both bounds are o, which is what cond subtracts there:
+ * the hand-over is continuous. For raw <= h the caller takes cond.
+ */
+uint64_t calib_cfit_comp(double a, double b, uint64_t h, uint64_t o, uint64_t raw);
+
 #endif

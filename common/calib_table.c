@@ -211,7 +211,8 @@ void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct
 	t->prepared = 0;
 }
 
-static const char *const estimator_names[] = {"min", "p10", "median", "mean", "cond", "fit"};
+static const char *const estimator_names[] = {"min",  "p10", "median", "mean",
+					      "cond", "fit", "cfit"};
 
 int calib_estimator_parse(const char *name, enum calib_estimator *out)
 {
@@ -242,8 +243,8 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 			stat = d->p10;
 		else if (d->has_stats && e == CALIB_EST_MEDIAN)
 			stat = d->median;
-		else if (d->has_stats &&
-			 (e == CALIB_EST_MEAN || e == CALIB_EST_COND || e == CALIB_EST_FIT))
+		else if (d->has_stats && (e == CALIB_EST_MEAN || e == CALIB_EST_COND ||
+					  e == CALIB_EST_FIT || e == CALIB_EST_CFIT))
 			stat = d->mean >= 0 && d->mean < (double)CALIB_NUM_MAX
 				   ? (uint64_t)llround(d->mean)
 			       : d->mean > 0 ? CALIB_NUM_MAX
@@ -335,19 +336,24 @@ static unsigned other_static(unsigned type)
  * sel[0] = o[0] (no overhead at or below the delta: the smallest, which the
  * caller clamps) and sel[n] the rounded mean of o[0..n-1]. Under fit, for an
  * entry with a fit, its a and b (calib_fit_comp); for one without, cond.
+ * Under cfit, cond, and for an entry with a fit and q also its a and b,
+ * fit_h = q[15] and fit_o = sel[CALIB_NQ] (calib_cfit_comp past fit_h).
  * Otherwise the entry's comp whatever the delta (0 without a table). */
 static void step_build(struct calib_table *t, unsigned i)
 {
 	const struct calib_entry *d = &t->e[t->resolved[i]];
 	struct calib_step *c = &t->step[i];
 	uint64_t sum = 0, o, comp = t->match[i] == CALIB_NO_TABLE ? 0 : d->comp;
-	int cond = t->estimator == CALIB_EST_COND || t->estimator == CALIB_EST_FIT;
+	int cond = t->estimator == CALIB_EST_COND || t->estimator == CALIB_EST_FIT ||
+		   t->estimator == CALIB_EST_CFIT;
 
 	c->wide = 0;
 	c->fit = 0;
 	c->fit_a = c->fit_b = 0;
-	if (t->match[i] != CALIB_NO_TABLE && t->estimator == CALIB_EST_FIT && d->has_fit) {
-		c->fit = 1;
+	c->fit_h = c->fit_o = 0;
+	if (t->match[i] != CALIB_NO_TABLE && d->has_fit &&
+	    (t->estimator == CALIB_EST_FIT || (t->estimator == CALIB_EST_CFIT && d->has_q))) {
+		c->fit = t->estimator == CALIB_EST_FIT ? 1 : 2;
 		c->fit_a = d->fit_a;
 		c->fit_b = d->fit_b;
 	}
@@ -366,6 +372,8 @@ static void step_build(struct calib_table *t, unsigned i)
 		c->sel[j + 1] = (sum + (j + 1) / 2) / (j + 1);
 	}
 	c->sel[0] = calib_comp_of(d->q[0], d->env);
+	c->fit_h = d->q[CALIB_NQ - 1];
+	c->fit_o = c->sel[CALIB_NQ];
 }
 
 int calib_table_prepare(struct calib_table *t)

@@ -149,9 +149,13 @@ struct calib_table {
 		calib_v4 o[CALIB_NQ / 4];
 		uint64_t sel[CALIB_NQ + 1];
 		int wide;
-		/* fit: the comp is calib_fit_comp(fit_a, fit_b, delta) instead */
+		/* fit 1 (fit): the comp is calib_fit_comp(fit_a, fit_b, delta)
+		 * instead; fit 2 (cfit): for a delta above fit_h (the entry's
+		 * q[15]) it is calib_cfit_comp(fit_a, fit_b, fit_h, fit_o, delta),
+		 * fit_o being sel[CALIB_NQ] */
 		int fit;
 		double fit_a, fit_b;
+		uint64_t fit_h, fit_o;
 	} * step;
 };
 
@@ -208,13 +212,18 @@ enum calib_estimator {
 	/* per delta: the step's own work (raw - a) / (1 + b) of the key's fit
 	 * (calib_fit_comp); keys without a fit: cond */
 	CALIB_EST_FIT,
+	/* per delta: cond while the delta lies within the key's empty-body
+	 * deltas (<= q[15]), past them the fit, held between cond's mean
+	 * overhead o and o plus the delta's excess over q[15], so that the two
+	 * meet at q[15] (calib_cfit_comp); keys without a fit or q: cond */
+	CALIB_EST_CFIT,
 };
 
 /* The estimator applied by default, by jcal-post and by the agent's
  * in-memory trees: chosen by bench/accuracy.sh (docs/accuracy.md). */
 #define CALIB_EST_DEFAULT CALIB_EST_COND
 
-/* "min", "p10", "median", "mean", "cond", "fit" -> estimator; 0 or -1 for an
+/* "min", "p10", "median", "mean", "cond", "fit", "cfit" -> estimator; 0 or -1 for an
  * unknown name. */
 int calib_estimator_parse(const char *name, enum calib_estimator *out);
 const char *calib_estimator_name(enum calib_estimator e);
@@ -239,7 +248,9 @@ uint64_t calib_entry_cond(const struct calib_entry *e, uint64_t delta);
 /* What to subtract from one delta of key k under the table's estimator
  * (calib_table_use_estimator): the comp of the key or its fallback
  * (calib_table_lookup), or for cond calib_entry_cond of that entry, or for
- * fit calib_fit_comp of that entry's fit (cond when it has none). */
+ * fit calib_fit_comp of that entry's fit (cond when it has none), or for
+ * cfit cond up to the entry's q[15] and calib_cfit_comp above it (cond
+ * when it has no fit or no q). */
 enum calib_match calib_table_comp_for(struct calib_table *t, const struct seqkey *k, uint64_t delta,
 				      uint64_t *comp);
 
@@ -255,7 +266,9 @@ int calib_table_comp_batch(struct calib_table *t, const uint16_t *key, const uin
  * compares (no branch and no load that waits on another: the deltas of a
  * trace are too random for either), then its sel. A delta past INT32_MAX
  * counts as INT32_MAX, which passes every o of a key that is not wide.
- * Under fit, a key with a fit takes calib_fit_comp() instead.
+ * Under fit, a key with a fit takes calib_fit_comp() instead; under cfit,
+ * a key with a fit and q takes calib_cfit_comp() for a delta above its
+ * empty-body range (fit_h), and the count below for the others.
  */
 static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, unsigned i,
 						 uint64_t delta)
@@ -266,8 +279,12 @@ static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, un
 	calib_v4 le;
 
 	_Static_assert(CALIB_NQ == 16, "the count below is for 16 overheads");
-	if (__builtin_expect(c->fit, 0))
-		return calib_fit_comp(c->fit_a, c->fit_b, delta);
+	if (__builtin_expect(c->fit, 0)) {
+		if (c->fit == 1)
+			return calib_fit_comp(c->fit_a, c->fit_b, delta);
+		if (delta > c->fit_h)
+			return calib_cfit_comp(c->fit_a, c->fit_b, c->fit_h, c->fit_o, delta);
+	}
 	if (__builtin_expect(c->wide, 0))
 		return calib_entry_cond(&t->e[t->resolved[i]], delta);
 	/* each lane of a compare is -1 where o <= d, else 0 */

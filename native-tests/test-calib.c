@@ -1566,6 +1566,149 @@ static void test_fit_estimator(void)
 	calib_apply_free(&a);
 }
 
+/*
+ * --estimator cfit on a hand-built key: overheads q[j] - env = 10, 20,
+ * ..., 160 (env 40, q[15] = 200: the hand-over), cond's mean of them 85,
+ * fit a = 120, b = 0.25. At and below 200 cond; above it the fit held
+ * between 85 and 85 + (delta - 200), so the calibrated delta never jumps.
+ */
+static void test_cfit_estimator(void)
+{
+	struct calib_apply a;
+	struct calib_entry e;
+	struct seqkey k, k2, k3, k4;
+	uint64_t comp = 0, cond_comp = 0;
+	enum calib_estimator est;
+
+	/* the arithmetic alone: fit(230) = 230 - 88 = 142, capped at 85 + 30 */
+	CHECK_EQ_U(calib_cfit_comp(120, 0.25, 200, 85, 230), 115);
+	CHECK_EQ_U(calib_cfit_comp(120, 0.25, 200, 85, 270), 150); /* the fit */
+	CHECK_EQ_U(calib_cfit_comp(0, 0, 200, 85, 5000), 85);	   /* at least cond's */
+	CHECK_EQ_U(calib_cfit_comp(120, 0.25, 200, 85, 200), 85);  /* both bounds meet */
+
+	CHECK(calib_apply_init(&a) == 0);
+	key_of("I:E:i:X:I", &k);
+	e = entry_with_stats(45, 160, 40, 55, 120, 125.0);
+	e.has_q = 1;
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = 50 + 10 * j;
+	e.has_fit = 1;
+	e.fit_a = 120;
+	e.fit_b = 0.25;
+	calib_table_set(&a.table, &k, &e);
+	/* a fit below cond's mean overhead: a = 10, b = 0.5 */
+	key_of("I:X:I:E:I", &k4);
+	e.fit_a = 10;
+	e.fit_b = 0.5;
+	calib_table_set(&a.table, &k4, &e);
+	e.has_fit = 0; /* the same quantiles, no fit: cond */
+	key_of("i:X:I:E:N", &k3);
+	calib_table_set(&a.table, &k3, &e);
+	CHECK(calib_estimator_parse("cfit", &est) == 0);
+	CHECK(est == CALIB_EST_CFIT);
+	CHECK_STR(calib_estimator_name(est), "cfit");
+	calib_table_use_estimator(&a.table, est);
+
+	/* below the hand-over: cond (the mean of 10..100), not the fit (120) */
+	CHECK(calib_table_comp_for(&a.table, &k, 100, &comp) == CALIB_EXACT);
+	CHECK_EQ_U(comp, 55);
+	CHECK(calib_table_comp_for(&a.table, &k, 5, &comp) == CALIB_EXACT);
+	CHECK_EQ_U(comp, 10); /* below every overhead: o_0, clamped */
+	/* at it: cond's mean of all 16, where the fit alone would take 136 */
+	calib_table_comp_for(&a.table, &k, 200, &comp);
+	CHECK_EQ_U(comp, 85);
+	CHECK_EQ_U(calib_fit_comp(120, 0.25, 200), 136);
+	/* above it: capped by the excess, then the fit */
+	calib_table_comp_for(&a.table, &k, 201, &comp);
+	CHECK_EQ_U(comp, 86);
+	calib_table_comp_for(&a.table, &k, 260, &comp);
+	CHECK_EQ_U(comp, 145); /* fit 148 > 85 + 60 */
+	calib_table_comp_for(&a.table, &k, 270, &comp);
+	CHECK_EQ_U(comp, 150); /* fit 150 < 85 + 70 */
+	calib_table_comp_for(&a.table, &k, 1120, &comp);
+	CHECK_EQ_U(comp, 320); /* work (1120 - 120) / 1.25 = 800 */
+	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 1120), 800);
+	/* the low fit: never below cond's 85, the fit once above it */
+	calib_table_comp_for(&a.table, &k4, 210, &comp);
+	CHECK_EQ_U(comp, 85); /* fit 210 - 133 = 77 */
+	calib_table_comp_for(&a.table, &k4, 250, &comp);
+	CHECK_EQ_U(comp, 90); /* fit 250 - 160 */
+
+	/* the calibrated delta never jumps past the hand-over and never goes
+	 * back: it grows by 0 or 1 per ns of delta, from 200 - 85 at 200 */
+	for (unsigned kk = 0; kk < 2; kk++) {
+		const struct seqkey *kp = kk ? &k4 : &k;
+		int64_t prev = calib_apply_comp(&a, kp, 0, 200);
+
+		CHECK_EQ_I(prev, 115);
+		for (uint64_t d = 201; d < 5000; d++) {
+			int64_t v = calib_apply_comp(&a, kp, 0, d);
+
+			if (v < prev || v > prev + 1) {
+				CHECK_EQ_I(v, prev);
+				break;
+			}
+			prev = v;
+		}
+	}
+
+	/* keys without a fit, a fallback without one, a key with a fit but no
+	 * q: cond at every delta */
+	key_of("i:X:I:E:n", &k2); /* missing: resolves to i:X:I:E:N, no fit */
+	{
+		struct calib_table c;
+		const struct seqkey *ks[2] = {&k3, &k2};
+
+		CHECK(calib_table_init(&c) == 0);
+		CHECK(calib_table_copy(&c, &a.table) == 0);
+		calib_table_use_estimator(&c, CALIB_EST_COND);
+		for (unsigned kk = 0; kk < 2; kk++)
+			for (uint64_t d = 0; d < 3000; d++) {
+				calib_table_comp_for(&a.table, ks[kk], d, &comp);
+				calib_table_comp_for(&c, ks[kk], d, &cond_comp);
+				if (comp != cond_comp) {
+					CHECK_EQ_U(comp, cond_comp);
+					break;
+				}
+			}
+		calib_table_free(&c);
+	}
+	e.has_fit = 1;
+	e.has_q = 0;
+	calib_table_set(&a.table, &k3, &e);
+	calib_table_use_estimator(&a.table, est);
+	calib_table_comp_for(&a.table, &k3, 1120, &comp);
+	CHECK_EQ_U(comp, 85); /* the mean 125 - env 40, as cond */
+
+	/* the per-delta and the batch forms agree, clamped counts included */
+	{
+		enum { N = 3000 };
+		static uint16_t keys[N];
+		static uint64_t deltas[N], comps[N];
+		static int64_t out[N];
+		uint64_t clamped = 0, clamped0 = a.clamped;
+		const struct seqkey *ks[4] = {&k, &k2, &k3, &k4};
+
+		for (unsigned d = 0; d < N; d++) {
+			keys[d] = (uint16_t)seqkey_index(ks[d % 4]);
+			deltas[d] = d / 2;
+		}
+		CHECK_EQ_I(calib_table_comp_batch(&a.table, keys, deltas, comps, N), 0);
+		calib_apply_comp_batch(&a, keys, deltas, out, N);
+		for (unsigned d = 0; d < N; d++) {
+			calib_table_comp_for(&a.table, ks[d % 4], deltas[d], &comp);
+			if (comps[d] != comp) {
+				CHECK_EQ_U(comps[d], comp);
+				break;
+			}
+			CHECK_EQ_I(out[d], calib_apply_comp(&a, ks[d % 4], 0, deltas[d]));
+			clamped += comps[d] > deltas[d];
+		}
+		CHECK_EQ_U(a.clamped - clamped0, 2 * clamped);
+	}
+	calib_apply_free(&a);
+}
+
 int main(void)
 {
 	make_tmpdir();
@@ -1586,6 +1729,7 @@ int main(void)
 	RUN(test_cond_wide);
 	RUN(test_fit_table);
 	RUN(test_fit_estimator);
+	RUN(test_cfit_estimator);
 	RUN(test_inrun_shift);
 	RUN(test_hint);
 	RUN(test_clock);

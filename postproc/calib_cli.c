@@ -478,11 +478,12 @@ int calib_cli_setup(struct calib_apply *cal, const struct cli *c, struct calltre
 		    "%s has no quantiles (a version 1 table): --estimator cond takes each key's "
 		    "mean; calibrate again to get them",
 		    cal->path);
-	if (c->estimator == CALIB_EST_FIT && !calib_table_keys_with_fit(&cal->table))
+	if ((c->estimator == CALIB_EST_FIT || c->estimator == CALIB_EST_CFIT) &&
+	    !calib_table_keys_with_fit(&cal->table))
 		msg("warning",
 		    "%s has no fit of the overhead against the step's work (a table before version "
-		    "3): --estimator fit takes cond for every key; calibrate again to get them",
-		    cal->path);
+		    "3): --estimator %s takes cond for every key; calibrate again to get them",
+		    cal->path, calib_estimator_name(c->estimator));
 	return use_table(cal, comp);
 }
 

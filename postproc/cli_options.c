@@ -116,7 +116,7 @@ static int set_estimator(struct cli *c, const char *arg)
 {
 	if (!calib_estimator_parse(arg, &c->estimator))
 		return 0;
-	msg("error", "--estimator '%s': expected min, p10, median, mean, cond or fit", arg);
+	msg("error", "--estimator '%s': expected min, p10, median, mean, cond, fit or cfit", arg);
 	return -1;
 }
 
@@ -284,11 +284,13 @@ const struct cli_option cli_options[] = {
      "Compensation applies to metric 0 only. inrun: the samples the agent took in this run "
      "(recalibrate=start|end|both|PERIOD)",
      set_calib},
-    {"estimator", 0, "min|p10|median|mean|cond|fit", DEFAULT_ESTIMATOR_NAME,
+    {"estimator", 0, "min|p10|median|mean|cond|fit|cfit", DEFAULT_ESTIMATOR_NAME,
      "statistic of each key's calibration samples taken as the agent's overhead: min is the "
      "per-sequence minimum; cond takes, per delta, the mean of the key's overheads that are not "
      "above the delta; fit takes the key's overhead as a line in the step's own work (a table "
-     "of version 3; cond for keys without one)",
+     "of version 3; cond for keys without one); cfit takes cond for deltas within the key's "
+     "empty-body deltas and the fit, held between cond's overhead and the delta's excess, "
+     "past them",
      set_estimator},
     {"raw", 0, NULL, "off", "no compensation: raw figures", set_raw},
     {"include", 0, "PATTERN", "all",

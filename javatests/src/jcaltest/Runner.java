@@ -537,7 +537,7 @@ public final class Runner {
 		Result tr = run(tmp.toFile(), List.of(java, "-agentpath:" + agent + "=trace,quiet,metric=cputime,out=" + t,
 				"-cp", classes, W + "Recursion"));
 		check(tr.rc == 0, "trace: " + tr.err);
-		for (String est : List.of("min", "median", "cond", "fit")) {
+		for (String est : List.of("min", "median", "cond", "fit", "cfit")) {
 			/* --sig: overloads must not share a path here. */
 			Result c = post(t, "--calib", table.toString(), "--estimator", est, "--report", "tree", "--format", "csv",
 					"--sig");
