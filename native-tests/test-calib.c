@@ -1109,6 +1109,58 @@ static void test_estimators(void)
  * the apply hook clamps (delta 0, counted). A key without q keeps its
  * comp (the mean's), a fallback key uses the entry it resolves to.
  */
+/*
+ * The batch forms against the per-delta ones on n deltas, delta d / 2 for
+ * the key ks[d % nks]: calib_table_comp_batch's comps against
+ * calib_table_comp_for, calib_apply_comp_batch's values and clamped count
+ * against calib_apply_comp's.
+ */
+static void check_batch_forms(struct calib_apply *a, const struct seqkey *const *ks, unsigned nks,
+			      unsigned n)
+{
+	uint16_t *keys = malloc(n * sizeof(*keys));
+	uint64_t *deltas = malloc(n * sizeof(*deltas)), *comps = malloc(n * sizeof(*comps));
+	int64_t *out = malloc(n * sizeof(*out));
+	uint64_t comp, clamped = 0, clamped0 = a->clamped;
+
+	CHECK(keys && deltas && comps && out);
+	if (!keys || !deltas || !comps || !out)
+		goto out;
+	for (unsigned d = 0; d < n; d++) {
+		keys[d] = (uint16_t)seqkey_index(ks[d % nks]);
+		deltas[d] = d / 2;
+	}
+	CHECK_EQ_I(calib_table_comp_batch(&a->table, keys, deltas, comps, n), 0);
+	calib_apply_comp_batch(a, keys, deltas, out, n);
+	for (unsigned d = 0; d < n; d++) {
+		calib_table_comp_for(&a->table, ks[d % nks], deltas[d], &comp);
+		if (comps[d] != comp || out[d] != calib_apply_comp(a, ks[d % nks], 0, deltas[d])) {
+			CHECK_EQ_U(comps[d], comp);
+			CHECK(!"the batch form differs");
+			break;
+		}
+		clamped += comps[d] > deltas[d];
+	}
+	CHECK_EQ_U(a->clamped - clamped0, 2 * clamped);
+out:
+	free(keys);
+	free(deltas);
+	free(comps);
+	free(out);
+}
+
+/* The estimator tests' key entry: env 40 and quantiles 50, 60, ... 200,
+ * so its overheads are 10, 20, ... 160 (mean 85). */
+static struct calib_entry cond_entry(void)
+{
+	struct calib_entry e = entry_with_stats(45, 160, 40, 55, 120, 125.0);
+
+	e.has_q = 1;
+	for (unsigned j = 0; j < CALIB_NQ; j++)
+		e.q[j] = 50 + 10 * j;
+	return e;
+}
+
 /* cond's count of overheads at or below a delta is taken in 32-bit lanes:
  * overheads near and past INT32_MAX (a key that is wide, one just under)
  * and deltas around them give what the reference gives, one by one and
@@ -1162,10 +1214,7 @@ static void test_cond_estimator(void)
 
 	CHECK(calib_apply_init(&a) == 0);
 	key_of("I:E:i:X:I", &k);
-	e = entry_with_stats(45, 160, 40, 55, 120, 125.0);
-	e.has_q = 1;
-	for (unsigned j = 0; j < CALIB_NQ; j++)
-		e.q[j] = 50 + 10 * j;
+	e = cond_entry();
 	calib_table_set(&a.table, &k, &e);
 	CHECK_EQ_U(calib_entry_cond(calib_table_get(&a.table, &k), 55), 30);
 	CHECK_EQ_U(calib_entry_cond(calib_table_get(&a.table, &k), 59), 30);
@@ -1221,36 +1270,20 @@ static void test_cond_estimator(void)
 	calib_table_set(&a.table, &k, &e);
 	calib_table_use_estimator(&a.table, est);
 	{
-		uint16_t keys[600];
-		uint64_t deltas[600], comps[600];
-		int64_t out[600];
-		uint64_t clamped0 = a.clamped, deltas0 = a.deltas, similar0 = a.fallback_similar;
+		const struct seqkey *ks[3] = {&k2, &k, &k};
+		uint64_t deltas0 = a.deltas, similar0 = a.fallback_similar;
 
 		for (unsigned d = 0; d < 600; d++) {
-			keys[d] = (uint16_t)seqkey_index(d % 3 ? &k : &k2);
-			deltas[d] = d / 2;
-		}
-		CHECK_EQ_I(calib_table_comp_batch(&a.table, keys, deltas, comps, 600), 0);
-		for (unsigned d = 0; d < 600; d++) {
-			CHECK(calib_table_comp_for(&a.table, d % 3 ? &k : &k2, d / 2, &comp) ==
+			CHECK(calib_table_comp_for(&a.table, ks[d % 3], d / 2, &comp) ==
 			      (d % 3 ? CALIB_EXACT : CALIB_SIMILAR));
-			if (comp != calib_entry_cond(calib_table_get(&a.table, &k), d / 2) ||
-			    comps[d] != comp) {
+			if (comp != calib_entry_cond(calib_table_get(&a.table, &k), d / 2)) {
 				CHECK_EQ_U(comp,
 					   calib_entry_cond(calib_table_get(&a.table, &k), d / 2));
-				CHECK_EQ_U(comps[d], comp);
 				break;
 			}
 		}
-		calib_apply_comp_batch(&a, keys, deltas, out, 600);
-		uint64_t clamped = 0;
-		for (unsigned d = 0; d < 600; d++) {
-			int64_t one = calib_apply_comp(&a, d % 3 ? &k : &k2, 0, d / 2);
-			CHECK_EQ_I(out[d], one);
-			clamped += comps[d] > d / 2;
-		}
+		check_batch_forms(&a, ks, 3, 600);
 		CHECK_EQ_U(a.deltas - deltas0, 1200);
-		CHECK_EQ_U(a.clamped - clamped0, 2 * clamped);
 		CHECK_EQ_U(a.fallback_similar - similar0, 400);
 	}
 	/* the other estimators ignore the delta, in the batch form too (the
@@ -1503,10 +1536,7 @@ static void test_fit_estimator(void)
 
 	CHECK(calib_apply_init(&a) == 0);
 	key_of("I:E:i:X:I", &k);
-	e = entry_with_stats(45, 160, 40, 55, 120, 125.0);
-	e.has_q = 1;
-	for (unsigned j = 0; j < CALIB_NQ; j++)
-		e.q[j] = 50 + 10 * j;
+	e = cond_entry();
 	e.has_fit = 1;
 	e.fit_a = 50;
 	e.fit_b = 0.25;
@@ -1532,32 +1562,18 @@ static void test_fit_estimator(void)
 	CHECK(calib_table_comp_for(&a.table, &k2, 175, &comp) == CALIB_SIMILAR);
 	CHECK_EQ_U(comp, 75);
 	{
-		uint16_t keys[900];
-		uint64_t deltas[900], comps[900], clamped = 0;
-		int64_t out[900];
-		uint64_t clamped0 = a.clamped;
 		const struct seqkey *ks[3] = {&k, &k2, &k3};
 
-		for (unsigned d = 0; d < 900; d++) {
-			keys[d] = (uint16_t)seqkey_index(ks[d % 3]);
-			deltas[d] = d;
-		}
-		CHECK_EQ_I(calib_table_comp_batch(&a.table, keys, deltas, comps, 900), 0);
-		calib_apply_comp_batch(&a, keys, deltas, out, 900);
-		for (unsigned d = 0; d < 900; d++) {
-			calib_table_comp_for(&a.table, ks[d % 3], d, &comp);
-			if (comps[d] != comp) {
-				CHECK_EQ_U(comps[d], comp);
-				break;
+		for (uint64_t d = 0; d < 450; d++) /* k and k2 take the fit */
+			for (unsigned kk = 0; kk < 2; kk++) {
+				calib_table_comp_for(&a.table, ks[kk], d, &comp);
+				if (comp != calib_fit_comp(50, 0.25, d)) {
+					CHECK_EQ_U(comp, calib_fit_comp(50, 0.25, d));
+					d = 450;
+					break;
+				}
 			}
-			if (d % 3 != 2 && comp != calib_fit_comp(50, 0.25, d)) {
-				CHECK_EQ_U(comp, calib_fit_comp(50, 0.25, d));
-				break;
-			}
-			CHECK_EQ_I(out[d], calib_apply_comp(&a, ks[d % 3], 0, d));
-			clamped += comps[d] > d;
-		}
-		CHECK_EQ_U(a.clamped - clamped0, 2 * clamped);
+		check_batch_forms(&a, ks, 3, 900);
 	}
 	/* the same table under cond ignores the fit */
 	calib_table_use_estimator(&a.table, CALIB_EST_COND);
@@ -1588,10 +1604,7 @@ static void test_cfit_estimator(void)
 
 	CHECK(calib_apply_init(&a) == 0);
 	key_of("I:E:i:X:I", &k);
-	e = entry_with_stats(45, 160, 40, 55, 120, 125.0);
-	e.has_q = 1;
-	for (unsigned j = 0; j < CALIB_NQ; j++)
-		e.q[j] = 50 + 10 * j;
+	e = cond_entry();
 	e.has_fit = 1;
 	e.fit_a = 120;
 	e.fit_b = 0.25;
@@ -1682,29 +1695,9 @@ static void test_cfit_estimator(void)
 
 	/* the per-delta and the batch forms agree, clamped counts included */
 	{
-		enum { N = 3000 };
-		static uint16_t keys[N];
-		static uint64_t deltas[N], comps[N];
-		static int64_t out[N];
-		uint64_t clamped = 0, clamped0 = a.clamped;
 		const struct seqkey *ks[4] = {&k, &k2, &k3, &k4};
 
-		for (unsigned d = 0; d < N; d++) {
-			keys[d] = (uint16_t)seqkey_index(ks[d % 4]);
-			deltas[d] = d / 2;
-		}
-		CHECK_EQ_I(calib_table_comp_batch(&a.table, keys, deltas, comps, N), 0);
-		calib_apply_comp_batch(&a, keys, deltas, out, N);
-		for (unsigned d = 0; d < N; d++) {
-			calib_table_comp_for(&a.table, ks[d % 4], deltas[d], &comp);
-			if (comps[d] != comp) {
-				CHECK_EQ_U(comps[d], comp);
-				break;
-			}
-			CHECK_EQ_I(out[d], calib_apply_comp(&a, ks[d % 4], 0, deltas[d]));
-			clamped += comps[d] > deltas[d];
-		}
-		CHECK_EQ_U(a.clamped - clamped0, 2 * clamped);
+		check_batch_forms(&a, ks, 4, 3000);
 	}
 	calib_apply_free(&a);
 }
