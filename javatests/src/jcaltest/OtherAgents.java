@@ -28,10 +28,12 @@ import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.Event;
 import com.sun.jdi.event.EventSet;
 import com.sun.jdi.event.MethodEntryEvent;
+import com.sun.jdi.event.MethodExitEvent;
 import com.sun.jdi.event.VMDeathEvent;
 import com.sun.jdi.event.VMDisconnectEvent;
 import com.sun.jdi.request.EventRequest;
 import com.sun.jdi.request.MethodEntryRequest;
+import com.sun.jdi.request.MethodExitRequest;
 import com.sun.jdi.request.VMDeathRequest;
 
 /**
@@ -290,6 +292,14 @@ public final class OtherAgents {
 		req.addClassFilter(W + "*");
 		req.setSuspendPolicy(EventRequest.SUSPEND_NONE);
 		req.enable();
+		/* When the workload's main returns (the VM stopped there), the
+		 * method events are switched off, so that none is in flight in
+		 * jdwp while the VM dies: jdwp of JDK 17 can abort then with
+		 * JVMTI_ERROR_WRONG_PHASE in its thread control. */
+		MethodExitRequest end = vm.eventRequestManager().createMethodExitRequest();
+		end.addClassFilter(W + "AgentsMix");
+		end.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+		end.enable();
 		/* The VM waits at its death until the events before it are read: a
 		 * method look-up on a late event would otherwise find it gone. */
 		VMDeathRequest death = vm.eventRequestManager().createVMDeathRequest();
@@ -306,6 +316,11 @@ public final class OtherAgents {
 				if (e instanceof MethodEntryEvent) {
 					if (!((MethodEntryEvent) e).method().declaringType().name().contains("$$Lambda"))
 						n++;
+				} else if (e instanceof MethodExitEvent) {
+					if (((MethodExitEvent) e).method().name().equals("main")) {
+						req.disable();
+						end.disable();
+					}
 				} else if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
 					/* every entry came before: let the VM go (dispose
 					 * resumes what the death request suspended) */
