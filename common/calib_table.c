@@ -337,7 +337,7 @@ static unsigned other_static(unsigned type)
  * caller clamps) and sel[n] the rounded mean of o[0..n-1]. Under fit, for an
  * entry with a fit, its a and b (calib_fit_comp); for one without, cond.
  * Under cfit, cond, and for an entry with a fit and q also its a and b,
- * fit_h = q[15] and fit_o = sel[CALIB_NQ] (calib_cfit_comp past fit_h).
+ * fit_h = q[15], with sel[CALIB_NQ] as cond's mean (calib_cfit_comp past fit_h).
  * Otherwise the entry's comp whatever the delta (0 without a table). */
 static void step_build(struct calib_table *t, unsigned i)
 {
@@ -350,7 +350,7 @@ static void step_build(struct calib_table *t, unsigned i)
 	c->wide = 0;
 	c->fit = 0;
 	c->fit_a = c->fit_b = 0;
-	c->fit_h = c->fit_o = 0;
+	c->fit_h = 0;
 	if (t->match[i] != CALIB_NO_TABLE && d->has_fit &&
 	    (t->estimator == CALIB_EST_FIT || (t->estimator == CALIB_EST_CFIT && d->has_q))) {
 		c->fit = t->estimator == CALIB_EST_FIT ? 1 : 2;
@@ -373,7 +373,6 @@ static void step_build(struct calib_table *t, unsigned i)
 	}
 	c->sel[0] = calib_comp_of(d->q[0], d->env);
 	c->fit_h = d->q[CALIB_NQ - 1];
-	c->fit_o = c->sel[CALIB_NQ];
 }
 
 int calib_table_prepare(struct calib_table *t)

@@ -151,11 +151,11 @@ struct calib_table {
 		int wide;
 		/* fit 1 (fit): the comp is calib_fit_comp(fit_a, fit_b, delta)
 		 * instead; fit 2 (cfit): for a delta above fit_h (the entry's
-		 * q[15]) it is calib_cfit_comp(fit_a, fit_b, fit_h, fit_o, delta),
-		 * fit_o being sel[CALIB_NQ] */
+		 * q[15]) it is calib_cfit_comp(fit_a, fit_b, fit_h, sel[CALIB_NQ],
+		 * delta), sel[CALIB_NQ] being cond's mean of all 16 overheads */
 		int fit;
 		double fit_a, fit_b;
-		uint64_t fit_h, fit_o;
+		uint64_t fit_h;
 	} * step;
 };
 
@@ -279,14 +279,15 @@ static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, un
 	calib_v4 le;
 
 	_Static_assert(CALIB_NQ == 16, "the count below is for 16 overheads");
-	if (__builtin_expect(c->fit, 0)) {
+	if (__builtin_expect(c->fit | c->wide, 0)) { /* one test on the common path */
 		if (c->fit == 1)
 			return calib_fit_comp(c->fit_a, c->fit_b, delta);
-		if (delta > c->fit_h)
-			return calib_cfit_comp(c->fit_a, c->fit_b, c->fit_h, c->fit_o, delta);
+		if (c->fit == 2 && delta > c->fit_h)
+			return calib_cfit_comp(c->fit_a, c->fit_b, c->fit_h, c->sel[CALIB_NQ],
+					       delta);
+		if (c->wide)
+			return calib_entry_cond(&t->e[t->resolved[i]], delta);
 	}
-	if (__builtin_expect(c->wide, 0))
-		return calib_entry_cond(&t->e[t->resolved[i]], delta);
 	/* each lane of a compare is -1 where o <= d, else 0 */
 	le = (c->o[0] <= d) + (c->o[1] <= d) + (c->o[2] <= d) + (c->o[3] <= d);
 	return c->sel[-(le[0] + le[1] + le[2] + le[3])];
