@@ -487,66 +487,87 @@ static inline void fast_store(struct calltree *t, const struct fast_state *f)
 }
 
 /*
- * calltree_events() for one metric: the common events (an entry with room
- * on the stacks, an exit of the top frame) taken with the builder's state
- * in locals, every other one by event_in(). Must do exactly what event_in()
- * does; test-calltree compares the two on random traces.
+ * One event of events_one_metric() or calltree_decode(): the common events
+ * (an entry with room on the stacks, an exit of the top frame) taken with
+ * the builder's state in f. Must do exactly what event_in() does;
+ * test-calltree compares the two on random traces. Returns 0 (taken), 1
+ * for any other event (the caller hands it to event_in), or what
+ * child_get() failed with.
  */
+static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
+							    struct fast_state *f, uint32_t m,
+							    unsigned tr, unsigned ty,
+							    uint64_t metric)
+{
+	struct calltree_pending *p = &t->pend;
+	uint32_t charged, node;
+	unsigned between, after;
+
+	if (tr == JCAL_TR_ENTRY && ty < JCAL_MT_COUNT && f->depth < f->room) {
+		int err;
+
+		charged = f->depth ? f->nstack[f->depth - 1] : CALLTREE_ROOT;
+		between = f->depth ? f->fr[f->depth - 1].type : JCAL_MT_OTHER;
+		err = child_get(t, charged, m, &node);
+		if (err)
+			return err;
+		f->fr[f->depth].method = m;
+		f->fr[f->depth].type = (uint8_t)ty;
+		f->nstack[f->depth++] = node;
+		t->nodes[node].calls++;
+		after = ty;
+	} else if ((tr == JCAL_TR_EXIT || tr == JCAL_TR_THROW) && ty < JCAL_MT_COUNT && f->depth &&
+		   f->fr[f->depth - 1].method == m) {
+		charged = f->nstack[f->depth - 1];
+		between = f->fr[f->depth - 1].type;
+		f->depth--;
+		after = f->depth ? f->fr[f->depth - 1].type : JCAL_MT_OTHER;
+	} else {
+		return 1;
+	}
+	if (f->have_prev && !f->gap) {
+		const struct seqkey key = {(uint8_t)f->m1, (uint8_t)f->t1, (uint8_t)between,
+					   (uint8_t)tr, (uint8_t)after};
+		p->node[f->np] = charged;
+		p->key[f->np] = (uint16_t)seqkey_index(&key);
+		p->delta[f->np++] = step_delta(t, metric, f->last);
+	}
+	f->have_prev = 1;
+	f->m1 = between;
+	f->t1 = tr;
+	f->gap = 0;
+	f->last = metric;
+	t->stats.events++;
+	t->stats.by_type[ty]++;
+	t->stats.by_transition[tr]++;
+	return 0;
+}
+
+/* An event fast_event() did not take, given to event_in() with the
+ * builder's state back in place. */
+static int slow_event(struct calltree *t, struct fast_state *f, uint32_t m, unsigned tr,
+		      unsigned ty, const uint64_t *metric)
+{
+	int err;
+
+	fast_store(t, f);
+	err = event_in(t, m, tr, ty, metric, 1);
+	fast_load(t, f);
+	return err;
+}
+
+/* calltree_events() for one metric. */
 static int events_one_metric(struct calltree *t, const uint32_t *method, const uint8_t *transition,
 			     const uint8_t *type, const uint64_t *metric, size_t n)
 {
-	struct calltree_pending *p = &t->pend;
 	struct fast_state f;
 	int err = 0;
 
 	fast_load(t, &f);
-	for (size_t k = 0; k < n; k++) {
-		const unsigned tr = transition[k], ty = type[k];
-		const uint32_t m = method[k];
-		uint32_t charged, node;
-		unsigned between, after;
-
-		if (tr == JCAL_TR_ENTRY && ty < JCAL_MT_COUNT && f.depth < f.room) {
-			charged = f.depth ? f.nstack[f.depth - 1] : CALLTREE_ROOT;
-			between = f.depth ? f.fr[f.depth - 1].type : JCAL_MT_OTHER;
-			err = child_get(t, charged, m, &node);
-			if (err)
-				break;
-			f.fr[f.depth].method = m;
-			f.fr[f.depth].type = (uint8_t)ty;
-			f.nstack[f.depth++] = node;
-			t->nodes[node].calls++;
-			after = ty;
-		} else if ((tr == JCAL_TR_EXIT || tr == JCAL_TR_THROW) && ty < JCAL_MT_COUNT &&
-			   f.depth && f.fr[f.depth - 1].method == m) {
-			charged = f.nstack[f.depth - 1];
-			between = f.fr[f.depth - 1].type;
-			f.depth--;
-			after = f.depth ? f.fr[f.depth - 1].type : JCAL_MT_OTHER;
-		} else {
-			/* the rare cases: the state back in place for event_in */
-			fast_store(t, &f);
-			err = event_in(t, m, tr, ty, &metric[k], 1);
-			fast_load(t, &f);
-			if (err)
-				break;
-			continue;
-		}
-		if (f.have_prev && !f.gap) {
-			const struct seqkey key = {(uint8_t)f.m1, (uint8_t)f.t1, (uint8_t)between,
-						   (uint8_t)tr, (uint8_t)after};
-			p->node[f.np] = charged;
-			p->key[f.np] = (uint16_t)seqkey_index(&key);
-			p->delta[f.np++] = step_delta(t, metric[k], f.last);
-		}
-		f.have_prev = 1;
-		f.m1 = between;
-		f.t1 = tr;
-		f.gap = 0;
-		f.last = metric[k];
-		t->stats.events++;
-		t->stats.by_type[ty]++;
-		t->stats.by_transition[tr]++;
+	for (size_t k = 0; k < n && !err; k++) {
+		err = fast_event(t, &f, method[k], transition[k], type[k], metric[k]);
+		if (err == 1)
+			err = slow_event(t, &f, method[k], transition[k], type[k], &metric[k]);
 	}
 	fast_store(t, &f);
 	return err;
@@ -567,6 +588,37 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 	else
 		for (size_t k = 0; k < n && !err; k++)
 			err = event_in(t, method[k], transition[k], type[k], &metric[k * nm], 1);
+	pending_flush(t);
+	return err;
+}
+
+/* How many charges calltree_decode() defers before compensating them. */
+#define DECODE_BATCH 1024
+
+int calltree_decode(struct calltree *t, struct event_run *r)
+{
+	struct fast_state f;
+	struct event_one e;
+	int err = 0;
+
+	if (t->finished || t->nmetrics != 1 || r->nmetrics != 1)
+		return 0;
+	if (pending_reserve(t, DECODE_BATCH))
+		return -ENOMEM;
+	fast_load(t, &f);
+	while (r->p < r->end && !err) {
+		if (f.np == DECODE_BATCH) { /* room for the next event's charge */
+			fast_store(t, &f);
+			pending_flush(t);
+			fast_load(t, &f);
+		}
+		if (__builtin_expect(event_next(r, 1, &e) != NULL, 0))
+			break; /* a bad event: the caller's decoder says what is wrong */
+		err = fast_event(t, &f, e.method, e.transition, e.type, r->acc[0]);
+		if (err == 1)
+			err = slow_event(t, &f, e.method, e.transition, e.type, r->acc);
+	}
+	fast_store(t, &f);
 	pending_flush(t);
 	return err;
 }

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event_decode.h"
 #include "seqkey.h"
 #include "trace_format.h"
 #include "u64map.h"
@@ -176,6 +177,17 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
  */
 int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *transition,
 		    const uint8_t *type, const uint64_t *metric, size_t n);
+
+/*
+ * The same as calltree_events() for the events of an events chunk, taken
+ * straight from its bytes (r, common/event_decode.h) rather than decoded
+ * into arrays first: decodes and adds them from r->p on, moving r past
+ * each, up to the end of the chunk or the first event that is malformed
+ * (left at r->p for the trace reader to report). Takes nothing from a
+ * chunk, or for a tree, with more than one metric. Returns 0, or what
+ * calltree_events() would for the event it stopped at (r is past it).
+ */
+int calltree_decode(struct calltree *t, struct event_run *r);
 
 /* Closes open frames and computes level, RL, cum and order. Returns 0 or
  * -ENOMEM. Call once, after the last event. */

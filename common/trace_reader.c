@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "event_decode.h"
 #include "grow.h"
 #include "trace_encoder.h"
 #include "trace_reader.h"
@@ -121,21 +122,6 @@ static enum trace_status fail(struct trace_result *res, const char *name, enum t
 			  (unsigned long long)(d)->chunk_off, __VA_ARGS__)                         \
 		   : fail((d)->res, NULL, st, fmt, __VA_ARGS__))
 
-/* Varint read with a one-byte fast path; NULL when malformed or cut. */
-static inline const uint8_t *get_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	if (__builtin_expect(p < end && !(*p & 0x80), 1)) {
-		*v = *p;
-		return p + 1;
-	}
-	if (p + 1 < end && !(p[1] & 0x80)) {
-		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-		return p + 2;
-	}
-	size_t n = varint_get(p, end, v);
-	return n ? p + n : NULL;
-}
-
 /* ---- records ---- */
 
 /* Cursor over one record's fields; bad is set by any read past its end. */
@@ -148,7 +134,7 @@ struct cur {
 static uint64_t cur_uv(struct cur *c)
 {
 	uint64_t v = 0;
-	const uint8_t *q = c->bad ? NULL : get_uv(c->p, c->end, &v);
+	const uint8_t *q = c->bad ? NULL : event_uv(c->p, c->end, &v);
 
 	if (!q) {
 		c->bad = 1;
@@ -409,7 +395,7 @@ static enum trace_status decode_records(struct trace_dec *d, const uint8_t *p0, 
 		size_t at = (size_t)(p - p0);
 		unsigned kind = *p++;
 		uint64_t rlen;
-		const uint8_t *q = get_uv(p, end, &rlen);
+		const uint8_t *q = event_uv(p, end, &rlen);
 
 		if (!q)
 			return DEC_FAIL(d, TRACE_CORRUPT,
@@ -482,85 +468,31 @@ static int deliver(struct trace_dec *d, uint32_t thread, unsigned nm, size_t k, 
 	return 0;
 }
 
-/* The events after an events chunk's header (p0 the payload, p past the
- * header); inlined once for one metric, the common case, and once for any
- * number. */
+/* The events of r (an events chunk's, from r->p on), decoded and handed to
+ * the visitor a batch at a time; inlined once for one metric, the common
+ * case, and once for any number. first is how many of the chunk's events
+ * the visitor's events_raw took before. */
 static inline __attribute__((always_inline)) enum trace_status
-decode_event_run(struct trace_dec *d, const uint8_t *p0, const uint8_t *p, const uint8_t *end,
-		 uint32_t thread, const unsigned nm)
+decode_event_run(struct trace_dec *d, const uint8_t *p0, struct event_run *r, uint32_t thread,
+		 const unsigned nm)
 {
-	const uint8_t *ev = p;
-	uint32_t *stack = d->stack;
-	uint32_t depth = 0;
-	uint64_t n = 0, x, stopped = 0;
-	uint64_t acc[JCAL_MAX_METRICS] = {0};
+	const uint64_t first = r->events;
+	uint64_t n = 0, stopped = 0;
 	size_t k = 0;
-	const char *why;
+	const uint8_t *ev = r->p;
+	const char *why = NULL;
+	struct event_one e;
 
-	while (p < end) {
-		ev = p;
-		const unsigned tag = *p++;
-		const unsigned tr = tag & TRACE_TAG_TRANS_MASK;
-		const unsigned type = (tag & TRACE_TAG_TYPE_MASK) >> TRACE_TAG_TYPE_SHIFT;
-		uint32_t m;
-
-		if (__builtin_expect((tag & TRACE_TAG_RESERVED) || type == 7, 0)) {
-			why = "bad tag byte";
-			goto bad;
-		}
-		if (__builtin_expect(tr == JCAL_TR_CONTROL, 0)) {
-			/* control event (1.1): kind in the type bits, optional label */
-			m = 0;
-			d->controls++;
-			if (type >= JCAL_CTL_COUNT) {
-				why = "bad control event";
-				goto bad;
-			}
-			if (tag & TRACE_TAG_EXPLICIT) {
-				p = get_uv(p, end, &x);
-				if (!p || x > UINT32_MAX) {
-					why = "bad label id";
-					goto bad;
-				}
-				m = (uint32_t)x;
-			}
-		} else if (tag & TRACE_TAG_EXPLICIT) {
-			p = get_uv(p, end, &x);
-			if (__builtin_expect(!p || x > UINT32_MAX, 0)) {
-				why = "bad method id";
-				goto bad;
-			}
-			m = (uint32_t)x;
-			if (tr == JCAL_TR_ENTRY) {
-				if (depth < TRACE_SHADOW_DEPTH)
-					stack[depth] = m;
-				depth++;
-			} else if (depth > TRACE_SHADOW_DEPTH) {
-				depth--;
-			}
-		} else {
-			if (__builtin_expect(tr == JCAL_TR_ENTRY || depth == 0 ||
-						 depth > TRACE_SHADOW_DEPTH,
-					     0)) {
-				why = tr == JCAL_TR_ENTRY ? "entry without a method id"
-							  : "implicit exit with no known method "
-							    "on the shadow stack";
-				goto bad;
-			}
-			m = stack[--depth];
-		}
-		for (unsigned i = 0; i < nm; i++) {
-			p = get_uv(p, end, &x);
-			if (__builtin_expect(!p, 0)) {
-				why = "bad or cut metric delta";
-				goto bad;
-			}
-			acc[i] += (uint64_t)zigzag_dec(x);
-			d->b_metric[k * nm + i] = acc[i];
-		}
-		d->b_method[k] = m;
-		d->b_transition[k] = (uint8_t)tr;
-		d->b_type[k] = (uint8_t)type;
+	while (r->p < r->end) {
+		ev = r->p;
+		why = event_next(r, nm, &e);
+		if (__builtin_expect(why != NULL, 0))
+			break;
+		for (unsigned i = 0; i < nm; i++)
+			d->b_metric[k * nm + i] = r->acc[i];
+		d->b_method[k] = e.method;
+		d->b_transition[k] = (uint8_t)e.transition;
+		d->b_type[k] = (uint8_t)e.type;
 		if (++k == TRACE_EVENT_BATCH) {
 			if (deliver(d, thread, nm, k, &stopped))
 				goto stop;
@@ -568,38 +500,54 @@ decode_event_run(struct trace_dec *d, const uint8_t *p0, const uint8_t *p, const
 			k = 0;
 		}
 	}
-	if (deliver(d, thread, nm, k, &stopped))
-		goto stop;
-	d->res->events += n + k;
-	return TRACE_OK;
-stop:
-	d->res->events += n + stopped;
-	return DEC_FAIL(d, TRACE_ABORTED, "stopped by the reader at event %llu",
-			(unsigned long long)(n + stopped));
-bad:
-	/* the events before the bad one are read */
+	/* the events before a bad one are read */
 	if (deliver(d, thread, nm, k, &stopped))
 		goto stop;
 	n += k;
 	d->res->events += n;
-	return DEC_FAIL(d, TRACE_CORRUPT, "event %llu at payload byte %zu: %s",
-			(unsigned long long)n, (size_t)(ev - p0), why);
+	d->controls += r->controls;
+	if (why)
+		return DEC_FAIL(d, TRACE_CORRUPT, "event %llu at payload byte %zu: %s",
+				(unsigned long long)(first + n), (size_t)(ev - p0), why);
+	return TRACE_OK;
+stop:
+	d->res->events += n + stopped;
+	d->controls += r->controls;
+	return DEC_FAIL(d, TRACE_ABORTED, "stopped by the reader at event %llu",
+			(unsigned long long)(first + n + stopped));
 }
 
 static enum trace_status decode_events(struct trace_dec *d, const uint8_t *p0, size_t len)
 {
 	const uint8_t *p = p0, *end = p0 + len;
+	const struct trace_visitor *v = d->v;
+	struct event_run r;
 	uint64_t x;
 
-	p = get_uv(p, end, &x);
+	p = event_uv(p, end, &x);
 	if (!p || x > UINT32_MAX)
 		return DEC_FAIL(d, TRACE_CORRUPT, "%s", "events chunk: bad thread serial");
 	if (p >= end || *p < 1 || *p > JCAL_MAX_METRICS)
 		return DEC_FAIL(d, TRACE_CORRUPT, "events chunk: metric count must be 1..%d",
 				JCAL_MAX_METRICS);
-	if (*p == 1)
-		return decode_event_run(d, p0, p + 1, end, (uint32_t)x, 1);
-	return decode_event_run(d, p0, p + 1, end, (uint32_t)x, *p);
+	memset(&r, 0, sizeof(r));
+	r.p = p + 1;
+	r.end = end;
+	r.stack = d->stack;
+	r.nmetrics = *p;
+	if (v && v->events_raw) {
+		int stop = v->events_raw(v->ctx, (uint32_t)x, &r);
+
+		d->res->events += r.events;
+		d->controls += r.controls;
+		if (stop)
+			return DEC_FAIL(d, TRACE_ABORTED, "stopped by the reader at event %llu",
+					(unsigned long long)r.events);
+		r.controls = 0;
+	}
+	if (r.nmetrics == 1)
+		return decode_event_run(d, p0, &r, (uint32_t)x, 1);
+	return decode_event_run(d, p0, &r, (uint32_t)x, r.nmetrics);
 }
 
 static enum trace_status decode_payload(struct trace_dec *d, unsigned kind, const uint8_t *p,

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "event_decode.h"
 #include "trace_format.h"
 #include "trace_tree.h"
 
@@ -87,6 +88,12 @@ struct trace_visitor {
 	/* When set, events come through this instead of event, up to
 	 * TRACE_EVENT_BATCH at a time, in the same order. */
 	int (*events)(void *ctx, const struct trace_event_batch *b);
+	/* When set, called first with each events chunk's undecoded events
+	 * (common/event_decode.h): it may take any number of them from r->p
+	 * on, decoding them itself and moving r past them; the rest are
+	 * decoded and handed to events or event. A non-zero return stops the
+	 * read at the last event it took. */
+	int (*events_raw)(void *ctx, uint32_t thread, struct event_run *r);
 	int (*end)(void *ctx, const struct trace_end *e);
 	int (*label)(void *ctx, uint32_t id, const char *text);
 	/* Tree snapshots (3.0): a thread's tree, then each of its nodes. */

@@ -10,6 +10,7 @@
 #include "golden.h"
 #include "seqkey.h"
 #include "test.h"
+#include "trace_encoder.h"
 #include "xorshift.h"
 
 /* Path of node n as ";"-joined golden names (A=1...), root excluded. */
@@ -699,6 +700,124 @@ static void test_events_batch_same_tree(void)
 	free(metric);
 }
 
+/* The events of eq_gen encoded into chunks of random lengths, each taken
+ * by calltree_decode() straight from its bytes (or, for two metrics, which
+ * it leaves, by calltree_events()), build the tree calltree_event() builds
+ * from them one at a time. */
+static void test_decode_same_tree(void)
+{
+	enum { N = 60000, CAP = 1 << 16 };
+	uint32_t *method = malloc(N * sizeof(*method));
+	uint8_t *tr = malloc(N), *type = malloc(N), *buf = malloc(CAP);
+	uint64_t *metric = malloc((size_t)N * 2 * sizeof(*metric));
+	static uint32_t shadow[TRACE_SHADOW_DEPTH];
+	static struct trace_events_enc enc;
+
+	for (unsigned nm = 1; nm <= 2; nm++) {
+		for (unsigned c = 0; c < 3; c++) {
+			struct calltree_comp comp = {eq_comp, NULL, c == 2 ? eq_comp_batch : NULL};
+			struct calltree a, b;
+			size_t k = 0, chunks = 0;
+			int ea = 0, eb = 0;
+
+			eq_gen(method, tr, type, metric, N, nm);
+			CHECK_EQ_I(calltree_init(&a, nm, c ? &comp : NULL), 0);
+			CHECK_EQ_I(calltree_init(&b, nm, c ? &comp : NULL), 0);
+			for (size_t i = 0; i < N && !ea; i++)
+				ea = calltree_event(&a, method[i], tr[i], type[i], &metric[i * nm]);
+			trace_events_init(&enc, buf, CAP, 3, nm);
+			while (k < N && !eb) {
+				size_t len = 1 + (size_t)(eq_rand() % 3000), i, n;
+				struct event_run r;
+
+				if (len > N - k)
+					len = N - k;
+				trace_events_reset(&enc);
+				for (i = k; i < k + len; i++)
+					if (tr[i] == JCAL_TR_CONTROL)
+						trace_events_add_control(&enc, type[i], method[i],
+									 &metric[i * nm]);
+					else
+						trace_events_add(&enc, tr[i], type[i], method[i],
+								 &metric[i * nm]);
+				n = trace_events_finish(&enc);
+				memset(&r, 0, sizeof(r));
+				r.p = buf + TRACE_CHUNK_HEADER_LEN + 2; /* serial 3, nm */
+				r.end = buf + n;
+				r.stack = shadow;
+				r.nmetrics = buf[TRACE_CHUNK_HEADER_LEN + 1];
+				CHECK_EQ_U(r.nmetrics, nm);
+				eb = calltree_decode(&b, &r);
+				if (nm == 1) {
+					CHECK(r.p == r.end);
+					CHECK_EQ_U(r.events, len);
+				} else {
+					CHECK_EQ_U(r.events, 0); /* left to calltree_events */
+					eb = calltree_events(&b, method + k, tr + k, type + k,
+							     metric + k * nm, len);
+				}
+				k += len;
+				chunks++;
+			}
+			CHECK_EQ_I(ea, 0);
+			CHECK_EQ_I(eb, 0);
+			CHECK(chunks > 20);
+			CHECK(a.stats.unmatched_exits > 0 && a.stats.mismatched_exits > 0);
+			CHECK(a.stats.backwards > 0 && a.stats.controls[JCAL_CTL_STOP] > 0);
+			CHECK_EQ_I(calltree_finish(&a), 0);
+			CHECK_EQ_I(calltree_finish(&b), 0);
+			eq_compare(&a, &b);
+			calltree_free(&a);
+			calltree_free(&b);
+		}
+	}
+	free(method);
+	free(tr);
+	free(type);
+	free(metric);
+	free(buf);
+}
+
+/* A malformed event stops calltree_decode() before it, with r at it and
+ * unchanged, whatever the event's fault; the events before it are in. */
+static void test_decode_stops_at_bad_event(void)
+{
+	/* entry of 5 (delta 10), implicit exit (delta 4), then the bad one */
+	static const uint8_t head[] = {JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT, 5, 20, JCAL_TR_EXIT, 8};
+	static const uint8_t bad[][3] = {
+	    {0xc0, 0, 0},				   /* reserved tag bits */
+	    {JCAL_TR_ENTRY, 2, 0},			   /* entry without a method id */
+	    {JCAL_TR_EXIT, 2, 0},			   /* implicit exit, empty shadow stack */
+	    {JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT, 6, 0x80}, /* cut delta */
+	    {JCAL_TR_CONTROL | (3 << TRACE_TAG_TYPE_SHIFT), 0, 0}, /* bad control */
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint8_t chunk[sizeof(head) + 3];
+		uint32_t shadow[TRACE_SHADOW_DEPTH];
+		struct event_run r;
+		struct calltree t;
+
+		memcpy(chunk, head, sizeof(head));
+		memcpy(chunk + sizeof(head), bad[i], 3);
+		memset(&r, 0, sizeof(r));
+		r.p = chunk;
+		r.end = chunk + sizeof(chunk);
+		r.stack = shadow;
+		r.nmetrics = 1;
+		CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+		CHECK_EQ_I(calltree_decode(&t, &r), 0);
+		CHECK(r.p == chunk + sizeof(head));
+		CHECK_EQ_U(r.events, 2);
+		CHECK_EQ_U(r.depth, 0);
+		CHECK_EQ_U(r.acc[0], 14);
+		CHECK_EQ_U(t.nnodes, 2);
+		CHECK_EQ_U(t.nodes[1].calls, 1);
+		CHECK_EQ_U(calltree_fig(&t, 1, 0)->raw_base, 4);
+		calltree_free(&t);
+	}
+}
+
 int main(void)
 {
 	RUN(test_fig4a_tree);
@@ -716,5 +835,7 @@ int main(void)
 	RUN(test_merge);
 	RUN(test_events_batch_same_tree);
 	RUN(test_wide_parent);
+	RUN(test_decode_same_tree);
+	RUN(test_decode_stops_at_bad_event);
 	return test_summary("calltree");
 }

@@ -1572,6 +1572,105 @@ static void test_size_and_speed(void)
 	free(buf);
 }
 
+/* A visitor's events_raw that takes up to take events of each chunk
+ * itself, the rest left to the reader; stop_at > 0 stops the read at that
+ * event. */
+struct raw_coll {
+	struct coll c; /* first: the coll callbacks take the same ctx */
+	uint64_t take, stop_at;
+};
+
+static int c_events_raw(void *ctx, uint32_t thread, struct event_run *r)
+{
+	struct raw_coll *rc = ctx;
+	struct event_one e;
+
+	while (r->p < r->end && r->events < rc->take) {
+		struct trace_event te;
+
+		if (event_next(r, r->nmetrics, &e))
+			break;
+		memset(&te, 0, sizeof(te));
+		te.thread = thread;
+		te.method = e.method;
+		te.transition = (uint8_t)e.transition;
+		te.type = (uint8_t)e.type;
+		te.nmetrics = (uint8_t)r->nmetrics;
+		memcpy(te.metric, r->acc, sizeof(te.metric));
+		c_event(&rc->c, &te);
+		if (rc->stop_at && r->events == rc->stop_at)
+			return 1;
+	}
+	return 0;
+}
+
+/* Events taken by a visitor's events_raw, any number of them, and the rest
+ * by its event callback read as the plain decoding reads them: the same
+ * events, and at a malformed one the same status and message (its index
+ * and byte offset counted from the chunk's start). */
+static void test_events_raw_takes_part(void)
+{
+	static struct trace_events_enc enc;
+	uint8_t buf[4096], chunk[4096];
+	struct trace_result ref_res, res;
+	struct coll ref;
+	size_t n, len;
+	uint64_t m[2] = {100, 7};
+
+	trace_events_init(&enc, buf, sizeof(buf), 9, 2);
+	for (uint32_t i = 0; i < 12; i++) {
+		m[0] += 3 * i;
+		m[1] += i % 4;
+		if (i % 5 == 4)
+			trace_events_add_control(&enc, JCAL_CTL_MARK, i, m);
+		else
+			trace_events_add(&enc, i % 3 == 2 ? JCAL_TR_EXIT : JCAL_TR_ENTRY,
+					 JCAL_MT_JIT, i % 3 == 2 ? 10 + i - 1 : 10 + i, m);
+	}
+	n = trace_events_finish(&enc);
+	len = n - TRACE_CHUNK_HEADER_LEN;
+	memcpy(chunk, buf + TRACE_CHUNK_HEADER_LEN, len);
+	chunk[len++] = 0xc0; /* a malformed event after the twelve */
+	chunk[len++] = 0;
+	struct trace_visitor v = coll_visitor(&ref);
+	CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, chunk, len, &v, &ref_res) == TRACE_CORRUPT);
+	CHECK_EQ_U(ref.nev, 12);
+	CHECK_EQ_U(ref_res.events, 12);
+	CHECK(strstr(ref_res.msg, "event 12 at payload byte") != NULL);
+	for (uint64_t take = 0; take <= 14; take++) {
+		struct raw_coll rc;
+
+		v = coll_visitor(&rc.c);
+		v.events_raw = c_events_raw;
+		rc.take = take;
+		rc.stop_at = 0;
+		CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, chunk, len, &v, &res) ==
+		      TRACE_CORRUPT);
+		CHECK_EQ_U(res.events, 12);
+		CHECK_STR(res.msg, ref_res.msg);
+		CHECK_EQ_U(rc.c.nev, ref.nev);
+		CHECK(rc.c.nev == ref.nev &&
+		      memcmp(rc.c.ev, ref.ev, ref.nev * sizeof(*ref.ev)) == 0);
+		coll_free(&rc.c);
+	}
+	/* events_raw stops the read at its fifth event */
+	{
+		struct raw_coll rc;
+
+		v = coll_visitor(&rc.c);
+		v.events_raw = c_events_raw;
+		rc.take = 100;
+		rc.stop_at = 5;
+		CHECK(trace_decode_chunk(TRACE_CHUNK_EVENTS, chunk, len, &v, &res) ==
+		      TRACE_ABORTED);
+		CHECK_EQ_U(res.events, 5);
+		CHECK(strstr(res.msg, "stopped by the reader at event 5") != NULL);
+		CHECK_EQ_U(rc.c.nev, 5);
+		coll_free(&rc.c);
+	}
+	coll_free(&ref);
+}
+
 /* Format 1.1: control events pass through with kind and label, leave the
  * shadow stack alone (implicit exits still resolve), and carry metric
  * deltas like any event; LABEL records round-trip. */
@@ -1767,6 +1866,7 @@ int main(void)
 	RUN(test_unknown_kinds);
 	RUN(test_bad_payloads);
 	RUN(test_control_events);
+	RUN(test_events_raw_takes_part);
 	RUN(test_size_and_speed);
 	return test_summary("trace");
 }

@@ -361,6 +361,27 @@ static int on_events(void *ctx, const struct trace_event_batch *b)
 			  calltree_events(&t->tree, method, b->transition, b->type, metric, b->n));
 }
 
+/* Events straight from their chunk's bytes into the thread's tree, when it
+ * is built here and has one metric, as the chunk does: what on_events
+ * does, without decoding into a batch first. Any other chunk is left to
+ * on_events. */
+static int on_events_raw(void *ctx, uint32_t thread, struct event_run *r)
+{
+	struct model *m = ctx;
+	struct model_thread *t;
+
+	if (r->nmetrics != 1 || m->workers || m->nmethods_merged)
+		return 0;
+	t = thread_get(m, thread);
+	if (!t)
+		return oom(m);
+	if (m->snapshot || t->snap_map)
+		return 0; /* on_events says what is wrong */
+	if (!t->has_tree && tree_setup(m, t, 1))
+		return oom(m);
+	return tree_error(m, thread, calltree_decode(&t->tree, r));
+}
+
 /* One event, for readers that hand them one by one: a batch of one. */
 static int on_event(void *ctx, const struct trace_event *e)
 {
@@ -503,6 +524,7 @@ void model_visitor(struct model *m, struct trace_visitor *v)
 	v->compiled = on_compiled;
 	v->event = on_event;
 	v->events = on_events;
+	v->events_raw = on_events_raw;
 	v->end = on_end;
 	v->tree_thread = on_tree_thread;
 	v->tree_node = on_tree_node;

@@ -1,0 +1,120 @@
+/*
+ * event_decode.h - decodes the events of an events chunk one at a time.
+ *
+ * The one definition of how an event is read (docs/trace-format.md,
+ * "Events chunks"): the tag byte, the method id or the decoder's shadow
+ * stack, the zigzag deltas of each metric. The trace reader decodes with
+ * it, and so does the tree builder that takes a chunk's bytes straight
+ * (calltree_decode), so the two cannot read a chunk differently.
+ */
+#ifndef JCAL_EVENT_DECODE_H
+#define JCAL_EVENT_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace_format.h"
+#include "varint.h"
+
+/* Where the decoding of one events chunk stands. */
+struct event_run {
+	const uint8_t *p, *end;		/* the bytes not decoded yet */
+	uint32_t *stack;		/* the shadow stack: TRACE_SHADOW_DEPTH method ids */
+	uint32_t depth;			/* may exceed TRACE_SHADOW_DEPTH (entries not kept) */
+	unsigned nmetrics;		/* 1..JCAL_MAX_METRICS */
+	uint64_t acc[JCAL_MAX_METRICS]; /* absolute metric values after the last event */
+	uint64_t events;		/* events decoded (controls included) */
+	uint64_t controls;		/* control events among them */
+};
+
+/* One decoded event; metric is the run's acc after it. */
+struct event_one {
+	uint32_t method; /* a control event's label id, 0 for none */
+	unsigned transition, type;
+};
+
+/* A varint with a fast path for one and two bytes; NULL when malformed or
+ * cut. */
+static inline const uint8_t *event_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (__builtin_expect(p < end && !(*p & 0x80), 1)) {
+		*v = *p;
+		return p + 1;
+	}
+	if (p + 1 < end && !(p[1] & 0x80)) {
+		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
+	size_t n = varint_get(p, end, v);
+	return n ? p + n : NULL;
+}
+
+/*
+ * Decodes the event at r->p (r->p < r->end) into e and moves r past it.
+ * nm must be r->nmetrics (a constant where the caller is specialised).
+ * Returns NULL, or what is wrong with the event; r is then unchanged (so
+ * that another decoder can take the chunk on from there and say the same).
+ */
+static inline __attribute__((always_inline)) const char *
+event_next(struct event_run *r, const unsigned nm, struct event_one *e)
+{
+	const uint8_t *p = r->p, *end = r->end;
+	const unsigned tag = *p++;
+	const unsigned tr = tag & TRACE_TAG_TRANS_MASK;
+	const unsigned type = (tag & TRACE_TAG_TYPE_MASK) >> TRACE_TAG_TYPE_SHIFT;
+	uint32_t depth = r->depth, m;
+	uint64_t x, acc[JCAL_MAX_METRICS];
+
+	if (__builtin_expect((tag & TRACE_TAG_RESERVED) || type == 7, 0))
+		return "bad tag byte";
+	if (__builtin_expect(tr == JCAL_TR_CONTROL, 0)) {
+		/* control event (1.1): kind in the type bits, optional label */
+		m = 0;
+		if (type >= JCAL_CTL_COUNT)
+			return "bad control event";
+		if (tag & TRACE_TAG_EXPLICIT) {
+			p = event_uv(p, end, &x);
+			if (!p || x > UINT32_MAX)
+				return "bad label id";
+			m = (uint32_t)x;
+		}
+	} else if (tag & TRACE_TAG_EXPLICIT) {
+		p = event_uv(p, end, &x);
+		if (__builtin_expect(!p || x > UINT32_MAX, 0))
+			return "bad method id";
+		m = (uint32_t)x;
+		if (tr == JCAL_TR_ENTRY) {
+			/* written now, kept only if the event is whole */
+			if (depth < TRACE_SHADOW_DEPTH)
+				r->stack[depth] = m;
+			depth++;
+		} else if (depth > TRACE_SHADOW_DEPTH) {
+			depth--;
+		}
+	} else {
+		if (__builtin_expect(
+			tr == JCAL_TR_ENTRY || depth == 0 || depth > TRACE_SHADOW_DEPTH, 0))
+			return tr == JCAL_TR_ENTRY ? "entry without a method id"
+						   : "implicit exit with no known method on the "
+						     "shadow stack";
+		m = r->stack[--depth];
+	}
+	for (unsigned i = 0; i < nm; i++) {
+		p = event_uv(p, end, &x);
+		if (__builtin_expect(!p, 0))
+			return "bad or cut metric delta";
+		acc[i] = r->acc[i] + (uint64_t)zigzag_dec(x);
+	}
+	for (unsigned i = 0; i < nm; i++)
+		r->acc[i] = acc[i];
+	e->method = m;
+	e->transition = tr;
+	e->type = type;
+	r->p = p;
+	r->depth = depth;
+	r->events++;
+	r->controls += tr == JCAL_TR_CONTROL;
+	return NULL;
+}
+
+#endif
