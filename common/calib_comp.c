@@ -33,7 +33,6 @@ int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsign
 int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
 		     int64_t *out, size_t n, struct calib_comp_counts *counts)
 {
-	const uint8_t *match;
 	uint64_t below = 0, similar = 0, global = 0;
 
 	if (!t->prepared && calib_table_prepare(t)) {
@@ -41,14 +40,13 @@ int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t 
 			out[k] = compensated(delta[k], 0);
 		return -1;
 	}
-	match = t->match;
 	for (size_t k = 0; k < n; k++) {
 		const unsigned i = key[k];
 		const uint64_t c = calib_table_comp_prepared(t, i, delta[k]);
 
 		below += delta[k] < c;
-		similar += match[i] == CALIB_SIMILAR;
-		global += match[i] == CALIB_GLOBAL;
+		similar += t->step[i].similar;
+		global += t->step[i].global;
 		out[k] = compensated(delta[k], c);
 	}
 	counts->clamped += below;

@@ -349,6 +349,8 @@ static void step_build(struct calib_table *t, unsigned i)
 
 	c->wide = 0;
 	c->fit = 0;
+	c->similar = t->match[i] == CALIB_SIMILAR;
+	c->global = t->match[i] == CALIB_GLOBAL;
 	c->fit_a = c->fit_b = 0;
 	c->fit_h = 0;
 	if (t->match[i] != CALIB_NO_TABLE && d->has_fit &&

@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "calib_fit.h"
 #include "seqkey.h"
@@ -154,6 +157,9 @@ struct calib_table {
 		 * q[15]) it is calib_cfit_comp(fit_a, fit_b, fit_h, sel[CALIB_NQ],
 		 * delta), sel[CALIB_NQ] being cond's mean of all 16 overheads */
 		int fit;
+		/* 1 when the key's match is CALIB_SIMILAR, resp. CALIB_GLOBAL:
+		 * added up per delta by calib_comp_batch */
+		uint32_t similar, global;
 		double fit_a, fit_b;
 		uint64_t fit_h;
 	} * step;
@@ -270,15 +276,36 @@ int calib_table_comp_batch(struct calib_table *t, const uint16_t *key, const uin
  * a key with a fit and q takes calib_cfit_comp() for a delta above its
  * empty-body range (fit_h), and the count below for the others.
  */
+/* How many of step c's 16 overheads are at or below d, o being
+ * non-decreasing (calib_table_prepare builds it from quantiles): with
+ * SSE2, the index of the first lane above d, from one mask of the four
+ * compares; elsewhere the lanes' compares added up. */
+static inline unsigned calib_step_count(const struct calib_step *c, int32_t d1)
+{
+	const calib_v4 d = {d1, d1, d1, d1};
+
+	_Static_assert(CALIB_NQ == 16, "the count below is for 16 overheads");
+#ifdef __SSE2__
+	/* each lane of a compare is -1 where o > d, else 0 */
+	const __m128i gt =
+	    _mm_packs_epi16(_mm_packs_epi32((__m128i)(c->o[0] > d), (__m128i)(c->o[1] > d)),
+			    _mm_packs_epi32((__m128i)(c->o[2] > d), (__m128i)(c->o[3] > d)));
+
+	return (unsigned)__builtin_ctz((unsigned)_mm_movemask_epi8(gt) | 0x10000u);
+#else
+	/* each lane of a compare is -1 where o <= d, else 0 */
+	const calib_v4 le = (c->o[0] <= d) + (c->o[1] <= d) + (c->o[2] <= d) + (c->o[3] <= d);
+
+	return (unsigned)-(le[0] + le[1] + le[2] + le[3]);
+#endif
+}
+
 static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, unsigned i,
 						 uint64_t delta)
 {
 	const struct calib_step *c = &t->step[i];
 	const int32_t d1 = delta < (uint64_t)INT32_MAX ? (int32_t)delta : INT32_MAX;
-	const calib_v4 d = {d1, d1, d1, d1};
-	calib_v4 le;
 
-	_Static_assert(CALIB_NQ == 16, "the count below is for 16 overheads");
 	if (__builtin_expect(c->fit | c->wide, 0)) { /* one test on the common path */
 		if (c->fit == 1)
 			return calib_fit_comp(c->fit_a, c->fit_b, delta);
@@ -288,9 +315,7 @@ static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, un
 		if (c->wide)
 			return calib_entry_cond(&t->e[t->resolved[i]], delta);
 	}
-	/* each lane of a compare is -1 where o <= d, else 0 */
-	le = (c->o[0] <= d) + (c->o[1] <= d) + (c->o[2] <= d) + (c->o[3] <= d);
-	return c->sel[-(le[0] + le[1] + le[2] + le[3])];
+	return c->sel[calib_step_count(c, d1)];
 }
 
 /* Text form (docs/calibration-format.md). Returns 0, or -1 when the stream
