@@ -25,6 +25,10 @@ struct event_run {
 	uint64_t acc[JCAL_MAX_METRICS]; /* absolute metric values after the last event */
 	uint64_t events;		/* events decoded (controls included) */
 	uint64_t controls;		/* control events among them */
+	/* set by a taker that hands the events on to be decoded later,
+	 * elsewhere (tree_workers_add_chunk): they are counted by nobody
+	 * here, so the reader leaves END's count of events to the taker */
+	int later;
 };
 
 /* One decoded event; metric is the run's acc after it. */

@@ -27,6 +27,7 @@ struct trace_dec {
 	uint64_t chunk_off;	/* file offset of the chunk being decoded */
 	unsigned major;		/* format version of the file (0 for a bare payload) */
 	int check_end;		/* compare END's counts with what was decoded (2.x files) */
+	int uncounted;		/* events were taken to be decoded later (event_run.later) */
 	uint64_t controls;	/* control events decoded (END counts method events only) */
 	uint64_t thread_starts; /* THREAD_START records decoded */
 	char *scratch;		/* NUL-terminated copies of a record's strings */
@@ -350,7 +351,7 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 			/* END counts the method events and threads written before it:
 			 * fewer in the file means lost or skipped chunks. */
 			uint64_t have = d->res->events - d->controls;
-			if (e.events != have) {
+			if (e.events != have && !d->uncounted) {
 				DEC_FAIL(d, TRACE_CORRUPT,
 					 "END record: it counts %llu events, the chunks before it "
 					 "hold %llu",
@@ -473,9 +474,11 @@ static int deliver(struct trace_dec *d, uint32_t thread, unsigned nm, size_t k, 
  * case, and once for any number. first is how many of the chunk's events
  * the visitor's events_raw took before. */
 static inline __attribute__((always_inline)) enum trace_status
-decode_event_run(struct trace_dec *d, const uint8_t *p0, struct event_run *r, uint32_t thread,
-		 const unsigned nm)
+decode_event_run(struct trace_dec *d, const uint8_t *p0, const struct event_run *r0,
+		 uint32_t thread, const unsigned nm)
 {
+	/* a copy the batch's stores cannot alias: kept in registers */
+	struct event_run run = *r0, *r = &run;
 	const uint64_t first = r->events;
 	uint64_t n = 0, stopped = 0;
 	size_t k = 0;
@@ -540,6 +543,7 @@ static enum trace_status decode_events(struct trace_dec *d, const uint8_t *p0, s
 
 		d->res->events += r.events;
 		d->controls += r.controls;
+		d->uncounted |= r.later;
 		if (stop)
 			return DEC_FAIL(d, TRACE_ABORTED, "stopped by the reader at event %llu",
 					(unsigned long long)r.events);

@@ -92,7 +92,9 @@ struct trace_visitor {
 	 * (common/event_decode.h): it may take any number of them from r->p
 	 * on, decoding them itself and moving r past them; the rest are
 	 * decoded and handed to events or event. A non-zero return stops the
-	 * read at the last event it took. */
+	 * read at the last event it took. One that sets r->later takes the
+	 * check of END's count of events over (trace_result.events then
+	 * leaves its events out). */
 	int (*events_raw)(void *ctx, uint32_t thread, struct event_run *r);
 	int (*end)(void *ctx, const struct trace_end *e);
 	int (*label)(void *ctx, uint32_t id, const char *text);

@@ -2,8 +2,9 @@
  * test-tree-workers.c - trees built by jcal-post's worker threads
  * (postproc/tree_workers.c, model_jobs) are the trees built while reading:
  * a trace of several threads whose chunks interleave, loaded with 0 to 3
- * workers, with and without a compensation hook; and an error of a batch
- * reaches the reader.
+ * workers (decoding the chunks or not), with and without a compensation
+ * hook; an error of a batch reaches the reader; what the workers cannot
+ * judge asks for a second read.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,15 +39,23 @@ static void comp_batch(void *ctx, const uint16_t *key, const uint64_t *d, int64_
 		out[k] = (int64_t)d[k] - (int64_t)(key[k] % 13);
 }
 
+/* How write_trace ends the file. */
+enum trace_end_kind {
+	END_NONE,      /* no END record */
+	END_RIGHT,     /* an END record with the right count of events */
+	END_WRONG,     /* ...counting one event more than the file has */
+	END_MALFORMED, /* no END; a malformed event in a chunk of thread 3 */
+};
+
 /* THREADS threads, chunks of 300-3000 events each in turn, random walks
  * with exits of frames not on the stack; thread 3 has two metrics. */
-static const char *write_trace(void)
+static const char *write_trace(enum trace_end_kind end)
 {
 	static char path[64];
 	static struct tracegen tg;
 	uint32_t stack[THREADS][200];
 	unsigned depth[THREADS] = {0};
-	uint64_t v[THREADS][2];
+	uint64_t v[THREADS][2], events = 0;
 	int fd;
 
 	snprintf(path, sizeof(path), "/tmp/jcal-test-workers-XXXXXX");
@@ -63,6 +72,7 @@ static const char *write_trace(void)
 			unsigned nm = t == 3 ? 2 : 1, n = 300 + (unsigned)(rnd() % 2700);
 
 			tg_events_begin(&tg, t + 1, nm);
+			events += n;
 			for (unsigned k = 0; k < n; k++) {
 				uint64_t r = rnd();
 				unsigned type = (unsigned)(r % JCAL_MT_COUNT);
@@ -83,21 +93,46 @@ static const char *write_trace(void)
 						 type, stack[t][depth[t]], v[t]);
 				}
 			}
+			if (end == END_MALFORMED && round == 20 && t == 2) {
+				/* reserved tag bits: the chunk's CRC covers them */
+				tg.buf[tg.enc.len++] = 0xc0;
+				tg.buf[tg.enc.len++] = 0;
+			}
 			tg_events_end(&tg);
 		}
+	}
+	if (end == END_RIGHT || end == END_WRONG) {
+		trace_rec_end(&tg.rb, events + (end == END_WRONG), 0, 0);
+		tg_flush(&tg);
 	}
 	return tg_close(&tg) ? NULL : path;
 }
 
-static void load(struct model *m, const char *path, unsigned jobs, int with_comp)
+/* Loads path with jobs workers (decoding chunks too with chunks): the
+ * reader's status; the model is finished when it is TRACE_OK and no
+ * second read is needed. */
+static enum trace_status load_as(struct model *m, const char *path, unsigned jobs, int with_comp,
+				 int chunks, int *redo)
 {
 	static struct calltree_comp comp = {comp_fn, NULL, comp_batch};
 	struct trace_result res;
+	enum trace_status st;
 
 	model_init(m, with_comp ? &comp : NULL);
-	CHECK_EQ_I(model_jobs(m, jobs), 0);
-	CHECK(model_load(m, path, &res) == TRACE_OK);
-	CHECK_EQ_I(model_finish(m), 0);
+	CHECK_EQ_I(model_jobs(m, jobs, chunks), 0);
+	st = model_load(m, path, &res);
+	*redo = model_redo(m);
+	if (st == TRACE_OK && !*redo)
+		CHECK_EQ_I(model_finish(m), 0);
+	return st;
+}
+
+static void load(struct model *m, const char *path, unsigned jobs, int with_comp, int chunks)
+{
+	int redo;
+
+	CHECK(load_as(m, path, jobs, with_comp, chunks, &redo) == TRACE_OK);
+	CHECK_EQ_I(redo, 0);
 }
 
 static void same_trees(const struct model *a, const struct model *b)
@@ -127,26 +162,67 @@ static void same_trees(const struct model *a, const struct model *b)
 
 static void test_workers_same_trees(void)
 {
-	const char *path = write_trace();
+	for (enum trace_end_kind end = END_NONE; end <= END_RIGHT; end++) {
+		const char *path = write_trace(end);
 
-	CHECK(path != NULL);
-	if (!path)
-		return;
-	for (int c = 0; c < 2; c++) {
-		struct model inline_m;
+		CHECK(path != NULL);
+		if (!path)
+			return;
+		for (int c = 0; c < 2; c++) {
+			struct model inline_m;
 
-		load(&inline_m, path, 0, c);
-		CHECK(inline_m.thread_list[0]->tree.stats.unmatched_exits > 0);
-		for (unsigned jobs = 1; jobs <= 3; jobs++) {
-			struct model m;
+			load(&inline_m, path, 0, c, 0);
+			CHECK(inline_m.thread_list[0]->tree.stats.unmatched_exits > 0);
+			CHECK_EQ_I(inline_m.has_end, end == END_RIGHT);
+			for (unsigned jobs = 1; jobs <= 3; jobs++)
+				for (int chunks = 0; chunks < 2; chunks++) {
+					struct model m;
 
-			load(&m, path, jobs, c);
-			same_trees(&inline_m, &m);
+					load(&m, path, jobs, c, chunks);
+					CHECK_EQ_I(m.chunks_later, chunks);
+					same_trees(&inline_m, &m);
+					model_free(&m);
+				}
+			model_free(&inline_m);
+		}
+		unlink(path);
+	}
+}
+
+/* What only the reader's own decoding says exactly makes workers that
+ * decode chunks ask for a second read: a malformed event in a chunk whose
+ * CRC is right, and an END record counting one event too many (the reader
+ * does not check the count of chunks it did not decode). Read on one
+ * thread, both are corrupt. */
+static void test_chunks_redo(void)
+{
+	for (enum trace_end_kind end = END_WRONG; end <= END_MALFORMED; end++) {
+		const char *path = write_trace(end);
+		struct model m;
+		enum trace_status st;
+		int redo;
+
+		CHECK(path != NULL);
+		if (!path)
+			return;
+		st = load_as(&m, path, 0, 1, 0, &redo);
+		CHECK(st == TRACE_CORRUPT);
+		CHECK_EQ_I(redo, 0);
+		model_free(&m);
+		for (unsigned jobs = 2; jobs <= 3; jobs++) {
+			st = load_as(&m, path, jobs, 1, 1, &redo);
+			CHECK_EQ_I(redo, 1);
+			/* the reader found nothing wrong, or stopped at the worker's error */
+			CHECK(st == TRACE_OK || st == TRACE_ABORTED);
+			model_free(&m);
+			/* without chunks, the reader says it */
+			st = load_as(&m, path, jobs, 1, 0, &redo);
+			CHECK(st == TRACE_CORRUPT);
+			CHECK_EQ_I(redo, 0);
 			model_free(&m);
 		}
-		model_free(&inline_m);
+		unlink(path);
 	}
-	unlink(path);
 }
 
 /* A batch for a finished tree fails in the worker: a later batch of the
@@ -187,5 +263,6 @@ int main(void)
 {
 	RUN(test_workers_same_trees);
 	RUN(test_worker_error_reaches_reader);
+	RUN(test_chunks_redo);
 	return test_summary("tree-workers");
 }

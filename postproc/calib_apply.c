@@ -63,6 +63,11 @@ int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, u
 	return v;
 }
 
+void calib_apply_counts_reset(struct calib_apply *a)
+{
+	a->deltas = a->clamped = a->fallback_similar = a->fallback_global = 0;
+}
+
 void calib_apply_comp_batch(void *ctx, const uint16_t *key, const uint64_t *delta, int64_t *out,
 			    size_t n)
 {

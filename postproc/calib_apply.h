@@ -45,6 +45,9 @@ struct calib_apply {
 int calib_apply_init(struct calib_apply *a);
 void calib_apply_free(struct calib_apply *a);
 
+/* Zeroes the counts of compensated deltas (a trace read again). */
+void calib_apply_counts_reset(struct calib_apply *a);
+
 /* The compensation hook (ctx = struct calib_apply *): metric 0 gets
  * max(0, raw - comp of the key or its fallback); other metrics raw. */
 int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, uint64_t raw_delta);

@@ -65,15 +65,41 @@ static int check_output(const struct cli *c)
 	return -1;
 }
 
-/* Loads the trace; prints warnings, or the error and returns -1. */
-static int load(struct model *m, const struct cli *c, struct trace_result *res)
+/* Reads the trace into r->m. With two --jobs threads or more and a file,
+ * they decode the events chunks too (with one, decoding here while it
+ * builds is faster: docs/performance.md); the file is read again on this
+ * thread alone when they met what only the reader says exactly
+ * (model_redo). */
+static enum trace_status read_trace(struct run *r)
 {
+	const struct cli *c = &r->c;
 	struct trace_visitor v;
 	enum trace_status st;
+	int chunks = c->jobs >= 2 && strcmp(c->trace, "-") != 0; /* stdin: not twice */
 
-	model_visitor(m, &v);
-	model_jobs(m, c->jobs); /* without the threads: built while reading */
-	st = progress_read(c->trace, &v, res, progress_bar_stream(c->trace), "reading");
+	model_visitor(&r->m, &v);
+	model_jobs(&r->m, c->jobs, chunks); /* without the threads: built while reading */
+	st = progress_read(c->trace, &v, &r->res, progress_bar_stream(c->trace), "reading");
+	if (!model_redo(&r->m))
+		return st;
+	const struct calltree_comp comp = r->m.comp;
+	const int has_comp = r->m.has_comp, snapshot_raw = r->m.snapshot_raw;
+
+	model_free(&r->m);
+	model_init(&r->m, has_comp ? &comp : NULL);
+	r->m.snapshot_raw = snapshot_raw;
+	calib_apply_counts_reset(&r->cal);
+	model_visitor(&r->m, &v);
+	return progress_read(c->trace, &v, &r->res, progress_bar_stream(c->trace), "reading");
+}
+
+/* Loads the trace; prints warnings, or the error and returns -1. */
+static int load(struct run *r)
+{
+	struct model *m = &r->m;
+	const struct cli *c = &r->c;
+	struct trace_result *res = &r->res;
+	enum trace_status st = read_trace(r);
 
 	switch (st) {
 	case TRACE_OK:
@@ -184,7 +210,7 @@ static int open_trace(struct run *r)
 	model_init(&r->m, r->cal.active && !snap ? &r->comp : NULL);
 	r->m.snapshot_raw = r->c.raw;
 	r->have_model = 1;
-	if (load(&r->m, &r->c, &r->res))
+	if (load(r))
 		return 1;
 	if (r->m.snapshot) {
 		if (calib_cli_snapshot(&r->cal, &r->c, &r->m, r->calib_desc, sizeof(r->calib_desc)))

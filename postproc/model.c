@@ -314,6 +314,12 @@ static int tree_error(struct model *m, uint32_t serial, int err)
 		return 0;
 	if (err == -ENOMEM)
 		return oom(m);
+	if (err == -EBADMSG) {
+		/* a worker's chunk with a malformed event: stop, model_redo */
+		m->redo = 1;
+		snprintf(m->err, sizeof(m->err), "thread #%u: a malformed events chunk", serial);
+		return -1;
+	}
 	snprintf(m->err, sizeof(m->err), "thread #%u: invalid event", serial);
 	return -1;
 }
@@ -362,15 +368,16 @@ static int on_events(void *ctx, const struct trace_event_batch *b)
 }
 
 /* Events straight from their chunk's bytes into the thread's tree, when it
- * is built here and has one metric, as the chunk does: what on_events
- * does, without decoding into a batch first. Any other chunk is left to
+ * has one metric, as the chunk does: what on_events does, without
+ * decoding into a batch first; built here, or the chunk handed undecoded
+ * to a worker (model_jobs with chunks). Any other chunk is left to
  * on_events. */
 static int on_events_raw(void *ctx, uint32_t thread, struct event_run *r)
 {
 	struct model *m = ctx;
 	struct model_thread *t;
 
-	if (r->nmetrics != 1 || m->workers || m->nmethods_merged)
+	if (r->nmetrics != 1 || (m->workers && !m->chunk_jobs) || m->nmethods_merged)
 		return 0;
 	t = thread_get(m, thread);
 	if (!t)
@@ -379,6 +386,19 @@ static int on_events_raw(void *ctx, uint32_t thread, struct event_run *r)
 		return 0; /* on_events says what is wrong */
 	if (!t->has_tree && tree_setup(m, t, 1))
 		return oom(m);
+	if (t->tree.nmetrics != 1)
+		return 0;
+	if (m->workers) {
+		int err = tree_workers_add_chunk(m->workers, t->serial, &t->tree, r->p,
+						 (size_t)(r->end - r->p));
+
+		if (!err) {
+			r->p = r->end;
+			r->later = 1;
+			m->chunks_later = 1;
+		}
+		return tree_error(m, thread, err);
+	}
 	return tree_error(m, thread, calltree_decode(&t->tree, r));
 }
 
@@ -398,11 +418,12 @@ static int on_event(void *ctx, const struct trace_event *e)
 	return on_events(ctx, &b);
 }
 
-int model_jobs(struct model *m, unsigned jobs)
+int model_jobs(struct model *m, unsigned jobs, int chunks)
 {
 	if (!jobs || m->workers)
 		return 0;
 	m->workers = tree_workers_start(jobs);
+	m->chunk_jobs = chunks && m->workers;
 	return m->workers ? 0 : -1;
 }
 
@@ -410,10 +431,33 @@ int model_jobs(struct model *m, unsigned jobs)
  * 0, or -1 with m->err when a batch failed. */
 static int model_trees_done(struct model *m)
 {
-	int err = tree_workers_finish(m->workers);
+	int err = m->workers ? tree_workers_finish(m->workers) : m->trees_err;
 
 	m->workers = NULL;
+	m->trees_err = 0;
 	return tree_error(m, 0, err);
+}
+
+int model_redo(struct model *m)
+{
+	struct model_thread *t, *tmp;
+	uint64_t events = 0;
+
+	if (!m->chunks_later)
+		return 0;
+	m->trees_err = tree_workers_finish(m->workers);
+	m->workers = NULL;
+	if (m->trees_err == -EBADMSG)
+		m->redo = 1;
+	if (m->redo || !m->has_end)
+		return m->redo;
+	/* END counts the method events before it: the reader left that check
+	 * to the chunks' decoders */
+	HASH_ITER (hh, m->threads, t, tmp)
+		if (t->has_tree)
+			events += t->tree.stats.events;
+	m->redo = events != m->end.events;
+	return m->redo;
 }
 
 /* A tree snapshot's thread: its tree comes node by node (on_tree_node). */

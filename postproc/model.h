@@ -116,6 +116,10 @@ struct model {
 	uint64_t compiled_loads, compiled_unloads;
 	char err[256];		      /* why a callback stopped the read */
 	struct tree_workers *workers; /* model_jobs(): trees built by them */
+	int chunk_jobs;		      /* ...from chunks they decode themselves */
+	int chunks_later;	      /* chunks were handed to them undecoded */
+	int redo;		      /* model_redo(): read again on one thread */
+	int trees_err;		      /* their error once they are done */
 };
 
 void model_init(struct model *m, const struct calltree_comp *comp);
@@ -134,10 +138,20 @@ void model_visitor(struct model *m, struct trace_visitor *v);
 
 /* Builds the trees of the events read next on jobs threads beside the
  * reading one (tree_workers.h; 0: on the reading thread); model_finish()
- * waits for them and reports a batch that failed. The compensation hook
- * must be safe to call from several threads. Returns 0, or -1 when the
- * threads cannot be started (the trees are then built in place). */
-int model_jobs(struct model *m, unsigned jobs);
+ * waits for them and reports a batch that failed. With chunks set, the
+ * threads also decode the events chunks they can (one metric), so the
+ * file must be one that can be read again (model_redo). The compensation
+ * hook must be safe to call from several threads. Returns 0, or -1 when
+ * the threads cannot be started (the trees are then built in place). */
+int model_jobs(struct model *m, unsigned jobs, int chunks);
+
+/* After the read, when jobs threads decoded chunks: waits for them, then
+ * 1 when the file must be read again on one thread (model_free,
+ * model_init and a read without jobs) because only the reader's own
+ * decoding says exactly what is wrong: a chunk they could not decode to
+ * its end, or an END record counting other events than the trees hold.
+ * Else 0. */
+int model_redo(struct model *m);
 
 /* Reads path ("-" for stdin) into m. Returns the reader's status; for
  * TRACE_ABORTED m->err says why. */

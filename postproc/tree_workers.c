@@ -23,6 +23,10 @@ struct job {
 	struct calltree *tree;
 	size_t n;
 	unsigned nmetrics;
+	/* an events chunk's undecoded events instead of the arrays below
+	 * (tree_workers_add_chunk): len bytes, 0 for none */
+	uint8_t *bytes;
+	size_t len, cap;
 	uint32_t method[TRACE_EVENT_BATCH];
 	uint8_t transition[TRACE_EVENT_BATCH];
 	uint8_t type[TRACE_EVENT_BATCH];
@@ -40,12 +44,29 @@ struct worker {
 	int reader_waits;     /* under lock: the reader sleeps for a free slot */
 	int err;	      /* under lock: the first calltree_events() error */
 	int started;
+	uint32_t shadow[TRACE_SHADOW_DEPTH]; /* the worker's, for chunks */
 };
 
 struct tree_workers {
 	struct worker *w;
 	unsigned n;
 };
+
+/* A job's chunk decoded into its tree: 0, -EBADMSG when it stops before
+ * the end (a malformed event), or calltree_decode()'s error. */
+static int build_chunk(struct worker *w, const struct job *j)
+{
+	struct event_run r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	r.p = j->bytes;
+	r.end = j->bytes + j->len;
+	r.stack = w->shadow;
+	r.nmetrics = 1;
+	err = calltree_decode(j->tree, &r);
+	return err ? err : r.p == r.end ? 0 : -EBADMSG;
+}
 
 static void *work(void *arg)
 {
@@ -65,7 +86,9 @@ static void *work(void *arg)
 
 		pthread_mutex_unlock(&w->lock);
 		/* after an error the trees are not used: the jobs are dropped */
-		if (!err)
+		if (!err && j->len)
+			err = build_chunk(w, j);
+		else if (!err)
 			err = calltree_events(j->tree, j->method, j->transition, j->type, j->metric,
 					      j->n);
 		pthread_mutex_lock(&w->lock);
@@ -92,7 +115,7 @@ struct tree_workers *tree_workers_start(unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		struct worker *w = &tw->w[i];
 
-		w->ring = malloc(RING * sizeof(*w->ring));
+		w->ring = calloc(RING, sizeof(*w->ring));
 		if (!w->ring || pthread_mutex_init(&w->lock, NULL))
 			goto fail;
 		tw->n = i + 1;
@@ -109,40 +132,83 @@ fail:
 	return NULL;
 }
 
-int tree_workers_add(struct tree_workers *tw, uint32_t key, struct calltree *tree,
-		     const uint32_t *method, const uint8_t *transition, const uint8_t *type,
-		     const uint64_t *metric, size_t n)
+/* The next free slot of the worker of key, waiting while there is none;
+ * NULL with *err when a job of that worker failed. */
+static struct job *slot_get(struct tree_workers *tw, uint32_t key, struct worker **wp, int *err)
 {
 	struct worker *w = &tw->w[key % tw->n];
 	struct job *j;
-	int err;
 
-	if (n > TRACE_EVENT_BATCH || tree->nmetrics > JCAL_MAX_METRICS)
-		return -EINVAL;
 	pthread_mutex_lock(&w->lock);
 	while (w->count == RING && !w->err) {
 		w->reader_waits = 1;
 		pthread_cond_wait(&w->not_full, &w->lock);
 		w->reader_waits = 0;
 	}
-	err = w->err;
+	*err = w->err;
 	j = &w->ring[(w->head + w->count) % RING];
 	pthread_mutex_unlock(&w->lock);
-	if (err)
-		return err;
-	/* the slot is the reader's until count covers it */
-	j->tree = tree;
-	j->n = n;
-	j->nmetrics = tree->nmetrics;
-	memcpy(j->method, method, n * sizeof(*method));
-	memcpy(j->transition, transition, n);
-	memcpy(j->type, type, n);
-	memcpy(j->metric, metric, n * tree->nmetrics * sizeof(*metric));
+	*wp = w;
+	return *err ? NULL : j; /* the slot is the reader's until count covers it */
+}
+
+/* Hands the slot filled after slot_get() to its worker. */
+static void slot_put(struct worker *w)
+{
 	pthread_mutex_lock(&w->lock);
 	w->count++;
 	if (w->worker_waits && w->count >= WAKE)
 		pthread_cond_signal(&w->not_empty);
 	pthread_mutex_unlock(&w->lock);
+}
+
+int tree_workers_add(struct tree_workers *tw, uint32_t key, struct calltree *tree,
+		     const uint32_t *method, const uint8_t *transition, const uint8_t *type,
+		     const uint64_t *metric, size_t n)
+{
+	struct worker *w;
+	struct job *j;
+	int err;
+
+	if (n > TRACE_EVENT_BATCH || tree->nmetrics > JCAL_MAX_METRICS)
+		return -EINVAL;
+	if (!(j = slot_get(tw, key, &w, &err)))
+		return err;
+	j->tree = tree;
+	j->n = n;
+	j->len = 0;
+	j->nmetrics = tree->nmetrics;
+	memcpy(j->method, method, n * sizeof(*method));
+	memcpy(j->transition, transition, n);
+	memcpy(j->type, type, n);
+	memcpy(j->metric, metric, n * tree->nmetrics * sizeof(*metric));
+	slot_put(w);
+	return 0;
+}
+
+int tree_workers_add_chunk(struct tree_workers *tw, uint32_t key, struct calltree *tree,
+			   const uint8_t *bytes, size_t len)
+{
+	struct worker *w;
+	struct job *j;
+	int err;
+
+	if (!len)
+		return 0;
+	if (!(j = slot_get(tw, key, &w, &err)))
+		return err;
+	if (len > j->cap) {
+		uint8_t *b = realloc(j->bytes, len);
+
+		if (!b)
+			return -ENOMEM; /* the slot stays free */
+		j->bytes = b;
+		j->cap = len;
+	}
+	j->tree = tree;
+	j->len = len;
+	memcpy(j->bytes, bytes, len);
+	slot_put(w);
 	return 0;
 }
 
@@ -167,6 +233,8 @@ int tree_workers_finish(struct tree_workers *tw)
 		if (w->err && !err)
 			err = w->err;
 		pthread_mutex_destroy(&w->lock);
+		for (unsigned k = 0; w->ring && k < RING; k++)
+			free(w->ring[k].bytes);
 		free(w->ring);
 	}
 	free(tw->w);

@@ -2,10 +2,11 @@
  * tree_workers.h - building the threads' trees on other cores than the one
  * reading the trace (jcal-post --jobs, docs/performance.md).
  *
- * The reading thread decodes the file and hands each batch of a thread's
- * events to a worker; a thread's batches always go to the same worker (by
- * its key, the thread's serial), so each tree is built by one worker in
- * the trace's order and trees of different threads are built at once. The
+ * The reading thread hands each events chunk of a thread (undecoded) or
+ * each batch of its decoded events to a worker; a thread's jobs always go
+ * to the same worker (by its key, the thread's serial), so each tree is
+ * built by one worker in the trace's order and trees of different threads
+ * are built, and their chunks decoded, at once. The
  * compensation hook of the trees must then be safe to call from several
  * threads (calib_apply's is).
  */
@@ -31,6 +32,14 @@ struct tree_workers *tree_workers_start(unsigned n);
 int tree_workers_add(struct tree_workers *tw, uint32_t key, struct calltree *tree,
 		     const uint32_t *method, const uint8_t *transition, const uint8_t *type,
 		     const uint64_t *metric, size_t n);
+
+/* Queues calltree_decode() of an events chunk's undecoded events (bytes,
+ * copied; the chunk's part after its header, for a tree of one metric) on
+ * the worker of key, as tree_workers_add does. A chunk the worker cannot
+ * decode to its end (a malformed event) fails with -EBADMSG: the reader's
+ * decoder must say what is wrong with it. */
+int tree_workers_add_chunk(struct tree_workers *tw, uint32_t key, struct calltree *tree,
+			   const uint8_t *bytes, size_t len);
 
 /* Waits until every queued batch is built and stops the workers (tw may be
  * NULL). Returns 0 or the first error of a batch. */

@@ -54,6 +54,44 @@ public final class TraceIntegrity {
 		r.check(!res.out.contains("complete"), what + ": no report expected: " + res.out);
 	}
 
+	/* The error of trace t with every number of jobs: with two or more the
+	 * workers decode the chunks and cannot say it themselves, so the file is
+	 * read again on one thread; the one line is the same as -j 0's. */
+	private void expectSameError(String what, Path t, String substring) throws Exception {
+		Runner.Result one = r.post(t, "-j", "0", "--report", "summary");
+		expectError(what + ", -j 0", one, substring);
+		for (String j : new String[] { "1", "2", "3" }) {
+			Runner.Result res = r.post(t, "-j", j, "--report", "summary");
+			expectError(what + ", -j " + j, res, substring);
+			r.check(res.errLines().equals(one.errLines()),
+					what + ", -j " + j + ": the error of -j 0 expected: " + one.errLines() + ", got " + res.errLines());
+		}
+	}
+
+	/* The tag byte of the first event of an events chunk in the middle of
+	 * the file given reserved bits (CRC made valid again): the reader's
+	 * error at that event, whoever decodes the chunk. */
+	private void testMalformedEvent() throws Exception {
+		Path t = r.trace("malformed-source", W + "Threads");
+		byte[] all = Files.readAllBytes(t);
+		List<Integer> ev = new ArrayList<>();
+		for (int off : chunks(all))
+			if (all[off + 4] == 2)
+				ev.add(off);
+		r.check(ev.size() >= 3, "a few events chunks expected, got " + ev.size());
+		if (ev.size() < 3)
+			return;
+		int off = ev.get(ev.size() / 2), p = off + CHUNK_HEADER;
+		while ((all[p] & 0x80) != 0) /* the thread's serial */
+			p++;
+		p += 2; /* its last byte, the metric count */
+		byte[] bad = all.clone();
+		bad[p] = (byte) (bad[p] | 0xc0);
+		reseal(bad, off);
+		expectSameError("a malformed event", write("malformed.bin", bad),
+				"chunk at byte " + off + ": event 0 at payload byte " + (p - off - CHUNK_HEADER) + ": bad tag byte");
+	}
+
 	private Path write(String name, byte[] img) throws Exception {
 		Path p = r.tmp.resolve(name);
 		Files.write(p, img);
@@ -111,8 +149,7 @@ public final class TraceIntegrity {
 		int low = bad[endRec] & 0x7f;
 		bad[endRec] = (byte) ((bad[endRec] & 0x80) | (low == 0x7f ? low - 1 : low + 1));
 		reseal(bad, last);
-		expectError("END count changed", r.post(write("end.bin", bad), "--report", "summary"),
-				"END record: it counts");
+		expectSameError("END count changed", write("end.bin", bad), "END record: it counts");
 		/* the chunk kept but an events chunk dropped: the count tells */
 		int drop = -1;
 		for (int off : offs)
@@ -123,8 +160,7 @@ public final class TraceIntegrity {
 		byte[] gap = new byte[all.length - dlen];
 		System.arraycopy(all, 0, gap, 0, drop);
 		System.arraycopy(all, drop + dlen, gap, drop, all.length - drop - dlen);
-		expectError("an events chunk left out", r.post(write("gap.bin", gap), "--report", "summary"),
-				"END record: it counts");
+		expectSameError("an events chunk left out", write("gap.bin", gap), "END record: it counts");
 	}
 
 	/* A cut trace whose stop field says "file size limit": the warning and the
@@ -179,6 +215,7 @@ public final class TraceIntegrity {
 		return new Runner.Tests()
 				.add("integrity-chunk-kind", s::testChunkKind)
 				.add("integrity-end-count", s::testEndCount)
+				.add("integrity-malformed-event", s::testMalformedEvent)
 				.add("integrity-stop-field", s::testStopField)
 				.add("integrity-size-limit", s::testSizeLimit);
 	}
