@@ -606,6 +606,39 @@ static void eq_compare(const struct calltree *a, const struct calltree *b)
 	}
 }
 
+/* n events of eq_gen with nm metrics; a built from them one at a time and
+ * b set up alike, compensated as c says: 0 not at all, 1 by a per-delta
+ * hook, 2 by a hook with its batch form. Returns a's error. */
+static int eq_start(struct calltree *a, struct calltree *b, unsigned nm, unsigned c,
+		    uint32_t *method, uint8_t *tr, uint8_t *type, uint64_t *metric, size_t n)
+{
+	struct calltree_comp comp = {eq_comp, NULL, c == 2 ? eq_comp_batch : NULL};
+	int ea = 0;
+
+	eq_gen(method, tr, type, metric, n, nm);
+	CHECK_EQ_I(calltree_init(a, nm, c ? &comp : NULL), 0);
+	CHECK_EQ_I(calltree_init(b, nm, c ? &comp : NULL), 0);
+	for (size_t i = 0; i < n && !ea; i++)
+		ea = calltree_event(a, method[i], tr[i], type[i], &metric[i * nm]);
+	return ea;
+}
+
+/* a, built one event at a time (ea its error), and b, built another way
+ * (eb), from eq_gen's events: both without error, every rare case met,
+ * the same tree once finished; both freed. */
+static void eq_finish(struct calltree *a, struct calltree *b, int ea, int eb)
+{
+	CHECK_EQ_I(ea, 0);
+	CHECK_EQ_I(eb, 0);
+	CHECK(a->stats.unmatched_exits > 0 && a->stats.mismatched_exits > 0);
+	CHECK(a->stats.backwards > 0 && a->stats.controls[JCAL_CTL_STOP] > 0);
+	CHECK_EQ_I(calltree_finish(a), 0);
+	CHECK_EQ_I(calltree_finish(b), 0);
+	eq_compare(a, b);
+	calltree_free(a);
+	calltree_free(b);
+}
+
 /* A parent with more children than the builder looks through before its
  * hash map: 20 children called in a shuffled order, the map's part
  * starting with the ninth; then an exit of a frame opened before the
@@ -663,17 +696,10 @@ static void test_events_batch_same_tree(void)
 
 	for (unsigned nm = 1; nm <= 2; nm++) {
 		for (unsigned c = 0; c < 3; c++) {
-			/* no compensation, a per-delta hook, a hook with its batch form */
-			struct calltree_comp comp = {eq_comp, NULL, c == 2 ? eq_comp_batch : NULL};
 			struct calltree a, b;
 			size_t k = 0;
-			int ea = 0, eb = 0;
+			int ea = eq_start(&a, &b, nm, c, method, tr, type, metric, N), eb = 0;
 
-			eq_gen(method, tr, type, metric, N, nm);
-			CHECK_EQ_I(calltree_init(&a, nm, c ? &comp : NULL), 0);
-			CHECK_EQ_I(calltree_init(&b, nm, c ? &comp : NULL), 0);
-			for (size_t i = 0; i < N && !ea; i++)
-				ea = calltree_event(&a, method[i], tr[i], type[i], &metric[i * nm]);
 			while (k < N && !eb) {
 				size_t len = 1 + (size_t)(eq_rand() % 1100);
 
@@ -683,15 +709,7 @@ static void test_events_batch_same_tree(void)
 						     metric + k * nm, len);
 				k += len;
 			}
-			CHECK_EQ_I(ea, 0);
-			CHECK_EQ_I(eb, 0);
-			CHECK(a.stats.unmatched_exits > 0 && a.stats.mismatched_exits > 0);
-			CHECK(a.stats.backwards > 0 && a.stats.controls[JCAL_CTL_STOP] > 0);
-			CHECK_EQ_I(calltree_finish(&a), 0);
-			CHECK_EQ_I(calltree_finish(&b), 0);
-			eq_compare(&a, &b);
-			calltree_free(&a);
-			calltree_free(&b);
+			eq_finish(&a, &b, ea, eb);
 		}
 	}
 	free(method);
@@ -715,16 +733,10 @@ static void test_decode_same_tree(void)
 
 	for (unsigned nm = 1; nm <= 2; nm++) {
 		for (unsigned c = 0; c < 3; c++) {
-			struct calltree_comp comp = {eq_comp, NULL, c == 2 ? eq_comp_batch : NULL};
 			struct calltree a, b;
 			size_t k = 0, chunks = 0;
-			int ea = 0, eb = 0;
+			int ea = eq_start(&a, &b, nm, c, method, tr, type, metric, N), eb = 0;
 
-			eq_gen(method, tr, type, metric, N, nm);
-			CHECK_EQ_I(calltree_init(&a, nm, c ? &comp : NULL), 0);
-			CHECK_EQ_I(calltree_init(&b, nm, c ? &comp : NULL), 0);
-			for (size_t i = 0; i < N && !ea; i++)
-				ea = calltree_event(&a, method[i], tr[i], type[i], &metric[i * nm]);
 			trace_events_init(&enc, buf, CAP, 3, nm);
 			while (k < N && !eb) {
 				size_t len = 1 + (size_t)(eq_rand() % 3000), i, n;
@@ -759,16 +771,8 @@ static void test_decode_same_tree(void)
 				k += len;
 				chunks++;
 			}
-			CHECK_EQ_I(ea, 0);
-			CHECK_EQ_I(eb, 0);
 			CHECK(chunks > 20);
-			CHECK(a.stats.unmatched_exits > 0 && a.stats.mismatched_exits > 0);
-			CHECK(a.stats.backwards > 0 && a.stats.controls[JCAL_CTL_STOP] > 0);
-			CHECK_EQ_I(calltree_finish(&a), 0);
-			CHECK_EQ_I(calltree_finish(&b), 0);
-			eq_compare(&a, &b);
-			calltree_free(&a);
-			calltree_free(&b);
+			eq_finish(&a, &b, ea, eb);
 		}
 	}
 	free(method);
