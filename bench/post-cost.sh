@@ -1,11 +1,12 @@
 #!/bin/bash
 # post-cost.sh [EVENTS] [RUNS] - jcal-post's cost (docs/performance.md):
-# (1) events per second of `--report tree` (raw and calibrated, one core and
-#     the default --jobs) on a synthetic trace of EVENTS
+# (1) events per second of `--report tree` (raw and calibrated, one core,
+#     the default --jobs and 2 jobs) on a synthetic trace of EVENTS
 #     events (default 100 million, ~400 MB, bench/gen-trace.c) against
 #     `cat FILE > /dev/null` and `cat FILE | wc -c` of the same file (page
 #     cache warm: the read cost of the file without the disk); medians of
-#     RUNS runs (default 3), wall and CPU (user+sys) time;
+#     RUNS runs (default 3), wall and CPU (user+sys) time, and the wall time
+#     as a multiple of the read's in the same runs;
 # (2) peak memory (max RSS) of `--report tree` against the number of
 #     calling contexts, from traces of 20 million events with more and more
 #     callees per method.
@@ -41,16 +42,19 @@ bytes=$(stat -c %s "$t")
 ctx=$("$POST" "$t" --raw --report summary 2>/dev/null | awk -F: '/calling contexts/ {gsub(/ /, "", $2); print $2}')
 : >"$tmp/cat"
 : >"$tmp/pipe"
-# the default compensation needs a table: $CALIB_TABLE, else one calibrated now
+# the default compensation needs a table: $CALIB_TABLE, else one calibrated
+# now with clock=raw (gen-trace's traces name no clock, which jcal-post reads
+# as raw; a table of another clock would not be applied)
 table=${CALIB_TABLE:-}
 if [ -z "$table" ] && command -v java >/dev/null && [ -f "$BUILD/libjcal.so" ]; then
 	table=$tmp/table.txt
-	java "-agentpath:$BUILD/libjcal.so=calibrate,table=$table,out=$tmp/calib.bin" >/dev/null 2>&1 || table=
+	java "-agentpath:$BUILD/libjcal.so=calibrate,clock=raw,table=$table,out=$tmp/calib.bin" >/dev/null 2>&1 || table=
 fi
 # variants: name and jcal-post options; each run of each in turn
-variants=("raw, 1 core|--raw -j 0" "raw, default jobs|--raw")
+# (2 jobs: the workers decode the chunks of the trace's four threads too)
+variants=("raw, 1 core|--raw -j 0" "raw, default jobs|--raw" "raw, 2 jobs|--raw -j 2")
 [ -n "$table" ] && variants+=("calibrated (cond), 1 core|--calib $table -j 0"
-	"calibrated (cond), default jobs|--calib $table")
+	"calibrated (cond), default jobs|--calib $table" "calibrated (cond), 2 jobs|--calib $table -j 2")
 for i in "${!variants[@]}"; do : >"$tmp/v$i"; done
 for _ in $(seq "$RUNS"); do
 	timed "$tmp/cat" cat "$t"
@@ -72,14 +76,15 @@ printf '%-34s %8.2f s  %8.0f MB/s\n' "cat FILE | wc -c, wall" "$pipe_wall" \
 	"$(echo "$bytes $pipe_wall" | awk '{print ($2 > 0) ? $1 / $2 / 1e6 : 0}')"
 [ -n "$table" ] || echo "(no calibration table: set CALIB_TABLE or put java on PATH for the calibrated rows)"
 echo "jcal-post FILE OPTIONS --report tree -o /dev/null:"
-printf '  %-32s %9s %12s %9s %16s %8s\n' "options" "wall s" "M events/s" "CPU s" "M events/s/core" "RSS MB"
+printf '  %-32s %9s %12s %9s %16s %8s %10s\n' "options" "wall s" "M events/s" "CPU s" "M events/s/core" "RSS MB" "x cat|wc"
 for i in "${!variants[@]}"; do
 	wall=$(cut -d' ' -f1 "$tmp/v$i" | median)
 	cpu=$(cut -d' ' -f2 "$tmp/v$i" | median)
 	rss=$(cut -d' ' -f3 "$tmp/v$i" | median)
-	printf '  %-32s %9.2f %12.1f %9.2f %16.1f %8.1f\n' "${variants[$i]%%|*}" "$wall" \
+	printf '  %-32s %9.2f %12.1f %9.2f %16.1f %8.1f %10.1f\n' "${variants[$i]%%|*}" "$wall" \
 		"$(echo "$EVENTS $wall" | awk '{print $1 / $2 / 1e6}')" "$cpu" \
-		"$(echo "$EVENTS $cpu" | awk '{print $1 / $2 / 1e6}')" "$(echo "$rss" | awk '{print $1 / 1024}')"
+		"$(echo "$EVENTS $cpu" | awk '{print $1 / $2 / 1e6}')" "$(echo "$rss" | awk '{print $1 / 1024}')" \
+		"$(echo "$wall $pipe_wall" | awk '{print ($2 > 0) ? $1 / $2 : 0}')"
 done
 rm -f "$t"
 
