@@ -56,12 +56,12 @@ static void link_child(struct calltree *t, uint32_t parent, uint32_t child)
 	p->last_child = child;
 }
 
-/* How many children a look-up past the hint goes through before the
- * children map. The map holds every child of a parent that has more (and
- * may hold others): most parents have no more, and looking at a few
- * children is cheaper than one look at the map, which is as large as the
- * tree; nor does a new child of such a parent cost an entry in it. */
-#define CHILD_SCAN 8
+/* A look-up past the hint goes through CALLTREE_CHILD_SCAN children
+ * before the children map, which holds every child of a parent that has
+ * more: most parents have no more, and looking at a few children is
+ * cheaper than one look at the map, which is as large as the tree; nor
+ * does a new child of such a parent cost an entry in it. */
+#define CHILD_SCAN CALLTREE_CHILD_SCAN
 
 /* The child of parent for method, or CALLTREE_NONE; *scanned is set to
  * the children looked at before the map (CHILD_SCAN + 1 when the map was

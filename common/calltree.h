@@ -55,6 +55,9 @@
  * to keep a tree within a budget (calltree_fold, the agent's
  * maxcontexts=); never an id of the trace's own methods. */
 #define CALLTREE_COLD_METHOD (UINT32_MAX - 2)
+/* How many children a look-up goes through before the children map: the
+ * map holds every child of a parent with more (and may hold others). */
+#define CALLTREE_CHILD_SCAN 8
 
 /*
  * Compensation hook: returns the calibrated value (>= 0; negative results

@@ -49,22 +49,38 @@ static uint32_t mark(const struct calltree *t, const uint32_t *order, const uint
 
 /* The new node array and children map without the removed nodes, children
  * in their old order: allocated by compact_alloc (which may fail), filled
- * by compact (which cannot). newidx maps old indices to new ones. */
+ * by compact (which cannot). newidx maps old indices to new ones; nkids
+ * holds each node's kept children, and the map only the children of
+ * parents with more than CALLTREE_CHILD_SCAN of them (calltree.h). */
 struct compaction {
 	struct calltree_node *nodes;
 	struct calltree_fig *figs;
 	struct u64map map;
 	uint32_t kept;
+	uint32_t *nkids;
 };
 
-static int compact_alloc(struct compaction *c, uint32_t kept, unsigned nmetrics)
+static int compact_alloc(struct compaction *c, const struct calltree *t, const uint8_t *removed,
+			 uint32_t kept)
 {
+	size_t mapped = 0;
+
 	c->kept = kept;
 	c->nodes = malloc((size_t)kept * sizeof(*c->nodes));
-	c->figs = malloc((size_t)kept * nmetrics * sizeof(*c->figs));
-	if (!c->nodes || !c->figs || u64map_init(&c->map, (size_t)kept + 1)) {
+	c->figs = malloc((size_t)kept * t->nmetrics * sizeof(*c->figs));
+	c->nkids = calloc(t->nnodes, sizeof(*c->nkids));
+	if (c->nkids) {
+		/* a kept node's parent is kept: removal goes down whole subtrees */
+		for (uint32_t i = 1; i < t->nnodes; i++)
+			c->nkids[t->nodes[i].parent] += !removed[i];
+		for (uint32_t i = 0; i < t->nnodes; i++)
+			if (!removed[i] && c->nkids[i] > CALLTREE_CHILD_SCAN)
+				mapped += c->nkids[i];
+	}
+	if (!c->nodes || !c->figs || !c->nkids || u64map_init(&c->map, mapped + 1)) {
 		free(c->nodes);
 		free(c->figs);
+		free(c->nkids);
 		return -ENOMEM;
 	}
 	return 0;
@@ -104,10 +120,11 @@ static void compact(struct calltree *t, struct compaction *c, const uint8_t *rem
 			else
 				nn[p->last_child].next_sibling = newidx[ch];
 			p->last_child = newidx[ch];
-			/* the map has room for every node: this cannot fail */
-			(void)u64map_put(&c->map,
-					 ((uint64_t)newidx[i] << 32) | nn[newidx[ch]].method,
-					 newidx[ch]);
+			/* the map has room for all of these: this cannot fail */
+			if (c->nkids[i] > CALLTREE_CHILD_SCAN)
+				(void)u64map_put(
+				    &c->map, ((uint64_t)newidx[i] << 32) | nn[newidx[ch]].method,
+				    newidx[ch]);
 		}
 	}
 	free(t->nodes);
@@ -117,6 +134,7 @@ static void compact(struct calltree *t, struct compaction *c, const uint8_t *rem
 	t->nnodes = t->cap = c->kept;
 	u64map_free(&t->children);
 	t->children = c->map;
+	free(c->nkids);
 	for (uint32_t d = 0; d < t->keys.depth; d++)
 		t->stack[d] = newidx[t->stack[d]];
 }
@@ -181,7 +199,7 @@ int64_t calltree_fold(struct calltree *t, const uint64_t *heat, uint64_t cutoff)
 		}
 	}
 	newidx = malloc((size_t)t->nnodes * sizeof(*newidx));
-	if (!newidx || compact_alloc(&c, t->nnodes - nremoved, t->nmetrics))
+	if (!newidx || compact_alloc(&c, t, removed, t->nnodes - nremoved))
 		goto out;
 	move_figures(t, order, n0, removed);
 	compact(t, &c, removed, newidx);

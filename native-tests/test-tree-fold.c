@@ -168,9 +168,75 @@ static void test_fold_rebuilds_child_index(void)
 	calltree_free(&t);
 }
 
+/* After folding, only a parent with more kept children than a look-up
+ * goes through has them in the children map: A keeps 14 of its 20
+ * children and gets <cold contexts> (15 entries), B's 5 children and the
+ * root's 2 stay out of it. Every kept context is found again, new ones are
+ * created once. */
+static void test_fold_maps_only_wide_parents(void)
+{
+	struct calltree t;
+	uint64_t v = 0;
+	uint32_t a, b;
+
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, A, v), 0);
+	for (uint32_t k = 0; k < 20; k++) {
+		CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, 100 + k, v), 0);
+		v += k < 6 ? 1 : 100; /* six cold children */
+		CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 100 + k, v), 0);
+	}
+	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, A, v), 0);
+	CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, B, v), 0);
+	for (uint32_t k = 0; k < 5; k++) {
+		CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, 200 + k, v), 0);
+		v += 100;
+		CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 200 + k, v), 0);
+	}
+	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, B, v), 0);
+	CHECK_EQ_U(t.nnodes, 28);
+	CHECK_EQ_I(fold(&t, 50), 5); /* six gone, <cold contexts> new */
+	CHECK_EQ_U(t.nnodes, 23);
+	CHECK_EQ_U(t.children.used, 15);
+	a = calltree_child_find(&t, CALLTREE_ROOT, A);
+	b = calltree_child_find(&t, CALLTREE_ROOT, B);
+	CHECK(a != CALLTREE_NONE && b != CALLTREE_NONE);
+	CHECK(calltree_child_find(&t, a, CALLTREE_COLD_METHOD) != CALLTREE_NONE);
+	/* every kept child again, a folded one anew, a sixth child of B */
+	CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, A, v), 0);
+	for (uint32_t k = 0; k < 20; k++) {
+		CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, 100 + k, v), 0);
+		CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 100 + k, ++v), 0);
+	}
+	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, A, v), 0);
+	CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, B, v), 0);
+	for (uint32_t k = 0; k < 6; k++) {
+		CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, 200 + k, v), 0);
+		CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 200 + k, ++v), 0);
+	}
+	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, B, v), 0);
+	CHECK_EQ_U(t.nnodes, 23 + 6 + 1);
+	for (uint32_t k = 0; k < 20; k++) {
+		uint32_t c = calltree_child_find(&t, a, 100 + k);
+
+		CHECK(c != CALLTREE_NONE);
+		if (c != CALLTREE_NONE)
+			CHECK_EQ_U(t.nodes[c].calls, k < 6 ? 1 : 2);
+	}
+	for (uint32_t k = 0; k < 6; k++) {
+		uint32_t c = calltree_child_find(&t, b, 200 + k);
+
+		CHECK(c != CALLTREE_NONE);
+		if (c != CALLTREE_NONE)
+			CHECK_EQ_U(t.nodes[c].calls, k < 5 ? 2 : 1);
+	}
+	calltree_free(&t);
+}
+
 int main(void)
 {
 	RUN(test_fold_keeps_open_frames_and_totals);
 	RUN(test_fold_rebuilds_child_index);
+	RUN(test_fold_maps_only_wide_parents);
 	return test_summary("tree-fold");
 }
