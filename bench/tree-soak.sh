@@ -6,8 +6,8 @@
 # same program; per sample at the run's average rate). Ends with a
 # verdict: whether the memory levelled off (the last half of the run grew
 # it by less than 10% and less than 16 MiB). A benchmark: never fails on
-# its figures. AGENT OPTIONS are added to the agent's (default
-# mode=bci,metric=cputime). BUILD (default build) holds the agent and
+# its figures. AGENT OPTIONS are the agent's besides trace and
+# output=tree (default mode=bci,metric=cputime; give them in full). BUILD (default build) holds the agent and
 # classes (make build/bench.stamp); WORKLOAD=callheavy (default: few
 # contexts, the most events per second) or contexts (jcalbench.Contexts:
 # contexts keep growing; give maxcontexts=N in the options to bound them).
@@ -29,7 +29,7 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # 1. bytes per event and events per second of a short trace of the program
 TRACE_EXTRA=$(echo "$EXTRA" | sed 's/\(^\|,\)maxcontexts=[0-9]*//; s/^,//')
-timeout -s TERM 15 "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,$TRACE_EXTRA,out=$tmp/t.bin" $CP \
+timeout -s TERM 15 "$JAVA" -agentpath:"$BUILD/libjcal.so=trace${TRACE_EXTRA:+,$TRACE_EXTRA},out=$tmp/t.bin" $CP \
 	>/dev/null 2>"$tmp/trace.err" || true
 line=$(grep 'jcal: wrote' "$tmp/trace.err" || true)
 [ -n "$line" ] || { cat "$tmp/trace.err" >&2; echo "tree-soak: the trace run wrote nothing" >&2; exit 1; }
