@@ -1520,6 +1520,37 @@ static void test_fit_table(void)
 	calib_table_free(&u);
 }
 
+/* a initialised, with cond_entry()'s quantiles under I:E:i:X:I (*k) and
+ * the fit fit_a + fit_b * work, and the same quantiles without a fit
+ * (cond) under i:X:I:E:N (*k3). */
+static void fit_table(struct calib_apply *a, double fit_a, double fit_b, struct seqkey *k,
+		      struct seqkey *k3)
+{
+	struct calib_entry e = cond_entry();
+
+	CHECK(calib_apply_init(a) == 0);
+	key_of("I:E:i:X:I", k);
+	e.has_fit = 1;
+	e.fit_a = fit_a;
+	e.fit_b = fit_b;
+	calib_table_set(&a->table, k, &e);
+	e.has_fit = 0;
+	key_of("i:X:I:E:N", k3);
+	calib_table_set(&a->table, k3, &e);
+}
+
+/* The estimator called name (which must parse as want and print back as
+ * name) put to use in a's table. */
+static void use_estimator(struct calib_apply *a, const char *name, enum calib_estimator want)
+{
+	enum calib_estimator est;
+
+	CHECK(calib_estimator_parse(name, &est) == 0);
+	CHECK(est == want);
+	CHECK_STR(calib_estimator_name(est), name);
+	calib_table_use_estimator(&a->table, est);
+}
+
 /*
  * --estimator fit: a key with a fit subtracts calib_fit_comp of the delta
  * (a = 50, b = 0.25: a delta of 175 is work 100), a key without one takes
@@ -1529,25 +1560,11 @@ static void test_fit_table(void)
 static void test_fit_estimator(void)
 {
 	struct calib_apply a;
-	struct calib_entry e = {0};
 	struct seqkey k, k2, k3;
 	uint64_t comp = 0;
-	enum calib_estimator est;
 
-	CHECK(calib_apply_init(&a) == 0);
-	key_of("I:E:i:X:I", &k);
-	e = cond_entry();
-	e.has_fit = 1;
-	e.fit_a = 50;
-	e.fit_b = 0.25;
-	calib_table_set(&a.table, &k, &e);
-	e.has_fit = 0; /* the same quantiles, no fit: cond */
-	key_of("i:X:I:E:N", &k3);
-	calib_table_set(&a.table, &k3, &e);
-	CHECK(calib_estimator_parse("fit", &est) == 0);
-	CHECK(est == CALIB_EST_FIT);
-	CHECK_STR(calib_estimator_name(est), "fit");
-	calib_table_use_estimator(&a.table, est);
+	fit_table(&a, 50, 0.25, &k, &k3);
+	use_estimator(&a, "fit", CALIB_EST_FIT);
 	CHECK(calib_table_comp_for(&a.table, &k, 175, &comp) == CALIB_EXACT);
 	CHECK_EQ_U(comp, 75);
 	CHECK_EQ_I(calib_apply_comp(&a, &k, 0, 175), 100);
@@ -1594,7 +1611,6 @@ static void test_cfit_estimator(void)
 	struct calib_entry e;
 	struct seqkey k, k2, k3, k4;
 	uint64_t comp = 0, cond_comp = 0;
-	enum calib_estimator est;
 
 	/* the arithmetic alone: fit(230) = 230 - 88 = 142, capped at 85 + 30 */
 	CHECK_EQ_U(calib_cfit_comp(120, 0.25, 200, 85, 230), 115);
@@ -1602,25 +1618,15 @@ static void test_cfit_estimator(void)
 	CHECK_EQ_U(calib_cfit_comp(0, 0, 200, 85, 5000), 85);	   /* at least cond's */
 	CHECK_EQ_U(calib_cfit_comp(120, 0.25, 200, 85, 200), 85);  /* both bounds meet */
 
-	CHECK(calib_apply_init(&a) == 0);
-	key_of("I:E:i:X:I", &k);
-	e = cond_entry();
-	e.has_fit = 1;
-	e.fit_a = 120;
-	e.fit_b = 0.25;
-	calib_table_set(&a.table, &k, &e);
+	fit_table(&a, 120, 0.25, &k, &k3);
 	/* a fit below cond's mean overhead: a = 10, b = 0.5 */
 	key_of("I:X:I:E:I", &k4);
+	e = cond_entry();
+	e.has_fit = 1;
 	e.fit_a = 10;
 	e.fit_b = 0.5;
 	calib_table_set(&a.table, &k4, &e);
-	e.has_fit = 0; /* the same quantiles, no fit: cond */
-	key_of("i:X:I:E:N", &k3);
-	calib_table_set(&a.table, &k3, &e);
-	CHECK(calib_estimator_parse("cfit", &est) == 0);
-	CHECK(est == CALIB_EST_CFIT);
-	CHECK_STR(calib_estimator_name(est), "cfit");
-	calib_table_use_estimator(&a.table, est);
+	use_estimator(&a, "cfit", CALIB_EST_CFIT);
 
 	/* below the hand-over: cond (the mean of 10..100), not the fit (120) */
 	CHECK(calib_table_comp_for(&a.table, &k, 100, &comp) == CALIB_EXACT);
@@ -1689,7 +1695,7 @@ static void test_cfit_estimator(void)
 	e.has_fit = 1;
 	e.has_q = 0;
 	calib_table_set(&a.table, &k3, &e);
-	calib_table_use_estimator(&a.table, est);
+	calib_table_use_estimator(&a.table, CALIB_EST_CFIT);
 	calib_table_comp_for(&a.table, &k3, 1120, &comp);
 	CHECK_EQ_U(comp, 85); /* the mean 125 - env 40, as cond */
 
