@@ -16,9 +16,14 @@
  * the rule in effect is the meta "throttle" ("CALLS:NS"). */
 #define THROTTLE_META_PREFIX "throttle.method."
 #define THROTTLE_META_RULE "throttle"
+/* What the rule averaged: "self" (each call's own time, its timed callees'
+ * taken out: common/throttle_stack.h) in the traces of agents that write
+ * it; a trace without it averaged entry-to-exit (inclusive) time. */
+#define THROTTLE_META_TIME "throttle.time"
+#define THROTTLE_TIME_SELF "self"
 
 /* Whether a method with `calls` entries counted, `timed` of them completed
- * (entry and exit seen on one thread) for a metric sum of `sum`, is to be
+ * (entry and exit seen on one thread) for a sum of own time `sum`, is to be
  * throttled under throttle=max_calls:max_avg: more than max_calls calls
  * whose completed calls average under max_avg (sum / timed < max_avg,
  * computed without overflow). */
@@ -40,7 +45,7 @@ struct throttle_fact {
 	uint32_t method;      /* method id (METHOD record) */
 	uint64_t time_ns;     /* wall clock, ns since the epoch: probes removed */
 	uint64_t calls;	      /* entries counted when the probes were removed */
-	uint64_t timed, sum;  /* at the decision: completed calls and their metric sum */
+	uint64_t timed, sum;  /* at the decision: completed calls and their own time's sum */
 	uint64_t final_calls; /* entries counted when the recording ended */
 	int has_final;	      /* final_calls known (written when the recording ends) */
 };

@@ -1,6 +1,7 @@
 /*
  * test-throttle.c - throttle=CALLS:NS's pure parts: the rule
- * (throttle_decide), the throttle.method.ID meta record's format and
+ * (throttle_decide), the own time of each call (common/throttle_stack.h),
+ * the throttle.method.ID meta record's format and
  * parse (common/throttle_fact.c), and jcal-post's list of throttled
  * methods read from a model's meta records (postproc/throttled.c).
  */
@@ -12,6 +13,7 @@
 #include "report.h"
 #include "test.h"
 #include "throttle_fact.h"
+#include "throttle_stack.h"
 #include "throttled.h"
 
 static void test_decide(void)
@@ -31,6 +33,100 @@ static void test_decide(void)
 	CHECK(throttle_decide(UINT64_MAX, 1ull << 62, UINT64_MAX, 1, 4));
 	/* CALLS at the top: never */
 	CHECK(!throttle_decide(UINT64_MAX, 1, 0, UINT64_MAX, 200));
+}
+
+/* Exits one call of m at v: its own time, or UINT64_MAX when not timed. */
+static uint64_t self_at(struct throttle_stack *s, const void *m, uint64_t v)
+{
+	uint64_t self = 12345;
+
+	return throttle_stack_exit(s, m, v, &self) ? self : UINT64_MAX;
+}
+
+static void test_stack_self_time(void)
+{
+	static struct throttle_stack s; /* 6 KB: not on the stack */
+	static const char a, b, c;
+	uint64_t v = 1000;
+
+	/* a calls b twice; b calls c: each call's own time, callees out */
+	throttle_stack_enter(&s, &a, v);
+	v += 7;
+	throttle_stack_enter(&s, &b, v);
+	v += 3;
+	throttle_stack_enter(&s, &c, v);
+	v += 50;
+	CHECK_EQ_U(self_at(&s, &c, v), 50);
+	v += 4;
+	CHECK_EQ_U(self_at(&s, &b, v), 7); /* 57 less c's 50 */
+	throttle_stack_enter(&s, &b, v);
+	v += 20;
+	CHECK_EQ_U(self_at(&s, &b, v), 20);
+	v += 1;
+	CHECK_EQ_U(self_at(&s, &a, v), 8); /* 85 less 57 and 20 */
+	CHECK_EQ_U(s.depth, 0);
+
+	/* a linear recursion of 200 levels, 5 a level before the call and 2
+	 * after: every level's own time is 7, the outermost call's inclusive
+	 * time 1400 (the rule on inclusive time averaged ~700 a call) */
+	for (int i = 0; i < 200; i++) {
+		throttle_stack_enter(&s, &a, v);
+		v += 5;
+	}
+	for (int i = 0; i < 200; i++) {
+		v += 2;
+		CHECK_EQ_U(self_at(&s, &a, v), 7);
+	}
+	CHECK_EQ_U(s.depth, 0);
+
+	/* an exit with no entry seen: not timed, nothing changes */
+	CHECK_EQ_U(self_at(&s, &a, v), UINT64_MAX);
+	CHECK_EQ_U(s.depth, 0);
+}
+
+static void test_stack_odd_exits(void)
+{
+	static struct throttle_stack s;
+	static const char a, b, c, d;
+	uint64_t v = 0;
+
+	/* b's frame never saw its exit (a throw past its probes): a's exit
+	 * drops it; b's time, c's included, stays a's own */
+	throttle_stack_enter(&s, &a, v);
+	throttle_stack_enter(&s, &b, v += 10);
+	throttle_stack_enter(&s, &c, v += 10);
+	CHECK_EQ_U(self_at(&s, &c, v += 5), 5);
+	CHECK_EQ_U(self_at(&s, &a, v += 10), 35);
+	CHECK_EQ_U(s.depth, 0);
+
+	/* a method not among the top four frames: not timed, stack kept */
+	throttle_stack_enter(&s, &d, v);
+	throttle_stack_enter(&s, &a, v);
+	throttle_stack_enter(&s, &b, v);
+	throttle_stack_enter(&s, &c, v);
+	throttle_stack_enter(&s, &b, v);
+	CHECK_EQ_U(self_at(&s, &d, v), UINT64_MAX);
+	CHECK_EQ_U(s.depth, 5);
+	/* three frames down is still found */
+	CHECK_EQ_U(self_at(&s, &a, v += 3), 3);
+	CHECK_EQ_U(s.depth, 1);
+	CHECK_EQ_U(self_at(&s, &d, v += 1), 1); /* a's 3 taken out */
+	CHECK_EQ_U(s.depth, 0);
+
+	/* past THROTTLE_DEPTH frames are counted, not timed; the ones below
+	 * are timed again, their deep callees' time their own */
+	for (int i = 0; i < THROTTLE_DEPTH + 3; i++)
+		throttle_stack_enter(&s, &a, v += 1);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_U(self_at(&s, &a, v += 1), UINT64_MAX);
+	CHECK_EQ_U(self_at(&s, &a, v += 1), 7); /* 1 + the 3 deeper calls' 6 */
+	CHECK_EQ_U(self_at(&s, &a, v += 1), 2);
+	while (s.depth)
+		(void)self_at(&s, &a, v);
+
+	/* the metric went back: 0, never a wrapped difference */
+	throttle_stack_enter(&s, &a, 100);
+	CHECK_EQ_U(self_at(&s, &a, 90), 0);
 }
 
 static void test_fact_round_trip(void)
@@ -202,6 +298,8 @@ static void test_post_recorded(void)
 int main(void)
 {
 	RUN(test_decide);
+	RUN(test_stack_self_time);
+	RUN(test_stack_odd_exits);
 	RUN(test_fact_round_trip);
 	RUN(test_fact_parse_errors);
 	RUN(test_post_list);

@@ -179,9 +179,9 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 		else
 			fputs("    at         ? s", o->out);
 		fprintf(o->out,
-			"  after %" PRIu64 " calls, %" PRIu64 " recorded (avg %" PRIu64 " %s)  ",
-			throttled_calls(&v[i]), rec[i], avg_of(m, &v[i]),
-			m->metric[0].unit[0] ? m->metric[0].unit : "raw");
+			"  after %" PRIu64 " calls, %" PRIu64 " recorded (%savg %" PRIu64 " %s)  ",
+			throttled_calls(&v[i]), rec[i], throttled_self(m) ? "own time " : "",
+			avg_of(m, &v[i]), m->metric[0].unit[0] ? m->metric[0].unit : "raw");
 		text_escape(o->out, model_method_name(m, v[i].method));
 		fputc('\n', o->out);
 	}
@@ -199,7 +199,8 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 
 	if (have <= 0)
 		return have;
-	fprintf(o->out, "throttled,%zu\n", n);
+	fprintf(o->out, "throttled,%zu\nthrottled.time,%s\n", n,
+		throttled_self(m) ? "self" : "cum");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(o->out, "throttled.%zu.method,", i);
 		csv_field(o->out, model_method_name(m, v[i].method));
@@ -227,7 +228,8 @@ int throttled_summary_json(const struct model *m, const struct report_opts *o)
 		return have;
 	fputs(",\n\"throttle\":{\"rule\":", o->out);
 	json_string(o->out, throttled_rule(m));
-	fprintf(o->out, ",\"unreadable\":%zu,\"methods\":[", bad);
+	fprintf(o->out, ",\"time\":\"%s\",\"unreadable\":%zu,\"methods\":[",
+		throttled_self(m) ? "self" : "cum", bad);
 	for (size_t i = 0; i < n; i++) {
 		double s = since_start(m, v[i].time_ns);
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model.h"
 #include "throttle_fact.h"
@@ -29,6 +30,15 @@ int throttled_is(const struct model *m, uint32_t method);
 static inline const char *throttled_rule(const struct model *m)
 {
 	return model_meta(m, THROTTLE_META_RULE);
+}
+
+/* Whether the rule averaged each call's own time (the meta
+ * "throttle.time"; older agents averaged entry-to-exit time). */
+static inline int throttled_self(const struct model *m)
+{
+	const char *v = model_meta(m, THROTTLE_META_TIME);
+
+	return v && !strcmp(v, THROTTLE_TIME_SELF);
 }
 
 /* The calls a record counts (every call through the method's probes

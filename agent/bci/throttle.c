@@ -301,6 +301,7 @@ void throttle_write_meta(struct trace_recbuf *rb)
 	snprintf(rule, sizeof(rule), "%llu:%llu", (unsigned long long)max_calls,
 		 (unsigned long long)rule_ns);
 	trace_rec_meta(rb, THROTTLE_META_RULE, rule);
+	trace_rec_meta(rb, THROTTLE_META_TIME, THROTTLE_TIME_SELF);
 	pthread_mutex_lock(&reg_mutex);
 	for (size_t i = 0; i < ndone; i++)
 		write_fact(rb, &done[i].f);

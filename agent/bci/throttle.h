@@ -5,14 +5,15 @@
  * methods the rule (throttle_fact.h) picks.
  *
  * Event path: each Java thread counts, per method, its calls (at entry),
- * and its completed calls with their metric sum (at exit, from a small
- * stack of entry values) in a direct-mapped table of its own; a slot is
- * added to the method's totals (atomics on struct jcal_method) every
- * THROTTLE_FLUSH calls and when another method takes it, which is where
- * the rule is checked. A method the rule picks is pushed (once) on a
- * lock-free list; the throttle thread retransforms its class without its
- * probes (RetransformClasses, from the agent's own attached thread, never
- * under a lock) and writes a throttle.method.ID meta record.
+ * and its completed calls with the sum of their own time (at exit, from
+ * its stack of calls under way, common/throttle_stack.h) in a
+ * direct-mapped table of its own; a slot is added to the method's totals
+ * (atomics on struct jcal_method) every THROTTLE_FLUSH calls and when
+ * another method takes it, which is where the rule is checked. A method
+ * the rule picks is pushed (once) on a lock-free list; the throttle thread
+ * retransforms its class without its probes (RetransformClasses, from the
+ * agent's own attached thread, never under a lock) and writes a
+ * throttle.method.ID meta record.
  */
 #ifndef JCAL_THROTTLE_H
 #define JCAL_THROTTLE_H
@@ -22,11 +23,11 @@
 #include <stdint.h>
 
 #include "method_table.h"
+#include "throttle_stack.h"
 #include "trace_encoder.h"
 #include "trace_format.h"
 
 #define THROTTLE_SLOTS 1024 /* per thread, by method id */
-#define THROTTLE_DEPTH 256  /* frames timed per thread; deeper ones are counted only */
 #define THROTTLE_FLUSH 128  /* calls of one slot between flushes to the method */
 
 /* struct jcal_method.thr_state */
@@ -43,15 +44,9 @@ struct throttle_slot {
 	uint64_t timed, sum;	    /* not yet flushed (owner only) */
 };
 
-struct throttle_frame {
-	struct jcal_method *m;
-	uint64_t t; /* the first metric at entry */
-};
-
 struct throttle_thread {
 	struct throttle_slot slot[THROTTLE_SLOTS];
-	struct throttle_frame stack[THROTTLE_DEPTH];
-	uint32_t depth; /* may pass THROTTLE_DEPTH: frames beyond it are not timed */
+	struct throttle_stack stack;	     /* the calls under way, for their own time */
 	struct throttle_thread *prev, *next; /* registry (throttle.c) */
 };
 
@@ -72,6 +67,7 @@ static inline void throttle_event(struct throttle_thread **tp, struct jcal_metho
 {
 	struct throttle_thread *t = *tp;
 	struct throttle_slot *s;
+	uint64_t self;
 
 	if (!t && !(t = *tp = throttle_thread_new()))
 		return;
@@ -85,34 +81,17 @@ static inline void throttle_event(struct throttle_thread **tp, struct jcal_metho
 		}
 		c = atomic_load_explicit(&s->calls, memory_order_relaxed) + 1;
 		atomic_store_explicit(&s->calls, c, memory_order_relaxed);
-		if (t->depth < THROTTLE_DEPTH)
-			t->stack[t->depth] = (struct throttle_frame){m, v};
-		t->depth++;
+		throttle_stack_enter(&t->stack, m, v);
 		if (c >= THROTTLE_FLUSH)
 			throttle_slot_flush(s);
 		return;
 	}
 	if (transition != JCAL_TR_EXIT && transition != JCAL_TR_THROW)
 		return;
-	/* An exit with no entry seen (a frame open when the thread was
-	 * first traced) or of another method than the top: not timed. */
-	if (!t->depth)
-		return;
-	if (t->depth > THROTTLE_DEPTH) {
-		t->depth--;
-		return;
-	}
-	/* A frame that never saw its exit (a constructor's throw before its
-	 * handler's range) is skipped: look a few frames down. */
-	for (uint32_t k = 1; t->stack[t->depth - 1].m != m; k++)
-		if (k == 4 || k == t->depth)
-			return;
-		else if (t->stack[t->depth - 1 - k].m == m)
-			t->depth -= k;
-	t->depth--;
-	if (atomic_load_explicit(&s->m, memory_order_relaxed) == m) {
+	if (throttle_stack_exit(&t->stack, m, v, &self) &&
+	    atomic_load_explicit(&s->m, memory_order_relaxed) == m) {
 		s->timed++;
-		s->sum += v - t->stack[t->depth].t;
+		s->sum += self;
 	}
 }
 

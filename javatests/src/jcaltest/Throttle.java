@@ -208,6 +208,54 @@ public final class Throttle {
 		r.check(!s.containsKey("throttled") && !s.containsKey("meta.throttle"), "off: no throttle records");
 	}
 
+	/**
+	 * A recursion of 200 levels, each doing almost nothing: the rule
+	 * averages each call's own time (its callees' taken out), so down() is
+	 * throttled like any tiny method, although each call's entry-to-exit
+	 * time holds the recursion under it (some 100 levels on average). The
+	 * rule is checked every 128 calls, and ROUNDS x DEPTH = 12800 = 100 x
+	 * 128 with CALLS = 12799: down() is picked at the last entry of phase
+	 * 1, and its recorded calls are exactly phase 1's, the exits of the
+	 * recursion then under way recorded too.
+	 */
+	void testRecursion() throws Exception {
+		final int rounds = 64, depth = 200;
+		final long phase1 = (long) rounds * depth;
+		Path log = r.tmp.resolve("throttle-rec.log");
+		Path t = r.tmp.resolve("throttle-rec.bin");
+		Runner.Result res = r.runFor(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent
+				+ "=trace,mode=bci,metric=cputime,out=" + t + ",throttle=" + (phase1 - 1) + ":2000,log=" + log,
+				"-Xss8m", "-cp", r.classes, "jcaltest.work.ThrottleRecursion", log.toString(), "" + rounds, "" + depth),
+				Map.of(), null, 180);
+		r.check(res != null, "recursion: the JVM did not finish within 180 s");
+		if (res == null)
+			return;
+		r.check(res.rc == 0, "recursion: JVM exit " + res.rc + ": " + res.err);
+		r.check(res.out.contains("down " + 2 * phase1 + " phase1 " + phase1 + " throttled true"),
+				"recursion: the workload's own counts: " + res.out);
+		String l = Files.exists(log) ? Files.readString(log) : "";
+		r.check(l.contains("jcal: throttle: Ljcaltest/work/ThrottleRecursion;down(I)I runs without probes after "
+				+ phase1 + " calls"), "recursion: the agent's line about down(): " + l);
+		Map<String, List<String>> f = new HashMap<>();
+		for (List<String> row : Runner.csv(r.post(t, "--report", "flat", "--format", "csv").out))
+			f.put(row.get(0), row);
+		List<String> down = f.get("jcaltest.work.ThrottleRecursion.down");
+		r.check(down != null && down.get(1).equals("" + phase1) && down.get(6).equals("1"),
+				"recursion: down() recorded exactly phase 1's calls, marked throttled: " + down);
+		Map<String, String> s = summary(t);
+		r.check("1".equals(s.get("throttled")) && "self".equals(s.get("throttled.time")),
+				"recursion: one method throttled on its own time: " + s.get("throttled") + " " + s.get("throttled.time"));
+		r.check(("" + phase1).equals(s.get("throttled.0.recorded_calls")),
+				"recursion: recorded calls in the summary: " + s.get("throttled.0.recorded_calls"));
+		long avg = Long.parseLong(s.getOrDefault("throttled.0.avg", "-1"));
+		r.check(avg >= 0 && avg < 2000, "recursion: own time per call under NS: " + avg);
+		r.check("0".equals(s.get("unmatched_exits")) && "0".equals(s.get("mismatched_exits")),
+				"recursion: balanced: unmatched " + s.get("unmatched_exits") + ", mismatched " + s.get("mismatched_exits"));
+		Runner.Result text = r.post(t, "--report", "summary");
+		r.check(text.out.contains("after " + phase1 + " calls, " + phase1 + " recorded (own time avg "),
+				"recursion: the summary's line: " + text.out);
+	}
+
 	void testBadValues() throws Exception {
 		String[][] bad = {{"mode=bci,throttle=0:200", "bad value in option 'throttle=0:200'"},
 				{"mode=bci,throttle=100", "bad value in option 'throttle=100'"},
@@ -234,6 +282,7 @@ public final class Throttle {
 				.add("throttle-warmup", s::testWarmup)
 				.add("throttle-warmup-off", s::testWarmupOff)
 				.add("throttle-off", s::testOff)
+				.add("throttle-recursion", s::testRecursion)
 				.add("throttle-bad-values", s::testBadValues);
 	}
 }
