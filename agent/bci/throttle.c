@@ -28,6 +28,16 @@ int throttle_on;
  * it): CALLS, and NS in the first metric's unit. */
 static uint64_t max_calls, max_avg, rule_ns;
 
+/* The throttle thread takes the picked methods every THROTTLE_WAIT_MIN_NS,
+ * and after a retransform waits THROTTLE_WAIT_FACTOR times as long as it
+ * took (up to THROTTLE_WAIT_MAX_NS): a retransform stops every Java thread
+ * while it runs (a safepoint, and the deoptimization of the code that
+ * inlined the old methods), at a cost of ~5-35 ms whether one class or ten,
+ * so methods picked in a burst are taken together in fewer of them. */
+#define THROTTLE_WAIT_FACTOR 9
+#define THROTTLE_WAIT_MIN_NS (20u * 1000 * 1000)
+#define THROTTLE_WAIT_MAX_NS (1000u * 1000 * 1000)
+
 static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct throttle_thread *threads;
 /* Methods throttled, in order, with what their record said. */
@@ -138,6 +148,13 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void write_fact(struct trace_recbuf *rb, const struct throttle_fact *f)
 {
 	char key[64], val[256];
@@ -178,13 +195,24 @@ static jint find_classes(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method **ms, 
 }
 
 /* Takes the probes out of the picked methods ms[0..n): one
- * RetransformClasses of their classes (the hook leaves them out, bci_agent.c). */
-static void throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method **ms, size_t n)
+ * RetransformClasses of their classes (the hook leaves them out,
+ * bci_agent.c). Returns how long that took, in ns. */
+static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method **ms, size_t n)
 {
 	jclass *cls = NULL;
+	uint64_t t0 = mono_ns();
+
+	for (size_t j = 0; j < n; j++) /* the hook leaves these out from now on */
+		atomic_store(&ms[j]->thr_state, THROTTLE_TAKING);
 	jint k = find_classes(jvmti, jni, ms, n, &cls);
+	uint64_t t1 = mono_ns();
 	jvmtiError e = k ? (*jvmti)->RetransformClasses(jvmti, k, cls) : JVMTI_ERROR_NONE;
-	uint64_t now = wall_ns();
+	uint64_t t2 = mono_ns(), now = wall_ns();
+
+	jcal_debug(
+	    "throttle: %zu method%s in %d class%s: found in %.1f ms, retransformed in %.1f ms", n,
+	    n == 1 ? "" : "s", (int)k, k == 1 ? "" : "es", (double)(t1 - t0) / 1e6,
+	    (double)(t2 - t1) / 1e6);
 
 	for (jint i = 0; i < k; i++)
 		(*jni)->DeleteLocalRef(jni, cls[i]);
@@ -231,6 +259,7 @@ static void throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method **ms
 			  "the agent loaded, recorded or not)",
 			  m->csig, m->name, m->sig, (unsigned long long)f.calls);
 	}
+	return t2 - t0;
 }
 
 static void *throttle_main(void *arg)
@@ -246,8 +275,10 @@ static void *throttle_main(void *arg)
 		jcal_warn("throttle: cannot attach its thread to the JVM: no method is throttled");
 		return NULL;
 	}
+	uint64_t wait = THROTTLE_WAIT_MIN_NS;
+
 	while (!atomic_load(&jcal.dead)) {
-		struct timespec ts = {0, 20 * 1000 * 1000};
+		struct timespec ts = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
 		struct jcal_method *list;
 		size_t n = 0;
 
@@ -267,8 +298,14 @@ static void *throttle_main(void *arg)
 			else /* no memory: it keeps its probes */
 				atomic_store(&m->thr_state, THROTTLE_FAILED);
 		}
-		if (n && !atomic_load(&jcal.dead))
-			throttle_batch(jcal.jvmti, jni, ms, n);
+		wait = THROTTLE_WAIT_MIN_NS;
+		if (n && !atomic_load(&jcal.dead)) {
+			uint64_t took = throttle_batch(jcal.jvmti, jni, ms, n);
+			if (took > THROTTLE_WAIT_MAX_NS / THROTTLE_WAIT_FACTOR)
+				wait = THROTTLE_WAIT_MAX_NS;
+			else if (took * THROTTLE_WAIT_FACTOR > wait)
+				wait = took * THROTTLE_WAIT_FACTOR;
+		}
 	}
 	free(ms);
 	/* not detached: the JVM is going down */

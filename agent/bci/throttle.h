@@ -33,9 +33,10 @@
 /* struct jcal_method.thr_state */
 enum {
 	THROTTLE_NONE = 0,    /* instrumented */
-	THROTTLE_PENDING = 1, /* picked: its probes go at the next retransform */
+	THROTTLE_PENDING = 1, /* picked: waits for the throttle thread's next batch */
 	THROTTLE_DONE = 2,    /* retransformed without probes */
 	THROTTLE_FAILED = 3,  /* the retransform failed: left instrumented */
+	THROTTLE_TAKING = 4,  /* in the batch being retransformed */
 };
 
 struct throttle_slot {
@@ -102,11 +103,15 @@ void throttle_thread_end(struct throttle_thread *t);
 void throttle_onload(void);
 /* VMInit (after the tracker is ready): starts the throttle thread. */
 void throttle_start(void);
-/* Whether the rewriter leaves method m without probes. */
+/* Whether the rewriter leaves method m without probes: only once its own
+ * batch retransforms it. A method merely picked keeps them when its class
+ * is retransformed for another's sake, so that no method loses its probes
+ * without the record that says so (its batch may never come: the JVM may
+ * end first). */
 static inline int throttle_skips(struct jcal_method *m)
 {
 	int st = atomic_load_explicit(&m->thr_state, memory_order_relaxed);
-	return st == THROTTLE_PENDING || st == THROTTLE_DONE;
+	return st == THROTTLE_TAKING || st == THROTTLE_DONE;
 }
 /* Each recording's file: the meta "throttle" (the rule) and a record for
  * every method throttled so far. Caller holds the file lock. */
