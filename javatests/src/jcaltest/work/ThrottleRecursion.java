@@ -1,6 +1,5 @@
 package jcaltest.work;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -19,24 +18,13 @@ public class ThrottleRecursion {
 		return n == 0 ? 0 : 1 + down(n - 1);
 	}
 
-	/** Waits for the agent's line about a throttled method in log. */
-	static boolean awaitThrottle(Path log) throws Exception {
-		long end = System.nanoTime() + 60_000_000_000L;
-		while (System.nanoTime() < end) {
-			if (Files.exists(log) && Files.readString(log).contains("runs without probes"))
-				return true;
-			Thread.sleep(10);
-		}
-		return false;
-	}
-
 	public static void main(String[] args) throws Exception {
 		Path log = Path.of(args[0]);
 		int rounds = Integer.parseInt(args[1]);
 		int depth = Integer.parseInt(args[2]);
 		for (int r = 0; r < rounds; r++)
 			sink += down(depth - 1);
-		boolean waited = awaitThrottle(log);
+		boolean waited = ThrottleWork.awaitThrottle(log);
 		for (int r = 0; r < rounds; r++)
 			sink += down(depth - 1);
 		System.out.println("down " + 2L * rounds * depth + " phase1 " + (long) rounds * depth + " throttled " + waited
