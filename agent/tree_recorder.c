@@ -221,7 +221,7 @@ static int64_t compensate(void *ctx, const struct seqkey *key, unsigned metric, 
 static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int compensated)
 {
 	struct tree_thread *tt = calloc(1, sizeof(*tt));
-	struct calltree_comp comp = {compensate, tt, NULL};
+	struct calltree_comp comp = {.fn = compensate, .ctx = tt, .batch = NULL};
 
 	if (!tt)
 		return NULL;
@@ -570,7 +570,7 @@ void tree_recorder_reset(void)
 	pthread_mutex_lock(&registry_mutex);
 	for (pp = &registry; *pp;) {
 		struct tree_thread *tt = *pp;
-		struct calltree_comp comp = {compensate, tt, NULL};
+		struct calltree_comp comp = {.fn = compensate, .ctx = tt, .batch = NULL};
 
 		pthread_mutex_lock(&tt->lock);
 		if (tt->ended) {

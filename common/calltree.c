@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calib_table.h"
 #include "grow.h"
 
 static uint64_t child_key(uint32_t parent, uint32_t method)
@@ -227,6 +228,14 @@ int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_c
 	t->nmetrics = nmetrics;
 	if (comp)
 		t->comp = *comp;
+	if (!t->comp.fn || nmetrics != 1)
+		t->comp.table = NULL;
+	if (t->comp.table && !t->comp.table->prepared)
+		t->comp.table = NULL; /* only the hook knows how to apply it */
+	if (t->comp.table && !(t->comp_count = calloc(SEQKEY_COUNT, sizeof(*t->comp_count)))) {
+		calltree_free(t);
+		return -ENOMEM;
+	}
 	if (u64map_init(&t->children, 64) ||
 	    node_new(t, CALLTREE_NONE, CALLTREE_ROOT_METHOD, &root)) {
 		calltree_free(t);
@@ -246,6 +255,7 @@ void calltree_free(struct calltree *t)
 	free(t->pend.key);
 	free(t->pend.delta);
 	free(t->pend.out);
+	free(t->comp_count);
 	seqkey_stepper_free(&t->keys);
 	u64map_free(&t->children);
 	memset(t, 0, sizeof(*t));
@@ -457,6 +467,10 @@ struct fast_state {
 	int have_prev, gap;
 	uint64_t last;
 	size_t np; /* deferred charges */
+	/* how a step's delta is charged: deferred (FAST_DEFER), or at once,
+	 * raw (FAST_RAW: no compensation) or through comp.table (FAST_TABLE) */
+	enum { FAST_DEFER, FAST_RAW, FAST_TABLE } charge;
+	uint64_t clamped; /* FAST_TABLE: deltas below their comp */
 };
 
 static inline void fast_load(const struct calltree *t, struct fast_state *f)
@@ -473,6 +487,8 @@ static inline void fast_load(const struct calltree *t, struct fast_state *f)
 	f->gap = t->gap;
 	f->last = t->last[0];
 	f->np = t->pend.n;
+	f->charge = t->comp.table ? FAST_TABLE : t->comp.fn ? FAST_DEFER : FAST_RAW;
+	f->clamped = t->comp_clamped;
 }
 
 static inline void fast_store(struct calltree *t, const struct fast_state *f)
@@ -484,6 +500,16 @@ static inline void fast_store(struct calltree *t, const struct fast_state *f)
 	t->gap = f->gap;
 	t->last[0] = f->last;
 	t->pend.n = f->np;
+	t->comp_clamped = f->clamped;
+}
+
+/* max(0, d - c), at most INT64_MAX: what a compensated delta adds (as
+ * calib_comp_batch and the hook give it). */
+static inline uint64_t comp_sub(uint64_t d, uint64_t c)
+{
+	const uint64_t v = d >= c ? d - c : 0;
+
+	return v > INT64_MAX ? INT64_MAX : v;
 }
 
 /*
@@ -528,9 +554,25 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	if (f->have_prev && !f->gap) {
 		const struct seqkey key = {(uint8_t)f->m1, (uint8_t)f->t1, (uint8_t)between,
 					   (uint8_t)tr, (uint8_t)after};
-		p->node[f->np] = charged;
-		p->key[f->np] = (uint16_t)seqkey_index(&key);
-		p->delta[f->np++] = step_delta(t, metric, f->last);
+		const unsigned i = seqkey_index(&key);
+		const uint64_t d = step_delta(t, metric, f->last);
+		struct calltree_fig *fig = &t->figs[charged]; /* one metric */
+
+		if (f->charge == FAST_TABLE) {
+			const uint64_t c = calib_table_comp_prepared(t->comp.table, i, d);
+
+			fig->raw_base += d;
+			fig->base += comp_sub(d, c);
+			t->comp_count[i]++;
+			f->clamped += d < c;
+		} else if (f->charge == FAST_RAW) {
+			fig->raw_base += d;
+			fig->base += d;
+		} else {
+			p->node[f->np] = charged;
+			p->key[f->np] = (uint16_t)i;
+			p->delta[f->np++] = d;
+		}
 	}
 	f->have_prev = 1;
 	f->m1 = between;
@@ -764,6 +806,11 @@ int calltree_finish(struct calltree *t)
 	if (t->finished)
 		return 0;
 	pending_flush(t);
+	if (t->comp_count && t->comp.counted) {
+		t->comp.counted(t->comp.ctx, t->comp_count, t->comp_clamped);
+		memset(t->comp_count, 0, SEQKEY_COUNT * sizeof(*t->comp_count));
+		t->comp_clamped = 0;
+	}
 	t->stats.open_frames += t->keys.depth;
 	t->keys.depth = 0;
 	t->order = malloc((size_t)t->nnodes * sizeof(*t->order));

@@ -76,10 +76,24 @@ typedef int64_t (*calltree_comp_fn)(void *ctx, const struct seqkey *key, unsigne
 typedef void (*calltree_comp_batch_fn)(void *ctx, const uint16_t *key, const uint64_t *delta,
 				       int64_t *out, size_t n);
 
+struct calib_table;
+
 struct calltree_comp {
 	calltree_comp_fn fn;
 	void *ctx;
 	calltree_comp_batch_fn batch; /* may be NULL */
+	/*
+	 * Optional, with fn, for a one-metric tree: the prepared table
+	 * (calib_table_prepare, not changed while the tree is built) that fn
+	 * applies. The builder then compensates the deltas of its common
+	 * steps itself, as it takes them, rather than deferring them to the
+	 * batch function (the same values, without storing and reloading
+	 * each delta). What it compensated so goes to counted() when the tree
+	 * is finished: per seqkey_index the number of deltas, and how many
+	 * were below their comp (may be NULL).
+	 */
+	const struct calib_table *table;
+	void (*counted)(void *ctx, const uint64_t *deltas_by_key, uint64_t clamped);
 };
 
 /* Deltas whose charge calltree_events() has deferred to the end of its
@@ -145,6 +159,10 @@ struct calltree {
 	struct calltree_comp comp;
 	struct calltree_stats stats;
 	struct calltree_pending pend;
+	/* deltas compensated inline through comp.table (SEQKEY_COUNT, by
+	 * seqkey_index; NULL without a table) and how many were clamped */
+	uint64_t *comp_count;
+	uint64_t comp_clamped;
 	int gap; /* tracing of the thread stopped: the next delta is not charged */
 	int finished;
 };

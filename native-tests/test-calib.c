@@ -134,7 +134,7 @@ static uint64_t ev(struct calltree *t, uint64_t v, unsigned trans, uint32_t meth
 static void test_golden_calib_small(void)
 {
 	struct calib_apply a;
-	struct calltree_comp comp = {calib_apply_comp, &a, NULL};
+	struct calltree_comp comp = {.fn = calib_apply_comp, .ctx = &a, .batch = NULL};
 	struct calltree t;
 	char err[256];
 	const uint32_t main_id = 1, foo = 2, bar = 3;

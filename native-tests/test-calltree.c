@@ -1,11 +1,13 @@
 /*
- * test-calltree.c - unit tests of the tree builder (postproc/calltree.c),
- * sequence keys (postproc/seqkey.c) and the compensation hook, against the
- * golden vectors fig4a.* and calib-small.md.
+ * test-calltree.c - unit tests of the tree builder (common/calltree.c),
+ * sequence keys (common/seqkey.c) and the compensation hook, against the
+ * golden vectors fig4a.* and calib-small.md; the builder's own compensation
+ * through a table against the hook's.
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "calib_comp.h"
 #include "calltree.h"
 #include "golden.h"
 #include "seqkey.h"
@@ -402,7 +404,7 @@ static void test_calib_small(void)
 	    .comp = {25, 30, 35, 15},
 	    .n = 4,
 	};
-	struct calltree_comp comp = {small_comp, &tab, NULL};
+	struct calltree_comp comp = {.fn = small_comp, .ctx = &tab, .batch = NULL};
 	static const char *want_keys[] = {"O:E:I:E:i", "I:E:i:X:I", "i:X:I:E:N", "I:E:N:X:I",
 					  "N:X:I:X:O"};
 	struct calltree t;
@@ -612,7 +614,7 @@ static void eq_compare(const struct calltree *a, const struct calltree *b)
 static int eq_start(struct calltree *a, struct calltree *b, unsigned nm, unsigned c,
 		    uint32_t *method, uint8_t *tr, uint8_t *type, uint64_t *metric, size_t n)
 {
-	struct calltree_comp comp = {eq_comp, NULL, c == 2 ? eq_comp_batch : NULL};
+	struct calltree_comp comp = {.fn = eq_comp, .ctx = NULL, .batch = c == 2 ? eq_comp_batch : NULL};
 	int ea = 0;
 
 	eq_gen(method, tr, type, metric, n, nm);
@@ -718,27 +720,22 @@ static void test_events_batch_same_tree(void)
 	free(metric);
 }
 
-/* The events of eq_gen encoded into chunks of random lengths, each taken
- * by calltree_decode() straight from its bytes (or, for two metrics, which
- * it leaves, by calltree_events()), build the tree calltree_event() builds
- * from them one at a time. */
-static void test_decode_same_tree(void)
+/* The n events of eq_gen (nm metrics) encoded into chunks of random
+ * lengths, each taken by calltree_decode() straight from its bytes (or,
+ * for two metrics, which it leaves, by calltree_events()) into b. Returns
+ * b's error. */
+static int eq_decode(struct calltree *b, unsigned nm, const uint32_t *method, const uint8_t *tr,
+		     const uint8_t *type, const uint64_t *metric, size_t N)
 {
-	enum { N = 60000, CAP = 1 << 16 };
-	uint32_t *method = malloc(N * sizeof(*method));
-	uint8_t *tr = malloc(N), *type = malloc(N), *buf = malloc(CAP);
-	uint64_t *metric = malloc((size_t)N * 2 * sizeof(*metric));
+	enum { CAP = 1 << 16 };
+	static uint8_t buf[CAP];
 	static uint32_t shadow[TRACE_SHADOW_DEPTH];
 	static struct trace_events_enc enc;
+	size_t k = 0, chunks = 0;
+	int eb = 0;
 
-	for (unsigned nm = 1; nm <= 2; nm++) {
-		for (unsigned c = 0; c < 3; c++) {
-			struct calltree a, b;
-			size_t k = 0, chunks = 0;
-			int ea = eq_start(&a, &b, nm, c, method, tr, type, metric, N), eb = 0;
-
-			trace_events_init(&enc, buf, CAP, 3, nm);
-			while (k < N && !eb) {
+	trace_events_init(&enc, buf, CAP, 3, nm);
+	while (k < N && !eb) {
 				size_t len = 1 + (size_t)(eq_rand() % 3000), i, n;
 				struct event_run r;
 
@@ -759,27 +756,190 @@ static void test_decode_same_tree(void)
 				r.stack = shadow;
 				r.nmetrics = buf[TRACE_CHUNK_HEADER_LEN + 1];
 				CHECK_EQ_U(r.nmetrics, nm);
-				eb = calltree_decode(&b, &r);
+				eb = calltree_decode(b, &r);
 				if (nm == 1) {
 					CHECK(r.p == r.end);
 					CHECK_EQ_U(r.events, len);
 				} else {
 					CHECK_EQ_U(r.events, 0); /* left to calltree_events */
-					eb = calltree_events(&b, method + k, tr + k, type + k,
+					eb = calltree_events(b, method + k, tr + k, type + k,
 							     metric + k * nm, len);
 				}
 				k += len;
 				chunks++;
-			}
-			CHECK(chunks > 20);
-			eq_finish(&a, &b, ea, eb);
+	}
+	CHECK(chunks > 20);
+	return eb;
+}
+
+/* The events of eq_gen taken by calltree_decode() build the tree
+ * calltree_event() builds from them one at a time. */
+static void test_decode_same_tree(void)
+{
+	enum { N = 60000 };
+	uint32_t *method = malloc(N * sizeof(*method));
+	uint8_t *tr = malloc(N), *type = malloc(N);
+	uint64_t *metric = malloc((size_t)N * 2 * sizeof(*metric));
+
+	for (unsigned nm = 1; nm <= 2; nm++) {
+		for (unsigned c = 0; c < 3; c++) {
+			struct calltree a, b;
+			int ea = eq_start(&a, &b, nm, c, method, tr, type, metric, N);
+
+			eq_finish(&a, &b, ea, eq_decode(&b, nm, method, tr, type, metric, N));
 		}
 	}
 	free(method);
 	free(tr);
 	free(type);
 	free(metric);
-	free(buf);
+}
+
+/* ---- the builder's own compensation through a table ---- */
+
+/* What a compensation path counted: as calib_apply counts for the summary. */
+struct tb_counts {
+	struct calib_table *t;
+	uint64_t deltas, clamped, similar, global;
+	uint64_t by_key[SEQKEY_COUNT];
+};
+
+static int64_t tb_fn(void *ctx, const struct seqkey *key, unsigned metric, uint64_t d)
+{
+	struct tb_counts *c = ctx;
+	struct calib_comp_result r;
+	int64_t v = calib_comp_delta(c->t, key, metric, d, &r);
+
+	if (r.compensated) {
+		c->deltas++;
+		c->clamped += (uint64_t)r.clamped;
+		c->similar += r.match == CALIB_SIMILAR;
+		c->global += r.match == CALIB_GLOBAL;
+		c->by_key[seqkey_index(key)]++;
+	}
+	return v;
+}
+
+static void tb_batch(void *ctx, const uint16_t *key, const uint64_t *d, int64_t *out, size_t n)
+{
+	struct tb_counts *c = ctx;
+	struct calib_comp_counts cc = {0, 0, 0};
+
+	CHECK_EQ_I(calib_comp_batch(c->t, key, d, out, n, &cc), 0);
+	c->deltas += n;
+	c->clamped += cc.clamped;
+	c->similar += cc.similar;
+	c->global += cc.global;
+	for (size_t k = 0; k < n; k++)
+		c->by_key[key[k]]++;
+}
+
+static void tb_counted(void *ctx, const uint64_t *by_key, uint64_t clamped)
+{
+	struct tb_counts *c = ctx;
+
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		c->deltas += by_key[i];
+		c->similar += by_key[i] * c->t->step[i].similar;
+		c->global += by_key[i] * c->t->step[i].global;
+		c->by_key[i] += by_key[i];
+	}
+	c->clamped += clamped;
+}
+
+/* A table of random quantiles around eq_gen's steps (0..300) for three
+ * keys in four (the others fall back to a similar key or the smallest
+ * comp), a third of them with a fit, one key wide (overheads past 31
+ * bits), applied with estimator est; prepared. */
+static void tb_table(struct calib_table *t, enum calib_estimator est)
+{
+	CHECK_EQ_I(calib_table_init(t), 0);
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		struct calib_entry e = {0};
+		struct seqkey k;
+		uint64_t v;
+
+		if (eq_rand() % 4 == 0 && i != 7)
+			continue;
+		seqkey_from_index(i, &k);
+		e.min = 20 + eq_rand() % 100;
+		e.samples = 100;
+		e.env = eq_rand() % 20;
+		e.has_stats = e.has_q = 1;
+		v = e.min;
+		for (unsigned j = 0; j < CALIB_NQ; j++) {
+			v += eq_rand() % 30;
+			e.q[j] = i == 7 && j == CALIB_NQ - 1 ? 3000000000ull : v;
+		}
+		e.median = e.q[8];
+		e.p10 = e.q[1];
+		e.mean = (double)e.q[7];
+		if (eq_rand() % 3 == 0) {
+			e.has_fit = 1;
+			e.fit_a = (double)(eq_rand() % 80);
+			e.fit_b = (double)(eq_rand() % 100) / 200.0;
+		}
+		calib_table_set(t, &k, &e);
+	}
+	calib_table_use_estimator(t, est);
+	CHECK_EQ_I(calib_table_prepare(t), 0);
+}
+
+/* The builder compensating through a table itself (calltree_comp's table,
+ * inline on its common path, in calltree_decode() and calltree_events())
+ * gives the tree and the counts the hook gives one delta at a time, with
+ * every estimator: cond, fit and cfit keys, a wide key, fallbacks. */
+static void test_table_inline_same_tree(void)
+{
+	enum { N = 60000 };
+	static const enum calib_estimator est[] = {CALIB_EST_COND, CALIB_EST_MIN,
+						   CALIB_EST_MEDIAN, CALIB_EST_FIT,
+						   CALIB_EST_CFIT};
+	uint32_t *method = malloc(N * sizeof(*method));
+	uint8_t *tr = malloc(N), *type = malloc(N);
+	uint64_t *metric = malloc((size_t)N * sizeof(*metric));
+	static struct tb_counts ca, cb;
+
+	for (unsigned e = 0; e < sizeof(est) / sizeof(est[0]); e++) {
+		for (unsigned how = 0; how < 2; how++) {
+			struct calib_table t;
+			struct calltree a, b;
+			struct calltree_comp hook = {.fn = tb_fn, .ctx = &ca};
+			struct calltree_comp own = {tb_fn, &cb, tb_batch, &t, tb_counted};
+			int ea = 0, eb = 0;
+
+			tb_table(&t, est[e]);
+			memset(&ca, 0, sizeof(ca));
+			memset(&cb, 0, sizeof(cb));
+			ca.t = cb.t = &t;
+			eq_gen(method, tr, type, metric, N, 1);
+			CHECK_EQ_I(calltree_init(&a, 1, &hook), 0);
+			CHECK_EQ_I(calltree_init(&b, 1, &own), 0);
+			CHECK(b.comp_count != NULL);
+			for (size_t i = 0; i < N && !ea; i++)
+				ea = calltree_event(&a, method[i], tr[i], type[i], &metric[i]);
+			if (how == 0) {
+				eb = eq_decode(&b, 1, method, tr, type, metric, N);
+			} else {
+				for (size_t k = 0; k < N && !eb; k += 1000)
+					eb = calltree_events(&b, method + k, tr + k, type + k,
+							     metric + k, N - k < 1000 ? N - k : 1000);
+			}
+			eq_finish(&a, &b, ea, eb);
+			CHECK(ca.deltas > N / 2);
+			CHECK(ca.similar > 0 && ca.global > 0 && ca.clamped > 0);
+			CHECK_EQ_U(cb.deltas, ca.deltas);
+			CHECK_EQ_U(cb.clamped, ca.clamped);
+			CHECK_EQ_U(cb.similar, ca.similar);
+			CHECK_EQ_U(cb.global, ca.global);
+			CHECK(memcmp(ca.by_key, cb.by_key, sizeof(ca.by_key)) == 0);
+			calib_table_free(&t);
+		}
+	}
+	free(method);
+	free(tr);
+	free(type);
+	free(metric);
 }
 
 /* A malformed event stops calltree_decode() before it, with r at it and
@@ -840,6 +1000,7 @@ int main(void)
 	RUN(test_events_batch_same_tree);
 	RUN(test_wide_parent);
 	RUN(test_decode_same_tree);
+	RUN(test_table_inline_same_tree);
 	RUN(test_decode_stops_at_bad_event);
 	return test_summary("calltree");
 }

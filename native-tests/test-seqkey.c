@@ -197,7 +197,7 @@ static void test_stepper_equals_builder(void)
 {
 	enum { N = 200000 };
 	struct rec rec = {calloc(N, sizeof(struct seqkey)), 0};
-	struct calltree_comp comp = {record, &rec, NULL};
+	struct calltree_comp comp = {.fn = record, .ctx = &rec, .batch = NULL};
 	struct calltree t;
 	struct seqkey_stepper s;
 	static struct ref ref;

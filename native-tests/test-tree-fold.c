@@ -70,7 +70,7 @@ static void second_half(struct calltree *t)
 
 static void test_fold_keeps_open_frames_and_totals(void)
 {
-	struct calltree_comp comp = {minus_one, NULL, NULL};
+	struct calltree_comp comp = {.fn = minus_one, .ctx = NULL, .batch = NULL};
 	struct calltree t, ref;
 	uint64_t heat[8];
 	uint32_t a, cold, b;

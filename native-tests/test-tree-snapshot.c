@@ -94,7 +94,7 @@ static int flush_to(void *ctx, struct trace_recbuf *rb)
 /* The snapshot of the same events, the tree built with the hook. */
 static void write_snapshot(const char *path, const struct ev *e, size_t n)
 {
-	struct calltree_comp comp = {tenth, NULL, NULL};
+	struct calltree_comp comp = {.fn = tenth, .ctx = NULL, .batch = NULL};
 	uint8_t h[TRACE_FILE_HEADER_LEN];
 	struct trace_recbuf rb;
 	struct calltree t;
@@ -160,7 +160,7 @@ static void same_trees(const struct model *a, const struct model *b, int raw)
 static void test_snapshot_equals_trace(void)
 {
 	static struct ev e[8000];
-	struct calltree_comp comp = {tenth, NULL, NULL};
+	struct calltree_comp comp = {.fn = tenth, .ctx = NULL, .batch = NULL};
 	char tpath[] = "/tmp/jcal-snap-tXXXXXX", spath[] = "/tmp/jcal-snap-sXXXXXX";
 	struct model mt, ms, mr;
 	size_t n = make_events(e, sizeof(e) / sizeof(e[0]));

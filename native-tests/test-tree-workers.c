@@ -114,7 +114,7 @@ static const char *write_trace(enum trace_end_kind end)
 static enum trace_status load_as(struct model *m, const char *path, unsigned jobs, int with_comp,
 				 int chunks, int *redo)
 {
-	static struct calltree_comp comp = {comp_fn, NULL, comp_batch};
+	static struct calltree_comp comp = {.fn = comp_fn, .ctx = NULL, .batch = comp_batch};
 	struct trace_result res;
 	enum trace_status st;
 

@@ -85,6 +85,29 @@ void calib_apply_comp_batch(void *ctx, const uint16_t *key, const uint64_t *delt
 	COUNT(a->deltas, n);
 }
 
+void calib_apply_counted(void *ctx, const uint64_t *deltas_by_key, uint64_t clamped)
+{
+	struct calib_apply *a = ctx;
+	uint64_t n = 0, similar = 0, global = 0;
+
+	if (!a->table.prepared)
+		return; /* the builder takes a table only once it is prepared */
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		const uint64_t k = deltas_by_key[i];
+
+		if (!k)
+			continue;
+		n += k;
+		similar += k * a->table.step[i].similar;
+		global += k * a->table.step[i].global;
+		key_seen(a, i);
+	}
+	COUNT(a->fallback_similar, similar);
+	COUNT(a->fallback_global, global);
+	COUNT(a->clamped, clamped);
+	COUNT(a->deltas, n);
+}
+
 /* Where libjcal.so is, for the hint: the library the jcal launcher beside
  * this jcal-post would load (lib_locate: beside it in the build tree, or
  * ../lib/jcal/ in an installed copy, docs/install.md). */

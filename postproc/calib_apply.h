@@ -56,6 +56,11 @@ int64_t calib_apply_comp(void *ctx, const struct seqkey *key, unsigned metric, u
 void calib_apply_comp_batch(void *ctx, const uint16_t *key, const uint64_t *delta, int64_t *out,
 			    size_t n);
 
+/* What a tree builder compensated itself through calltree_comp's table
+ * (calltree_comp's counted function): deltas per key and clamped ones, added
+ * to the counts as calib_apply_comp_batch would have. */
+void calib_apply_counted(void *ctx, const uint64_t *deltas_by_key, uint64_t clamped);
+
 enum calib_select {
 	CALIB_SEL_APPLIED, /* a table is active */
 	CALIB_SEL_NONE,	   /* no table: raw figures; msg is the note to show */

@@ -389,6 +389,8 @@ static int use_table(struct calib_apply *cal, struct calltree_comp *comp)
 	comp->fn = calib_apply_comp;
 	comp->batch = calib_apply_comp_batch;
 	comp->ctx = cal;
+	comp->table = &cal->table; /* the builders compensate inline */
+	comp->counted = calib_apply_counted;
 	return 0;
 }
 /*
