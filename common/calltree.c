@@ -637,9 +637,19 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 /* How many charges calltree_decode() defers before compensating them. */
 #define DECODE_BATCH 1024
 
+/* An event fast_event() did not take, for calltree_decode(): not inlined,
+ * and without the addresses of the decoder's locals, which can then stay
+ * in registers. */
+static __attribute__((noinline)) int slow_decoded(struct calltree *t, uint32_t m, unsigned tr,
+						  unsigned ty, uint64_t metric)
+{
+	return event_in(t, m, tr, ty, &metric, 1);
+}
+
 int calltree_decode(struct calltree *t, struct event_run *r)
 {
 	struct fast_state f;
+	struct event_run run; /* r's state in locals while decoding */
 	struct event_one e;
 	int err = 0;
 
@@ -647,19 +657,24 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 		return 0;
 	if (pending_reserve(t, DECODE_BATCH))
 		return -ENOMEM;
+	run = *r;
 	fast_load(t, &f);
-	while (r->p < r->end && !err) {
+	while (run.p < run.end && !err) {
 		if (f.np == DECODE_BATCH) { /* room for the next event's charge */
 			fast_store(t, &f);
 			pending_flush(t);
 			fast_load(t, &f);
 		}
-		if (__builtin_expect(event_next(r, 1, &e) != NULL, 0))
+		if (__builtin_expect(event_next(&run, 1, &e) != NULL, 0))
 			break; /* a bad event: the caller's decoder says what is wrong */
-		err = fast_event(t, &f, e.method, e.transition, e.type, r->acc[0]);
-		if (err == 1)
-			err = slow_event(t, &f, e.method, e.transition, e.type, r->acc);
+		err = fast_event(t, &f, e.method, e.transition, e.type, run.acc[0]);
+		if (err == 1) {
+			fast_store(t, &f);
+			err = slow_decoded(t, e.method, e.transition, e.type, run.acc[0]);
+			fast_load(t, &f);
+		}
 	}
+	*r = run;
 	fast_store(t, &f);
 	pending_flush(t);
 	return err;
