@@ -614,7 +614,8 @@ static void eq_compare(const struct calltree *a, const struct calltree *b)
 static int eq_start(struct calltree *a, struct calltree *b, unsigned nm, unsigned c,
 		    uint32_t *method, uint8_t *tr, uint8_t *type, uint64_t *metric, size_t n)
 {
-	struct calltree_comp comp = {.fn = eq_comp, .ctx = NULL, .batch = c == 2 ? eq_comp_batch : NULL};
+	struct calltree_comp comp = {
+	    .fn = eq_comp, .ctx = NULL, .batch = c == 2 ? eq_comp_batch : NULL};
 	int ea = 0;
 
 	eq_gen(method, tr, type, metric, n, nm);
@@ -736,37 +737,34 @@ static int eq_decode(struct calltree *b, unsigned nm, const uint32_t *method, co
 
 	trace_events_init(&enc, buf, CAP, 3, nm);
 	while (k < N && !eb) {
-				size_t len = 1 + (size_t)(eq_rand() % 3000), i, n;
-				struct event_run r;
+		size_t len = 1 + (size_t)(eq_rand() % 3000), i, n;
+		struct event_run r;
 
-				if (len > N - k)
-					len = N - k;
-				trace_events_reset(&enc);
-				for (i = k; i < k + len; i++)
-					if (tr[i] == JCAL_TR_CONTROL)
-						trace_events_add_control(&enc, type[i], method[i],
-									 &metric[i * nm]);
-					else
-						trace_events_add(&enc, tr[i], type[i], method[i],
-								 &metric[i * nm]);
-				n = trace_events_finish(&enc);
-				memset(&r, 0, sizeof(r));
-				r.p = buf + TRACE_CHUNK_HEADER_LEN + 2; /* serial 3, nm */
-				r.end = buf + n;
-				r.stack = shadow;
-				r.nmetrics = buf[TRACE_CHUNK_HEADER_LEN + 1];
-				CHECK_EQ_U(r.nmetrics, nm);
-				eb = calltree_decode(b, &r);
-				if (nm == 1) {
-					CHECK(r.p == r.end);
-					CHECK_EQ_U(r.events, len);
-				} else {
-					CHECK_EQ_U(r.events, 0); /* left to calltree_events */
-					eb = calltree_events(b, method + k, tr + k, type + k,
-							     metric + k * nm, len);
-				}
-				k += len;
-				chunks++;
+		if (len > N - k)
+			len = N - k;
+		trace_events_reset(&enc);
+		for (i = k; i < k + len; i++)
+			if (tr[i] == JCAL_TR_CONTROL)
+				trace_events_add_control(&enc, type[i], method[i], &metric[i * nm]);
+			else
+				trace_events_add(&enc, tr[i], type[i], method[i], &metric[i * nm]);
+		n = trace_events_finish(&enc);
+		memset(&r, 0, sizeof(r));
+		r.p = buf + TRACE_CHUNK_HEADER_LEN + 2; /* serial 3, nm */
+		r.end = buf + n;
+		r.stack = shadow;
+		r.nmetrics = buf[TRACE_CHUNK_HEADER_LEN + 1];
+		CHECK_EQ_U(r.nmetrics, nm);
+		eb = calltree_decode(b, &r);
+		if (nm == 1) {
+			CHECK(r.p == r.end);
+			CHECK_EQ_U(r.events, len);
+		} else {
+			CHECK_EQ_U(r.events, 0); /* left to calltree_events */
+			eb = calltree_events(b, method + k, tr + k, type + k, metric + k * nm, len);
+		}
+		k += len;
+		chunks++;
 	}
 	CHECK(chunks > 20);
 	return eb;
@@ -892,9 +890,8 @@ static void tb_table(struct calib_table *t, enum calib_estimator est)
 static void test_table_inline_same_tree(void)
 {
 	enum { N = 60000 };
-	static const enum calib_estimator est[] = {CALIB_EST_COND, CALIB_EST_MIN,
-						   CALIB_EST_MEDIAN, CALIB_EST_FIT,
-						   CALIB_EST_CFIT};
+	static const enum calib_estimator est[] = {CALIB_EST_COND, CALIB_EST_MIN, CALIB_EST_MEDIAN,
+						   CALIB_EST_FIT, CALIB_EST_CFIT};
 	uint32_t *method = malloc(N * sizeof(*method));
 	uint8_t *tr = malloc(N), *type = malloc(N);
 	uint64_t *metric = malloc((size_t)N * sizeof(*metric));
@@ -923,7 +920,8 @@ static void test_table_inline_same_tree(void)
 			} else {
 				for (size_t k = 0; k < N && !eb; k += 1000)
 					eb = calltree_events(&b, method + k, tr + k, type + k,
-							     metric + k, N - k < 1000 ? N - k : 1000);
+							     metric + k,
+							     N - k < 1000 ? N - k : 1000);
 			}
 			eq_finish(&a, &b, ea, eb);
 			CHECK(ca.deltas > N / 2);

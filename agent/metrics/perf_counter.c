@@ -58,6 +58,10 @@ int perf_counter_encode(const char *event, struct perf_event_attr *attr, char *e
 		return -1;
 	}
 	attr->size = sizeof(*attr);
+	/* user level only, as for the events jcal encodes itself: libpfm4 sets
+	 * exclude_hv only where it knows the PMU to have a hypervisor level
+	 * (seen set on an AMD EPYC VM, left clear on an Intel Xeon one) */
+	attr->exclude_hv = 1;
 	return 0;
 }
 
