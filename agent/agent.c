@@ -529,6 +529,27 @@ static void recording_began(const char *options)
 	pthread_mutex_unlock(&rec_mutex);
 }
 
+/* How often clock=agentfree reads the metric at an event's end: one event
+ * in JCAL_CLOCK_EVERY (1..1024; for comparisons, 1 reads at every event),
+ * else one in AGENT_CLOCK_EVERY_DEFAULT (docs/accuracy.md, "The agent-free
+ * clock"). */
+static unsigned clock_every_env(void)
+{
+	const char *v = getenv("JCAL_CLOCK_EVERY");
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return AGENT_CLOCK_EVERY_DEFAULT;
+	n = strtoul(v, &end, 10);
+	if (*end || n < 1 || n > 1024) {
+		jcal_warn("JCAL_CLOCK_EVERY=%s is not a number in 1..1024: using %u", v,
+			  AGENT_CLOCK_EVERY_DEFAULT);
+		return AGENT_CLOCK_EVERY_DEFAULT;
+	}
+	return (unsigned)n;
+}
+
 jint agent_load_options(JavaVM *vm, const char *options)
 {
 	char err[1024];
@@ -545,6 +566,7 @@ jint agent_load_options(JavaVM *vm, const char *options)
 		return JNI_ERR;
 	}
 	jcal.vm = vm;
+	jcal.clock_every = clock_every_env();
 	atomic_init(&jcal.next_serial, 1);
 	atomic_init(&jcal.recording, 1);
 	if (jcal_options_parse(options, &jcal.opts, err, sizeof(err))) {

@@ -97,10 +97,17 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 		return;
 	}
 	/* First event of a thread since an earlier recording ended. */
-	if (st->recording != atomic_load_explicit(&jcal.recording, memory_order_relaxed))
+	if (st->recording != atomic_load_explicit(&jcal.recording, memory_order_relaxed)) {
+		agent_clock_mark_rare(&st->clock);
 		thread_state_renew(st, kt);
-	if (!m)
-		m = mid ? method_cache_get(&kt->cache, jvmti, jni, mid) : method_table_by_id(id);
+	}
+	if (!m && mid) {
+		if (!method_cache_has(&kt->cache, mid))
+			agent_clock_mark_rare(&st->clock); /* JVMTI calls, a table look-up */
+		m = method_cache_get(&kt->cache, jvmti, jni, mid);
+	} else if (!m) {
+		m = method_table_by_id(id);
+	}
 	/* include=/exclude= in mode=events: the event is not recorded, so the
 	 * method's time goes to its caller. */
 	if (m && m->filtered) {
@@ -110,20 +117,28 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 		int rc;
 
 		if (jcal.opts.output != JCAL_OUTPUT_TREE) {
-			if (trace_events_full(&st->enc) &&
-			    (rc = trace_file_write_events(&st->enc)) != 0) {
-				/* maxsize= reached: the recording ends there, nothing is lost. */
-				if (rc != TRACE_FILE_AT_LIMIT)
-					atomic_fetch_add(&jcal.lost_events, 1);
-				atomic_store_explicit(&st->busy, 0, memory_order_release);
-				jcal_tracing_stop();
-				return;
+			if (trace_events_full(&st->enc)) {
+				agent_clock_mark_rare(&st->clock); /* the chunk written out */
+				rc = trace_file_write_events(&st->enc);
+				if (rc != 0) {
+					/* maxsize= reached: the recording ends there, nothing
+					 * is lost. */
+					if (rc != TRACE_FILE_AT_LIMIT)
+						atomic_fetch_add(&jcal.lost_events, 1);
+					atomic_store_explicit(&st->busy, 0, memory_order_release);
+					jcal_tracing_stop();
+					return;
+				}
 			}
 			trace_events_add(&st->enc, transition, type, m->id, metric);
 		}
-		/* output=tree|both: the same event to the thread's tree */
-		if (st->tree)
+		/* output=tree|both: the same event to the thread's tree, whose
+		 * cost varies with it (new contexts, folds): every such event has
+		 * its end read */
+		if (st->tree) {
+			agent_clock_mark_rare(&st->clock);
 			tree_recorder_event(st->tree, m->id, transition, type, metric);
+		}
 		st->events++;
 		if (throttle_on) /* mode=bci, throttle= (bci/throttle.h) */
 			throttle_event(&st->throttle, m, transition, metric[0]);
@@ -194,8 +209,10 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 		return;
 	}
 	thread_state_event_start(st, kt, start, metric);
-	if (mid && jcal.vt_mount && !st->is_virtual)
+	if (mid && jcal.vt_mount && !st->is_virtual) {
+		agent_clock_mark_rare(&st->clock);
 		mid = carrier_method(st, mid, transition);
+	}
 	emit(jvmti, jni, kt, st, mid, id, NULL, transition, metric);
 	thread_state_event_end(st, kt, start);
 }

@@ -117,6 +117,14 @@ static inline unsigned method_cache_set(jmethodID mid)
 }
 
 /* The event-path lookup: cache hit without a lock, else the global table. */
+/* Whether mid is in the cache (method_cache_get then makes no JVMTI call). */
+static inline int method_cache_has(const struct method_cache *c, jmethodID mid)
+{
+	unsigned s = method_cache_set(mid);
+
+	return c->mid[s][0] == mid || c->mid[s][1] == mid;
+}
+
 static inline struct jcal_method *method_cache_get(struct method_cache *c, jvmtiEnv *jvmti,
 						   JNIEnv *jni, jmethodID mid)
 {

@@ -191,6 +191,7 @@ void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label)
 	if (!kt)
 		return;
 	thread_state_event_start(st, kt, start, metric);
+	agent_clock_mark_rare(&st->clock); /* a control event: not a sample */
 	atomic_store(&st->busy, 1);
 	if (!jcal_stopped()) {
 		if (jcal.opts.output == JCAL_OUTPUT_TREE)

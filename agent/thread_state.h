@@ -101,7 +101,9 @@ static inline void thread_state_event_start(struct jcal_thread *st, struct jcal_
 }
 
 /* The second read, when the event's work is done (clock=agentfree): the
- * time since start goes to the thread's sum inside the agent. */
+ * time since start goes to the thread's sum inside the agent; on most
+ * ordinary events the thread's estimate of that time instead, without a
+ * read (common/agent_clock.h). */
 static inline void thread_state_event_end(struct jcal_thread *st, struct jcal_kthread *kt,
 					  const uint64_t *start)
 {
@@ -109,8 +111,12 @@ static inline void thread_state_event_end(struct jcal_thread *st, struct jcal_kt
 
 	if (jcal.opts.clock != JCAL_CLOCK_AGENTFREE)
 		return;
+	if (!agent_clock_end_needed(&st->clock)) {
+		agent_clock_end_estimated(&st->clock, jcal.metrics.n);
+		return;
+	}
 	thread_state_metric_raw(st, kt, end);
-	agent_clock_charge(&st->clock, jcal.metrics.n, start, end);
+	agent_clock_end_read(&st->clock, jcal.metrics.n, start, end, jcal.clock_every);
 }
 
 /* A thread first seen in an earlier recording, at its first event in this

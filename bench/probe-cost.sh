@@ -3,8 +3,9 @@
 # call on one JDK: the call-heavy loop (jcalbench.CallHeavy N, the time it
 # prints for its loop) without agent, with mode=bci,metric=tsc as built
 # (critical foreign downcalls on JDK 22+ when jcal-agent.jar has them; the
-# default agent-free clock), the same with clock=raw (one metric read an
-# event instead of two), the
+# default agent-free clock, whose second read is taken on one event in 16),
+# the same with JCAL_CLOCK_EVERY=1 (the second read at every event), with
+# clock=raw (one metric read an event), the
 # same with JCAL_PROBE_CALL=jni (JNI probes only), on JDK 17 the same with
 # -XX:+CriticalJNINatives (critical natives, no transition), and, on JDK 25+, JFR's
 # jdk.MethodTiming on the same class; medians of RUNS runs (taken in
@@ -30,7 +31,7 @@ loop_ms() { # loop_ms ARGS... : the loop time CallHeavy prints
 	-cp "$BUILD/bench" jcalbench.CallHeavy "$N" >/dev/null
 calls=$("$BUILD/jcal-post" "$tmp/c.bin" --raw --report flat --format csv 2>/dev/null |
 	awk -F, 'NR > 1 && $1 ~ /^jcalbench\./ {s += $2} END {print s}')
-configs="none ffm raw jni"
+configs="none ffm every1 raw jni"
 # HotSpot before 18 can call JavaCritical_ natives from compiled code
 [ "${feature%%.*}" -lt 18 ] 2>/dev/null && configs="$configs crit"
 [ "${feature%%.*}" -ge 25 ] 2>/dev/null && configs="$configs jfr"
@@ -39,6 +40,7 @@ for r in $(seq "$RUNS"); do
 		case $c in
 		none) t=$(loop_ms "$JAVA") ;;
 		ffm) t=$(loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
+		every1) t=$(JCAL_CLOCK_EVERY=1 loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
 		raw) t=$(loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,clock=raw,out=$tmp/t.bin") ;;
 		jni) t=$(JCAL_PROBE_CALL=jni loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
 		crit) t=$(loop_ms "$JAVA" -XX:+CriticalJNINatives -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
@@ -61,6 +63,7 @@ for c in $configs; do
 	case $c in
 	none) label="no agent (JIT)"; ns=-; vs=- ;;
 	ffm) label="mode=bci,metric=tsc (as built)" ;;
+	every1) label="same, second read at every event" ;;
 	raw) label="same, clock=raw (one read an event)" ;;
 	jni) label="mode=bci,metric=tsc, JNI probes only" ;;
 	crit) label="same, -XX:+CriticalJNINatives" ;;

@@ -14,6 +14,15 @@
  * stepped back, a thread first seen inside a callback) gives the last value
  * again (the first value is taken as it is).
  *
+ * The second read costs as much as the first (an rdtsc, a perf page read),
+ * and an ordinary event spends about the same time inside the agent as the
+ * one before it. So the second read is taken only on one event in every
+ * `every` (a sample) and on every event that did rare work (a buffer
+ * written out, a method looked up for the first time: the caller says so
+ * with agent_clock_mark_rare); the others add the thread's estimate, the
+ * average of the recent samples (an exponential average, weight 1/8).
+ * every = 1 reads at every event, as the first version did.
+ *
  * Pure arithmetic on metric arrays, shared by the agent's event path and
  * anything else that needs the same compensation; no I/O, no locks (each
  * state belongs to one thread).
@@ -25,11 +34,42 @@
 
 #include "trace_format.h"
 
+/* One event in this many reads its end, by default (the agent's
+ * JCAL_CLOCK_EVERY changes it). */
+#define AGENT_CLOCK_EVERY_DEFAULT 16
+
 struct agent_clock {
 	uint64_t inside[JCAL_MAX_METRICS]; /* metric spent inside the agent, summed */
 	uint64_t last[JCAL_MAX_METRICS];   /* the last value given out */
 	int started;			   /* a value was given out (last is set) */
+	/* an ordinary event's time inside the agent (valid once has_est) */
+	uint64_t est[JCAL_MAX_METRICS];
+	int has_est;
+	unsigned skip; /* ordinary events left that add est without a read */
+	int rare;      /* the current event did rare work: its end is read */
 };
+
+/* The current event did work an ordinary event does not: its end will be
+ * read and charged as it is, and it is not a sample of the estimate. */
+static inline void agent_clock_mark_rare(struct agent_clock *c)
+{
+	c->rare = 1;
+}
+
+/* Whether the current event's end must be read (agent_clock_end_read);
+ * otherwise agent_clock_end_estimated charges the estimate. */
+static inline int agent_clock_end_needed(const struct agent_clock *c)
+{
+	return c->rare || !c->skip;
+}
+
+/* The current event's end is not read: adds the estimate to the sum. */
+static inline void agent_clock_end_estimated(struct agent_clock *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		c->inside[i] += c->est[i];
+	c->skip--;
+}
 
 /* v[0..n-1]: the thread's metric now, in place -> the agent-free value:
  * v - inside, never below the last value given out (which it becomes). */
@@ -59,6 +99,31 @@ static inline void agent_clock_charge(struct agent_clock *c, unsigned n, const u
 		if ((int64_t)d > 0)
 			c->inside[i] += d;
 	}
+}
+
+/* The current event's end was read (start[] and end[] as for
+ * agent_clock_charge, which it does): an ordinary event's time also moves
+ * the estimate, and the next every - 1 ordinary events go without a read
+ * (every >= 1). */
+static inline void agent_clock_end_read(struct agent_clock *c, unsigned n, const uint64_t *start,
+					const uint64_t *end, unsigned every)
+{
+	agent_clock_charge(c, n, start, end);
+	if (c->rare) {
+		c->rare = 0;
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const uint64_t d = (int64_t)(end[i] - start[i]) > 0 ? end[i] - start[i] : 0;
+
+		/* est + (d - est) / 8, in signed steps */
+		c->est[i] =
+		    c->has_est
+			? (uint64_t)((int64_t)c->est[i] + ((int64_t)d - (int64_t)c->est[i]) / 8)
+			: d;
+	}
+	c->has_est = 1;
+	c->skip = every ? every - 1 : 0;
 }
 
 #endif
