@@ -529,10 +529,10 @@ static void recording_began(const char *options)
 	pthread_mutex_unlock(&rec_mutex);
 }
 
-/* How often clock=agentfree reads the metric at an event's end: one event
- * in JCAL_CLOCK_EVERY (1..1024; for comparisons, 1 reads at every event),
- * else one in AGENT_CLOCK_EVERY_DEFAULT (docs/accuracy.md, "The agent-free
- * clock"). */
+/* The period of clock=agentfree's second read, in ordinary events (a burst
+ * of reads at the start of each, common/agent_clock.h): JCAL_CLOCK_EVERY
+ * (1..65536; for comparisons, 1 reads at every event), else
+ * AGENT_CLOCK_EVERY_DEFAULT (docs/accuracy.md, "The agent-free clock"). */
 static unsigned clock_every_env(void)
 {
 	const char *v = getenv("JCAL_CLOCK_EVERY");
@@ -542,8 +542,8 @@ static unsigned clock_every_env(void)
 	if (!v || !*v)
 		return AGENT_CLOCK_EVERY_DEFAULT;
 	n = strtoul(v, &end, 10);
-	if (*end || n < 1 || n > 1024) {
-		jcal_warn("JCAL_CLOCK_EVERY=%s is not a number in 1..1024: using %u", v,
+	if (*end || n < 1 || n > 65536) {
+		jcal_warn("JCAL_CLOCK_EVERY=%s is not a number in 1..65536: using %u", v,
 			  AGENT_CLOCK_EVERY_DEFAULT);
 		return AGENT_CLOCK_EVERY_DEFAULT;
 	}

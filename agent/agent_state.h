@@ -37,8 +37,8 @@ struct jcal_agent {
 	 * starts again in the file at its next event (thread_state_renew). */
 	atomic_uint recording;
 	int membarrier; /* membarrier(2) registered: see event_recorder.c */
-	/* clock=agentfree: one event in clock_every reads the metric at its end
-	 * (common/agent_clock.h); JCAL_CLOCK_EVERY=N, 1 for every event */
+	/* clock=agentfree: the period of the second read, in ordinary
+	 * events (common/agent_clock.h); JCAL_CLOCK_EVERY=N, 1 for every event */
 	unsigned clock_every;
 	atomic_uint next_serial;	     /* thread serials, from 1 */
 	atomic_uint_fast64_t lost_events;    /* events dropped after tracing stopped on error */

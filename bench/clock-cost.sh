@@ -7,7 +7,8 @@
 # what the agent adds to the loop's thread CPU time (cpu_ms) for
 # the count-only agent (the floor: the JVM's dispatch into an empty
 # callback) and for jcal with clock=raw and clock=agentfree (its second
-# read on one event in 16, and with JCAL_CLOCK_EVERY=1 on every event); and what is
+# read in bursts of 8 events in 256, and with JCAL_CLOCK_EVERY=1 on every
+# event); and what is
 # left in the traced figures: the traced cum of all step() calls less the
 # untraced loop time. mode=bci (JIT): the same for the probes, against the
 # untraced JIT run; on JAVA25 (default: the JDK >= 22 of the build, if any)

@@ -3,7 +3,8 @@
 # call on one JDK: the call-heavy loop (jcalbench.CallHeavy N, the time it
 # prints for its loop) without agent, with mode=bci,metric=tsc as built
 # (critical foreign downcalls on JDK 22+ when jcal-agent.jar has them; the
-# default agent-free clock, whose second read is taken on one event in 16),
+# default agent-free clock, whose second read is taken in bursts of 8 events
+# in 256),
 # the same with JCAL_CLOCK_EVERY=1 (the second read at every event), with
 # clock=raw (one metric read an event), the
 # same with JCAL_PROBE_CALL=jni (JNI probes only), on JDK 17 the same with

@@ -16,11 +16,14 @@
  *
  * The second read costs as much as the first (an rdtsc, a perf page read),
  * and an ordinary event spends about the same time inside the agent as the
- * one before it. So the second read is taken only on one event in every
- * `every` (a sample) and on every event that did rare work (a buffer
- * written out, a method looked up for the first time: the caller says so
- * with agent_clock_mark_rare); the others add the thread's estimate, the
- * average of the recent samples (an exponential average, weight 1/8).
+ * one before it. So the second read is taken in bursts: the first
+ * AGENT_CLOCK_BURST ordinary events of every `every` (their time is the
+ * sample the estimate learns from, but for the first AGENT_CLOCK_WARM of
+ * each burst, whose rarely taken path runs slower: branch mispredictions
+ * and cold lines, measured at 9-14 ns an event), and every event that did
+ * rare work (a buffer written out, a method looked up for the first time:
+ * the caller says so with agent_clock_mark_rare). The other events add the
+ * thread's estimate, an exponential average (weight 1/8) of the samples.
  * every = 1 reads at every event, as the first version did.
  *
  * Pure arithmetic on metric arrays, shared by the agent's event path and
@@ -34,9 +37,13 @@
 
 #include "trace_format.h"
 
-/* One event in this many reads its end, by default (the agent's
- * JCAL_CLOCK_EVERY changes it). */
-#define AGENT_CLOCK_EVERY_DEFAULT 16
+/* Ordinary events per period of the second read, by default (the agent's
+ * JCAL_CLOCK_EVERY changes it); the first AGENT_CLOCK_BURST of each period
+ * have their end read, and all but the first AGENT_CLOCK_WARM of those
+ * teach the estimate. */
+#define AGENT_CLOCK_EVERY_DEFAULT 256
+#define AGENT_CLOCK_BURST 8
+#define AGENT_CLOCK_WARM 2
 
 struct agent_clock {
 	uint64_t inside[JCAL_MAX_METRICS]; /* metric spent inside the agent, summed */
@@ -45,8 +52,8 @@ struct agent_clock {
 	/* an ordinary event's time inside the agent (valid once has_est) */
 	uint64_t est[JCAL_MAX_METRICS];
 	int has_est;
-	unsigned skip; /* ordinary events left that add est without a read */
-	int rare;      /* the current event did rare work: its end is read */
+	unsigned phase; /* ordinary events since the period began */
+	int rare;	/* the current event did rare work: its end is read */
 };
 
 /* The current event did work an ordinary event does not: its end will be
@@ -56,19 +63,27 @@ static inline void agent_clock_mark_rare(struct agent_clock *c)
 	c->rare = 1;
 }
 
-/* Whether the current event's end must be read (agent_clock_end_read);
- * otherwise agent_clock_end_estimated charges the estimate. */
-static inline int agent_clock_end_needed(const struct agent_clock *c)
+/* Whether the current event's end must be read (agent_clock_end_read),
+ * for a period of every ordinary events (every >= 1); otherwise
+ * agent_clock_end_estimated charges the estimate. */
+static inline int agent_clock_end_needed(const struct agent_clock *c, unsigned every)
 {
-	return c->rare || !c->skip;
+	return c->rare || c->phase < AGENT_CLOCK_BURST || !c->has_est || every == 1;
+}
+
+/* The next ordinary event of the period. */
+static inline void agent_clock_next(struct agent_clock *c, unsigned every)
+{
+	if (++c->phase >= every)
+		c->phase = 0;
 }
 
 /* The current event's end is not read: adds the estimate to the sum. */
-static inline void agent_clock_end_estimated(struct agent_clock *c, unsigned n)
+static inline void agent_clock_end_estimated(struct agent_clock *c, unsigned n, unsigned every)
 {
 	for (unsigned i = 0; i < n; i++)
 		c->inside[i] += c->est[i];
-	c->skip--;
+	agent_clock_next(c, every);
 }
 
 /* v[0..n-1]: the thread's metric now, in place -> the agent-free value:
@@ -102,9 +117,8 @@ static inline void agent_clock_charge(struct agent_clock *c, unsigned n, const u
 }
 
 /* The current event's end was read (start[] and end[] as for
- * agent_clock_charge, which it does): an ordinary event's time also moves
- * the estimate, and the next every - 1 ordinary events go without a read
- * (every >= 1). */
+ * agent_clock_charge, which it does): an ordinary event past the warm-up
+ * of its burst (or the thread's first) also moves the estimate. */
 static inline void agent_clock_end_read(struct agent_clock *c, unsigned n, const uint64_t *start,
 					const uint64_t *end, unsigned every)
 {
@@ -113,17 +127,18 @@ static inline void agent_clock_end_read(struct agent_clock *c, unsigned n, const
 		c->rare = 0;
 		return;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		const uint64_t d = (int64_t)(end[i] - start[i]) > 0 ? end[i] - start[i] : 0;
+	if (c->phase >= AGENT_CLOCK_WARM || !c->has_est) {
+		for (unsigned i = 0; i < n; i++) {
+			const uint64_t d = (int64_t)(end[i] - start[i]) > 0 ? end[i] - start[i] : 0;
 
-		/* est + (d - est) / 8, in signed steps */
-		c->est[i] =
-		    c->has_est
-			? (uint64_t)((int64_t)c->est[i] + ((int64_t)d - (int64_t)c->est[i]) / 8)
-			: d;
+			/* est + (d - est) / 8, in signed steps */
+			c->est[i] = c->has_est ? (uint64_t)((int64_t)c->est[i] +
+							    ((int64_t)d - (int64_t)c->est[i]) / 8)
+					       : d;
+		}
+		c->has_est = 1;
 	}
-	c->has_est = 1;
-	c->skip = every ? every - 1 : 0;
+	agent_clock_next(c, every);
 }
 
 #endif
