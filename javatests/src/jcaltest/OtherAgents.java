@@ -249,28 +249,48 @@ public final class OtherAgents {
 	 * entry of the workload's classes, while jcal records, both modes: the
 	 * debugger and jcal count the same calls, jcal's counts are exact.
 	 */
+	/** What JDK 17's jdwp prints when it aborts at VM death on its own race. */
+	private static final String JDWP_DEATH_RACE = "JDWP exit error JVMTI_ERROR_WRONG_PHASE(112): cannot get thread local storage";
+
 	private void testDebugger() throws Exception {
 		int ticks = 2000;
 		long all = sum(expected(ticks));
 		for (String mode : List.of("events", "bci")) {
 			String name = "debugger-" + mode;
 			Path t = r.tmp.resolve(name + ".bin"), out = r.tmp.resolve(name + ".out"), err = r.tmp.resolve(name + ".err");
-			Process p = new ProcessBuilder(r.java, JDWP.replace("suspend=n", "suspend=y"),
-					"-agentpath:" + r.agent + "=trace,quiet,mode=" + mode + ",out=" + t, "-cp", r.classes,
-					W + "AgentsMix", String.valueOf(ticks)).redirectOutput(out.toFile()).redirectError(err.toFile())
-					.start();
+			Process p = null;
 			long entries = 0;
-			try {
-				int port = jdwpPort(out, p);
-				r.check(port > 0, name + ": jdwp's port: " + Files.readString(out) + Files.readString(err));
-				if (port <= 0)
-					continue;
-				entries = debug(port);
-				r.check(p.waitFor(120, TimeUnit.SECONDS), name + ": the JVM did not end within 120 s");
-			} finally {
-				p.destroyForcibly();
-				p.waitFor(10, TimeUnit.SECONDS);
+			int port = 0;
+			/* JDK 17's jdwp can abort at VM death, on a thread whose event
+			 * it was still handling when the VM became dead (its
+			 * GetThreadLocalStorage gets WRONG_PHASE: a race inside jdwp,
+			 * seen about once in eight runs of this test, with jcal as it
+			 * was before and after its clock changed); that abort, and only
+			 * it, is run again, each run checked in full */
+			for (int attempt = 1; attempt <= 3; attempt++) {
+				p = new ProcessBuilder(r.java, JDWP.replace("suspend=n", "suspend=y"),
+						"-agentpath:" + r.agent + "=trace,quiet,mode=" + mode + ",out=" + t, "-cp", r.classes,
+						W + "AgentsMix", String.valueOf(ticks)).redirectOutput(out.toFile())
+						.redirectError(err.toFile()).start();
+				entries = 0;
+				try {
+					port = jdwpPort(out, p);
+					r.check(port > 0, name + ": jdwp's port: " + Files.readString(out) + Files.readString(err));
+					if (port <= 0)
+						break;
+					entries = debug(port);
+					r.check(p.waitFor(120, TimeUnit.SECONDS), name + ": the JVM did not end within 120 s");
+				} finally {
+					p.destroyForcibly();
+					p.waitFor(10, TimeUnit.SECONDS);
+				}
+				if (p.exitValue() != 134 || !Files.readString(err).contains(JDWP_DEATH_RACE))
+					break;
+				System.out.println("      note: " + name + ": jdwp aborted at VM death (" + JDWP_DEATH_RACE
+						+ "), run " + attempt + " of 3");
 			}
+			if (port <= 0)
+				continue;
 			r.check(p.exitValue() == 0, name + ": JVM exit " + p.exitValue() + ": " + Files.readString(err));
 			r.check(entries == all, name + ": the debugger saw " + entries + " method entries, " + all + " expected");
 			r.expectExact(name + ": flat calls", expected(ticks), workCalls(t));
