@@ -132,13 +132,10 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 			}
 			trace_events_add(&st->enc, transition, type, m->id, metric);
 		}
-		/* output=tree|both: the same event to the thread's tree, whose
-		 * cost varies with it (new contexts, folds): every such event has
-		 * its end read */
-		if (st->tree) {
+		/* output=tree|both: the same event to the thread's tree; one that
+		 * made a new context or waited has its end read */
+		if (st->tree && tree_recorder_event(st->tree, m->id, transition, type, metric))
 			agent_clock_mark_rare(&st->clock);
-			tree_recorder_event(st->tree, m->id, transition, type, metric);
-		}
 		st->events++;
 		if (throttle_on) /* mode=bci, throttle= (bci/throttle.h) */
 			throttle_event(&st->throttle, m, transition, metric[0]);

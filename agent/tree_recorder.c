@@ -425,14 +425,18 @@ static int64_t recount_locked(struct tree_thread *tt)
 
 static void fold_all(void);
 
-void tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transition,
-			 unsigned type, const uint64_t *metric)
+int tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transition, unsigned type,
+			const uint64_t *metric)
 {
 	int64_t added = 0;
+	int rare = 0;
 
 	if (!tt)
-		return;
-	pthread_mutex_lock(&tt->lock);
+		return 0;
+	if (pthread_mutex_trylock(&tt->lock)) {
+		rare = 1; /* a snapshot or a fold holds it */
+		pthread_mutex_lock(&tt->lock);
+	}
 	tt->idle = 0;
 	if (tt->failed) {
 		tt->lost++;
@@ -441,12 +445,15 @@ void tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned trans
 		tt->failed = 1;
 		tt->lost++;
 	}
-	if (tt->tree.nnodes - 1 != (uint32_t)tt->counted)
+	if (tt->tree.nnodes - 1 != (uint32_t)tt->counted) {
 		added = recount_locked(tt);
+		rare = 1;
+	}
 	pthread_mutex_unlock(&tt->lock);
 	if (added && (atomic_fetch_add(&contexts_total, added) + added) > atomic_load(&fold_at) &&
 	    jcal.opts.maxcontexts)
 		fold_all();
+	return rare;
 }
 
 /* ---- maxcontexts= ---- */

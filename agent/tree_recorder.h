@@ -53,9 +53,12 @@ void tree_recorder_thread_end(struct tree_thread *tt, uint64_t time_ns, uint64_t
 			      const uint64_t *metric);
 
 /* One event of the thread (called on the thread itself, from the event
- * path): what the trace would get. */
-void tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transition,
-			 unsigned type, const uint64_t *metric);
+ * path): what the trace would get. Returns 1 when the event did work an
+ * ordinary one does not (a new calling context, contexts folded, a wait for
+ * the tree's lock held by a snapshot), else 0: the agent-free clock reads
+ * the end of such events (common/agent_clock.h). */
+int tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transition, unsigned type,
+			const uint64_t *metric);
 
 /*
  * Writes a snapshot of every thread's tree (the ended ones too) to path:

@@ -4,7 +4,7 @@
  * again (each must read back complete: the per-tree locks and the
  * temp-and-rename write), with maxcontexts= small enough to fold all the
  * time; at the end every thread's calls and metric are all there, in the
- * tree or counted as folded.
+ * tree or counted as folded. Which events say they did rare work.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -156,8 +156,46 @@ static void test_dumps_while_events_run(void)
 	CHECK_EQ_U(fc, 0);
 }
 
+/* tree_recorder_event says which events did rare work (for the agent-free
+ * clock): those that made a new calling context, not those that found
+ * theirs. */
+static void test_event_says_rare(void)
+{
+	char dir[] = "/tmp/jcal-trees-XXXXXX", path[64], err[512];
+	struct tree_thread *tt;
+	uint64_t m = 100;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/t.tree", dir);
+	setenv("JCAL_CALIB_DIR", dir, 1);
+	jcal.opts.maxcontexts = 0;
+	jcal.metrics.n = 1;
+	CHECK_EQ_I(trace_file_open_none(path), 0);
+	CHECK_EQ_I(tree_recorder_init(path, err, sizeof(err)), 0);
+	tt = tree_recorder_thread_new(9, 1);
+	CHECK(tt != NULL);
+	m += 10;
+	CHECK_EQ_I(tree_recorder_event(tt, 1, JCAL_TR_ENTRY, JCAL_MT_INTERP, &m), 1);
+	m += 10;
+	CHECK_EQ_I(tree_recorder_event(tt, 1, JCAL_TR_EXIT, JCAL_MT_INTERP, &m), 0);
+	m += 10;
+	CHECK_EQ_I(tree_recorder_event(tt, 1, JCAL_TR_ENTRY, JCAL_MT_INTERP, &m), 0);
+	m += 10;
+	CHECK_EQ_I(tree_recorder_event(tt, 2, JCAL_TR_ENTRY, JCAL_MT_INTERP, &m), 1);
+	m += 10;
+	CHECK_EQ_I(tree_recorder_event(tt, 2, JCAL_TR_EXIT, JCAL_MT_INTERP, &m), 0);
+	m += 10;
+	CHECK_EQ_I(tree_recorder_event(tt, 1, JCAL_TR_EXIT, JCAL_MT_INTERP, &m), 0);
+	CHECK_EQ_I(tree_recorder_event(NULL, 1, JCAL_TR_EXIT, JCAL_MT_INTERP, &m), 0);
+	tree_recorder_thread_ended(tt);
+	tree_recorder_reset();
+	unlink(path);
+	CHECK_EQ_I(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	RUN(test_dumps_while_events_run);
+	RUN(test_event_says_rare);
 	return test_summary("agent-trees");
 }
