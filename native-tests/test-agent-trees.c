@@ -162,6 +162,13 @@ static void test_dumps_while_events_run(void)
 static void test_event_says_rare(void)
 {
 	char dir[] = "/tmp/jcal-trees-XXXXXX", path[64], err[512];
+	/* A entered (new), left, entered again (found), B under it (new), ... */
+	static const struct {
+		uint32_t method;
+		unsigned tr;
+		int rare;
+	} steps[] = {{1, JCAL_TR_ENTRY, 1}, {1, JCAL_TR_EXIT, 0}, {1, JCAL_TR_ENTRY, 0},
+		     {2, JCAL_TR_ENTRY, 1}, {2, JCAL_TR_EXIT, 0}, {1, JCAL_TR_EXIT, 0}};
 	struct tree_thread *tt;
 	uint64_t m = 100;
 
@@ -174,18 +181,12 @@ static void test_event_says_rare(void)
 	CHECK_EQ_I(tree_recorder_init(path, err, sizeof(err)), 0);
 	tt = tree_recorder_thread_new(9, 1);
 	CHECK(tt != NULL);
-	m += 10;
-	CHECK_EQ_I(tree_recorder_event(tt, 1, JCAL_TR_ENTRY, JCAL_MT_INTERP, &m), 1);
-	m += 10;
-	CHECK_EQ_I(tree_recorder_event(tt, 1, JCAL_TR_EXIT, JCAL_MT_INTERP, &m), 0);
-	m += 10;
-	CHECK_EQ_I(tree_recorder_event(tt, 1, JCAL_TR_ENTRY, JCAL_MT_INTERP, &m), 0);
-	m += 10;
-	CHECK_EQ_I(tree_recorder_event(tt, 2, JCAL_TR_ENTRY, JCAL_MT_INTERP, &m), 1);
-	m += 10;
-	CHECK_EQ_I(tree_recorder_event(tt, 2, JCAL_TR_EXIT, JCAL_MT_INTERP, &m), 0);
-	m += 10;
-	CHECK_EQ_I(tree_recorder_event(tt, 1, JCAL_TR_EXIT, JCAL_MT_INTERP, &m), 0);
+	for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		m += 10;
+		CHECK_EQ_I(
+		    tree_recorder_event(tt, steps[k].method, steps[k].tr, JCAL_MT_INTERP, &m),
+		    steps[k].rare);
+	}
 	CHECK_EQ_I(tree_recorder_event(NULL, 1, JCAL_TR_EXIT, JCAL_MT_INTERP, &m), 0);
 	tree_recorder_thread_ended(tt);
 	tree_recorder_reset();
