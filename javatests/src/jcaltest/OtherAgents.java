@@ -268,7 +268,10 @@ public final class OtherAgents {
 			 * was before and after its clock changed); that abort, and only
 			 * it, is run again, each run checked in full */
 			for (int attempt = 1; attempt <= 3; attempt++) {
+				/* jdwp's abort writes a crash report: into the test's
+				 * directory, not the working one */
 				p = new ProcessBuilder(r.java, JDWP.replace("suspend=n", "suspend=y"),
+						"-XX:ErrorFile=" + r.tmp.resolve(name + "-hs_err-%p.log"),
 						"-agentpath:" + r.agent + "=trace,quiet,mode=" + mode + ",out=" + t, "-cp", r.classes,
 						W + "AgentsMix", String.valueOf(ticks)).redirectOutput(out.toFile())
 						.redirectError(err.toFile()).start();
