@@ -6,12 +6,10 @@
 
 #include <string.h>
 
-/* max(0, raw - comp), saturated at INT64_MAX: the compensated value. */
+/* calib_comp_sub as the hooks return it. */
 static inline int64_t compensated(uint64_t raw, uint64_t comp)
 {
-	uint64_t d = raw >= comp ? raw - comp : 0;
-
-	return d > INT64_MAX ? INT64_MAX : (int64_t)d;
+	return (int64_t)calib_comp_sub(raw, comp);
 }
 
 int64_t calib_comp_delta(struct calib_table *t, const struct seqkey *key, unsigned metric_index,

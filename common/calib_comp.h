@@ -16,6 +16,15 @@
 
 #include "calib_table.h"
 
+/* max(0, raw - comp), at most INT64_MAX: the compensated value of a delta
+ * raw whose overhead is comp. */
+static inline uint64_t calib_comp_sub(uint64_t raw, uint64_t comp)
+{
+	const uint64_t d = raw >= comp ? raw - comp : 0;
+
+	return d > INT64_MAX ? INT64_MAX : d;
+}
+
 /* How one delta was compensated, for the callers' counts. */
 struct calib_comp_result {
 	enum calib_match match; /* how the key's comp was found */

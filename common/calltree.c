@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calib_table.h"
+#include "calib_comp.h"
 #include "grow.h"
 
 static uint64_t child_key(uint32_t parent, uint32_t method)
@@ -503,15 +503,6 @@ static inline void fast_store(struct calltree *t, const struct fast_state *f)
 	t->comp_clamped = f->clamped;
 }
 
-/* max(0, d - c), at most INT64_MAX: what a compensated delta adds (as
- * calib_comp_batch and the hook give it). */
-static inline uint64_t comp_sub(uint64_t d, uint64_t c)
-{
-	const uint64_t v = d >= c ? d - c : 0;
-
-	return v > INT64_MAX ? INT64_MAX : v;
-}
-
 /*
  * One event of events_one_metric() or calltree_decode(): the common events
  * (an entry with room on the stacks, an exit of the top frame) taken with
@@ -562,7 +553,7 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 			const uint64_t c = calib_table_comp_prepared(t->comp.table, i, d);
 
 			fig->raw_base += d;
-			fig->base += comp_sub(d, c);
+			fig->base += calib_comp_sub(d, c);
 			t->comp_count[i]++;
 			f->clamped += d < c;
 		} else if (f->charge == FAST_RAW) {
@@ -585,15 +576,23 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	return 0;
 }
 
-/* An event fast_event() did not take, given to event_in() with the
- * builder's state back in place. */
-static int slow_event(struct calltree *t, struct fast_state *f, uint32_t m, unsigned tr,
-		      unsigned ty, const uint64_t *metric)
+/* An event fast_event() did not take, given to event_in(): not inlined,
+ * and without the addresses of the caller's locals, which can then stay in
+ * registers. */
+static __attribute__((noinline)) int slow_in(struct calltree *t, uint32_t m, unsigned tr,
+					     unsigned ty, uint64_t metric)
+{
+	return event_in(t, m, tr, ty, &metric, 1);
+}
+
+/* The same with the builder's state in f put back in place around it. */
+static inline int slow_event(struct calltree *t, struct fast_state *f, uint32_t m, unsigned tr,
+			     unsigned ty, uint64_t metric)
 {
 	int err;
 
 	fast_store(t, f);
-	err = event_in(t, m, tr, ty, metric, 1);
+	err = slow_in(t, m, tr, ty, metric);
 	fast_load(t, f);
 	return err;
 }
@@ -609,7 +608,7 @@ static int events_one_metric(struct calltree *t, const uint32_t *method, const u
 	for (size_t k = 0; k < n && !err; k++) {
 		err = fast_event(t, &f, method[k], transition[k], type[k], metric[k]);
 		if (err == 1)
-			err = slow_event(t, &f, method[k], transition[k], type[k], &metric[k]);
+			err = slow_event(t, &f, method[k], transition[k], type[k], metric[k]);
 	}
 	fast_store(t, &f);
 	return err;
@@ -637,15 +636,6 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 /* How many charges calltree_decode() defers before compensating them. */
 #define DECODE_BATCH 1024
 
-/* An event fast_event() did not take, for calltree_decode(): not inlined,
- * and without the addresses of the decoder's locals, which can then stay
- * in registers. */
-static __attribute__((noinline)) int slow_decoded(struct calltree *t, uint32_t m, unsigned tr,
-						  unsigned ty, uint64_t metric)
-{
-	return event_in(t, m, tr, ty, &metric, 1);
-}
-
 int calltree_decode(struct calltree *t, struct event_run *r)
 {
 	struct fast_state f;
@@ -668,11 +658,8 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 		if (__builtin_expect(event_next(&run, 1, &e) != NULL, 0))
 			break; /* a bad event: the caller's decoder says what is wrong */
 		err = fast_event(t, &f, e.method, e.transition, e.type, run.acc[0]);
-		if (err == 1) {
-			fast_store(t, &f);
-			err = slow_decoded(t, e.method, e.transition, e.type, run.acc[0]);
-			fast_load(t, &f);
-		}
+		if (err == 1)
+			err = slow_event(t, &f, e.method, e.transition, e.type, run.acc[0]);
 	}
 	*r = run;
 	fast_store(t, &f);
