@@ -102,9 +102,11 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 		thread_state_renew(st, kt);
 	}
 	if (!m && mid) {
-		if (!method_cache_has(&kt->cache, mid))
+		int missed = 0;
+
+		m = method_cache_get(&kt->cache, jvmti, jni, mid, &missed);
+		if (missed)
 			agent_clock_mark_rare(&st->clock); /* JVMTI calls, a table look-up */
-		m = method_cache_get(&kt->cache, jvmti, jni, mid);
 	} else if (!m) {
 		m = method_table_by_id(id);
 	}

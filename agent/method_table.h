@@ -116,17 +116,10 @@ static inline unsigned method_cache_set(jmethodID mid)
 	return (unsigned)(h >> 40) & (METHOD_CACHE_SETS - 1);
 }
 
-/* The event-path lookup: cache hit without a lock, else the global table. */
-/* Whether mid is in the cache (method_cache_get then makes no JVMTI call). */
-static inline int method_cache_has(const struct method_cache *c, jmethodID mid)
-{
-	unsigned s = method_cache_set(mid);
-
-	return c->mid[s][0] == mid || c->mid[s][1] == mid;
-}
-
+/* The event-path lookup: cache hit without a lock, else the global table
+ * (JVMTI calls for a method not seen yet), which sets *missed to 1. */
 static inline struct jcal_method *method_cache_get(struct method_cache *c, jvmtiEnv *jvmti,
-						   JNIEnv *jni, jmethodID mid)
+						   JNIEnv *jni, jmethodID mid, int *missed)
 {
 	unsigned s = method_cache_set(mid);
 	struct jcal_method *m;
@@ -142,6 +135,7 @@ static inline struct jcal_method *method_cache_get(struct method_cache *c, jvmti
 		c->m[s][0] = m;
 		return m;
 	}
+	*missed = 1;
 	m = method_table_get(jvmti, jni, mid);
 	if (m) {
 		c->mid[s][1] = c->mid[s][0];

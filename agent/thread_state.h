@@ -111,7 +111,7 @@ static inline void thread_state_event_end(struct jcal_thread *st, struct jcal_kt
 
 	if (jcal.opts.clock != JCAL_CLOCK_AGENTFREE)
 		return;
-	if (!agent_clock_end_needed(&st->clock, jcal.clock_every)) {
+	if (!agent_clock_end_needed(&st->clock)) {
 		agent_clock_end_estimated(&st->clock, jcal.metrics.n, jcal.clock_every);
 		return;
 	}

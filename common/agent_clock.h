@@ -63,12 +63,13 @@ static inline void agent_clock_mark_rare(struct agent_clock *c)
 	c->rare = 1;
 }
 
-/* Whether the current event's end must be read (agent_clock_end_read),
- * for a period of every ordinary events (every >= 1); otherwise
- * agent_clock_end_estimated charges the estimate. */
-static inline int agent_clock_end_needed(const struct agent_clock *c, unsigned every)
+/* Whether the current event's end must be read (agent_clock_end_read);
+ * otherwise agent_clock_end_estimated charges the estimate. A period of
+ * AGENT_CLOCK_BURST events or fewer is read whole; the first ordinary event
+ * (phase 0) is read, so the estimate is there before it is used. */
+static inline int agent_clock_end_needed(const struct agent_clock *c)
 {
-	return c->rare || c->phase < AGENT_CLOCK_BURST || !c->has_est || every == 1;
+	return c->rare || c->phase < AGENT_CLOCK_BURST;
 }
 
 /* The next ordinary event of the period. */

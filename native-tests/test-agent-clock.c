@@ -117,7 +117,7 @@ static void sampled_event(struct agent_clock *c, uint64_t s, uint64_t inside, in
 
 	if (rare)
 		agent_clock_mark_rare(c);
-	if (agent_clock_end_needed(c, every)) {
+	if (agent_clock_end_needed(c)) {
 		agent_clock_end_read(c, 1, &s, &e, every);
 		(*reads)++;
 	} else {
@@ -135,7 +135,7 @@ static void test_sampled_steady(void)
 
 	memset(&c, 0, sizeof(c));
 	for (unsigned k = 0; k < 96; k++) {
-		CHECK_EQ_I(agent_clock_end_needed(&c, 32), k % 32 < AGENT_CLOCK_BURST);
+		CHECK_EQ_I(agent_clock_end_needed(&c), k % 32 < AGENT_CLOCK_BURST);
 		sampled_event(&c, 1000 * k, 10, 0, 32, &reads);
 	}
 	CHECK_EQ_U(reads, 3 * AGENT_CLOCK_BURST);
@@ -197,7 +197,7 @@ static void test_sampled_rare(void)
 	for (unsigned k = 1; k < AGENT_CLOCK_BURST; k++)
 		sampled_event(&c, 10000 + 1000 * k, 10, 0, 32, &reads);
 	CHECK_EQ_U(reads, 1 + AGENT_CLOCK_BURST);
-	CHECK_EQ_I(agent_clock_end_needed(&c, 32), 0);
+	CHECK_EQ_I(agent_clock_end_needed(&c), 0);
 	sampled_event(&c, 30000, 7000, 1, 32, &reads); /* rare: read */
 	sampled_event(&c, 40000, 10, 0, 32, &reads);   /* estimated */
 	CHECK_EQ_U(reads, 2 + AGENT_CLOCK_BURST);
