@@ -7,8 +7,8 @@
 # what the agent adds to the loop's thread CPU time (cpu_ms) for
 # the count-only agent (the floor: the JVM's dispatch into an empty
 # callback) and for jcal with clock=raw and clock=agentfree (its second
-# read in bursts of 8 events in 256, and with JCAL_CLOCK_EVERY=1 on every
-# event); and what is
+# read at every event, and with JCAL_CLOCK_EVERY=256 in bursts of 8 in
+# 256); and what is
 # left in the traced figures: the traced cum of all step() calls less the
 # untraced loop time. mode=bci (JIT): the same for the probes, against the
 # untraced JIT run; on JAVA25 (default: the JDK >= 22 of the build, if any)
@@ -57,11 +57,11 @@ for _ in $(seq "$RUNS"); do
 	one count "$JAVA" -Xint "-agentpath:$BUILD/libcount.so"
 	one ev-raw "$JAVA" -Xint "$(jcal clock=raw)"
 	one ev-af "$JAVA" -Xint "$(jcal clock=agentfree)"
-	JCAL_CLOCK_EVERY=1 one ev-af1 "$JAVA" -Xint "$(jcal clock=agentfree)"
+	JCAL_CLOCK_EVERY=256 one ev-af1 "$JAVA" -Xint "$(jcal clock=agentfree)"
 	one jit "$JAVA"
 	one bci-raw "$JAVA" "$(jcal mode=bci,clock=raw)"
 	one bci-af "$JAVA" "$(jcal mode=bci,clock=agentfree)"
-	JCAL_CLOCK_EVERY=1 one bci-af1 "$JAVA" "$(jcal mode=bci,clock=agentfree)"
+	JCAL_CLOCK_EVERY=256 one bci-af1 "$JAVA" "$(jcal mode=bci,clock=agentfree)"
 	if [ -n "$JAVA25" ]; then
 		one jit25 "$JAVA25/bin/java"
 		one bci25-raw "$JAVA25/bin/java" "$(jcal mode=bci,clock=raw)"
@@ -88,11 +88,11 @@ printf '%-34s %10.1f %10s %12s %14s\n' "-Xint, no agent" "$(m xint ms)" - - -
 row count xint "-Xint, count-only agent (floor)"
 row ev-raw xint "-Xint, mode=events clock=raw"
 row ev-af xint "-Xint, mode=events clock=agentfree"
-row ev-af1 xint "  same, second read every event"
+row ev-af1 xint "  same, second read in bursts"
 printf '%-34s %10.1f %10s %12s %14s\n' "JIT, no agent" "$(m jit ms)" - - -
 row bci-raw jit "mode=bci clock=raw"
 row bci-af jit "mode=bci clock=agentfree"
-row bci-af1 jit "  same, second read every event"
+row bci-af1 jit "  same, second read in bursts"
 if [ -n "$JAVA25" ]; then
 	printf '%-34s %10.1f %10s %12s %14s\n' "JDK 25 JIT, no agent" "$(m jit25 ms)" - - -
 	row bci25-raw jit25 "JDK 25 mode=bci clock=raw"

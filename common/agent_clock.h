@@ -38,10 +38,14 @@
 #include "trace_format.h"
 
 /* Ordinary events per period of the second read, by default (the agent's
- * JCAL_CLOCK_EVERY changes it); the first AGENT_CLOCK_BURST of each period
- * have their end read, and all but the first AGENT_CLOCK_WARM of those
- * teach the estimate. */
-#define AGENT_CLOCK_EVERY_DEFAULT 256
+ * JCAL_CLOCK_EVERY changes it, 256 for bursts); the first AGENT_CLOCK_BURST
+ * of each period have their end read, and all but the first
+ * AGENT_CLOCK_WARM of those teach the estimate. 1 (every event read) by
+ * default: the estimate takes the part of the second read before its
+ * timestamp out of events that no longer run it, which in mode=bci with
+ * metric=cputime left tiny methods with no own time at all
+ * (docs/accuracy.md, "The agent-free clock"). */
+#define AGENT_CLOCK_EVERY_DEFAULT 1
 #define AGENT_CLOCK_BURST 8
 #define AGENT_CLOCK_WARM 2
 
