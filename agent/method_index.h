@@ -10,10 +10,18 @@
  * caller to the locked path, which inserts. When the table is half full, a
  * rebuild copies the live entries into a new table with room for as many
  * again and publishes it, so removed keys stop costing memory at the next
- * rebuild. The table it replaces stays allocated until the rebuild after
- * (a reader may still be probing it): a reader would have to stall inside
- * one look-up while the writers insert as many keys as the index holds for
- * that to matter.
+ * rebuild.
+ *
+ * No table is freed while the index lives: a reader may have read the
+ * current table just before a rebuild replaced it and still be probing
+ * it, for as long as its thread is descheduled. A replaced table becomes
+ * a spare, which a later rebuild to the same size empties and refills
+ * instead of allocating one; each table carries a sequence count, odd
+ * while it is being refilled, that readers read before and after their
+ * probe and look again when it changed (a seqlock). So memory stays
+ * bounded (at most two tables of each size ever reached, four times the
+ * largest table in all) however many classes come and go, and a reader
+ * never reads freed memory nor takes another key's value.
  */
 #ifndef JCAL_METHOD_INDEX_H
 #define JCAL_METHOD_INDEX_H
@@ -24,14 +32,18 @@ struct method_index_table;
 
 struct method_index {
 	struct method_index_table *_Atomic cur;
+	struct method_index_table *spares; /* replaced tables (writers only) */
 	size_t count;	   /* keys in the current table, removed ones too (writers only) */
 	size_t live;	   /* keys not removed */
 	unsigned rebuilds; /* tables replaced so far */
+	unsigned tables;   /* tables allocated: the current one and the spares */
 };
 
 /* Starts empty. Returns 0, or -1 when memory runs out. */
 int method_index_init(struct method_index *ix);
-/* The value of key, or NULL. Any thread, no lock; key must not be NULL. */
+/* The value of key, or NULL (not there, or the table was refilled under
+ * every look: ask the locked path). Any thread, no lock; key must not be
+ * NULL. */
 void *method_index_find(struct method_index *ix, const void *key);
 /* Adds key -> value (key not present yet). Writers must be serialised by
  * the caller; readers may run at the same time. Returns 0, or -1 when

@@ -1,8 +1,10 @@
 /*
  * test-agent-method-index.c - unit tests of the lock-free jmethodID ->
  * method index (agent/method_index.c): every key found after many grows,
- * misses are misses, and readers running beside the writer find every key
- * published before they look (the event path's case).
+ * misses are misses, readers running beside the writer find every key
+ * published before they look (the event path's case), and class churn
+ * keeps the memory bounded while readers run, without freeing a table
+ * under them (the sanitizer build checks that part).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -70,6 +72,9 @@ static void test_remove_bounds_memory(void)
 	 * count, not the total */
 	CHECK(method_index_slots(&ix) <= 65536);
 	CHECK(ix.rebuilds > 10);
+	/* replaced tables are reused: at most two of each size, however
+	 * many rebuilds (sizes 4096..65536 here) */
+	CHECK(ix.tables <= 10);
 	/* removing a key twice, or one never added, changes nothing */
 	method_index_remove(&ix, key_of(0 + 100));
 	method_index_remove(&ix, key_of(10 * KEYS));
@@ -126,10 +131,69 @@ static void test_readers_beside_writer(void)
 	method_index_free(&s.ix);
 }
 
+/* Churn beside readers: keys come and go in rounds (rebuilds that reuse
+ * replaced tables) while readers look up keys that never go; each must be
+ * found every time, and none may read a freed table. */
+struct churn {
+	struct method_index ix;
+	atomic_int done;
+	atomic_size_t lost, checked;
+};
+
+#define STAY 1000 /* keys 0..STAY-1 never removed */
+
+static void *churn_reader(void *arg)
+{
+	struct churn *c = arg;
+	uint64_t x = (uint64_t)(uintptr_t)&x | 1;
+
+	while (!atomic_load(&c->done)) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		size_t i = (size_t)(x % STAY);
+		if (method_index_find(&c->ix, key_of(i)) != value_of(i))
+			atomic_fetch_add(&c->lost, 1);
+		atomic_fetch_add_explicit(&c->checked, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static void test_churn_beside_readers(void)
+{
+	static struct churn c;
+	pthread_t t[3];
+	size_t next = STAY;
+
+	CHECK_EQ_I(method_index_init(&c.ix), 0);
+	for (size_t i = 0; i < STAY; i++)
+		CHECK_EQ_I(method_index_add(&c.ix, key_of(i), value_of(i)), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_I(pthread_create(&t[i], NULL, churn_reader, &c), 0);
+	for (int round = 0; round < 200; round++) {
+		size_t first = next;
+
+		for (size_t i = 0; i < 3000; i++, next++)
+			method_index_add(&c.ix, key_of(next), value_of(next));
+		for (size_t i = first; i < next; i++)
+			method_index_remove(&c.ix, key_of(i));
+	}
+	atomic_store(&c.done, 1);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	CHECK_EQ_U(atomic_load(&c.lost), 0);
+	CHECK(atomic_load(&c.checked) > 0);
+	CHECK(c.ix.rebuilds > 50);
+	CHECK(c.ix.tables <= 4);
+	CHECK_EQ_U(c.ix.live, STAY);
+	method_index_free(&c.ix);
+}
+
 int main(void)
 {
 	RUN(test_grow_and_find);
 	RUN(test_remove_bounds_memory);
 	RUN(test_readers_beside_writer);
+	RUN(test_churn_beside_readers);
 	return test_summary("method-index");
 }
