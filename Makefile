@@ -80,11 +80,12 @@ FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(POST_SRC:%.c=$(FUZZ_DIR)
 		$(FUZZ_DIR)/obj/agent/bci/bci_rewrite.o
 
 ASAN_BUILD ?= build/asan
+TSAN_BUILD ?= build/tsan
 # Events of the synthetic trace of make bench-post (bench/gen-trace.c).
 BENCH_EVENTS ?= 100000000
 
 .PHONY: all test test-long demo deps lint clean check-jdk java-classes native-test java-test \
-	bci-test asan asan-build asan-agent fuzz fuzz-build bench bench-metric bench-post man install \
+	bci-test asan asan-build asan-agent tsan tsan-build fuzz fuzz-build bench bench-metric bench-post man install \
 	uninstall deb
 
 # ---- Commands ----------------------------------------------------------------
@@ -98,6 +99,7 @@ test:
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(TEST_BIN) $(BUILD)/jcal-bci-rewrite
 	@$(MAKE) --no-print-directory asan-build
+	@$(MAKE) --no-print-directory tsan-build
 	@JAVA_HOME=$(JAVA_HOME) scripts/run-all-tests.sh
 
 demo: deps
@@ -365,6 +367,21 @@ asan-agent:
 asan: asan-build
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  scripts/run-native-tests.sh $(ASAN_BUILD)/tests
+
+# ThreadSanitizer build of the native tests that run threads (the lock-free
+# method index beside its writer, the agent's trees, jcal-post's tree
+# workers, per-thread counters, the reader's safety checks); `make test`
+# runs them too. -Wno-tsan: TSan does not model atomic_thread_fence, which
+# the method index's seqlock uses (its data are atomics all the same).
+TSAN_TESTS = test-agent-method-index test-agent-trees test-tree-workers test-metric \
+	     test-post-safety
+TSAN_FLAGS = OPT="-O1 -g -fsanitize=thread -Wno-tsan" LDLIBS="$(LDLIBS) -fsanitize=thread"
+tsan-build:
+	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) $(TSAN_FLAGS) \
+	  $(addprefix $(TSAN_BUILD)/tests/,$(TSAN_TESTS))
+
+tsan: tsan-build
+	@TSAN_OPTIONS=halt_on_error=1 scripts/run-native-tests.sh $(TSAN_BUILD)/tests
 
 $(BUILD)/tests-all: $(TEST_BIN)
 

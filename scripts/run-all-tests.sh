@@ -1,6 +1,6 @@
 #!/bin/sh
-# run-all-tests.sh - the body of `make test`: native tests (plain and under
-# ASan+UBSan), then the Java end-to-end and stress tests (the end-to-end
+# run-all-tests.sh - the body of `make test`: native tests (plain, under
+# ASan+UBSan, and those that run threads under TSan), then the Java end-to-end and stress tests (the end-to-end
 # ones also on a JDK >= 21 when there is one), then checks with
 # outside tools and the ASan-built agent; ends with one line
 # "N passed, N failed" over all of them.
@@ -30,6 +30,7 @@ run_suite() {
 run_suite native scripts/run-native-tests.sh build/tests
 run_suite native-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	scripts/run-native-tests.sh build/asan/tests
+run_suite native-tsan env TSAN_OPTIONS=halt_on_error=1 scripts/run-native-tests.sh build/tsan/tests
 run_suite java javatests/run.sh
 # The end-to-end tests again on the JDK >= 21 the virtual-thread tests use,
 # when there is one: the event path differs there (JVMTI 21, carriers).
