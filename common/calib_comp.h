@@ -20,7 +20,9 @@
  * raw whose overhead is comp. */
 static inline uint64_t calib_comp_sub(uint64_t raw, uint64_t comp)
 {
-	const uint64_t d = raw >= comp ? raw - comp : 0;
+	/* without a branch on raw >= comp, which deltas decide at random: a
+	 * mask of all ones when the subtraction does not wrap */
+	const uint64_t d = (raw - comp) & -(uint64_t)(raw >= comp);
 
 	return d > INT64_MAX ? INT64_MAX : d;
 }
