@@ -2,7 +2,6 @@ package jcalbench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 
 /**
  * What a method event costs the code that runs after it (bench/after-event.sh,
@@ -159,12 +158,6 @@ public final class AfterEvent {
 		}
 	}
 
-	static double median(long[] v, int n) {
-		long[] c = v.clone();
-		Arrays.sort(c);
-		return (double) c[c.length / 2] / n;
-	}
-
 	public static void main(String[] args) {
 		ThreadMXBean mx = ManagementFactory.getThreadMXBean();
 		boolean ab = args[0].equals("ab");
@@ -190,10 +183,10 @@ public final class AfterEvent {
 				jcal.Control.stop();
 			}
 			if (ab)
-				System.out.printf("%s %d %.1f %.1f %d%n", p, calls, median(plain, n), median(traced, n),
-						  plainSum);
+				System.out.printf("%s %d %.1f %.1f %d%n", p, calls, Dilation.median(plain, n),
+						  Dilation.median(traced, n), plainSum);
 			else
-				System.out.printf("%s %d %.1f%n", p, calls, median(plain, n));
+				System.out.printf("%s %d %.1f%n", p, calls, Dilation.median(plain, n));
 		}
 	}
 }
