@@ -120,6 +120,14 @@ static void put(struct method_index_table *t, const void *key, void *value)
 	atomic_store_explicit(&t->slot[i].key, key, memory_order_release);
 }
 
+/* Writers only: the next value of t's sequence count (one writer at a
+ * time, so a load and a store). */
+static void seq_step(struct method_index_table *t, memory_order order)
+{
+	atomic_store_explicit(&t->seq, atomic_load_explicit(&t->seq, memory_order_relaxed) + 1,
+			      order);
+}
+
 /* Writers only: a spare table of slots slots, taken off the spares and
  * emptied (odd seq: readers still in it from before look again), or a new
  * one. */
@@ -135,8 +143,7 @@ static struct method_index_table *table_for_rebuild(struct method_index *ix, siz
 		return table_new(ix, slots);
 	*pp = t->next_spare;
 	t->next_spare = NULL;
-	atomic_store_explicit(&t->seq, atomic_load_explicit(&t->seq, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	seq_step(t, memory_order_relaxed); /* odd: being refilled */
 	atomic_thread_fence(memory_order_release);
 	for (size_t i = 0; i <= t->mask; i++) {
 		atomic_store_explicit(&t->slot[i].key, NULL, memory_order_relaxed);
@@ -167,9 +174,7 @@ static struct method_index_table *rebuild(struct method_index *ix, struct method
 	}
 	/* even again: a reused table holds what it says from here on */
 	if (atomic_load_explicit(&next->seq, memory_order_relaxed) & 1)
-		atomic_store_explicit(&next->seq,
-				      atomic_load_explicit(&next->seq, memory_order_relaxed) + 1,
-				      memory_order_release);
+		seq_step(next, memory_order_release);
 	atomic_store_explicit(&ix->cur, next, memory_order_release);
 	t->next_spare = ix->spares;
 	ix->spares = t;

@@ -123,7 +123,9 @@ static inline void agent_clock_charge(struct agent_clock *c, unsigned n, const u
 
 /* The current event's end was read (start[] and end[] as for
  * agent_clock_charge, which it does): an ordinary event past the warm-up
- * of its burst (or the thread's first) also moves the estimate. */
+ * of its burst (or the thread's first) also moves the estimate, when the
+ * period leaves events unread to use it (every > AGENT_CLOCK_BURST; with
+ * the default of 1 no estimate is kept). */
 static inline void agent_clock_end_read(struct agent_clock *c, unsigned n, const uint64_t *start,
 					const uint64_t *end, unsigned every)
 {
@@ -132,7 +134,7 @@ static inline void agent_clock_end_read(struct agent_clock *c, unsigned n, const
 		c->rare = 0;
 		return;
 	}
-	if (c->phase >= AGENT_CLOCK_WARM || !c->has_est) {
+	if (every > AGENT_CLOCK_BURST && (c->phase >= AGENT_CLOCK_WARM || !c->has_est)) {
 		for (unsigned i = 0; i < n; i++) {
 			const uint64_t d = (int64_t)(end[i] - start[i]) > 0 ? end[i] - start[i] : 0;
 

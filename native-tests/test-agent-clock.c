@@ -127,7 +127,8 @@ static void sampled_event(struct agent_clock *c, uint64_t s, uint64_t inside, in
 
 /* With every = 32, the first AGENT_CLOCK_BURST events of each 32 are read
  * and the others take the estimate; events spending a steady 10 inside the
- * agent give an exact sum. every = 1 reads them all. */
+ * agent give an exact sum. every = 1 reads them all, and keeps no
+ * estimate. */
 static void test_sampled_steady(void)
 {
 	struct agent_clock c;
@@ -147,6 +148,8 @@ static void test_sampled_steady(void)
 		sampled_event(&c, 1000 * k, 10 + k, 0, 1, &reads);
 	CHECK_EQ_U(reads, 5);
 	CHECK_EQ_U(c.inside[0], 10 + 11 + 12 + 13 + 14);
+	/* every event read: no estimate is kept, none is needed */
+	CHECK_EQ_I(c.has_est, 0);
 }
 
 /* The first AGENT_CLOCK_WARM reads of a burst (slower: their path runs
