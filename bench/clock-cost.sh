@@ -57,11 +57,11 @@ for _ in $(seq "$RUNS"); do
 	one count "$JAVA" -Xint "-agentpath:$BUILD/libcount.so"
 	one ev-raw "$JAVA" -Xint "$(jcal clock=raw)"
 	one ev-af "$JAVA" -Xint "$(jcal clock=agentfree)"
-	JCAL_CLOCK_EVERY=256 one ev-af1 "$JAVA" -Xint "$(jcal clock=agentfree)"
+	JCAL_CLOCK_EVERY=256 one ev-afb "$JAVA" -Xint "$(jcal clock=agentfree)"
 	one jit "$JAVA"
 	one bci-raw "$JAVA" "$(jcal mode=bci,clock=raw)"
 	one bci-af "$JAVA" "$(jcal mode=bci,clock=agentfree)"
-	JCAL_CLOCK_EVERY=256 one bci-af1 "$JAVA" "$(jcal mode=bci,clock=agentfree)"
+	JCAL_CLOCK_EVERY=256 one bci-afb "$JAVA" "$(jcal mode=bci,clock=agentfree)"
 	if [ -n "$JAVA25" ]; then
 		one jit25 "$JAVA25/bin/java"
 		one bci25-raw "$JAVA25/bin/java" "$(jcal mode=bci,clock=raw)"
@@ -88,11 +88,11 @@ printf '%-34s %10.1f %10s %12s %14s\n' "-Xint, no agent" "$(m xint ms)" - - -
 row count xint "-Xint, count-only agent (floor)"
 row ev-raw xint "-Xint, mode=events clock=raw"
 row ev-af xint "-Xint, mode=events clock=agentfree"
-row ev-af1 xint "  same, second read in bursts"
+row ev-afb xint "  same, second read in bursts"
 printf '%-34s %10.1f %10s %12s %14s\n' "JIT, no agent" "$(m jit ms)" - - -
 row bci-raw jit "mode=bci clock=raw"
 row bci-af jit "mode=bci clock=agentfree"
-row bci-af1 jit "  same, second read in bursts"
+row bci-afb jit "  same, second read in bursts"
 if [ -n "$JAVA25" ]; then
 	printf '%-34s %10.1f %10s %12s %14s\n' "JDK 25 JIT, no agent" "$(m jit25 ms)" - - -
 	row bci25-raw jit25 "JDK 25 mode=bci clock=raw"

@@ -32,7 +32,7 @@ loop_ms() { # loop_ms ARGS... : the loop time CallHeavy prints
 	-cp "$BUILD/bench" jcalbench.CallHeavy "$N" >/dev/null
 calls=$("$BUILD/jcal-post" "$tmp/c.bin" --raw --report flat --format csv 2>/dev/null |
 	awk -F, 'NR > 1 && $1 ~ /^jcalbench\./ {s += $2} END {print s}')
-configs="none ffm every1 raw jni"
+configs="none ffm bursts raw jni"
 # HotSpot before 18 can call JavaCritical_ natives from compiled code
 [ "${feature%%.*}" -lt 18 ] 2>/dev/null && configs="$configs crit"
 [ "${feature%%.*}" -ge 25 ] 2>/dev/null && configs="$configs jfr"
@@ -41,7 +41,7 @@ for r in $(seq "$RUNS"); do
 		case $c in
 		none) t=$(loop_ms "$JAVA") ;;
 		ffm) t=$(loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
-		every1) t=$(JCAL_CLOCK_EVERY=256 loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
+		bursts) t=$(JCAL_CLOCK_EVERY=256 loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
 		raw) t=$(loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,clock=raw,out=$tmp/t.bin") ;;
 		jni) t=$(JCAL_PROBE_CALL=jni loop_ms "$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
 		crit) t=$(loop_ms "$JAVA" -XX:+CriticalJNINatives -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin") ;;
@@ -64,7 +64,7 @@ for c in $configs; do
 	case $c in
 	none) label="no agent (JIT)"; ns=-; vs=- ;;
 	ffm) label="mode=bci,metric=tsc (as built)" ;;
-	every1) label="same, second read in bursts (256)" ;;
+	bursts) label="same, second read in bursts (256)" ;;
 	raw) label="same, clock=raw (one read an event)" ;;
 	jni) label="mode=bci,metric=tsc, JNI probes only" ;;
 	crit) label="same, -XX:+CriticalJNINatives" ;;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-all-tests.sh - the body of `make test`: native tests (plain, under
-# ASan+UBSan, and those that run threads under TSan), then the Java end-to-end and stress tests (the end-to-end
-# ones also on a JDK >= 21 when there is one), then checks with
+# ASan+UBSan, and those that run threads under TSan), then the Java
+# end-to-end and stress tests (the end-to-end ones also on a JDK >= 21
+# when there is one), then checks with
 # outside tools and the ASan-built agent; ends with one line
 # "N passed, N failed" over all of them.
 set -u

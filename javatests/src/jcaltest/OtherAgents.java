@@ -244,14 +244,14 @@ public final class OtherAgents {
 		return -1;
 	}
 
+	/** What JDK 17's jdwp prints when it aborts at VM death on its own race. */
+	private static final String JDWP_DEATH_RACE = "JDWP exit error JVMTI_ERROR_WRONG_PHASE(112): cannot get thread local storage";
+
 	/**
 	 * A debugger attached over JDWP (suspend=y) that asks for every method
 	 * entry of the workload's classes, while jcal records, both modes: the
 	 * debugger and jcal count the same calls, jcal's counts are exact.
 	 */
-	/** What JDK 17's jdwp prints when it aborts at VM death on its own race. */
-	private static final String JDWP_DEATH_RACE = "JDWP exit error JVMTI_ERROR_WRONG_PHASE(112): cannot get thread local storage";
-
 	private void testDebugger() throws Exception {
 		int ticks = 2000;
 		long all = sum(expected(ticks));
