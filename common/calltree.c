@@ -633,6 +633,143 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 	return err;
 }
 
+/*
+ * calltree_decode()'s loop for the events that make up nearly all of a
+ * trace, with every piece of state in locals: an explicit entry and an
+ * implicit exit (or throw) of the frame on top of both stacks, their
+ * deltas not backwards, charged raw or through comp.table (table), never
+ * deferred. It decodes as event_next() does and takes each event as
+ * fast_event() does, with the sequence key's index carried from step to
+ * step rather than made from its five parts. It stops before the first
+ * event it does not take (r->p at it, r and f as event_next() and
+ * fast_event() would have left them), at the end of the chunk, or after
+ * an entry child_get() failed for (whose error it returns, r past the
+ * event as event_next() leaves it). Takes nothing while the step has no
+ * key (no previous event, or after a gap).
+ */
+static inline __attribute__((always_inline)) int fast_run(struct calltree *t, struct fast_state *f,
+							  struct event_run *r, const int table)
+{
+	enum { TAG_KIND = TRACE_TAG_RESERVED | TRACE_TAG_EXPLICIT | TRACE_TAG_TRANS_MASK };
+	const uint8_t *p = r->p, *const end = r->end;
+	uint32_t dd = r->depth, bd = f->depth; /* the decoder's and the builder's depths */
+	const uint32_t room = f->room;
+	uint32_t *const shadow = r->stack, *const nstack = f->nstack;
+	struct seqkey_frame *const fr = f->fr;
+	const struct calib_table *const tab = t->comp.table;
+	uint64_t *const counted = t->comp_count;
+	uint64_t acc = r->acc[0], clamped = f->clamped, taken = 0;
+	/* (m1, t1) of the next key, as seqkey_index() weighs them */
+	unsigned prev = f->m1 * JCAL_TR_COUNT + f->t1;
+	uint64_t by_tt[JCAL_TR_COUNT][8] = {{0}}; /* events by (transition, type) */
+	int err = 0;
+
+	if (!f->have_prev || f->gap || f->last != acc)
+		return 0;
+	while (p < end) {
+		const unsigned tag = *p, ty = (tag & TRACE_TAG_TYPE_MASK) >> TRACE_TAG_TYPE_SHIFT;
+		const uint8_t *q = p + 1;
+		unsigned tr, between, after, key, mid;
+		uint32_t charged, m;
+		uint64_t x, v, d;
+
+		if (ty >= JCAL_MT_COUNT)
+			break;
+		if ((tag & TAG_KIND) == (JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT)) {
+			uint32_t node;
+
+			q = event_uv(q, end, &x);
+			if (!q || x > UINT32_MAX || dd >= TRACE_SHADOW_DEPTH || bd >= room)
+				break;
+			m = (uint32_t)x;
+			q = event_uv(q, end, &x);
+			if (!q)
+				break;
+			v = acc + (uint64_t)zigzag_dec(x);
+			if (v < acc)
+				break;
+			tr = JCAL_TR_ENTRY;
+			charged = bd ? nstack[bd - 1] : CALLTREE_ROOT;
+			between = bd ? fr[bd - 1].type : JCAL_MT_OTHER;
+			shadow[dd++] = m;
+			err = child_get(t, charged, m, &node);
+			if (err) { /* the decoder has taken the event, the builder not */
+				p = q;
+				acc = v;
+				taken++;
+				break;
+			}
+			fr[bd].method = m;
+			fr[bd].type = (uint8_t)ty;
+			nstack[bd++] = node;
+			t->nodes[node].calls++;
+			after = ty;
+		} else if ((tag & TAG_KIND) == JCAL_TR_EXIT || (tag & TAG_KIND) == JCAL_TR_THROW) {
+			if (dd == 0 || dd > TRACE_SHADOW_DEPTH || bd == 0 ||
+			    fr[bd - 1].method != shadow[dd - 1])
+				break;
+			q = event_uv(q, end, &x);
+			if (!q)
+				break;
+			v = acc + (uint64_t)zigzag_dec(x);
+			if (v < acc)
+				break;
+			tr = tag & TRACE_TAG_TRANS_MASK;
+			charged = nstack[bd - 1];
+			between = fr[bd - 1].type;
+			dd--;
+			bd--;
+			after = bd ? fr[bd - 1].type : JCAL_MT_OTHER;
+		} else {
+			break;
+		}
+		/* seqkey_index() of (m1, t1, between, tr, after) */
+		mid = between * JCAL_TR_COUNT + tr;
+		key = (prev * JCAL_MT_COUNT * JCAL_TR_COUNT + mid) * JCAL_MT_COUNT + after;
+		prev = mid;
+		d = v - acc;
+		acc = v;
+		{
+			struct calltree_fig *fig = &t->figs[charged]; /* one metric */
+
+			if (table) {
+				const uint64_t c = calib_table_comp_prepared(tab, key, d);
+
+				fig->raw_base += d;
+				fig->base += calib_comp_sub(d, c);
+				counted[key]++;
+				clamped += d < c;
+			} else {
+				fig->raw_base += d;
+				fig->base += d;
+			}
+		}
+		by_tt[tr][ty]++;
+		taken++;
+		p = q;
+	}
+	r->p = p;
+	r->depth = dd;
+	r->acc[0] = acc;
+	r->events += taken;
+	if (!taken)
+		return err;
+	f->depth = bd;
+	f->m1 = prev / JCAL_TR_COUNT;
+	f->t1 = prev % JCAL_TR_COUNT;
+	f->last = acc;
+	f->clamped = clamped;
+	if (err) /* the last one is the decoder's only */
+		taken--;
+	t->stats.events += taken;
+	for (unsigned tr = 0; tr < JCAL_TR_COUNT; tr++)
+		for (unsigned ty = 0; ty < JCAL_MT_COUNT; ty++) {
+			t->stats.by_type[ty] += by_tt[tr][ty];
+			t->stats.by_transition[tr] += by_tt[tr][ty];
+		}
+	return err;
+}
+
 /* How many charges calltree_decode() defers before compensating them. */
 #define DECODE_BATCH 1024
 
@@ -650,6 +787,12 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 	run = *r;
 	fast_load(t, &f);
 	while (run.p < run.end && !err) {
+		if (f.charge != FAST_DEFER) {
+			err = f.charge == FAST_TABLE ? fast_run(t, &f, &run, 1)
+						     : fast_run(t, &f, &run, 0);
+			if (err || run.p == run.end)
+				break;
+		}
 		if (f.np == DECODE_BATCH) { /* room for the next event's charge */
 			fast_store(t, &f);
 			pending_flush(t);
