@@ -24,6 +24,8 @@ WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -fPIC -Icommon
 LDLIBS  := -lz -lpthread -lm -lpfm
+# jcal-post only (not the agent): ISA-L for its CRC checks (postproc/crc_fast.c)
+POST_LDLIBS := -lisal
 
 # JAVA_HOME: the environment, else the real path of javac.
 JAVAC_PATH := $(shell readlink -f "$$(command -v javac 2>/dev/null)" 2>/dev/null)
@@ -170,7 +172,7 @@ $(BUILD)/jcal-agent.jar: $(AGENT_JAVA) $(AGENT_JAVA22) | check-jdk
 # ---- jcal-post ---------------------------------------------------------------
 
 $(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
-	$(CC) -o $@ $^ $(LDLIBS)
+	$(CC) -o $@ $^ $(LDLIBS) $(POST_LDLIBS)
 
 # ---- Man pages -----------------------------------------------------------------
 # Printed by the programs from the same tables as their --help (and the
@@ -267,7 +269,7 @@ $(LAUNCHER_TESTS): $(BUILD)/tests/%: native-tests/%.c $(LAUNCHER_LINK) native-te
 
 $(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wildcard native-tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ipostproc -o $@ $< $(POST_OBJ) $(COMMON_OBJ) $(LDLIBS)
+	$(CC) $(CFLAGS) -Ipostproc -o $@ $< $(POST_OBJ) $(COMMON_OBJ) $(LDLIBS) $(POST_LDLIBS)
 
 # The agent's trees run without a JVM in their test (it defines the state).
 $(BUILD)/tests/test-agent-trees: $(BUILD)/obj/agent/tree_recorder.o
@@ -391,7 +393,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 
 $(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c $(wildcard native-tests/fuzz/*.h) $(FUZZ_OBJ)
 	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -Icommon -Ipostproc -Iagent \
-	  -o $@ $< $(FUZZ_OBJ) -lz -lm
+	  -o $@ $< $(FUZZ_OBJ) -lz -lm $(POST_LDLIBS)
 
 fuzz-build: $(FUZZ_BIN)
 

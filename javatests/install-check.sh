@@ -160,5 +160,24 @@ else
 	skip "make deb: dpkg-deb missing"
 fi
 
+# 7. The package depends on the package of every shared library its
+# programs and agent link (the ones ldd finds through dpkg -S).
+if [ -n "${deb:-}" ] && command -v dpkg >/dev/null 2>&1; then
+	deps=" $(dpkg-deb -f "$deb" Depends | sed 's/([^)]*)//g; s/,/ /g') "
+	missing=""
+	for lib in $(ldd "$build/jcal-post" "$build/jcal" "$build/libjcal.so" 2>/dev/null |
+		awk '/=>/ {print $3}' | sort -u); do
+		pkg=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null ||
+			dpkg -S "/usr$lib" 2>/dev/null) || continue
+		pkg=${pkg%%:*}
+		case "$deps" in *" $pkg "*) ;; *) missing="$missing $pkg ($lib)" ;; esac
+	done
+	if [ -z "$missing" ]; then
+		ok "deb depends on every linked library's package"
+	else
+		fail "deb depends on every linked library's package" "missing:$missing"
+	fi
+fi
+
 echo "install: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

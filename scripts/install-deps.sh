@@ -12,7 +12,7 @@
 # checks that need them print SKIP.
 set -eu
 
-PACKAGES="make gcc libc6-dev openjdk-17-jdk-headless libpfm4-dev uthash-dev zlib1g-dev"
+PACKAGES="make gcc libc6-dev openjdk-17-jdk-headless libpfm4-dev uthash-dev zlib1g-dev libisal-dev"
 LINT_PACKAGES="clang-format clang-tidy"
 TEST_PACKAGES="chromium golang-go libh2-java libxalan2-java man-db libasm-java"
 TEST_PACKAGES="$TEST_PACKAGES fop libbatik-java groovy checkstyle"
