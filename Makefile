@@ -140,6 +140,11 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The tree builder's loop adds each step's delta to two figures of a node;
+# GCC's SLP vectorizer packs the two adds into SSE moves and shuffles,
+# more instructions than the two adds (docs/performance.md).
+$(BUILD)/obj/common/calltree.o: CFLAGS += -fno-tree-slp-vectorize
+
 $(BUILD)/libjcal.so: $(AGENT_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) agent/libjcal.map
 	$(CC) -shared -Wl,--version-script=agent/libjcal.map -o $@ \
 	  $(AGENT_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(LDLIBS) -ldl

@@ -364,6 +364,7 @@ static void step_build(struct calib_table *t, unsigned i)
 			c->o[j / 4][j % 4] = INT32_MAX;
 		for (unsigned j = 0; j <= CALIB_NQ; j++)
 			c->sel[j] = comp;
+		c->rare = c->fit != 0;
 		return;
 	}
 	for (unsigned j = 0; j < CALIB_NQ; j++) {
@@ -375,6 +376,7 @@ static void step_build(struct calib_table *t, unsigned i)
 	}
 	c->sel[0] = calib_comp_of(d->q[0], d->env);
 	c->fit_h = d->q[CALIB_NQ - 1];
+	c->rare = c->wide || c->fit;
 }
 
 int calib_table_prepare(struct calib_table *t)
@@ -504,3 +506,5 @@ int calib_table_copy(struct calib_table *dst, const struct calib_table *src)
 	dst->match = NULL;
 	return 0;
 }
+
+_Static_assert(sizeof(struct calib_step) == 256, "a key's step is 256 bytes (calib_table.h)");

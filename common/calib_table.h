@@ -151,6 +151,7 @@ struct calib_table {
 	struct calib_step {
 		calib_v4 o[CALIB_NQ / 4];
 		uint64_t sel[CALIB_NQ + 1];
+		int rare; /* wide or fit: not the count's sel (one test, not two) */
 		int wide;
 		/* fit 1 (fit): the comp is calib_fit_comp(fit_a, fit_b, delta)
 		 * instead; fit 2 (cfit): for a delta above fit_h (the entry's
@@ -162,6 +163,8 @@ struct calib_table {
 		uint32_t similar, global;
 		double fit_a, fit_b;
 		uint64_t fit_h;
+		/* to 256 bytes: a key's step is found by a shift */
+		uint8_t pad[256 - 4 * 16 - 8 * (CALIB_NQ + 1) - 6 * 4 - 3 * 8];
 	} * step;
 };
 
@@ -306,7 +309,7 @@ static inline uint64_t calib_table_comp_prepared(const struct calib_table *t, un
 	const struct calib_step *c = &t->step[i];
 	const int32_t d1 = delta < (uint64_t)INT32_MAX ? (int32_t)delta : INT32_MAX;
 
-	if (__builtin_expect(c->fit | c->wide, 0)) { /* one test on the common path */
+	if (__builtin_expect(c->rare, 0)) {
 		if (c->fit == 1)
 			return calib_fit_comp(c->fit_a, c->fit_b, delta);
 		if (c->fit == 2 && delta > c->fit_h)

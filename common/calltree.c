@@ -633,6 +633,26 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 	return err;
 }
 
+/* The most bytes an event of one metric takes: its tag, a method id
+ * (5 bytes at most) and a delta (10). */
+#define FAST_EVENT_MAX (1 + 5 + 10)
+
+/* event_uv() for a varint that starts at least FAST_EVENT_MAX bytes
+ * before end: its first two bytes are read without a look at end. */
+static inline const uint8_t *fast_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (__builtin_expect(!(p[0] & 0x80), 1)) {
+		*v = p[0];
+		return p + 1;
+	}
+	if (!(p[1] & 0x80)) {
+		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
+	size_t n = varint_get(p, end, v);
+	return n ? p + n : NULL;
+}
+
 /*
  * calltree_decode()'s loop for the events that make up nearly all of a
  * trace, with every piece of state in locals: an explicit entry and an
@@ -642,7 +662,8 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
  * fast_event() does, with the sequence key's index carried from step to
  * step rather than made from its five parts. It stops before the first
  * event it does not take (r->p at it, r and f as event_next() and
- * fast_event() would have left them), at the end of the chunk, or after
+ * fast_event() would have left them), where fewer than FAST_EVENT_MAX
+ * bytes of the chunk are left (their events go the general way), or after
  * an entry child_get() failed for (whose error it returns, r past the
  * event as event_next() leaves it). Takes nothing while the step has no
  * key (no previous event, or after a gap).
@@ -652,6 +673,9 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 {
 	enum { TAG_KIND = TRACE_TAG_RESERVED | TRACE_TAG_EXPLICIT | TRACE_TAG_TRANS_MASK };
 	const uint8_t *p = r->p, *const end = r->end;
+	/* the events that start before stop are whole in the chunk or cut at
+	 * its end: their varints are read without a look at the end */
+	const uint8_t *const stop = end - r->p > FAST_EVENT_MAX ? end - FAST_EVENT_MAX : r->p;
 	uint32_t dd = r->depth, bd = f->depth; /* the decoder's and the builder's depths */
 	const uint32_t room = f->room;
 	uint32_t *const shadow = r->stack, *const nstack = f->nstack;
@@ -666,7 +690,7 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 
 	if (!f->have_prev || f->gap || f->last != acc)
 		return 0;
-	while (p < end) {
+	while (p < stop) {
 		const unsigned tag = *p, ty = (tag & TRACE_TAG_TYPE_MASK) >> TRACE_TAG_TYPE_SHIFT;
 		const uint8_t *q = p + 1;
 		unsigned tr, between, after, key, mid;
@@ -678,11 +702,11 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 		if ((tag & TAG_KIND) == (JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT)) {
 			uint32_t node;
 
-			q = event_uv(q, end, &x);
+			q = fast_uv(q, end, &x);
 			if (!q || x > UINT32_MAX || dd >= TRACE_SHADOW_DEPTH || bd >= room)
 				break;
 			m = (uint32_t)x;
-			q = event_uv(q, end, &x);
+			q = fast_uv(q, end, &x);
 			if (!q)
 				break;
 			v = acc + (uint64_t)zigzag_dec(x);
@@ -708,7 +732,7 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 			if (dd == 0 || dd > TRACE_SHADOW_DEPTH || bd == 0 ||
 			    fr[bd - 1].method != shadow[dd - 1])
 				break;
-			q = event_uv(q, end, &x);
+			q = fast_uv(q, end, &x);
 			if (!q)
 				break;
 			v = acc + (uint64_t)zigzag_dec(x);

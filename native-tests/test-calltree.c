@@ -894,6 +894,45 @@ static void test_decode_implicit_exit_past_shadow(void)
 	calltree_free(&t);
 }
 
+/* A chunk whose last event is cut in its delta, after enough whole events
+ * for the loop of common events to run up to it: decoding stops before
+ * it and reads nothing past the chunk (its bytes end a heap block of their
+ * own, for ASan to see). */
+static void test_decode_cut_at_chunk_end(void)
+{
+	enum { PAIRS = 12 };
+	const size_t len = PAIRS * 5 + 3;
+	uint8_t *chunk = malloc(len);
+	uint32_t shadow[TRACE_SHADOW_DEPTH];
+	struct event_run r;
+	struct calltree t;
+
+	CHECK(chunk != NULL);
+	if (!chunk)
+		return;
+	for (size_t i = 0; i < PAIRS; i++) { /* entry of 5, delta 1; exit, delta 2 */
+		const uint8_t pair[] = {JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT, 5, 2, JCAL_TR_EXIT, 4};
+
+		memcpy(chunk + 5 * i, pair, sizeof(pair));
+	}
+	chunk[len - 3] = JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT;
+	chunk[len - 2] = 5;
+	chunk[len - 1] = 0x80; /* a delta cut after its first byte */
+	memset(&r, 0, sizeof(r));
+	r.p = chunk;
+	r.end = chunk + len;
+	r.stack = shadow;
+	r.nmetrics = 1;
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	CHECK_EQ_I(calltree_decode(&t, &r), 0);
+	CHECK(r.p == chunk + len - 3);
+	CHECK_EQ_U(r.events, 2 * PAIRS);
+	CHECK_EQ_U(r.acc[0], 3 * PAIRS);
+	CHECK_EQ_U(t.nodes[1].calls, PAIRS);
+	calltree_free(&t);
+	free(chunk);
+}
+
 /* ---- the builder's own compensation through a table ---- */
 
 /* What a compensation path counted: as calib_apply counts for the summary. */
@@ -1050,20 +1089,23 @@ static void test_decode_stops_at_bad_event(void)
 	static const struct {
 		size_t len;
 		uint8_t b[7];
+		int cut; /* at the chunk's end */
 	} bad[] = {
-	    {3, {0xc0, 0, 0}},		/* reserved tag bits */
-	    {3, {JCAL_TR_ENTRY, 2, 0}}, /* entry without a method id */
-	    {3, {JCAL_TR_EXIT, 2, 0}},	/* implicit exit, empty shadow stack */
-	    {3, {JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT, 6, 0x80}},		/* cut delta */
-	    {3, {JCAL_TR_CONTROL | (3 << TRACE_TAG_TYPE_SHIFT), 0, 0}}, /* bad control */
+	    {3, {0xc0, 0, 0}, 0},	   /* reserved tag bits */
+	    {3, {JCAL_TR_ENTRY, 2, 0}, 0}, /* entry without a method id */
+	    {3, {JCAL_TR_EXIT, 2, 0}, 0},  /* implicit exit, empty shadow stack */
+	    {3, {JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT, 6, 0x80}, 1},	   /* cut delta */
+	    {3, {JCAL_TR_CONTROL | (3 << TRACE_TAG_TYPE_SHIFT), 0, 0}, 0}, /* bad control */
 	    /* a method id past 32 bits */
-	    {7, {JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT, 0x80, 0x80, 0x80, 0x80, 0x10, 2}},
+	    {7, {JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT, 0x80, 0x80, 0x80, 0x80, 0x10, 2}, 0},
 	    /* type 7 */
-	    {3, {JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT | (7 << TRACE_TAG_TYPE_SHIFT), 6, 2}},
+	    {3, {JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT | (7 << TRACE_TAG_TYPE_SHIFT), 6, 2}, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		uint8_t chunk[sizeof(head) + 7];
+		/* the bad event and 16 bytes after it, but for a cut one: far
+		 * enough from the end for the loop of common events to see it */
+		uint8_t chunk[sizeof(head) + 7 + 16] = {0};
 		uint32_t shadow[TRACE_SHADOW_DEPTH];
 		struct event_run r;
 		struct calltree t;
@@ -1072,7 +1114,7 @@ static void test_decode_stops_at_bad_event(void)
 		memcpy(chunk + sizeof(head), bad[i].b, bad[i].len);
 		memset(&r, 0, sizeof(r));
 		r.p = chunk;
-		r.end = chunk + sizeof(head) + bad[i].len;
+		r.end = chunk + sizeof(head) + bad[i].len + (bad[i].cut ? 0 : 16);
 		r.stack = shadow;
 		r.nmetrics = 1;
 		CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
@@ -1108,6 +1150,7 @@ int main(void)
 	RUN(test_decode_same_tree);
 	RUN(test_decode_deep_and_first);
 	RUN(test_decode_implicit_exit_past_shadow);
+	RUN(test_decode_cut_at_chunk_end);
 	RUN(test_table_inline_same_tree);
 	RUN(test_decode_stops_at_bad_event);
 	return test_summary("calltree");
