@@ -313,9 +313,9 @@ const struct cli_option cli_options[] = {
     {"min-duration", 0, "N", "0, or a default cut on a large trace (see --all)",
      "chrome: leave out spans shorter than N (ns for time metrics, else counts)", set_min_duration},
     {"jobs", 'j', "N", "the CPUs less one, at most 4",
-     "threads that build the threads' trees while the trace is read (each trace thread's "
-     "tree on one of them; two or more also decode its events); 0 builds them on the "
-     "reading thread",
+     "threads that decode and build the threads' trees while the trace is read (each "
+     "trace thread's tree on one of them; from standard input they only build); 0 builds "
+     "them on the reading thread",
      set_jobs},
     {"max-depth", 0, "N", MAX_DEPTH_DEFAULT_TEXT,
      "tree, callers, collapsed, speedscope, pprof, html: the frames of a context deeper than N "

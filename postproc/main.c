@@ -67,17 +67,17 @@ static int check_output(const struct cli *c)
 	return -1;
 }
 
-/* Reads the trace into r->m. With two --jobs threads or more and a file,
- * they decode the events chunks too (with one, decoding here while it
- * builds is faster: docs/performance.md); the file is read again on this
- * thread alone when they met what only the reader says exactly
- * (model_redo). */
+/* Reads the trace into r->m. With --jobs threads and a file, they decode
+ * the events chunks too, straight into their trees (faster than trees
+ * built from events decoded here: docs/performance.md); the file is read
+ * again on this thread alone when they met what only the reader says
+ * exactly (model_redo). */
 static enum trace_status read_trace(struct run *r)
 {
 	const struct cli *c = &r->c;
 	struct trace_visitor v;
 	enum trace_status st;
-	int chunks = c->jobs >= 2 && strcmp(c->trace, "-") != 0; /* stdin: not twice */
+	int chunks = c->jobs >= 1 && strcmp(c->trace, "-") != 0; /* stdin: not twice */
 
 	model_visitor(&r->m, &v);
 	model_jobs(&r->m, c->jobs, chunks); /* without the threads: built while reading */
