@@ -633,6 +633,18 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 	return err;
 }
 
+/* What fast_run() took into the statistics: taken events, by_tt of them
+ * by (transition, type). */
+static void stats_add_taken(struct calltree_stats *s, const uint64_t (*by_tt)[8], uint64_t taken)
+{
+	s->events += taken;
+	for (unsigned tr = 0; tr < JCAL_TR_COUNT; tr++)
+		for (unsigned ty = 0; ty < JCAL_MT_COUNT; ty++) {
+			s->by_type[ty] += by_tt[tr][ty];
+			s->by_transition[tr] += by_tt[tr][ty];
+		}
+}
+
 /* The most bytes an event of one metric takes: its tag, a method id
  * (5 bytes at most) and a delta (10). */
 #define FAST_EVENT_MAX (1 + 5 + 10)
@@ -785,12 +797,7 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 	f->clamped = clamped;
 	if (err) /* the last one is the decoder's only */
 		taken--;
-	t->stats.events += taken;
-	for (unsigned tr = 0; tr < JCAL_TR_COUNT; tr++)
-		for (unsigned ty = 0; ty < JCAL_MT_COUNT; ty++) {
-			t->stats.by_type[ty] += by_tt[tr][ty];
-			t->stats.by_transition[tr] += by_tt[tr][ty];
-		}
+	stats_add_taken(&t->stats, by_tt, taken);
 	return err;
 }
 
