@@ -665,6 +665,21 @@ static inline const uint8_t *fast_uv(const uint8_t *p, const uint8_t *end, uint6
 	return n ? p + n : NULL;
 }
 
+/* The metric after the event whose delta starts at q (fast_uv's terms),
+ * acc the metric before it: *v, and the bytes after the delta; NULL when
+ * the delta is cut, or backwards (the general way counts those). */
+static inline const uint8_t *fast_delta(const uint8_t *q, const uint8_t *end, uint64_t acc,
+					uint64_t *v)
+{
+	uint64_t x;
+
+	q = fast_uv(q, end, &x);
+	if (!q)
+		return NULL;
+	*v = acc + (uint64_t)zigzag_dec(x);
+	return *v < acc ? NULL : q;
+}
+
 /*
  * calltree_decode()'s loop for the events that make up nearly all of a
  * trace, with every piece of state in locals: an explicit entry and an
@@ -718,11 +733,8 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 			if (!q || x > UINT32_MAX || dd >= TRACE_SHADOW_DEPTH || bd >= room)
 				break;
 			m = (uint32_t)x;
-			q = fast_uv(q, end, &x);
+			q = fast_delta(q, end, acc, &v);
 			if (!q)
-				break;
-			v = acc + (uint64_t)zigzag_dec(x);
-			if (v < acc)
 				break;
 			tr = JCAL_TR_ENTRY;
 			charged = bd ? nstack[bd - 1] : CALLTREE_ROOT;
@@ -744,11 +756,8 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 			if (dd == 0 || dd > TRACE_SHADOW_DEPTH || bd == 0 ||
 			    fr[bd - 1].method != shadow[dd - 1])
 				break;
-			q = fast_uv(q, end, &x);
+			q = fast_delta(q, end, acc, &v);
 			if (!q)
-				break;
-			v = acc + (uint64_t)zigzag_dec(x);
-			if (v < acc)
 				break;
 			tr = tag & TRACE_TAG_TRANS_MASK;
 			charged = nstack[bd - 1];
