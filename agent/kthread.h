@@ -15,13 +15,15 @@
 struct jcal_thread;
 
 struct jcal_kthread {
-	struct metric_thread mt;
-	struct method_cache cache;
 	/* The platform Java thread this kernel thread runs (NULL if none): a
 	 * carrier's metric pauses while it runs a virtual thread; without
 	 * virtual threads the event path finds the Java thread's state here
-	 * (the ended-thread sentinel after ThreadEnd). */
+	 * (the ended-thread sentinel after ThreadEnd). First: every event
+	 * reads it, with the metric's fields beside it rather than past the
+	 * method cache's 64 KiB. */
 	struct jcal_thread *platform;
+	struct metric_thread mt;
+	struct method_cache cache;
 };
 
 /* The calling kernel thread's state. initial-exec TLS: one %fs-relative
