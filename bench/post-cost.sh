@@ -9,7 +9,12 @@
 #     as a multiple of the read's in the same runs;
 # (2) peak memory (max RSS) of `--report tree` against the number of
 #     calling contexts, from traces of 20 million events with more and more
-#     callees per method.
+#     callees per method;
+# (3) the same throughput on a real program's trace: H2 (libh2-java)
+#     running bench/shape-programs.sh's SQL script of H2_SIZE rows (default
+#     4000: ~190 M events, ~750 MB) under mode=events, compensated as
+#     jcal-post does by default; skipped, saying why, without java, the
+#     agent or the jar.
 # Prints tables; never fails on timing. The traces are deleted at the end.
 # BUILD (default build) holds jcal-post and gen-trace; TMPDIR where traces go.
 set -eu
@@ -103,3 +108,48 @@ for shape in "1 48" "2 48" "4 48" "16 64" "64 96" "1024 160"; do
 		"$(echo "$rss $ctx" | awk '{print $1 * 1024 / $2}')"
 	rm -f "$tmp/m.bin"
 done
+
+echo
+H2_SIZE=${H2_SIZE:-4000}
+echo "(3) a real program's trace: H2, bench/shape-programs.sh size $H2_SIZE, mode=events, $RUNS runs, medians"
+# shellcheck source=bench/shape-programs.sh
+. bench/shape-programs.sh
+mkdir -p "$tmp/h2"
+if ! command -v java >/dev/null || [ ! -f "$BUILD/libjcal.so" ]; then
+	echo "skipped: needs java on PATH and $BUILD/libjcal.so"
+elif ! program_setup h2 "$H2_SIZE" "$tmp/h2"; then
+	echo "skipped: $SKIP_REASON"
+else
+	t=$tmp/h2/h2.bin
+	agent=$(readlink -f "$BUILD/libjcal.so")
+	(cd "$tmp/h2" && java "-agentpath:$agent=trace,quiet,out=$t" ${JVM_FLAGS[@]+"${JVM_FLAGS[@]}"} \
+		-cp "$CP" "${ARGS[@]}" >/dev/null 2>"$tmp/h2/err") || { cat "$tmp/h2/err" >&2; exit 1; }
+	bytes=$(stat -c %s "$t")
+	"$POST" "$t" --report summary >"$tmp/h2/sum" 2>/dev/null
+	events=$(awk -F: '/^  events:/ {split($2, a, " "); print a[1]}' "$tmp/h2/sum")
+	printf '%-34s %s\n' "events" "$events"
+	printf '%-34s %s\n' "file bytes" "$bytes"
+	printf '%-34s %s\n' "calling contexts" "$(awk -F: '/calling contexts/ {gsub(/ /, "", $2); print $2}' "$tmp/h2/sum")"
+	printf '%-34s %s\n' "compensation" "$(grep -q 'calibration table:' "$tmp/h2/sum" && echo "its calibration table" || echo "none found: raw")"
+	: >"$tmp/pipe"
+	: >"$tmp/h0"
+	: >"$tmp/hd"
+	for _ in $(seq "$RUNS"); do
+		timed "$tmp/pipe" sh -c 'cat "$1" | wc -c' sh "$t"
+		timed "$tmp/h0" "$POST" "$t" -j 0 --report tree -o /dev/null
+		timed "$tmp/hd" "$POST" "$t" --report tree -o /dev/null
+	done
+	pipe_wall=$(cut -d' ' -f1 "$tmp/pipe" | median)
+	printf '%-34s %8.2f s\n' "cat FILE | wc -c, wall" "$pipe_wall"
+	printf '  %-32s %9s %12s %9s %16s %10s\n' "options" "wall s" "M events/s" "CPU s" "M events/s/core" "x cat|wc"
+	for v in "1 core (-j 0)|h0" "default jobs|hd"; do
+		f=$tmp/${v#*|}
+		wall=$(cut -d' ' -f1 "$f" | median)
+		cpu=$(cut -d' ' -f2 "$f" | median)
+		printf '  %-32s %9.2f %12.1f %9.2f %16.1f %10.1f\n' "${v%%|*}" "$wall" \
+			"$(echo "$events $wall" | awk '{print $1 / $2 / 1e6}')" "$cpu" \
+			"$(echo "$events $cpu" | awk '{print $1 / $2 / 1e6}')" \
+			"$(echo "$wall $pipe_wall" | awk '{print ($2 > 0) ? $1 / $2 : 0}')"
+	done
+	rm -f "$t"
+fi
