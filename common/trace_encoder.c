@@ -33,12 +33,32 @@ static void put_u32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
+static uint32_t zlib_crc32(uint32_t crc, const uint8_t *buf, size_t len)
+{
+	/* (zlib's crc32() returns 0 for a NULL buffer, whatever crc was) */
+	return len ? (uint32_t)crc32_z(crc, buf, len) : crc;
+}
+
+static trace_crc32_fn crc_fn = zlib_crc32;
+
+void trace_use_crc32(trace_crc32_fn fn)
+{
+	crc_fn = fn ? fn : zlib_crc32;
+}
+
+uint32_t trace_crc32(uint32_t crc, const uint8_t *buf, size_t len)
+{
+	return crc_fn(crc, buf, len);
+}
+
 uint32_t trace_chunk_crc(const uint8_t *header, const uint8_t *payload, size_t payload_len)
 {
-	uLong crc = crc32(0L, header, TRACE_CHUNK_CRC_OFFSET);
+	return crc_fn(crc_fn(0, header, TRACE_CHUNK_CRC_OFFSET), payload, payload_len);
+}
 
-	/* (zlib's crc32() returns 0 for a NULL buffer, whatever crc was) */
-	return payload_len ? (uint32_t)crc32(crc, payload, (uInt)payload_len) : (uint32_t)crc;
+uint32_t trace_header_crc(const uint8_t *header)
+{
+	return crc_fn(0, header, TRACE_HEADER_CRC_OFFSET);
 }
 
 /* Writes the chunk header for the payload that follows it in buf. */
@@ -59,7 +79,7 @@ void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN])
 	put_u16(out + 8, TRACE_VERSION_MAJOR);
 	put_u16(out + 10, TRACE_VERSION_MINOR);
 	put_u32(out + 12, 0);
-	put_u32(out + TRACE_HEADER_CRC_OFFSET, (uint32_t)crc32(0L, out, TRACE_HEADER_CRC_OFFSET));
+	put_u32(out + TRACE_HEADER_CRC_OFFSET, trace_header_crc(out));
 	trace_stop_field(out + TRACE_STOP_OFFSET, TRACE_STOP_NONE);
 }
 
@@ -363,7 +383,7 @@ void trace_snapshot_header(uint8_t out[TRACE_FILE_HEADER_LEN])
 	trace_file_header(out);
 	put_u16(out + 8, TRACE_SNAPSHOT_VERSION_MAJOR);
 	put_u16(out + 10, TRACE_SNAPSHOT_VERSION_MINOR);
-	put_u32(out + TRACE_HEADER_CRC_OFFSET, (uint32_t)crc32(0L, out, TRACE_HEADER_CRC_OFFSET));
+	put_u32(out + TRACE_HEADER_CRC_OFFSET, trace_header_crc(out));
 }
 
 void trace_rec_tree_thread(struct trace_recbuf *rb, const struct trace_tree_thread *t)

@@ -155,8 +155,22 @@ void trace_rec_tree_thread(struct trace_recbuf *rb, const struct trace_tree_thre
 void trace_rec_tree_nodes(struct trace_recbuf *rb, const struct trace_tree_node *nodes,
 			  uint32_t count);
 
+/*
+ * The trace's CRC-32: zlib's crc32() (polynomial, bit order and chaining:
+ * the CRC of a then b is trace_crc32(trace_crc32(0, a), b); crc when len
+ * is 0), computed by zlib unless a program sets a faster function that
+ * gives the same values, once, before it reads or writes anything
+ * (jcal-post sets ISA-L's, postproc/crc_fast.c; the agent keeps zlib's).
+ */
+typedef uint32_t (*trace_crc32_fn)(uint32_t crc, const uint8_t *buf, size_t len);
+void trace_use_crc32(trace_crc32_fn fn); /* NULL: zlib's again */
+uint32_t trace_crc32(uint32_t crc, const uint8_t *buf, size_t len);
+
 /* CRC of a chunk: header bytes before the CRC field, then the payload. */
 uint32_t trace_chunk_crc(const uint8_t *header, const uint8_t *payload, size_t payload_len);
+
+/* CRC of a file header (2.x): its bytes before the CRC field. */
+uint32_t trace_header_crc(const uint8_t *header);
 
 /* The stop field for reason (enum trace_stop), and the reason for the errno
  * of a failed write (ENOSPC, EFBIG...). */

@@ -12,26 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include "event_decode.h"
 #include "grow.h"
 #include "trace_encoder.h"
 #include "trace_reader.h"
 #include "varint.h"
-
-static uint32_t zlib_crc32(uint32_t crc, const uint8_t *buf, size_t len)
-{
-	/* (zlib's crc32() returns 0 for a NULL buffer, whatever crc was) */
-	return len ? (uint32_t)crc32_z(crc, buf, len) : crc;
-}
-
-static trace_crc32_fn crc_fn = zlib_crc32;
-
-void trace_reader_use_crc32(trace_crc32_fn fn)
-{
-	crc_fn = fn ? fn : zlib_crc32;
-}
 
 struct trace_dec {
 	const struct trace_visitor *v;
@@ -689,7 +675,7 @@ static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf
 				    (unsigned long long)sizeof(h) + n);
 		/* 2.x: the CRC covers the chunk header too (1.x: the payload only) */
 		uint32_t got =
-		    crc_fn(d->major >= 2 ? crc_fn(0, h, TRACE_CHUNK_CRC_OFFSET) : 0, *buf, len);
+		    d->major >= 2 ? trace_chunk_crc(h, *buf, len) : trace_crc32(0, *buf, len);
 		if (got != crc) {
 			uint64_t end = res->file_bytes;
 			if (len && all_zero(*buf, len) && rest_is_zero(f, &end)) {
@@ -765,7 +751,7 @@ enum trace_status trace_read_stream(FILE *f, const char *name, const struct trac
 			    n);
 	if (major >= 2) {
 		uint32_t want = get_u32(h + TRACE_HEADER_CRC_OFFSET);
-		uint32_t got = crc_fn(0, h, TRACE_HEADER_CRC_OFFSET);
+		uint32_t got = trace_header_crc(h);
 		if (got != want)
 			return fail(res, name, TRACE_CORRUPT,
 				    "file header: CRC mismatch (stored 0x%08x, computed 0x%08x)",

@@ -125,16 +125,6 @@ struct trace_result {
 	char msg[256];	      /* what went wrong, for TRUNCATED and worse */
 };
 
-/*
- * The CRC-32 the reader checks chunks and headers with: zlib's crc32()
- * (polynomial, bit order and chaining: crc32(crc32(0, a), b) is the CRC
- * of a then b), unless a program sets a faster function that gives the
- * same values, once, before it reads anything (jcal-post sets ISA-L's,
- * postproc/crc_fast.c; the agent, which only writes, does not).
- */
-typedef uint32_t (*trace_crc32_fn)(uint32_t crc, const uint8_t *buf, size_t len);
-void trace_reader_use_crc32(trace_crc32_fn fn);
-
 /* Reads the whole file at path (or stdin for "-") through the visitor. */
 enum trace_status trace_read_file(const char *path, const struct trace_visitor *v,
 				  struct trace_result *res);

@@ -96,7 +96,7 @@ static void test_reader_uses_it(void)
 	}
 	CHECK_EQ_I(tg_close(&tg), 0);
 
-	trace_reader_use_crc32(crc_fast);
+	trace_use_crc32(crc_fast);
 	CHECK_EQ_I(trace_read_file(path, &v, &res), TRACE_OK);
 	CHECK_EQ_U(res.chunks, 3);
 	CHECK_EQ_U(c.events, 600);
@@ -117,10 +117,10 @@ static void test_reader_uses_it(void)
 	CHECK(strstr(res.msg, "CRC mismatch") != NULL);
 	CHECK_EQ_U(c.events, 200);
 	/* the reader computes every CRC through the function set */
-	trace_reader_use_crc32(crc_wrong);
+	trace_use_crc32(crc_wrong);
 	CHECK_EQ_I(trace_read_file(path, &v, &res), TRACE_CORRUPT);
 	CHECK(strstr(res.msg, "file header: CRC mismatch") != NULL);
-	trace_reader_use_crc32(NULL);
+	trace_use_crc32(NULL);
 	unlink(path);
 }
 

@@ -25,7 +25,7 @@
 #include "samefile.h"
 #include "shaping.h"
 #include "threadsel.h"
-#include "trace_reader.h"
+#include "trace_encoder.h"
 
 /* What one run holds; run_free releases what was set up. */
 struct run {
@@ -356,7 +356,7 @@ int main(int argc, char **argv)
 	static struct run r;
 	int status;
 
-	trace_reader_use_crc32(crc_fast);
+	trace_use_crc32(crc_fast);
 	if (argc > 1 && !strcmp(argv[1], "calib"))
 		return calib_cli_main(argc - 1, argv + 1);
 	if (cli_init(&r.c, argc)) {
