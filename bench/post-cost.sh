@@ -38,6 +38,22 @@ timed() {
 	awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$tmp/time" >>"$out"
 }
 
+# The table of jcal-post's runs: header, then row LABEL TIMES EVENTS
+# PIPE_WALL for the runs in TIMES (timed's lines) against cat | wc's wall.
+table_header() {
+	printf '  %-32s %9s %12s %9s %16s %8s %10s\n' "options" "wall s" "M events/s" "CPU s" \
+		"M events/s/core" "RSS MB" "x cat|wc"
+}
+row() {
+	wall=$(cut -d' ' -f1 "$2" | median)
+	cpu=$(cut -d' ' -f2 "$2" | median)
+	rss=$(cut -d' ' -f3 "$2" | median)
+	printf '  %-32s %9.2f %12.1f %9.2f %16.1f %8.1f %10.1f\n' "$1" "$wall" \
+		"$(echo "$3 $wall" | awk '{print $1 / $2 / 1e6}')" "$cpu" \
+		"$(echo "$3 $cpu" | awk '{print $1 / $2 / 1e6}')" "$(echo "$rss" | awk '{print $1 / 1024}')" \
+		"$(echo "$wall $4" | awk '{print ($2 > 0) ? $1 / $2 : 0}')"
+}
+
 echo "machine: $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
 echo
 echo "(1) jcal-post --report tree throughput, $RUNS runs, medians"
@@ -81,15 +97,9 @@ printf '%-34s %8.2f s  %8.0f MB/s\n' "cat FILE | wc -c, wall" "$pipe_wall" \
 	"$(echo "$bytes $pipe_wall" | awk '{print ($2 > 0) ? $1 / $2 / 1e6 : 0}')"
 [ -n "$table" ] || echo "(no calibration table: set CALIB_TABLE or put java on PATH for the calibrated rows)"
 echo "jcal-post FILE OPTIONS --report tree -o /dev/null:"
-printf '  %-32s %9s %12s %9s %16s %8s %10s\n' "options" "wall s" "M events/s" "CPU s" "M events/s/core" "RSS MB" "x cat|wc"
+table_header
 for i in "${!variants[@]}"; do
-	wall=$(cut -d' ' -f1 "$tmp/v$i" | median)
-	cpu=$(cut -d' ' -f2 "$tmp/v$i" | median)
-	rss=$(cut -d' ' -f3 "$tmp/v$i" | median)
-	printf '  %-32s %9.2f %12.1f %9.2f %16.1f %8.1f %10.1f\n' "${variants[$i]%%|*}" "$wall" \
-		"$(echo "$EVENTS $wall" | awk '{print $1 / $2 / 1e6}')" "$cpu" \
-		"$(echo "$EVENTS $cpu" | awk '{print $1 / $2 / 1e6}')" "$(echo "$rss" | awk '{print $1 / 1024}')" \
-		"$(echo "$wall $pipe_wall" | awk '{print ($2 > 0) ? $1 / $2 : 0}')"
+	row "${variants[$i]%%|*}" "$tmp/v$i" "$EVENTS" "$pipe_wall"
 done
 rm -f "$t"
 
@@ -141,15 +151,8 @@ else
 	done
 	pipe_wall=$(cut -d' ' -f1 "$tmp/pipe" | median)
 	printf '%-34s %8.2f s\n' "cat FILE | wc -c, wall" "$pipe_wall"
-	printf '  %-32s %9s %12s %9s %16s %10s\n' "options" "wall s" "M events/s" "CPU s" "M events/s/core" "x cat|wc"
-	for v in "1 core (-j 0)|h0" "default jobs|hd"; do
-		f=$tmp/${v#*|}
-		wall=$(cut -d' ' -f1 "$f" | median)
-		cpu=$(cut -d' ' -f2 "$f" | median)
-		printf '  %-32s %9.2f %12.1f %9.2f %16.1f %10.1f\n' "${v%%|*}" "$wall" \
-			"$(echo "$events $wall" | awk '{print $1 / $2 / 1e6}')" "$cpu" \
-			"$(echo "$events $cpu" | awk '{print $1 / $2 / 1e6}')" \
-			"$(echo "$wall $pipe_wall" | awk '{print ($2 > 0) ? $1 / $2 : 0}')"
-	done
+	table_header
+	row "1 core (-j 0)" "$tmp/h0" "$events" "$pipe_wall"
+	row "default jobs" "$tmp/hd" "$events" "$pipe_wall"
 	rm -f "$t"
 fi
