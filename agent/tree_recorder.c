@@ -12,8 +12,11 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/membarrier.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,7 +31,10 @@
 #include "tree_snapshot.h"
 
 struct tree_thread {
-	pthread_mutex_t lock; /* the owning thread per event; dumps and folds */
+	pthread_mutex_t lock; /* see trees_want(); the thread's definition */
+	/* the owning thread's events without the lock (tree_lock): one runs
+	 * (busy), another thread holds the lock and needs the tree (want) */
+	atomic_int busy, want;
 	uint32_t serial;
 	int ended;
 	int idle;	 /* no event since a new recording began: not in its snapshots */
@@ -216,6 +222,98 @@ static int64_t compensate(void *ctx, const struct seqkey *key, unsigned metric, 
 
 /* ---- threads and events ---- */
 
+/*
+ * Who touches a thread's tree. Its own thread's events do, one at a time;
+ * dumps, folds, status and the thread's end do from other threads, under
+ * tt->lock. Where membarrier(2) is registered (jcal.membarrier) an event
+ * takes no lock: it sets busy (a plain store and a compiler barrier), then
+ * goes on alone unless want is raised, in which case it clears busy and
+ * takes the lock. Another thread raises want, has every running thread of
+ * the process execute a full memory barrier (MEMBARRIER_CMD_PRIVATE_EXPEDITED),
+ * takes the lock and waits until busy is clear: either the event saw want,
+ * or the other thread sees it busy (the asymmetric fence of the event
+ * path's shutdown handshake, event_recorder.c). A pass over every tree
+ * (a dump, a fold) raises want on all of them and pays one membarrier
+ * (microseconds, more in a VM); the lock it saves costs every event tens
+ * of nanoseconds. Without membarrier every event takes the lock. An ended
+ * thread's tree takes no more events: the lock alone.
+ */
+
+/* Under registry_mutex: raises (up > 0) or lowers want on every tree that
+ * takes events; after raising, the barrier, so that tree_take() may follow. */
+static void trees_want(int up)
+{
+	if (!jcal.membarrier)
+		return;
+	for (struct tree_thread *tt = registry; tt; tt = tt->next)
+		if (!tt->ended)
+			atomic_fetch_add(&tt->want, up > 0 ? 1 : -1);
+	if (up > 0 && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+		jcal_warn("membarrier failed: %s", strerror(errno));
+}
+
+/* tt for this thread alone, want raised (trees_want, or tree_lock). */
+static void tree_take(struct tree_thread *tt)
+{
+	pthread_mutex_lock(&tt->lock);
+	if (!jcal.membarrier || tt->ended)
+		return;
+	for (unsigned i = 0; atomic_load_explicit(&tt->busy, memory_order_acquire); i++)
+		if (i >= 64)
+			sched_yield();
+}
+
+static void tree_give(struct tree_thread *tt)
+{
+	pthread_mutex_unlock(&tt->lock);
+}
+
+/* One tree, outside a pass (registry_mutex held: tt->ended stays). */
+static void tree_lock(struct tree_thread *tt)
+{
+	if (jcal.membarrier && !tt->ended) {
+		atomic_fetch_add(&tt->want, 1);
+		if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+			jcal_warn("membarrier failed: %s", strerror(errno));
+	}
+	tree_take(tt);
+}
+
+static void tree_unlock(struct tree_thread *tt, int was_ended)
+{
+	if (jcal.membarrier && !was_ended)
+		atomic_fetch_sub(&tt->want, 1);
+	tree_give(tt);
+}
+
+/* An event of tt's own thread begins: returns 1 when it took tt->lock
+ * (event_done() gives it back), 0 when it runs alone under busy; *waited
+ * is set when it found the tree held by another thread. */
+static int event_begin(struct tree_thread *tt, int *waited)
+{
+	if (jcal.membarrier) {
+		atomic_store_explicit(&tt->busy, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+		if (!atomic_load_explicit(&tt->want, memory_order_relaxed))
+			return 0;
+		atomic_store_explicit(&tt->busy, 0, memory_order_release);
+		*waited = 1;
+	}
+	if (pthread_mutex_trylock(&tt->lock)) {
+		*waited = 1;
+		pthread_mutex_lock(&tt->lock);
+	}
+	return 1;
+}
+
+static void event_done(struct tree_thread *tt, int locked)
+{
+	if (locked)
+		pthread_mutex_unlock(&tt->lock);
+	else
+		atomic_store_explicit(&tt->busy, 0, memory_order_release);
+}
+
 /* A tree for thread serial, not in the registry yet; compensated by the
  * table (a thread's) or not (the merged tree, which takes no events). */
 static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int compensated)
@@ -344,9 +442,9 @@ static int merge_ended(struct tree_thread *tt)
 
 	if (!all)
 		return -1;
-	pthread_mutex_lock(&all->lock);
+	tree_take(all); /* ended: takes no events */
 	if (calltree_merge(&all->tree, &tt->tree)) {
-		pthread_mutex_unlock(&all->lock);
+		tree_give(all);
 		return -1;
 	}
 	all->lost += tt->lost;
@@ -356,7 +454,7 @@ static int merge_ended(struct tree_thread *tt)
 	all->fallback_global += tt->fallback_global;
 	all->uncompensated += tt->uncompensated;
 	atomic_fetch_add(&contexts_total, recount_locked(all) - tt->counted);
-	pthread_mutex_unlock(&all->lock);
+	tree_give(all);
 	ended_merged++;
 	return 0;
 }
@@ -375,20 +473,23 @@ static void drop_thread(struct tree_thread *tt)
 
 void tree_recorder_thread_ended(struct tree_thread *tt)
 {
+	int was_ended;
+
 	if (!tt)
 		return;
 	pthread_mutex_lock(&registry_mutex);
-	pthread_mutex_lock(&tt->lock);
+	was_ended = tt->ended;
+	tree_lock(tt);
 	tt->ended = 1;
 	/* A tree with no event in this recording holds nothing: it goes. */
 	if (tt->idle) {
 		atomic_fetch_sub(&contexts_total, tt->counted);
-		pthread_mutex_unlock(&tt->lock);
+		tree_unlock(tt, was_ended);
 		drop_thread(tt);
 		pthread_mutex_unlock(&registry_mutex);
 		return;
 	}
-	pthread_mutex_unlock(&tt->lock);
+	tree_unlock(tt, was_ended);
 	tt->ended_next = NULL;
 	if (ended_tail)
 		ended_tail->ended_next = tt;
@@ -400,9 +501,9 @@ void tree_recorder_thread_ended(struct tree_thread *tt)
 		struct tree_thread *old = ended_head;
 		int rc;
 
-		pthread_mutex_lock(&old->lock);
+		tree_take(old);
 		rc = merge_ended(old);
-		pthread_mutex_unlock(&old->lock);
+		tree_give(old);
 		if (rc)
 			break; /* out of memory: kept as it is */
 		ended_head = old->ended_next;
@@ -429,14 +530,11 @@ int tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transi
 			const uint64_t *metric)
 {
 	int64_t added = 0;
-	int rare = 0;
+	int rare = 0, locked;
 
 	if (!tt)
 		return 0;
-	if (pthread_mutex_trylock(&tt->lock)) {
-		rare = 1; /* a snapshot or a fold holds it */
-		pthread_mutex_lock(&tt->lock);
-	}
+	locked = event_begin(tt, &rare); /* rare: a snapshot or a fold held it */
 	tt->idle = 0;
 	if (tt->failed) {
 		tt->lost++;
@@ -449,7 +547,7 @@ int tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transi
 		added = recount_locked(tt);
 		rare = 1;
 	}
-	pthread_mutex_unlock(&tt->lock);
+	event_done(tt, locked);
 	if (added && (atomic_fetch_add(&contexts_total, added) + added) > atomic_load(&fold_at) &&
 	    jcal.opts.maxcontexts)
 		fold_all();
@@ -477,7 +575,7 @@ static uint64_t fold_cutoff(int64_t remove)
 	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
 		uint64_t *heat;
 
-		pthread_mutex_lock(&tt->lock);
+		tree_take(tt);
 		heat = malloc((size_t)tt->tree.nnodes * sizeof(*heat));
 		if (heat && !calltree_heat(&tt->tree, heat)) {
 			for (uint32_t i = 0; i < tt->tree.nnodes; i++) {
@@ -495,7 +593,7 @@ static uint64_t fold_cutoff(int64_t remove)
 				all[n++] = heat[i];
 			}
 		}
-		pthread_mutex_unlock(&tt->lock);
+		tree_give(tt);
 		free(heat);
 	}
 	if (n) {
@@ -523,20 +621,22 @@ static void fold_all(void)
 		return;
 	}
 	pthread_mutex_lock(&registry_mutex);
+	trees_want(1);
 	cutoff = (int64_t)fold_cutoff(total - max / 2);
 	for (struct tree_thread *tt = registry; cutoff > 0 && tt; tt = tt->next) {
 		uint64_t *heat;
 		int64_t d;
 
-		pthread_mutex_lock(&tt->lock);
+		tree_take(tt);
 		heat = malloc((size_t)tt->tree.nnodes * sizeof(*heat));
 		if (heat && !calltree_heat(&tt->tree, heat))
 			calltree_fold(&tt->tree, heat, (uint64_t)cutoff);
 		d = recount_locked(tt);
-		pthread_mutex_unlock(&tt->lock);
+		tree_give(tt);
 		free(heat);
 		atomic_fetch_add(&contexts_total, d);
 	}
+	trees_want(-1);
 	pthread_mutex_unlock(&registry_mutex);
 	left = atomic_load(&contexts_total);
 	atomic_store(&fold_at, left + max / 4 > max ? left + max / 4 : max);
@@ -552,12 +652,14 @@ void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_
 	uint64_t fc = 0, fk = 0;
 
 	pthread_mutex_lock(&registry_mutex);
+	trees_want(1);
 	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
-		pthread_mutex_lock(&tt->lock);
+		tree_take(tt);
 		fc += tt->tree.stats.folded_contexts;
 		fk += tt->tree.stats.folded_calls;
-		pthread_mutex_unlock(&tt->lock);
+		tree_give(tt);
 	}
+	trees_want(-1);
 	pthread_mutex_unlock(&registry_mutex);
 	if (contexts) {
 		int64_t n = atomic_load(&contexts_total);
@@ -575,14 +677,15 @@ void tree_recorder_reset(void)
 
 	pthread_mutex_lock(&fold_mutex);
 	pthread_mutex_lock(&registry_mutex);
+	trees_want(1);
 	for (pp = &registry; *pp;) {
 		struct tree_thread *tt = *pp;
 		struct calltree_comp comp = {.fn = compensate, .ctx = tt, .batch = NULL};
 
-		pthread_mutex_lock(&tt->lock);
+		tree_take(tt);
 		if (tt->ended) {
 			*pp = tt->next;
-			pthread_mutex_unlock(&tt->lock);
+			tree_give(tt);
 			free_thread(tt);
 			continue;
 		}
@@ -594,7 +697,7 @@ void tree_recorder_reset(void)
 		tt->counted = 0;
 		tt->idle = 1;
 		tt->defined = tt->end_known = 0; /* defined again in the new recording */
-		pthread_mutex_unlock(&tt->lock);
+		tree_give(tt);
 		pp = &tt->next;
 	}
 	ended_all = NULL;
@@ -606,6 +709,7 @@ void tree_recorder_reset(void)
 	atomic_store(&folds, 0);
 	for (unsigned i = 0; i < SEQKEY_COUNT; i++)
 		atomic_store_explicit(&key_seen[i], 0, memory_order_relaxed);
+	trees_want(-1);
 	pthread_mutex_unlock(&registry_mutex);
 	pthread_mutex_unlock(&fold_mutex);
 }
@@ -667,14 +771,14 @@ static void write_meta(struct trace_recbuf *rb, int at_end)
 	int state = atomic_load(&table_state);
 
 	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
-		pthread_mutex_lock(&tt->lock);
+		tree_take(tt);
 		deltas += tt->deltas;
 		clamped += tt->clamped;
 		sim += tt->fallback_similar;
 		glob += tt->fallback_global;
 		unc += tt->uncompensated;
 		lost += tt->lost;
-		pthread_mutex_unlock(&tt->lock);
+		tree_give(tt);
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace_rec_meta(rb, "snapshot", "tree");
@@ -748,9 +852,9 @@ static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads
 		struct calltree c;
 		uint32_t flags;
 
-		pthread_mutex_lock(&tt->lock);
+		tree_take(tt);
 		if (tt->idle) {
-			pthread_mutex_unlock(&tt->lock);
+			tree_give(tt);
 			continue;
 		}
 		rc = copy_tree(&tt->tree, &c) ? -ENOMEM : 0;
@@ -758,7 +862,7 @@ static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads
 			(tt->ended ? TRACE_TREE_ENDED : 0);
 		if (!rc)
 			write_definition(rb, tt);
-		pthread_mutex_unlock(&tt->lock);
+		tree_give(tt);
 		if (rc)
 			break;
 		rc = tree_snapshot_write(rb, tt->serial, &c, flags, &sink);
@@ -818,7 +922,9 @@ static int dump(const char *path, int at_end, uint64_t *threads, uint64_t *nodes
 		return -1;
 	}
 	pthread_mutex_lock(&registry_mutex);
+	trees_want(1);
 	rc = write_snapshot(&o, at_end, threads, nodes);
+	trees_want(-1);
 	pthread_mutex_unlock(&registry_mutex);
 	if (close(o.fd) && !rc) {
 		o.err = errno;
@@ -856,14 +962,16 @@ int tree_recorder_finish(char *line, size_t len)
 		return -1;
 	}
 	pthread_mutex_lock(&registry_mutex);
+	trees_want(1);
 	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
-		pthread_mutex_lock(&tt->lock);
+		tree_take(tt);
 		events += tt->tree.stats.events;
 		fc += tt->tree.stats.folded_contexts;
 		fk += tt->tree.stats.folded_calls;
 		lost += tt->lost;
-		pthread_mutex_unlock(&tt->lock);
+		tree_give(tt);
 	}
+	trees_want(-1);
 	pthread_mutex_unlock(&registry_mutex);
 	snprintf(buf, sizeof(buf),
 		 "%s: tree snapshot of %" PRIu64 " threads, %" PRIu64 " events, %" PRIu64

@@ -1,14 +1,19 @@
 /*
  * test-agent-trees.c - the agent's trees without a JVM (agent/tree_recorder.c):
  * four threads send events while the main thread dumps snapshots again and
- * again (each must read back complete: the per-tree locks and the
- * temp-and-rename write), with maxcontexts= small enough to fold all the
- * time; at the end every thread's calls and metric are all there, in the
- * tree or counted as folded. Which events say they did rare work.
+ * again (each must read back complete: the per-tree locks, or the events'
+ * lock-free way with membarrier(2), and the temp-and-rename write), with maxcontexts= small enough
+ * to fold all the time; at the end every thread's calls and metric are all there, in the tree or
+ * counted as folded. Which events say they did rare work.
  */
+#include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "agent_state.h"
@@ -21,6 +26,10 @@ struct jcal_agent jcal; /* what agent_state.c owns in the agent */
 
 #define THREADS 4
 #define EVENTS 200000
+
+/* workers past their first event: a tree is in the snapshots from then on
+ * (after a reset, until then it is idle) */
+static atomic_int started;
 
 struct worker {
 	pthread_t th;
@@ -45,7 +54,8 @@ static void *work(void *arg)
 			stack[depth] = 1 + (x >> 8) % 12;
 			tree_recorder_event(w->tt, stack[depth++], JCAL_TR_ENTRY, JCAL_MT_INTERP,
 					    &metric);
-			w->entries++;
+			if (!w->entries++)
+				atomic_fetch_add(&started, 1);
 		} else {
 			--depth;
 			tree_recorder_event(w->tt, stack[depth], JCAL_TR_EXIT, JCAL_MT_INTERP,
@@ -98,34 +108,22 @@ static enum trace_status read_back(const char *path, struct check *c)
 	return trace_read_file(path, &v, &res);
 }
 
-static void test_dumps_while_events_run(void)
+/* One round: the workers' events against 20 dumps (and the folds of
+ * maxcontexts=1000), then every call and every unit of metric checked;
+ * ends with the trees reset. w[].tt are the threads' trees. */
+static void dumps_while_events_run(struct worker *w, const char *path)
 {
-	char dir[] = "/tmp/jcal-trees-XXXXXX", path[64], err[512];
-	struct worker w[THREADS];
+	char err[512];
 	struct check c;
 	uint64_t contexts = 0, fc = 0, fk = 0;
 
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/t.tree", dir);
-	setenv("JCAL_CALIB_DIR", dir, 1); /* no table there: raw figures */
-	jcal.opts.maxcontexts = 1000;
-	jcal.metrics.n = 1;
-	CHECK_EQ_I(trace_file_open_none(path), 0);
-	struct trace_recbuf *rb = trace_file_lock();
-	trace_rec_meta(rb, "metrics", "cputime");
-	for (uint32_t s = 1; s <= THREADS; s++)
-		trace_rec_thread_start(rb, s, s, s, 0, 0, "worker", 1, (uint64_t[]){0});
-	trace_file_unlock();
-	CHECK_EQ_I(tree_recorder_init(path, err, sizeof(err)), 0);
-	tree_recorder_choose_table();
+	atomic_store(&started, 0);
 	for (int i = 0; i < THREADS; i++) {
-		memset(&w[i], 0, sizeof(w[i]));
-		w[i].serial = (uint32_t)i + 1;
-		w[i].tt = tree_recorder_thread_new(w[i].serial, 1);
-		CHECK(w[i].tt != NULL);
-	}
-	for (int i = 0; i < THREADS; i++)
+		w[i].entries = w[i].first = w[i].last = 0;
 		CHECK_EQ_I(pthread_create(&w[i].th, NULL, work, &w[i]), 0);
+	}
+	while (atomic_load(&started) < THREADS)
+		sched_yield();
 	for (int k = 0; k < 20; k++) {
 		CHECK_EQ_I(tree_recorder_dump(path, err, sizeof(err)), 0);
 		CHECK_EQ_I(read_back(path, &c), TRACE_OK);
@@ -147,13 +145,57 @@ static void test_dumps_while_events_run(void)
 		CHECK_EQ_U(c.calls[s] + c.folded_calls[s], w[i].entries);
 		CHECK_EQ_U(c.raw[s], w[i].last - w[i].first);
 	}
-	/* nothing is left beside the snapshot */
-	CHECK_EQ_I(unlink(path), 0);
-	CHECK_EQ_I(rmdir(dir), 0);
-	tree_recorder_reset();
+	tree_recorder_reset(); /* frees w[0]'s ended tree, empties the others */
 	tree_recorder_counts(&contexts, &fc, &fk);
 	CHECK_EQ_U(contexts, 0);
 	CHECK_EQ_U(fc, 0);
+}
+
+/* The rounds with every event under its tree's lock, and (where
+ * membarrier(2) can be registered) with the events' lock-free way, whose
+ * fence ThreadSanitizer cannot see: not in its build. */
+static void test_dumps_while_events_run(void)
+{
+	char dir[] = "/tmp/jcal-trees-XXXXXX", path[64], err[512];
+	struct worker w[THREADS];
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/t.tree", dir);
+	setenv("JCAL_CALIB_DIR", dir, 1); /* no table there: raw figures */
+	jcal.opts.maxcontexts = 1000;
+	jcal.metrics.n = 1;
+	CHECK_EQ_I(trace_file_open_none(path), 0);
+	struct trace_recbuf *rb = trace_file_lock();
+	trace_rec_meta(rb, "metrics", "cputime");
+	for (uint32_t s = 1; s <= THREADS; s++)
+		trace_rec_thread_start(rb, s, s, s, 0, 0, "worker", 1, (uint64_t[]){0});
+	trace_file_unlock();
+	CHECK_EQ_I(tree_recorder_init(path, err, sizeof(err)), 0);
+	tree_recorder_choose_table();
+	for (int i = 0; i < THREADS; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].serial = (uint32_t)i + 1;
+		w[i].tt = tree_recorder_thread_new(w[i].serial, 1);
+		CHECK(w[i].tt != NULL);
+	}
+	jcal.membarrier = 0;
+	dumps_while_events_run(w, path);
+#ifndef __SANITIZE_THREAD__
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
+		jcal.membarrier = 1;
+		w[0].tt = tree_recorder_thread_new(w[0].serial, 1);
+		CHECK(w[0].tt != NULL);
+		dumps_while_events_run(w, path);
+		jcal.membarrier = 0;
+	} else {
+		printf("  (no membarrier(2) here: the lock-free event path is not tested)\n");
+	}
+#else
+	printf("  (ThreadSanitizer build: the lock-free event path is tested in the others)\n");
+#endif
+	/* nothing is left beside the snapshot */
+	CHECK_EQ_I(unlink(path), 0);
+	CHECK_EQ_I(rmdir(dir), 0);
 }
 
 /* tree_recorder_event says which events did rare work (for the agent-free

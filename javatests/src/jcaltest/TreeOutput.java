@@ -324,6 +324,54 @@ public final class TreeOutput {
 		}
 	}
 
+	/**
+	 * Snapshots taken while four threads' trees grow as fast as mode=bci's
+	 * probes go (their own events take no lock where membarrier(2) is
+	 * available, docs/agent-internals.md "output=tree"): every dump reads,
+	 * shows each thread's tree between two events (leaf() at most three
+	 * calls behind 3 x mid() per thread), and the final snapshot has every
+	 * call.
+	 */
+	private void testDumpUnderLoad() throws Exception {
+		Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+		Path s = r.tmp.resolve("stress.tree"), stop = r.tmp.resolve("stress.stop");
+		int threads = 4;
+		calibrate("bci");
+		ProcessBuilder pb = new ProcessBuilder(r.java, "-agentpath:" + r.agent + "=trace,mode=bci,metric=cputime,output=tree,out=" + s,
+				"-cp", r.classes, W + "TreeStress", stop.toString(), Integer.toString(threads)).directory(r.tmp.toFile());
+		pb.environment().put("JCAL_CALIB_DIR", calibDir.toString());
+		pb.redirectOutput(r.tmp.resolve("stress.out").toFile()).redirectError(r.tmp.resolve("stress.err").toFile());
+		Process p = pb.start();
+		String S = W + "TreeStress.";
+		try {
+			long lastMid = 0;
+			for (int k = 1; k <= 4; k++) {
+				Thread.sleep(300);
+				Path d = r.tmp.resolve("stress.dump" + k);
+				Runner.Result j = run(List.of(jcmd.toString(), Long.toString(p.pid()), "JVMTI.agent_load", r.agent,
+						"'dump,out=" + d + "'"));
+				r.check(j.rc == 0 && j.out.contains("return code: 0"), "dump " + k + " under load: " + j.out + j.err);
+				Map<String, Long> c = calls(d);
+				long mid = c.getOrDefault(S + "mid", 0L), leaf = c.getOrDefault(S + "leaf", 0L);
+				r.check(mid > lastMid && leaf <= 3 * mid && leaf >= 3 * mid - 3 * threads,
+						"dump " + k + " under load: mid() " + mid + " (after " + lastMid + "), leaf() " + leaf);
+				lastMid = mid;
+			}
+			Files.createFile(stop);
+			r.check(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "the stressed program ends normally");
+			Matcher m = Pattern.compile("rounds (\\d+)").matcher(Files.readString(r.tmp.resolve("stress.out")));
+			r.check(m.find(), "the program prints its rounds");
+			long rounds = Long.parseLong(m.group(1));
+			r.expectExact("dumps under load: calls in the final snapshot",
+					Runner.map(S + "main", 1, W + "TreeStress$Worker.<init>", threads, W + "TreeStress$Worker.run", threads,
+							S + "round", rounds, S + "mid", 1000 * rounds, S + "leaf", 3000 * rounds),
+					calls(s));
+		} finally {
+			p.destroyForcibly();
+			p.waitFor(10, TimeUnit.SECONDS);
+		}
+	}
+
 	/** The suite's tests, in the order jcaltest.Main runs them. */
 	static Runner.Tests tests(Runner r) {
 		TreeOutput t = new TreeOutput(r);
@@ -333,6 +381,7 @@ public final class TreeOutput {
 				.add("tree-maxcontexts", t::testMaxContexts)
 				.add("tree-only", t::testTreeOnly)
 				.add("tree-dump-while-running", t::testDumpWhileRunning)
+				.add("tree-dump-under-load", t::testDumpUnderLoad)
 				.add("tree-thread-churn", t::testThreadChurn)
 				.add("tree-bad-options", t::testBadOptions);
 	}
