@@ -23,9 +23,17 @@
 # costs that do not grow with the calls (start-up, the rewriting of each
 # class, JFR's own set-up); SMALL_DIV=1 leaves it out.
 #
+# PARTS=1 adds, in the same turns, what makes up bci's cost: the agent
+# loaded with every class looked at and none rewritten ("scan": include=
+# of a class that does not exist); the probes in place and called, with
+# nothing recorded ("probes only": start=manual, and the program never
+# starts a region, so each probe returns at once); clock=raw (one metric
+# read per event instead of two); output=tree (trees built in the agent,
+# no trace file).
+#
 # Environment: JDKS (JDK homes; default /usr/lib/jvm/java-17-openjdk-amd64
 # and the first /usr/lib/jvm/*25* found), PROGRAMS (xalan fop), XALAN_SIZE
-# (orders, 2000), FOP_SIZE (sections, 10), SMALL_DIV, BUILD (build).
+# (orders, 2000), FOP_SIZE (sections, 10), SMALL_DIV, PARTS, BUILD (build).
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
@@ -34,6 +42,9 @@ PROGRAMS=${PROGRAMS:-xalan fop}
 XALAN_SIZE=${XALAN_SIZE:-2000}
 FOP_SIZE=${FOP_SIZE:-10}
 SMALL_DIV=${SMALL_DIV:-4}
+PARTS=${PARTS:-0}
+parts=""
+[ "$PARTS" = 1 ] && parts="scan idle raw tree"
 if [ -z "${JDKS:-}" ]; then
 	JDKS=/usr/lib/jvm/java-17-openjdk-amd64
 	for j in /usr/lib/jvm/*25*; do
@@ -118,6 +129,15 @@ for jh in $JDKS; do
 				[ "$z" = S ] && dz=$d.S
 				timed "$dz" "$tmp/r.none.$z" "$java" "${JVM_FLAGS[@]}" -cp "$CP" "${ARGS[@]}"
 				timed "$dz" "$tmp/r.bci.$z" "$java" "${JVM_FLAGS[@]}" "-agentpath:$agent=trace,quiet,mode=bci,metric=tsc,out=$tmp/t.bin" -cp "$CP" "${ARGS[@]}"
+				for c in $parts; do
+					case $c in
+					scan) o=include=jcalbench.NoSuchClass ;;
+					idle) o=start=manual ;;
+					raw) o=clock=raw ;;
+					tree) o=output=tree ;;
+					esac
+					timed "$dz" "$tmp/r.$c.$z" "$java" "${JVM_FLAGS[@]}" "-agentpath:$agent=trace,quiet,mode=bci,metric=tsc,$o,out=$tmp/p.bin" -cp "$CP" "${ARGS[@]}"
+				done
 				entries "$tmp/t.bin" >>"$tmp/r.calls.$z"
 				[ "$jfr" = 1 ] || continue
 				[ -n "$filter" ] || filter=$(classes "$tmp/t.bin")
@@ -137,7 +157,7 @@ for jh in $JDKS; do
 		printf '\n'
 		printf '    %-26s %-20s %-20s %-20s %-20s %-20s %-20s\n' configuration "wall s" "cpu s" "ns/call wall" "ns/call cpu" \
 			"marginal wall" "marginal cpu"
-		for c in none bci jfr; do
+		for c in none $parts bci jfr; do
 			[ -s "$tmp/r.$c.L" ] || continue
 			# per round: overhead per call over the same round's no-agent run
 			paste -d' ' "$tmp/r.$c.L" "$tmp/r.none.L" "$tmp/r.calls.L" |
@@ -150,6 +170,10 @@ for jh in $JDKS; do
 			case $c in
 			none) label="no agent (JIT)" ;;
 			bci) label="jcal mode=bci,metric=tsc" ;;
+			scan) label="bci, no class rewritten" ;;
+			idle) label="bci, probes only" ;;
+			raw) label="bci, clock=raw" ;;
+			tree) label="bci, output=tree" ;;
 			jfr) label="JFR jdk.MethodTiming" ;;
 			esac
 			ow=- oc=- mw=- mc=-
