@@ -280,6 +280,24 @@ public final class TreeOutput {
 		}
 	}
 
+	/** mainAndArgs under the agent with opts, in the background; its output goes to NAME.out and NAME.err. */
+	private Process background(String name, String opts, String... mainAndArgs) throws Exception {
+		List<String> cmd = new ArrayList<>(List.of(r.java, "-agentpath:" + r.agent + "=" + opts, "-cp", r.classes));
+		cmd.addAll(Arrays.asList(mainAndArgs));
+		ProcessBuilder pb = new ProcessBuilder(cmd).directory(r.tmp.toFile());
+		pb.environment().put("JCAL_CALIB_DIR", calibDir.toString());
+		pb.redirectOutput(r.tmp.resolve(name + ".out").toFile()).redirectError(r.tmp.resolve(name + ".err").toFile());
+		return pb.start();
+	}
+
+	/** p's trees dumped to d by a later load of the library (jcmd); the test fails when the dump does. */
+	private void dump(Process p, Path d, String what) throws Exception {
+		Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+		Runner.Result j = run(List.of(jcmd.toString(), Long.toString(p.pid()), "JVMTI.agent_load", r.agent,
+				"'dump,out=" + d + "'"));
+		r.check(j.rc == 0 && j.out.contains("return code: 0"), what + ": " + j.out + j.err);
+	}
+
 	/** The calls of tick() in a snapshot, or -1 when it cannot be read. */
 	private long ticks(Path snap) throws Exception {
 		Long n = calls(snap).get(W + "TimedSpin.tick");
@@ -292,22 +310,15 @@ public final class TreeOutput {
 	 * the final one at the end has at least as many calls.
 	 */
 	private void testDumpWhileRunning() throws Exception {
-		Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
 		Path s = r.tmp.resolve("spin.tree");
 		calibrate("events");
-		ProcessBuilder pb = new ProcessBuilder(r.java, "-agentpath:" + r.agent + "=trace,metric=cputime,output=tree,out=" + s,
-				"-cp", r.classes, W + "TimedSpin", "6").directory(r.tmp.toFile());
-		pb.environment().put("JCAL_CALIB_DIR", calibDir.toString());
-		pb.redirectOutput(r.tmp.resolve("spin.out").toFile()).redirectError(r.tmp.resolve("spin.err").toFile());
-		Process p = pb.start();
+		Process p = background("spin", "trace,metric=cputime,output=tree,out=" + s, W + "TimedSpin", "6");
 		try {
 			long last = 0;
 			for (int k = 1; k <= 2; k++) {
 				Thread.sleep(1500);
 				Path d = r.tmp.resolve("spin.dump" + k);
-				Runner.Result j = run(List.of(jcmd.toString(), Long.toString(p.pid()), "JVMTI.agent_load", r.agent,
-						"'dump,out=" + d + "'"));
-				r.check(j.rc == 0 && j.out.contains("return code: 0"), "dump " + k + ": " + j.out + j.err);
+				dump(p, d, "dump " + k);
 				Runner.Result sum = post(d, "--report", "summary");
 				r.check(sum.rc == 0 && sum.out.matches("(?s).*tree snapshot: +taken .* \\(dump\\).*"),
 						"dump " + k + " reads as a snapshot taken while running: " + sum.out + sum.err);
@@ -333,24 +344,18 @@ public final class TreeOutput {
 	 * call.
 	 */
 	private void testDumpUnderLoad() throws Exception {
-		Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
 		Path s = r.tmp.resolve("stress.tree"), stop = r.tmp.resolve("stress.stop");
 		int threads = 4;
 		calibrate("bci");
-		ProcessBuilder pb = new ProcessBuilder(r.java, "-agentpath:" + r.agent + "=trace,mode=bci,metric=cputime,output=tree,out=" + s,
-				"-cp", r.classes, W + "TreeStress", stop.toString(), Integer.toString(threads)).directory(r.tmp.toFile());
-		pb.environment().put("JCAL_CALIB_DIR", calibDir.toString());
-		pb.redirectOutput(r.tmp.resolve("stress.out").toFile()).redirectError(r.tmp.resolve("stress.err").toFile());
-		Process p = pb.start();
+		Process p = background("stress", "trace,mode=bci,metric=cputime,output=tree,out=" + s, W + "TreeStress",
+				stop.toString(), Integer.toString(threads));
 		String S = W + "TreeStress.";
 		try {
 			long lastMid = 0;
 			for (int k = 1; k <= 4; k++) {
 				Thread.sleep(300);
 				Path d = r.tmp.resolve("stress.dump" + k);
-				Runner.Result j = run(List.of(jcmd.toString(), Long.toString(p.pid()), "JVMTI.agent_load", r.agent,
-						"'dump,out=" + d + "'"));
-				r.check(j.rc == 0 && j.out.contains("return code: 0"), "dump " + k + " under load: " + j.out + j.err);
+				dump(p, d, "dump " + k + " under load");
 				Map<String, Long> c = calls(d);
 				long mid = c.getOrDefault(S + "mid", 0L), leaf = c.getOrDefault(S + "leaf", 0L);
 				r.check(mid > lastMid && leaf <= 3 * mid && leaf >= 3 * mid - 3 * threads,
