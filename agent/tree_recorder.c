@@ -80,7 +80,8 @@ static struct tree_thread *ended_head, *ended_tail;
 static struct tree_thread *ended_all;
 static uint64_t ended_merged;
 
-/* The table, chosen at VMInit; read-only once table_state is 1. */
+/* The table, chosen when the agent loads (before any tree); read-only once
+ * table_state is 1. */
 static struct calib_table table;
 static atomic_int table_state; /* 0 not chosen yet, 1 applied, 2 none */
 static char table_path[1024], table_note[1200];
@@ -220,6 +221,50 @@ static int64_t compensate(void *ctx, const struct seqkey *key, unsigned metric, 
 	return v;
 }
 
+/* How tt's tree is compensated: through the hook, and, with a table, by
+ * the builder itself on its common steps (the same values; their deltas
+ * counted by key in tree.comp_count, see comp_totals). NULL (raw figures,
+ * no hook) when there is no table: chosen at load, before any tree. */
+static const struct calltree_comp *tree_comp(struct tree_thread *tt, struct calltree_comp *comp)
+{
+	const int state = atomic_load_explicit(&table_state, memory_order_acquire);
+
+	*comp = (struct calltree_comp){.fn = compensate, .ctx = tt, .batch = NULL};
+	if (state == 1)
+		comp->table = &table;
+	return state == 2 ? NULL : comp;
+}
+
+/* What tt's deltas were compensated with: those through the hook (its
+ * counts in tt) and those the builder compensated from the table (counted
+ * by key: fallbacks as the table resolved each key); marks their keys seen
+ * (tt locked). */
+struct comp_totals {
+	uint64_t deltas, clamped, similar, global;
+};
+
+static void comp_totals_add(struct tree_thread *tt, struct comp_totals *c)
+{
+	const uint64_t *by_key = tt->tree.comp_count;
+
+	c->deltas += tt->deltas;
+	c->clamped += tt->clamped;
+	c->similar += tt->fallback_similar;
+	c->global += tt->fallback_global;
+	if (!by_key)
+		return;
+	c->clamped += tt->tree.comp_clamped;
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		if (!by_key[i])
+			continue;
+		c->deltas += by_key[i];
+		c->similar += by_key[i] * table.step[i].similar;
+		c->global += by_key[i] * table.step[i].global;
+		if (!atomic_load_explicit(&key_seen[i], memory_order_relaxed))
+			atomic_store_explicit(&key_seen[i], 1, memory_order_relaxed);
+	}
+}
+
 /* ---- threads and events ---- */
 
 /*
@@ -319,12 +364,13 @@ static void event_done(struct tree_thread *tt, int locked)
 static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int compensated)
 {
 	struct tree_thread *tt = calloc(1, sizeof(*tt));
-	struct calltree_comp comp = {.fn = compensate, .ctx = tt, .batch = NULL};
+	struct calltree_comp comp;
 
 	if (!tt)
 		return NULL;
 	tt->serial = serial;
-	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1, compensated ? &comp : NULL) ||
+	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1,
+			  compensated ? tree_comp(tt, &comp) : NULL) ||
 	    pthread_mutex_init(&tt->lock, NULL)) {
 		calltree_free(&tt->tree);
 		free(tt);
@@ -447,11 +493,14 @@ static int merge_ended(struct tree_thread *tt)
 		tree_give(all);
 		return -1;
 	}
+	struct comp_totals c = {0, 0, 0, 0};
+
+	comp_totals_add(tt, &c);
 	all->lost += tt->lost;
-	all->deltas += tt->deltas;
-	all->clamped += tt->clamped;
-	all->fallback_similar += tt->fallback_similar;
-	all->fallback_global += tt->fallback_global;
+	all->deltas += c.deltas;
+	all->clamped += c.clamped;
+	all->fallback_similar += c.similar;
+	all->fallback_global += c.global;
 	all->uncompensated += tt->uncompensated;
 	atomic_fetch_add(&contexts_total, recount_locked(all) - tt->counted);
 	tree_give(all);
@@ -680,7 +729,7 @@ void tree_recorder_reset(void)
 	trees_want(1);
 	for (pp = &registry; *pp;) {
 		struct tree_thread *tt = *pp;
-		struct calltree_comp comp = {.fn = compensate, .ctx = tt, .batch = NULL};
+		struct calltree_comp comp;
 
 		tree_take(tt);
 		if (tt->ended) {
@@ -691,7 +740,7 @@ void tree_recorder_reset(void)
 		}
 		unsigned nm = tt->tree.nmetrics;
 		calltree_free(&tt->tree);
-		tt->failed = calltree_init(&tt->tree, nm, &comp) != 0;
+		tt->failed = calltree_init(&tt->tree, nm, tree_comp(tt, &comp)) != 0;
 		tt->lost = tt->deltas = tt->clamped = tt->uncompensated = 0;
 		tt->fallback_similar = tt->fallback_global = 0;
 		tt->counted = 0;
@@ -765,17 +814,15 @@ static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
 /* The snapshot's own meta records: what it is and how it was compensated. */
 static void write_meta(struct trace_recbuf *rb, int at_end)
 {
-	uint64_t deltas = 0, clamped = 0, sim = 0, glob = 0, unc = 0, lost = 0, seen = 0, found = 0;
+	uint64_t unc = 0, lost = 0, seen = 0, found = 0;
+	struct comp_totals c = {0, 0, 0, 0};
 	struct timespec now;
 	char hex[24];
 	int state = atomic_load(&table_state);
 
 	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
 		tree_take(tt);
-		deltas += tt->deltas;
-		clamped += tt->clamped;
-		sim += tt->fallback_similar;
-		glob += tt->fallback_global;
+		comp_totals_add(tt, &c);
 		unc += tt->uncompensated;
 		lost += tt->lost;
 		tree_give(tt);
@@ -809,10 +856,10 @@ static void write_meta(struct trace_recbuf *rb, int at_end)
 		meta_u64(rb, "snapshot.calib.keys_in_table", table.nkeys);
 		meta_u64(rb, "snapshot.calib.keys_seen", seen);
 		meta_u64(rb, "snapshot.calib.keys_found", found);
-		meta_u64(rb, "snapshot.calib.deltas", deltas);
-		meta_u64(rb, "snapshot.calib.clamped", clamped);
-		meta_u64(rb, "snapshot.calib.fallback_static", sim);
-		meta_u64(rb, "snapshot.calib.fallback_global", glob);
+		meta_u64(rb, "snapshot.calib.deltas", c.deltas);
+		meta_u64(rb, "snapshot.calib.clamped", c.clamped);
+		meta_u64(rb, "snapshot.calib.fallback_static", c.similar);
+		meta_u64(rb, "snapshot.calib.fallback_global", c.global);
 	} else {
 		trace_rec_meta(rb, "snapshot.calib.note",
 			       state ? table_note : "the JVM was not up yet: no table chosen");

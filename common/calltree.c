@@ -452,12 +452,6 @@ static inline __attribute__((always_inline)) int event_in(struct calltree *t, ui
 	return 0;
 }
 
-int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
-		   const uint64_t *metric)
-{
-	return event_in(t, method, transition, type, metric, 0);
-}
-
 /* The builder's state that events_one_metric() keeps in locals. */
 struct fast_state {
 	struct seqkey_frame *fr; /* the stepper's stack */
@@ -595,6 +589,26 @@ static inline int slow_event(struct calltree *t, struct fast_state *f, uint32_t 
 	err = slow_in(t, m, tr, ty, metric);
 	fast_load(t, f);
 	return err;
+}
+
+int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
+		   const uint64_t *metric)
+{
+	/* Without compensation, or with a table, the common steps as
+	 * calltree_events() takes them: no hook call; compensated deltas are
+	 * counted by key in comp_count (given to comp.counted at the end) */
+	if (t->nmetrics == 1 && (t->comp.table || !t->comp.fn) && !t->finished) {
+		struct fast_state f;
+		int err;
+
+		fast_load(t, &f);
+		err = fast_event(t, &f, method, transition, type, metric[0]);
+		if (err != 1) {
+			fast_store(t, &f);
+			return err;
+		}
+	}
+	return event_in(t, method, transition, type, metric, 0);
 }
 
 /* calltree_events() for one metric. */

@@ -35,8 +35,13 @@ public final class TreeOutput {
 
 	/** Runs cmd in the test directory with JCAL_CALIB_DIR set; fails the test on a timeout. */
 	private Runner.Result run(List<String> cmd) throws Exception {
+		return run(cmd, calibDir);
+	}
+
+	/** The same with JCAL_CALIB_DIR = calib. */
+	private Runner.Result run(List<String> cmd, Path calib) throws Exception {
 		ProcessBuilder pb = new ProcessBuilder(cmd).directory(r.tmp.toFile());
-		pb.environment().put("JCAL_CALIB_DIR", calibDir.toString());
+		pb.environment().put("JCAL_CALIB_DIR", calib.toString());
 		Path out = Files.createTempFile(r.tmp, "out", ".txt"), err = Files.createTempFile(r.tmp, "err", ".txt");
 		pb.redirectOutput(out.toFile()).redirectError(err.toFile());
 		Process p = pb.start();
@@ -377,6 +382,62 @@ public final class TreeOutput {
 		}
 	}
 
+	/**
+	 * The numbers of the compensation lines of a summary: keys seen and found,
+	 * deltas, clamped, fallbacks without and with static-ness (the trace's
+	 * line has their sum first, the snapshot's not: left out).
+	 */
+	private List<Long> compCounts(Path file, Path calib) throws Exception {
+		Runner.Result sum = run(List.of(r.post, file.toString(), "--report", "summary"), calib);
+		r.check(sum.rc == 0, "summary of " + file + ": " + sum.err);
+		List<Long> n = new ArrayList<>();
+		for (String l : sum.out.split("\n"))
+			if (l.matches(" *(key coverage|compensated deltas|clamped deltas|fallback deltas):.*")) {
+				List<Long> line = new ArrayList<>();
+				Matcher m = Pattern.compile("\\d+").matcher(l.replaceAll("metric 0|\\(.*ns.*\\)", ""));
+				while (m.find())
+					line.add(Long.parseLong(m.group()));
+				n.addAll(l.contains("fallback") ? line.subList(Math.max(0, line.size() - 2), line.size()) : line);
+			}
+		return n;
+	}
+
+	/**
+	 * The snapshot counts the deltas it compensated (keys seen and found,
+	 * deltas, clamped, fallbacks) as jcal-post does on the trace of the same
+	 * run: the agent's trees compensate their common steps from the table
+	 * themselves, counted by key, and the others through their hook. The
+	 * table lacks every other key, so that both fallbacks happen.
+	 */
+	private void testCompCounts() throws Exception {
+		Path full = calibrate("events"), dir = r.tmp.resolve("calib-thin"), table = dir.resolve("thin.txt");
+		List<String> head = new ArrayList<>(), keys = new ArrayList<>();
+		long missing = 0;
+		boolean drop = false;
+		for (String l : Files.readAllLines(full))
+			if (!l.matches("\\S:\\S:\\S:\\S:\\S .*"))
+				head.add(l);
+			else if (!(drop = !drop)) {
+				keys.add(l);
+				missing += l.contains(" env=0 ") ? 1 : 0;
+			}
+		final long envMissing = missing;
+		head.replaceAll(l -> l.startsWith("keys ") ? "keys " + keys.size()
+				: l.startsWith("env.missing ") ? "env.missing " + envMissing : l);
+		head.addAll(keys);
+		Files.createDirectories(dir);
+		Files.write(table, head);
+		Path t = r.tmp.resolve("thin.bin"), s = r.tmp.resolve("thin.bin.tree");
+		Runner.Result a = run(List.of(r.java, "-agentpath:" + r.agent + "=trace,metric=cputime,output=both,out=" + t, "-cp",
+				r.classes, W + "Exceptions"), dir);
+		r.check(a.rc == 0 && a.err.contains(", compensated, "), "output=both with a thin table: " + a.rc + ": " + a.err);
+		List<Long> fromTrace = compCounts(t, dir), fromSnap = compCounts(s, dir);
+		r.check(fromTrace.size() == 6 && fromTrace.get(2) > 0 && fromTrace.get(4) > 0 && fromTrace.get(5) > 0,
+				"the trace's summary counts compensated deltas and fallbacks: " + fromTrace);
+		r.check(fromTrace.equals(fromSnap), "the snapshot counts its compensation as jcal-post counts the trace's: trace "
+				+ fromTrace + ", snapshot " + fromSnap);
+	}
+
 	/** The suite's tests, in the order jcaltest.Main runs them. */
 	static Runner.Tests tests(Runner r) {
 		TreeOutput t = new TreeOutput(r);
@@ -385,6 +446,7 @@ public final class TreeOutput {
 				.add("tree-both-bci", t::testBothBci)
 				.add("tree-maxcontexts", t::testMaxContexts)
 				.add("tree-only", t::testTreeOnly)
+				.add("tree-comp-counts", t::testCompCounts)
 				.add("tree-dump-while-running", t::testDumpWhileRunning)
 				.add("tree-dump-under-load", t::testDumpUnderLoad)
 				.add("tree-thread-churn", t::testThreadChurn)
