@@ -535,6 +535,16 @@ static int64_t eq_comp(void *ctx, const struct seqkey *key, unsigned metric, uin
 		      : (int64_t)d - (int64_t)(seqkey_index(key) % 17) - (int64_t)(d % 5);
 }
 
+/* No compensation, through a hook: calltree_event() then takes every step
+ * the general way, the reference the faster ways are compared with. */
+static int64_t eq_ident(void *ctx, const struct seqkey *key, unsigned metric, uint64_t d)
+{
+	(void)ctx;
+	(void)key;
+	(void)metric;
+	return (int64_t)d;
+}
+
 static void eq_comp_batch(void *ctx, const uint16_t *key, const uint64_t *d, int64_t *out, size_t n)
 {
 	(void)ctx;
@@ -608,18 +618,20 @@ static void eq_compare(const struct calltree *a, const struct calltree *b)
 	}
 }
 
-/* n events of eq_gen with nm metrics; a built from them one at a time and
- * b set up alike, compensated as c says: 0 not at all, 1 by a per-delta
- * hook, 2 by a hook with its batch form. Returns a's error. */
+/* n events of eq_gen with nm metrics; a built from them one at a time
+ * (the general way: uncompensated through eq_ident) and b set up alike,
+ * compensated as c says: 0 not at all, 1 by a per-delta hook, 2 by a hook
+ * with its batch form. Returns a's error. */
 static int eq_start(struct calltree *a, struct calltree *b, unsigned nm, unsigned c,
 		    uint32_t *method, uint8_t *tr, uint8_t *type, uint64_t *metric, size_t n)
 {
 	struct calltree_comp comp = {
 	    .fn = eq_comp, .ctx = NULL, .batch = c == 2 ? eq_comp_batch : NULL};
+	struct calltree_comp ident = {.fn = eq_ident};
 	int ea = 0;
 
 	eq_gen(method, tr, type, metric, n, nm);
-	CHECK_EQ_I(calltree_init(a, nm, c ? &comp : NULL), 0);
+	CHECK_EQ_I(calltree_init(a, nm, c ? &comp : &ident), 0);
 	CHECK_EQ_I(calltree_init(b, nm, c ? &comp : NULL), 0);
 	for (size_t i = 0; i < n && !ea; i++)
 		ea = calltree_event(a, method[i], tr[i], type[i], &metric[i * nm]);
@@ -830,12 +842,12 @@ static void test_decode_deep_and_first(void)
 	}
 	CHECK_EQ_U(k, N);
 	for (unsigned c = 0; c < 2; c++) {
-		struct calltree_comp comp = {.fn = eq_comp};
+		struct calltree_comp comp = {.fn = eq_comp}, ident = {.fn = eq_ident};
 		struct calltree a, b;
 		int ea = 0;
 		uint32_t n = CALLTREE_ROOT;
 
-		CHECK_EQ_I(calltree_init(&a, 1, c ? &comp : NULL), 0);
+		CHECK_EQ_I(calltree_init(&a, 1, c ? &comp : &ident), 0);
 		CHECK_EQ_I(calltree_init(&b, 1, c ? &comp : NULL), 0);
 		for (size_t i = 0; i < N && !ea; i++)
 			ea = calltree_event(&a, method[i], tr[i], type[i], &metric[i]);
@@ -1038,7 +1050,8 @@ static void test_table_inline_same_tree(void)
 	static struct tb_counts ca, cb;
 
 	for (unsigned e = 0; e < sizeof(est) / sizeof(est[0]); e++) {
-		for (unsigned how = 0; how < 2; how++) {
+		/* b decoded, in batches, one event at a time (as the agent) */
+		for (unsigned how = 0; how < 3; how++) {
 			struct calib_table t;
 			struct calltree a, b;
 			struct calltree_comp hook = {.fn = tb_fn, .ctx = &ca};
@@ -1057,6 +1070,10 @@ static void test_table_inline_same_tree(void)
 				ea = calltree_event(&a, method[i], tr[i], type[i], &metric[i]);
 			if (how == 0) {
 				eb = eq_decode(&b, 1, method, tr, type, metric, N);
+			} else if (how == 2) {
+				for (size_t i = 0; i < N && !eb; i++)
+					eb = calltree_event(&b, method[i], tr[i], type[i],
+							    &metric[i]);
 			} else {
 				for (size_t k = 0; k < N && !eb; k += 1000)
 					eb = calltree_events(&b, method + k, tr + k, type + k,
