@@ -31,9 +31,9 @@
 #include "tree_snapshot.h"
 
 struct tree_thread {
-	pthread_mutex_t lock; /* see trees_want(); the thread's definition */
-	/* the owning thread's events without the lock (tree_lock): one runs
-	 * (busy), another thread holds the lock and needs the tree (want) */
+	pthread_mutex_t lock; /* the tree (see trees_want); the thread's definition */
+	/* the owning thread's events without the lock: one runs (busy);
+	 * another thread needs the tree (want; see trees_want) */
 	atomic_int busy, want;
 	uint32_t serial;
 	int ended;
