@@ -691,7 +691,10 @@ public final class Runner {
 	 * Virtual threads on a JDK >= 21: 300 of them on two carriers, vt-k
 	 * calling leaf() exactly k times with yields in between; each has its
 	 * own tree, carriers' trees hold none of their methods, and the JDK's
-	 * mount/unmount frames leave no unbalanced exits.
+	 * mount/unmount frames leave no unbalanced exits. The same run keeps
+	 * the trees in the agent too (output=both), whose events move between
+	 * carriers with their virtual thread: its snapshot has the same calls
+	 * and figures per method.
 	 */
 	private boolean testVirtualThreads() throws Exception {
 		Path home = BUILD.resolve("javatests21/JAVA_HOME");
@@ -703,10 +706,17 @@ public final class Runner {
 		Path t = tmp.resolve("vthreads.bin");
 		int n = 300;
 		Result r = run(tmp.toFile(), List.of(java21, "-Djdk.virtualThreadScheduler.parallelism=2",
-				"-Djdk.virtualThreadScheduler.maxPoolSize=2", "-agentpath:" + agent + "=trace,quiet,out=" + t, "-cp",
-				BUILD.resolve("javatests21").toString(), "jcaltest21.VThreads", String.valueOf(n)));
+				"-Djdk.virtualThreadScheduler.maxPoolSize=2", "-agentpath:" + agent + "=trace,quiet,output=both,out=" + t,
+				"-cp", BUILD.resolve("javatests21").toString(), "jcaltest21.VThreads", String.valueOf(n)));
 		check(r.rc == 0, "vthreads: exit " + r.rc + ": " + r.err);
 		checkVirtualThreadTrees(t, n);
+		// the snapshot keeps the trees of the 256 threads that ended last and
+		// merges the others: per method, calls and figures are the trace's
+		String[] flat = {"--report", "flat", "--format", "csv", "--raw"};
+		Result fromTrace = post(t, flat), fromSnap = post(Path.of(t + ".tree"), flat);
+		check(fromTrace.rc == 0 && fromTrace.out.contains("jcaltest21.VThreads.leaf,45150,")
+				&& fromTrace.out.equals(fromSnap.out), "vthreads: the snapshot's flat profile is the trace's:\n"
+						+ fromTrace.out + "\n---\n" + fromSnap.out);
 		Result s = post(t, "--report", "summary", "--format", "json");
 		check(s.out.contains("\"unmatched_exits\":0,\"mismatched_exits\":0"),
 				"mount/unmount leave every tree balanced: " + s.out.replaceAll("(?s)\"thread_list.*", ""));
