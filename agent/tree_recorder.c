@@ -221,48 +221,36 @@ static int64_t compensate(void *ctx, const struct seqkey *key, unsigned metric, 
 	return v;
 }
 
-/* How tt's tree is compensated: through the hook, and, with a table, by
- * the builder itself on its common steps (the same values; their deltas
- * counted by key in tree.comp_count, see comp_totals). NULL (raw figures,
- * no hook) when there is no table: chosen at load, before any tree. */
+/* The hook's batch form: the deltas the builder gathered from its common
+ * steps (the table applied). */
+static void compensate_batch(void *ctx, const uint16_t *key, const uint64_t *delta, int64_t *out,
+			     size_t n)
+{
+	struct tree_thread *tt = ctx;
+	struct calib_comp_counts c = {0, 0, 0};
+
+	calib_comp_batch(&table, key, delta, out, n, &c);
+	for (size_t k = 0; k < n; k++)
+		if (!atomic_load_explicit(&key_seen[key[k]], memory_order_relaxed))
+			atomic_store_explicit(&key_seen[key[k]], 1, memory_order_relaxed);
+	tt->deltas += n;
+	tt->clamped += c.clamped;
+	tt->fallback_similar += c.similar;
+	tt->fallback_global += c.global;
+}
+
+/* How tt's tree is compensated: through the hook, and, with a table, the
+ * builder's common steps in batches (compensate_batch; calltree_flush
+ * charges what waits before the tree is read). NULL (raw figures, no hook)
+ * when there is no table: chosen at load, before any tree. */
 static const struct calltree_comp *tree_comp(struct tree_thread *tt, struct calltree_comp *comp)
 {
 	const int state = atomic_load_explicit(&table_state, memory_order_acquire);
 
 	*comp = (struct calltree_comp){.fn = compensate, .ctx = tt, .batch = NULL};
 	if (state == 1)
-		comp->table = &table;
+		comp->batch = compensate_batch;
 	return state == 2 ? NULL : comp;
-}
-
-/* What tt's deltas were compensated with: those through the hook (its
- * counts in tt) and those the builder compensated from the table (counted
- * by key: fallbacks as the table resolved each key); marks their keys seen
- * (tt locked). */
-struct comp_totals {
-	uint64_t deltas, clamped, similar, global;
-};
-
-static void comp_totals_add(struct tree_thread *tt, struct comp_totals *c)
-{
-	const uint64_t *by_key = tt->tree.comp_count;
-
-	c->deltas += tt->deltas;
-	c->clamped += tt->clamped;
-	c->similar += tt->fallback_similar;
-	c->global += tt->fallback_global;
-	if (!by_key)
-		return;
-	c->clamped += tt->tree.comp_clamped;
-	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
-		if (!by_key[i])
-			continue;
-		c->deltas += by_key[i];
-		c->similar += by_key[i] * table.step[i].similar;
-		c->global += by_key[i] * table.step[i].global;
-		if (!atomic_load_explicit(&key_seen[i], memory_order_relaxed))
-			atomic_store_explicit(&key_seen[i], 1, memory_order_relaxed);
-	}
 }
 
 /* ---- threads and events ---- */
@@ -297,15 +285,16 @@ static void trees_want(int up)
 		jcal_warn("membarrier failed: %s", strerror(errno));
 }
 
-/* tt for this thread alone, want raised (trees_want, or tree_lock). */
+/* tt for this thread alone, want raised (trees_want, or tree_lock), its
+ * deferred charges made. */
 static void tree_take(struct tree_thread *tt)
 {
 	pthread_mutex_lock(&tt->lock);
-	if (!jcal.membarrier || tt->ended)
-		return;
-	for (unsigned i = 0; atomic_load_explicit(&tt->busy, memory_order_acquire); i++)
-		if (i >= 64)
-			sched_yield();
+	if (jcal.membarrier && !tt->ended)
+		for (unsigned i = 0; atomic_load_explicit(&tt->busy, memory_order_acquire); i++)
+			if (i >= 64)
+				sched_yield();
+	calltree_flush(&tt->tree);
 }
 
 static void tree_give(struct tree_thread *tt)
@@ -493,14 +482,11 @@ static int merge_ended(struct tree_thread *tt)
 		tree_give(all);
 		return -1;
 	}
-	struct comp_totals c = {0, 0, 0, 0};
-
-	comp_totals_add(tt, &c);
 	all->lost += tt->lost;
-	all->deltas += c.deltas;
-	all->clamped += c.clamped;
-	all->fallback_similar += c.similar;
-	all->fallback_global += c.global;
+	all->deltas += tt->deltas;
+	all->clamped += tt->clamped;
+	all->fallback_similar += tt->fallback_similar;
+	all->fallback_global += tt->fallback_global;
 	all->uncompensated += tt->uncompensated;
 	atomic_fetch_add(&contexts_total, recount_locked(all) - tt->counted);
 	tree_give(all);
@@ -814,15 +800,17 @@ static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
 /* The snapshot's own meta records: what it is and how it was compensated. */
 static void write_meta(struct trace_recbuf *rb, int at_end)
 {
-	uint64_t unc = 0, lost = 0, seen = 0, found = 0;
-	struct comp_totals c = {0, 0, 0, 0};
+	uint64_t deltas = 0, clamped = 0, sim = 0, glob = 0, unc = 0, lost = 0, seen = 0, found = 0;
 	struct timespec now;
 	char hex[24];
 	int state = atomic_load(&table_state);
 
 	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
-		tree_take(tt);
-		comp_totals_add(tt, &c);
+		tree_take(tt); /* its deferred deltas compensated and counted */
+		deltas += tt->deltas;
+		clamped += tt->clamped;
+		sim += tt->fallback_similar;
+		glob += tt->fallback_global;
 		unc += tt->uncompensated;
 		lost += tt->lost;
 		tree_give(tt);
@@ -856,10 +844,10 @@ static void write_meta(struct trace_recbuf *rb, int at_end)
 		meta_u64(rb, "snapshot.calib.keys_in_table", table.nkeys);
 		meta_u64(rb, "snapshot.calib.keys_seen", seen);
 		meta_u64(rb, "snapshot.calib.keys_found", found);
-		meta_u64(rb, "snapshot.calib.deltas", c.deltas);
-		meta_u64(rb, "snapshot.calib.clamped", c.clamped);
-		meta_u64(rb, "snapshot.calib.fallback_static", c.similar);
-		meta_u64(rb, "snapshot.calib.fallback_global", c.global);
+		meta_u64(rb, "snapshot.calib.deltas", deltas);
+		meta_u64(rb, "snapshot.calib.clamped", clamped);
+		meta_u64(rb, "snapshot.calib.fallback_static", sim);
+		meta_u64(rb, "snapshot.calib.fallback_global", glob);
 	} else {
 		trace_rec_meta(rb, "snapshot.calib.note",
 			       state ? table_note : "the JVM was not up yet: no table chosen");

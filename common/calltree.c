@@ -591,16 +591,28 @@ static inline int slow_event(struct calltree *t, struct fast_state *f, uint32_t 
 	return err;
 }
 
+/* Deferred charges calltree_event() gathers before it compensates them
+ * together (a tree with a batch hook and no table). */
+#define SINGLE_BATCH 256
+
 int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
 		   const uint64_t *metric)
 {
-	/* Without compensation, or with a table, the common steps as
-	 * calltree_events() takes them: no hook call; compensated deltas are
-	 * counted by key in comp_count (given to comp.counted at the end) */
-	if (t->nmetrics == 1 && (t->comp.table || !t->comp.fn) && !t->finished) {
+	/* Without compensation, with a table, or with a batch hook, the common
+	 * steps as calltree_events() takes them: no hook call per delta. With
+	 * a table their deltas are counted by key in comp_count (given to
+	 * comp.counted at the end); with a batch hook they wait in pend (room
+	 * made for one here) until it is full, calltree_flush or the end. */
+	if (t->nmetrics == 1 && !t->finished && (t->comp.table || !t->comp.fn || t->comp.batch)) {
 		struct fast_state f;
 		int err;
 
+		if (!t->comp.table && t->comp.fn) {
+			if (!t->pend.cap && pending_reserve(t, SINGLE_BATCH))
+				return event_in(t, method, transition, type, metric, 0);
+			if (t->pend.n == t->pend.cap)
+				pending_flush(t);
+		}
 		fast_load(t, &f);
 		err = fast_event(t, &f, method, transition, type, metric[0]);
 		if (err != 1) {
@@ -609,6 +621,11 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 		}
 	}
 	return event_in(t, method, transition, type, metric, 0);
+}
+
+void calltree_flush(struct calltree *t)
+{
+	pending_flush(t);
 }
 
 /* calltree_events() for one metric. */

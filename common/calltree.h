@@ -189,6 +189,11 @@ void calltree_free(struct calltree *t);
 int calltree_event(struct calltree *t, uint32_t method, unsigned transition, unsigned type,
 		   const uint64_t *metric);
 
+/* Charges what calltree_event() deferred (with a batch hook and no table,
+ * it compensates its common steps in batches): call before reading the
+ * figures of a tree still taking events. */
+void calltree_flush(struct calltree *t);
+
 /*
  * The same as calltree_event() for each of n events in order (method[k],
  * transition[k], type[k], metric[k * nmetrics ...]), faster: the common

@@ -727,6 +727,22 @@ static void test_events_batch_same_tree(void)
 			eq_finish(&a, &b, ea, eb);
 		}
 	}
+	/* one event at a time as the agent builds its trees: raw, or with a
+	 * batch hook (charges deferred, made by calltree_flush before a read) */
+	for (unsigned c = 0; c < 3; c += 2) {
+		struct calltree a, b;
+		int ea = eq_start(&a, &b, 1, c, method, tr, type, metric, N), eb = 0;
+
+		for (size_t k = 0; k < N && !eb; k++) {
+			eb = calltree_event(&b, method[k], tr[k], type[k], &metric[k]);
+			if (k == N / 2) {
+				calltree_flush(&b);
+				CHECK_EQ_U(b.pend.n, 0);
+			}
+		}
+		CHECK(c == 0 || b.pend.n > 0); /* some left for calltree_finish */
+		eq_finish(&a, &b, ea, eb);
+	}
 	free(method);
 	free(tr);
 	free(type);
