@@ -229,7 +229,8 @@ static void compensate_batch(void *ctx, const uint16_t *key, const uint64_t *del
 	struct tree_thread *tt = ctx;
 	struct calib_comp_counts c = {0, 0, 0};
 
-	calib_comp_batch(&table, key, delta, out, n, &c);
+	if (calib_comp_batch(&table, key, delta, out, n, &c))
+		return; /* the table could not be prepared: raw, not counted */
 	for (size_t k = 0; k < n; k++)
 		if (!atomic_load_explicit(&key_seen[key[k]], memory_order_relaxed))
 			atomic_store_explicit(&key_seen[key[k]], 1, memory_order_relaxed);
