@@ -273,6 +273,14 @@ static const struct calltree_comp *tree_comp(struct tree_thread *tt, struct call
  * thread's tree takes no more events: the lock alone.
  */
 
+/* After raising want: every running thread executes a full barrier, so
+ * that an event either saw want or left busy visible. */
+static void fence_events(void)
+{
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+		jcal_warn("membarrier failed: %s", strerror(errno));
+}
+
 /* Under registry_mutex: raises (up > 0) or lowers want on every tree that
  * takes events; after raising, the barrier, so that tree_take() may follow. */
 static void trees_want(int up)
@@ -282,8 +290,8 @@ static void trees_want(int up)
 	for (struct tree_thread *tt = registry; tt; tt = tt->next)
 		if (!tt->ended)
 			atomic_fetch_add(&tt->want, up > 0 ? 1 : -1);
-	if (up > 0 && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
-		jcal_warn("membarrier failed: %s", strerror(errno));
+	if (up > 0)
+		fence_events();
 }
 
 /* tt for this thread alone, want raised (trees_want, or tree_lock), its
@@ -308,8 +316,7 @@ static void tree_lock(struct tree_thread *tt)
 {
 	if (jcal.membarrier && !tt->ended) {
 		atomic_fetch_add(&tt->want, 1);
-		if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
-			jcal_warn("membarrier failed: %s", strerror(errno));
+		fence_events();
 	}
 	tree_take(tt);
 }
@@ -683,28 +690,56 @@ static void fold_all(void)
 	pthread_mutex_unlock(&fold_mutex);
 }
 
-void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_t *folded_calls)
-{
-	uint64_t fc = 0, fk = 0;
+/* What every tree holds, summed: for status, the end's line and the
+ * snapshot's meta. */
+struct tree_totals {
+	uint64_t events, lost, folded_contexts, folded_calls;
+	uint64_t deltas, clamped, similar, global, uncompensated; /* compensation counts */
+};
 
-	pthread_mutex_lock(&registry_mutex);
-	trees_want(1);
+/* Under registry_mutex, want raised (trees_want). Each tree's deferred
+ * deltas are compensated and counted first (tree_take). */
+static void trees_total(struct tree_totals *s)
+{
+	memset(s, 0, sizeof(*s));
 	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
 		tree_take(tt);
-		fc += tt->tree.stats.folded_contexts;
-		fk += tt->tree.stats.folded_calls;
+		s->events += tt->tree.stats.events;
+		s->lost += tt->lost;
+		s->folded_contexts += tt->tree.stats.folded_contexts;
+		s->folded_calls += tt->tree.stats.folded_calls;
+		s->deltas += tt->deltas;
+		s->clamped += tt->clamped;
+		s->similar += tt->fallback_similar;
+		s->global += tt->fallback_global;
+		s->uncompensated += tt->uncompensated;
 		tree_give(tt);
 	}
+}
+
+/* trees_total() in a pass of its own. */
+static void trees_total_now(struct tree_totals *s)
+{
+	pthread_mutex_lock(&registry_mutex);
+	trees_want(1);
+	trees_total(s);
 	trees_want(-1);
 	pthread_mutex_unlock(&registry_mutex);
+}
+
+void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_t *folded_calls)
+{
+	struct tree_totals s;
+
+	trees_total_now(&s);
 	if (contexts) {
 		int64_t n = atomic_load(&contexts_total);
 		*contexts = n > 0 ? (uint64_t)n : 0;
 	}
 	if (folded_contexts)
-		*folded_contexts = fc;
+		*folded_contexts = s.folded_contexts;
 	if (folded_calls)
-		*folded_calls = fk;
+		*folded_calls = s.folded_calls;
 }
 
 void tree_recorder_reset(void)
@@ -801,21 +836,13 @@ static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
 /* The snapshot's own meta records: what it is and how it was compensated. */
 static void write_meta(struct trace_recbuf *rb, int at_end)
 {
-	uint64_t deltas = 0, clamped = 0, sim = 0, glob = 0, unc = 0, lost = 0, seen = 0, found = 0;
+	uint64_t seen = 0, found = 0;
+	struct tree_totals s;
 	struct timespec now;
 	char hex[24];
 	int state = atomic_load(&table_state);
 
-	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
-		tree_take(tt); /* its deferred deltas compensated and counted */
-		deltas += tt->deltas;
-		clamped += tt->clamped;
-		sim += tt->fallback_similar;
-		glob += tt->fallback_global;
-		unc += tt->uncompensated;
-		lost += tt->lost;
-		tree_give(tt);
-	}
+	trees_total(&s); /* dump() raised want */
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace_rec_meta(rb, "snapshot", "tree");
 	meta_u64(rb, "snapshot.time_ns",
@@ -826,7 +853,7 @@ static void write_meta(struct trace_recbuf *rb, int at_end)
 	/* threads defined in the snapshot without a tree of their own: in
 	 * "<ended threads>" */
 	meta_u64(rb, "snapshot.ended_merged", ended_merged);
-	meta_u64(rb, "snapshot.lost_events", lost);
+	meta_u64(rb, "snapshot.lost_events", s.lost);
 	if (state == 1) {
 		for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
 			struct seqkey k;
@@ -845,15 +872,15 @@ static void write_meta(struct trace_recbuf *rb, int at_end)
 		meta_u64(rb, "snapshot.calib.keys_in_table", table.nkeys);
 		meta_u64(rb, "snapshot.calib.keys_seen", seen);
 		meta_u64(rb, "snapshot.calib.keys_found", found);
-		meta_u64(rb, "snapshot.calib.deltas", deltas);
-		meta_u64(rb, "snapshot.calib.clamped", clamped);
-		meta_u64(rb, "snapshot.calib.fallback_static", sim);
-		meta_u64(rb, "snapshot.calib.fallback_global", glob);
+		meta_u64(rb, "snapshot.calib.deltas", s.deltas);
+		meta_u64(rb, "snapshot.calib.clamped", s.clamped);
+		meta_u64(rb, "snapshot.calib.fallback_static", s.similar);
+		meta_u64(rb, "snapshot.calib.fallback_global", s.global);
 	} else {
 		trace_rec_meta(rb, "snapshot.calib.note",
 			       state ? table_note : "the JVM was not up yet: no table chosen");
 	}
-	meta_u64(rb, "snapshot.calib.uncompensated", unc);
+	meta_u64(rb, "snapshot.calib.uncompensated", s.uncompensated);
 	if (!at_end && jcal.metrics.tsc_hz)
 		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
 }
@@ -990,31 +1017,21 @@ int tree_recorder_dump(const char *path, char *err, size_t errlen)
 int tree_recorder_finish(char *line, size_t len)
 {
 	const char *path = snapshot_path;
-	uint64_t threads, nodes, bytes, fc = 0, fk = 0, events = 0, lost = 0;
+	uint64_t threads, nodes, bytes;
+	struct tree_totals s;
 	char err[1200], buf[1400];
 
 	if (dump(path, 1, &threads, &nodes, &bytes, err, sizeof(err))) {
 		jcal_error("%s", err);
 		return -1;
 	}
-	pthread_mutex_lock(&registry_mutex);
-	trees_want(1);
-	for (struct tree_thread *tt = registry; tt; tt = tt->next) {
-		tree_take(tt);
-		events += tt->tree.stats.events;
-		fc += tt->tree.stats.folded_contexts;
-		fk += tt->tree.stats.folded_calls;
-		lost += tt->lost;
-		tree_give(tt);
-	}
-	trees_want(-1);
-	pthread_mutex_unlock(&registry_mutex);
+	trees_total_now(&s);
 	snprintf(buf, sizeof(buf),
 		 "%s: tree snapshot of %" PRIu64 " threads, %" PRIu64 " events, %" PRIu64
 		 " contexts (%" PRIu64 " folded, %" PRIu64 " calls), %s, %" PRIu64 " bytes%s",
-		 path, threads, events, nodes, fc, fk,
+		 path, threads, s.events, nodes, s.folded_contexts, s.folded_calls,
 		 atomic_load(&table_state) == 1 ? "compensated" : "raw figures only", bytes,
-		 lost ? " - INCOMPLETE: trees ran out of memory" : "");
+		 s.lost ? " - INCOMPLETE: trees ran out of memory" : "");
 	jcal_info("wrote %s", buf);
 	if (line && len)
 		snprintf(line, len, "%s", buf);
