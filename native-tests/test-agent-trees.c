@@ -2,9 +2,10 @@
  * test-agent-trees.c - the agent's trees without a JVM (agent/tree_recorder.c):
  * four threads send events while the main thread dumps snapshots again and
  * again (each must read back complete: the per-tree locks, or the events'
- * lock-free way with membarrier(2), and the temp-and-rename write), with maxcontexts= small enough
- * to fold all the time; at the end every thread's calls and metric are all there, in the tree or
- * counted as folded. Which events say they did rare work.
+ * lock-free way with membarrier(2), and the temp-and-rename write), with
+ * maxcontexts= small enough to fold all the time; at the end every
+ * thread's calls and metric are all there, in the tree or counted as
+ * folded. Which events say they did rare work.
  */
 #include <linux/membarrier.h>
 #include <pthread.h>
