@@ -369,7 +369,8 @@ static void finish_recording(JNIEnv *jni, const char *reason)
 		trace_file_close();
 		return;
 	}
-	trace_file_write_end(threads, lost);
+	trace_file_write_end(lost);
+	threads = trace_file_threads();
 	if (jcal.opts.output == JCAL_OUTPUT_BOTH)
 		tree_recorder_finish(NULL, 0);
 	bytes = trace_file_close();
@@ -959,7 +960,7 @@ int agent_dump(const char *path, char *msg, size_t len)
 		}
 		goto out;
 	}
-	if (trace_file_copy(dst, thread_state_count(), err, sizeof(err))) {
+	if (trace_file_copy(dst, err, sizeof(err))) {
 		jcal_error("dump: %s", err);
 		rc = JCAL_ATTACH_OUTPUT;
 		goto out;

@@ -44,11 +44,12 @@ static atomic_int file_at_limit;
 static struct trace_recbuf defs;
 static uint64_t file_bytes;
 static atomic_int file_failed;
-static int file_created;     /* this agent created the file (it did not exist) */
-static int file_regular;     /* a regular file: locked, truncated at begin */
-static int file_begun;	     /* truncated and header written */
-static int file_ended;	     /* the END record is written: nothing may follow */
-static uint64_t file_events; /* method events in the chunks written so far */
+static int file_created;      /* this agent created the file (it did not exist) */
+static int file_regular;      /* a regular file: locked, truncated at begin */
+static int file_begun;	      /* truncated and header written */
+static int file_ended;	      /* the END record is written: nothing may follow */
+static uint64_t file_events;  /* method events in the chunks written so far */
+static uint64_t file_threads; /* THREAD_START records in the chunks written */
 /* output=tree|both: every definitions chunk is also kept here (complete
  * chunks, header and CRC included), for the snapshots of the trees. */
 static int defs_keep;
@@ -126,8 +127,11 @@ static int flush_defs_locked(void)
 	if (n && defs_keep)
 		keep_locked(defs.buf, n);
 	/* output=tree has no trace file: the definitions are only kept */
-	if (n && file_fd >= 0)
+	if (n && file_fd >= 0) {
 		rc = write_all_locked(defs.buf, n);
+		if (!rc)
+			file_threads += defs.thread_starts;
+	}
 	trace_recbuf_clear(&defs);
 	return rc;
 }
@@ -182,6 +186,7 @@ int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen)
 	file_ended = 0;
 	file_bytes = 0;
 	file_events = 0;
+	file_threads = 0;
 	file_limit = 0;
 	kept_len = 0; /* a new recording: its snapshots start afresh */
 	atomic_store(&file_failed, 0);
@@ -344,7 +349,7 @@ int trace_file_write_events(struct trace_events_enc *enc)
 	return rc;
 }
 
-int trace_file_write_end(uint64_t threads, uint64_t lost_events)
+int trace_file_write_end(uint64_t lost_events)
 {
 	struct trace_recbuf end;
 	int rc = -1;
@@ -352,7 +357,7 @@ int trace_file_write_end(uint64_t threads, uint64_t lost_events)
 	trace_recbuf_init(&end);
 	pthread_mutex_lock(&file_mutex);
 	if (!flush_defs_locked()) {
-		trace_rec_end(&end, file_events, threads, lost_events);
+		trace_rec_end(&end, file_events, file_threads, lost_events);
 		size_t n = trace_recbuf_finish(&end);
 		rc = n ? write_all_locked(end.buf, n) : -1;
 	}
@@ -438,6 +443,15 @@ uint64_t trace_file_events(void)
 	return n;
 }
 
+uint64_t trace_file_threads(void)
+{
+	uint64_t n;
+	pthread_mutex_lock(&file_mutex);
+	n = file_threads;
+	pthread_mutex_unlock(&file_mutex);
+	return n;
+}
+
 /* Copies bytes [0, len) of fd to out. */
 static int copy_prefix(int fd, int out, uint64_t len)
 {
@@ -464,11 +478,11 @@ static int copy_prefix(int fd, int out, uint64_t len)
 	return 0;
 }
 
-int trace_file_copy(const char *dst, uint64_t threads, char *err, size_t errlen)
+int trace_file_copy(const char *dst, char *err, size_t errlen)
 {
 	struct trace_recbuf end;
 	char tmp[1100];
-	uint64_t len, events;
+	uint64_t len, events, threads;
 	int fd, rc = -1;
 
 	/* The chunks written so far never change again: copy them without
@@ -477,6 +491,7 @@ int trace_file_copy(const char *dst, uint64_t threads, char *err, size_t errlen)
 	flush_defs_locked();
 	len = file_bytes;
 	events = file_events;
+	threads = file_threads;
 	fd = file_fd >= 0 ? dup(file_fd) : -1;
 	pthread_mutex_unlock(&file_mutex);
 	if (fd < 0 || !file_begun) {

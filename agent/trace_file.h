@@ -59,10 +59,11 @@ void trace_file_unlock(void);
 int trace_file_write_events(struct trace_events_enc *enc);
 
 /* Writes pending definitions, then the END record with the number of
- * method events in the chunks written (under the file mutex, so the count
- * is exact even if a thread still writes), threads and lost events. After
- * it nothing more is written. 0 or -1. */
-int trace_file_write_end(uint64_t threads, uint64_t lost_events);
+ * method events and of THREAD_START records in the chunks written (under
+ * the file mutex, so both are exact even if a thread still writes or a
+ * thread start raced with the start of this recording) and the lost
+ * events. After it nothing more is written. 0 or -1. */
+int trace_file_write_end(uint64_t lost_events);
 
 /* Writes pending definitions now. */
 void trace_file_flush(void);
@@ -85,13 +86,14 @@ const char *trace_file_written_path(void);
 void trace_file_set_limit(uint64_t maxsize, void (*hit)(void));
 int trace_file_at_limit(void);
 
-/* Method events in the chunks written so far. */
+/* Method events, and THREAD_START records, in the chunks written so far. */
 uint64_t trace_file_events(void);
+uint64_t trace_file_threads(void);
 
 /* dump: copies what the file holds so far to dst (through dst.part, then
- * rename) and closes the copy with an END record (threads), so that it reads
- * as a complete trace; events still in the threads' buffers are not in it.
- * 0, or -1 + message. */
-int trace_file_copy(const char *dst, uint64_t threads, char *err, size_t errlen);
+ * rename) and closes the copy with an END record that counts what the copy
+ * holds, so that it reads as a complete trace; events still in the
+ * threads' buffers are not in it. 0, or -1 + message. */
+int trace_file_copy(const char *dst, char *err, size_t errlen);
 
 #endif

@@ -162,6 +162,7 @@ void trace_recbuf_init(struct trace_recbuf *rb)
 	rb->len = TRACE_CHUNK_HEADER_LEN;
 	rb->cap = 0;
 	rb->oom = 0;
+	rb->thread_starts = 0;
 }
 
 void trace_recbuf_free(struct trace_recbuf *rb)
@@ -188,6 +189,7 @@ size_t trace_recbuf_finish(struct trace_recbuf *rb)
 void trace_recbuf_clear(struct trace_recbuf *rb)
 {
 	rb->len = TRACE_CHUNK_HEADER_LEN;
+	rb->thread_starts = 0;
 }
 
 /*
@@ -298,6 +300,7 @@ void trace_rec_thread_start(struct trace_recbuf *rb, uint32_t serial, uint64_t j
 	p = put_str(p, name);
 	p = put_metrics(p, nmetrics, metric);
 	rec_end(rb, TRACE_REC_THREAD_START, s, p);
+	rb->thread_starts++;
 }
 
 void trace_rec_thread_end(struct trace_recbuf *rb, uint32_t serial, uint64_t time_ns,

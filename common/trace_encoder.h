@@ -113,6 +113,10 @@ struct trace_recbuf {
 	uint8_t *buf; /* chunk header + payload */
 	size_t len, cap;
 	int oom; /* set when an allocation failed; records were dropped */
+	/* THREAD_START records held: whoever writes the chunk counts the
+	 * threads of the file it went to (an END record counts exactly
+	 * those). */
+	uint64_t thread_starts;
 };
 
 void trace_recbuf_init(struct trace_recbuf *rb);
@@ -121,7 +125,7 @@ void trace_recbuf_free(struct trace_recbuf *rb);
 size_t trace_recbuf_pending(const struct trace_recbuf *rb);
 /* Fills in the chunk header; returns bytes to write from rb->buf. */
 size_t trace_recbuf_finish(struct trace_recbuf *rb);
-/* Empties the buffer after its chunk was written. */
+/* Empties the buffer after its chunk was written (thread_starts too). */
 void trace_recbuf_clear(struct trace_recbuf *rb);
 
 void trace_rec_meta(struct trace_recbuf *rb, const char *key, const char *value);

@@ -357,14 +357,12 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 					 (unsigned long long)e.events, (unsigned long long)have);
 				return -2;
 			}
-			if (e.threads > d->thread_starts) {
-				DEC_FAIL(d, TRACE_CORRUPT,
-					 "END record: it counts %llu threads, the file has %llu "
-					 "THREAD_START records before it",
-					 (unsigned long long)e.threads,
-					 (unsigned long long)d->thread_starts);
-				return -2;
-			}
+			/* An agent of 0.2.0 or before could count a thread whose start
+			 * raced with the start of the recording into the wrong
+			 * file: every record is still whole, so the file reads,
+			 * and the caller warns. */
+			if (e.threads > d->thread_starts)
+				d->res->end_threads_missing = e.threads - d->thread_starts;
 		}
 		d->res->has_end = 1;
 		return v && v->end ? v->end(ctx, &e) : 0;

@@ -5,7 +5,9 @@
  * CRC, decodes records and events and hands them to a visitor. A file whose
  * tail is cut off (JVM killed mid-write) reads up to the last complete chunk
  * and reports TRACE_TRUNCATED; a bad magic, CRC or record, or an END record
- * whose counts disagree with what the file holds, is TRACE_CORRUPT. Reads
+ * whose count of events disagrees with what the file holds, is
+ * TRACE_CORRUPT (a count of threads above the file's THREAD_START records
+ * is only noted, trace_result.end_threads_missing). Reads
  * format 2.x, 1.x (whose CRCs did not cover headers) and the tree
  * snapshots of 3.x (2.x plus tree records).
  */
@@ -119,6 +121,10 @@ struct trace_result {
 	uint64_t bytes_read; /* bytes of complete, valid chunks + header */
 	uint64_t file_bytes;
 	int has_end; /* an END record was seen (clean shutdown) */
+	/* THREAD_START records the END record counts but the file does not
+	 * hold (an older agent's miscount; everything else reads): 0 when
+	 * they agree. */
+	uint64_t end_threads_missing;
 	unsigned version_major, version_minor;
 	unsigned stop_reason; /* enum trace_stop from the file header (2.x): why
 			       * the agent stopped writing early; 0 = it did not say */

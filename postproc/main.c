@@ -116,6 +116,12 @@ static int load(struct run *r)
 		msg("error", "%s", res->msg[0] ? res->msg : trace_status_str(st));
 		return -1;
 	}
+	if (res->end_threads_missing)
+		msg("warning",
+		    "%s: the END record counts %llu more threads than the file has THREAD_START "
+		    "records (a miscount of jcal 0.2.0 when a recording started as a thread "
+		    "did); everything the file holds is read",
+		    c->trace, (unsigned long long)res->end_threads_missing);
 	if (!m->has_end && st == TRACE_OK)
 		msg("warning",
 		    "%s: no END record: %s; open frames are closed at each thread's last event",

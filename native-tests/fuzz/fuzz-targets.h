@@ -174,8 +174,9 @@ static inline enum trace_status fuzz_read_image(const uint8_t *img, size_t n,
 
 /*
  * The integrity properties of format 2.x: a file that reads as a whole
- * trace has END counts that match what it holds (its method events, at
- * least as many THREAD_START records as threads), and any one byte of it
+ * trace has an END count of method events that matches what it holds (a
+ * count of threads above its THREAD_START records is noted exactly, in
+ * trace_result.end_threads_missing), and any one byte of it
  * changed (which byte and bit picked from the input) is detected: the
  * changed file never reads as a whole trace.
  */
@@ -191,7 +192,9 @@ static inline int fuzz_trace_integrity(const uint8_t *img, size_t n)
 	FUZZ_REQUIRE(res.has_end == (c.ends > 0));
 	if (res.has_end) {
 		FUZZ_REQUIRE(c.end.events == c.methods_before_end);
-		FUZZ_REQUIRE(c.end.threads <= c.starts_before_end);
+		FUZZ_REQUIRE(c.end.threads <= c.starts_before_end
+				 ? res.end_threads_missing == 0
+				 : res.end_threads_missing == c.end.threads - c.starts_before_end);
 	}
 	if (n == 0)
 		return 0;

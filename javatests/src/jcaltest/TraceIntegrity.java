@@ -150,6 +150,23 @@ public final class TraceIntegrity {
 		bad[endRec] = (byte) ((bad[endRec] & 0x80) | (low == 0x7f ? low - 1 : low + 1));
 		reseal(bad, last);
 		expectSameError("END count changed", write("end.bin", bad), "END record: it counts");
+		/* one thread more than the file's THREAD_START records (what an
+		 * agent of 0.2.0 wrote when a thread started as a recording did):
+		 * read, with a warning that says so */
+		byte[] more = all.clone();
+		int thr = endRec;
+		while ((more[thr] & 0x80) != 0)
+			thr++;
+		thr++;
+		if ((more[thr] & 0x7f) != 0x7f) {
+			more[thr]++;
+			reseal(more, last);
+			Runner.Result res = r.post(write("threads.bin", more), "--report", "summary");
+			r.check(res.rc == 0, "END counting one thread too many: exit 0 expected, got " + res.rc + ": "
+					+ res.err);
+			r.check(res.err.contains("the END record counts 1 more threads than the file has THREAD_START"),
+					"END counting one thread too many: a warning expected, got: " + res.err);
+		}
 		/* the chunk kept but an events chunk dropped: the count tells */
 		int drop = -1;
 		for (int off : offs)
