@@ -212,8 +212,10 @@ I_LIB := $(DESTDIR)$(PREFIX)/lib/jcal
 I_MAN := $(DESTDIR)$(PREFIX)/share/man
 I_DOC := $(DESTDIR)$(PREFIX)/share/doc/jcal
 
+# umask 022 for the directories made: a shell's umask 000 must not give
+# others write access to them (nor make dpkg-deb refuse the package).
 install: $(INSTALL_BIN) $(INSTALL_LIB) $(MAN_PAGES)
-	install -d $(I_BIN) $(I_LIB) $(I_MAN)/man1 $(I_MAN)/man7 $(I_DOC)
+	umask 022 && install -d $(I_BIN) $(I_LIB) $(I_MAN)/man1 $(I_MAN)/man7 $(I_DOC)
 	install -m 755 $(INSTALL_BIN) $(I_BIN)/
 	install -m 644 $(INSTALL_LIB) $(I_LIB)/
 	install -m 644 $(BUILD)/man/jcal-post.1 $(BUILD)/man/jcal.1 $(I_MAN)/man1/
@@ -232,10 +234,10 @@ DEB_ROOT := $(BUILD)/deb/root
 DEB_FILE := $(BUILD)/jcal_$(VERSION)_$(DEB_ARCH).deb
 
 deb: $(INSTALL_BIN) $(INSTALL_LIB) $(MAN_PAGES)
-	rm -rf $(DEB_ROOT) && mkdir -p $(DEB_ROOT)/DEBIAN
+	rm -rf $(DEB_ROOT) && umask 022 && mkdir -p $(DEB_ROOT)/DEBIAN
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(abspath $(DEB_ROOT))
 	gzip -9n $(DEB_ROOT)/usr/share/man/man1/*.1 $(DEB_ROOT)/usr/share/man/man7/*.7
-	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
+	umask 022 && sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
 	    -e "s/@SIZE@/$$(du -sk $(DEB_ROOT)/usr | cut -f1)/" scripts/deb-control.in \
 	    > $(DEB_ROOT)/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(DEB_ROOT) $(DEB_FILE)

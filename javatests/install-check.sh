@@ -160,6 +160,35 @@ else
 	skip "make deb: dpkg-deb missing"
 fi
 
+# 6b. Under umask 000 too (a root shell with a careless umask): make deb
+# still builds, and neither the package nor `make install` has a file or
+# directory that others may write.
+if [ -n "${deb:-}" ]; then
+	rm -f "$deb"
+	if (umask 000 && make --no-print-directory -s deb BUILD="$build") >"$work/deb0.log" 2>&1; then
+		writable=$(dpkg-deb -c "$deb" | awk 'substr($1, 6, 1) == "w" || substr($1, 9, 1) == "w" {print $1, $6}')
+		if [ -z "$writable" ]; then
+			ok "make deb under umask 000: nothing group- or world-writable"
+		else
+			fail "make deb under umask 000: nothing group- or world-writable" "$writable"
+		fi
+	else
+		fail "make deb under umask 000" "$(tail -n 5 "$work/deb0.log")"
+	fi
+	root0=$work/root0
+	if (umask 000 && make --no-print-directory -s install PREFIX=$prefix DESTDIR="$root0" \
+		BUILD="$build") >"$work/install0.log" 2>&1; then
+		writable=$(find "$root0" -perm /022 | sed "s|$root0||")
+		if [ -z "$writable" ]; then
+			ok "make install under umask 000: nothing group- or world-writable"
+		else
+			fail "make install under umask 000: nothing group- or world-writable" "$writable"
+		fi
+	else
+		fail "make install under umask 000" "$(tail -n 5 "$work/install0.log")"
+	fi
+fi
+
 # 7. The package depends on the package of every shared library its
 # programs and agent link (the ones ldd finds through dpkg -S).
 if [ -n "${deb:-}" ] && command -v dpkg >/dev/null 2>&1; then
