@@ -53,6 +53,25 @@ public final class Main {
 			new Suite("WorkFit", "jcalworkfit", WorkFit::tests));
 
 	private int passed, failed, skipped;
+	/* Processes a suite left running, "suite: pid command" each. */
+	private final List<String> leftovers = new ArrayList<>();
+
+	/**
+	 * A suite's tests must not leave processes behind (a helper blocked
+	 * on a FIFO outlives make test): any still running a few seconds after
+	 * the suite is noted, then killed.
+	 */
+	private void leftBehind(String suite) throws InterruptedException {
+		long until = System.nanoTime() + 5_000_000_000L;
+		List<ProcessHandle> left;
+		while (!(left = ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).toList()).isEmpty()
+				&& System.nanoTime() < until)
+			Thread.sleep(100);
+		for (ProcessHandle h : left) {
+			leftovers.add(suite + ": pid " + h.pid() + " " + h.info().commandLine().orElse("?"));
+			h.destroyForcibly();
+		}
+	}
 
 	private static List<Suite> selected(String names) {
 		if (names.isBlank())
@@ -102,6 +121,7 @@ public final class Main {
 					System.out.println("    " + p);
 			}
 		}
+		leftBehind(suite.name);
 		if (failed == failedBefore)
 			Runner.deleteTree(tmp.toFile());
 		else
@@ -118,6 +138,15 @@ public final class Main {
 		Main m = new Main();
 		for (Suite s : selected(System.getProperty("jcal.suites", "")))
 			m.runSuite(s, args[0], args[1], only, found);
+		if (m.leftovers.isEmpty()) {
+			m.passed++;
+			System.out.println("ok   no-process-left-behind");
+		} else {
+			m.failed++;
+			System.out.println("FAIL no-process-left-behind (killed now)");
+			for (String l : m.leftovers)
+				System.out.println("    " + l);
+		}
 		for (String name : only)
 			if (!found.contains(name)) {
 				m.failed++;

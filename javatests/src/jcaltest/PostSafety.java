@@ -190,11 +190,13 @@ public final class PostSafety {
 			for (String s : args)
 				cmd.add(s.equals("FIFO") ? fifo.toString() : s);
 			Runner.Result res = run(cmd, Map.of(), null, 20);
-			/* if jcal-post never opened the FIFO, cat still waits: open it to end cat */
-			if (cat.isAlive())
-				new ProcessBuilder("sh", "-c", "exec 3>'" + fifo + "'").start().waitFor(5, TimeUnit.SECONDS);
-			if (!cat.waitFor(10, TimeUnit.SECONDS))
+			/* cat ends at the writer's close; if jcal-post never opened the
+			 * FIFO, cat still waits and is ended here (opening the FIFO to
+			 * end it would block for good once cat had gone in between). */
+			if (!cat.waitFor(10, TimeUnit.SECONDS)) {
 				cat.destroyForcibly();
+				cat.waitFor(10, TimeUnit.SECONDS);
+			}
 			String what = String.join(" ", args);
 			r.check(res != null && res.rc == 0, what + ": exit 0 expected: " + (res == null ? "timeout" : res.err));
 			r.check(Files.readString(got).startsWith("jcal-calibration 2\n"), what + ": the table came out of the FIFO");
