@@ -623,8 +623,8 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 			   options ? options : "");
 		return JNI_ERR;
 	}
-	if (jcal_log_init(jcal.opts.log, jcal.opts.loglevel)) {
-		jcal_error("cannot open log=%s", jcal.opts.log);
+	if (jcal_log_init(jcal.opts.log, jcal.opts.loglevel, err, sizeof(err))) {
+		jcal_error("log=%s: %s", jcal.opts.log, err);
 		return JNI_ERR;
 	}
 	if (jcal.opts.mode == JCAL_MODE_BCI && jcal.opts.command == JCAL_CMD_TRACE &&
