@@ -68,6 +68,44 @@ static const char *kind_name(mode_t m)
 	return "a device";
 }
 
+/* -1 + err when a directory on the way to path (dir, as path gives it) is
+ * another user's symbolic link in a shared directory: the kernel's
+ * protected_symlinks judges every link of a path, not only the last. */
+static int dir_links_refuse(const char *dir, const char *path, char *err, size_t errlen)
+{
+	char pre[PATH_MAX], parent[PATH_MAX], who[320];
+	size_t n = strlen(dir);
+	struct stat ls, ds;
+
+	for (size_t i = 1; i <= n && n < sizeof(pre); i++) {
+		if ((i < n && dir[i] != '/') || dir[i - 1] == '/')
+			continue;
+		memcpy(pre, dir, i);
+		pre[i] = '\0';
+		if (lstat(pre, &ls) || !S_ISLNK(ls.st_mode))
+			continue;
+		const char *slash = strrchr(pre, '/');
+		if (!slash)
+			snprintf(parent, sizeof(parent), ".");
+		else
+			snprintf(parent, sizeof(parent), "%.*s",
+				 slash == pre ? 1 : (int)(slash - pre), pre);
+		if (stat(parent, &ds) || !shared_dir(&ds) || ls.st_uid == geteuid() ||
+		    ls.st_uid == ds.st_uid)
+			continue;
+		owner_name(ls.st_uid, who, sizeof(who));
+		errmsg_set(
+		    err, errlen,
+		    "%s: the directory %s on its way is a symbolic link of %s in %s, a sticky "
+		    "directory others can write to: not followed (as fs.protected_symlinks "
+		    "would refuse); remove it or give another name",
+		    path, pre, who, parent);
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
 /* Opens the directory of path and looks at the entry. 0, or -1 + err. */
 static int entry_look(const char *path, struct entry *e, char *err, size_t errlen)
 {
@@ -94,6 +132,8 @@ static int entry_look(const char *path, struct entry *e, char *err, size_t errle
 		snprintf(e->dirpath, sizeof(e->dirpath), "/");
 	else
 		snprintf(e->dirpath, sizeof(e->dirpath), "%.*s", (int)n, path);
+	if (dir_links_refuse(e->dirpath, path, err, errlen))
+		return -1;
 	e->dfd = open(e->dirpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (e->dfd < 0 || fstat(e->dfd, &e->dir)) {
 		int en = errno;

@@ -270,6 +270,21 @@ static void test_given_chain(void)
 		printf("SKIP test_given_chain other's link: needs root (chown)\n");
 		skipped++;
 	}
+	/* a directory on the way that is another user's link in a shared dir */
+	snprintf(a, sizeof(a), "%s/shared/dirlink", dir);
+	snprintf(b, sizeof(b), "%s/private", dir);
+	CHECK(symlink(b, a) == 0);
+	snprintf(a, sizeof(a), "%s/shared/dirlink/out.bin", dir);
+	if (is_root) {
+		struct stat st;
+		snprintf(t, sizeof(t), "%s/shared/dirlink", dir);
+		CHECK(lchown(t, OTHER_UID, OTHER_UID) == 0);
+		CHECK(safe_open_check(a, &st, err, sizeof(err)) == -1);
+		CHECK(strstr(err, t) && strstr(err, "on its way is a symbolic link of uid 54321"));
+		CHECK(safe_open_own(a, O_WRONLY, 0644, &created, err, sizeof(err)) == -1);
+		snprintf(t, sizeof(t), "%s/private/out.bin", dir);
+		CHECK(access(t, F_OK) != 0);
+	}
 	snprintf(a, sizeof(a), "%s/private/loop", dir);
 	CHECK(symlink(a, a) == 0);
 	CHECK(safe_open_in_place(a, O_WRONLY, 0644, 0, &created, err, sizeof(err)) == -1);
