@@ -378,7 +378,7 @@ static void finish_recording(JNIEnv *jni, const char *reason)
 	snprintf(rec.last, sizeof(rec.last),
 		 "%s: %llu events, %llu threads, %u methods, metric %s, %llu bytes "
 		 "(%.2f bytes/event)%s%s%s%s",
-		 trace_file_path(), (unsigned long long)events, (unsigned long long)threads,
+		 trace_file_closed_path(), (unsigned long long)events, (unsigned long long)threads,
 		 method_table_count(), names, (unsigned long long)bytes,
 		 events ? (double)bytes / (double)events : 0.0, filter_note,
 		 trace_file_failed() ? " - INCOMPLETE: a write failed" : "",
@@ -624,8 +624,8 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 			   options ? options : "");
 		return JNI_ERR;
 	}
-	if (jcal_log_init(jcal.opts.log, jcal.opts.loglevel)) {
-		jcal_error("cannot open log=%s", jcal.opts.log);
+	if (jcal_log_init(jcal.opts.log, jcal.opts.loglevel, err, sizeof(err))) {
+		jcal_error("log=%s: %s", jcal.opts.log, err);
 		return JNI_ERR;
 	}
 	if (jcal.opts.mode == JCAL_MODE_BCI && jcal.opts.command == JCAL_CMD_TRACE &&
@@ -872,7 +872,7 @@ int agent_start(JNIEnv *jni, const struct jcal_options *o, const char *options, 
 		tree_recorder_reset();
 	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
 				    sizeof(jcal.out_path), err, sizeof(err)) ||
-	    open_output(0, err, sizeof(err))) {
+	    open_output(TRACE_FILE_NOWAIT, err, sizeof(err))) {
 		jcal_error("%s", err);
 		rc = JCAL_ATTACH_OUTPUT;
 		goto out;

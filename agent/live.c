@@ -1,8 +1,8 @@
 /*
  * live.c - owns what a load of the library into a running JVM does: parse
  * the command, run it through the agent's lifecycle (agent.h), and answer
- * through the reply= file, the convention of common/attach_reply.h
- * (docs/live-profiling.md).
+ * through the reply= file, the convention of common/attach_reply.h, opened
+ * (and checked) before the command runs (docs/live-profiling.md).
  *
  * The answer is the command's own text plus every message logged while it
  * ran (log.h capture), so an error printed deep inside the agent's set-up
@@ -22,6 +22,7 @@
 #include "attach_reply.h"
 #include "log.h"
 #include "options.h"
+#include "safe_open.h"
 
 #define REPLY_MAX (16 * 1024)
 
@@ -42,26 +43,25 @@ static void find_reply(const char *options, char *out, size_t len)
 	}
 }
 
-/* Writes text to the existing file path (never created, never through a
- * symbolic link), or to stderr without one. */
-static void send_reply(const char *path, const char *text, int to_stderr)
+/* Writes text to fd (the reply file, closed here), or to stderr without
+ * one. */
+static void send_reply(int fd, const char *text, int to_stderr)
 {
-	if (path[0]) {
-		int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			size_t n = strlen(text);
-			for (size_t done = 0; done < n;) {
-				ssize_t w = write(fd, text + done, n - done);
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0)
-					break;
-				done += (size_t)w;
+	if (fd >= 0) {
+		size_t n = strlen(text);
+		for (size_t done = 0; done < n;) {
+			ssize_t w = write(fd, text + done, n - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				jcal_warn("cannot write the reply: %s",
+					  strerror(w < 0 ? errno : EIO));
+				break;
 			}
-			close(fd);
-			return;
+			done += (size_t)w;
 		}
-		jcal_warn("cannot write the reply to reply=%s: %s", path, strerror(errno));
+		close(fd);
+		return;
 	}
 	if (to_stderr && *text) {
 		fputs(text, stderr);
@@ -122,13 +122,19 @@ int live_command(JavaVM *vm, const char *options)
 	static char msg[REPLY_MAX], logged[REPLY_MAX], text[2 * REPLY_MAX];
 	static struct jcal_options o;
 	char reply[JCAL_OPT_PATH_MAX], err[1024];
-	int rc;
+	int rc, fd = -1;
 
 	/* HotSpot runs one attach operation at a time: the static buffers are
 	 * never shared. */
 	if (!options)
 		options = "";
 	find_reply(options, reply, sizeof(reply));
+	/* Only a file made for the answer is written (safe_open.h); with any
+	 * other the command does not run. */
+	if (reply[0] && (fd = safe_open_reply(reply, err, sizeof(err))) < 0) {
+		jcal_error("%s", err);
+		return JCAL_ATTACH_OUTPUT;
+	}
 	msg[0] = '\0';
 	jcal_log_capture(logged, sizeof(logged));
 	if (jcal_options_parse(options, &o, err, sizeof(err))) {
@@ -141,6 +147,6 @@ int live_command(JavaVM *vm, const char *options)
 	snprintf(text, sizeof(text), "%s%s", msg, logged);
 	/* Logged lines went to stderr already; without reply= only the
 	 * command's own text is left to print there. */
-	send_reply(reply, reply[0] ? text : msg, 1);
+	send_reply(fd, reply[0] ? text : msg, 1);
 	return rc;
 }

@@ -6,20 +6,34 @@
  */
 #include "log.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "safe_open.h"
 
 static FILE *log_file;
 static enum jcal_loglevel log_level = JCAL_LOG_INFO;
 
-int jcal_log_init(const char *path, enum jcal_loglevel level)
+int jcal_log_init(const char *path, enum jcal_loglevel level, char *err, size_t errlen)
 {
+	int created, fd;
+
 	log_level = level;
 	if (path && *path) {
-		log_file = fopen(path, "a");
-		if (!log_file)
+		fd = safe_open_in_place(path, O_WRONLY | O_APPEND, 0644, SAFE_OPEN_WAIT, &created,
+					err, errlen);
+		if (fd < 0)
 			return -1;
+		log_file = fdopen(fd, "a");
+		if (!log_file) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
 		setvbuf(log_file, NULL, _IOLBF, 0);
 	}
 	return 0;

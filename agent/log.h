@@ -6,8 +6,10 @@
 
 #include "options.h"
 
-/* Sets where messages go; returns 0 or -1 (file cannot be opened). */
-int jcal_log_init(const char *path, enum jcal_loglevel level);
+/* Sets where messages go; returns 0 or -1 + message (the file cannot be
+ * opened, or is another user's in a shared directory: common/safe_open.h;
+ * a FIFO is waited for). Appends to an existing file. */
+int jcal_log_init(const char *path, enum jcal_loglevel level, char *err, size_t errlen);
 void jcal_log_close(void);
 
 /* While buf is set, every message up to info (whatever loglevel= says) is

@@ -528,8 +528,9 @@ static const struct opt_row {
      "(500M, 2G; at least 1M)",
      opt_maxsize, JCAL_CMD_NONE},
     {"reply", "FILE", ONCE,
-     "a command's answer goes to FILE, an existing file (the\n"
-     "jcal launcher passes it)",
+     "a command's answer goes to FILE, an empty 0600 file of the\n"
+     "JVM's user in a directory jcal-reply-* of its own (the jcal\n"
+     "launcher makes it); any other file is refused",
      opt_reply, JCAL_CMD_NONE},
     {"table", "FILE", ONCE,
      "with calibrate: where the table goes\n"

@@ -14,9 +14,12 @@
  * A trace whose out= is a new name or a regular file is written to
  * "OUT.part" and renamed to OUT when it is closed, so that a complete file
  * is all a reader ever finds under OUT; the lock is taken on OUT.part, so
- * two recordings of the same out= still exclude each other. A device, a
- * FIFO or a symbolic link is written in place. After a close the file can
- * be opened again for the next recording (docs/live-profiling.md).
+ * two recordings of the same out= still exclude each other. OUT.part is a
+ * name the user never gave: only a new file or the user's own regular file
+ * with one link is written there. A device, a FIFO or a symbolic link is
+ * written in place, unless it is another user's in a shared directory
+ * (common/safe_open.h). After a close the file can be opened again for the
+ * next recording (docs/live-profiling.md).
  */
 #include "trace_file.h"
 
@@ -32,13 +35,15 @@
 
 #include "grow.h"
 #include "log.h"
+#include "safe_open.h"
 
 static pthread_mutex_t file_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int file_fd = -1;
-static char file_path[1024];  /* the file being written (OUT.part or OUT) */
-static char final_path[1024]; /* OUT */
-static int file_renamed;      /* written to OUT.part, renamed at close */
-static uint64_t file_limit;   /* maxsize=: 0 = none */
+static char file_path[1024];   /* the file being written (OUT.part or OUT) */
+static char final_path[1024];  /* OUT */
+static char closed_path[1024]; /* where the trace is after the close */
+static int file_renamed;       /* written to OUT.part, renamed at close */
+static uint64_t file_limit;    /* maxsize=: 0 = none */
 static void (*limit_hit)(void);
 static atomic_int file_at_limit;
 static struct trace_recbuf defs;
@@ -136,45 +141,47 @@ static int flush_defs_locked(void)
 	return rc;
 }
 
-/* Opens path for writing without truncating it; records whether it was
- * created. With TRACE_FILE_PRIVATE: a new file only, never through a
- * symbolic link, mode 0600. */
-static int open_untruncated(const char *path, unsigned flags)
+/* Opens file_path for writing without truncating it; records whether it
+ * was created. With TRACE_FILE_PRIVATE: a new file only, mode 0600. The
+ * rules for a directory other users may write to are safe_open.h's. */
+static int open_untruncated(unsigned flags, char *err, size_t errlen)
 {
-	int base = O_RDWR | O_CLOEXEC | (file_renamed ? O_NOFOLLOW : 0);
+	int created = 0, fd;
 
 	if (flags & TRACE_FILE_PRIVATE) {
-		file_created = 1;
-		return open(path, base | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+		fd = safe_open_new(file_path, O_RDWR, 0600, err, errlen);
+		created = fd >= 0;
+	} else if (file_renamed) {
+		/* OUT.part: a name the user never gave */
+		fd = safe_open_own(file_path, O_RDWR, 0644, &created, err, errlen);
+	} else {
+		fd = safe_open_in_place(file_path, O_RDWR, 0644,
+					flags & TRACE_FILE_NOWAIT ? 0 : SAFE_OPEN_WAIT, &created,
+					err, errlen);
 	}
-	for (int tries = 0; tries < 8; tries++) {
-		int fd = open(path, base | O_CREAT | O_EXCL, 0644);
-		if (fd >= 0 || errno != EEXIST) {
-			file_created = fd >= 0;
-			return fd;
-		}
-		fd = open(path, base);
-		if (fd >= 0 || errno != ENOENT) {
-			file_created = 0;
-			return fd;
-		}
-		/* Removed between the two opens: try again. */
-	}
-	errno = EEXIST;
-	return -1;
+	file_created = created;
+	return fd;
 }
 
 int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
+	char why[1200];
 	struct stat st;
+	int found = 0;
 
 	if (file_fd >= 0) {
 		snprintf(err, errlen, "out=%s: a trace file is still open", path);
 		return -1;
 	}
 	snprintf(final_path, sizeof(final_path), "%s", path);
-	file_renamed = !(flags & TRACE_FILE_PRIVATE) &&
-		       (lstat(path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode));
+	/* another user's entry at out= in a shared directory is refused before
+	 * anything is opened (safe_open.h) */
+	if (!(flags & TRACE_FILE_PRIVATE) &&
+	    (found = safe_open_check(path, &st, why, sizeof(why))) < 0) {
+		snprintf(err, errlen, "cannot write the trace to out=%s: %s", path, why);
+		return -1;
+	}
+	file_renamed = !(flags & TRACE_FILE_PRIVATE) && (!found || S_ISREG(st.st_mode));
 	if (file_renamed &&
 	    snprintf(file_path, sizeof(file_path), "%s.part", path) >= (int)sizeof(file_path)) {
 		snprintf(err, errlen, "file name too long in out=%s", path);
@@ -182,6 +189,7 @@ int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen)
 	}
 	if (!file_renamed)
 		snprintf(file_path, sizeof(file_path), "%s", path);
+	snprintf(closed_path, sizeof(closed_path), "%s", final_path);
 	file_begun = 0;
 	file_ended = 0;
 	file_bytes = 0;
@@ -191,10 +199,9 @@ int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen)
 	kept_len = 0; /* a new recording: its snapshots start afresh */
 	atomic_store(&file_failed, 0);
 	atomic_store(&file_at_limit, 0);
-	file_fd = open_untruncated(file_path, flags);
+	file_fd = open_untruncated(flags, why, sizeof(why));
 	if (file_fd < 0) {
-		snprintf(err, errlen, "cannot create trace file out=%s: %s", file_path,
-			 strerror(errno));
+		snprintf(err, errlen, "cannot write the trace to out=%s: %s", path, why);
 		return -1;
 	}
 	file_regular = fstat(file_fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -385,11 +392,15 @@ uint64_t trace_file_close(void)
 			jcal_warn("closing %s: %s", file_path, strerror(errno));
 		file_fd = -1;
 		/* Complete (or as complete as a failed write left it): under its
-		 * name now. */
-		if (file_renamed && file_begun && rename(file_path, final_path))
-			jcal_warn("cannot rename %s to %s: %s; the trace stays under the "
-				  "first name",
-				  file_path, final_path, strerror(errno));
+		 * name now, or, when the name cannot be replaced (another user's
+		 * file in a shared directory), where it is said. */
+		if (file_renamed && !file_begun)
+			snprintf(closed_path, sizeof(closed_path), "%s", file_path);
+		if (file_renamed && file_begun && rename(file_path, final_path)) {
+			jcal_warn("cannot rename %s to %s: %s; the trace stays at %s", file_path,
+				  final_path, strerror(errno), file_path);
+			snprintf(closed_path, sizeof(closed_path), "%s", file_path);
+		}
 	}
 	trace_recbuf_free(&defs);
 	n = file_bytes;
@@ -419,6 +430,11 @@ const char *trace_file_path(void)
 const char *trace_file_written_path(void)
 {
 	return file_path;
+}
+
+const char *trace_file_closed_path(void)
+{
+	return closed_path;
 }
 
 void trace_file_set_limit(uint64_t maxsize, void (*hit)(void))
@@ -478,13 +494,44 @@ static int copy_prefix(int fd, int out, uint64_t len)
 	return 0;
 }
 
+/* Opens dst.part (tmp) for a dump: the agent's own file only, locked
+ * against a dump of another JVM to the same name, emptied. Then checks that
+ * dst will take the rename. fd, or -1 + message. */
+static int open_copy(const char *dst, const char *tmp, char *err, size_t errlen)
+{
+	char why[1200];
+	struct stat st;
+	int created, out;
+
+	if (safe_open_check(dst, &st, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", dst, why);
+		return -1;
+	}
+	out = safe_open_own(tmp, O_WRONLY, 0644, &created, why, sizeof(why));
+	if (out < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", dst, why);
+		return -1;
+	}
+	if (flock(out, LOCK_EX | LOCK_NB) || (!created && ftruncate(out, 0))) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp,
+			 errno == EWOULDBLOCK ? "another dump writes it" : strerror(errno));
+		close(out);
+		return -1;
+	}
+	return out;
+}
+
 int trace_file_copy(const char *dst, char *err, size_t errlen)
 {
 	struct trace_recbuf end;
 	char tmp[1100];
 	uint64_t len, events, threads;
-	int fd, rc = -1;
+	int fd, out, rc = -1, e = 0;
 
+	if (snprintf(tmp, sizeof(tmp), "%s.part", dst) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "file name too long: %s", dst);
+		return -1;
+	}
 	/* The chunks written so far never change again: copy them without
 	 * holding the mutex, up to the length they had. */
 	pthread_mutex_lock(&file_mutex);
@@ -500,14 +547,8 @@ int trace_file_copy(const char *dst, char *err, size_t errlen)
 			close(fd);
 		return -1;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.part", dst) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "file name too long: %s", dst);
-		close(fd);
-		return -1;
-	}
-	int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	out = open_copy(dst, tmp, err, errlen);
 	if (out < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -516,15 +557,24 @@ int trace_file_copy(const char *dst, char *err, size_t errlen)
 	size_t n = trace_recbuf_finish(&end);
 	if (copy_prefix(fd, out, len) == 0 && n && write(out, end.buf, n) == (ssize_t)n)
 		rc = 0;
+	else
+		e = errno;
 	trace_recbuf_free(&end);
-	if (close(out) != 0)
+	if (close(out) != 0 && !rc) {
+		e = errno;
 		rc = -1;
-	close(fd);
-	if (rc == 0 && rename(tmp, dst) != 0)
-		rc = -1;
-	if (rc) {
-		snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
-		unlink(tmp);
 	}
-	return rc;
+	close(fd);
+	if (rc) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(e ? e : EIO));
+		unlink(tmp);
+		return -1;
+	}
+	/* complete: a name that cannot be replaced keeps the copy at tmp */
+	if (rename(tmp, dst) != 0) {
+		snprintf(err, errlen, "cannot rename %s to %s: %s; the copy stays at %s", tmp, dst,
+			 strerror(errno), tmp);
+		return -1;
+	}
+	return 0;
 }

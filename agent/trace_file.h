@@ -18,10 +18,16 @@
 /* trace_file_open flag: create a new file only (O_EXCL), never through a
  * symbolic link, readable by its owner only. */
 #define TRACE_FILE_PRIVATE 1u
+/* trace_file_open flag: a FIFO given as out= that no process reads yet is
+ * refused instead of waited for (a command to a running agent, which holds
+ * the recording's lock). */
+#define TRACE_FILE_NOWAIT 2u
 
 /* Opens path for writing and locks it against other writers, without
- * truncating it. 0, or -1 + message (cannot create, or another agent is
- * writing it). */
+ * truncating it. Nothing another user put in a shared directory is
+ * followed, written or waited for (common/safe_open.h): OUT.part must be
+ * new or this user's own regular file with one link. 0, or -1 + message
+ * (cannot create, refused, or another agent is writing it). */
 int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen);
 
 /* output=tree: no trace file; path is where the snapshot goes. The
@@ -68,8 +74,10 @@ int trace_file_write_end(uint64_t lost_events);
 /* Writes pending definitions now. */
 void trace_file_flush(void);
 
-/* Flushes, closes, and renames OUT.part to OUT; returns the bytes written
- * in all. The module can then open the next recording's file. */
+/* Flushes, closes, and renames OUT.part to OUT (a rename that fails, e.g.
+ * over another user's file, is said and leaves the trace at OUT.part);
+ * returns the bytes written in all. The module can then open the next
+ * recording's file. */
 uint64_t trace_file_close(void);
 
 uint64_t trace_file_bytes(void);
@@ -79,6 +87,9 @@ int trace_file_failed(void);
  * a FIFO or a symbolic link). */
 const char *trace_file_path(void);
 const char *trace_file_written_path(void);
+/* After trace_file_close: where the trace is (OUT, or OUT.part when it
+ * could not be renamed). */
+const char *trace_file_closed_path(void);
 
 /* maxsize=: event chunks that would take the file past maxsize (less room
  * for the closing records) are not written; the first time, hit() is
@@ -93,7 +104,10 @@ uint64_t trace_file_threads(void);
 /* dump: copies what the file holds so far to dst (through dst.part, then
  * rename) and closes the copy with an END record that counts what the copy
  * holds, so that it reads as a complete trace; events still in the
- * threads' buffers are not in it. 0, or -1 + message. */
+ * threads' buffers are not in it. dst.part is new or this user's own
+ * regular file (as OUT.part); another user's entry at dst in a shared
+ * directory is refused first. 0, or -1 + message (when only the rename
+ * failed, the message says where the copy is). */
 int trace_file_copy(const char *dst, char *err, size_t errlen);
 
 #endif

@@ -26,6 +26,7 @@
 #include "calltree_fold.h"
 #include "log.h"
 #include "method_table.h"
+#include "safe_open.h"
 #include "trace_file.h"
 #include "trace_reader.h"
 #include "tree_snapshot.h"
@@ -92,7 +93,8 @@ static char snapshot_path[JCAL_OPT_PATH_MAX + 8];
 
 int tree_recorder_init(const char *path, char *err, size_t errlen)
 {
-	char tmp[sizeof(snapshot_path) + 64];
+	char tmp[sizeof(snapshot_path) + 64], why[1200];
+	struct stat st;
 	int fd;
 
 	if ((size_t)snprintf(snapshot_path, sizeof(snapshot_path), "%s", path) >=
@@ -100,11 +102,16 @@ int tree_recorder_init(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "snapshot file name too long: %s", path);
 		return -1;
 	}
+	/* another user's file at the name would not be replaced at the end
+	 * (safe_open.h): said now rather than after the run */
+	if (safe_open_check(path, &st, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "cannot write the tree snapshot to %s: %s", path, why);
+		return -1;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.check", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = safe_open_new(tmp, O_WRONLY, 0600, why, sizeof(why));
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create the tree snapshot %s: %s", path,
-			 strerror(errno));
+		snprintf(err, errlen, "cannot write the tree snapshot to %s: %s", path, why);
 		return -1;
 	}
 	close(fd);
@@ -960,80 +967,113 @@ static int write_snapshot(struct out *o, int at_end, uint64_t *threads, uint64_t
 	return rc;
 }
 
-static int dump(const char *path, int at_end, uint64_t *threads, uint64_t *nodes, uint64_t *bytes,
-		char *err, size_t errlen)
-{
+/* A snapshot written: its figures, and where it is. */
+struct dumped {
+	uint64_t threads, nodes, bytes;
 	char tmp[JCAL_OPT_PATH_MAX + 64];
+};
+
+/* A new file beside path, for the snapshot (o->fd, d->tmp). A dump to a
+ * name that is another user's in a shared directory is refused first; the
+ * end's snapshot is written anyway (it is kept beside, dump says where).
+ * 0, or -1 + message. */
+static int open_beside(const char *path, int at_end, struct out *o, struct dumped *d, char *err,
+		       size_t errlen)
+{
+	char why[1200];
+	struct stat st;
+
+	if (!at_end && safe_open_check(path, &st, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "cannot write the snapshot %s: %s", path, why);
+		return -1;
+	}
+	for (int tries = 0; o->fd < 0 && tries < 16; tries++) {
+		snprintf(d->tmp, sizeof(d->tmp), "%s.tmp.%ld.%08lx", path, (long)getpid(),
+			 (unsigned long)random());
+		o->fd = safe_open_new(d->tmp, O_WRONLY, 0644, why, sizeof(why));
+		if (o->fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (o->fd < 0) {
+		snprintf(err, errlen, "cannot create the snapshot beside %s: %s", path, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the snapshot to a new file beside path and renames it to path.
+ * Returns 0; 1 when only the rename failed (the snapshot stays at d->tmp,
+ * err says why); -1 + message, nothing left behind. */
+static int dump(const char *path, int at_end, struct dumped *d, char *err, size_t errlen)
+{
 	struct out o = {-1, 0, 0};
 	int rc;
 
-	*threads = *nodes = *bytes = 0;
+	d->threads = d->nodes = d->bytes = 0;
 	if (!trees_on) {
 		snprintf(err, errlen, "no trees are kept (output=tree or output=both)");
 		return -1;
 	}
-	for (int tries = 0; o.fd < 0 && tries < 16; tries++) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%08lx", path, (long)getpid(),
-			 (unsigned long)random());
-		o.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (o.fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (o.fd < 0) {
-		snprintf(err, errlen, "cannot create the snapshot beside %s: %s", path,
-			 strerror(errno));
+	if (open_beside(path, at_end, &o, d, err, errlen))
 		return -1;
-	}
 	pthread_mutex_lock(&registry_mutex);
 	trees_want(1);
-	rc = write_snapshot(&o, at_end, threads, nodes);
+	rc = write_snapshot(&o, at_end, &d->threads, &d->nodes);
 	trees_want(-1);
 	pthread_mutex_unlock(&registry_mutex);
 	if (close(o.fd) && !rc) {
 		o.err = errno;
 		rc = -EIO;
 	}
-	if (!rc && rename(tmp, path)) {
-		o.err = errno;
-		rc = -EIO;
-	}
 	if (rc) {
-		unlink(tmp);
+		unlink(d->tmp);
 		snprintf(err, errlen, "cannot write the snapshot %s: %s", path,
 			 rc == -ENOMEM ? "out of memory" : strerror(o.err ? o.err : EIO));
 		return -1;
 	}
-	*bytes = o.bytes;
+	d->bytes = o.bytes;
+	/* complete: a name that cannot be replaced (another user's file in a
+	 * shared directory) keeps it where it is, and says so */
+	if (rename(d->tmp, path)) {
+		snprintf(err, errlen, "cannot rename the snapshot %s to %s: %s; it stays at %s",
+			 d->tmp, path, strerror(errno), d->tmp);
+		return 1;
+	}
 	return 0;
 }
 
 int tree_recorder_dump(const char *path, char *err, size_t errlen)
 {
-	uint64_t threads, nodes, bytes;
+	struct dumped d;
 
-	return dump(path, 0, &threads, &nodes, &bytes, err, errlen);
+	return dump(path, 0, &d, err, errlen) ? -1 : 0;
 }
 
 int tree_recorder_finish(char *line, size_t len)
 {
 	const char *path = snapshot_path;
-	uint64_t threads, nodes, bytes;
+	struct dumped d;
 	struct tree_totals s;
 	char err[1200], buf[1400];
+	int rc = dump(path, 1, &d, err, sizeof(err));
 
-	if (dump(path, 1, &threads, &nodes, &bytes, err, sizeof(err))) {
+	if (rc < 0) {
 		jcal_error("%s", err);
 		return -1;
+	}
+	if (rc) {
+		jcal_error("%s", err);
+		path = d.tmp;
 	}
 	trees_total_now(&s);
 	snprintf(buf, sizeof(buf),
 		 "%s: tree snapshot of %" PRIu64 " threads, %" PRIu64 " events, %" PRIu64
 		 " contexts (%" PRIu64 " folded, %" PRIu64 " calls), %s, %" PRIu64 " bytes%s",
-		 path, threads, s.events, nodes, s.folded_contexts, s.folded_calls,
-		 atomic_load(&table_state) == 1 ? "compensated" : "raw figures only", bytes,
+		 path, d.threads, s.events, d.nodes, s.folded_contexts, s.folded_calls,
+		 atomic_load(&table_state) == 1 ? "compensated" : "raw figures only", d.bytes,
 		 s.lost ? " - INCOMPLETE: trees ran out of memory" : "");
 	jcal_info("wrote %s", buf);
 	if (line && len)
 		snprintf(line, len, "%s", buf);
-	return 0;
+	return rc ? -1 : 0;
 }

@@ -6,10 +6,14 @@
  *
  * A command is the agent option string "COMMAND[,key=value...]" with
  * COMMAND one of trace/start (begin a recording), stop, dump, status.
- * Every command accepts reply=FILE: an existing file, created by the caller,
- * that the agent truncates and fills with its answer (text lines; a failure
- * is one "jcal: error: ..." line). The agent never creates the reply file
- * and never follows a symbolic link to it (docs/live-profiling.md).
+ * Every command accepts reply=FILE: a file the caller made for the answer,
+ * which the agent fills (text lines; a failure is one "jcal: error: ..."
+ * line). The agent writes only an empty regular file with one link, of the
+ * JVM's user, mode 0600 or stricter, not a symbolic link, in a directory
+ * named jcal-reply-* of the same user that no one else may write to (the
+ * jcal launcher's mkdtemp /tmp/jcal-reply-XXXXXX/reply); it never creates
+ * or truncates it. With any other file the command does not run and the
+ * code is JCAL_ATTACH_OUTPUT (common/safe_open.h, docs/live-profiling.md).
  */
 #ifndef JCAL_ATTACH_REPLY_H
 #define JCAL_ATTACH_REPLY_H

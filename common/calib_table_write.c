@@ -5,6 +5,7 @@
 #include "errmsg.h"
 #include "calib_table.h"
 #include "calib_table_int.h"
+#include "safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,7 +117,7 @@ static int open_temp(const char *path, char **tmp)
 			errno = ENOMEM;
 			return -1;
 		}
-		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = safe_open_new(*tmp, O_WRONLY, 0644, NULL, 0);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 		free(*tmp);
@@ -129,15 +130,28 @@ static int open_temp(const char *path, char **tmp)
 int calib_table_write_file(const struct calib_table *t, const char *path, char *err, size_t errlen)
 {
 	struct stat sb;
-	char *tmp = NULL;
-	int fd, bad;
+	char *tmp = NULL, why[1200];
+	int fd, bad, created;
+	/* another user's entry in a shared directory: neither followed,
+	 * written nor replaced (safe_open.h) */
+	int found = safe_open_check(path, &sb, why, sizeof(why));
 
-	if (!lstat(path, &sb) && !S_ISREG(sb.st_mode)) {
+	if (found < 0) {
+		errmsg_set(err, errlen, "%s", why);
+		return -1;
+	}
+	if (found && !S_ISREG(sb.st_mode)) {
 		/* a device (/dev/null, /dev/stdout), a FIFO or a symlink: written
 		 * where it leads, never replaced */
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0644);
+		fd = safe_open_in_place(path, O_WRONLY, 0644, SAFE_OPEN_WAIT, &created, why,
+					sizeof(why));
 		if (fd < 0) {
+			errmsg_set(err, errlen, "%s", why);
+			return -1;
+		}
+		if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && ftruncate(fd, 0)) {
 			errmsg_set(err, errlen, "%s: %s", path, strerror(errno));
+			close(fd);
 			return -1;
 		}
 		return write_fd(t, fd, path, 0, err, errlen);

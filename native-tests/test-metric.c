@@ -827,7 +827,7 @@ static void test_fallback_mlock(void)
 
 int main(void)
 {
-	jcal_log_init(NULL, JCAL_LOG_WARN);
+	jcal_log_init(NULL, JCAL_LOG_WARN, NULL, 0);
 	RUN(test_sign_extend);
 	RUN(test_rdpmc_read);
 	RUN(test_rdpmc_seqlock_retry);

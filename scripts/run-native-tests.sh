@@ -1,9 +1,12 @@
 #!/bin/sh
 # run-native-tests.sh DIR - runs every test binary in DIR; prints each
-# suite's result and a closing "native: N passed, N failed" line.
+# suite's result and a closing "native: N passed, N failed, N skipped"
+# line (a suite may end its own line with ", N skipped": its SKIP lines
+# are printed).
 dir=${1:-build/tests}
 passed=0
 failed=0
+skipped=0
 for t in "$dir"/test-*; do
 	[ -x "$t" ] || continue
 	out=$("$t" 2>&1)
@@ -11,6 +14,7 @@ for t in "$dir"/test-*; do
 	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
 	p=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9][0-9]*\) passed.*/\1/p')
 	f=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9][0-9]*\) failed.*/\1/p')
+	sk=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9][0-9]*\) skipped.*/\1/p')
 	if [ -z "$p" ]; then
 		# Crashed before its summary: count the whole binary as one failure.
 		p=0
@@ -22,10 +26,14 @@ for t in "$dir"/test-*; do
 		printf '%s\n' "$out" | grep -v '^ok ' >&2
 		echo "FAIL $(basename "$t") (exit $rc)"
 	else
-		echo "ok   $(basename "$t"): $p tests"
+		printf '%s\n' "$out" | grep '^SKIP'
+		note=""
+		[ "${sk:-0}" = 0 ] || note=", $sk skipped"
+		echo "ok   $(basename "$t"): $p tests$note"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + ${sk:-0}))
 done
-echo "native: $passed passed, $failed failed"
+echo "native: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

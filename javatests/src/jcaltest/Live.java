@@ -9,6 +9,7 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -184,7 +185,8 @@ public final class Live {
 	 */
 	private void testJcmd() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "jcmd");
-		Path out = dir.resolve("j.bin"), reply = dir.resolve("reply.txt");
+		Path out = dir.resolve("j.bin");
+		Path reply;
 		String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
 		try (Server s = new Server(r, dir.resolve("server.log"))) {
 			s.work(100);
@@ -193,25 +195,39 @@ public final class Live {
 			r.check(st.rc == 0 && st.out.contains("return code: 0"), "jcmd start: " + st.out + st.err);
 			int k = 250;
 			s.work(k);
-			Files.write(reply, new byte[0]);
+			reply = replyFile(dir);
 			Runner.Result again = r.run(dir.toFile(), List.of(jcmd, Long.toString(s.pid), "JVMTI.agent_load", r.agent,
 					"'start,out=" + dir.resolve("other.bin") + ",reply=" + reply + "'"));
 			r.check(again.out.contains("return code: 2") && Files.readString(reply).contains("a recording is running"),
 					"a second start is refused with code 2: " + again.out + Files.readString(reply));
+			reply = replyFile(dir);
 			Runner.Result stat = r.run(dir.toFile(), List.of(jcmd, Long.toString(s.pid), "JVMTI.agent_load", r.agent,
 					"'status,reply=" + reply + "'"));
 			String text = Files.readString(reply);
 			r.check(stat.out.contains("return code: 0") && text.startsWith("recording: yes") && text.contains("mode: bci"),
 					"jcmd status: " + stat.out + text);
+			reply = replyFile(dir);
 			Runner.Result stop = r.run(dir.toFile(), List.of(jcmd, Long.toString(s.pid), "JVMTI.agent_load", r.agent,
 					"'stop,reply=" + reply + "'"));
 			r.check(stop.out.contains("return code: 0") && Files.readString(reply).contains("wrote " + out),
 					"jcmd stop: " + stop.out + Files.readString(reply));
+			reply = replyFile(dir);
 			Runner.Result none = r.run(dir.toFile(), List.of(jcmd, Long.toString(s.pid), "JVMTI.agent_load", r.agent,
 					"'stop,reply=" + reply + "'"));
 			r.check(none.out.contains("return code: 3"), "stop without a recording: code 3: " + none.out);
 			r.check(calls(out, HANDLE) == k, "handle() calls: " + calls(out, HANDLE) + ", sent " + k);
 		}
+	}
+
+	/**
+	 * A reply file as the agent accepts one (common/attach_reply.h): an
+	 * empty 0600 file in a new directory jcal-reply-* of mode 0700.
+	 */
+	static Path replyFile(Path dir) throws Exception {
+		Path d = Files.createTempDirectory(dir, "jcal-reply-");
+		Path f = d.resolve("reply");
+		Files.createFile(f, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+		return f;
 	}
 
 	private Runner.Result jcmd(Path dir, long pid, String options) throws Exception {
@@ -225,11 +241,10 @@ public final class Live {
 	 */
 	private void testSameOut() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "sameout");
-		Path out = dir.resolve("shared.bin"), reply = dir.resolve("reply.txt");
+		Path out = dir.resolve("shared.bin"), reply = replyFile(dir);
 		try (Server a = new Server(r, dir.resolve("a.log")); Server b = new Server(r, dir.resolve("b.log"))) {
 			Runner.Result st = jcmd(dir, a.pid, "start,out=" + out);
 			r.check(st.out.contains("return code: 0"), "first JVM starts: " + st.out + st.err);
-			Files.write(reply, new byte[0]);
 			Runner.Result second = jcmd(dir, b.pid, "start,out=" + out + ",reply=" + reply);
 			String text = Files.readString(reply);
 			r.check(second.out.contains("return code: 4"), "second JVM refused with code 4: " + second.out);
@@ -240,8 +255,9 @@ public final class Live {
 			b.work(k);
 			r.check(jcmd(dir, a.pid, "stop").out.contains("return code: 0"), "first JVM stops");
 			r.check(calls(out, HANDLE) == k, "the first recording is intact: handle() " + calls(out, HANDLE));
-			r.check(jcmd(dir, b.pid, "status,reply=" + reply).out.contains("return code: 0")
-					&& Files.readString(reply).startsWith("recording: no"), "the second JVM records nothing");
+			Path reply2 = replyFile(dir);
+			r.check(jcmd(dir, b.pid, "status,reply=" + reply2).out.contains("return code: 0")
+					&& Files.readString(reply2).startsWith("recording: no"), "the second JVM records nothing");
 		}
 	}
 

@@ -40,6 +40,7 @@ public final class Main {
 			new Suite("Stress", "jcalstress", Stress::tests),
 			new Suite("BciTests", "jcalbci", BciTests::tests),
 			new Suite("OutputSafety", "jcaloutput", OutputSafety::tests),
+			new Suite("SharedMachine", "jcalshared", SharedMachine::tests),
 			new Suite("CalibrationSafety", "jcalcalibsafety", CalibrationSafety::tests),
 			new Suite("PostSafety", "jcalpostsafety", PostSafety::tests),
 			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests),

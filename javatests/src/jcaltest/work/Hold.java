@@ -6,7 +6,9 @@ import java.nio.file.Path;
 /**
  * Calls tick() TICKS times, prints "holding", then waits (at most 60 s)
  * until the file named by its argument exists: a JVM that stays up while a
- * test does something else with the same trace file.
+ * test does something else with the same trace file. A second argument is
+ * the exit status (System.exit), so a test can tell the program's own exit
+ * from the agent's.
  */
 public class Hold {
 	public static final int TICKS = 1000;
@@ -25,5 +27,7 @@ public class Hold {
 		long end = System.nanoTime() + 60_000_000_000L;
 		while (!Files.exists(go) && System.nanoTime() < end)
 			Thread.sleep(20);
+		if (args.length > 1)
+			System.exit(Integer.parseInt(args[1]));
 	}
 }
