@@ -1,15 +1,17 @@
 /*
  * test-launcher.c - the pure parts of the jcal launcher (agent/launcher/):
  * PerfData parsing (buffers built here in both byte orders, corrupt ones,
- * and real hsperfdata files of JDK 17 and JDK 25 in native-tests/launcher/),
- * the /proc status and maps parsers, the attach request and the parsing of
- * both forms of HotSpot's answer, the command line and the agent's option
- * string, and the library search.
+ * and real hsperfdata files of JDK 17 and JDK 25 in
+ * native-tests/launcher/), the /proc status and maps parsers, the escaping
+ * of control characters, the attach request and the parsing of both forms
+ * of HotSpot's answer, the command line and the agent's option string, and
+ * the library search.
  */
 #include "hotspot_attach.h"
 #include "jvm_list.h"
 #include "jvm_process.h"
 #include "launcher_cli.h"
+#include "launcher_io.h"
 #include "lib_locate.h"
 #include "perfdata.h"
 #include "test.h"
@@ -229,6 +231,52 @@ static void test_proc_maps(void)
 					 out, sizeof(out)),
 		   -1);
 	CHECK_EQ_I(jvm_process_maps_has_jvm(""), 0);
+}
+
+static void test_escape(void)
+{
+	static const struct {
+		const char *in;
+		int keep_nl;
+		const char *out;
+	} rows[] = {
+	    {"app.Main", 0, "app.Main"},
+	    {"evil\x1b]0;owned\x07\x1b[31m.jar", 0, "evil\\x1b]0;owned\\x07\\x1b[31m.jar"},
+	    {"a\nb\tc\rd\x7f", 0, "a\\x0ab\\x09c\\x0dd\\x7f"},
+	    {"line 1\nline 2\x1b\n", 1, "line 1\nline 2\\x1b\n"},
+	    /* valid UTF-8 stays, C1 in UTF-8 (U+009B) and out of it do not */
+	    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0,
+	     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+	    {"x\xc2\x9b"
+	     "2Jy",
+	     0, "x\\xc2\\x9b2Jy"},
+	    {"x\x9b"
+	     "2J\x85y",
+	     0, "x\\x9b2J\\x85y"},
+	    /* Latin-1 bytes out of UTF-8 above 0x9f stay; so does a cut sequence's lead */
+	    {"caf\xe9", 0, "caf\xe9"},
+	    {"\xe2\x82", 0, "\xe2\\x82"},
+	    /* overlong and surrogate forms are not UTF-8 */
+	    {"\xc0\x9b\xed\xa0\x80", 0, "\xc0\\x9b\xed\xa0\\x80"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char out[128];
+		size_t need = launcher_escape(rows[i].in, rows[i].keep_nl, out, sizeof(out));
+		CHECK_STR(out, rows[i].out);
+		CHECK_EQ_U(need, strlen(rows[i].out));
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		launcher_put_escaped(f, rows[i].in, rows[i].keep_nl);
+		fclose(f);
+		CHECK_STR(text, rows[i].out);
+		free(text);
+	}
+	/* cut to the room: whole escapes only */
+	char small[8];
+	CHECK_EQ_U(launcher_escape("ab\x1b\x1b", 0, small, sizeof(small)), 10);
+	CHECK_STR(small, "ab\\x1b");
+	CHECK_EQ_U(launcher_escape("abc", 0, small, 0), 3);
 }
 
 static void test_attach_request(void)
@@ -505,6 +553,7 @@ int main(void)
 	RUN(test_perfdata_real);
 	RUN(test_proc_status);
 	RUN(test_proc_maps);
+	RUN(test_escape);
 	RUN(test_attach_request);
 	RUN(test_attach_answer);
 	RUN(test_cli_ok);

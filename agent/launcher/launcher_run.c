@@ -6,7 +6,9 @@
  * would end a process that is not a JVM); the library and its jars; its
  * PerfData does not say attach is disabled; then one load of libjcal.so
  * with the command and reply=FILE, and the agent's return code
- * (common/attach_reply.h) mapped to jcal's exit code.
+ * (common/attach_reply.h) mapped to jcal's exit code. Whatever came from
+ * the process or its files is printed with its control characters escaped
+ * (launcher_escape).
  */
 #include "launcher_run.h"
 
@@ -14,6 +16,7 @@
 #include "hotspot_attach.h"
 #include "jvm_list.h"
 #include "jvm_process.h"
+#include "launcher_io.h"
 #include "lib_locate.h"
 #include "perfdata.h"
 #include "reply_file.h"
@@ -39,13 +42,17 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+/* One line "jcal: error: ...", its control characters escaped. */
+static int error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int error(int code, const char *fmt, ...)
 {
+	char msg[3 * PATH_MAX];
 	va_list ap;
-	fputs("jcal: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fputs("jcal: error: ", stderr);
+	launcher_put_escaped(stderr, msg, 0);
 	fputc('\n', stderr);
 	return code;
 }
@@ -65,9 +72,14 @@ static int cmd_list(void)
 	if (jvm_list_scan("/tmp", geteuid(), geteuid() == 0, &e, &n, err, sizeof(err)))
 		return error(JCAL_EXIT_ATTACH_FAILED, "%s", err);
 	printf("%-8s %-12s %-10s %s\n", "PID", "USER", "JDK", "MAIN");
-	for (size_t i = 0; i < n; i++)
-		printf("%-8d %-12s %-10s %s%s\n", (int)e[i].pid, e[i].user, e[i].version,
-		       e[i].main_class, e[i].attach_enabled ? "" : "  (attach disabled)");
+	for (size_t i = 0; i < n; i++) {
+		char user[4 * sizeof(e[i].user)], version[4 * sizeof(e[i].version)];
+		launcher_escape(e[i].user, 0, user, sizeof(user));
+		launcher_escape(e[i].version, 0, version, sizeof(version));
+		printf("%-8d %-12s %-10s ", (int)e[i].pid, user, version);
+		launcher_put_escaped(stdout, e[i].main_class, 0);
+		printf("%s\n", e[i].attach_enabled ? "" : "  (attach disabled)");
+	}
 	free(e);
 	return JCAL_EXIT_OK;
 }
@@ -147,12 +159,14 @@ static int choose_library(const struct launcher_args *a, const char *exe_dir, st
 	char err[PATH_MAX + 256], mine[PATH_MAX];
 	if (t->p.jcal_lib[0]) {
 		snprintf(t->lib, sizeof(t->lib), "%s", t->p.jcal_lib);
-		if (a->lib && (!realpath(a->lib, mine) || strcmp(mine, t->lib) != 0))
-			fprintf(
-			    stderr,
-			    "jcal: warning: process %d already runs the agent of %s; sending the "
-			    "command to it, not to --lib %s\n",
-			    (int)t->p.pid, t->lib, a->lib);
+		if (a->lib && (!realpath(a->lib, mine) || strcmp(mine, t->lib) != 0)) {
+			fprintf(stderr, "jcal: warning: process %d already runs the agent of ",
+				(int)t->p.pid);
+			launcher_put_escaped(stderr, t->lib, 0);
+			fputs("; sending the command to it, not to --lib ", stderr);
+			launcher_put_escaped(stderr, a->lib, 0);
+			fputc('\n', stderr);
+		}
 		return 0;
 	}
 	if (lib_locate(a->lib, getenv("JCAL_LIB"), exe_dir, t->lib, sizeof(t->lib), err,
@@ -177,7 +191,7 @@ static void print_reply(const char *reply, int ok)
 	if (!reply || !*reply)
 		return;
 	FILE *f = ok ? stdout : stderr;
-	fputs(reply, f);
+	launcher_put_escaped(f, reply, 1);
 	if (reply[strlen(reply) - 1] != '\n')
 		fputc('\n', f);
 	fflush(f);
@@ -343,12 +357,16 @@ static int cmd_record(const struct target *t, const struct launcher_args *a, con
 		/* %p as the agent expands it: the pid the JVM sees */
 		char pid[16];
 		snprintf(pid, sizeof(pid), "%d", (int)t->p.nspid);
-		printf("jcal: recording of process %d written to ", (int)t->p.pid);
-		for (const char *c = abs_out; *c; c++)
+		char path[PATH_MAX + 64];
+		size_t o = 0;
+		for (const char *c = abs_out; *c && o + 16 < sizeof(path); c++)
 			if (c[0] == '%' && c[1] == 'p' && c++)
-				fputs(pid, stdout);
+				o += (size_t)snprintf(path + o, sizeof(path) - o, "%s", pid);
 			else
-				putchar(*c);
+				path[o++] = *c;
+		path[o] = '\0';
+		printf("jcal: recording of process %d written to ", (int)t->p.pid);
+		launcher_put_escaped(stdout, path, 0);
 		putchar('\n');
 	}
 	return code;

@@ -3,10 +3,17 @@ package jcaltest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 
 /**
- * The jcal launcher on a shared machine (docs/live-profiling.md): a
+ * The jcal launcher on a shared machine (docs/live-profiling.md):
+ * control characters from the target are escaped in what jcal prints; a
  * failed first start puts jcal-agent.jar on the boot class path once.
  * Run by jcaltest.Main (javatests/run.sh).
  */
@@ -17,6 +24,52 @@ public final class LauncherSafety {
 	private LauncherSafety(Runner r) throws Exception {
 		this.r = r;
 		k = new LauncherKit(r);
+	}
+
+	/** The first control character of s, described, or null when there is none but newlines. */
+	private static String control(String s) {
+		for (int i = 0; i < s.length(); i++) {
+			char c = s.charAt(i);
+			if ((c < 0x20 && c != '\n') || (c >= 0x7f && c <= 0x9f))
+				return String.format("U+%04X at %d in: %s", (int) c, i, s);
+		}
+		return null;
+	}
+
+	/** A jar whose name holds ESC and BEL, a process name with ESC, an -o with ESC: printed escaped. */
+	private void testEscapes() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "escapes");
+		Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+		Path jar = dir.resolve("evil\u001b]0;owned\u0007\u001b[31m.jar");
+		Manifest mf = new Manifest();
+		mf.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+		mf.getMainAttributes().put(Attributes.Name.MAIN_CLASS, LauncherKit.HOLD);
+		try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), mf)) {
+			out.putNextEntry(new JarEntry("jcaltest/work/Hold.class"));
+			out.write(Files.readAllBytes(Path.of(r.classes, "jcaltest", "work", "Hold.class")));
+		}
+		try (LauncherKit.Jvm j = k.jvm(r.java, List.of(), "-jar", jar.toString())) {
+			Runner.Result list = k.jcal("list");
+			r.check(list != null && control(list.out) == null, "list: no control character: " + (list == null ? "" : control(list.out)));
+			r.check(list != null && list.out.contains("\n" + j.pid + " ") && list.out.contains("evil\\x1b]0;owned\\x07\\x1b[31m.jar"),
+					"list: the jar's name, escaped: " + (list == null ? "" : list.out));
+			Runner.Result start = k.jcal("start", j.pid, "--lib", k.echoLib, "-o", "x\u001b[2Jy.bin");
+			r.check(start != null && start.rc == 0 && control(start.out) == null && start.out.contains("x\\x1b[2Jy.bin"),
+					"the agent's reply, escaped: " + (start == null ? "" : start.out + start.err));
+			k.expectOk("stop", k.jcal("stop", j.pid), "stopped");
+		}
+		Path sleep = dir.resolve("sl\u001b[2J");
+		Files.copy(Path.of("/bin/sleep").toRealPath(), sleep);
+		Files.setPosixFilePermissions(sleep, PosixFilePermissions.fromString("rwxr-xr-x"));
+		Process p = new ProcessBuilder(sleep.toString(), "60").start();
+		try {
+			Runner.Result st = k.jcal("status", p.pid(), "--lib", k.echoLib);
+			k.expectError("status of a process named with ESC", st, 4, "process " + p.pid() + " (sl\\x1b[2J) is not a JVM");
+			r.check(st != null && control(st.err) == null, "the error line: no control character: " + (st == null ? "" : control(st.err)));
+		} finally {
+			p.destroyForcibly();
+			p.waitFor(10, TimeUnit.SECONDS);
+		}
 	}
 
 	/** A first start that fails puts jcal-agent.jar on the boot class path once, not at each try. */
@@ -56,6 +109,7 @@ public final class LauncherSafety {
 			throw new IllegalStateException(e);
 		}
 		return new Runner.Tests()
+				.add("launcher-escapes", s::testEscapes)
 				.addSkippable("launcher-boot-jar-once", s::testBootJarOnce);
 	}
 }
