@@ -2,10 +2,11 @@
  * test-launcher.c - the pure parts of the jcal launcher (agent/launcher/):
  * PerfData parsing (buffers built here in both byte orders, corrupt ones,
  * and real hsperfdata files of JDK 17 and JDK 25 in
- * native-tests/launcher/), the /proc status and maps parsers, the escaping
- * of control characters, the attach request and the parsing of both forms
- * of HotSpot's answer, the command line and the agent's option string, and
- * the library search.
+ * native-tests/launcher/), the /proc status, stat and maps parsers, the
+ * verdict on a held process before a signal (fed with made-up /proc texts,
+ * then on real child processes), the escaping of control characters, the
+ * attach request and the parsing of both forms of HotSpot's answer, the
+ * command line and the agent's option string, and the library search.
  */
 #include "hotspot_attach.h"
 #include "jvm_list.h"
@@ -14,11 +15,16 @@
 #include "launcher_io.h"
 #include "lib_locate.h"
 #include "perfdata.h"
+#include "proc_handle.h"
 #include "test.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- a PerfData buffer builder ---- */
@@ -231,6 +237,140 @@ static void test_proc_maps(void)
 					 out, sizeof(out)),
 		   -1);
 	CHECK_EQ_I(jvm_process_maps_has_jvm(""), 0);
+}
+
+/* /proc/PID/stat of a process started at 4242 ticks, state st, named comm. */
+static void fake_stat(char *out, size_t len, const char *comm, char st, unsigned long long start)
+{
+	snprintf(out, len,
+		 "123 (%s) %c 1 123 123 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 %llu 2252800 "
+		 "200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n",
+		 comm, st, start);
+}
+
+static void test_proc_stat(void)
+{
+	char text[512], state = 0;
+	unsigned long long start = 0;
+	fake_stat(text, sizeof(text), "java", 'S', 4242);
+	CHECK_EQ_I(proc_stat_parse(text, &start, &state), 0);
+	CHECK_EQ_U(start, 4242);
+	CHECK_EQ_I(state, 'S');
+	/* a name that looks like more fields, parentheses included */
+	fake_stat(text, sizeof(text), "a) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 99 (b",
+		  'Z', 77);
+	CHECK_EQ_I(proc_stat_parse(text, &start, &state), 0);
+	CHECK_EQ_U(start, 77);
+	CHECK_EQ_I(state, 'Z');
+	CHECK_EQ_I(proc_stat_parse("123 (java) S 1 2 3", &start, &state), -1);
+	CHECK_EQ_I(proc_stat_parse("123 java S 1 2 3", &start, &state), -1);
+	CHECK_EQ_I(proc_stat_parse("", &start, &state), -1);
+	/* ours, read for real */
+	char *self = jvm_process_slurp("/proc/self/stat");
+	CHECK(self != NULL);
+	CHECK_EQ_I(self ? proc_stat_parse(self, &start, &state) : -1, 0);
+	CHECK(start > 0);
+	free(self);
+}
+
+static void test_proc_verdict(void)
+{
+	static const struct {
+		const char *cgt, *ign;
+		int catches;
+	} masks[] = {
+	    {"0000000000000004", "0000000000000000", 1}, /* SIGQUIT: bit 2 */
+	    {"0000000180004a04", "0000000000001000", 1}, /* a JVM's, roughly */
+	    {"0000000000000000", "0000000000000000", 0}, /* default action: it would die */
+	    {"0000000000000004", "0000000000000004", 0}, /* ignored wins */
+	    {"fffffffffffffffb", "0000000000000000", 0}, /* all but SIGQUIT */
+	};
+	char stat[512], status[256];
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		snprintf(status, sizeof(status),
+			 "Name:\tjava\nSigQ:\t0/"
+			 "1\nSigPnd:\t0000000000000000\nSigBlk:\t0000000000000004\n"
+			 "SigIgn:\t%s\nSigCgt:\t%s\nCapInh:\t0\n",
+			 masks[i].ign, masks[i].cgt);
+		CHECK_EQ_I(proc_status_catches_quit(status), masks[i].catches);
+		fake_stat(stat, sizeof(stat), "java", 'S', 4242);
+		CHECK_EQ_I(proc_verdict_of(stat, status, 4242),
+			   masks[i].catches ? PROC_READY : PROC_NOT_CATCHING);
+		/* another process under the pid: another start time */
+		CHECK_EQ_I(proc_verdict_of(stat, status, 4241), PROC_GONE);
+		/* ended, not yet reaped */
+		fake_stat(stat, sizeof(stat), "java", 'Z', 4242);
+		CHECK_EQ_I(proc_verdict_of(stat, status, 4242), PROC_GONE);
+		/* gone: its files answer nothing */
+		CHECK_EQ_I(proc_verdict_of(NULL, status, 4242), PROC_GONE);
+		CHECK_EQ_I(proc_verdict_of(stat, NULL, 4242), PROC_GONE);
+	}
+	CHECK_EQ_I(proc_status_catches_quit("Name:\tx\nSigIgn:\t0\n"), -1);
+	CHECK_EQ_I(proc_status_catches_quit("SigCgt:\tzz\nSigIgn:\t0\n"), -1);
+	fake_stat(stat, sizeof(stat), "java", 'S', 1);
+	CHECK_EQ_I(proc_verdict_of(stat, "SigCgt:\tzz\n", 1), PROC_NOT_CATCHING);
+}
+
+static void on_quit(int sig)
+{
+	(void)sig;
+	_exit(7);
+}
+
+/* A child that catches SIGQUIT or not, paused until a signal ends it;
+ * returns once its disposition is in place (it writes a byte). */
+static pid_t child(int catch_quit)
+{
+	int fds[2];
+	if (pipe(fds))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct sigaction sa = {.sa_handler = catch_quit ? on_quit : SIG_DFL};
+		sigaction(SIGQUIT, &sa, NULL);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	char c;
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &c, 1) != 1)
+		pid = -1;
+	close(fds[0]);
+	return pid;
+}
+
+/* The re-check on real processes: no signal to one that does not catch
+ * SIGQUIT, one to one that does, none after it ended. */
+static void test_proc_handle(void)
+{
+	struct proc_handle h;
+	int status = 0;
+	CHECK_EQ_I(proc_handle_open(&h, 0x3ffffff0), -1);
+	CHECK_EQ_I(errno, ESRCH);
+	pid_t dflt = child(0), caught = child(1);
+	CHECK(dflt > 0 && caught > 0);
+	CHECK_EQ_I(proc_handle_open(&h, dflt), 0);
+	CHECK_EQ_I(proc_handle_check(&h), PROC_NOT_CATCHING);
+	CHECK_EQ_I(proc_handle_quit(&h), PROC_NOT_CATCHING);
+	CHECK_EQ_I(kill(dflt, 0), 0); /* not sent: it lives */
+	kill(dflt, SIGKILL);
+	/* dead but not reaped, then reaped: gone either way */
+	for (int i = 0; i < 1000 && proc_handle_alive(&h); i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	CHECK_EQ_I(proc_handle_check(&h), PROC_GONE);
+	waitpid(dflt, &status, 0);
+	CHECK_EQ_I(proc_handle_check(&h), PROC_GONE);
+	CHECK_EQ_I(proc_handle_quit(&h), PROC_GONE);
+	proc_handle_close(&h);
+	CHECK_EQ_I(proc_handle_open(&h, caught), 0);
+	CHECK_EQ_I(proc_handle_check(&h), PROC_READY);
+	CHECK_EQ_I(proc_handle_quit(&h), PROC_READY);
+	CHECK_EQ_I(waitpid(caught, &status, 0), caught);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	CHECK_EQ_I(proc_handle_quit(&h), PROC_GONE);
+	proc_handle_close(&h);
 }
 
 static void test_escape(void)
@@ -553,6 +693,9 @@ int main(void)
 	RUN(test_perfdata_real);
 	RUN(test_proc_status);
 	RUN(test_proc_maps);
+	RUN(test_proc_stat);
+	RUN(test_proc_verdict);
+	RUN(test_proc_handle);
 	RUN(test_escape);
 	RUN(test_attach_request);
 	RUN(test_attach_answer);

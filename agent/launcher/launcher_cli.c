@@ -24,8 +24,10 @@ const struct jcal_exit_row jcal_exit_rows[] = {
     {JCAL_EXIT_OK, "done"},
     {JCAL_EXIT_AGENT_ERROR, "the agent refused the command (its 'jcal: error:' line is printed)"},
     {JCAL_EXIT_USAGE, "bad command line"},
-    {JCAL_EXIT_NO_PROCESS, "no such process"},
-    {JCAL_EXIT_NOT_JVM, "the process is not a HotSpot JVM (no libjvm.so mapped)"},
+    {JCAL_EXIT_NO_PROCESS,
+     "no such process, or it ended while jcal worked (its pid may be another process's now)"},
+    {JCAL_EXIT_NOT_JVM, "the process is not a HotSpot JVM (no libjvm.so mapped), or does not catch "
+			"SIGQUIT within --timeout: no signal is sent to it"},
     {JCAL_EXIT_OTHER_USER, "the JVM belongs to another user (run jcal as that user or as root)"},
     {JCAL_EXIT_ATTACH_OFF, "the JVM runs with -XX:+DisableAttachMechanism"},
     {JCAL_EXIT_NO_ANSWER, "the JVM opened no attach socket, or did not answer, within --timeout"},

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#define SLURP_MAX (64u << 20)
+
 int launcher_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -38,6 +40,39 @@ char *launcher_read_fd(int fd, size_t max, size_t *len)
 	if (len)
 		*len = got;
 	return buf;
+}
+
+char *launcher_slurp_fd(int fd)
+{
+	size_t cap = 8192, len = 0;
+	char *buf = malloc(cap);
+	int e = ENOMEM;
+	while (buf) {
+		if (cap - len < 4096) {
+			char *nb = cap < SLURP_MAX ? realloc(buf, cap * 2) : NULL;
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			break;
+		}
+		if (n == 0) {
+			buf[len] = '\0';
+			close(fd);
+			return buf;
+		}
+		len += (size_t)n;
+	}
+	free(buf);
+	close(fd);
+	errno = e;
+	return NULL;
 }
 
 /* The length of the valid UTF-8 sequence s starts with (1 to 4; 1 for

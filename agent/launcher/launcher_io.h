@@ -18,6 +18,11 @@ int launcher_fail(char *err, size_t errlen, const char *fmt, ...)
  * NULL when memory runs out. */
 char *launcher_read_fd(int fd, size_t max, size_t *len);
 
+/* Reads fd to its end (a /proc file: its size is not known before; at
+ * most 64 MB) into a new NUL-terminated buffer; closes fd. NULL with
+ * errno on a read error or when memory runs out. */
+char *launcher_slurp_fd(int fd);
+
 /* Copies s to out (outlen bytes, always NUL-terminated, cut before a
  * whole escape or character) with every control character written as
  * \xHH, one per byte: C0 (but '\n' when keep_newlines), DEL, the C1 bytes

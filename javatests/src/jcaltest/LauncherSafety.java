@@ -12,9 +12,12 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 
 /**
- * The jcal launcher on a shared machine (docs/live-profiling.md):
- * control characters from the target are escaped in what jcal prints; a
- * failed first start puts jcal-agent.jar on the boot class path once.
+ * The jcal launcher on a shared machine (docs/live-profiling.md): no
+ * SIGQUIT to a process that maps libjvm.so but does not catch it, nor to
+ * whoever gets the pid of a JVM that ended (a pid reused inside a
+ * private pid namespace); control characters from the target are escaped
+ * in what jcal prints; a failed first start puts jcal-agent.jar on the
+ * boot class path once.
  * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class LauncherSafety {
@@ -34,6 +37,65 @@ public final class LauncherSafety {
 				return String.format("U+%04X at %d in: %s", (int) c, i, s);
 		}
 		return null;
+	}
+
+	/** A process that maps a file named libjvm.so and does not catch SIGQUIT survives start and record. */
+	private void testFakeJvm() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "fakejvm");
+		Files.copy(Path.of(k.echoLib), dir.resolve("libjvm.so"));
+		ProcessBuilder pb = new ProcessBuilder("env", "--default-signal=QUIT", "sleep", "120");
+		pb.environment().put("LD_PRELOAD", dir.resolve("libjvm.so").toString());
+		Process p = pb.start();
+		try {
+			Path maps = Path.of("/proc/" + p.pid() + "/maps");
+			long end = System.nanoTime() + 20_000_000_000L;
+			while (p.isAlive() && !Files.readString(maps).contains("/libjvm.so") && System.nanoTime() < end)
+				Thread.sleep(20);
+			r.check(Files.readString(maps).contains("/libjvm.so"), "the process maps libjvm.so");
+			String sigcgt = Files.readString(Path.of("/proc/" + p.pid() + "/status")).replaceAll("(?s).*SigCgt:\\s*(\\S+).*", "$1");
+			r.check((Long.parseLong(sigcgt, 16) & 4) == 0, "sleep does not catch SIGQUIT: SigCgt " + sigcgt);
+			k.expectError("start", k.jcal("start", p.pid(), "--lib", k.echoLib, "--timeout", "1"), 4,
+					"process " + p.pid() + " (sleep) maps libjvm.so but does not catch SIGQUIT");
+			r.check(p.isAlive(), "start: the process is still alive (no SIGQUIT sent)");
+			k.expectError("record", k.jcal("record", p.pid(), "-d", "1", "--lib", k.echoLib, "--timeout", "1"), 4,
+					"does not catch SIGQUIT");
+			r.check(p.isAlive(), "record: the process is still alive (no SIGQUIT sent)");
+		} finally {
+			p.destroyForcibly();
+			p.waitFor(10, TimeUnit.SECONDS);
+		}
+	}
+
+	/**
+	 * record of a JVM that ends, its pid taken by a process that does not
+	 * catch SIGQUIT (native-tests/launcher/pid-reuse.sh in a new pid
+	 * namespace): jcal exits 3 and the impostor lives.
+	 */
+	private boolean testPidReuse() throws Exception {
+		Path script = Path.of(System.getProperty("user.dir"), "native-tests", "launcher", "pid-reuse.sh");
+		if (!System.getProperty("user.name").equals("root") || !Files.isExecutable(Path.of("/usr/bin/unshare"))) {
+			System.out.println("     SKIP: needs root and unshare (util-linux) for a private pid namespace");
+			return false;
+		}
+		Path dir = Files.createTempDirectory(r.tmp, "pidreuse");
+		Runner.Result res = k.run(List.of("unshare", "--pid", "--fork", "--mount-proc", "sh", script.toString(), r.java,
+				r.classes, k.jcal, k.echoLib, dir.toString()), 120);
+		r.check(res != null, "pid-reuse.sh did not finish within 120 s");
+		if (res == null)
+			return true;
+		if (res.rc != 0 && res.err.contains("unshare:")) {
+			System.out.println("     SKIP: " + res.err.trim());
+			return false;
+		}
+		if (res.out.startsWith("SKIP")) {
+			System.out.println("     " + res.out.trim());
+			return false;
+		}
+		r.check(res.out.contains("impostor: alive\n"), "the process that got the JVM's pid got no SIGQUIT: " + res.out + res.err);
+		r.check(res.out.contains("record rc=3\n"), "record: exit 3: " + res.out);
+		r.check(res.out.matches("(?s).*stderr:\njcal: error: process \\d+ exited during the recording [^\n]*\n"),
+				"record: one line saying the JVM exited: " + res.out);
+		return true;
 	}
 
 	/** A jar whose name holds ESC and BEL, a process name with ESC, an -o with ESC: printed escaped. */
@@ -109,6 +171,8 @@ public final class LauncherSafety {
 			throw new IllegalStateException(e);
 		}
 		return new Runner.Tests()
+				.add("launcher-fake-jvm", s::testFakeJvm)
+				.addSkippable("launcher-pid-reuse", s::testPidReuse)
 				.add("launcher-escapes", s::testEscapes)
 				.addSkippable("launcher-boot-jar-once", s::testBootJarOnce);
 	}
