@@ -1,12 +1,13 @@
 /*
  * test-launcher.c - the pure parts of the jcal launcher (agent/launcher/):
  * PerfData parsing (buffers built here in both byte orders, corrupt ones,
- * and real hsperfdata files of JDK 17 and JDK 25 in
- * native-tests/launcher/), the /proc status, stat and maps parsers, the
- * verdict on a held process before a signal (fed with made-up /proc texts,
- * then on real child processes), the escaping of control characters, the
- * attach request and the parsing of both forms of HotSpot's answer, the
- * command line and the agent's option string, and the library search.
+ * and real hsperfdata files of JDK 17 and JDK 25 in native-tests/launcher/),
+ * PerfData files believed only when their user's, the /proc status, stat
+ * and maps parsers, the verdict on a held process before a signal (fed
+ * with made-up /proc texts, then on real child processes), the escaping
+ * of control characters, the attach request and the parsing of both forms
+ * of HotSpot's answer, the command line and the agent's option string, and
+ * the library search.
  */
 #include "hotspot_attach.h"
 #include "jvm_list.h"
@@ -195,6 +196,42 @@ static void test_perfdata_real(void)
 	CHECK_EQ_I(perfdata_read_file("native-tests/launcher", &buf, &len, err, sizeof(err)), -1);
 	CHECK_EQ_I(perfdata_read_file("/nonexistent/x", &buf, &len, err, sizeof(err)), -1);
 	CHECK(strstr(err, "No such file") != NULL);
+}
+
+/* Only a file of the JVM's uid, in a directory of its uid, neither a
+ * symbolic link. */
+static void test_perfdata_owned(void)
+{
+	char dir[] = "/tmp/jcal-test-perfdata-XXXXXX", sub[128], file[160], link[160], cmd[256];
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char err[512];
+	uid_t me = geteuid();
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(sub, sizeof(sub), "%s/hsperfdata_x", dir);
+	snprintf(file, sizeof(file), "%s/4242", sub);
+	CHECK_EQ_I(mkdir(sub, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "cp native-tests/launcher/hsperfdata-jdk17 %s", file);
+	CHECK_EQ_I(system(cmd), 0);
+	CHECK_EQ_I(perfdata_read_owned(sub, "4242", me, &buf, &len, err, sizeof(err)), 0);
+	CHECK_EQ_U(len, 32768);
+	free(buf);
+	buf = NULL;
+	/* another uid's JVM: the file and directory are not its */
+	CHECK_EQ_I(perfdata_read_owned(sub, "4242", me + 1, &buf, &len, err, sizeof(err)), -1);
+	CHECK(strstr(err, "not owned by the JVM's uid") != NULL);
+	/* a link to the file, a link to the directory */
+	CHECK_EQ_I(symlink("4242", (snprintf(link, sizeof(link), "%s/77", sub), link)), 0);
+	CHECK_EQ_I(perfdata_read_owned(sub, "77", me, &buf, &len, err, sizeof(err)), -1);
+	CHECK_EQ_I(symlink(sub, (snprintf(link, sizeof(link), "%s/hsperfdata_y", dir), link)), 0);
+	CHECK_EQ_I(perfdata_read_owned(link, "4242", me, &buf, &len, err, sizeof(err)), -1);
+	/* not a regular file */
+	snprintf(link, sizeof(link), "%s/88", sub);
+	CHECK_EQ_I(mkdir(link, 0755), 0);
+	CHECK_EQ_I(perfdata_read_owned(sub, "88", me, &buf, &len, err, sizeof(err)), -1);
+	CHECK(buf == NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ_I(system(cmd), 0);
 }
 
 static void test_proc_status(void)
@@ -691,6 +728,7 @@ int main(void)
 	RUN(test_perfdata_built);
 	RUN(test_perfdata_corrupt);
 	RUN(test_perfdata_real);
+	RUN(test_perfdata_owned);
 	RUN(test_proc_status);
 	RUN(test_proc_maps);
 	RUN(test_proc_stat);

@@ -157,13 +157,14 @@ int jvm_process_read_maps(struct jvm_process *p, const char *lib_name)
 
 int jvm_process_perfdata(const struct jvm_process *p, unsigned char **buf, size_t *len)
 {
-	char dir[128], file[PATH_MAX], err[256];
-	snprintf(dir, sizeof(dir), "%s/tmp", p->root);
-	/* the directory of the owner's name first, then any other */
-	snprintf(file, sizeof(file), "%s/hsperfdata_%s/%d", dir, p->user, (int)p->nspid);
-	if (access(file, F_OK) == 0)
-		return perfdata_read_file(file, buf, len, err, sizeof(err));
-	DIR *d = opendir(dir);
+	char tmp[128], dir[PATH_MAX], name[16], err[PATH_MAX + 128];
+	snprintf(tmp, sizeof(tmp), "%s/tmp", p->root);
+	snprintf(name, sizeof(name), "%d", (int)p->nspid);
+	/* the directory of the owner's name first, then any other of its uid */
+	snprintf(dir, sizeof(dir), "%s/hsperfdata_%s", tmp, p->user);
+	if (perfdata_read_owned(dir, name, p->uid, buf, len, err, sizeof(err)) == 0)
+		return 0;
+	DIR *d = opendir(tmp);
 	if (!d)
 		return -1;
 	int r = -1;
@@ -171,9 +172,8 @@ int jvm_process_perfdata(const struct jvm_process *p, unsigned char **buf, size_
 	while (r && (e = readdir(d)) != NULL) {
 		if (strncmp(e->d_name, "hsperfdata_", 11) != 0)
 			continue;
-		snprintf(file, sizeof(file), "%s/%s/%d", dir, e->d_name, (int)p->nspid);
-		if (access(file, F_OK) == 0)
-			r = perfdata_read_file(file, buf, len, err, sizeof(err));
+		snprintf(dir, sizeof(dir), "%s/%s", tmp, e->d_name);
+		r = perfdata_read_owned(dir, name, p->uid, buf, len, err, sizeof(err));
 	}
 	closedir(d);
 	return r;

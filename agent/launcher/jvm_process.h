@@ -51,7 +51,9 @@ int jvm_process_read(pid_t pid, struct jvm_process *p);
 int jvm_process_read_maps(struct jvm_process *p, const char *lib_name);
 
 /* The target's PerfData file, /proc/PID/root/tmp/hsperfdata_* /NSPID,
- * read into a malloc'd buffer. Returns 0, or -1 when there is none. */
+ * read into a malloc'd buffer: only a file of the JVM's uid in a
+ * directory of its uid (perfdata_read_owned). Returns 0, or -1 when there
+ * is none. */
 int jvm_process_perfdata(const struct jvm_process *p, unsigned char **buf, size_t *len);
 
 void jvm_process_close(struct jvm_process *p);

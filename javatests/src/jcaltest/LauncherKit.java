@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
 /**
  * What the launcher's suites (LauncherTests, LauncherSafety) share: JVMs
  * that run jcaltest.work.Hold until told to end, jcal (build/jcal) run
- * under a timeout, and the checks of its exit code and its one error line.
+ * under a timeout, the checks of its exit code and its one error line, and
+ * two users made for a test and removed after it.
  */
 final class LauncherKit {
 	static final String HOLD = "jcaltest.work.Hold";
@@ -146,5 +147,62 @@ final class LauncherKit {
 
 	static boolean alive(long pid) {
 		return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+	}
+
+	/**
+	 * Two users (each with a group of its name) that a test makes with
+	 * useradd and removes with userdel when closed, with whatever of theirs
+	 * is left in /tmp's hsperfdata directories.
+	 */
+	static final class Users implements AutoCloseable {
+		final String alice, bob;
+
+		private Users(String alice, String bob) {
+			this.alice = alice;
+			this.bob = bob;
+		}
+
+		/** null, with the reason printed as a SKIP line, when users cannot be made here. */
+		static Users create() throws Exception {
+			if (!System.getProperty("user.name").equals("root") || !Files.isExecutable(Path.of("/usr/sbin/useradd"))
+					|| !Files.isExecutable(Path.of("/usr/bin/setpriv"))) {
+				System.out.println("     SKIP: needs root, useradd and setpriv to run as two users");
+				return null;
+			}
+			String tag = Long.toString(ProcessHandle.current().pid() % 100000);
+			Users u = new Users("jcala" + tag, "jcalb" + tag);
+			for (String name : List.of(u.alice, u.bob)) {
+				sh("userdel", name);
+				Process p = new ProcessBuilder("useradd", "-M", "-U", "-s", "/usr/sbin/nologin", name)
+						.redirectErrorStream(true).start();
+				String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+				if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+					u.close();
+					System.out.println("     SKIP: useradd " + name + " failed: " + text.trim());
+					return null;
+				}
+			}
+			return u;
+		}
+
+		/** setpriv, to run the rest of a command line as user. */
+		static List<String> as(String user) {
+			return List.of("setpriv", "--reuid=" + user, "--regid=" + user, "--clear-groups");
+		}
+
+		private static void sh(String... cmd) throws Exception {
+			Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+					.start();
+			if (!p.waitFor(30, TimeUnit.SECONDS))
+				p.destroyForcibly();
+		}
+
+		@Override
+		public void close() throws Exception {
+			for (String name : List.of(alice, bob)) {
+				Runner.deleteTree(Path.of("/tmp", "hsperfdata_" + name).toFile());
+				sh("userdel", name);
+			}
+		}
 	}
 }

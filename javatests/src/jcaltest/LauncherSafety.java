@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
@@ -15,9 +16,10 @@ import java.util.jar.Manifest;
  * The jcal launcher on a shared machine (docs/live-profiling.md): no
  * SIGQUIT to a process that maps libjvm.so but does not catch it, nor to
  * whoever gets the pid of a JVM that ended (a pid reused inside a
- * private pid namespace); control characters from the target are escaped
- * in what jcal prints; a failed first start puts jcal-agent.jar on the
- * boot class path once.
+ * private pid namespace); PerfData files that are not the JVM's user's
+ * are not believed (two users made for the test); control characters
+ * from the target are escaped in what jcal prints; a failed first start
+ * puts jcal-agent.jar on the boot class path once.
  * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class LauncherSafety {
@@ -98,6 +100,51 @@ public final class LauncherSafety {
 		return true;
 	}
 
+	/** Bob's PerfData file for Alice's pid, in a directory of his: not believed by jcal list nor start. */
+	private boolean testSpoofedPerfData() throws Exception {
+		LauncherKit.Users u = LauncherKit.Users.create();
+		if (u == null)
+			return false;
+		Path fake = Path.of(System.getProperty("user.dir"), "native-tests", "launcher", "hsperfdata-jdk25-noattach");
+		Path spoof = Path.of("/tmp", "hsperfdata_" + u.bob + "admin");
+		try (u) {
+			r.check(k.run(concat(LauncherKit.Users.as(u.bob), "mkdir", "-m", "755", spoof.toString()), 30).rc == 0,
+					"bob makes " + spoof);
+			try (LauncherKit.Jvm j = k.jvm(r.java, LauncherKit.Users.as(u.alice))) {
+				copyAs(u.bob, fake, spoof.resolve("" + j.pid));
+				Runner.Result list = k.jcal("list");
+				List<String> lines = new ArrayList<>();
+				for (String line : list == null ? new String[0] : list.out.split("\n"))
+					if (line.startsWith(j.pid + " "))
+						lines.add(line);
+				r.check(lines.size() == 1 && lines.get(0).matches(j.pid + " +" + u.alice + " .*" + LauncherKit.HOLD),
+						"root's list: one line for alice's JVM, as hers: " + lines);
+				r.check(!lines.isEmpty() && !lines.get(0).contains("attach disabled"),
+						"root's list: alice's JVM is not marked (attach disabled): " + lines);
+			}
+			try (LauncherKit.Jvm j = k.jvm(r.java, LauncherKit.Users.as(u.alice), "-XX:-UsePerfData")) {
+				copyAs(u.bob, fake, spoof.resolve("" + j.pid));
+				k.expectOk("start on alice's JVM with bob's PerfData beside", k.jcal("start", j.pid, "--lib", k.echoLib), "started");
+				k.expectOk("stop", k.jcal("stop", j.pid), "stopped");
+			}
+		} finally {
+			Runner.deleteTree(spoof.toFile());
+		}
+		return true;
+	}
+
+	private static List<String> concat(List<String> prefix, String... rest) {
+		List<String> l = new ArrayList<>(prefix);
+		l.addAll(List.of(rest));
+		return l;
+	}
+
+	private void copyAs(String user, Path from, Path to) throws Exception {
+		Runner.Result cp = k.run(concat(LauncherKit.Users.as(user), "cp", from.toString(), to.toString()), 30);
+		r.check(cp != null && cp.rc == 0, user + " copies " + from + " to " + to + ": " + (cp == null ? "" : cp.err));
+		k.run(concat(LauncherKit.Users.as(user), "chmod", "644", to.toString()), 30);
+	}
+
 	/** A jar whose name holds ESC and BEL, a process name with ESC, an -o with ESC: printed escaped. */
 	private void testEscapes() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "escapes");
@@ -173,6 +220,7 @@ public final class LauncherSafety {
 		return new Runner.Tests()
 				.add("launcher-fake-jvm", s::testFakeJvm)
 				.addSkippable("launcher-pid-reuse", s::testPidReuse)
+				.addSkippable("launcher-spoofed-perfdata", s::testSpoofedPerfData)
 				.add("launcher-escapes", s::testEscapes)
 				.addSkippable("launcher-boot-jar-once", s::testBootJarOnce);
 	}
