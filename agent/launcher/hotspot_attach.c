@@ -8,7 +8,8 @@
  *    directory (else in its /tmp), send SIGQUIT through the proc_handle;
  *    the JVM's signal thread finds the file, owned by its own user or
  *    root, and starts the listener instead of printing a thread dump. Wait
- *    for the socket; remove the file.
+ *    for the socket; remove the file through the directory fd it was made
+ *    in, which outlives the process.
  * 2. Connect (the listener accepts only a peer of its own euid and egid,
  *    or root; jcal accepts only a listener that is the held process) and
  *    send "1" (protocol version), "load" and three arguments, each
@@ -156,21 +157,58 @@ static int socket_ready(const char *path, uid_t uid)
 	return stat(path, &sb) == 0 && S_ISSOCK(sb.st_mode) && sb.st_uid == uid;
 }
 
-/* Creates the trigger file .attach_pidN in the target's working directory,
- * else its /tmp; its path goes to out. Returns 0 or -1. */
-static int create_trigger(const struct hotspot_target *t, char *out, size_t outlen)
+/* The trigger file .attach_pidN and the directory fd it was made in. */
+struct trigger {
+	int dirfd;
+	char name[32];
+};
+
+/* Opens NAME in dirfd for the trigger: new, else an existing regular file
+ * of the JVM's uid or root's (whom HotSpot believes); never through a
+ * symbolic link, never blocking on a FIFO. Returns 0 or -1. */
+static int trigger_open(int dirfd, const char *name, uid_t uid)
 {
-	const char *dirs[2] = {"cwd", "root/tmp"};
-	for (int i = 0; i < 2; i++) {
-		snprintf(out, outlen, "/proc/%d/%s/.attach_pid%d", (int)t->proc->pid, dirs[i],
-			 (int)t->nspid);
-		int fd = open(out, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			close(fd);
+	struct stat sb;
+	int flags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	int fd = openat(dirfd, name, flags | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 && errno == EEXIST)
+		fd = openat(dirfd, name, flags);
+	if (fd < 0)
+		return -1;
+	int ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_uid == uid || sb.st_uid == 0);
+	close(fd);
+	if (!ok)
+		errno = EEXIST;
+	return ok ? 0 : -1;
+}
+
+/* Creates the trigger file in the target's working directory, else its
+ * /tmp. Returns 0, or -1 with errno. */
+static int trigger_create(const struct hotspot_target *t, struct trigger *tr)
+{
+	static const char *const dirs[] = {"cwd", "root/tmp"};
+	int e = 0;
+	snprintf(tr->name, sizeof(tr->name), ".attach_pid%d", (int)t->nspid);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		tr->dirfd = proc_handle_dir(t->proc, dirs[i]);
+		if (tr->dirfd >= 0 && trigger_open(tr->dirfd, tr->name, t->uid) == 0)
 			return 0;
-		}
+		e = e ? e : errno;
+		if (tr->dirfd >= 0)
+			close(tr->dirfd);
 	}
+	tr->dirfd = -1;
+	errno = e;
 	return -1;
+}
+
+static void trigger_remove(struct trigger *tr)
+{
+	if (tr->dirfd < 0)
+		return;
+	unlinkat(tr->dirfd, tr->name, 0);
+	close(tr->dirfd);
+	tr->dirfd = -1;
 }
 
 /* Waits until the process catches SIGQUIT (a JVM installs its handler
@@ -224,7 +262,7 @@ static enum hotspot_attach_result signal_and_wait(const struct hotspot_target *t
 static enum hotspot_attach_result start_listener(const struct hotspot_target *t, const char *sock,
 						 int timeout_ms, char *msg, size_t msglen)
 {
-	char trigger[PATH_MAX];
+	struct trigger tr;
 	struct stat sb;
 	if (stat(sock, &sb) == 0) {
 		if (!S_ISSOCK(sb.st_mode) || sb.st_uid != t->uid)
@@ -237,13 +275,13 @@ static enum hotspot_attach_result start_listener(const struct hotspot_target *t,
 	enum hotspot_attach_result r = wait_catching(t, end, timeout_ms, msg, msglen);
 	if (r != HOTSPOT_ATTACH_OK)
 		return r;
-	if (create_trigger(t, trigger, sizeof(trigger)))
+	if (trigger_create(t, &tr))
 		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
 			    "cannot create .attach_pid%d in the JVM's working directory nor in "
 			    "its /tmp: %s",
 			    (int)t->nspid, strerror(errno));
 	r = signal_and_wait(t, sock, end, timeout_ms, msg, msglen);
-	unlink(trigger);
+	trigger_remove(&tr);
 	return r;
 }
 

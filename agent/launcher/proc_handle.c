@@ -117,6 +117,11 @@ char *proc_handle_read(const struct proc_handle *h, const char *name)
 	return fd < 0 ? NULL : launcher_slurp_fd(fd);
 }
 
+int proc_handle_dir(const struct proc_handle *h, const char *name)
+{
+	return openat(h->procfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 int proc_handle_open(struct proc_handle *h, pid_t pid)
 {
 	char path[64];

@@ -54,6 +54,10 @@ int proc_handle_open(struct proc_handle *h, pid_t pid);
  * with errno when the process is gone or the file unreadable. */
 char *proc_handle_read(const struct proc_handle *h, const char *name);
 
+/* An O_PATH directory fd of /proc/PID/NAME (NAME "cwd", "root/tmp"), which
+ * stays usable after the process ends. -1 with errno. */
+int proc_handle_dir(const struct proc_handle *h, const char *name);
+
 /* The verdict on the held process now. */
 enum proc_verdict proc_handle_check(const struct proc_handle *h);
 

@@ -18,7 +18,8 @@ import java.util.jar.Manifest;
  * whoever gets the pid of a JVM that ended (a pid reused inside a
  * private pid namespace); PerfData files that are not the JVM's user's
  * are not believed (two users made for the test); control characters
- * from the target are escaped in what jcal prints; a failed first start
+ * from the target are escaped in what jcal prints; the .attach_pid file
+ * is removed when the JVM ends during the attach; a failed first start
  * puts jcal-agent.jar on the boot class path once.
  * Run by jcaltest.Main (javatests/run.sh).
  */
@@ -39,6 +40,13 @@ public final class LauncherSafety {
 				return String.format("U+%04X at %d in: %s", (int) c, i, s);
 		}
 		return null;
+	}
+
+	private static void waitFor(Process p, int seconds) throws Exception {
+		if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+			p.destroyForcibly();
+			p.waitFor(10, TimeUnit.SECONDS);
+		}
 	}
 
 	/** A process that maps a file named libjvm.so and does not catch SIGQUIT survives start and record. */
@@ -181,6 +189,28 @@ public final class LauncherSafety {
 		}
 	}
 
+	/** The JVM ends while jcal waits for its socket: the .attach_pid file is removed all the same. */
+	private void testTriggerRemoved() throws Exception {
+		try (LauncherKit.Jvm j = k.jvm(r.java, List.of(), "-XX:+DisableAttachMechanism", "-XX:-UsePerfData")) {
+			Path err = r.tmp.resolve("trigger.err");
+			Process jc = new ProcessBuilder(k.jcal, "start", "" + j.pid, "--lib", k.echoLib, "--timeout", "60")
+					.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
+			long end = System.nanoTime() + 30_000_000_000L;
+			while (!j.stdout().contains("Full thread dump") && jc.isAlive() && System.nanoTime() < end)
+				Thread.sleep(20);
+			Path trigger = j.dir.resolve(".attach_pid" + j.pid);
+			r.check(Files.exists(trigger), "the trigger file is there while jcal waits: " + trigger);
+			Files.writeString(j.go, "");
+			r.check(j.p.waitFor(20, TimeUnit.SECONDS), "the JVM ended");
+			waitFor(jc, 30);
+			String text = Files.readString(err, StandardCharsets.UTF_8);
+			r.check(jc.exitValue() == 3 && text.matches("jcal: error: process " + j.pid + " exited[^\n]*\n"),
+					"jcal: exit 3 and one line: " + jc.exitValue() + " " + text);
+			r.check(!Files.exists(trigger) && !Files.exists(Path.of("/tmp/.attach_pid" + j.pid)),
+					"no .attach_pid" + j.pid + " left behind");
+		}
+	}
+
 	/** A first start that fails puts jcal-agent.jar on the boot class path once, not at each try. */
 	private boolean testBootJarOnce() throws Exception {
 		byte[] so = Files.readAllBytes(Path.of(r.agent));
@@ -222,6 +252,7 @@ public final class LauncherSafety {
 				.addSkippable("launcher-pid-reuse", s::testPidReuse)
 				.addSkippable("launcher-spoofed-perfdata", s::testSpoofedPerfData)
 				.add("launcher-escapes", s::testEscapes)
+				.add("launcher-trigger-removed", s::testTriggerRemoved)
 				.addSkippable("launcher-boot-jar-once", s::testBootJarOnce);
 	}
 }
