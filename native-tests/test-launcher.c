@@ -5,9 +5,9 @@
  * PerfData files believed only when their user's, the /proc status, stat
  * and maps parsers, the verdict on a held process before a signal (fed
  * with made-up /proc texts, then on real child processes), the escaping
- * of control characters, the attach request and the parsing of both forms
- * of HotSpot's answer, the command line and the agent's option string, and
- * the library search.
+ * of control characters, the attach request (and its length limit) and
+ * the parsing of both forms of HotSpot's answer, the command line and the
+ * agent's option string, and the library search.
  */
 #include "hotspot_attach.h"
 #include "jvm_list.h"
@@ -465,6 +465,13 @@ static void test_attach_request(void)
 	CHECK(memcmp(buf, want, sizeof(want) - 1) == 0);
 	CHECK_EQ_U(hotspot_load_request("/x/libjcal.so", "status,reply=/r", buf, 20), 0);
 	CHECK_EQ_U(hotspot_load_request("", "", buf, sizeof(buf)), 14);
+	/* HotSpot takes 1,024 bytes per argument, its NUL not counted */
+	static char big[2100], arg[1100];
+	memset(arg, 'o', 1024);
+	CHECK_EQ_U(hotspot_load_request("/l.so", arg, big, sizeof(big)), 2 + 5 + 6 + 5 + 1025);
+	arg[1024] = 'o';
+	CHECK_EQ_U(hotspot_load_request("/l.so", arg, big, sizeof(big)), 0);
+	CHECK_EQ_U(hotspot_load_request(arg, "start", big, sizeof(big)), 0);
 }
 
 static void test_attach_answer(void)

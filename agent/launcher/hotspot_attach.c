@@ -13,8 +13,8 @@
  * 2. Connect (the listener accepts only a peer of its own euid and egid,
  *    or root; jcal accepts only a listener that is the held process) and
  *    send "1" (protocol version), "load" and three arguments, each
- *    NUL-terminated: the library, "true" (an absolute path), the agent's
- *    options.
+ *    NUL-terminated and at most HOTSPOT_ARG_MAX bytes: the library, "true"
+ *    (an absolute path), the agent's options.
  * 3. Read to end of stream: the status of the operation, then what it
  *    printed: the return code of Agent_OnAttach, or why it did not load.
  *
@@ -55,7 +55,7 @@ size_t hotspot_load_request(const char *lib, const char *options, char *out, siz
 	size_t len = 0;
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		size_t n = strlen(parts[i]) + 1;
-		if (n > outlen - len)
+		if (n > outlen - len || n > HOTSPOT_ARG_MAX + 1)
 			return 0;
 		memcpy(out + len, parts[i], n);
 		len += n;
@@ -350,12 +350,31 @@ static enum hotspot_attach_result exchange(int fd, const char *req, size_t reqle
 	return HOTSPOT_ATTACH_OK;
 }
 
+/* The message for an argument over HOTSPOT_ARG_MAX bytes, or 0. */
+static int too_long(const char *lib, const char *options, char *msg, size_t msglen)
+{
+	size_t ll = strlen(lib), ol = strlen(options);
+	if (ll > HOTSPOT_ARG_MAX)
+		snprintf(msg, msglen,
+			 "the library path is %zu bytes: HotSpot's attach protocol takes at most "
+			 "%d bytes per argument",
+			 ll, HOTSPOT_ARG_MAX);
+	else if (ol > HOTSPOT_ARG_MAX)
+		snprintf(msg, msglen,
+			 "the agent options are %zu bytes: HotSpot's attach protocol takes at most "
+			 "%d bytes per argument",
+			 ol, HOTSPOT_ARG_MAX);
+	return ll > HOTSPOT_ARG_MAX || ol > HOTSPOT_ARG_MAX;
+}
+
 enum hotspot_attach_result hotspot_attach_load(const struct hotspot_target *t, const char *lib,
 					       const char *options, int timeout_ms, int *agent_rc,
 					       char *msg, size_t msglen)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	char sock[sizeof(addr.sun_path)];
+	if (too_long(lib, options, msg, msglen))
+		return HOTSPOT_ATTACH_TOO_LONG;
 	int n = snprintf(sock, sizeof(sock), "%s/tmp/.java_pid%d", t->root, (int)t->nspid);
 	if (n < 0 || (size_t)n >= sizeof(sock))
 		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "socket path too long");

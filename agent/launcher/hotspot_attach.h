@@ -14,6 +14,11 @@
 
 #include "proc_handle.h"
 
+/* The longest argument of a request HotSpot's protocol version 1 takes, in
+ * bytes before its NUL (AttachOperation::arg_length_max, JDK 17 to 25):
+ * the listener closes the connection without an answer on a longer one. */
+#define HOTSPOT_ARG_MAX 1024
+
 enum hotspot_attach_result {
 	HOTSPOT_ATTACH_OK = 0,	/* the agent ran: its return code is in *agent_rc */
 	HOTSPOT_ATTACH_TIMEOUT, /* no socket, or no answer, within the timeout */
@@ -21,6 +26,7 @@ enum hotspot_attach_result {
 	HOTSPOT_ATTACH_ERROR,	/* I/O or protocol error */
 	HOTSPOT_ATTACH_GONE,	/* the process ended, or its pid is another's now */
 	HOTSPOT_ATTACH_NO_QUIT, /* it does not catch SIGQUIT (within the timeout) */
+	HOTSPOT_ATTACH_TOO_LONG /* an argument is over HOTSPOT_ARG_MAX: nothing sent */
 };
 
 struct hotspot_target {
@@ -31,7 +37,7 @@ struct hotspot_target {
 };
 
 /* The request "1\0load\0LIB\0true\0OPTIONS\0" into out. Returns its length,
- * 0 when it does not fit. */
+ * 0 when it does not fit or an argument is over HOTSPOT_ARG_MAX bytes. */
 size_t hotspot_load_request(const char *lib, const char *options, char *out, size_t outlen);
 
 /* Parses the listener's answer to load: "STATUS\n" then, when the agent

@@ -150,23 +150,11 @@ static int attach_disabled(const struct jvm_process *p)
 	return off;
 }
 
-/* The library: the one the JVM already maps (a second copy would be a
- * second agent), else the search of lib_locate. */
-static int choose_library(const struct launcher_args *a, const char *exe_dir, struct target *t)
+/* The library lib_locate finds, checked: its jars, its path inside the
+ * target's mount namespace. */
+static int locate_library(const struct launcher_args *a, const char *exe_dir, struct target *t)
 {
-	char err[PATH_MAX + 256], mine[PATH_MAX];
-	if (t->p.jcal_lib[0]) {
-		snprintf(t->lib, sizeof(t->lib), "%s", t->p.jcal_lib);
-		if (a->lib && (!realpath(a->lib, mine) || strcmp(mine, t->lib) != 0)) {
-			fprintf(stderr, "jcal: warning: process %d already runs the agent of ",
-				(int)t->p.pid);
-			launcher_put_escaped(stderr, t->lib, 0);
-			fputs("; sending the command to it, not to --lib ", stderr);
-			launcher_put_escaped(stderr, a->lib, 0);
-			fputc('\n', stderr);
-		}
-		return 0;
-	}
+	char err[PATH_MAX + 256];
 	if (lib_locate(a->lib, getenv("JCAL_LIB"), exe_dir, t->lib, sizeof(t->lib), err,
 		       sizeof(err)) ||
 	    lib_check(t->lib, err, sizeof(err)))
@@ -180,6 +168,34 @@ static int choose_library(const struct launcher_args *a, const char *exe_dir, st
 				     "namespace): give --lib with the path inside it",
 				     t->lib, (int)t->p.pid);
 	}
+	return 0;
+}
+
+/* The library: the one the JVM already maps (a second copy would be a
+ * second agent), else the search of lib_locate; a path HotSpot can take. */
+static int choose_library(const struct launcher_args *a, const char *exe_dir, struct target *t)
+{
+	char mine[PATH_MAX];
+	if (t->p.jcal_lib[0]) {
+		snprintf(t->lib, sizeof(t->lib), "%s", t->p.jcal_lib);
+		if (a->lib && (!realpath(a->lib, mine) || strcmp(mine, t->lib) != 0)) {
+			fprintf(stderr, "jcal: warning: process %d already runs the agent of ",
+				(int)t->p.pid);
+			launcher_put_escaped(stderr, t->lib, 0);
+			fputs("; sending the command to it, not to --lib ", stderr);
+			launcher_put_escaped(stderr, a->lib, 0);
+			fputc('\n', stderr);
+		}
+	} else {
+		int code = locate_library(a, exe_dir, t);
+		if (code)
+			return code;
+	}
+	if (strlen(t->lib) > HOTSPOT_ARG_MAX)
+		return error(JCAL_EXIT_NO_LIBRARY,
+			     "the library path %s is %zu bytes: HotSpot's attach protocol takes at "
+			     "most %d bytes per argument",
+			     t->lib, strlen(t->lib), HOTSPOT_ARG_MAX);
 	return 0;
 }
 
@@ -228,7 +244,8 @@ static const char *agent_code_text(int rc)
 }
 
 /* The exit code and error line of an attach that did not reach the agent. */
-static int attach_failure(const struct target *t, enum hotspot_attach_result r, const char *msg)
+static int attach_failure(const struct target *t, enum hotspot_attach_result r, const char *msg,
+			  const char *opts)
 {
 	switch (r) {
 	case HOTSPOT_ATTACH_TIMEOUT:
@@ -247,6 +264,12 @@ static int attach_failure(const struct target *t, enum hotspot_attach_result r, 
 		    "process %d (%s) maps libjvm.so but %s: not a JVM that can be attached "
 		    "to (or one started with -Xrs, or still starting); no signal sent",
 		    (int)t->p.pid, t->comm, msg);
+	case HOTSPOT_ATTACH_TOO_LONG:
+		return error(
+		    JCAL_EXIT_USAGE,
+		    "%s (jcal's reply= takes %zu of them, out= its absolute path; include= "
+		    "and exclude= patterns can be shortened with * and ?)",
+		    msg, strstr(opts, ",reply=") ? strlen(strstr(opts, ",reply=")) : 0);
 	default:
 		return error(JCAL_EXIT_ATTACH_FAILED, "process %d: %s", (int)t->p.pid, msg);
 	}
@@ -276,7 +299,7 @@ static int send_command(const struct target *t, const struct launcher_args *cmd,
 	reply_file_remove(&rf);
 	int code;
 	if (r != HOTSPOT_ATTACH_OK) {
-		code = attach_failure(t, r, msg);
+		code = attach_failure(t, r, msg, opts);
 	} else {
 		code = exit_of_agent_code(agent_rc);
 		if (code != JCAL_EXIT_OK && (!text || !*text))

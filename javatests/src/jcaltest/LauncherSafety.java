@@ -13,12 +13,13 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 
 /**
- * The jcal launcher on a shared machine (docs/live-profiling.md): no
- * SIGQUIT to a process that maps libjvm.so but does not catch it, nor to
- * whoever gets the pid of a JVM that ended (a pid reused inside a
- * private pid namespace); PerfData files that are not the JVM's user's
- * are not believed (two users made for the test); control characters
- * from the target are escaped in what jcal prints; the .attach_pid file
+ * The jcal launcher on a shared machine (docs/live-profiling.md, "On a
+ * shared machine"): no SIGQUIT to a process that maps libjvm.so but does
+ * not catch it, nor to whoever gets the pid of a JVM that ended (a pid
+ * reused inside a private pid namespace); PerfData files that are not the
+ * JVM's user's are not believed (two users made for the test); control
+ * characters from the target are escaped in what jcal prints; options
+ * longer than HotSpot takes are refused in one line; the .attach_pid file
  * is removed when the JVM ends during the attach; a failed first start
  * puts jcal-agent.jar on the boot class path once.
  * Run by jcaltest.Main (javatests/run.sh).
@@ -189,6 +190,39 @@ public final class LauncherSafety {
 		}
 	}
 
+	/**
+	 * HotSpot takes at most 1,024 bytes per attach argument: options of
+	 * exactly that pass whole, one byte more is refused in one line before
+	 * anything is sent, and so is a library path that long.
+	 */
+	private void testLongOptions() throws Exception {
+		/* "start" ",include=" N ",reply=/tmp/jcal-reply-XXXXXX/reply" */
+		int fits = 1024 - 5 - 9 - 35;
+		try (LauncherKit.Jvm j = k.jvm(r.java, List.of())) {
+			Runner.Result ok = k.jcal("start", j.pid, "--lib", k.echoLib, "include=" + "a".repeat(fits));
+			k.expectOk("1,024 bytes of options", ok, "started");
+			String echoed = ok == null ? "" : ok.out.replaceAll("(?s).*options: ([^\n]*)\n.*", "$1");
+			r.check(echoed.length() == 1024 && echoed.startsWith("start,include=aaa"),
+					"the agent got all 1,024 bytes: " + echoed.length() + " " + echoed);
+			k.expectOk("stop", k.jcal("stop", j.pid), "stopped");
+			k.expectError("1,025 bytes of options", k.jcal("start", j.pid, "include=" + "a".repeat(fits + 1)), 2,
+					"the agent options are 1025 bytes");
+			k.expectError("1,259 bytes of include=", k.jcal("start", j.pid, "include=" + "b".repeat(1259)), 2,
+					"HotSpot's attach protocol takes at most 1024 bytes");
+			k.expectOk("nothing was sent", k.jcal("status", j.pid), "recording: no\nended: stopped by stop");
+		}
+		try (LauncherKit.Jvm j = k.jvm(r.java, List.of())) {
+			Path deep = r.tmp;
+			while (deep.toString().length() <= 1024)
+				deep = deep.resolve("d".repeat(200));
+			Files.createDirectories(deep);
+			for (String f : List.of("libjcal.so", "jcal-agent.jar", "jcal-calibrator.jar"))
+				Files.copy(Path.of(k.echoLib).resolveSibling(f), deep.resolve(f));
+			k.expectError("a library path over 1,024 bytes", k.jcal("start", j.pid, "--lib", deep.resolve("libjcal.so")), 10,
+					"HotSpot's attach protocol takes at most 1024 bytes");
+		}
+	}
+
 	/** The JVM ends while jcal waits for its socket: the .attach_pid file is removed all the same. */
 	private void testTriggerRemoved() throws Exception {
 		try (LauncherKit.Jvm j = k.jvm(r.java, List.of(), "-XX:+DisableAttachMechanism", "-XX:-UsePerfData")) {
@@ -252,6 +286,7 @@ public final class LauncherSafety {
 				.addSkippable("launcher-pid-reuse", s::testPidReuse)
 				.addSkippable("launcher-spoofed-perfdata", s::testSpoofedPerfData)
 				.add("launcher-escapes", s::testEscapes)
+				.add("launcher-long-options", s::testLongOptions)
 				.add("launcher-trigger-removed", s::testTriggerRemoved)
 				.addSkippable("launcher-boot-jar-once", s::testBootJarOnce);
 	}
