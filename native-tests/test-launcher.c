@@ -1,13 +1,14 @@
 /*
  * test-launcher.c - the pure parts of the jcal launcher (agent/launcher/):
  * PerfData parsing (buffers built here in both byte orders, corrupt ones,
- * and real hsperfdata files of JDK 17 and JDK 25 in native-tests/launcher/),
- * PerfData files believed only when their user's, the /proc status, stat
- * and maps parsers, the verdict on a held process before a signal (fed
- * with made-up /proc texts, then on real child processes), the escaping
- * of control characters, the attach request (and its length limit) and
- * the parsing of both forms of HotSpot's answer, the command line and the
- * agent's option string, and the library search.
+ * and real hsperfdata files of JDK 17 and JDK 25 in
+ * native-tests/launcher/), PerfData files believed only when their user's,
+ * the /proc status, stat and maps parsers, the verdict on a held process
+ * before a signal (fed with made-up /proc texts, then on real child
+ * processes), the escaping of control characters, the attach request (and
+ * its length limit) and the parsing of both forms of HotSpot's answer, the
+ * command line and the agent's option string, the library search, and the
+ * reply file.
  */
 #include "hotspot_attach.h"
 #include "jvm_list.h"
@@ -17,12 +18,14 @@
 #include "lib_locate.h"
 #include "perfdata.h"
 #include "proc_handle.h"
+#include "reply_file.h"
 #include "test.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -673,6 +676,42 @@ static void test_help(void)
 	free(text);
 }
 
+/* The reply file as the agent accepts one: a new, empty regular file of
+ * one link, 0600, in a new 0700 directory of jcal's user; read back only
+ * while it is a regular file. */
+static void test_reply_file(void)
+{
+	struct reply_file rf;
+	struct stat sb;
+	char err[512];
+	CHECK_EQ_I(reply_file_create(&rf, "", err, sizeof(err)), 0);
+	CHECK(strncmp(rf.target, "/tmp/jcal-reply-", 16) == 0 && strlen(rf.target) == 28);
+	CHECK_STR(rf.target, rf.file);
+	CHECK_EQ_I(lstat(rf.dir, &sb), 0);
+	CHECK(S_ISDIR(sb.st_mode) && (sb.st_mode & 07777) == 0700 && sb.st_uid == geteuid());
+	CHECK_EQ_I(lstat(rf.file, &sb), 0);
+	CHECK(S_ISREG(sb.st_mode) && (sb.st_mode & 07777) == 0600 && sb.st_uid == geteuid());
+	CHECK_EQ_U(sb.st_size, 0);
+	CHECK_EQ_U(sb.st_nlink, 1);
+	/* what the agent does: open without creating or truncating, write */
+	int fd = open(rf.file, O_WRONLY | O_NOFOLLOW);
+	CHECK(fd >= 0 && write(fd, "recording: no\n", 14) == 14);
+	close(fd);
+	char *text = reply_file_read(&rf);
+	CHECK_STR(text, "recording: no\n");
+	free(text);
+	/* a FIFO in its place is not read (nor waited on) */
+	CHECK_EQ_I(unlink(rf.file), 0);
+	CHECK_EQ_I(mkfifo(rf.file, 0600), 0);
+	alarm(10);
+	CHECK(reply_file_read(&rf) == NULL);
+	alarm(0);
+	char dir[sizeof(rf.dir)];
+	snprintf(dir, sizeof(dir), "%s", rf.dir);
+	reply_file_remove(&rf);
+	CHECK(lstat(dir, &sb) != 0 && errno == ENOENT);
+}
+
 static void touch(const char *path, mode_t mode)
 {
 	FILE *f = fopen(path, "w");
@@ -750,5 +789,6 @@ int main(void)
 	RUN(test_agent_options);
 	RUN(test_help);
 	RUN(test_lib_locate);
+	RUN(test_reply_file);
 	return test_summary("launcher");
 }
