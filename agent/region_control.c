@@ -37,13 +37,22 @@ static uint32_t next_label = 1;
 
 int region_control_onload(jvmtiEnv *jvmti)
 {
+	/* Once per JVM: a start that failed after it (the library stays
+	 * loaded, agent.c pins it) must not append the jar again at the next
+	 * start, each append costing the JVM a class-sharing warning. */
+	static int appended;
 	char jar[1200];
 
+	if (appended)
+		return 0;
 	if (jcal_lib_file("jcal-agent.jar", jar, sizeof(jar)))
 		return -1;
 	/* The caller says what is missing. */
-	return jvmti_check_debug(jvmti, (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, jar),
-				 "AddToBootstrapClassLoaderSearch");
+	if (jvmti_check_debug(jvmti, (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, jar),
+			      "AddToBootstrapClassLoaderSearch"))
+		return -1;
+	appended = 1;
+	return 0;
 }
 
 uint32_t region_control_label(const char *text)

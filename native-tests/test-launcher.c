@@ -1,22 +1,34 @@
 /*
  * test-launcher.c - the pure parts of the jcal launcher (agent/launcher/):
  * PerfData parsing (buffers built here in both byte orders, corrupt ones,
- * and real hsperfdata files of JDK 17 and JDK 25 in native-tests/launcher/),
- * the /proc status and maps parsers, the attach request and the parsing of
- * both forms of HotSpot's answer, the command line and the agent's option
- * string, and the library search.
+ * and real hsperfdata files of JDK 17 and JDK 25 in
+ * native-tests/launcher/), PerfData files believed only when their user's,
+ * the /proc status, stat and maps parsers, the verdict on a held process
+ * before a signal (fed with made-up /proc texts, then on real child
+ * processes), the escaping of control characters, the attach request (and
+ * its length limit) and the parsing of both forms of HotSpot's answer, the
+ * command line and the agent's option string, the library search, and the
+ * reply file.
  */
 #include "hotspot_attach.h"
 #include "jvm_list.h"
 #include "jvm_process.h"
 #include "launcher_cli.h"
+#include "launcher_io.h"
 #include "lib_locate.h"
 #include "perfdata.h"
+#include "proc_handle.h"
+#include "reply_file.h"
 #include "test.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- a PerfData buffer builder ---- */
@@ -189,6 +201,42 @@ static void test_perfdata_real(void)
 	CHECK(strstr(err, "No such file") != NULL);
 }
 
+/* Only a file of the JVM's uid, in a directory of its uid, neither a
+ * symbolic link. */
+static void test_perfdata_owned(void)
+{
+	char dir[] = "/tmp/jcal-test-perfdata-XXXXXX", sub[128], file[160], link[160], cmd[256];
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char err[512];
+	uid_t me = geteuid();
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(sub, sizeof(sub), "%s/hsperfdata_x", dir);
+	snprintf(file, sizeof(file), "%s/4242", sub);
+	CHECK_EQ_I(mkdir(sub, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "cp native-tests/launcher/hsperfdata-jdk17 %s", file);
+	CHECK_EQ_I(system(cmd), 0);
+	CHECK_EQ_I(perfdata_read_owned(sub, "4242", me, &buf, &len, err, sizeof(err)), 0);
+	CHECK_EQ_U(len, 32768);
+	free(buf);
+	buf = NULL;
+	/* another uid's JVM: the file and directory are not its */
+	CHECK_EQ_I(perfdata_read_owned(sub, "4242", me + 1, &buf, &len, err, sizeof(err)), -1);
+	CHECK(strstr(err, "not owned by the JVM's uid") != NULL);
+	/* a link to the file, a link to the directory */
+	CHECK_EQ_I(symlink("4242", (snprintf(link, sizeof(link), "%s/77", sub), link)), 0);
+	CHECK_EQ_I(perfdata_read_owned(sub, "77", me, &buf, &len, err, sizeof(err)), -1);
+	CHECK_EQ_I(symlink(sub, (snprintf(link, sizeof(link), "%s/hsperfdata_y", dir), link)), 0);
+	CHECK_EQ_I(perfdata_read_owned(link, "4242", me, &buf, &len, err, sizeof(err)), -1);
+	/* not a regular file */
+	snprintf(link, sizeof(link), "%s/88", sub);
+	CHECK_EQ_I(mkdir(link, 0755), 0);
+	CHECK_EQ_I(perfdata_read_owned(sub, "88", me, &buf, &len, err, sizeof(err)), -1);
+	CHECK(buf == NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ_I(system(cmd), 0);
+}
+
 static void test_proc_status(void)
 {
 	struct jvm_process p = {.pid = 4242};
@@ -231,6 +279,186 @@ static void test_proc_maps(void)
 	CHECK_EQ_I(jvm_process_maps_has_jvm(""), 0);
 }
 
+/* /proc/PID/stat of a process started at 4242 ticks, state st, named comm. */
+static void fake_stat(char *out, size_t len, const char *comm, char st, unsigned long long start)
+{
+	snprintf(out, len,
+		 "123 (%s) %c 1 123 123 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 %llu 2252800 "
+		 "200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n",
+		 comm, st, start);
+}
+
+static void test_proc_stat(void)
+{
+	char text[512], state = 0;
+	unsigned long long start = 0;
+	fake_stat(text, sizeof(text), "java", 'S', 4242);
+	CHECK_EQ_I(proc_stat_parse(text, &start, &state), 0);
+	CHECK_EQ_U(start, 4242);
+	CHECK_EQ_I(state, 'S');
+	/* a name that looks like more fields, parentheses included */
+	fake_stat(text, sizeof(text), "a) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 99 (b",
+		  'Z', 77);
+	CHECK_EQ_I(proc_stat_parse(text, &start, &state), 0);
+	CHECK_EQ_U(start, 77);
+	CHECK_EQ_I(state, 'Z');
+	CHECK_EQ_I(proc_stat_parse("123 (java) S 1 2 3", &start, &state), -1);
+	CHECK_EQ_I(proc_stat_parse("123 java S 1 2 3", &start, &state), -1);
+	CHECK_EQ_I(proc_stat_parse("", &start, &state), -1);
+	/* ours, read for real */
+	char *self = jvm_process_slurp("/proc/self/stat");
+	CHECK(self != NULL);
+	CHECK_EQ_I(self ? proc_stat_parse(self, &start, &state) : -1, 0);
+	CHECK(start > 0);
+	free(self);
+}
+
+static void test_proc_verdict(void)
+{
+	static const struct {
+		const char *cgt, *ign;
+		int catches;
+	} masks[] = {
+	    {"0000000000000004", "0000000000000000", 1}, /* SIGQUIT: bit 2 */
+	    {"0000000180004a04", "0000000000001000", 1}, /* a JVM's, roughly */
+	    {"0000000000000000", "0000000000000000", 0}, /* default action: it would die */
+	    {"0000000000000004", "0000000000000004", 0}, /* ignored wins */
+	    {"fffffffffffffffb", "0000000000000000", 0}, /* all but SIGQUIT */
+	};
+	char stat[512], status[256];
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		snprintf(status, sizeof(status),
+			 "Name:\tjava\nSigQ:\t0/"
+			 "1\nSigPnd:\t0000000000000000\nSigBlk:\t0000000000000004\n"
+			 "SigIgn:\t%s\nSigCgt:\t%s\nCapInh:\t0\n",
+			 masks[i].ign, masks[i].cgt);
+		CHECK_EQ_I(proc_status_catches_quit(status), masks[i].catches);
+		fake_stat(stat, sizeof(stat), "java", 'S', 4242);
+		CHECK_EQ_I(proc_verdict_of(stat, status, 4242),
+			   masks[i].catches ? PROC_READY : PROC_NOT_CATCHING);
+		/* another process under the pid: another start time */
+		CHECK_EQ_I(proc_verdict_of(stat, status, 4241), PROC_GONE);
+		/* ended, not yet reaped */
+		fake_stat(stat, sizeof(stat), "java", 'Z', 4242);
+		CHECK_EQ_I(proc_verdict_of(stat, status, 4242), PROC_GONE);
+		/* gone: its files answer nothing */
+		CHECK_EQ_I(proc_verdict_of(NULL, status, 4242), PROC_GONE);
+		CHECK_EQ_I(proc_verdict_of(stat, NULL, 4242), PROC_GONE);
+	}
+	CHECK_EQ_I(proc_status_catches_quit("Name:\tx\nSigIgn:\t0\n"), -1);
+	CHECK_EQ_I(proc_status_catches_quit("SigCgt:\tzz\nSigIgn:\t0\n"), -1);
+	fake_stat(stat, sizeof(stat), "java", 'S', 1);
+	CHECK_EQ_I(proc_verdict_of(stat, "SigCgt:\tzz\n", 1), PROC_NOT_CATCHING);
+}
+
+static void on_quit(int sig)
+{
+	(void)sig;
+	_exit(7);
+}
+
+/* A child that catches SIGQUIT or not, paused until a signal ends it;
+ * returns once its disposition is in place (it writes a byte). */
+static pid_t child(int catch_quit)
+{
+	int fds[2];
+	if (pipe(fds))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct sigaction sa = {.sa_handler = catch_quit ? on_quit : SIG_DFL};
+		sigaction(SIGQUIT, &sa, NULL);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	char c;
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &c, 1) != 1)
+		pid = -1;
+	close(fds[0]);
+	return pid;
+}
+
+/* The re-check on real processes: no signal to one that does not catch
+ * SIGQUIT, one to one that does, none after it ended. */
+static void test_proc_handle(void)
+{
+	struct proc_handle h;
+	int status = 0;
+	CHECK_EQ_I(proc_handle_open(&h, 0x3ffffff0), -1);
+	CHECK_EQ_I(errno, ESRCH);
+	pid_t dflt = child(0), caught = child(1);
+	CHECK(dflt > 0 && caught > 0);
+	CHECK_EQ_I(proc_handle_open(&h, dflt), 0);
+	CHECK_EQ_I(proc_handle_check(&h), PROC_NOT_CATCHING);
+	CHECK_EQ_I(proc_handle_quit(&h), PROC_NOT_CATCHING);
+	CHECK_EQ_I(kill(dflt, 0), 0); /* not sent: it lives */
+	kill(dflt, SIGKILL);
+	/* dead but not reaped, then reaped: gone either way */
+	for (int i = 0; i < 1000 && proc_handle_alive(&h); i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	CHECK_EQ_I(proc_handle_check(&h), PROC_GONE);
+	waitpid(dflt, &status, 0);
+	CHECK_EQ_I(proc_handle_check(&h), PROC_GONE);
+	CHECK_EQ_I(proc_handle_quit(&h), PROC_GONE);
+	proc_handle_close(&h);
+	CHECK_EQ_I(proc_handle_open(&h, caught), 0);
+	CHECK_EQ_I(proc_handle_check(&h), PROC_READY);
+	CHECK_EQ_I(proc_handle_quit(&h), PROC_READY);
+	CHECK_EQ_I(waitpid(caught, &status, 0), caught);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	CHECK_EQ_I(proc_handle_quit(&h), PROC_GONE);
+	proc_handle_close(&h);
+}
+
+static void test_escape(void)
+{
+	static const struct {
+		const char *in;
+		int keep_nl;
+		const char *out;
+	} rows[] = {
+	    {"app.Main", 0, "app.Main"},
+	    {"evil\x1b]0;owned\x07\x1b[31m.jar", 0, "evil\\x1b]0;owned\\x07\\x1b[31m.jar"},
+	    {"a\nb\tc\rd\x7f", 0, "a\\x0ab\\x09c\\x0dd\\x7f"},
+	    {"line 1\nline 2\x1b\n", 1, "line 1\nline 2\\x1b\n"},
+	    /* valid UTF-8 stays, C1 in UTF-8 (U+009B) and out of it do not */
+	    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0,
+	     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+	    {"x\xc2\x9b"
+	     "2Jy",
+	     0, "x\\xc2\\x9b2Jy"},
+	    {"x\x9b"
+	     "2J\x85y",
+	     0, "x\\x9b2J\\x85y"},
+	    /* Latin-1 bytes out of UTF-8 above 0x9f stay; so does a cut sequence's lead */
+	    {"caf\xe9", 0, "caf\xe9"},
+	    {"\xe2\x82", 0, "\xe2\\x82"},
+	    /* overlong and surrogate forms are not UTF-8 */
+	    {"\xc0\x9b\xed\xa0\x80", 0, "\xc0\\x9b\xed\xa0\\x80"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char out[128];
+		size_t need = launcher_escape(rows[i].in, rows[i].keep_nl, out, sizeof(out));
+		CHECK_STR(out, rows[i].out);
+		CHECK_EQ_U(need, strlen(rows[i].out));
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		launcher_put_escaped(f, rows[i].in, rows[i].keep_nl);
+		fclose(f);
+		CHECK_STR(text, rows[i].out);
+		free(text);
+	}
+	/* cut to the room: whole escapes only */
+	char small[8];
+	CHECK_EQ_U(launcher_escape("ab\x1b\x1b", 0, small, sizeof(small)), 10);
+	CHECK_STR(small, "ab\\x1b");
+	CHECK_EQ_U(launcher_escape("abc", 0, small, 0), 3);
+}
+
 static void test_attach_request(void)
 {
 	char buf[128];
@@ -240,6 +468,13 @@ static void test_attach_request(void)
 	CHECK(memcmp(buf, want, sizeof(want) - 1) == 0);
 	CHECK_EQ_U(hotspot_load_request("/x/libjcal.so", "status,reply=/r", buf, 20), 0);
 	CHECK_EQ_U(hotspot_load_request("", "", buf, sizeof(buf)), 14);
+	/* HotSpot takes 1,024 bytes per argument, its NUL not counted */
+	static char big[2100], arg[1100];
+	memset(arg, 'o', 1024);
+	CHECK_EQ_U(hotspot_load_request("/l.so", arg, big, sizeof(big)), 2 + 5 + 6 + 5 + 1025);
+	arg[1024] = 'o';
+	CHECK_EQ_U(hotspot_load_request("/l.so", arg, big, sizeof(big)), 0);
+	CHECK_EQ_U(hotspot_load_request(arg, "start", big, sizeof(big)), 0);
 }
 
 static void test_attach_answer(void)
@@ -441,6 +676,42 @@ static void test_help(void)
 	free(text);
 }
 
+/* The reply file as the agent accepts one: a new, empty regular file of
+ * one link, 0600, in a new 0700 directory of jcal's user; read back only
+ * while it is a regular file. */
+static void test_reply_file(void)
+{
+	struct reply_file rf;
+	struct stat sb;
+	char err[512];
+	CHECK_EQ_I(reply_file_create(&rf, "", err, sizeof(err)), 0);
+	CHECK(strncmp(rf.target, "/tmp/jcal-reply-", 16) == 0 && strlen(rf.target) == 28);
+	CHECK_STR(rf.target, rf.file);
+	CHECK_EQ_I(lstat(rf.dir, &sb), 0);
+	CHECK(S_ISDIR(sb.st_mode) && (sb.st_mode & 07777) == 0700 && sb.st_uid == geteuid());
+	CHECK_EQ_I(lstat(rf.file, &sb), 0);
+	CHECK(S_ISREG(sb.st_mode) && (sb.st_mode & 07777) == 0600 && sb.st_uid == geteuid());
+	CHECK_EQ_U(sb.st_size, 0);
+	CHECK_EQ_U(sb.st_nlink, 1);
+	/* what the agent does: open without creating or truncating, write */
+	int fd = open(rf.file, O_WRONLY | O_NOFOLLOW);
+	CHECK(fd >= 0 && write(fd, "recording: no\n", 14) == 14);
+	close(fd);
+	char *text = reply_file_read(&rf);
+	CHECK_STR(text, "recording: no\n");
+	free(text);
+	/* a FIFO in its place is not read (nor waited on) */
+	CHECK_EQ_I(unlink(rf.file), 0);
+	CHECK_EQ_I(mkfifo(rf.file, 0600), 0);
+	alarm(10);
+	CHECK(reply_file_read(&rf) == NULL);
+	alarm(0);
+	char dir[sizeof(rf.dir)];
+	snprintf(dir, sizeof(dir), "%s", rf.dir);
+	reply_file_remove(&rf);
+	CHECK(lstat(dir, &sb) != 0 && errno == ENOENT);
+}
+
 static void touch(const char *path, mode_t mode)
 {
 	FILE *f = fopen(path, "w");
@@ -503,8 +774,13 @@ int main(void)
 	RUN(test_perfdata_built);
 	RUN(test_perfdata_corrupt);
 	RUN(test_perfdata_real);
+	RUN(test_perfdata_owned);
 	RUN(test_proc_status);
 	RUN(test_proc_maps);
+	RUN(test_proc_stat);
+	RUN(test_proc_verdict);
+	RUN(test_proc_handle);
+	RUN(test_escape);
 	RUN(test_attach_request);
 	RUN(test_attach_answer);
 	RUN(test_cli_ok);
@@ -513,5 +789,6 @@ int main(void)
 	RUN(test_agent_options);
 	RUN(test_help);
 	RUN(test_lib_locate);
+	RUN(test_reply_file);
 	return test_summary("launcher");
 }

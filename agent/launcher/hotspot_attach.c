@@ -3,14 +3,18 @@
  * Linux, as the JVM implements it (docs/live-profiling.md):
  *
  * 1. When /tmp/.java_pidN (N: the pid the JVM sees) is not there yet, the
- *    listener has not started: create .attach_pidN in the JVM's working
- *    directory (else in /tmp), send SIGQUIT; the JVM's signal thread finds
- *    the file, owned by its own user or root, and starts the listener
- *    instead of printing a thread dump. Wait for the socket; remove the file.
+ *    listener has not started: once the process catches SIGQUIT (a JVM
+ *    still starting may not yet), create .attach_pidN in the JVM's working
+ *    directory (else in its /tmp), send SIGQUIT through the proc_handle;
+ *    the JVM's signal thread finds the file, owned by its own user or
+ *    root, and starts the listener instead of printing a thread dump. Wait
+ *    for the socket; remove the file through the directory fd it was made
+ *    in, which outlives the process.
  * 2. Connect (the listener accepts only a peer of its own euid and egid,
- *    or root) and send "1" (protocol version), "load" and three arguments,
- *    each NUL-terminated: the library, "true" (an absolute path), the
- *    agent's options.
+ *    or root; jcal accepts only a listener that is the held process) and
+ *    send "1" (protocol version), "load" and three arguments, each
+ *    NUL-terminated and at most HOTSPOT_ARG_MAX bytes: the library, "true"
+ *    (an absolute path), the agent's options.
  * 3. Read to end of stream: the status of the operation, then what it
  *    printed: the return code of Agent_OnAttach, or why it did not load.
  *
@@ -23,7 +27,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +55,7 @@ size_t hotspot_load_request(const char *lib, const char *options, char *out, siz
 	size_t len = 0;
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		size_t n = strlen(parts[i]) + 1;
-		if (n > outlen - len)
+		if (n > outlen - len || n > HOTSPOT_ARG_MAX + 1)
 			return 0;
 		memcpy(out + len, parts[i], n);
 		len += n;
@@ -141,6 +144,12 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+static enum hotspot_attach_result gone(const struct hotspot_target *t, char *msg, size_t msglen)
+{
+	return fail(HOTSPOT_ATTACH_GONE, msg, msglen, "process %d exited while jcal was attaching",
+		    (int)t->proc->pid);
+}
+
 /* 1 when path is a socket owned by uid. */
 static int socket_ready(const char *path, uid_t uid)
 {
@@ -148,28 +157,112 @@ static int socket_ready(const char *path, uid_t uid)
 	return stat(path, &sb) == 0 && S_ISSOCK(sb.st_mode) && sb.st_uid == uid;
 }
 
-/* Creates the trigger file .attach_pidN in the target's working directory,
- * else its /tmp; its path goes to out. Returns 0 or -1. */
-static int create_trigger(const struct hotspot_target *t, char *out, size_t outlen)
+/* The trigger file .attach_pidN and the directory fd it was made in. */
+struct trigger {
+	int dirfd;
+	char name[32];
+};
+
+/* Opens NAME in dirfd for the trigger: new, else an existing regular file
+ * of the JVM's uid or root's (whom HotSpot believes); never through a
+ * symbolic link, never blocking on a FIFO. Returns 0 or -1. */
+static int trigger_open(int dirfd, const char *name, uid_t uid)
 {
-	const char *dirs[2] = {"cwd", "root/tmp"};
-	for (int i = 0; i < 2; i++) {
-		snprintf(out, outlen, "/proc/%d/%s/.attach_pid%d", (int)t->pid, dirs[i],
-			 (int)t->nspid);
-		int fd = open(out, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			close(fd);
+	struct stat sb;
+	int flags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	int fd = openat(dirfd, name, flags | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 && errno == EEXIST)
+		fd = openat(dirfd, name, flags);
+	if (fd < 0)
+		return -1;
+	int ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_uid == uid || sb.st_uid == 0);
+	close(fd);
+	if (!ok)
+		errno = EEXIST;
+	return ok ? 0 : -1;
+}
+
+/* Creates the trigger file in the target's working directory, else its
+ * /tmp. Returns 0, or -1 with errno. */
+static int trigger_create(const struct hotspot_target *t, struct trigger *tr)
+{
+	static const char *const dirs[] = {"cwd", "root/tmp"};
+	int e = 0;
+	snprintf(tr->name, sizeof(tr->name), ".attach_pid%d", (int)t->nspid);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		tr->dirfd = proc_handle_dir(t->proc, dirs[i]);
+		if (tr->dirfd >= 0 && trigger_open(tr->dirfd, tr->name, t->uid) == 0)
 			return 0;
-		}
+		e = e ? e : errno;
+		if (tr->dirfd >= 0)
+			close(tr->dirfd);
 	}
+	tr->dirfd = -1;
+	errno = e;
 	return -1;
+}
+
+static void trigger_remove(struct trigger *tr)
+{
+	if (tr->dirfd < 0)
+		return;
+	unlinkat(tr->dirfd, tr->name, 0);
+	close(tr->dirfd);
+	tr->dirfd = -1;
+}
+
+/* Waits until the process catches SIGQUIT (a JVM installs its handler
+ * early in its start-up), up to end. */
+static enum hotspot_attach_result wait_catching(const struct hotspot_target *t, long end,
+						int timeout_ms, char *msg, size_t msglen)
+{
+	long delay = 10;
+	for (;;) {
+		enum proc_verdict v = proc_handle_check(t->proc);
+		if (v == PROC_READY)
+			return HOTSPOT_ATTACH_OK;
+		if (v == PROC_GONE)
+			return gone(t, msg, msglen);
+		if (now_ms() >= end)
+			return fail(HOTSPOT_ATTACH_NO_QUIT, msg, msglen,
+				    "does not catch SIGQUIT (waited %d ms)", timeout_ms);
+		sleep_ms(delay);
+		delay = delay < 200 ? delay * 2 : 200;
+	}
+}
+
+/* Sends SIGQUIT, then waits for the socket up to end. */
+static enum hotspot_attach_result signal_and_wait(const struct hotspot_target *t, const char *sock,
+						  long end, int timeout_ms, char *msg,
+						  size_t msglen)
+{
+	int q = proc_handle_quit(t->proc);
+	if (q == PROC_NOT_CATCHING)
+		return fail(HOTSPOT_ATTACH_NO_QUIT, msg, msglen, "does not catch SIGQUIT");
+	if (q == PROC_GONE)
+		return gone(t, msg, msglen);
+	if (q != PROC_READY)
+		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "sending SIGQUIT to %d: %s",
+			    (int)t->proc->pid, strerror(errno));
+	long delay = 10;
+	while (!socket_ready(sock, t->uid)) {
+		if (!proc_handle_alive(t->proc))
+			return gone(t, msg, msglen);
+		if (now_ms() >= end)
+			return fail(HOTSPOT_ATTACH_TIMEOUT, msg, msglen,
+				    "the JVM did not open its attach socket %s within %d ms", sock,
+				    timeout_ms);
+		sleep_ms(delay);
+		delay = delay < 200 ? delay * 2 : 200;
+	}
+	return HOTSPOT_ATTACH_OK;
 }
 
 /* Starts the listener when its socket is not there; waits for it. */
 static enum hotspot_attach_result start_listener(const struct hotspot_target *t, const char *sock,
 						 int timeout_ms, char *msg, size_t msglen)
 {
-	char trigger[PATH_MAX];
+	struct trigger tr;
 	struct stat sb;
 	if (stat(sock, &sb) == 0) {
 		if (!S_ISSOCK(sb.st_mode) || sb.st_uid != t->uid)
@@ -178,35 +271,41 @@ static enum hotspot_attach_result start_listener(const struct hotspot_target *t,
 				    sock, (unsigned)t->uid);
 		return HOTSPOT_ATTACH_OK;
 	}
-	if (create_trigger(t, trigger, sizeof(trigger)))
+	long end = now_ms() + timeout_ms;
+	enum hotspot_attach_result r = wait_catching(t, end, timeout_ms, msg, msglen);
+	if (r != HOTSPOT_ATTACH_OK)
+		return r;
+	if (trigger_create(t, &tr))
 		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
 			    "cannot create .attach_pid%d in the JVM's working directory nor in "
 			    "its /tmp: %s",
 			    (int)t->nspid, strerror(errno));
-	enum hotspot_attach_result r = HOTSPOT_ATTACH_OK;
-	if (kill(t->pid, SIGQUIT)) {
-		r = fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "kill(%d, SIGQUIT): %s", (int)t->pid,
-			 strerror(errno));
-	} else {
-		long end = now_ms() + timeout_ms, delay = 10;
-		while (!socket_ready(sock, t->uid)) {
-			if (kill(t->pid, 0) && errno == ESRCH) {
-				r = fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
-					 "process %d exited while jcal was attaching", (int)t->pid);
-				break;
-			}
-			if (now_ms() >= end) {
-				r = fail(HOTSPOT_ATTACH_TIMEOUT, msg, msglen,
-					 "the JVM did not open its attach socket %s within %d ms",
-					 sock, timeout_ms);
-				break;
-			}
-			sleep_ms(delay);
-			delay = delay < 200 ? delay * 2 : 200;
-		}
-	}
-	unlink(trigger);
+	r = signal_and_wait(t, sock, end, timeout_ms, msg, msglen);
+	trigger_remove(&tr);
 	return r;
+}
+
+/* Connects fd to the socket at addr when its listener is the held process
+ * (SO_PEERCRED: the pid that listens, as jcal sees it). */
+static enum hotspot_attach_result connect_jvm(int fd, const struct sockaddr_un *addr,
+					      const struct hotspot_target *t, char *msg,
+					      size_t msglen)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (fd < 0 || connect(fd, (const struct sockaddr *)addr, sizeof(*addr)))
+		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "connect to %s: %s", addr->sun_path,
+			    strerror(errno));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "SO_PEERCRED of %s: %s",
+			    addr->sun_path, strerror(errno));
+	if (!proc_handle_alive(t->proc))
+		return gone(t, msg, msglen);
+	if (cred.pid != t->proc->pid)
+		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
+			    "%s is the socket of process %d, not of %d: not using it",
+			    addr->sun_path, (int)cred.pid, (int)t->proc->pid);
+	return HOTSPOT_ATTACH_OK;
 }
 
 /* Writes all of buf; reads the answer to EOF into ans (NUL-terminated). */
@@ -251,33 +350,56 @@ static enum hotspot_attach_result exchange(int fd, const char *req, size_t reqle
 	return HOTSPOT_ATTACH_OK;
 }
 
+/* The message for an argument over HOTSPOT_ARG_MAX bytes, or 0. */
+static int too_long(const char *lib, const char *options, char *msg, size_t msglen)
+{
+	size_t ll = strlen(lib), ol = strlen(options);
+	if (ll > HOTSPOT_ARG_MAX)
+		snprintf(msg, msglen,
+			 "the library path is %zu bytes: HotSpot's attach protocol takes at most "
+			 "%d bytes per argument",
+			 ll, HOTSPOT_ARG_MAX);
+	else if (ol > HOTSPOT_ARG_MAX)
+		snprintf(msg, msglen,
+			 "the agent options are %zu bytes: HotSpot's attach protocol takes at most "
+			 "%d bytes per argument",
+			 ol, HOTSPOT_ARG_MAX);
+	return ll > HOTSPOT_ARG_MAX || ol > HOTSPOT_ARG_MAX;
+}
+
 enum hotspot_attach_result hotspot_attach_load(const struct hotspot_target *t, const char *lib,
 					       const char *options, int timeout_ms, int *agent_rc,
 					       char *msg, size_t msglen)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	char sock[sizeof(addr.sun_path)];
+	if (too_long(lib, options, msg, msglen))
+		return HOTSPOT_ATTACH_TOO_LONG;
 	int n = snprintf(sock, sizeof(sock), "%s/tmp/.java_pid%d", t->root, (int)t->nspid);
 	if (n < 0 || (size_t)n >= sizeof(sock))
 		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "socket path too long");
-	enum hotspot_attach_result r = start_listener(t, sock, timeout_ms, msg, msglen);
-	if (r != HOTSPOT_ATTACH_OK)
-		return r;
-
 	size_t reqcap = strlen(lib) + strlen(options) + 32;
 	char *req = malloc(reqcap), *ans = malloc(MAX_ANSWER);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	memcpy(addr.sun_path, sock, strlen(sock) + 1);
 	size_t reqlen = req ? hotspot_load_request(lib, options, req, reqcap) : 0;
+	enum hotspot_attach_result r = HOTSPOT_ATTACH_OK;
 	if (!req || !ans || reqlen == 0)
 		r = fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "out of memory");
-	else if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
-		r = fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "connect to %s: %s", sock,
-			 strerror(errno));
-	else
+	if (r == HOTSPOT_ATTACH_OK)
+		r = start_listener(t, sock, timeout_ms, msg, msglen);
+	int fd = -1;
+	if (r == HOTSPOT_ATTACH_OK) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		memcpy(addr.sun_path, sock, strlen(sock) + 1);
+		r = connect_jvm(fd, &addr, t, msg, msglen);
+	}
+	if (r == HOTSPOT_ATTACH_OK)
 		r = exchange(fd, req, reqlen, ans, MAX_ANSWER, timeout_ms, msg, msglen);
 	if (r == HOTSPOT_ATTACH_OK)
 		r = hotspot_parse_load_answer(ans, agent_rc, msg, msglen);
+	/* a connection refused or cut, no answer: say why when it is that */
+	if ((r == HOTSPOT_ATTACH_ERROR || r == HOTSPOT_ATTACH_TIMEOUT) &&
+	    !proc_handle_alive(t->proc))
+		r = gone(t, msg, msglen);
 	if (fd >= 0)
 		close(fd);
 	free(req);

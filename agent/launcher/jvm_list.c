@@ -1,7 +1,10 @@
 /*
  * jvm_list.c - scans the hsperfdata directories: a file named after a pid
  * whose process is alive and maps libjvm.so (when its maps can be read: a
- * stale file's pid may have been reused) is a running JVM.
+ * stale file's pid may have been reused) is a running JVM, when the file
+ * and its directory belong to that process's user: any user can make
+ * /tmp/hsperfdata_NAME and put files in it. The user shown is the
+ * process's, not the directory's name.
  */
 #include "jvm_list.h"
 
@@ -10,7 +13,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +36,10 @@ int jvm_entry_from_perfdata(struct jvm_entry *e, const void *buf, size_t len)
 	return 0;
 }
 
-/* 1 when pid is alive and, if its maps can be read, maps libjvm.so. */
-static int live_jvm(pid_t pid)
+/* 1 when the process p holds maps libjvm.so, or its maps cannot be read. */
+static int maps_jvm(struct jvm_process *p)
 {
-	char path[64];
-	if (kill(pid, 0) && errno != EPERM)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	char *maps = jvm_process_slurp(path);
+	char *maps = proc_handle_read(&p->proc, "maps");
 	if (!maps)
 		return 1;
 	int jvm = jvm_process_maps_has_jvm(maps);
@@ -55,8 +53,32 @@ static int by_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The entry of the file NAME of dir when pid NAME is a live JVM of a user
+ * the list shows whose file it is. Returns 1 when e was filled. */
+static int entry_of(const char *dir, const char *name, uid_t uid, int all_users,
+		    struct jvm_entry *e)
+{
+	char *end, err[4096 + 256];
+	struct jvm_process p;
+	long pid = strtol(name, &end, 10);
+	if (name[0] < '1' || name[0] > '9' || *end || pid > 0x3fffffff ||
+	    jvm_process_read((pid_t)pid, &p))
+		return 0;
+	unsigned char *buf = NULL;
+	size_t len;
+	int ok = (all_users || p.uid == uid) && maps_jvm(&p) &&
+		 perfdata_read_owned(dir, name, p.uid, &buf, &len, err, sizeof(err)) == 0;
+	memset(e, 0, sizeof(*e));
+	e->pid = (pid_t)pid;
+	snprintf(e->user, sizeof(e->user), "%s", p.user);
+	ok = ok && jvm_entry_from_perfdata(e, buf, len) == 0;
+	free(buf);
+	jvm_process_close(&p);
+	return ok;
+}
+
 /* Adds the live JVMs of one hsperfdata directory. */
-static int scan_dir(const char *dir, const char *user, struct jvm_entry **out, size_t *n,
+static int scan_dir(const char *dir, uid_t uid, int all_users, struct jvm_entry **out, size_t *n,
 		    size_t *cap)
 {
 	DIR *d = opendir(dir);
@@ -64,34 +86,18 @@ static int scan_dir(const char *dir, const char *user, struct jvm_entry **out, s
 		return 0;
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
-		char *end, path[4096 + 512], err[256];
-		long pid = strtol(de->d_name, &end, 10);
-		if (de->d_name[0] < '1' || de->d_name[0] > '9' || *end || pid > 0x3fffffff ||
-		    !live_jvm((pid_t)pid))
-			continue;
-		unsigned char *buf;
-		size_t len;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (perfdata_read_file(path, &buf, &len, err, sizeof(err)))
-			continue;
 		if (*n == *cap) {
 			size_t nc = *cap ? *cap * 2 : 16;
 			struct jvm_entry *ne = realloc(*out, nc * sizeof(**out));
 			if (!ne) {
-				free(buf);
 				closedir(d);
 				return -1;
 			}
 			*out = ne;
 			*cap = nc;
 		}
-		struct jvm_entry *e = &(*out)[*n];
-		memset(e, 0, sizeof(*e));
-		e->pid = (pid_t)pid;
-		snprintf(e->user, sizeof(e->user), "%s", user);
-		if (jvm_entry_from_perfdata(e, buf, len) == 0)
+		if (entry_of(dir, de->d_name, uid, all_users, &(*out)[*n]))
 			(*n)++;
-		free(buf);
 	}
 	closedir(d);
 	return 0;
@@ -118,7 +124,7 @@ int jvm_list_scan(const char *tmp, uid_t uid, int all_users, struct jvm_entry **
 		snprintf(dir, sizeof(dir), "%s/%s", tmp, de->d_name);
 		if (lstat(dir, &sb) || !S_ISDIR(sb.st_mode) || (!all_users && sb.st_uid != uid))
 			continue;
-		r = scan_dir(dir, de->d_name + 11, out, n, &cap);
+		r = scan_dir(dir, uid, all_users, out, n, &cap);
 	}
 	closedir(d);
 	if (r) {
@@ -127,5 +133,11 @@ int jvm_list_scan(const char *tmp, uid_t uid, int all_users, struct jvm_entry **
 	}
 	if (*n)
 		qsort(*out, *n, sizeof(**out), by_pid);
+	/* one line per pid, should two directories of its user name it */
+	size_t kept = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (kept == 0 || (*out)[kept - 1].pid != (*out)[i].pid)
+			(*out)[kept++] = (*out)[i];
+	*n = kept;
 	return 0;
 }

@@ -19,9 +19,10 @@ struct jvm_entry {
 /* Fills e from a PerfData buffer. Returns 0, or -1 when it is not one. */
 int jvm_entry_from_perfdata(struct jvm_entry *e, const void *buf, size_t len);
 
-/* The live JVMs of the directories tmp/hsperfdata_* owned by uid (all of
- * them when all_users), sorted by pid, in a malloc'd array. Returns 0, or
- * -1 with a message in err. */
+/* The live JVMs of uid (of every user when all_users) found in the
+ * directories tmp/hsperfdata_*, each through a file that is its user's in
+ * a directory of its user's, sorted by pid, one entry per pid, in a
+ * malloc'd array. Returns 0, or -1 with a message in err. */
 int jvm_list_scan(const char *tmp, uid_t uid, int all_users, struct jvm_entry **out, size_t *n,
 		  char *err, size_t errlen);
 

@@ -5,6 +5,7 @@
  */
 #include "jvm_process.h"
 
+#include "launcher_io.h"
 #include "perfdata.h"
 
 #include <dirent.h>
@@ -16,20 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The value after "Key:" on its own line of text, NULL when absent. */
-static const char *status_field(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-	for (const char *line = text; line && *line;) {
-		if (strncmp(line, key, klen) == 0 && line[klen] == ':')
-			return line + klen + 1;
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return NULL;
-}
 
 /* The idx'th (0-based) number of a whitespace-separated list. */
 static int nth_number(const char *s, int idx, long *out)
@@ -52,8 +39,8 @@ static int nth_number(const char *s, int idx, long *out)
 
 int jvm_process_parse_status(const char *text, struct jvm_process *p)
 {
-	const char *u = status_field(text, "Uid"), *g = status_field(text, "Gid");
-	const char *t = status_field(text, "Tgid"), *ns = status_field(text, "NSpid");
+	const char *u = proc_status_field(text, "Uid"), *g = proc_status_field(text, "Gid");
+	const char *t = proc_status_field(text, "Tgid"), *ns = proc_status_field(text, "NSpid");
 	long eu, eg, tgid = p->pid, v;
 	if (!u || !g || nth_number(u, 1, &eu) || nth_number(g, 1, &eg) ||
 	    (t && nth_number(t, 0, &tgid)))
@@ -126,57 +113,20 @@ int jvm_process_maps_find(const char *text, const char *lib_name, char *out, siz
 char *jvm_process_slurp(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 8192, len = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf)
-			break;
-		if (cap - len < 4096) {
-			char *nb = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			errno = e;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
+	return fd < 0 ? NULL : launcher_slurp_fd(fd);
 }
 
 int jvm_process_read(pid_t pid, struct jvm_process *p)
 {
-	char path[64];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	char *text = jvm_process_slurp(path);
-	if (!text) {
-		errno = ESRCH;
+	if (proc_handle_open(&p->proc, pid))
 		return -1;
-	}
-	int r = jvm_process_parse_status(text, p);
+	char *text = proc_handle_read(&p->proc, "status");
+	int r = text ? jvm_process_parse_status(text, p) : -1;
 	free(text);
 	if (r) {
+		jvm_process_close(p);
 		errno = ESRCH;
 		return -1;
 	}
@@ -187,18 +137,15 @@ int jvm_process_read(pid_t pid, struct jvm_process *p)
 		snprintf(p->user, sizeof(p->user), "%u", (unsigned)p->uid);
 	/* the target's root, unless it is ours (the usual case) */
 	struct stat ours, theirs;
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	if (stat("/", &ours) || stat(path, &theirs) || ours.st_dev != theirs.st_dev ||
-	    ours.st_ino != theirs.st_ino)
-		snprintf(p->root, sizeof(p->root), "%s", path);
+	if (stat("/", &ours) || fstatat(p->proc.procfd, "root", &theirs, 0) ||
+	    ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino)
+		snprintf(p->root, sizeof(p->root), "/proc/%d/root", (int)pid);
 	return 0;
 }
 
 int jvm_process_read_maps(struct jvm_process *p, const char *lib_name)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	char *text = jvm_process_slurp(path);
+	char *text = proc_handle_read(&p->proc, "maps");
 	if (!text)
 		return -1;
 	p->is_jvm = jvm_process_maps_has_jvm(text);
@@ -210,13 +157,14 @@ int jvm_process_read_maps(struct jvm_process *p, const char *lib_name)
 
 int jvm_process_perfdata(const struct jvm_process *p, unsigned char **buf, size_t *len)
 {
-	char dir[128], file[PATH_MAX], err[256];
-	snprintf(dir, sizeof(dir), "%s/tmp", p->root);
-	/* the directory of the owner's name first, then any other */
-	snprintf(file, sizeof(file), "%s/hsperfdata_%s/%d", dir, p->user, (int)p->nspid);
-	if (access(file, F_OK) == 0)
-		return perfdata_read_file(file, buf, len, err, sizeof(err));
-	DIR *d = opendir(dir);
+	char tmp[128], dir[PATH_MAX], name[16], err[PATH_MAX + 128];
+	snprintf(tmp, sizeof(tmp), "%s/tmp", p->root);
+	snprintf(name, sizeof(name), "%d", (int)p->nspid);
+	/* the directory of the owner's name first, then any other of its uid */
+	snprintf(dir, sizeof(dir), "%s/hsperfdata_%s", tmp, p->user);
+	if (perfdata_read_owned(dir, name, p->uid, buf, len, err, sizeof(err)) == 0)
+		return 0;
+	DIR *d = opendir(tmp);
 	if (!d)
 		return -1;
 	int r = -1;
@@ -224,10 +172,14 @@ int jvm_process_perfdata(const struct jvm_process *p, unsigned char **buf, size_
 	while (r && (e = readdir(d)) != NULL) {
 		if (strncmp(e->d_name, "hsperfdata_", 11) != 0)
 			continue;
-		snprintf(file, sizeof(file), "%s/%s/%d", dir, e->d_name, (int)p->nspid);
-		if (access(file, F_OK) == 0)
-			r = perfdata_read_file(file, buf, len, err, sizeof(err));
+		snprintf(dir, sizeof(dir), "%s/%s", tmp, e->d_name);
+		r = perfdata_read_owned(dir, name, p->uid, buf, len, err, sizeof(err));
 	}
 	closedir(d);
 	return r;
+}
+
+void jvm_process_close(struct jvm_process *p)
+{
+	proc_handle_close(&p->proc);
 }

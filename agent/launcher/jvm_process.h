@@ -2,7 +2,8 @@
  * jvm_process.h - what jcal learns about a target process from /proc
  * before it attaches: whether it exists, its owner, its pid inside its own
  * pid namespace, whether libjvm.so (and an earlier libjcal.so) is mapped,
- * and whether its JVM allows attaching (docs/live-profiling.md).
+ * and whether its JVM allows attaching (docs/live-profiling.md). It reads
+ * all of it through the process's proc_handle, held from the start.
  */
 #ifndef JCAL_JVM_PROCESS_H
 #define JCAL_JVM_PROCESS_H
@@ -11,7 +12,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "proc_handle.h"
+
 struct jvm_process {
+	struct proc_handle proc; /* the process itself, held */
 	pid_t pid;
 	pid_t tgid;  /* the process a thread id belongs to; = pid for a process */
 	pid_t nspid; /* the pid the JVM sees (last NSpid), = pid outside containers */
@@ -37,8 +41,9 @@ int jvm_process_maps_has_jvm(const char *text);
  * or -1 when none. */
 int jvm_process_maps_find(const char *text, const char *lib_name, char *out, size_t outlen);
 
-/* Reads /proc/PID/status: fills pid, nspid, uid, gid, user, root.
- * Returns 0, or -1 with errno ESRCH when there is no such process. */
+/* Takes hold of pid (proc_handle_open) and reads its /proc/PID/status:
+ * fills pid, nspid, uid, gid, user, root. Returns 0, or -1 with errno
+ * ESRCH when there is no such process. jvm_process_close lets it go. */
 int jvm_process_read(pid_t pid, struct jvm_process *p);
 
 /* Reads /proc/PID/maps: fills is_jvm and jcal_lib (looked up under the
@@ -46,8 +51,12 @@ int jvm_process_read(pid_t pid, struct jvm_process *p);
 int jvm_process_read_maps(struct jvm_process *p, const char *lib_name);
 
 /* The target's PerfData file, /proc/PID/root/tmp/hsperfdata_* /NSPID,
- * read into a malloc'd buffer. Returns 0, or -1 when there is none. */
+ * read into a malloc'd buffer: only a file of the JVM's uid in a
+ * directory of its uid (perfdata_read_owned). Returns 0, or -1 when there
+ * is none. */
 int jvm_process_perfdata(const struct jvm_process *p, unsigned char **buf, size_t *len);
+
+void jvm_process_close(struct jvm_process *p);
 
 /* Reads a whole small /proc file into a malloc'd NUL-terminated string. */
 char *jvm_process_slurp(const char *path);

@@ -23,15 +23,19 @@
 const struct jcal_exit_row jcal_exit_rows[] = {
     {JCAL_EXIT_OK, "done"},
     {JCAL_EXIT_AGENT_ERROR, "the agent refused the command (its 'jcal: error:' line is printed)"},
-    {JCAL_EXIT_USAGE, "bad command line"},
-    {JCAL_EXIT_NO_PROCESS, "no such process"},
-    {JCAL_EXIT_NOT_JVM, "the process is not a HotSpot JVM (no libjvm.so mapped)"},
+    {JCAL_EXIT_USAGE, "bad command line (also: agent options over the 1,024 bytes HotSpot takes)"},
+    {JCAL_EXIT_NO_PROCESS,
+     "no such process, or it ended while jcal worked (its pid may be another process's now)"},
+    {JCAL_EXIT_NOT_JVM, "the process is not a HotSpot JVM (no libjvm.so mapped), or does not catch "
+			"SIGQUIT within --timeout: no signal is sent to it"},
     {JCAL_EXIT_OTHER_USER, "the JVM belongs to another user (run jcal as that user or as root)"},
     {JCAL_EXIT_ATTACH_OFF, "the JVM runs with -XX:+DisableAttachMechanism"},
     {JCAL_EXIT_NO_ANSWER, "the JVM opened no attach socket, or did not answer, within --timeout"},
     {JCAL_EXIT_RECORDING, "start, record: the agent is already recording"},
     {JCAL_EXIT_NOT_RECORDING, "stop, dump: no recording is running"},
-    {JCAL_EXIT_NO_LIBRARY, "libjcal.so or the jars beside it are missing or unreadable"},
+    {JCAL_EXIT_NO_LIBRARY,
+     "libjcal.so or the jars beside it are missing or unreadable, or its path "
+     "is over the 1,024 bytes HotSpot takes"},
     {JCAL_EXIT_ATTACH_FAILED, "the JVM could not load libjcal.so, or attaching failed"},
 };
 const size_t jcal_exit_nrows = sizeof(jcal_exit_rows) / sizeof(jcal_exit_rows[0]);

@@ -16,15 +16,15 @@
 enum jcal_exit {
 	JCAL_EXIT_OK = 0,
 	JCAL_EXIT_AGENT_ERROR = 1,   /* the agent refused (its reply line is printed) */
-	JCAL_EXIT_USAGE = 2,	     /* bad command line */
-	JCAL_EXIT_NO_PROCESS = 3,    /* no such process */
-	JCAL_EXIT_NOT_JVM = 4,	     /* the process runs no HotSpot JVM */
+	JCAL_EXIT_USAGE = 2,	     /* bad command line, options too long for HotSpot */
+	JCAL_EXIT_NO_PROCESS = 3,    /* no such process, or it ended while jcal worked */
+	JCAL_EXIT_NOT_JVM = 4,	     /* no HotSpot JVM, or one that does not catch SIGQUIT */
 	JCAL_EXIT_OTHER_USER = 5,    /* another user's JVM, and jcal is not root */
 	JCAL_EXIT_ATTACH_OFF = 6,    /* -XX:+DisableAttachMechanism */
 	JCAL_EXIT_NO_ANSWER = 7,     /* no attach socket or no answer within --timeout */
 	JCAL_EXIT_RECORDING = 8,     /* start or record: the agent is already recording */
 	JCAL_EXIT_NOT_RECORDING = 9, /* stop or dump: nothing is recording */
-	JCAL_EXIT_NO_LIBRARY = 10,   /* libjcal.so or its jars missing or unreadable */
+	JCAL_EXIT_NO_LIBRARY = 10,   /* libjcal.so or its jars missing, unreadable, path too long */
 	JCAL_EXIT_ATTACH_FAILED = 11 /* the JVM did not load the library, or I/O error */
 };
 

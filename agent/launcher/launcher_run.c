@@ -1,12 +1,14 @@
 /*
  * launcher_run.c - jcal's commands. For a PID command, in this order:
- * the process exists and is a process (not a thread); it is ours (or jcal
- * runs as root and becomes its user: HotSpot accepts a peer of its own uid
- * and gid only); it maps libjvm.so (checked before any SIGQUIT, which
- * would end a process that is not a JVM); the library and its jars; its
- * PerfData does not say attach is disabled; then one load of libjcal.so
- * with the command and reply=FILE, and the agent's return code
- * (common/attach_reply.h) mapped to jcal's exit code.
+ * the process exists and is a process (not a thread), held from then on
+ * (proc_handle.h); it is ours (or jcal runs as root and becomes its user:
+ * HotSpot accepts a peer of its own uid and gid only); it maps libjvm.so
+ * (checked before any SIGQUIT, which would end a process that is not a
+ * JVM); the library and its jars; its PerfData does not say attach is
+ * disabled; then one load of libjcal.so with the command and reply=FILE,
+ * and the agent's return code (common/attach_reply.h) mapped to jcal's
+ * exit code. Whatever came from the process or its files is printed with
+ * its control characters escaped (launcher_escape).
  */
 #include "launcher_run.h"
 
@@ -14,6 +16,7 @@
 #include "hotspot_attach.h"
 #include "jvm_list.h"
 #include "jvm_process.h"
+#include "launcher_io.h"
 #include "lib_locate.h"
 #include "perfdata.h"
 #include "reply_file.h"
@@ -39,13 +42,17 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+/* One line "jcal: error: ...", its control characters escaped. */
+static int error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int error(int code, const char *fmt, ...)
 {
+	char msg[3 * PATH_MAX];
 	va_list ap;
-	fputs("jcal: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fputs("jcal: error: ", stderr);
+	launcher_put_escaped(stderr, msg, 0);
 	fputc('\n', stderr);
 	return code;
 }
@@ -53,6 +60,7 @@ static int error(int code, const char *fmt, ...)
 /* A target that passed the checks, and the library to load into it. */
 struct target {
 	struct jvm_process p;
+	char comm[64]; /* its /proc/PID/comm, for messages */
 	char lib[PATH_MAX];
 	int timeout_ms;
 };
@@ -65,9 +73,14 @@ static int cmd_list(void)
 	if (jvm_list_scan("/tmp", geteuid(), geteuid() == 0, &e, &n, err, sizeof(err)))
 		return error(JCAL_EXIT_ATTACH_FAILED, "%s", err);
 	printf("%-8s %-12s %-10s %s\n", "PID", "USER", "JDK", "MAIN");
-	for (size_t i = 0; i < n; i++)
-		printf("%-8d %-12s %-10s %s%s\n", (int)e[i].pid, e[i].user, e[i].version,
-		       e[i].main_class, e[i].attach_enabled ? "" : "  (attach disabled)");
+	for (size_t i = 0; i < n; i++) {
+		char user[4 * sizeof(e[i].user)], version[4 * sizeof(e[i].version)];
+		launcher_escape(e[i].user, 0, user, sizeof(user));
+		launcher_escape(e[i].version, 0, version, sizeof(version));
+		printf("%-8d %-12s %-10s ", (int)e[i].pid, user, version);
+		launcher_put_escaped(stdout, e[i].main_class, 0);
+		printf("%s\n", e[i].attach_enabled ? "" : "  (attach disabled)");
+	}
 	free(e);
 	return JCAL_EXIT_OK;
 }
@@ -88,8 +101,9 @@ static int become_owner(const struct jvm_process *p)
 }
 
 /* The checks of the process itself, before the library's. */
-static int check_process(pid_t pid, struct jvm_process *p)
+static int check_process(pid_t pid, struct target *t)
 {
+	struct jvm_process *p = &t->p;
 	if (jvm_process_read(pid, p))
 		return error(JCAL_EXIT_NO_PROCESS, "no such process %d", (int)pid);
 	if (p->tgid != pid)
@@ -112,18 +126,14 @@ static int check_process(pid_t pid, struct jvm_process *p)
 	if (jvm_process_read_maps(p, "libjcal.so"))
 		return error(JCAL_EXIT_ATTACH_FAILED, "cannot read /proc/%d/maps: %s", (int)pid,
 			     strerror(errno));
-	if (!p->is_jvm) {
-		char path[64], comm[64] = "?";
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-		char *c = jvm_process_slurp(path);
-		if (c)
-			snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(c, "\n"), c);
-		free(c);
+	char *c = proc_handle_read(&p->proc, "comm");
+	snprintf(t->comm, sizeof(t->comm), "%.*s", c ? (int)strcspn(c, "\n") : 1, c ? c : "?");
+	free(c);
+	if (!p->is_jvm)
 		return error(JCAL_EXIT_NOT_JVM,
 			     "process %d (%s) is not a JVM: no libjvm.so in its "
 			     "memory maps",
-			     (int)pid, comm);
-	}
+			     (int)pid, t->comm);
 	return 0;
 }
 
@@ -140,21 +150,11 @@ static int attach_disabled(const struct jvm_process *p)
 	return off;
 }
 
-/* The library: the one the JVM already maps (a second copy would be a
- * second agent), else the search of lib_locate. */
-static int choose_library(const struct launcher_args *a, const char *exe_dir, struct target *t)
+/* The library lib_locate finds, checked: its jars, its path inside the
+ * target's mount namespace. */
+static int locate_library(const struct launcher_args *a, const char *exe_dir, struct target *t)
 {
-	char err[PATH_MAX + 256], mine[PATH_MAX];
-	if (t->p.jcal_lib[0]) {
-		snprintf(t->lib, sizeof(t->lib), "%s", t->p.jcal_lib);
-		if (a->lib && (!realpath(a->lib, mine) || strcmp(mine, t->lib) != 0))
-			fprintf(
-			    stderr,
-			    "jcal: warning: process %d already runs the agent of %s; sending the "
-			    "command to it, not to --lib %s\n",
-			    (int)t->p.pid, t->lib, a->lib);
-		return 0;
-	}
+	char err[PATH_MAX + 256];
 	if (lib_locate(a->lib, getenv("JCAL_LIB"), exe_dir, t->lib, sizeof(t->lib), err,
 		       sizeof(err)) ||
 	    lib_check(t->lib, err, sizeof(err)))
@@ -171,13 +171,41 @@ static int choose_library(const struct launcher_args *a, const char *exe_dir, st
 	return 0;
 }
 
+/* The library: the one the JVM already maps (a second copy would be a
+ * second agent), else the search of lib_locate; a path HotSpot can take. */
+static int choose_library(const struct launcher_args *a, const char *exe_dir, struct target *t)
+{
+	char mine[PATH_MAX];
+	if (t->p.jcal_lib[0]) {
+		snprintf(t->lib, sizeof(t->lib), "%s", t->p.jcal_lib);
+		if (a->lib && (!realpath(a->lib, mine) || strcmp(mine, t->lib) != 0)) {
+			fprintf(stderr, "jcal: warning: process %d already runs the agent of ",
+				(int)t->p.pid);
+			launcher_put_escaped(stderr, t->lib, 0);
+			fputs("; sending the command to it, not to --lib ", stderr);
+			launcher_put_escaped(stderr, a->lib, 0);
+			fputc('\n', stderr);
+		}
+	} else {
+		int code = locate_library(a, exe_dir, t);
+		if (code)
+			return code;
+	}
+	if (strlen(t->lib) > HOTSPOT_ARG_MAX)
+		return error(JCAL_EXIT_NO_LIBRARY,
+			     "the library path %s is %zu bytes: HotSpot's attach protocol takes at "
+			     "most %d bytes per argument",
+			     t->lib, strlen(t->lib), HOTSPOT_ARG_MAX);
+	return 0;
+}
+
 /* Prints the agent's reply: to stdout when ok, else to stderr. */
 static void print_reply(const char *reply, int ok)
 {
 	if (!reply || !*reply)
 		return;
 	FILE *f = ok ? stdout : stderr;
-	fputs(reply, f);
+	launcher_put_escaped(f, reply, 1);
 	if (reply[strlen(reply) - 1] != '\n')
 		fputc('\n', f);
 	fflush(f);
@@ -215,6 +243,38 @@ static const char *agent_code_text(int rc)
 	}
 }
 
+/* The exit code and error line of an attach that did not reach the agent. */
+static int attach_failure(const struct target *t, enum hotspot_attach_result r, const char *msg,
+			  const char *opts)
+{
+	switch (r) {
+	case HOTSPOT_ATTACH_TIMEOUT:
+		return error(JCAL_EXIT_NO_ANSWER,
+			     "process %d: %s (is attach disabled with -XX:+DisableAttachMechanism, "
+			     "or the JVM busy or still starting?)",
+			     (int)t->p.pid, msg);
+	case HOTSPOT_ATTACH_LOAD:
+		return error(JCAL_EXIT_ATTACH_FAILED, "process %d did not load %s: %s",
+			     (int)t->p.pid, t->lib, msg);
+	case HOTSPOT_ATTACH_GONE:
+		return error(JCAL_EXIT_NO_PROCESS, "%s", msg);
+	case HOTSPOT_ATTACH_NO_QUIT:
+		return error(
+		    JCAL_EXIT_NOT_JVM,
+		    "process %d (%s) maps libjvm.so but %s: not a JVM that can be attached "
+		    "to (or one started with -Xrs, or still starting); no signal sent",
+		    (int)t->p.pid, t->comm, msg);
+	case HOTSPOT_ATTACH_TOO_LONG:
+		return error(
+		    JCAL_EXIT_USAGE,
+		    "%s (jcal's reply= takes %zu of them, out= its absolute path; include= "
+		    "and exclude= patterns can be shortened with * and ?)",
+		    msg, strstr(opts, ",reply=") ? strlen(strstr(opts, ",reply=")) : 0);
+	default:
+		return error(JCAL_EXIT_ATTACH_FAILED, "process %d: %s", (int)t->p.pid, msg);
+	}
+}
+
 /* Sends one command (agent option string without reply=) to the agent.
  * The reply goes to *reply (malloc'd, may be NULL) when reply is not NULL,
  * else it is printed. Returns an exit code. */
@@ -232,23 +292,15 @@ static int send_command(const struct target *t, const struct launcher_args *cmd,
 		reply_file_remove(&rf);
 		return error(JCAL_EXIT_USAGE, "agent options too long");
 	}
-	struct hotspot_target ht = {t->p.pid, t->p.nspid, t->p.uid, t->p.root};
+	struct hotspot_target ht = {&t->p.proc, t->p.nspid, t->p.uid, t->p.root};
 	enum hotspot_attach_result r =
 	    hotspot_attach_load(&ht, t->lib, opts, t->timeout_ms, &agent_rc, msg, sizeof(msg));
 	char *text = r == HOTSPOT_ATTACH_OK ? reply_file_read(&rf) : NULL;
 	reply_file_remove(&rf);
 	int code;
-	if (r == HOTSPOT_ATTACH_TIMEOUT)
-		code = error(JCAL_EXIT_NO_ANSWER,
-			     "process %d: %s (is attach disabled with -XX:+DisableAttachMechanism, "
-			     "or the JVM busy or still starting?)",
-			     (int)t->p.pid, msg);
-	else if (r == HOTSPOT_ATTACH_LOAD)
-		code = error(JCAL_EXIT_ATTACH_FAILED, "process %d did not load %s: %s",
-			     (int)t->p.pid, t->lib, msg);
-	else if (r != HOTSPOT_ATTACH_OK)
-		code = error(JCAL_EXIT_ATTACH_FAILED, "process %d: %s", (int)t->p.pid, msg);
-	else {
+	if (r != HOTSPOT_ATTACH_OK) {
+		code = attach_failure(t, r, msg, opts);
+	} else {
 		code = exit_of_agent_code(agent_rc);
 		if (code != JCAL_EXIT_OK && (!text || !*text))
 			error(code, "the agent in process %d answered %d (%s) and wrote no reply",
@@ -306,7 +358,7 @@ static int cmd_record(const struct target *t, const struct launcher_args *a, con
 		while (!nap(500)) {
 			free(reply);
 			reply = NULL;
-			if (kill(t->p.pid, 0) && errno == ESRCH)
+			if (!proc_handle_alive(&t->p.proc))
 				return error(JCAL_EXIT_NO_PROCESS,
 					     "process %d exited during the recording (the agent "
 					     "finishes its file at VM death)",
@@ -343,12 +395,16 @@ static int cmd_record(const struct target *t, const struct launcher_args *a, con
 		/* %p as the agent expands it: the pid the JVM sees */
 		char pid[16];
 		snprintf(pid, sizeof(pid), "%d", (int)t->p.nspid);
-		printf("jcal: recording of process %d written to ", (int)t->p.pid);
-		for (const char *c = abs_out; *c; c++)
+		char path[PATH_MAX + 64];
+		size_t o = 0;
+		for (const char *c = abs_out; *c && o + 16 < sizeof(path); c++)
 			if (c[0] == '%' && c[1] == 'p' && c++)
-				fputs(pid, stdout);
+				o += (size_t)snprintf(path + o, sizeof(path) - o, "%s", pid);
 			else
-				putchar(*c);
+				path[o++] = *c;
+		path[o] = '\0';
+		printf("jcal: recording of process %d written to ", (int)t->p.pid);
+		launcher_put_escaped(stdout, path, 0);
 		putchar('\n');
 	}
 	return code;
@@ -366,32 +422,42 @@ static int not_loaded(const struct target *t, enum jcal_command cmd)
 		     (int)t->p.pid, cmd == JCAL_CMD_STOP ? "stop" : "dump");
 }
 
-int launcher_run(const struct launcher_args *a, const char *exe_dir, const char *cwd)
+/* A PID command on the process t holds. */
+static int run_on(struct target *t, const struct launcher_args *a, const char *exe_dir,
+		  const char *cwd)
 {
-	struct target t;
 	char abs_out[PATH_MAX];
-	if (a->cmd == JCAL_CMD_LIST)
-		return cmd_list();
-	memset(&t, 0, sizeof(t));
-	t.timeout_ms = a->timeout_ms;
-	int code = check_process(a->pid, &t.p);
+	int code = check_process(a->pid, t);
 	if (code)
 		return code;
-	if (!t.p.jcal_lib[0] && a->cmd != JCAL_CMD_START && a->cmd != JCAL_CMD_RECORD)
-		return not_loaded(&t, a->cmd);
-	if ((code = choose_library(a, exe_dir, &t)) != 0)
+	if (!t->p.jcal_lib[0] && a->cmd != JCAL_CMD_START && a->cmd != JCAL_CMD_RECORD)
+		return not_loaded(t, a->cmd);
+	if ((code = choose_library(a, exe_dir, t)) != 0)
 		return code;
-	if (attach_disabled(&t.p))
+	if (attach_disabled(&t->p))
 		return error(JCAL_EXIT_ATTACH_OFF,
 			     "process %d runs with -XX:+DisableAttachMechanism: it cannot be "
 			     "attached to",
-			     (int)t.p.pid);
+			     (int)t->p.pid);
 	const char *out = a->out;
 	if (!out && a->cmd == JCAL_CMD_RECORD)
 		out = "jcal-%p.bin";
 	if (out && launcher_absolute(out, cwd, abs_out, sizeof(abs_out)))
 		return error(JCAL_EXIT_USAGE, "output path too long: %s", out);
 	if (a->cmd == JCAL_CMD_RECORD)
-		return cmd_record(&t, a, abs_out);
-	return send_command(&t, a, out ? abs_out : NULL, NULL);
+		return cmd_record(t, a, abs_out);
+	return send_command(t, a, out ? abs_out : NULL, NULL);
+}
+
+int launcher_run(const struct launcher_args *a, const char *exe_dir, const char *cwd)
+{
+	struct target t;
+	if (a->cmd == JCAL_CMD_LIST)
+		return cmd_list();
+	memset(&t, 0, sizeof(t));
+	t.p.proc.pidfd = t.p.proc.procfd = -1;
+	t.timeout_ms = a->timeout_ms;
+	int code = run_on(&t, a, exe_dir, cwd);
+	jvm_process_close(&t.p);
+	return code;
 }

@@ -117,15 +117,22 @@ int perfdata_long(const struct perfdata *pd, const char *name, int64_t *out)
 	return 0;
 }
 
-int perfdata_read_file(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen)
+/* Reads the open file fd (path: for messages) when it is a regular file
+ * of at most 16 MB, owned by want_uid unless that is -1; closes fd. */
+static int read_open(int fd, const char *path, long long want_uid, unsigned char **buf, size_t *len,
+		     char *err, size_t errlen)
 {
 	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return launcher_fail(err, errlen, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > (off_t)MAX_FILE) {
 		close(fd);
 		return launcher_fail(err, errlen, "%s: not a PerfData file", path);
+	}
+	if (want_uid >= 0 && sb.st_uid != (uid_t)want_uid) {
+		close(fd);
+		return launcher_fail(err, errlen, "%s: owned by uid %u, not the JVM's %lld", path,
+				     (unsigned)sb.st_uid, want_uid);
 	}
 	size_t got = 0;
 	unsigned char *b = (unsigned char *)launcher_read_fd(fd, (size_t)sb.st_size, &got);
@@ -134,4 +141,31 @@ int perfdata_read_file(const char *path, unsigned char **buf, size_t *len, char 
 	*buf = b;
 	*len = got;
 	return 0;
+}
+
+int perfdata_read_file(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	return read_open(fd, path, -1, buf, len, err, errlen);
+}
+
+int perfdata_read_owned(const char *dir, const char *name, uid_t uid, unsigned char **buf,
+			size_t *len, char *err, size_t errlen)
+{
+	struct stat sb;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return launcher_fail(err, errlen, "%s: %s", dir, strerror(errno));
+	if (fstat(dfd, &sb) || sb.st_uid != uid) {
+		close(dfd);
+		return launcher_fail(err, errlen, "%s: not owned by the JVM's uid %u", dir,
+				     (unsigned)uid);
+	}
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int e = errno;
+	close(dfd);
+	errno = e;
+	char path[4096 + 64];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return read_open(fd, path, uid, buf, len, err, errlen);
 }

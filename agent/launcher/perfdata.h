@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct perfdata {
 	const unsigned char *buf;
@@ -33,5 +34,12 @@ int perfdata_long(const struct perfdata *pd, const char *name, int64_t *out);
  * Returns 0, or -1 with a message in err. */
 int perfdata_read_file(const char *path, unsigned char **buf, size_t *len, char *err,
 		       size_t errlen);
+
+/* Reads DIR/NAME as perfdata_read_file does, when DIR is a directory (not
+ * a symbolic link) owned by uid and NAME a regular file (not a link) owned
+ * by uid: what the JVM of that uid made; any other user may have put a
+ * file there (docs/live-profiling.md). Returns 0, or -1 with a message. */
+int perfdata_read_owned(const char *dir, const char *name, uid_t uid, unsigned char **buf,
+			size_t *len, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,8 @@
 /*
- * reply_file.c - the private directory and file the agent answers into.
+ * reply_file.c - the private directory and file the agent answers into:
+ * made with mkdtemp and O_CREAT|O_EXCL|O_NOFOLLOW, so that the file is a
+ * new regular file of one link, the kind the agent accepts
+ * (common/attach_reply.h); read back only when it is still a regular file.
  */
 #include "reply_file.h"
 #include "launcher_io.h"
@@ -10,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_REPLY 65536
@@ -38,9 +42,15 @@ int reply_file_create(struct reply_file *r, const char *root, char *err, size_t 
 
 char *reply_file_read(const struct reply_file *r)
 {
-	int fd = open(r->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat sb;
+	/* not blocking on a FIFO put in its place */
+	int fd = open(r->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return NULL;
+	}
 	return launcher_read_fd(fd, MAX_REPLY, NULL);
 }
 

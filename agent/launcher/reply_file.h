@@ -20,7 +20,7 @@ struct reply_file {
 int reply_file_create(struct reply_file *r, const char *root, char *err, size_t errlen);
 
 /* What the agent wrote (malloc'd, NUL-terminated, at most 64 KB); NULL on
- * error. */
+ * error, or when the file is not a regular file any more. */
 char *reply_file_read(const struct reply_file *r);
 
 /* Removes the file and its directory. */

@@ -5,7 +5,10 @@
  * (optionally with duration=Ns, which ends it after N s), stop, dump and
  * status answer into reply=FILE; the first line of status's reply is
  * "recording: yes" or "recording: no"; every reply also echoes the option
- * string received. An option "bogus..." is refused as a bad option.
+ * string received. An option "bogus..." is refused as a bad option. It
+ * answers only into a reply file as the agent accepts one: one the caller
+ * made for the purpose (a regular, empty file of one link, opened without
+ * creating or truncating it), and says so in its return code otherwise.
  */
 #include <jni.h>
 #include <pthread.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "attach_reply.h"
@@ -44,12 +48,19 @@ static int value_of(const char *options, const char *key, char *out, size_t outl
 
 static int answer(const char *reply, int code, const char *fmt, const char *options)
 {
-	FILE *f = reply[0] ? fopen(reply, "r+") : NULL; /* never creates it */
-	if (f) {
-		fprintf(f, fmt, how_ended);
-		fprintf(f, "options: %s\n", options);
+	struct stat sb;
+	if (!reply[0])
+		return code;
+	FILE *f = fopen(reply, "r+"); /* never creates nor truncates it */
+	if (!f)
+		return JCAL_ATTACH_OUTPUT;
+	if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode) || sb.st_size != 0 || sb.st_nlink != 1) {
 		fclose(f);
+		return JCAL_ATTACH_OUTPUT;
 	}
+	fprintf(f, fmt, how_ended);
+	fprintf(f, "options: %s\n", options);
+	fclose(f);
 	return code;
 }
 

@@ -3,11 +3,7 @@ package jcaltest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,103 +20,37 @@ import java.util.concurrent.TimeUnit;
  * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class LauncherTests {
-	private static final String HOLD = "jcaltest.work.Hold";
 	private final Runner r;
+	private final LauncherKit k;
 	private final String jcal, echoLib;
-	private final List<String> javas = new ArrayList<>();
+	private final List<String> javas;
 
 	private LauncherTests(Runner r) throws Exception {
 		this.r = r;
-		String build = System.getProperty("jcal.build", "build");
-		jcal = Path.of(build, "jcal").toString();
-		echoLib = Path.of(build, "launcher-test", "libjcal.so").toString();
-		javas.add(r.java);
-		Path j21 = Path.of(build, "javatests21", "JAVA_HOME");
-		if (Files.exists(j21))
-			javas.add(Path.of(Files.readString(j21).trim(), "bin", "java").toString());
-	}
-
-	/* ---- processes ---- */
-
-	/** A JVM running Hold until close(): it printed "holding" when returned. */
-	private final class Jvm implements AutoCloseable {
-		final Process p;
-		final long pid;
-		final Path dir, go, out;
-
-		Jvm(String java, List<String> prefix, String... flags) throws Exception {
-			dir = Files.createTempDirectory(Path.of("/tmp"), "jcallauncher");
-			Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-			go = dir.resolve("go");
-			out = dir.resolve("stdout.txt");
-			List<String> cmd = new ArrayList<>(prefix);
-			cmd.add(java);
-			cmd.addAll(Arrays.asList(flags));
-			cmd.addAll(List.of("-cp", r.classes, HOLD, go.toString()));
-			p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectOutput(out.toFile())
-					.redirectError(dir.resolve("stderr.txt").toFile()).start();
-			pid = p.pid();
-			long end = System.nanoTime() + 30_000_000_000L;
-			while (!stdout().contains("holding") && p.isAlive() && System.nanoTime() < end)
-				Thread.sleep(20);
-			if (!stdout().contains("holding"))
-				throw new IllegalStateException("the JVM did not start: " + cmd + ": " + stdout()
-						+ Files.readString(dir.resolve("stderr.txt")));
-		}
-
-		String stdout() throws Exception {
-			return Files.readString(out, StandardCharsets.UTF_8);
-		}
-
-		@Override
-		public void close() throws Exception {
-			Files.writeString(go, "");
-			if (!p.waitFor(10, TimeUnit.SECONDS)) {
-				p.destroyForcibly();
-				p.waitFor(10, TimeUnit.SECONDS);
-			}
-			Runner.deleteTree(dir.toFile());
-		}
+		k = new LauncherKit(r);
+		jcal = k.jcal;
+		echoLib = k.echoLib;
+		javas = k.javas;
 	}
 
 	private Runner.Result run(List<String> cmd, int seconds) throws Exception {
-		return r.runFor(r.tmp.toFile(), cmd, Map.of(), null, seconds);
+		return k.run(cmd, seconds);
 	}
 
-	/** jcal ARGS, run after prefix (e.g. setpriv ...), under a 60 s timeout. */
 	private Runner.Result jcal(List<String> prefix, Object... args) throws Exception {
-		List<String> cmd = new ArrayList<>(prefix);
-		cmd.add(jcal);
-		for (Object a : args)
-			cmd.add(a.toString());
-		Runner.Result res = run(cmd, 60);
-		r.check(res != null, "jcal " + Arrays.toString(args) + " did not finish within 60 s");
-		return res;
+		return k.jcal(prefix, args);
 	}
 
 	private Runner.Result jcal(Object... args) throws Exception {
-		return jcal(List.of(), args);
+		return k.jcal(args);
 	}
 
-	/** Exit code rc and exactly one stderr line, "jcal: error: ..." containing what. */
 	private void expectError(String what, Runner.Result res, int rc, String contains) {
-		if (res == null)
-			return;
-		List<String> lines = res.errLines();
-		r.check(res.rc == rc, what + ": exit " + rc + " expected, got " + res.rc + ": " + res.err);
-		r.check(lines.size() == 1 && lines.get(0).startsWith("jcal: error: ") && lines.get(0).contains(contains),
-				what + ": one 'jcal: error:' line with '" + contains + "' expected, got: " + res.err);
+		k.expectError(what, res, rc, contains);
 	}
 
 	private void expectOk(String what, Runner.Result res, String outContains) {
-		if (res == null)
-			return;
-		r.check(res.rc == 0, what + ": exit 0 expected, got " + res.rc + ": " + res.err);
-		r.check(res.out.contains(outContains), what + ": '" + outContains + "' expected in: " + res.out);
-	}
-
-	private static boolean alive(long pid) {
-		return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+		k.expectOk(what, res, outContains);
 	}
 
 	/* ---- the tests ---- */
@@ -163,7 +93,7 @@ public final class LauncherTests {
 	/** -XX:+DisableAttachMechanism, seen in the JVM's PerfData: refused before any SIGQUIT. */
 	private void testAttachDisabled() throws Exception {
 		for (String java : javas)
-			try (Jvm j = new Jvm(java, List.of(), "-XX:+DisableAttachMechanism")) {
+			try (LauncherKit.Jvm j = k.jvm(java, List.of(), "-XX:+DisableAttachMechanism")) {
 				expectError(java + ": start", jcal("start", j.pid, "--lib", echoLib), 6,
 						"-XX:+DisableAttachMechanism");
 				Runner.Result list = jcal("list");
@@ -176,7 +106,7 @@ public final class LauncherTests {
 
 	/** No PerfData either: jcal can only wait for the socket, and says so after --timeout. */
 	private void testAttachTimeout() throws Exception {
-		try (Jvm j = new Jvm(r.java, List.of(), "-XX:+DisableAttachMechanism", "-XX:-UsePerfData")) {
+		try (LauncherKit.Jvm j = k.jvm(r.java, List.of(), "-XX:+DisableAttachMechanism", "-XX:-UsePerfData")) {
 			long t0 = System.nanoTime();
 			Runner.Result res = jcal("start", j.pid, "--lib", echoLib, "--timeout", "2");
 			double s = (System.nanoTime() - t0) / 1e9;
@@ -189,7 +119,7 @@ public final class LauncherTests {
 	}
 
 	private void testMissingLibrary() throws Exception {
-		try (Jvm j = new Jvm(r.java, List.of())) {
+		try (LauncherKit.Jvm j = k.jvm(r.java, List.of())) {
 			expectError("--lib /nonexistent", jcal("start", j.pid, "--lib", "/nonexistent/libjcal.so"), 10,
 					"/nonexistent/libjcal.so (--lib): No such file or directory");
 			Path dir = Files.createTempDirectory(r.tmp, "nojars");
@@ -205,7 +135,7 @@ public final class LauncherTests {
 
 	private void testList() throws Exception {
 		for (String java : javas)
-			try (Jvm j = new Jvm(java, List.of())) {
+			try (LauncherKit.Jvm j = k.jvm(java, List.of())) {
 				Runner.Result jv = run(List.of(java, "-XshowSettings:properties", "-version"), 30);
 				String version = jv == null ? "?" : jv.err.replaceAll("(?s).*java\\.version = (\\S+).*", "$1");
 				Runner.Result list = jcal("list");
@@ -216,7 +146,7 @@ public final class LauncherTests {
 					if (f.length >= 4 && f[0].equals("" + j.pid)) {
 						found = true;
 						r.check(f[1].equals(System.getProperty("user.name")) && f[2].equals(version)
-								&& f[3].equals(HOLD), java + ": list line: " + line + " (JDK " + version + ")");
+								&& f[3].equals(LauncherKit.HOLD), java + ": list line: " + line + " (JDK " + version + ")");
 					}
 				}
 				r.check(found, java + ": list shows pid " + j.pid + ": " + (list == null ? "" : list.out));
@@ -226,7 +156,7 @@ public final class LauncherTests {
 	/** The command protocol against the stand-in agent, on every JDK at hand. */
 	private void testProtocol() throws Exception {
 		for (String java : javas)
-			try (Jvm j = new Jvm(java, List.of(), "-XX:+EnableDynamicAgentLoading")) {
+			try (LauncherKit.Jvm j = k.jvm(java, List.of(), "-XX:+EnableDynamicAgentLoading")) {
 				String w = java + ": ";
 				String cwd = r.tmp.toString();
 				expectOk(w + "status, no agent", jcal("status", j.pid, "--lib", echoLib), "recording: no\nagent: not loaded");
@@ -251,14 +181,16 @@ public final class LauncherTests {
 						&& rec.out.endsWith("jcal: recording of process " + j.pid + " written to " + cwd + "/r.bin\n"),
 						w + "record's output: " + (rec == null ? "" : rec.out));
 				r.check(j.p.isAlive(), w + "the JVM is still alive");
-				String[] left = new java.io.File("/tmp").list((d, n) -> n.startsWith("jcal-reply-"));
-				r.check(left != null && left.length == 0, w + "reply directories removed: " + Arrays.toString(left));
+				/* the directories the stand-in agent was told to answer into
+				 * (other jcal runs of the machine may have theirs in /tmp now) */
+				List<String> left = k.replyDirsLeft();
+				r.check(k.replyDirsSeen() >= 5 && left.isEmpty(), w + "reply directories removed: " + left + " (of " + k.replyDirsSeen() + ")");
 			}
 	}
 
 	/** record stops the recording when it gets SIGTERM. */
 	private void testRecordInterrupted() throws Exception {
-		try (Jvm j = new Jvm(r.java, List.of())) {
+		try (LauncherKit.Jvm j = k.jvm(r.java, List.of())) {
 			Path out = Files.createTempFile(r.tmp, "rec", ".txt");
 			Process rec = new ProcessBuilder(jcal, "record", "" + j.pid, "-d", "60", "--lib", echoLib)
 					.redirectOutput(out.toFile()).redirectErrorStream(true).start();
@@ -278,7 +210,7 @@ public final class LauncherTests {
 
 	/** record of a JVM that exits before the duration: exit 3, not a hang or a protocol error. */
 	private void testRecordJvmExits() throws Exception {
-		try (Jvm j = new Jvm(r.java, List.of())) {
+		try (LauncherKit.Jvm j = k.jvm(r.java, List.of())) {
 			Path out = Files.createTempFile(r.tmp, "rec", ".txt"), err = Files.createTempFile(r.tmp, "rec", ".err");
 			Process rec = new ProcessBuilder(jcal, "record", "" + j.pid, "-d", "2", "--lib", echoLib)
 					.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
@@ -305,7 +237,7 @@ public final class LauncherTests {
 		}
 		List<String> asNobody = List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups");
 		List<String> asDaemon = List.of("setpriv", "--reuid=daemon", "--regid=daemon", "--clear-groups");
-		try (Jvm j = new Jvm(r.java, asNobody)) {
+		try (LauncherKit.Jvm j = k.jvm(r.java, asNobody)) {
 			for (String cmd : List.of("status", "start"))
 				expectError(cmd + " as daemon", jcal(asDaemon, cmd, j.pid, "--lib", echoLib), 5,
 						"process " + j.pid + " belongs to user nobody");
@@ -330,7 +262,7 @@ public final class LauncherTests {
 			return false;
 		}
 		for (String java : javas)
-			try (Jvm j = new Jvm(java, List.of(), "-XX:+EnableDynamicAgentLoading")) {
+			try (LauncherKit.Jvm j = k.jvm(java, List.of(), "-XX:+EnableDynamicAgentLoading")) {
 				String w = java + ": ";
 				expectOk(w + "status, no agent", jcal("status", j.pid, "--lib", r.agent), "recording: no");
 				Path t = r.tmp.resolve("live-" + j.pid + ".bin");

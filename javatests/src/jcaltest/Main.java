@@ -46,6 +46,7 @@ public final class Main {
 			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests),
 			new Suite("Live", "jcallive", Live::tests),
 			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests),
+			new Suite("LauncherSafety", "jcallaunchersafety", LauncherSafety::tests),
 			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests),
 			new Suite("OtherAgents", "jcalotheragents", OtherAgents::tests),
 			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests),
