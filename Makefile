@@ -445,6 +445,11 @@ bench-metric: $(BUILD)/metric-read
 $(BUILD)/gen-trace: bench/gen-trace.c $(BUILD)/obj/common/trace_encoder.o
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
+# Many short threads (docs/performance.md, "jcal-post memory vs threads").
+$(BUILD)/gen-threads: bench/gen-threads.c native-tests/threadgen.h native-tests/tracegen.h \
+		      $(BUILD)/obj/common/trace_encoder.o
+	$(CC) $(CFLAGS) -Inative-tests -o $@ $< $(BUILD)/obj/common/trace_encoder.o -lz
+
 bench-post: $(BUILD)/jcal-post $(BUILD)/gen-trace
 	@BUILD=$(BUILD) bench/post-cost.sh $(BENCH_EVENTS)
 

@@ -15,6 +15,9 @@ static uint64_t child_key(uint32_t parent, uint32_t method)
 	return ((uint64_t)parent << 32) | method;
 }
 
+/* Nodes a tree has room for at first; then twice as many at each growth. */
+#define FIRST_NODES 4
+
 /* Appends a node for method under parent (not yet in the children map). */
 static int node_new(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
 {
@@ -24,7 +27,11 @@ static int node_new(struct calltree *t, uint32_t parent, uint32_t method, uint32
 	if (t->nnodes == t->cap) {
 		struct calltree_fig *figs;
 
-		if (t->cap >= UINT32_MAX / 2 || grow(&t->nodes, &cap, (size_t)t->nnodes + 1))
+		/* a few nodes first: most threads of a program that starts one
+		 * per task have only a few contexts */
+		if (!cap)
+			cap = FIRST_NODES / 2;
+		if (t->cap >= UINT32_MAX / 2 || grow(&t->nodes, &cap, (size_t)cap * 2))
 			return -ENOMEM;
 		figs = realloc(t->figs, cap * t->nmetrics * sizeof(*figs));
 		if (!figs)
@@ -232,11 +239,9 @@ int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_c
 		t->comp.table = NULL;
 	if (t->comp.table && !t->comp.table->prepared)
 		t->comp.table = NULL; /* only the hook knows how to apply it */
-	if (t->comp.table && !(t->comp_count = calloc(SEQKEY_COUNT, sizeof(*t->comp_count)))) {
-		calltree_free(t);
-		return -ENOMEM;
-	}
-	if (u64map_init(&t->children, 64) ||
+	/* the children map, and the compensation counts (comp_counts), take
+	 * memory once they are needed */
+	if (u64map_init(&t->children, 0) ||
 	    node_new(t, CALLTREE_NONE, CALLTREE_ROOT_METHOD, &root)) {
 		calltree_free(t);
 		return -ENOMEM;
@@ -353,6 +358,26 @@ static int pending_reserve(struct calltree *t, size_t n)
 		return -ENOMEM;
 	p->cap = n;
 	return 0;
+}
+
+/* The compensation counts of a tree compensated through comp.table,
+ * allocated at its first events. Returns 0 or -ENOMEM. */
+static int comp_counts(struct calltree *t)
+{
+	if (!t->comp.table || t->comp_count)
+		return 0;
+	t->comp_count = calloc(SEQKEY_COUNT, sizeof(*t->comp_count));
+	return t->comp_count ? 0 : -ENOMEM;
+}
+
+/* Hands the compensation counts to comp.counted and frees them. */
+static void comp_counts_give(struct calltree *t)
+{
+	if (t->comp_count && t->comp.counted)
+		t->comp.counted(t->comp.ctx, t->comp_count, t->comp_clamped);
+	free(t->comp_count);
+	t->comp_count = NULL;
+	t->comp_clamped = 0;
 }
 
 static void pending_flush(struct calltree *t)
@@ -607,6 +632,8 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 		struct fast_state f;
 		int err;
 
+		if (comp_counts(t))
+			return -ENOMEM;
 		if (!t->comp.table && t->comp.fn) {
 			if (!t->pend.cap && pending_reserve(t, SINGLE_BATCH))
 				return event_in(t, method, transition, type, metric, 0);
@@ -626,6 +653,29 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 void calltree_flush(struct calltree *t)
 {
 	pending_flush(t);
+}
+
+void calltree_rest(struct calltree *t)
+{
+	struct calltree_pending *p = &t->pend;
+
+	if (t->finished)
+		return;
+	pending_flush(t);
+	comp_counts_give(t);
+	free(p->node);
+	free(p->key);
+	free(p->delta);
+	free(p->out);
+	memset(p, 0, sizeof(*p));
+	if (!t->keys.depth) { /* no frame open: both stacks go (the keys' m1, t1 stay) */
+		free(t->keys.stack);
+		t->keys.stack = NULL;
+		t->keys.cap = 0;
+		free(t->stack);
+		t->stack = NULL;
+		t->stack_cap = 0;
+	}
 }
 
 /* calltree_events() for one metric. */
@@ -653,7 +703,7 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 
 	if (t->finished)
 		return n ? -EINVAL : 0;
-	if (pending_reserve(t, n))
+	if (pending_reserve(t, t->pend.n + n) || (nm == 1 && comp_counts(t)))
 		return -ENOMEM;
 	if (nm == 1)
 		err = events_one_metric(t, method, transition, type, metric, n);
@@ -849,11 +899,15 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 	struct fast_state f;
 	struct event_run run; /* r's state in locals while decoding */
 	struct event_one e;
+	size_t room;
 	int err = 0;
 
 	if (t->finished || t->nmetrics != 1 || r->nmetrics != 1)
 		return 0;
-	if (pending_reserve(t, DECODE_BATCH))
+	/* an event takes 2 bytes at least: a small chunk needs little room */
+	room = (size_t)(r->end - r->p) / 2 + 1;
+	room = t->pend.n + (room < DECODE_BATCH ? room : DECODE_BATCH);
+	if (pending_reserve(t, room) || comp_counts(t))
 		return -ENOMEM;
 	run = *r;
 	fast_load(t, &f);
@@ -864,7 +918,7 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 			if (err || run.p == run.end)
 				break;
 		}
-		if (f.np == DECODE_BATCH) { /* room for the next event's charge */
+		if (f.np == room) { /* room for the next event's charge */
 			fast_store(t, &f);
 			pending_flush(t);
 			fast_load(t, &f);
@@ -887,7 +941,7 @@ static int walk(struct calltree *t)
 	struct u64map onpath; /* method -> occurrences on the current path */
 	uint32_t n = CALLTREE_ROOT, level = 0, idx = 0, *cnt;
 
-	if (u64map_init(&onpath, 64))
+	if (u64map_init(&onpath, 0))
 		return -ENOMEM;
 	t->max_level = 0;
 	for (;;) {
@@ -1022,11 +1076,7 @@ int calltree_finish(struct calltree *t)
 	if (t->finished)
 		return 0;
 	pending_flush(t);
-	if (t->comp_count && t->comp.counted) {
-		t->comp.counted(t->comp.ctx, t->comp_count, t->comp_clamped);
-		memset(t->comp_count, 0, SEQKEY_COUNT * sizeof(*t->comp_count));
-		t->comp_clamped = 0;
-	}
+	comp_counts_give(t);
 	t->stats.open_frames += t->keys.depth;
 	t->keys.depth = 0;
 	t->order = malloc((size_t)t->nnodes * sizeof(*t->order));

@@ -654,6 +654,47 @@ static void eq_finish(struct calltree *a, struct calltree *b, int ea, int eb)
 	calltree_free(b);
 }
 
+/* calltree_rest() between events (a thread's end, then more events of
+ * it): the tree is the one built without it; with no frame open the
+ * stacks go, with one open they stay. */
+static void test_rest_between_events(void)
+{
+	static const struct {
+		unsigned tr;
+		uint32_t m;
+		int rest_after;
+	} evs[] = {
+	    {JCAL_TR_ENTRY, 1, 0}, {JCAL_TR_ENTRY, 2, 0}, {JCAL_TR_EXIT, 2, 0},
+	    {JCAL_TR_EXIT, 1, 1},  {JCAL_TR_ENTRY, 1, 0}, {JCAL_TR_ENTRY, 3, 0},
+	    {JCAL_TR_EXIT, 3, 1},  {JCAL_TR_EXIT, 1, 0},  {JCAL_TR_ENTRY, 4, 0},
+	    {JCAL_TR_EXIT, 4, 1},
+	};
+	struct calltree a, b;
+	uint64_t v = 10;
+
+	CHECK_EQ_I(calltree_init(&a, 1, NULL), 0);
+	CHECK_EQ_I(calltree_init(&b, 1, NULL), 0);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++, v += 3) {
+		ev(&a, v, evs[i].tr, evs[i].m, JCAL_MT_INTERP);
+		ev(&b, v, evs[i].tr, evs[i].m, JCAL_MT_INTERP);
+		if (!evs[i].rest_after)
+			continue;
+		calltree_rest(&b);
+		CHECK(b.pend.cap == 0 && b.comp_count == NULL);
+		if (b.keys.depth)
+			CHECK(b.stack != NULL && b.keys.stack != NULL);
+		else
+			CHECK(b.stack == NULL && b.keys.stack == NULL && b.stack_cap == 0);
+	}
+	CHECK_EQ_I(calltree_finish(&a), 0);
+	CHECK_EQ_I(calltree_finish(&b), 0);
+	eq_compare(&a, &b);
+	CHECK_EQ_U(b.nnodes, 5);
+	CHECK_EQ_U(calltree_fig(&b, CALLTREE_ROOT, 0)->raw_cum, 27);
+	calltree_free(&a);
+	calltree_free(&b);
+}
+
 /* A parent with more children than the builder looks through before its
  * hash map: 20 children called in a shuffled order, the map's part
  * starting with the ninth; then an exit of a frame opened before the
@@ -1066,8 +1107,9 @@ static void test_table_inline_same_tree(void)
 	static struct tb_counts ca, cb;
 
 	for (unsigned e = 0; e < sizeof(est) / sizeof(est[0]); e++) {
-		/* b decoded, in batches, one event at a time (as the agent) */
-		for (unsigned how = 0; how < 3; how++) {
+		/* b decoded, in batches, one event at a time (as the agent), in
+		 * batches with a calltree_rest() after each */
+		for (unsigned how = 0; how < 4; how++) {
 			struct calib_table t;
 			struct calltree a, b;
 			struct calltree_comp hook = {.fn = tb_fn, .ctx = &ca};
@@ -1081,7 +1123,7 @@ static void test_table_inline_same_tree(void)
 			eq_gen(method, tr, type, metric, N, 1);
 			CHECK_EQ_I(calltree_init(&a, 1, &hook), 0);
 			CHECK_EQ_I(calltree_init(&b, 1, &own), 0);
-			CHECK(b.comp_count != NULL);
+			CHECK(b.comp_count == NULL); /* allocated with the first events */
 			for (size_t i = 0; i < N && !ea; i++)
 				ea = calltree_event(&a, method[i], tr[i], type[i], &metric[i]);
 			if (how == 0) {
@@ -1091,10 +1133,15 @@ static void test_table_inline_same_tree(void)
 					eb = calltree_event(&b, method[i], tr[i], type[i],
 							    &metric[i]);
 			} else {
-				for (size_t k = 0; k < N && !eb; k += 1000)
+				for (size_t k = 0; k < N && !eb; k += 1000) {
 					eb = calltree_events(&b, method + k, tr + k, type + k,
 							     metric + k,
 							     N - k < 1000 ? N - k : 1000);
+					if (how == 3) {
+						calltree_rest(&b);
+						CHECK(b.comp_count == NULL && b.pend.cap == 0);
+					}
+				}
 			}
 			eq_finish(&a, &b, ea, eb);
 			CHECK(ca.deltas > N / 2);
@@ -1180,6 +1227,7 @@ int main(void)
 	RUN(test_merge);
 	RUN(test_events_batch_same_tree);
 	RUN(test_wide_parent);
+	RUN(test_rest_between_events);
 	RUN(test_decode_same_tree);
 	RUN(test_decode_deep_and_first);
 	RUN(test_decode_implicit_exit_past_shadow);

@@ -264,6 +264,8 @@ static int on_thread_name(void *ctx, const struct trace_thread *tt)
 	return 0;
 }
 
+static int tree_error(struct model *m, uint32_t serial, int err);
+
 static int on_thread_end(void *ctx, const struct trace_thread *tt)
 {
 	struct model *m = ctx;
@@ -276,6 +278,13 @@ static int on_thread_end(void *ctx, const struct trace_thread *tt)
 	t->end_events = tt->events;
 	t->nend_metric = tt->nmetrics;
 	memcpy(t->end_metric, tt->metric, sizeof(t->end_metric));
+	/* its tree keeps its contexts only: a program that starts a thread per
+	 * task has many threads of a few contexts each */
+	if (!t->has_tree || t->snap_map)
+		return 0;
+	if (m->workers)
+		return tree_error(m, t->serial, tree_workers_rest(m->workers, t->serial, &t->tree));
+	calltree_rest(&t->tree);
 	return 0;
 }
 
