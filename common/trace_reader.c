@@ -269,8 +269,9 @@ static int decode_tree_nodes(struct trace_dec *d, struct cur *c)
 	return 0;
 }
 
-/* Decodes one known record; returns the callback's result, -1 when the
- * record is malformed, or -2 when it failed with its own message. */
+/* Decodes one known record; returns 1 when the callback refused it (any
+ * non-zero return: a refusal is not a malformed record), -1 when the
+ * record is malformed, -2 when it failed with its own message, else 0. */
 static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 {
 	const struct trace_visitor *v = d->v;
@@ -287,7 +288,7 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		const char *value = cur_str(c);
 		if (c->bad)
 			return -1;
-		return v && v->meta ? v->meta(ctx, key, value) : 0;
+		return v && v->meta ? v->meta(ctx, key, value) != 0 : 0;
 	}
 	case TRACE_REC_METHOD:
 		m.id = cur_u32(c);
@@ -297,7 +298,7 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		m.sig = cur_str(c);
 		if (c->bad)
 			return -1;
-		return v && v->method ? v->method(ctx, &m) : 0;
+		return v && v->method ? v->method(ctx, &m) != 0 : 0;
 	case TRACE_REC_THREAD_START:
 		memset(&t, 0, sizeof(t));
 		t.serial = cur_u32(c);
@@ -339,7 +340,7 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 			cm.code_size = cur_uv(c);
 		if (c->bad)
 			return -1;
-		return v && v->compiled ? v->compiled(ctx, &cm) : 0;
+		return v && v->compiled ? v->compiled(ctx, &cm) != 0 : 0;
 	case TRACE_REC_END:
 		e.events = cur_uv(c);
 		e.threads = cur_uv(c);
@@ -367,7 +368,7 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 			}
 		}
 		d->res->has_end = 1;
-		return v && v->end ? v->end(ctx, &e) : 0;
+		return v && v->end ? v->end(ctx, &e) != 0 : 0;
 	case TRACE_REC_TREE_THREAD:
 		return decode_tree_thread(d, c);
 	case TRACE_REC_TREE_NODES:
@@ -377,14 +378,14 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		const char *text = cur_str(c);
 		if (c->bad)
 			return -1;
-		return v && v->label ? v->label(ctx, id, text) : 0;
+		return v && v->label ? v->label(ctx, id, text) != 0 : 0;
 	}
 	default:
 		return 0;
 	}
 	if (c->bad)
 		return -1;
-	return tcb ? tcb(ctx, &t) : 0;
+	return tcb ? tcb(ctx, &t) != 0 : 0;
 }
 
 static enum trace_status decode_records(struct trace_dec *d, const uint8_t *p0, size_t len)
