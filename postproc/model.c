@@ -469,6 +469,9 @@ int model_redo(struct model *m)
 	return m->redo;
 }
 
+/* The nodes of a snapshot's thread there is room for before its first. */
+#define SNAP_FIRST 1024u
+
 /* A tree snapshot's thread: its tree comes node by node (on_tree_node). */
 static int on_tree_thread(void *ctx, const struct trace_tree_thread *tt)
 {
@@ -483,8 +486,11 @@ static int on_tree_thread(void *ctx, const struct trace_tree_thread *tt)
 				     : "a tree after events (a file holds either)");
 		return -1;
 	}
+	/* room for the nodes as they come: the count is the record's word,
+	 * what the file holds may be less (a stream's size is not known) */
+	t->snap_cap = 0;
 	if (calltree_init(&t->tree, tt->nmetrics, NULL) ||
-	    !(t->snap_map = malloc((size_t)tt->nodes * sizeof(*t->snap_map))))
+	    grow(&t->snap_map, &t->snap_cap, tt->nodes < SNAP_FIRST ? tt->nodes : SNAP_FIRST))
 		return oom(m);
 	tree_snapshot_stats_back(tt->stat, &t->tree.stats);
 	t->has_tree = 1;
@@ -517,8 +523,9 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 			 tn->serial, tn->index, t->snap_next, t->snap_nodes, t->tree.nmetrics);
 		return -1;
 	}
-	if (tn->index &&
-	    calltree_child(&t->tree, t->snap_map[tn->parent], event_method(m, tn->method), &idx))
+	if (grow(&t->snap_map, &t->snap_cap, (size_t)t->snap_next + 1) ||
+	    (tn->index &&
+	     calltree_child(&t->tree, t->snap_map[tn->parent], event_method(m, tn->method), &idx)))
 		return oom(m);
 	t->snap_map[t->snap_next++] = idx;
 	n = &t->tree.nodes[idx];

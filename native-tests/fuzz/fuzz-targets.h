@@ -28,6 +28,12 @@
 /* The class rewriter's target (mode=bci) has a file of its own. */
 #include "fuzz-bci-target.h"
 
+/* The most one input may make the code ask for at once: `make fuzz` hands
+ * it to libFuzzer (-malloc_limit_mb), which reports more as out of memory,
+ * and test-fuzz-regressions checks it on every kept input. A count read
+ * from a file must never size an allocation past what the file holds. */
+#define FUZZ_MALLOC_LIMIT_MB 128
+
 #define FUZZ_REQUIRE(cond)                                                                         \
 	do {                                                                                       \
 		if (!(cond))                                                                       \
