@@ -166,6 +166,11 @@ struct calltree {
 	 * calltree_rest */
 	uint64_t *comp_count;
 	uint64_t comp_clamped;
+	/* Metric 0's rises in steps not charged and its falls (calltree.c,
+	 * rebase): while they fall no more than they rise, the common steps'
+	 * sums cannot pass UINT64_MAX; after, unsafe: every step saturates. */
+	uint64_t rise, fall;
+	int unsafe;
 	int gap; /* tracing of the thread stopped: the next delta is not charged */
 	int finished;
 };

@@ -10,6 +10,7 @@
 #include "calib_comp.h"
 #include "calltree.h"
 #include "golden.h"
+#include "satsum.h"
 #include "seqkey.h"
 #include "test.h"
 #include "trace_encoder.h"
@@ -1160,6 +1161,65 @@ static void test_table_inline_same_tree(void)
 	free(metric);
 }
 
+/* A metric that jumps back lets the charged deltas add up past 2^64 - 1:
+ * once it fell more than it rose outside charged steps, the tree's sums
+ * saturate (satsum.h), one event at a time, in batches and decoded from a
+ * chunk; a table's compensation included. Before the jump the common steps
+ * go their fast way; the tree is the same whichever way it is built. */
+static void test_sums_saturate(void)
+{
+	static struct tb_counts cb_counts;
+	enum { N = 9 };
+	const uint64_t h = 1ull << 63;
+	const uint32_t method[N] = {1, 1, 1, 1, 2, 2, 1, 1, 3};
+	const uint8_t tr[N] = {JCAL_TR_ENTRY, JCAL_TR_EXIT,  JCAL_TR_ENTRY,
+			       JCAL_TR_EXIT,  JCAL_TR_ENTRY, JCAL_TR_EXIT,
+			       JCAL_TR_ENTRY, JCAL_TR_EXIT,  JCAL_TR_ENTRY};
+	const uint8_t type[N] = {0};
+	/* run: 2^63, then (after a fall of 2^63) 2^63 again and 5: 2^64 + 5 */
+	const uint64_t metric[N] = {0, h, 0, h, h, h + 1, h + 1, h + 6, h + 7};
+
+	for (unsigned with_table = 0; with_table < 2; with_table++)
+		for (unsigned how = 0; how < 3; how++) {
+			struct calib_table tab;
+			struct calltree_comp own = {tb_fn, &cb_counts, tb_batch, &tab, tb_counted};
+			struct calltree t;
+			uint32_t run;
+			int err = 0;
+
+			tb_table(&tab, CALIB_EST_MIN);
+			memset(&cb_counts, 0, sizeof(cb_counts));
+			cb_counts.t = &tab;
+			satsum_reset();
+			CHECK_EQ_I(calltree_init(&t, 1, with_table ? &own : NULL), 0);
+			if (how == 0)
+				for (size_t i = 0; i < N && !err; i++)
+					err = calltree_event(&t, method[i], tr[i], type[i],
+							     &metric[i]);
+			else if (how == 1)
+				err = calltree_events(&t, method, tr, type, metric, N);
+			else
+				err = eq_decode(&t, 1, method, tr, type, metric, N);
+			CHECK_EQ_I(err, 0);
+			CHECK(t.unsafe);
+			CHECK_EQ_I(calltree_finish(&t), 0);
+			run = calltree_child_find(&t, CALLTREE_ROOT, 1);
+			CHECK(run != CALLTREE_NONE);
+			if (run != CALLTREE_NONE) {
+				CHECK_EQ_U(t.nodes[run].calls, 3);
+				CHECK_EQ_U(calltree_fig(&t, run, 0)->raw_base, UINT64_MAX);
+				if (!with_table)
+					CHECK_EQ_U(calltree_fig(&t, run, 0)->base, UINT64_MAX);
+			}
+			CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->raw_cum, UINT64_MAX);
+			CHECK(satsum_seen() & SATSUM_RAW_BASE);
+			CHECK(satsum_seen() & SATSUM_RAW_CUM);
+			calltree_free(&t);
+			calib_table_free(&tab);
+		}
+	satsum_reset();
+}
+
 /* A malformed event stops calltree_decode() before it, with r at it and
  * unchanged, whatever the event's fault; the events before it are in. */
 static void test_decode_stops_at_bad_event(void)
@@ -1228,6 +1288,7 @@ int main(void)
 	RUN(test_events_batch_same_tree);
 	RUN(test_wide_parent);
 	RUN(test_rest_between_events);
+	RUN(test_sums_saturate);
 	RUN(test_decode_same_tree);
 	RUN(test_decode_deep_and_first);
 	RUN(test_decode_implicit_exit_past_shadow);

@@ -20,6 +20,7 @@
 #include "pb_writer.h"
 #include "report.h"
 #include "report_util.h"
+#include "satsum.h"
 #include "u64map.h"
 
 /* profile.proto field numbers */
@@ -61,6 +62,17 @@ struct funcs {
 	struct u64map idx; /* method -> function id */
 	uint32_t n;
 };
+
+/* A sample value: pprof's are signed (int64), so larger ones saturate at
+ * INT64_MAX rather than read back negative. */
+static uint64_t int64_value(uint64_t v)
+{
+	if (v > INT64_MAX) {
+		satsum_note(SATSUM_INT64);
+		return INT64_MAX;
+	}
+	return v;
+}
 
 static uint64_t func_id(struct funcs *f, struct pb *out, struct strtab *st, const struct model *m,
 			uint32_t method)
@@ -182,9 +194,9 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 				locs[d++] = func_id(&fn, &prof, &st, m, t->nodes[x].method);
 			if (!d)
 				locs[d++] = func_id(&fn, &prof, &st, m, CALLTREE_ROOT_METHOD);
-			vals[0] = t->order[k] == CALLTREE_ROOT ? 0 : nd->calls;
+			vals[0] = int64_value(t->order[k] == CALLTREE_ROOT ? 0 : nd->calls);
 			for (unsigned mi = 0; mi < m->nmetrics; mi++)
-				vals[1 + mi] = model_value(m, mi, ndf[mi].base);
+				vals[1 + mi] = int64_value(model_value(m, mi, ndf[mi].base));
 			pb_clear(&sample);
 			pb_packed(&sample, SAMPLE_LOCATION_ID, locs, d);
 			pb_packed(&sample, SAMPLE_VALUE, vals, 1 + m->nmetrics);

@@ -11,6 +11,7 @@
 #include "grow.h"
 #include "names.h"
 #include "overloads.h"
+#include "satsum.h"
 #include "tree_snapshot.h"
 #include "tree_workers.h"
 
@@ -464,7 +465,7 @@ int model_redo(struct model *m)
 	 * to the chunks' decoders */
 	HASH_ITER (hh, m->threads, t, tmp)
 		if (t->has_tree)
-			events += t->tree.stats.events;
+			events = satsum_add(events, t->tree.stats.events, SATSUM_EVENTS);
 	m->redo = events != m->end.events;
 	return m->redo;
 }
@@ -530,13 +531,14 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 	t->snap_map[t->snap_next++] = idx;
 	n = &t->tree.nodes[idx];
 	f = calltree_fig(&t->tree, idx, 0);
+	/* copies of one method merge into one node: their sums saturate */
 	if (tn->index)
-		n->calls += tn->calls;
+		satsum_addto(&n->calls, tn->calls, SATSUM_CALLS);
 	else
 		n->calls = tn->calls;
 	for (unsigned i = 0; i < tn->nmetrics; i++) {
-		f[i].raw_base += tn->raw[i];
-		f[i].base += m->snapshot_raw ? tn->raw[i] : tn->comp[i];
+		satsum_addto(&f[i].raw_base, tn->raw[i], SATSUM_RAW_BASE);
+		satsum_addto(&f[i].base, m->snapshot_raw ? tn->raw[i] : tn->comp[i], SATSUM_BASE);
 	}
 	return 0;
 }
@@ -803,7 +805,11 @@ uint64_t model_value(const struct model *m, unsigned metric, uint64_t v)
 		return v;
 	ns = (long double)v * 1e9L / (long double)hz + 0.5L;
 	/* below 1 GHz a tick is more than 1 ns: the largest counts saturate */
-	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
+	if (ns >= 18446744073709551615.0L) {
+		satsum_note(SATSUM_NS);
+		return UINT64_MAX;
+	}
+	return (uint64_t)ns;
 }
 
 const char *model_thread_kind(const struct model_thread *t)

@@ -73,6 +73,13 @@ void report_json_html(FILE *f, const char *s)
 	free(buf);
 }
 
+double report_pct(uint64_t v, uint64_t total)
+{
+	double p = total ? 100.0 * (double)v / (double)total : 0.0;
+
+	return p > 100.0 ? 100.0 : p;
+}
+
 uint32_t report_max_depth(const struct report_opts *o)
 {
 	return o->max_depth ? o->max_depth : REPORT_MAX_DEPTH_DEFAULT;

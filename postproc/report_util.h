@@ -29,6 +29,11 @@ void report_folded_name(FILE *f, const char *s);
  * '>' and '&' become \u escapes. */
 void report_json_html(FILE *f, const char *s);
 
+/* v as a percentage of total, 0 for no total, never above 100 (a part of
+ * a total that saturated cannot pass it; report every share through
+ * this). */
+double report_pct(uint64_t v, uint64_t total);
+
 /* The depth limit o asks for (REPORT_MAX_DEPTH_NONE: none). */
 uint32_t report_max_depth(const struct report_opts *o);
 
