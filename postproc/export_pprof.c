@@ -15,8 +15,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "output.h"
 #include "pb_writer.h"
 #include "report.h"
 #include "report_util.h"
@@ -52,9 +54,16 @@ struct strtab {
 	int64_t n;
 };
 
+/* A string of the table, escaped as the text reports show it (output.h):
+ * pprof prints them to a terminal. */
 static int64_t str_add(struct strtab *s, const char *str)
 {
-	pb_string(&s->pb, PROFILE_STRING_TABLE, str);
+	char *esc = text_escaped(str);
+
+	if (!esc)
+		s->pb.oom = 1;
+	pb_string(&s->pb, PROFILE_STRING_TABLE, esc ? esc : "");
+	free(esc);
 	return s->n++;
 }
 
@@ -144,6 +153,15 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 	size_t n;
 	int err = -1;
 
+	/* gzip data on a terminal is noise, and may hold bytes of a name as they
+	 * are (a stored block): refused, as gzip does */
+	if (isatty(fileno(o->out))) {
+		if (o->err)
+			snprintf(o->err, REPORT_ERR_LEN,
+				 "--report pprof writes gzip data: not to a terminal (-o FILE, or "
+				 "a pipe)");
+		return -1;
+	}
 	if (report_threads(m, o, &list, &n))
 		return -1;
 	if (u64map_init(&fn.idx, 256))

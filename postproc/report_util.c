@@ -37,12 +37,6 @@ void report_thread_label(const struct model_thread *t, char *buf, size_t len)
 	snprintf(buf, len, "%s#%" PRIu32, t->name, t->serial);
 }
 
-void report_folded_name(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == ';' ? ',' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
-}
-
 void report_json_html(FILE *f, const char *s)
 {
 	char *buf = NULL;
