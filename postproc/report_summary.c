@@ -42,7 +42,8 @@ static void add_up(const struct model_thread *const *list, size_t n, unsigned mi
 		if (tr->max_level > limit)
 			for (uint32_t k = 0; k < tr->nnodes; k++)
 				t->deep += tr->nodes[k].level > limit;
-		for (unsigned k = 0; k < JCAL_MAX_METRICS; k++) {
+		/* the tree's own metrics: a figure past them is another node's */
+		for (unsigned k = 0; k < tr->nmetrics && k < JCAL_MAX_METRICS; k++) {
 			satsum_addto(&t->cum[k], calltree_fig(tr, CALLTREE_ROOT, k)->cum,
 				     SATSUM_CUM);
 			satsum_addto(&t->raw_cum[k], calltree_fig(tr, CALLTREE_ROOT, k)->raw_cum,
