@@ -3,7 +3,8 @@
  * file can hold before they size an allocation or a loop
  * (docs/jcal-post.md, "Limits"): a tree snapshot whose TREE_THREAD record
  * claims four billion nodes, a TREE_NODES record that claims more nodes
- * than its bytes hold, a chunk header longer than the file. Each gives one
+ * than its bytes hold, a chunk header longer than the file; threads whose
+ * events carry fewer metrics than the trace names. Each gives one
  * clear error (or a cut-off tail) and never a large allocation: the test
  * wraps malloc, calloc and realloc (alloc_limit.h) and asserts the largest
  * request, read from a file and from a stream whose size is unknown.
@@ -13,8 +14,10 @@
 
 #include "alloc_limit.h"
 #include "model.h"
+#include "report.h"
 #include "test.h"
 #include "trace_encoder.h"
+#include "tracegen.h"
 
 /* The most any of these inputs may make jcal-post ask for at once. */
 #define SMALL_ALLOC (1u << 20)
@@ -229,6 +232,82 @@ static void test_chunk_longer_than_file(void)
 	printf("  %s\n", res.msg);
 }
 
+/* Threads whose events carry fewer metrics than another thread's, or than
+ * the meta names: every tree gets every metric, the missing ones 0, so
+ * that no report reads a figure past a tree's own (another node's, or past
+ * the end of the array: thread 1 has as many nodes as room for them). */
+static void test_metric_counts_differ(void)
+{
+	static struct tracegen tg;
+	struct trace_result res;
+	struct model m;
+	uint64_t v[3] = {0, 0, 0};
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK_EQ_I(tg_open(&tg, path), 0);
+	trace_rec_meta(&tg.rb, "metrics", "a+b+c+d");
+	for (uint32_t k = 1; k <= 15; k++)
+		trace_rec_method(&tg.rb, k, JCAL_ACC_STATIC, "LC;", "m", "()V");
+	tg_flush(&tg);
+	/* thread 1: one metric, 16 nodes (root and 15 children) */
+	tg_events_begin(&tg, 1, 1);
+	for (uint32_t k = 1; k <= 15; k++) {
+		v[0] += 2;
+		tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, k, v);
+		v[0] += 3;
+		tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, k, v);
+	}
+	tg_events_end(&tg);
+	/* thread 2: three */
+	tg_events_begin(&tg, 2, 3);
+	for (unsigned i = 0; i < 3; i++)
+		v[i] = 100;
+	tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 1, v);
+	for (unsigned i = 0; i < 3; i++)
+		v[i] += 7 * (i + 1);
+	tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 1, v);
+	tg_events_end(&tg);
+	trace_rec_end(&tg.rb, 32, 0, 0);
+	CHECK_EQ_I(tg_close(&tg), 0);
+	model_init(&m, NULL);
+	CHECK_EQ_I(model_load(&m, path, &res), TRACE_OK);
+	CHECK_EQ_I(model_finish(&m), 0);
+	CHECK_EQ_I(model_names(&m, 0), 0);
+	CHECK_EQ_U(m.nmetrics, 4);
+	CHECK_EQ_U(m.nthreads, 2);
+	for (size_t i = 0; i < m.nthreads; i++) {
+		const struct calltree *t = &m.thread_list[i]->tree;
+
+		CHECK_EQ_U(t->nmetrics, 4);
+		CHECK_EQ_U(calltree_fig(t, CALLTREE_ROOT, 0)->cum, i ? 7 : 73);
+		CHECK_EQ_U(calltree_fig(t, CALLTREE_ROOT, 1)->cum, i ? 14 : 0);
+		CHECK_EQ_U(calltree_fig(t, CALLTREE_ROOT, 3)->cum, 0);
+		for (uint32_t n = 0; n < t->nnodes; n++)
+			CHECK_EQ_U(calltree_fig(t, n, 3)->raw_base, 0);
+	}
+	/* every metric of every thread, as pprof's samples take them */
+	f = open_memstream(&s, &len);
+	CHECK(f != NULL);
+	if (f) {
+		struct report_opts o;
+		static char err[REPORT_ERR_LEN];
+
+		memset(&o, 0, sizeof(o));
+		o.out = f;
+		o.err = err;
+		o.metric = 2;
+		CHECK_EQ_I(export_pprof(&m, &o), 0);
+		CHECK_EQ_I(report_flat(&m, &o), 0);
+		fclose(f);
+	}
+	/* after pprof's gzip data, the flat report */
+	CHECK(s && memmem(s, len, "metric c  2 threads  total 21\n", 30) != NULL);
+	free(s);
+	model_free(&m);
+}
+
 int main(void)
 {
 	int fd;
@@ -243,6 +322,7 @@ int main(void)
 	RUN(test_snapshot_claims_too_many_nodes);
 	RUN(test_nodes_record_claims_too_many);
 	RUN(test_chunk_longer_than_file);
+	RUN(test_metric_counts_differ);
 	unlink(path);
 	return test_summary("post-limits");
 }

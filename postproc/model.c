@@ -683,6 +683,28 @@ static int derive_metrics(struct model *m)
 	return 0;
 }
 
+/* A tree of fewer metrics than the model's (a thread whose events carried
+ * fewer, or a trace whose meta names more than its events carry) gets the
+ * others as 0, so that a report may ask any tree for any metric of the
+ * model: a figure past a tree's own metrics would be another node's.
+ * Returns 0 or -1 (no memory). */
+static int tree_widen(struct calltree *t, unsigned nm)
+{
+	struct calltree_fig *figs;
+
+	if (t->nmetrics >= nm)
+		return 0;
+	figs = calloc((size_t)t->cap * nm, sizeof(*figs));
+	if (!figs)
+		return -1;
+	for (uint32_t n = 0; n < t->nnodes; n++)
+		memcpy(&figs[(size_t)n * nm], calltree_fig(t, n, 0), t->nmetrics * sizeof(*figs));
+	free(t->figs);
+	t->figs = figs;
+	t->nmetrics = nm;
+	return 0;
+}
+
 static int by_serial(const void *a, const void *b)
 {
 	const struct model_thread *x = *(const struct model_thread *const *)a;
@@ -730,7 +752,13 @@ int model_finish(struct model *m)
 	}
 	m->nthreads = i;
 	qsort(m->thread_list, m->nthreads, sizeof(*m->thread_list), by_serial);
-	return derive_metrics(m);
+	if (derive_metrics(m))
+		return -1;
+	/* every tree has every metric the reports may ask for */
+	for (i = 0; i < m->nthreads; i++)
+		if (tree_widen(&m->thread_list[i]->tree, m->nmetrics))
+			return oom(m);
+	return 0;
 }
 
 static int set_display(struct model_method *mm, int with_sig)
