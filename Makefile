@@ -76,6 +76,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_NAMES   := $(patsubst native-tests/fuzz/%.c,%,$(wildcard native-tests/fuzz/fuzz-*.c))
+# The largest allocation one input may cause (native-tests/fuzz/fuzz-targets.h).
+FUZZ_MALLOC_MB := $(shell sed -n 's/^\#define FUZZ_MALLOC_LIMIT_MB \([0-9]*\).*/\1/p' \
+		    native-tests/fuzz/fuzz-targets.h)
 FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
 FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(POST_SRC:%.c=$(FUZZ_DIR)/obj/%.o) \
 		$(FUZZ_DIR)/obj/agent/options.o $(FUZZ_DIR)/obj/agent/bci/classfile.o \
@@ -288,12 +291,17 @@ $(BUILD)/tests/test-agent-methods: $(BUILD)/obj/agent/method_table.o
 $(BUILD)/tests/test-agent-methods: override LDLIBS := $(BUILD)/obj/agent/method_table.o $(LDLIBS)
 $(BUILD)/tests/test-agent-methods: CFLAGS += $(JNI_CFLAGS)
 
+# Tests that assert the largest allocation an input causes
+# (native-tests/alloc_limit.h): malloc, calloc and realloc wrapped.
+ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+$(BUILD)/tests/test-post-limits: override LDLIBS := $(ALLOC_WRAP) $(LDLIBS)
+
 # The replay of kept crash inputs also needs the agent's option parser and
 # the bci class rewriter.
 FUZZ_AGENT_OBJ := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/bci/classfile.o \
 		  $(BUILD)/obj/agent/bci/bci_rewrite.o
 $(BUILD)/tests/test-fuzz-regressions: $(FUZZ_AGENT_OBJ) $(wildcard native-tests/fuzz/*.h)
-$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(FUZZ_AGENT_OBJ) $(LDLIBS)
+$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(FUZZ_AGENT_OBJ) $(ALLOC_WRAP) $(LDLIBS)
 
 native-test: $(TEST_BIN)
 	@scripts/run-native-tests.sh $(BUILD)/tests
@@ -409,6 +417,7 @@ fuzz: fuzz-build
 	  mkdir -p $(FUZZ_DIR)/corpus/$$h $(FUZZ_DIR)/crashes; \
 	  echo "== $$h ($(FUZZ_SECONDS) s)"; \
 	  $(FUZZ_DIR)/$$h -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -malloc_limit_mb=$(FUZZ_MALLOC_MB) \
 	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$h- \
 	    $$(test -f native-tests/fuzz/$$h.dict && echo -dict=native-tests/fuzz/$$h.dict) \
 	    $(FUZZ_DIR)/corpus/$$h native-tests/fuzz/corpus/$$h || exit 1; \
@@ -446,6 +455,11 @@ bench-metric: $(BUILD)/metric-read
 # a synthetic trace of BENCH_EVENTS events from bench/gen-trace.c.
 $(BUILD)/gen-trace: bench/gen-trace.c $(BUILD)/obj/common/trace_encoder.o
 	$(CC) $(CFLAGS) -o $@ $^ -lz
+
+# Many short threads (docs/performance.md, "jcal-post memory vs threads").
+$(BUILD)/gen-threads: bench/gen-threads.c native-tests/threadgen.h native-tests/tracegen.h \
+		      $(BUILD)/obj/common/trace_encoder.o
+	$(CC) $(CFLAGS) -Inative-tests -o $@ $< $(BUILD)/obj/common/trace_encoder.o -lz
 
 bench-post: $(BUILD)/jcal-post $(BUILD)/gen-trace
 	@BUILD=$(BUILD) bench/post-cost.sh $(BENCH_EVENTS)

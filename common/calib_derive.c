@@ -285,6 +285,24 @@ static int on_name(void *ctx, const struct trace_thread *tt)
 	return 0;
 }
 
+/* After pass 1: keeps the names of the calibration thread only (all of
+ * them without calib.thread), so that counted() looks through a few, not
+ * through every thread of the trace at each thread's first event. */
+static void keep_calib_names(struct derive *d)
+{
+	size_t k = 0;
+
+	if (!d->info->calib_thread[0])
+		return;
+	for (size_t i = 0; i < d->nnames; i++) {
+		if (!strcmp(d->names[i].name, d->info->calib_thread))
+			d->names[k++] = d->names[i];
+		else
+			free(d->names[i].name);
+	}
+	d->nnames = k;
+}
+
 /* ---- pass 2: events ---- */
 
 static int counted(const struct derive *d, uint32_t serial)
@@ -528,6 +546,7 @@ int calib_derive_file(const char *trace_path, struct calib_table *t, struct cali
 	v.label = on_label;
 	if (read_pass(d, trace_path, &v))
 		goto out;
+	keep_calib_names(d);
 	memset(&v, 0, sizeof(v));
 	v.ctx = d;
 	v.event = on_event;

@@ -9,11 +9,15 @@
 
 #include "calib_comp.h"
 #include "grow.h"
+#include "satsum.h"
 
 static uint64_t child_key(uint32_t parent, uint32_t method)
 {
 	return ((uint64_t)parent << 32) | method;
 }
+
+/* Nodes a tree has room for at first; then twice as many at each growth. */
+#define FIRST_NODES 4
 
 /* Appends a node for method under parent (not yet in the children map). */
 static int node_new(struct calltree *t, uint32_t parent, uint32_t method, uint32_t *out)
@@ -24,7 +28,11 @@ static int node_new(struct calltree *t, uint32_t parent, uint32_t method, uint32
 	if (t->nnodes == t->cap) {
 		struct calltree_fig *figs;
 
-		if (t->cap >= UINT32_MAX / 2 || grow(&t->nodes, &cap, (size_t)t->nnodes + 1))
+		/* a few nodes first: most threads of a program that starts one
+		 * per task have only a few contexts */
+		if (!cap)
+			cap = FIRST_NODES / 2;
+		if (t->cap >= UINT32_MAX / 2 || grow(&t->nodes, &cap, (size_t)cap * 2))
 			return -ENOMEM;
 		figs = realloc(t->figs, cap * t->nmetrics * sizeof(*figs));
 		if (!figs)
@@ -232,11 +240,9 @@ int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_c
 		t->comp.table = NULL;
 	if (t->comp.table && !t->comp.table->prepared)
 		t->comp.table = NULL; /* only the hook knows how to apply it */
-	if (t->comp.table && !(t->comp_count = calloc(SEQKEY_COUNT, sizeof(*t->comp_count)))) {
-		calltree_free(t);
-		return -ENOMEM;
-	}
-	if (u64map_init(&t->children, 64) ||
+	/* the children map, and the compensation counts (comp_counts), take
+	 * memory once they are needed */
+	if (u64map_init(&t->children, 0) ||
 	    node_new(t, CALLTREE_NONE, CALLTREE_ROOT_METHOD, &root)) {
 		calltree_free(t);
 		return -ENOMEM;
@@ -261,6 +267,28 @@ void calltree_free(struct calltree *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/*
+ * Metric 0 of a tree moves from old to now at an event; charged: the step
+ * is charged to a node (else it is the thread's first event, or the first
+ * after a gap). A one-metric tree's common steps add their deltas without
+ * a check (fast_event, fast_run), which cannot pass UINT64_MAX as long as
+ * the metric fell (in all) no more than it rose in steps not charged: the
+ * charged deltas then add up to less than the metric's range. A tree
+ * whose metric fell further (a damaged or crafted trace) takes its steps
+ * the general way from then on, whose sums saturate (satsum.h).
+ */
+static void rebase(struct calltree *t, uint64_t old, uint64_t now, int charged)
+{
+	if (now < old) {
+		if (__builtin_add_overflow(t->fall, old - now, &t->fall))
+			t->unsafe = 1;
+	} else if (!charged) {
+		t->rise = satsum_add(t->rise, now - old, 0);
+	}
+	if (t->fall > t->rise)
+		t->unsafe = 1;
+}
+
 /* The delta from last to v; a metric that went back gives 0, counted. */
 static inline uint64_t step_delta(struct calltree *t, uint64_t v, uint64_t last)
 {
@@ -278,12 +306,12 @@ static void add_step(struct calltree *t, uint32_t node, const struct seqkey *key
 	struct calltree_fig *f = calltree_fig(t, node, 0);
 
 	for (unsigned i = 0; i < t->nmetrics; i++) {
-		f[i].raw_base += d[i];
+		satsum_addto(&f[i].raw_base, d[i], SATSUM_RAW_BASE);
 		if (t->comp.fn) {
 			int64_t c = t->comp.fn(t->comp.ctx, key, i, d[i]);
-			f[i].base += c > 0 ? (uint64_t)c : 0;
+			satsum_addto(&f[i].base, c > 0 ? (uint64_t)c : 0, SATSUM_BASE);
 		} else {
-			f[i].base += d[i];
+			satsum_addto(&f[i].base, d[i], SATSUM_BASE);
 		}
 	}
 }
@@ -308,12 +336,13 @@ static int control(struct calltree *t, unsigned kind, const uint64_t *metric)
 {
 	if (kind >= JCAL_CTL_COUNT)
 		return -EINVAL;
+	rebase(t, t->last[0], metric[0], !t->gap && t->keys.have_prev);
 	if (!t->gap && t->keys.have_prev) {
 		struct calltree_fig *f = calltree_fig(t, top_node(t), 0);
 		for (unsigned i = 0; i < t->nmetrics; i++) {
 			uint64_t d = metric[i] >= t->last[i] ? metric[i] - t->last[i] : 0;
-			f[i].raw_base += d;
-			f[i].base += d;
+			satsum_addto(&f[i].raw_base, d, SATSUM_RAW_BASE);
+			satsum_addto(&f[i].base, d, SATSUM_BASE);
 		}
 	}
 	if (kind == JCAL_CTL_STOP)
@@ -355,6 +384,26 @@ static int pending_reserve(struct calltree *t, size_t n)
 	return 0;
 }
 
+/* The compensation counts of a tree compensated through comp.table,
+ * allocated at its first events. Returns 0 or -ENOMEM. */
+static int comp_counts(struct calltree *t)
+{
+	if (!t->comp.table || t->comp_count)
+		return 0;
+	t->comp_count = calloc(SEQKEY_COUNT, sizeof(*t->comp_count));
+	return t->comp_count ? 0 : -ENOMEM;
+}
+
+/* Hands the compensation counts to comp.counted and frees them. */
+static void comp_counts_give(struct calltree *t)
+{
+	if (t->comp_count && t->comp.counted)
+		t->comp.counted(t->comp.ctx, t->comp_count, t->comp_clamped);
+	free(t->comp_count);
+	t->comp_count = NULL;
+	t->comp_clamped = 0;
+}
+
 static void pending_flush(struct calltree *t)
 {
 	struct calltree_pending *p = &t->pend;
@@ -371,16 +420,17 @@ static void pending_flush(struct calltree *t)
 
 		if (!t->comp.fn) {
 			for (size_t k = 0; k < cnt; k++) {
-				figs[node[k]].raw_base += delta[k];
-				figs[node[k]].base += delta[k];
+				satsum_addto(&figs[node[k]].raw_base, delta[k], SATSUM_RAW_BASE);
+				satsum_addto(&figs[node[k]].base, delta[k], SATSUM_BASE);
 			}
 		} else {
 			const int64_t *out = p->out;
 
 			t->comp.batch(t->comp.ctx, p->key, delta, p->out, cnt);
 			for (size_t k = 0; k < cnt; k++) {
-				figs[node[k]].raw_base += delta[k];
-				figs[node[k]].base += out[k] > 0 ? (uint64_t)out[k] : 0;
+				satsum_addto(&figs[node[k]].raw_base, delta[k], SATSUM_RAW_BASE);
+				satsum_addto(&figs[node[k]].base, out[k] > 0 ? (uint64_t)out[k] : 0,
+					     SATSUM_BASE);
 			}
 		}
 		p->n = 0;
@@ -443,6 +493,7 @@ static inline __attribute__((always_inline)) int event_in(struct calltree *t, ui
 		else
 			charge(t, charged, &st.key, metric);
 	}
+	rebase(t, t->last[0], metric[0], st.has_key && !t->gap);
 	t->gap = 0;
 	for (unsigned i = 0; i < t->nmetrics; i++)
 		t->last[i] = metric[i];
@@ -481,7 +532,10 @@ static inline void fast_load(const struct calltree *t, struct fast_state *f)
 	f->gap = t->gap;
 	f->last = t->last[0];
 	f->np = t->pend.n;
-	f->charge = t->comp.table ? FAST_TABLE : t->comp.fn ? FAST_DEFER : FAST_RAW;
+	f->charge = t->unsafe	    ? FAST_DEFER
+		    : t->comp.table ? FAST_TABLE
+		    : t->comp.fn    ? FAST_DEFER
+				    : FAST_RAW;
 	f->clamped = t->comp_clamped;
 }
 
@@ -514,6 +568,10 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	uint32_t charged, node;
 	unsigned between, after;
 
+	/* a step that is not charged, or whose metric went back: the general
+	 * way, which keeps the account of rebase() */
+	if (__builtin_expect(!f->have_prev || f->gap || metric < f->last, 0))
+		return 1;
 	if (tr == JCAL_TR_ENTRY && ty < JCAL_MT_COUNT && f->depth < f->room) {
 		int err;
 
@@ -536,11 +594,11 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	} else {
 		return 1;
 	}
-	if (f->have_prev && !f->gap) {
+	{
 		const struct seqkey key = {(uint8_t)f->m1, (uint8_t)f->t1, (uint8_t)between,
 					   (uint8_t)tr, (uint8_t)after};
 		const unsigned i = seqkey_index(&key);
-		const uint64_t d = step_delta(t, metric, f->last);
+		const uint64_t d = metric - f->last;
 		struct calltree_fig *fig = &t->figs[charged]; /* one metric */
 
 		if (f->charge == FAST_TABLE) {
@@ -559,10 +617,8 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 			p->delta[f->np++] = d;
 		}
 	}
-	f->have_prev = 1;
 	f->m1 = between;
 	f->t1 = tr;
-	f->gap = 0;
 	f->last = metric;
 	t->stats.events++;
 	t->stats.by_type[ty]++;
@@ -603,11 +659,14 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 	 * a table their deltas are counted by key in comp_count (given to
 	 * comp.counted at the end); with a batch hook they wait in pend (room
 	 * made for one here) until it is full, calltree_flush or the end. */
-	if (t->nmetrics == 1 && !t->finished && (t->comp.table || !t->comp.fn || t->comp.batch)) {
+	if (t->nmetrics == 1 && !t->finished &&
+	    (t->comp.table || !t->comp.fn || t->comp.batch || t->unsafe)) {
 		struct fast_state f;
 		int err;
 
-		if (!t->comp.table && t->comp.fn) {
+		if (comp_counts(t))
+			return -ENOMEM;
+		if (t->unsafe || (!t->comp.table && t->comp.fn)) {
 			if (!t->pend.cap && pending_reserve(t, SINGLE_BATCH))
 				return event_in(t, method, transition, type, metric, 0);
 			if (t->pend.n == t->pend.cap)
@@ -626,6 +685,29 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 void calltree_flush(struct calltree *t)
 {
 	pending_flush(t);
+}
+
+void calltree_rest(struct calltree *t)
+{
+	struct calltree_pending *p = &t->pend;
+
+	if (t->finished)
+		return;
+	pending_flush(t);
+	comp_counts_give(t);
+	free(p->node);
+	free(p->key);
+	free(p->delta);
+	free(p->out);
+	memset(p, 0, sizeof(*p));
+	if (!t->keys.depth) { /* no frame open: both stacks go (the keys' m1, t1 stay) */
+		free(t->keys.stack);
+		t->keys.stack = NULL;
+		t->keys.cap = 0;
+		free(t->stack);
+		t->stack = NULL;
+		t->stack_cap = 0;
+	}
 }
 
 /* calltree_events() for one metric. */
@@ -653,7 +735,7 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 
 	if (t->finished)
 		return n ? -EINVAL : 0;
-	if (pending_reserve(t, n))
+	if (pending_reserve(t, t->pend.n + n) || (nm == 1 && comp_counts(t)))
 		return -ENOMEM;
 	if (nm == 1)
 		err = events_one_metric(t, method, transition, type, metric, n);
@@ -849,11 +931,15 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 	struct fast_state f;
 	struct event_run run; /* r's state in locals while decoding */
 	struct event_one e;
+	size_t room;
 	int err = 0;
 
 	if (t->finished || t->nmetrics != 1 || r->nmetrics != 1)
 		return 0;
-	if (pending_reserve(t, DECODE_BATCH))
+	/* an event takes 2 bytes at least: a small chunk needs little room */
+	room = (size_t)(r->end - r->p) / 2 + 1;
+	room = t->pend.n + (room < DECODE_BATCH ? room : DECODE_BATCH);
+	if (pending_reserve(t, room) || comp_counts(t))
 		return -ENOMEM;
 	run = *r;
 	fast_load(t, &f);
@@ -864,7 +950,7 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 			if (err || run.p == run.end)
 				break;
 		}
-		if (f.np == DECODE_BATCH) { /* room for the next event's charge */
+		if (f.np == room) { /* room for the next event's charge */
 			fast_store(t, &f);
 			pending_flush(t);
 			fast_load(t, &f);
@@ -957,20 +1043,22 @@ int calltree_child(struct calltree *t, uint32_t parent, uint32_t method, uint32_
 
 void calltree_stats_add(struct calltree_stats *d, const struct calltree_stats *s)
 {
-	d->events += s->events;
+	const unsigned e = SATSUM_EVENTS;
+
+	satsum_addto(&d->events, s->events, e);
 	for (unsigned i = 0; i < JCAL_MT_COUNT; i++)
-		d->by_type[i] += s->by_type[i];
+		satsum_addto(&d->by_type[i], s->by_type[i], e);
 	for (unsigned i = 0; i < JCAL_TR_COUNT; i++)
-		d->by_transition[i] += s->by_transition[i];
+		satsum_addto(&d->by_transition[i], s->by_transition[i], e);
 	for (unsigned i = 0; i < JCAL_CTL_COUNT; i++)
-		d->controls[i] += s->controls[i];
-	d->unmatched_exits += s->unmatched_exits;
-	d->mismatched_exits += s->mismatched_exits;
-	d->frames_unwound += s->frames_unwound;
-	d->open_frames += s->open_frames;
-	d->backwards += s->backwards;
-	d->folded_contexts += s->folded_contexts;
-	d->folded_calls += s->folded_calls;
+		satsum_addto(&d->controls[i], s->controls[i], e);
+	satsum_addto(&d->unmatched_exits, s->unmatched_exits, e);
+	satsum_addto(&d->mismatched_exits, s->mismatched_exits, e);
+	satsum_addto(&d->frames_unwound, s->frames_unwound, e);
+	satsum_addto(&d->open_frames, s->open_frames, e);
+	satsum_addto(&d->backwards, s->backwards, e);
+	satsum_addto(&d->folded_contexts, s->folded_contexts, e);
+	satsum_addto(&d->folded_calls, s->folded_calls, SATSUM_CALLS);
 }
 
 int calltree_merge(struct calltree *dst, const struct calltree *src)
@@ -999,13 +1087,13 @@ int calltree_merge(struct calltree *dst, const struct calltree *src)
 		d = &dst->nodes[map[order[k]]];
 		/* the root's one call is the thread's: dst has its own */
 		if (order[k] != CALLTREE_ROOT)
-			d->calls += s->calls;
+			satsum_addto(&d->calls, s->calls, SATSUM_CALLS);
 		for (unsigned i = 0; i < nm; i++) {
 			const struct calltree_fig *sf = calltree_fig(src, order[k], i);
 			struct calltree_fig *df = calltree_fig(dst, map[order[k]], i);
 
-			df->raw_base += sf->raw_base;
-			df->base += sf->base;
+			satsum_addto(&df->raw_base, sf->raw_base, SATSUM_RAW_BASE);
+			satsum_addto(&df->base, sf->base, SATSUM_BASE);
 		}
 	}
 	if (!rc)
@@ -1022,12 +1110,8 @@ int calltree_finish(struct calltree *t)
 	if (t->finished)
 		return 0;
 	pending_flush(t);
-	if (t->comp_count && t->comp.counted) {
-		t->comp.counted(t->comp.ctx, t->comp_count, t->comp_clamped);
-		memset(t->comp_count, 0, SEQKEY_COUNT * sizeof(*t->comp_count));
-		t->comp_clamped = 0;
-	}
-	t->stats.open_frames += t->keys.depth;
+	comp_counts_give(t);
+	satsum_addto(&t->stats.open_frames, t->keys.depth, SATSUM_EVENTS);
 	t->keys.depth = 0;
 	t->order = malloc((size_t)t->nnodes * sizeof(*t->order));
 	if (!t->order)
@@ -1045,8 +1129,8 @@ int calltree_finish(struct calltree *t)
 		struct calltree_fig *pf = calltree_fig(t, t->nodes[n].parent, 0);
 
 		for (unsigned m = 0; m < t->nmetrics; m++) {
-			pf[m].raw_cum += nf[m].raw_cum;
-			pf[m].cum += nf[m].cum;
+			satsum_addto(&pf[m].raw_cum, nf[m].raw_cum, SATSUM_RAW_CUM);
+			satsum_addto(&pf[m].cum, nf[m].cum, SATSUM_CUM);
 		}
 	}
 	t->finished = 1;

@@ -89,7 +89,8 @@ struct calltree_comp {
 	 * steps itself, as it takes them, rather than deferring them to the
 	 * batch function (the same values, without storing and reloading
 	 * each delta). What it compensated so goes to counted() when the tree
-	 * is finished: per seqkey_index the number of deltas, and how many
+	 * is finished or rests (calltree_rest; the sums over the calls are
+	 * the counts): per seqkey_index the number of deltas, and how many
 	 * were below their comp (may be NULL).
 	 */
 	const struct calib_table *table;
@@ -160,9 +161,16 @@ struct calltree {
 	struct calltree_stats stats;
 	struct calltree_pending pend;
 	/* deltas compensated inline through comp.table (SEQKEY_COUNT, by
-	 * seqkey_index; NULL without a table) and how many were clamped */
+	 * seqkey_index; NULL without a table, or until the first events) and
+	 * how many were clamped; handed to comp.counted by calltree_finish or
+	 * calltree_rest */
 	uint64_t *comp_count;
 	uint64_t comp_clamped;
+	/* Metric 0's rises in steps not charged and its falls (calltree.c,
+	 * rebase): while they fall no more than they rise, the common steps'
+	 * sums cannot pass UINT64_MAX; after, unsafe: every step saturates. */
+	uint64_t rise, fall;
+	int unsafe;
 	int gap; /* tracing of the thread stopped: the next delta is not charged */
 	int finished;
 };
@@ -193,6 +201,15 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
  * it compensates its common steps in batches): call before reading the
  * figures of a tree still taking events. */
 void calltree_flush(struct calltree *t);
+
+/*
+ * After a thread's last event (its THREAD_END): frees what only taking
+ * events needs, so that a tree costs what its contexts hold: charges what
+ * waits (calltree_flush), hands the compensation counts to comp.counted,
+ * frees the batch buffers and, with no frame open, the stacks. More events
+ * may still come: they allocate again. Does nothing after calltree_finish.
+ */
+void calltree_rest(struct calltree *t);
 
 /*
  * The same as calltree_event() for each of n events in order (method[k],

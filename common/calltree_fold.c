@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "satsum.h"
+
 int calltree_heat(const struct calltree *t, uint64_t *heat)
 {
 	uint32_t *order = malloc((size_t)t->nnodes * sizeof(*order));
@@ -19,7 +21,7 @@ int calltree_heat(const struct calltree *t, uint64_t *heat)
 	for (uint32_t i = t->nnodes; i-- > 1;) {
 		uint32_t n = order[i];
 
-		heat[t->nodes[n].parent] += heat[n];
+		heat[t->nodes[n].parent] = satsum_add(heat[t->nodes[n].parent], heat[n], 0);
 	}
 	free(order);
 	heat[CALLTREE_ROOT] = CALLTREE_HOT;
@@ -152,17 +154,19 @@ static void move_figures(struct calltree *t, const uint32_t *order, uint32_t n0,
 			continue;
 		if (n->method != CALLTREE_COLD_METHOD) {
 			t->stats.folded_contexts++;
-			t->stats.folded_calls += n->calls;
+			satsum_addto(&t->stats.folded_calls, n->calls, SATSUM_CALLS);
 		}
 		if (removed[p]) {
 			to = p;
 		} else {
 			to = calltree_child_find(t, p, CALLTREE_COLD_METHOD);
-			t->nodes[to].calls += n->calls;
+			satsum_addto(&t->nodes[to].calls, n->calls, SATSUM_CALLS);
 		}
 		for (unsigned m = 0; m < t->nmetrics; m++) {
-			calltree_fig(t, to, m)->raw_base += calltree_fig(t, v, m)->raw_base;
-			calltree_fig(t, to, m)->base += calltree_fig(t, v, m)->base;
+			satsum_addto(&calltree_fig(t, to, m)->raw_base,
+				     calltree_fig(t, v, m)->raw_base, SATSUM_RAW_BASE);
+			satsum_addto(&calltree_fig(t, to, m)->base, calltree_fig(t, v, m)->base,
+				     SATSUM_BASE);
 		}
 	}
 }

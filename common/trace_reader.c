@@ -27,6 +27,9 @@ struct trace_dec {
 	unsigned major;		/* format version of the file (0 for a bare payload) */
 	int check_end;		/* compare END's counts with what was decoded (2.x files) */
 	int uncounted;		/* events were taken to be decoded later (event_run.later) */
+	uint64_t file_size;	/* of a regular file, 0 when unknown (a stream) */
+	const uint8_t *payload; /* the records payload being decoded */
+	size_t rec_at;		/* payload offset of the record being decoded */
 	uint64_t controls;	/* control events decoded (END counts method events only) */
 	uint64_t thread_starts; /* THREAD_START records decoded */
 	char *scratch;		/* NUL-terminated copies of a record's strings */
@@ -209,6 +212,37 @@ static const char *const rec_names[] = {
     [TRACE_REC_TREE_NODES] = "TREE_NODES",
 };
 
+/* The fewest bytes a node of a TREE_NODES record takes: parent, method and
+ * calls, then raw and compensated figures per metric, a byte each at the
+ * least. */
+static uint64_t tree_node_min_bytes(unsigned nmetrics)
+{
+	return 3 + 2 * (uint64_t)nmetrics;
+}
+
+/* A TREE_THREAD record's count of nodes checked against what the rest of
+ * the file can hold (a regular file, whose size is known; a stream is
+ * checked as its nodes come, postproc/model.c): -2 with the message when it
+ * cannot, else 0. */
+static int tree_nodes_fit_file(struct trace_dec *d, const struct cur *c,
+			       const struct trace_tree_thread *t)
+{
+	uint64_t used, left, most;
+
+	if (!d->file_size || !d->name || !d->payload)
+		return 0;
+	used = d->chunk_off + TRACE_CHUNK_HEADER_LEN + (uint64_t)(c->end - d->payload);
+	left = d->file_size > used ? d->file_size - used : 0;
+	most = left / tree_node_min_bytes(t->nmetrics);
+	if (t->nodes <= most)
+		return 0;
+	DEC_FAIL(d, TRACE_CORRUPT,
+		 "TREE_THREAD record of thread #%u: %u nodes, more than the file holds (its %llu "
+		 "bytes after the record hold %llu at most)",
+		 t->serial, t->nodes, (unsigned long long)left, (unsigned long long)most);
+	return -2;
+}
+
 static int decode_tree_thread(struct trace_dec *d, struct cur *c)
 {
 	const struct trace_visitor *v = d->v;
@@ -229,6 +263,8 @@ static int decode_tree_thread(struct trace_dec *d, struct cur *c)
 	}
 	if (c->bad || t.nmetrics < 1 || t.nmetrics > JCAL_MAX_METRICS || t.nodes < 1)
 		return -1;
+	if (tree_nodes_fit_file(d, c, &t))
+		return -2;
 	/* a callback's refusal is not a malformed record */
 	return v && v->tree_thread && v->tree_thread(v->ctx, &t) ? 1 : 0;
 }
@@ -248,6 +284,14 @@ static int decode_tree_nodes(struct trace_dec *d, struct cur *c)
 	count = cur_u32(c);
 	if (c->bad || n.nmetrics < 1 || n.nmetrics > JCAL_MAX_METRICS)
 		return -1;
+	/* what the record's bytes cannot hold is refused before any node */
+	if (count > (uint64_t)(c->end - c->p) / tree_node_min_bytes(n.nmetrics)) {
+		DEC_FAIL(d, TRACE_CORRUPT,
+			 "TREE_NODES record at payload byte %zu: %u nodes, more than its %zu "
+			 "bytes hold",
+			 d->rec_at, count, (size_t)(c->end - c->p));
+		return -2;
+	}
 	for (uint32_t i = 0; i < count; i++, n.index++) {
 		uint64_t up = cur_uv(c);
 		int r;
@@ -269,8 +313,9 @@ static int decode_tree_nodes(struct trace_dec *d, struct cur *c)
 	return 0;
 }
 
-/* Decodes one known record; returns the callback's result, -1 when the
- * record is malformed, or -2 when it failed with its own message. */
+/* Decodes one known record; returns 1 when the callback refused it (any
+ * non-zero return: a refusal is not a malformed record), -1 when the
+ * record is malformed, -2 when it failed with its own message, else 0. */
 static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 {
 	const struct trace_visitor *v = d->v;
@@ -287,7 +332,7 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		const char *value = cur_str(c);
 		if (c->bad)
 			return -1;
-		return v && v->meta ? v->meta(ctx, key, value) : 0;
+		return v && v->meta ? v->meta(ctx, key, value) != 0 : 0;
 	}
 	case TRACE_REC_METHOD:
 		m.id = cur_u32(c);
@@ -297,7 +342,7 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		m.sig = cur_str(c);
 		if (c->bad)
 			return -1;
-		return v && v->method ? v->method(ctx, &m) : 0;
+		return v && v->method ? v->method(ctx, &m) != 0 : 0;
 	case TRACE_REC_THREAD_START:
 		memset(&t, 0, sizeof(t));
 		t.serial = cur_u32(c);
@@ -339,7 +384,7 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 			cm.code_size = cur_uv(c);
 		if (c->bad)
 			return -1;
-		return v && v->compiled ? v->compiled(ctx, &cm) : 0;
+		return v && v->compiled ? v->compiled(ctx, &cm) != 0 : 0;
 	case TRACE_REC_END:
 		e.events = cur_uv(c);
 		e.threads = cur_uv(c);
@@ -365,7 +410,7 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 				d->res->end_threads_missing = e.threads - d->thread_starts;
 		}
 		d->res->has_end = 1;
-		return v && v->end ? v->end(ctx, &e) : 0;
+		return v && v->end ? v->end(ctx, &e) != 0 : 0;
 	case TRACE_REC_TREE_THREAD:
 		return decode_tree_thread(d, c);
 	case TRACE_REC_TREE_NODES:
@@ -375,14 +420,14 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		const char *text = cur_str(c);
 		if (c->bad)
 			return -1;
-		return v && v->label ? v->label(ctx, id, text) : 0;
+		return v && v->label ? v->label(ctx, id, text) != 0 : 0;
 	}
 	default:
 		return 0;
 	}
 	if (c->bad)
 		return -1;
-	return tcb ? tcb(ctx, &t) : 0;
+	return tcb ? tcb(ctx, &t) != 0 : 0;
 }
 
 static enum trace_status decode_records(struct trace_dec *d, const uint8_t *p0, size_t len)
@@ -412,6 +457,8 @@ static enum trace_status decode_records(struct trace_dec *d, const uint8_t *p0, 
 		if (grow(&d->scratch, &d->scratch_cap, need))
 			return DEC_FAIL(d, TRACE_IOERR, "out of memory (%zu bytes)", need);
 		struct cur c = {q, p, d->scratch, 0};
+		d->payload = p0;
+		d->rec_at = at;
 		int r = decode_record(d, kind, &c);
 		if (r == -2)
 			return d->res->status;
@@ -612,6 +659,34 @@ static int rest_is_zero(FILE *f, uint64_t *off)
 	return !ferror(f);
 }
 
+/* A chunk's payload is read into a buffer grown as its bytes come, first
+ * up to this many, then twice what came: a header that claims more than
+ * the file holds costs no more than what is there. */
+#define PAYLOAD_FIRST_READ (1u << 20)
+
+/* Reads len payload bytes into *buf (cap bytes, grown; never left NULL,
+ * even for an empty payload); *got is how many came. Returns 0, or -1 when
+ * out of memory. */
+static int read_payload(FILE *f, uint8_t **buf, size_t *cap, uint32_t len, size_t *got)
+{
+	size_t want = len < PAYLOAD_FIRST_READ ? len : PAYLOAD_FIRST_READ;
+
+	*got = 0;
+	if (grow(buf, cap, want))
+		return -1;
+	while (*got < len) {
+		size_t n = fread(*buf + *got, 1, want - *got, f);
+
+		*got += n;
+		if (*got < want || *got == len)
+			break; /* the end of the file, or an error (ferror) */
+		want = len - *got > *got ? 2 * *got : len;
+		if (grow(buf, cap, want))
+			return -1;
+	}
+	return 0;
+}
+
 static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf, size_t *cap)
 {
 	struct trace_result *res = d->res;
@@ -655,12 +730,10 @@ static enum trace_status read_chunks(struct trace_dec *d, FILE *f, uint8_t **buf
 			return fail(res, name, TRACE_CORRUPT,
 				    "chunk at byte %llu: payload length %u exceeds the maximum %u",
 				    (unsigned long long)off, len, TRACE_CHUNK_MAX_PAYLOAD);
-		/* Also for an empty first chunk: the decoders never see a NULL payload. */
-		if (grow(buf, cap, len))
+		if (read_payload(f, buf, cap, len, &n))
 			return fail(res, name, TRACE_IOERR,
 				    "chunk at byte %llu: out of memory (%u bytes)",
 				    (unsigned long long)off, len);
-		n = len ? fread(*buf, 1, len, f) : 0;
 		if (ferror(f))
 			return fail(res, name, TRACE_IOERR, "read error at byte %llu: %s",
 				    (unsigned long long)off + sizeof(h) + n, strerror(errno));
@@ -776,6 +849,7 @@ enum trace_status trace_read_stream(FILE *f, const char *name, const struct trac
 	d->name = name;
 	d->major = major;
 	d->check_end = major >= 2;
+	d->file_size = regular ? (uint64_t)sb.st_size : 0;
 	st = read_chunks(d, f, &buf, &cap);
 	free(d->scratch);
 	free(d);

@@ -6,6 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The table of a map made with no room (u64map_init(m, 0)): one empty
+ * slot, never written, so that a look-up finds nothing without a test of
+ * its own; the first put allocates. */
+static uint64_t empty_keys[1] = {U64MAP_EMPTY};
+static uint32_t empty_vals[1];
+
+#define FIRST_CAP 16
+
 static int alloc_table(struct u64map *m, size_t cap)
 {
 	m->keys = malloc(cap * sizeof(*m->keys));
@@ -25,7 +33,15 @@ static int alloc_table(struct u64map *m, size_t cap)
 
 int u64map_init(struct u64map *m, size_t cap_hint)
 {
-	size_t cap = 16;
+	size_t cap = FIRST_CAP;
+
+	if (!cap_hint) {
+		m->keys = empty_keys;
+		m->vals = empty_vals;
+		m->mask = 0;
+		m->used = 0;
+		return 0;
+	}
 	while (cap < cap_hint * 2)
 		cap <<= 1;
 	return alloc_table(m, cap);
@@ -33,8 +49,10 @@ int u64map_init(struct u64map *m, size_t cap_hint)
 
 void u64map_free(struct u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	if (m->keys != empty_keys) {
+		free(m->keys);
+		free(m->vals);
+	}
 	memset(m, 0, sizeof(*m));
 }
 
@@ -51,7 +69,7 @@ static void insert_new(struct u64map *m, uint64_t key, uint32_t val)
 static int grow(struct u64map *m)
 {
 	struct u64map old = *m;
-	size_t cap = (m->mask + 1) * 2;
+	size_t cap = old.keys == empty_keys ? FIRST_CAP : (m->mask + 1) * 2;
 
 	if (alloc_table(m, cap)) {
 		*m = old;
@@ -60,8 +78,10 @@ static int grow(struct u64map *m)
 	for (size_t i = 0; i <= old.mask; i++)
 		if (old.keys[i] != U64MAP_EMPTY)
 			insert_new(m, old.keys[i], old.vals[i]);
-	free(old.keys);
-	free(old.vals);
+	if (old.keys != empty_keys) {
+		free(old.keys);
+		free(old.vals);
+	}
 	return 0;
 }
 

@@ -21,7 +21,9 @@ struct u64map {
 	size_t used;
 };
 
-/* Returns 0, or -1 when out of memory. */
+/* Room for cap_hint keys before the first growth; 0: no memory until the
+ * first put (a map that may never be used). Returns 0, or -1 when out of
+ * memory. */
 int u64map_init(struct u64map *m, size_t cap_hint);
 void u64map_free(struct u64map *m);
 

@@ -10,6 +10,7 @@
 #include "calib_comp.h"
 #include "calltree.h"
 #include "golden.h"
+#include "satsum.h"
 #include "seqkey.h"
 #include "test.h"
 #include "trace_encoder.h"
@@ -654,6 +655,47 @@ static void eq_finish(struct calltree *a, struct calltree *b, int ea, int eb)
 	calltree_free(b);
 }
 
+/* calltree_rest() between events (a thread's end, then more events of
+ * it): the tree is the one built without it; with no frame open the
+ * stacks go, with one open they stay. */
+static void test_rest_between_events(void)
+{
+	static const struct {
+		unsigned tr;
+		uint32_t m;
+		int rest_after;
+	} evs[] = {
+	    {JCAL_TR_ENTRY, 1, 0}, {JCAL_TR_ENTRY, 2, 0}, {JCAL_TR_EXIT, 2, 0},
+	    {JCAL_TR_EXIT, 1, 1},  {JCAL_TR_ENTRY, 1, 0}, {JCAL_TR_ENTRY, 3, 0},
+	    {JCAL_TR_EXIT, 3, 1},  {JCAL_TR_EXIT, 1, 0},  {JCAL_TR_ENTRY, 4, 0},
+	    {JCAL_TR_EXIT, 4, 1},
+	};
+	struct calltree a, b;
+	uint64_t v = 10;
+
+	CHECK_EQ_I(calltree_init(&a, 1, NULL), 0);
+	CHECK_EQ_I(calltree_init(&b, 1, NULL), 0);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++, v += 3) {
+		ev(&a, v, evs[i].tr, evs[i].m, JCAL_MT_INTERP);
+		ev(&b, v, evs[i].tr, evs[i].m, JCAL_MT_INTERP);
+		if (!evs[i].rest_after)
+			continue;
+		calltree_rest(&b);
+		CHECK(b.pend.cap == 0 && b.comp_count == NULL);
+		if (b.keys.depth)
+			CHECK(b.stack != NULL && b.keys.stack != NULL);
+		else
+			CHECK(b.stack == NULL && b.keys.stack == NULL && b.stack_cap == 0);
+	}
+	CHECK_EQ_I(calltree_finish(&a), 0);
+	CHECK_EQ_I(calltree_finish(&b), 0);
+	eq_compare(&a, &b);
+	CHECK_EQ_U(b.nnodes, 5);
+	CHECK_EQ_U(calltree_fig(&b, CALLTREE_ROOT, 0)->raw_cum, 27);
+	calltree_free(&a);
+	calltree_free(&b);
+}
+
 /* A parent with more children than the builder looks through before its
  * hash map: 20 children called in a shuffled order, the map's part
  * starting with the ninth; then an exit of a frame opened before the
@@ -1066,8 +1108,9 @@ static void test_table_inline_same_tree(void)
 	static struct tb_counts ca, cb;
 
 	for (unsigned e = 0; e < sizeof(est) / sizeof(est[0]); e++) {
-		/* b decoded, in batches, one event at a time (as the agent) */
-		for (unsigned how = 0; how < 3; how++) {
+		/* b decoded, in batches, one event at a time (as the agent), in
+		 * batches with a calltree_rest() after each */
+		for (unsigned how = 0; how < 4; how++) {
 			struct calib_table t;
 			struct calltree a, b;
 			struct calltree_comp hook = {.fn = tb_fn, .ctx = &ca};
@@ -1081,7 +1124,7 @@ static void test_table_inline_same_tree(void)
 			eq_gen(method, tr, type, metric, N, 1);
 			CHECK_EQ_I(calltree_init(&a, 1, &hook), 0);
 			CHECK_EQ_I(calltree_init(&b, 1, &own), 0);
-			CHECK(b.comp_count != NULL);
+			CHECK(b.comp_count == NULL); /* allocated with the first events */
 			for (size_t i = 0; i < N && !ea; i++)
 				ea = calltree_event(&a, method[i], tr[i], type[i], &metric[i]);
 			if (how == 0) {
@@ -1091,10 +1134,15 @@ static void test_table_inline_same_tree(void)
 					eb = calltree_event(&b, method[i], tr[i], type[i],
 							    &metric[i]);
 			} else {
-				for (size_t k = 0; k < N && !eb; k += 1000)
+				for (size_t k = 0; k < N && !eb; k += 1000) {
 					eb = calltree_events(&b, method + k, tr + k, type + k,
 							     metric + k,
 							     N - k < 1000 ? N - k : 1000);
+					if (how == 3) {
+						calltree_rest(&b);
+						CHECK(b.comp_count == NULL && b.pend.cap == 0);
+					}
+				}
 			}
 			eq_finish(&a, &b, ea, eb);
 			CHECK(ca.deltas > N / 2);
@@ -1111,6 +1159,65 @@ static void test_table_inline_same_tree(void)
 	free(tr);
 	free(type);
 	free(metric);
+}
+
+/* A metric that jumps back lets the charged deltas add up past 2^64 - 1:
+ * once it fell more than it rose outside charged steps, the tree's sums
+ * saturate (satsum.h), one event at a time, in batches and decoded from a
+ * chunk; a table's compensation included. Before the jump the common steps
+ * go their fast way; the tree is the same whichever way it is built. */
+static void test_sums_saturate(void)
+{
+	static struct tb_counts cb_counts;
+	enum { N = 9 };
+	const uint64_t h = 1ull << 63;
+	const uint32_t method[N] = {1, 1, 1, 1, 2, 2, 1, 1, 3};
+	const uint8_t tr[N] = {JCAL_TR_ENTRY, JCAL_TR_EXIT,  JCAL_TR_ENTRY,
+			       JCAL_TR_EXIT,  JCAL_TR_ENTRY, JCAL_TR_EXIT,
+			       JCAL_TR_ENTRY, JCAL_TR_EXIT,  JCAL_TR_ENTRY};
+	const uint8_t type[N] = {0};
+	/* run: 2^63, then (after a fall of 2^63) 2^63 again and 5: 2^64 + 5 */
+	const uint64_t metric[N] = {0, h, 0, h, h, h + 1, h + 1, h + 6, h + 7};
+
+	for (unsigned with_table = 0; with_table < 2; with_table++)
+		for (unsigned how = 0; how < 3; how++) {
+			struct calib_table tab;
+			struct calltree_comp own = {tb_fn, &cb_counts, tb_batch, &tab, tb_counted};
+			struct calltree t;
+			uint32_t run;
+			int err = 0;
+
+			tb_table(&tab, CALIB_EST_MIN);
+			memset(&cb_counts, 0, sizeof(cb_counts));
+			cb_counts.t = &tab;
+			satsum_reset();
+			CHECK_EQ_I(calltree_init(&t, 1, with_table ? &own : NULL), 0);
+			if (how == 0)
+				for (size_t i = 0; i < N && !err; i++)
+					err = calltree_event(&t, method[i], tr[i], type[i],
+							     &metric[i]);
+			else if (how == 1)
+				err = calltree_events(&t, method, tr, type, metric, N);
+			else
+				err = eq_decode(&t, 1, method, tr, type, metric, N);
+			CHECK_EQ_I(err, 0);
+			CHECK(t.unsafe);
+			CHECK_EQ_I(calltree_finish(&t), 0);
+			run = calltree_child_find(&t, CALLTREE_ROOT, 1);
+			CHECK(run != CALLTREE_NONE);
+			if (run != CALLTREE_NONE) {
+				CHECK_EQ_U(t.nodes[run].calls, 3);
+				CHECK_EQ_U(calltree_fig(&t, run, 0)->raw_base, UINT64_MAX);
+				if (!with_table)
+					CHECK_EQ_U(calltree_fig(&t, run, 0)->base, UINT64_MAX);
+			}
+			CHECK_EQ_U(calltree_fig(&t, CALLTREE_ROOT, 0)->raw_cum, UINT64_MAX);
+			CHECK(satsum_seen() & SATSUM_RAW_BASE);
+			CHECK(satsum_seen() & SATSUM_RAW_CUM);
+			calltree_free(&t);
+			calib_table_free(&tab);
+		}
+	satsum_reset();
 }
 
 /* A malformed event stops calltree_decode() before it, with r at it and
@@ -1180,6 +1287,8 @@ int main(void)
 	RUN(test_merge);
 	RUN(test_events_batch_same_tree);
 	RUN(test_wide_parent);
+	RUN(test_rest_between_events);
+	RUN(test_sums_saturate);
 	RUN(test_decode_same_tree);
 	RUN(test_decode_deep_and_first);
 	RUN(test_decode_implicit_exit_past_shadow);

@@ -3,11 +3,14 @@
  * native-tests/fuzz/regressions/<harness>/ (crashes the fuzzers found) and
  * every seed under native-tests/fuzz/corpus/<harness>/ through the fuzz
  * targets of fuzz/fuzz-targets.h, so that `make test` (and its ASan+UBSan
- * build) checks them without clang or libFuzzer.
+ * build) checks them without clang or libFuzzer; with malloc wrapped
+ * (alloc_limit.h), no input may ask for more at once than the harnesses let
+ * libFuzzer allow (FUZZ_MALLOC_LIMIT_MB).
  */
 #include <dirent.h>
 #include <stdlib.h>
 
+#include "alloc_limit.h"
 #include "fuzz/fuzz-targets.h"
 #include "test.h"
 
@@ -72,11 +75,17 @@ static unsigned replay_dir(const char *kind, const struct target *t)
 		CHECK(data != NULL);
 		if (!data)
 			continue;
+		alloc_largest_reset();
 		int line = t->fn(data, len);
+		size_t largest = alloc_largest_reset();
 		if (line)
 			fprintf(stderr, "  %s: property at line %d of the fuzz target failed\n",
 				path, line);
 		CHECK(line == 0);
+		/* what libFuzzer reports as out of memory (make fuzz) */
+		if (largest > (size_t)FUZZ_MALLOC_LIMIT_MB << 20)
+			fprintf(stderr, "  %s: asked for %zu bytes at once\n", path, largest);
+		CHECK(largest <= (size_t)FUZZ_MALLOC_LIMIT_MB << 20);
 		free(data);
 		files++;
 	}

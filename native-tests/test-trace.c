@@ -1419,6 +1419,102 @@ struct bad_payload {
 		k, s, sizeof(s) - 1, why                                                           \
 	}
 
+/* A callback that refuses a record (as jcal-post's model does when it runs
+ * out of memory: -1) stops the read as aborted at that record, never as a
+ * malformed record. */
+static int refuse_meta(void *c, const char *k, const char *v)
+{
+	(void)c, (void)k, (void)v;
+	return -1;
+}
+static int refuse_method(void *c, const struct trace_method *m)
+{
+	(void)c, (void)m;
+	return -1;
+}
+static int refuse_thread(void *c, const struct trace_thread *t)
+{
+	(void)c, (void)t;
+	return -1;
+}
+static int refuse_compiled(void *c, const struct trace_compiled *cm)
+{
+	(void)c, (void)cm;
+	return -1;
+}
+static int refuse_end(void *c, const struct trace_end *e)
+{
+	(void)c, (void)e;
+	return -1;
+}
+static int refuse_label(void *c, uint32_t id, const char *text)
+{
+	(void)c, (void)id, (void)text;
+	return -1;
+}
+
+static void test_callback_refuses(void)
+{
+	static const char *const names[] = {
+	    "META",	     "METHOD",		"THREAD_START", "THREAD_NAME", "THREAD_END",
+	    "COMPILED_LOAD", "COMPILED_UNLOAD", "LABEL",	"END"};
+	struct trace_recbuf rb;
+	uint64_t m0 = 5;
+
+	trace_recbuf_init(&rb);
+	trace_rec_meta(&rb, "k", "v");
+	trace_rec_method(&rb, 1, 0, "LA;", "m", "()V");
+	trace_rec_thread_start(&rb, 1, 1, 1, 0, 1, "t", 1, &m0);
+	trace_rec_thread_name(&rb, 1, 2, "u", 0);
+	trace_rec_thread_end(&rb, 1, 3, 0, 1, &m0);
+	trace_rec_compiled_load(&rb, 1, 4, 100);
+	trace_rec_compiled_unload(&rb, 1, 5);
+	trace_rec_label(&rb, 1, "l");
+	trace_rec_end(&rb, 0, 0, 0);
+	size_t n = trace_recbuf_finish(&rb);
+	for (unsigned k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct trace_visitor v = {0};
+		struct trace_result res;
+		char want[64];
+
+		switch (k) {
+		case 0:
+			v.meta = refuse_meta;
+			break;
+		case 1:
+			v.method = refuse_method;
+			break;
+		case 2:
+			v.thread_start = refuse_thread;
+			break;
+		case 3:
+			v.thread_name = refuse_thread;
+			break;
+		case 4:
+			v.thread_end = refuse_thread;
+			break;
+		case 5:
+		case 6:
+			v.compiled = refuse_compiled;
+			break;
+		case 7:
+			v.label = refuse_label;
+			break;
+		default:
+			v.end = refuse_end;
+			break;
+		}
+		if (k == 6) /* the load goes through first */
+			continue;
+		CHECK_EQ_I(trace_decode_chunk(TRACE_CHUNK_RECORDS, rb.buf + TRACE_CHUNK_HEADER_LEN,
+					      n - TRACE_CHUNK_HEADER_LEN, &v, &res),
+			   TRACE_ABORTED);
+		snprintf(want, sizeof(want), "stopped by the reader at a %s record", names[k]);
+		CHECK_STR(res.msg, want);
+	}
+	trace_recbuf_free(&rb);
+}
+
 static void test_bad_payloads(void)
 {
 	static const struct bad_payload cases[] = {
@@ -1877,6 +1973,7 @@ int main(void)
 	RUN(test_zero_tail);
 	RUN(test_unknown_kinds);
 	RUN(test_bad_payloads);
+	RUN(test_callback_refuses);
 	RUN(test_control_events);
 	RUN(test_events_raw_takes_part);
 	RUN(test_size_and_speed);

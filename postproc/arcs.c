@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "satsum.h"
 #include "u64map.h"
 
 /* A line while it is built: its stanza is entry[owner] before sorting. */
@@ -41,6 +42,22 @@ const char *arcs_role_name(enum arc_role r)
 		return "rCHILD";
 	}
 	return "?";
+}
+
+/* A context's calls and figures added to its method's entry; its cum
+ * counts once for the method when outer (its outermost activation). */
+static void entry_add(struct arc_entry *e, const struct calltree_node *n,
+		      const struct calltree_fig *f, int outer)
+{
+	satsum_addto(&e->calls, n->calls, SATSUM_CALLS);
+	satsum_addto(&e->base, f->base, SATSUM_BASE);
+	satsum_addto(&e->raw_base, f->raw_base, SATSUM_RAW_BASE);
+	satsum_addto(&e->cum_all, f->cum, SATSUM_CUM);
+	satsum_addto(&e->raw_cum_all, f->raw_cum, SATSUM_RAW_CUM);
+	if (outer) {
+		satsum_addto(&e->cum, f->cum, SATSUM_CUM);
+		satsum_addto(&e->raw_cum, f->raw_cum, SATSUM_RAW_CUM);
+	}
 }
 
 static int entry_get(struct builder *b, uint32_t method, size_t *out)
@@ -84,11 +101,11 @@ static int line_add(struct builder *b, size_t owner, enum arc_role role, uint32_
 	} else {
 		l = &b->l[*v].l;
 	}
-	l->calls += t->nodes[node].calls;
-	l->base += f->base;
-	l->cum += f->cum;
-	l->raw_base += f->raw_base;
-	l->raw_cum += f->raw_cum;
+	satsum_addto(&l->calls, t->nodes[node].calls, SATSUM_CALLS);
+	satsum_addto(&l->base, f->base, SATSUM_BASE);
+	satsum_addto(&l->cum, f->cum, SATSUM_CUM);
+	satsum_addto(&l->raw_base, f->raw_base, SATSUM_RAW_BASE);
+	satsum_addto(&l->raw_cum, f->raw_cum, SATSUM_RAW_CUM);
 	return 0;
 }
 
@@ -139,13 +156,7 @@ static int add_tree(struct builder *b, const struct calltree *t, unsigned metric
 
 	if (entry_get(b, CALLTREE_ROOT_METHOD, &re))
 		return -1;
-	b->e[re].calls += root->calls;
-	b->e[re].base += rf->base;
-	b->e[re].raw_base += rf->raw_base;
-	b->e[re].cum += rf->cum;
-	b->e[re].raw_cum += rf->raw_cum;
-	b->e[re].cum_all += rf->cum;
-	b->e[re].raw_cum_all += rf->raw_cum;
+	entry_add(&b->e[re], root, rf, 1);
 	for (uint32_t i = 1; i < t->nnodes; i++) {
 		const struct calltree_node *n = &t->nodes[i], *p = &t->nodes[n->parent];
 		const struct calltree_fig *nf = calltree_fig(t, i, metric);
@@ -154,15 +165,7 @@ static int add_tree(struct builder *b, const struct calltree *t, unsigned metric
 		if (entry_get(b, n->method, &me) || entry_get(b, p->method, &pe))
 			return -1;
 		e = &b->e[me];
-		e->calls += n->calls;
-		e->base += nf->base;
-		e->raw_base += nf->raw_base;
-		e->cum_all += nf->cum;
-		e->raw_cum_all += nf->raw_cum;
-		if (n->rl == 1) {
-			e->cum += nf->cum;
-			e->raw_cum += nf->raw_cum;
-		}
+		entry_add(e, n, nf, n->rl == 1);
 		if (line_add(b, me, n->rl == 1 ? ARC_PARENT : ARC_RPARENT, p->method, t, i,
 			     metric) ||
 		    line_add(b, pe, p->rl <= 1 ? ARC_CHILD : ARC_RCHILD, n->method, t, i, metric))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "satsum.h"
 #include "shaping.h"
 
 /* The --min-pct values tried, smallest first (1-2-5 steps). */
@@ -105,12 +106,13 @@ static int estimate(const struct model *m, const struct model_thread *th, enum e
 	for (uint32_t n = 0; n < t->nnodes; n++) {
 		uint64_t c = calltree_fig(t, n, metric)->cum;
 
-		est[0] += cost[n];
+		/* estimates: they saturate without a warning (nothing shows them) */
+		est[0] = satsum_add(est[0], cost[n], 0);
 		kept[0]++;
 		for (size_t k = 0; k < NPCT; k++) {
 			if (n != CALLTREE_ROOT && c < th_of[k])
 				break; /* the thresholds only grow */
-			est[k + 1] += cost[n];
+			est[k + 1] = satsum_add(est[k + 1], cost[n], 0);
 			kept[k + 1]++;
 		}
 	}
@@ -223,7 +225,7 @@ static uint64_t spans_at_most(const struct model *m, struct model_thread *const 
 			uint64_t fit =
 			    d ? model_value(m, metric, ndf[metric].raw_cum) / d : UINT64_MAX;
 
-			s += nd->calls < fit ? nd->calls : fit;
+			s = satsum_add(s, nd->calls < fit ? nd->calls : fit, 0);
 		}
 	}
 	return s;

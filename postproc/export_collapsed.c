@@ -5,11 +5,13 @@
  * the threads were merged; time in the thread root with no frame open is
  * the thread's own line. Values are the base of the shown metric
  * (calibrated unless --raw), TSC ticks as ns. Frames below the depth
- * limit (--max-depth) are one "<deeper frames folded>" frame.
+ * limit (--max-depth) are one "<deeper frames folded>" frame. Names are
+ * escaped as in the text reports, ';' written as ',' (output.h).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "output.h"
 #include "report.h"
 #include "report_util.h"
 
@@ -24,7 +26,7 @@ static int put_path(FILE *f, const struct model *m, const struct calltree *t, ui
 	for (uint32_t i = d; i-- > 0;) {
 		if (i + 1 < d)
 			fputc(';', f);
-		report_folded_name(f, model_method_name(m, t->nodes[buf[i]].method));
+		text_escape_folded(f, model_method_name(m, t->nodes[buf[i]].method));
 	}
 	return 0;
 }
@@ -61,11 +63,11 @@ int export_collapsed(const struct model *m, const struct report_opts *o)
 			if (!v)
 				continue;
 			if (!merged) {
-				report_folded_name(o->out, list[i]->name);
+				text_escape_folded(o->out, list[i]->name);
 				if (node != CALLTREE_ROOT)
 					fputc(';', o->out);
 			} else if (node == CALLTREE_ROOT) {
-				report_folded_name(o->out,
+				text_escape_folded(o->out,
 						   model_method_name(m, CALLTREE_ROOT_METHOD));
 			}
 			put_path(o->out, m, t, node, buf);

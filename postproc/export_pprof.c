@@ -15,11 +15,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "output.h"
 #include "pb_writer.h"
 #include "report.h"
 #include "report_util.h"
+#include "satsum.h"
 #include "u64map.h"
 
 /* profile.proto field numbers */
@@ -51,9 +54,16 @@ struct strtab {
 	int64_t n;
 };
 
+/* A string of the table, escaped as the text reports show it (output.h):
+ * pprof prints them to a terminal. */
 static int64_t str_add(struct strtab *s, const char *str)
 {
-	pb_string(&s->pb, PROFILE_STRING_TABLE, str);
+	char *esc = text_escaped(str);
+
+	if (!esc)
+		s->pb.oom = 1;
+	pb_string(&s->pb, PROFILE_STRING_TABLE, esc ? esc : "");
+	free(esc);
 	return s->n++;
 }
 
@@ -61,6 +71,17 @@ struct funcs {
 	struct u64map idx; /* method -> function id */
 	uint32_t n;
 };
+
+/* A sample value: pprof's are signed (int64), so larger ones saturate at
+ * INT64_MAX rather than read back negative. */
+static uint64_t int64_value(uint64_t v)
+{
+	if (v > INT64_MAX) {
+		satsum_note(SATSUM_INT64);
+		return INT64_MAX;
+	}
+	return v;
+}
 
 static uint64_t func_id(struct funcs *f, struct pb *out, struct strtab *st, const struct model *m,
 			uint32_t method)
@@ -132,6 +153,15 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 	size_t n;
 	int err = -1;
 
+	/* gzip data on a terminal is noise, and may hold bytes of a name as they
+	 * are (a stored block): refused, as gzip does */
+	if (isatty(fileno(o->out))) {
+		if (o->err)
+			snprintf(o->err, REPORT_ERR_LEN,
+				 "--report pprof writes gzip data: not to a terminal (-o FILE, or "
+				 "a pipe)");
+		return -1;
+	}
 	if (report_threads(m, o, &list, &n))
 		return -1;
 	if (u64map_init(&fn.idx, 256))
@@ -182,9 +212,9 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 				locs[d++] = func_id(&fn, &prof, &st, m, t->nodes[x].method);
 			if (!d)
 				locs[d++] = func_id(&fn, &prof, &st, m, CALLTREE_ROOT_METHOD);
-			vals[0] = t->order[k] == CALLTREE_ROOT ? 0 : nd->calls;
+			vals[0] = int64_value(t->order[k] == CALLTREE_ROOT ? 0 : nd->calls);
 			for (unsigned mi = 0; mi < m->nmetrics; mi++)
-				vals[1 + mi] = model_value(m, mi, ndf[mi].base);
+				vals[1 + mi] = int64_value(model_value(m, mi, ndf[mi].base));
 			pb_clear(&sample);
 			pb_packed(&sample, SAMPLE_LOCATION_ID, locs, d);
 			pb_packed(&sample, SAMPLE_VALUE, vals, 1 + m->nmetrics);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "satsum.h"
 #include "u64map.h"
 
 static int desc(uint64_t x, uint64_t y)
@@ -85,12 +86,12 @@ int flat_build(const struct calltree *const *trees, size_t ntrees, unsigned metr
 			} else {
 				row = &r[*v];
 			}
-			row->calls += node->calls;
-			row->base += nodef[metric].base;
-			row->raw_base += nodef[metric].raw_base;
+			satsum_addto(&row->calls, node->calls, SATSUM_CALLS);
+			satsum_addto(&row->base, nodef[metric].base, SATSUM_BASE);
+			satsum_addto(&row->raw_base, nodef[metric].raw_base, SATSUM_RAW_BASE);
 			if (node->rl == 1) {
-				row->cum += nodef[metric].cum;
-				row->raw_cum += nodef[metric].raw_cum;
+				satsum_addto(&row->cum, nodef[metric].cum, SATSUM_CUM);
+				satsum_addto(&row->raw_cum, nodef[metric].raw_cum, SATSUM_RAW_CUM);
 			}
 		}
 	}

@@ -22,6 +22,7 @@
 #include "model.h"
 #include "progress.h"
 #include "report.h"
+#include "satsum.h"
 #include "samefile.h"
 #include "shaping.h"
 #include "threadsel.h"
@@ -275,6 +276,22 @@ static void fill_opts(struct run *r)
 	o->max_depth = r->c.sh.max_depth;
 }
 
+/* One warning when figures passed what 64 bits hold (satsum.h): the
+ * report shows them as 18446744073709551615 rather than wrapped round. */
+static void saturation_warning(void)
+{
+	char names[256];
+	unsigned seen = satsum_seen();
+
+	if (!seen)
+		return;
+	satsum_names(seen, names, sizeof(names));
+	msg("warning",
+	    "figures past 2^64 - 1 were saturated (%s): shown as 18446744073709551615%s; the "
+	    "input holds more than its counters can (a damaged or crafted file?)",
+	    names, seen == SATSUM_INT64 ? " (pprof: 9223372036854775807)" : "");
+}
+
 /*
  * Applies --include/--exclude/--top/--min-pct/--simple/--merge-threads to
  * the model (reports with REPORT_SHAPED) and runs the report. Returns 0,
@@ -330,6 +347,7 @@ static int run_report(struct run *r)
 		default_cut_note(&dc, note, sizeof(note));
 		msg("note", "%s", note);
 	}
+	saturation_warning();
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "grow.h"
 #include "names.h"
 #include "overloads.h"
+#include "satsum.h"
 #include "tree_snapshot.h"
 #include "tree_workers.h"
 
@@ -264,6 +265,8 @@ static int on_thread_name(void *ctx, const struct trace_thread *tt)
 	return 0;
 }
 
+static int tree_error(struct model *m, uint32_t serial, int err);
+
 static int on_thread_end(void *ctx, const struct trace_thread *tt)
 {
 	struct model *m = ctx;
@@ -276,6 +279,13 @@ static int on_thread_end(void *ctx, const struct trace_thread *tt)
 	t->end_events = tt->events;
 	t->nend_metric = tt->nmetrics;
 	memcpy(t->end_metric, tt->metric, sizeof(t->end_metric));
+	/* its tree keeps its contexts only: a program that starts a thread per
+	 * task has many threads of a few contexts each */
+	if (!t->has_tree || t->snap_map)
+		return 0;
+	if (m->workers)
+		return tree_error(m, t->serial, tree_workers_rest(m->workers, t->serial, &t->tree));
+	calltree_rest(&t->tree);
 	return 0;
 }
 
@@ -455,10 +465,13 @@ int model_redo(struct model *m)
 	 * to the chunks' decoders */
 	HASH_ITER (hh, m->threads, t, tmp)
 		if (t->has_tree)
-			events += t->tree.stats.events;
+			events = satsum_add(events, t->tree.stats.events, SATSUM_EVENTS);
 	m->redo = events != m->end.events;
 	return m->redo;
 }
+
+/* The nodes of a snapshot's thread there is room for before its first. */
+#define SNAP_FIRST 1024u
 
 /* A tree snapshot's thread: its tree comes node by node (on_tree_node). */
 static int on_tree_thread(void *ctx, const struct trace_tree_thread *tt)
@@ -474,8 +487,11 @@ static int on_tree_thread(void *ctx, const struct trace_tree_thread *tt)
 				     : "a tree after events (a file holds either)");
 		return -1;
 	}
+	/* room for the nodes as they come: the count is the record's word,
+	 * what the file holds may be less (a stream's size is not known) */
+	t->snap_cap = 0;
 	if (calltree_init(&t->tree, tt->nmetrics, NULL) ||
-	    !(t->snap_map = malloc((size_t)tt->nodes * sizeof(*t->snap_map))))
+	    grow(&t->snap_map, &t->snap_cap, tt->nodes < SNAP_FIRST ? tt->nodes : SNAP_FIRST))
 		return oom(m);
 	tree_snapshot_stats_back(tt->stat, &t->tree.stats);
 	t->has_tree = 1;
@@ -508,19 +524,21 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 			 tn->serial, tn->index, t->snap_next, t->snap_nodes, t->tree.nmetrics);
 		return -1;
 	}
-	if (tn->index &&
-	    calltree_child(&t->tree, t->snap_map[tn->parent], event_method(m, tn->method), &idx))
+	if (grow(&t->snap_map, &t->snap_cap, (size_t)t->snap_next + 1) ||
+	    (tn->index &&
+	     calltree_child(&t->tree, t->snap_map[tn->parent], event_method(m, tn->method), &idx)))
 		return oom(m);
 	t->snap_map[t->snap_next++] = idx;
 	n = &t->tree.nodes[idx];
 	f = calltree_fig(&t->tree, idx, 0);
+	/* copies of one method merge into one node: their sums saturate */
 	if (tn->index)
-		n->calls += tn->calls;
+		satsum_addto(&n->calls, tn->calls, SATSUM_CALLS);
 	else
 		n->calls = tn->calls;
 	for (unsigned i = 0; i < tn->nmetrics; i++) {
-		f[i].raw_base += tn->raw[i];
-		f[i].base += m->snapshot_raw ? tn->raw[i] : tn->comp[i];
+		satsum_addto(&f[i].raw_base, tn->raw[i], SATSUM_RAW_BASE);
+		satsum_addto(&f[i].base, m->snapshot_raw ? tn->raw[i] : tn->comp[i], SATSUM_BASE);
 	}
 	return 0;
 }
@@ -665,6 +683,28 @@ static int derive_metrics(struct model *m)
 	return 0;
 }
 
+/* A tree of fewer metrics than the model's (a thread whose events carried
+ * fewer, or a trace whose meta names more than its events carry) gets the
+ * others as 0, so that a report may ask any tree for any metric of the
+ * model: a figure past a tree's own metrics would be another node's.
+ * Returns 0 or -1 (no memory). */
+static int tree_widen(struct calltree *t, unsigned nm)
+{
+	struct calltree_fig *figs;
+
+	if (t->nmetrics >= nm)
+		return 0;
+	figs = calloc((size_t)t->cap * nm, sizeof(*figs));
+	if (!figs)
+		return -1;
+	for (uint32_t n = 0; n < t->nnodes; n++)
+		memcpy(&figs[(size_t)n * nm], calltree_fig(t, n, 0), t->nmetrics * sizeof(*figs));
+	free(t->figs);
+	t->figs = figs;
+	t->nmetrics = nm;
+	return 0;
+}
+
 static int by_serial(const void *a, const void *b)
 {
 	const struct model_thread *x = *(const struct model_thread *const *)a;
@@ -712,7 +752,13 @@ int model_finish(struct model *m)
 	}
 	m->nthreads = i;
 	qsort(m->thread_list, m->nthreads, sizeof(*m->thread_list), by_serial);
-	return derive_metrics(m);
+	if (derive_metrics(m))
+		return -1;
+	/* every tree has every metric the reports may ask for */
+	for (i = 0; i < m->nthreads; i++)
+		if (tree_widen(&m->thread_list[i]->tree, m->nmetrics))
+			return oom(m);
+	return 0;
 }
 
 static int set_display(struct model_method *mm, int with_sig)
@@ -787,7 +833,11 @@ uint64_t model_value(const struct model *m, unsigned metric, uint64_t v)
 		return v;
 	ns = (long double)v * 1e9L / (long double)hz + 0.5L;
 	/* below 1 GHz a tick is more than 1 ns: the largest counts saturate */
-	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
+	if (ns >= 18446744073709551615.0L) {
+		satsum_note(SATSUM_NS);
+		return UINT64_MAX;
+	}
+	return (uint64_t)ns;
 }
 
 const char *model_thread_kind(const struct model_thread *t)

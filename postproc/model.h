@@ -64,6 +64,7 @@ struct model_thread {
 	 * and while its nodes are read, the tree node of each snapshot index. */
 	uint32_t snap_flags;
 	uint32_t *snap_map;
+	size_t snap_cap; /* grown as the nodes come */
 	uint32_t snap_nodes, snap_next;
 	UT_hash_handle hh;
 };

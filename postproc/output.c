@@ -7,22 +7,40 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Whether s holds a byte text_escape() may write otherwise: a control
+ * character, DEL, or any byte of a multi-byte character (most names have
+ * none, and are looked at no further). */
+static int maybe_escaped(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			return 1;
+	return 0;
+}
 
 void csv_field(FILE *f, const char *s)
 {
+	char *esc = NULL;
+
 	if (!s)
 		return;
+	/* on a terminal, names as the text reports show them */
+	if (maybe_escaped(s) && isatty(fileno(f)) && (esc = text_escaped(s)))
+		s = esc;
 	if (!s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, f);
-		return;
+	} else {
+		fputc('"', f);
+		for (const char *c = s; *c; c++) {
+			if (*c == '"')
+				fputc('"', f);
+			fputc(*c, f);
+		}
+		fputc('"', f);
 	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	free(esc);
 }
 
 static int cont(unsigned char c)
@@ -141,7 +159,13 @@ static unsigned surrogate(const unsigned char *p)
 	return 0xd000u | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
 }
 
-size_t text_escape_n(FILE *f, const char *str, size_t width)
+/* How escape() writes a name: for a terminal, and also as a frame of a
+ * folded stack (';' as ','). */
+#define ESC_FOLDED 1u
+
+/* The one escaping of names (output.h, text_escape), to f; returns the
+ * columns written before padding up to width. */
+static size_t escape(FILE *f, const char *str, size_t width, unsigned how)
 {
 	const unsigned char *p = (const unsigned char *)(str ? str : "");
 	size_t cols = 0;
@@ -152,7 +176,7 @@ size_t text_escape_n(FILE *f, const char *str, size_t width)
 		unsigned hi, lo;
 
 		if (c >= 0x20 && c < 0x7f) {
-			fputc(c, f);
+			fputc(c == ';' && (how & ESC_FOLDED) ? ',' : c, f);
 			cols++;
 			p++;
 		} else if (c == '\n' || c == '\r' || c == '\t') {
@@ -190,9 +214,38 @@ size_t text_escape_n(FILE *f, const char *str, size_t width)
 	return cols;
 }
 
+size_t text_escape_n(FILE *f, const char *s, size_t width)
+{
+	return escape(f, s, width, 0);
+}
+
 void text_escape(FILE *f, const char *s)
 {
-	text_escape_n(f, s, 0);
+	escape(f, s, 0, 0);
+}
+
+void text_escape_folded(FILE *f, const char *s)
+{
+	escape(f, s, 0, ESC_FOLDED);
+}
+
+char *text_escaped(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (!maybe_escaped(s ? s : ""))
+		return strdup(s ? s : "");
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		return NULL;
+	escape(mem, s, 0, 0);
+	if (fclose(mem)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 void text_vescapef(FILE *f, const char *fmt, va_list ap)

@@ -1,8 +1,9 @@
 /*
  * output.h - field quoting for machine-readable reports: CSV (RFC 4180)
- * and JSON strings; and the escaping every text report and message uses
- * for names that come from a trace or a table, so that no control
- * character reaches a terminal (docs/jcal-post.md).
+ * and JSON strings; and the one escaping of names that come from a trace
+ * or a table, which every text report, folded stack, pprof string, message
+ * and CSV written to a terminal goes through, so that no control character
+ * reaches a terminal (docs/jcal-post.md, "Names from the file").
  */
 #ifndef JCAL_OUTPUT_H
 #define JCAL_OUTPUT_H
@@ -11,7 +12,10 @@
 #include <stdio.h>
 
 /* Writes s as one CSV field: quoted, with quotes doubled, when it holds a
- * comma, a double quote, CR or LF; as is otherwise. NULL writes nothing. */
+ * comma, a double quote, CR or LF; as is otherwise: the exact name for the
+ * programs that read CSV. On a terminal (f is a tty), a name holding what
+ * text_escape() escapes is written escaped (then quoted as needed), as the
+ * text reports show it. NULL writes nothing. */
 void csv_field(FILE *f, const char *s);
 
 /* Writes s as a JSON string literal, quotes included. Valid UTF-8 passes
@@ -28,6 +32,14 @@ void json_string(FILE *f, const char *s);
  * byte). Backslashes stay as they are. NULL writes nothing.
  */
 void text_escape(FILE *f, const char *s);
+
+/* text_escape() with ';' written as ',': a frame of a folded stack, whose
+ * frames ';' separates ("--sig" names hold ';'). */
+void text_escape_folded(FILE *f, const char *s);
+
+/* text_escape() into a malloc'ed string (for formats that hold strings,
+ * such as pprof's string table); NULL when out of memory. */
+char *text_escaped(const char *s);
 
 /* text_escape(), then blanks up to width columns (one per character).
  * Returns the columns written before the padding. */

@@ -9,6 +9,7 @@
 
 #include "grow.h"
 #include "progress.h"
+#include "satsum.h"
 #include "shaping.h"
 #include "u64map.h"
 
@@ -273,14 +274,17 @@ static int replay_tree(struct replay *r, const struct model_thread *th)
 			const struct calltree_fig *cnf = calltree_fig(t, c, 0);
 
 			if (rd[c] != rd[cn->parent] && cb->close &&
-			    cb->close(cb->ctx, th, cn->method, model_value(m, mi, start[c]),
-				      model_value(m, mi, start[c] + cnf[mi].raw_cum), rd[c]))
+			    cb->close(
+				cb->ctx, th, cn->method, model_value(m, mi, start[c]),
+				model_value(m, mi,
+					    satsum_add(start[c], cnf[mi].raw_cum, SATSUM_RAW_CUM)),
+				rd[c]))
 				goto cb_failed;
 		}
 		if (i == t->nnodes)
 			break;
 		start[n] = cursor[n] = cursor[p];
-		cursor[p] += calltree_fig(t, n, mi)->raw_cum;
+		cursor[p] = satsum_add(cursor[p], calltree_fig(t, n, mi)->raw_cum, SATSUM_RAW_CUM);
 		rd[n] = rd[p] + !is_excluded(r, t->nodes[n].method);
 		if (rd[n] != rd[p] && cb->open &&
 		    cb->open(cb->ctx, th, t->nodes[n].method, model_value(m, mi, start[n])))

@@ -14,6 +14,7 @@
 #include "output.h"
 #include "report.h"
 #include "report_util.h"
+#include "satsum.h"
 #include "u64map.h"
 
 struct rec {
@@ -57,11 +58,6 @@ static int by_base(const void *pa, const void *pb, void *c)
 	if (x->base != y->base)
 		return x->base > y->base ? -1 : 1;
 	return path_cmp(c, x, y);
-}
-
-static double pct(uint64_t v, uint64_t total)
-{
-	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
 enum path_style { PATH_TEXT, PATH_CSV, PATH_JSON };
@@ -118,11 +114,12 @@ static void text_method(const struct model *m, const struct report_opts *o, stru
 	fputc('\n', o->out);
 	text_escape(o->out, row->name);
 	fprintf(o->out, "  calls %" PRIu64 "  base %" PRIu64 " (%.2f%% of total)\n", row->calls,
-		model_value(m, mi, row->base), pct(row->base, total));
+		model_value(m, mi, row->base), report_pct(row->base, total));
 	fprintf(o->out, "  %7s %*s %*s  Path (callee first)\n", "Share", wc, "Calls", wb, "Base");
 	for (size_t i = 0; i < n; i++) {
-		fprintf(o->out, "  %6.2f%% %*" PRIu64 " %*" PRIu64 "  ", pct(r[i].base, row->base),
-			wc, r[i].calls, wb, model_value(m, mi, r[i].base));
+		fprintf(o->out, "  %6.2f%% %*" PRIu64 " %*" PRIu64 "  ",
+			report_pct(r[i].base, row->base), wc, r[i].calls, wb,
+			model_value(m, mi, r[i].base));
 		put_path(m, c->trees[r[i].tree], r[i].node, PATH_TEXT, o->out);
 		fputc('\n', o->out);
 	}
@@ -139,7 +136,7 @@ static void csv_method(const struct model *m, const struct report_opts *o, struc
 		put_path(m, c->trees[r[i].tree], r[i].node, PATH_CSV, o->out);
 		fprintf(o->out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n", r[i].calls,
 			model_value(m, mi, r[i].base), model_value(m, mi, r[i].raw_base),
-			pct(r[i].base, row->base));
+			report_pct(r[i].base, row->base));
 	}
 }
 
@@ -253,9 +250,9 @@ static int merge_paths(const struct calltree **trees, size_t nt, struct rec *r, 
 			uint32_t *v = u64map_find(&first, pid[i]);
 
 			if (v) {
-				r[*v].calls += x->calls;
-				r[*v].base += x->base;
-				r[*v].raw_base += x->raw_base;
+				satsum_addto(&r[*v].calls, x->calls, SATSUM_CALLS);
+				satsum_addto(&r[*v].base, x->base, SATSUM_BASE);
+				satsum_addto(&r[*v].raw_base, x->raw_base, SATSUM_RAW_BASE);
 			} else {
 				if (u64map_put(&first, pid[i], (uint32_t)k))
 					goto out;
@@ -297,7 +294,7 @@ int report_callers(const struct model *m, const struct report_opts *o)
 		if (report_view_get(&views[i], list[i], o))
 			goto out;
 		trees[i] = views[i].t;
-		total += calltree_fig(trees[i], CALLTREE_ROOT, mi)->cum;
+		satsum_addto(&total, calltree_fig(trees[i], CALLTREE_ROOT, mi)->cum, SATSUM_CUM);
 	}
 	c.trees = trees;
 	if (flat_build(trees, nt, mi, FLAT_BY_BASE, (flat_name_fn)model_method_name, (void *)m,

@@ -8,16 +8,13 @@
 #include "flat.h"
 #include "output.h"
 #include "report.h"
+#include "report_util.h"
+#include "satsum.h"
 #include "throttled.h"
 
 static const char *name_of(void *ctx, uint32_t method)
 {
 	return model_method_name(ctx, method);
-}
-
-static double pct(uint64_t v, uint64_t total)
-{
-	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
 static void text(const struct model *m, const struct report_opts *o, const struct flat_row *r,
@@ -49,8 +46,8 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 		fputs("No method recorded an event.\n", o->out);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(o->out, "%*" PRIu64 " %*" PRIu64 "  %6.2f %*" PRIu64 "  %6.2f", wc,
-			r[i].calls, wb, model_value(m, mi, r[i].base), pct(r[i].base, total), wu,
-			model_value(m, mi, r[i].cum), pct(r[i].cum, total));
+			r[i].calls, wb, model_value(m, mi, r[i].base), report_pct(r[i].base, total),
+			wu, model_value(m, mi, r[i].cum), report_pct(r[i].cum, total));
 		if (o->calibrated)
 			fprintf(o->out, " %*" PRIu64 " %*" PRIu64, wrb,
 				model_value(m, mi, r[i].raw_base), wrc,
@@ -81,8 +78,9 @@ int report_flat(const struct model *m, const struct report_opts *o)
 	}
 	for (size_t i = 0; i < nt; i++) {
 		trees[i] = &list[i]->tree;
-		total += calltree_fig(trees[i], CALLTREE_ROOT, mi)->cum;
-		raw_total += calltree_fig(trees[i], CALLTREE_ROOT, mi)->raw_cum;
+		satsum_addto(&total, calltree_fig(trees[i], CALLTREE_ROOT, mi)->cum, SATSUM_CUM);
+		satsum_addto(&raw_total, calltree_fig(trees[i], CALLTREE_ROOT, mi)->raw_cum,
+			     SATSUM_RAW_CUM);
 	}
 	if (flat_build(trees, nt, mi, o->sort, name_of, (void *)m, &r, &n)) {
 		free(trees);

@@ -72,8 +72,7 @@ static void text_thread(const struct model *m, const struct report_opts *o,
 			" %6.2f  %*s",
 			wl, nd->level, wr, nd->rl, wc, nd->calls, wb,
 			model_value(m, mi, ndf[mi].base), wu, model_value(m, mi, ndf[mi].cum),
-			total ? 100.0 * (double)ndf[mi].cum / (double)total : 0.0,
-			(int)(2 * nd->level), "");
+			report_pct(ndf[mi].cum, total), (int)(2 * nd->level), "");
 		text_escape(o->out, model_method_name(m, nd->method));
 		fputc('\n', o->out);
 	}

@@ -13,6 +13,7 @@
 #include "output.h"
 #include "report.h"
 #include "report_util.h"
+#include "satsum.h"
 #include "throttled.h"
 
 struct totals {
@@ -41,17 +42,31 @@ static void add_up(const struct model_thread *const *list, size_t n, unsigned mi
 		if (tr->max_level > limit)
 			for (uint32_t k = 0; k < tr->nnodes; k++)
 				t->deep += tr->nodes[k].level > limit;
-		for (unsigned k = 0; k < JCAL_MAX_METRICS; k++) {
-			t->cum[k] += calltree_fig(tr, CALLTREE_ROOT, k)->cum;
-			t->raw_cum[k] += calltree_fig(tr, CALLTREE_ROOT, k)->raw_cum;
+		/* the tree's own metrics: a figure past them is another node's */
+		for (unsigned k = 0; k < tr->nmetrics && k < JCAL_MAX_METRICS; k++) {
+			satsum_addto(&t->cum[k], calltree_fig(tr, CALLTREE_ROOT, k)->cum,
+				     SATSUM_CUM);
+			satsum_addto(&t->raw_cum[k], calltree_fig(tr, CALLTREE_ROOT, k)->raw_cum,
+				     SATSUM_RAW_CUM);
 		}
 		if (mi < list[i]->nstart_metric && mi < list[i]->nend_metric) {
+			const uint64_t *a = list[i]->start_metric, *b = list[i]->end_metric;
+
 			t->spanned++;
-			t->span += list[i]->end_metric[mi] - list[i]->start_metric[mi];
-			t->span_in_trees +=
-			    tr->nnodes ? calltree_fig(tr, CALLTREE_ROOT, mi)->raw_cum : 0;
+			/* an end below the start (a damaged record) spans nothing */
+			satsum_addto(&t->span, b[mi] > a[mi] ? b[mi] - a[mi] : 0, SATSUM_SPAN);
+			satsum_addto(&t->span_in_trees,
+				     tr->nnodes ? calltree_fig(tr, CALLTREE_ROOT, mi)->raw_cum : 0,
+				     SATSUM_SPAN);
 		}
 	}
+}
+
+/* What the ended threads spent outside their trees (0 when their trees
+ * hold more than their span: damaged figures). */
+static uint64_t outside_trees(const struct totals *t)
+{
+	return t->span > t->span_in_trees ? t->span - t->span_in_trees : 0;
 }
 
 /* "2024-05-01 12:00:00 UTC" from a nanosecond epoch time string. */
@@ -297,7 +312,7 @@ static int text(const struct model *m, const struct report_opts *o,
 		    "%" PRIu64 " of %" PRIu64 " (%s) over %" PRIu64
 		    " ended threads: before a thread's "
 		    "first event and after its last",
-		    model_value(m, mi, t->span - t->span_in_trees), model_value(m, mi, t->span),
+		    model_value(m, mi, outside_trees(t)), model_value(m, mi, t->span),
 		    m->metric[mi].unit[0] ? m->metric[mi].unit : "raw", t->spanned);
 	row(f, "calibration:", "%s", o->calib_desc ? o->calib_desc : "none (raw figures)");
 	if (o->calib)
@@ -365,9 +380,8 @@ static int json(const struct model *m, const struct report_opts *o,
 		m->nmethods_defined, t->contexts, t->s.unmatched_exits, t->s.mismatched_exits,
 		t->s.frames_unwound, t->s.open_frames, t->s.backwards, t->spanned,
 		model_value(m, o->metric, t->span), model_value(m, o->metric, t->span_in_trees),
-		model_value(m, o->metric, t->span - t->span_in_trees),
-		t->s.controls[JCAL_CTL_START], t->s.controls[JCAL_CTL_STOP],
-		t->s.controls[JCAL_CTL_MARK]);
+		model_value(m, o->metric, outside_trees(t)), t->s.controls[JCAL_CTL_START],
+		t->s.controls[JCAL_CTL_STOP], t->s.controls[JCAL_CTL_MARK]);
 	if (t->deep)
 		fprintf(f, ",\"max_depth\":%" PRIu32 ",\"deeper_contexts\":%" PRIu64,
 			report_max_depth(o), t->deep);

@@ -37,12 +37,6 @@ void report_thread_label(const struct model_thread *t, char *buf, size_t len)
 	snprintf(buf, len, "%s#%" PRIu32, t->name, t->serial);
 }
 
-void report_folded_name(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == ';' ? ',' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
-}
-
 void report_json_html(FILE *f, const char *s)
 {
 	char *buf = NULL;
@@ -71,6 +65,13 @@ void report_json_html(FILE *f, const char *s)
 		}
 	}
 	free(buf);
+}
+
+double report_pct(uint64_t v, uint64_t total)
+{
+	double p = total ? 100.0 * (double)v / (double)total : 0.0;
+
+	return p > 100.0 ? 100.0 : p;
 }
 
 uint32_t report_max_depth(const struct report_opts *o)

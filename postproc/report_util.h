@@ -21,13 +21,14 @@ int report_metric_is_time(const struct model *m, unsigned i);
 /* "name#serial", as the CSV reports print a thread. */
 void report_thread_label(const struct model_thread *t, char *buf, size_t len);
 
-/* Writes s with every ';' replaced by ',' (folded stacks use ';' between
- * frames and "--sig" names hold ';'), and line breaks by blanks. */
-void report_folded_name(FILE *f, const char *s);
-
 /* json_string() whose output is also safe inside an HTML <script>: '<',
  * '>' and '&' become \u escapes. */
 void report_json_html(FILE *f, const char *s);
+
+/* v as a percentage of total, 0 for no total, never above 100 (a part of
+ * a total that saturated cannot pass it; report every share through
+ * this). */
+double report_pct(uint64_t v, uint64_t total);
 
 /* The depth limit o asks for (REPORT_MAX_DEPTH_NONE: none). */
 uint32_t report_max_depth(const struct report_opts *o);

@@ -3,6 +3,7 @@
  * step rebuilds a thread's tree from the old one, deciding per node whether
  * it stays, is folded (alone or with its subtree) into its parent, or goes.
  */
+#include "satsum.h"
 #include "shaping.h"
 
 #include <fnmatch.h>
@@ -64,8 +65,8 @@ static void add_figs(struct calltree *dst, uint32_t d, const struct calltree *sr
 		const struct calltree_fig *from = calltree_fig(src, s, i);
 		struct calltree_fig *to = calltree_fig(dst, d, i);
 
-		to->base += cum ? from->cum : from->base;
-		to->raw_base += cum ? from->raw_cum : from->raw_base;
+		satsum_addto(&to->base, cum ? from->cum : from->base, SATSUM_BASE);
+		satsum_addto(&to->raw_base, cum ? from->raw_cum : from->raw_base, SATSUM_RAW_BASE);
 	}
 }
 
@@ -98,7 +99,7 @@ static int rebuild_into(struct calltree *dst, const struct calltree *src, decide
 				free(map);
 				return -1;
 			}
-			dst->nodes[d].calls += sn->calls;
+			satsum_addto(&dst->nodes[d].calls, sn->calls, SATSUM_CALLS);
 			if (how == KEEP) {
 				add_figs(dst, d, src, n, 0);
 			}
@@ -159,7 +160,7 @@ int shape_cap_depth(const struct calltree *src, uint32_t max_depth, struct callt
 	for (uint32_t i = src->nnodes; i-- > 1;) {
 		uint32_t n = src->order[i], p = src->nodes[n].parent;
 
-		calls[p] += calls[n];
+		calls[p] = satsum_add(calls[p], calls[n], SATSUM_CALLS);
 		count[p] += count[n];
 	}
 	map[CALLTREE_ROOT] = CALLTREE_ROOT;
@@ -174,14 +175,14 @@ int shape_cap_depth(const struct calltree *src, uint32_t max_depth, struct callt
 		if (sn->level <= max_depth) {
 			if (calltree_child(dst, p, sn->method, &d))
 				goto out;
-			dst->nodes[d].calls += sn->calls;
+			satsum_addto(&dst->nodes[d].calls, sn->calls, SATSUM_CALLS);
 			add_figs(dst, d, src, n, 0);
 			map[n] = d;
 		} else {
 			/* the first frame past the limit: it and its subtree */
 			if (calltree_child(dst, p, CALLTREE_FOLDED_METHOD, &d))
 				goto out;
-			dst->nodes[d].calls += calls[n];
+			satsum_addto(&dst->nodes[d].calls, calls[n], SATSUM_CALLS);
 			add_figs(dst, d, src, n, 1);
 			nfolded += count[n];
 		}

@@ -3,6 +3,7 @@
  * reads the throttle.method.ID meta records and writes the summary's
  * section about them in text, CSV and JSON.
  */
+#include "satsum.h"
 #include "throttled.h"
 
 #include <inttypes.h>
@@ -118,7 +119,7 @@ static int recorded_calls(const struct model *m, const struct throttle_fact *v, 
 			const uint32_t *hit =
 			    bsearch(&tr->nodes[k].method, ids, n, sizeof(*ids), by_id);
 			if (hit)
-				by[hit - ids] += tr->nodes[k].calls;
+				satsum_addto(&by[hit - ids], tr->nodes[k].calls, SATSUM_CALLS);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -21,6 +21,7 @@
 
 struct job {
 	struct calltree *tree;
+	int rest; /* calltree_rest() rather than events */
 	size_t n;
 	unsigned nmetrics;
 	/* an events chunk's undecoded events instead of the arrays below
@@ -86,7 +87,9 @@ static void *work(void *arg)
 
 		pthread_mutex_unlock(&w->lock);
 		/* after an error the trees are not used: the jobs are dropped */
-		if (!err && j->len)
+		if (!err && j->rest)
+			calltree_rest(j->tree);
+		else if (!err && j->len)
 			err = build_chunk(w, j);
 		else if (!err)
 			err = calltree_events(j->tree, j->method, j->transition, j->type, j->metric,
@@ -175,6 +178,7 @@ int tree_workers_add(struct tree_workers *tw, uint32_t key, struct calltree *tre
 	if (!(j = slot_get(tw, key, &w, &err)))
 		return err;
 	j->tree = tree;
+	j->rest = 0;
 	j->n = n;
 	j->len = 0;
 	j->nmetrics = tree->nmetrics;
@@ -206,8 +210,25 @@ int tree_workers_add_chunk(struct tree_workers *tw, uint32_t key, struct calltre
 		j->cap = len;
 	}
 	j->tree = tree;
+	j->rest = 0;
 	j->len = len;
 	memcpy(j->bytes, bytes, len);
+	slot_put(w);
+	return 0;
+}
+
+int tree_workers_rest(struct tree_workers *tw, uint32_t key, struct calltree *tree)
+{
+	struct worker *w;
+	struct job *j;
+	int err;
+
+	if (!(j = slot_get(tw, key, &w, &err)))
+		return err;
+	j->tree = tree;
+	j->rest = 1;
+	j->n = 0;
+	j->len = 0;
 	slot_put(w);
 	return 0;
 }

@@ -41,6 +41,10 @@ int tree_workers_add(struct tree_workers *tw, uint32_t key, struct calltree *tre
 int tree_workers_add_chunk(struct tree_workers *tw, uint32_t key, struct calltree *tree,
 			   const uint8_t *bytes, size_t len);
 
+/* Queues calltree_rest(tree) after what was queued for it on the worker
+ * of key (the thread ended). Returns 0 or the error of an earlier job. */
+int tree_workers_rest(struct tree_workers *tw, uint32_t key, struct calltree *tree);
+
 /* Waits until every queued batch is built and stops the workers (tw may be
  * NULL). Returns 0 or the first error of a batch. */
 int tree_workers_finish(struct tree_workers *tw);

@@ -20,13 +20,22 @@
 #include <zlib.h>
 
 #include "calib_table.h"
+#include "flat.h"
 #include "model.h"
+#include "report.h"
+#include "satsum.h"
 #include "../../agent/options.h"
 #include "trace_encoder.h"
 #include "trace_reader.h"
 
 /* The class rewriter's target (mode=bci) has a file of its own. */
 #include "fuzz-bci-target.h"
+
+/* The most one input may make the code ask for at once: `make fuzz` hands
+ * it to libFuzzer (-malloc_limit_mb), which reports more as out of memory,
+ * and test-fuzz-regressions checks it on every kept input. A count read
+ * from a file must never size an allocation past what the file holds. */
+#define FUZZ_MALLOC_LIMIT_MB 128
 
 #define FUZZ_REQUIRE(cond)                                                                         \
 	do {                                                                                       \
@@ -211,6 +220,81 @@ static inline int fuzz_trace_integrity(const uint8_t *img, size_t n)
 	return 0;
 }
 
+static const char *fuzz_name(void *ctx, uint32_t method)
+{
+	return model_method_name(ctx, method);
+}
+
+/* No byte of s that a terminal takes as a control (text reports and
+ * folded stacks escape names from the file): C0 but LF and TAB, DEL. */
+static inline int fuzz_terminal_safe(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * The reports of a loaded model: sums that never fall below one of their
+ * terms (they saturate: a crafted snapshot's calls and figures may add up
+ * past 2^64 - 1), and text output with no control character from a name.
+ */
+static inline int fuzz_model_reports(const struct model *m)
+{
+	const struct calltree **trees = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*trees));
+	struct flat_row *rows = NULL;
+	size_t nrows = 0, len = 0;
+	uint64_t total = 0;
+	char *text = NULL, err[REPORT_ERR_LEN];
+	int bad = 0;
+
+	if (!trees)
+		return 0;
+	for (size_t i = 0; i < m->nthreads; i++) {
+		trees[i] = &m->thread_list[i]->tree;
+		total = satsum_add(total, calltree_fig(trees[i], CALLTREE_ROOT, 0)->cum, 0);
+	}
+	if (flat_build(trees, m->nthreads, 0, FLAT_BY_NAME, fuzz_name, (void *)m, &rows, &nrows)) {
+		free(trees);
+		return 0;
+	}
+	for (size_t i = 0; i < m->nthreads && !bad; i++) {
+		const struct calltree *t = trees[i];
+
+		if (calltree_fig(t, CALLTREE_ROOT, 0)->cum > total)
+			bad = __LINE__;
+		for (uint32_t k = 1; k < t->nnodes && !bad; k++)
+			for (size_t r = 0; r < nrows; r++)
+				if (rows[r].method == t->nodes[k].method &&
+				    (rows[r].calls < t->nodes[k].calls ||
+				     rows[r].base < calltree_fig(t, k, 0)->base ||
+				     calltree_fig(t, k, 0)->cum < calltree_fig(t, k, 0)->base))
+					bad = __LINE__;
+	}
+	free(rows);
+	free(trees);
+	for (const char *const *k = (const char *const[]){"tree", "flat", "collapsed", NULL};
+	     *k && !bad; k++) {
+		struct report_opts o;
+		FILE *f = open_memstream(&text, &len);
+
+		if (!f)
+			break;
+		memset(&o, 0, sizeof(o));
+		o.out = f;
+		o.err = err;
+		o.max_depth = 64; /* a deep crafted tree prints its paths in bounded time */
+		report_kind_find(*k)->run(m, &o);
+		fclose(f);
+		if (!fuzz_terminal_safe(text, len))
+			bad = __LINE__;
+		free(text);
+		text = NULL;
+	}
+	return bad;
+}
+
 /* A whole file image through a memory FILE into jcal-post's model. */
 static inline int fuzz_trace_file(uint8_t *img, size_t n)
 {
@@ -246,6 +330,8 @@ static inline int fuzz_trace_file(uint8_t *img, size_t n)
 				    t->tree.nodes[k].method != CALLTREE_ROOT_METHOD)
 					bad = __LINE__;
 		}
+		if (!bad)
+			bad = fuzz_model_reports(&m);
 	}
 	model_free(&m);
 	return bad;

@@ -70,7 +70,7 @@ public final class PostSafety {
 	private void testEscapedNames() throws Exception {
 		Path t = r.trace("evil", W + "EvilNames");
 		String escaped = "evil\\x1b[2J\\r\\nname";
-		for (String kind : List.of("tree", "summary", "flat", "arcs", "callers")) {
+		for (String kind : List.of("tree", "summary", "flat", "arcs", "callers", "collapsed")) {
 			Runner.Result res = post(t.toString(), "--report", kind);
 			r.check(res != null && res.rc == 0, "--report " + kind + ": exit 0 expected: " + (res == null ? "timeout" : res.err));
 			if (res == null)
