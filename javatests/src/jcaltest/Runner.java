@@ -630,8 +630,9 @@ public final class Runner {
 		Map<String, Long> cum = rootCums(t);
 		long c1 = cum.getOrDefault("reuse-1#" + serial.get("reuse-1"), -1L);
 		long c2 = cum.getOrDefault("reuse-2#" + serial.get("reuse-2"), -1L);
-		/* reuse-1 spins 10 x 2 ms; reuse-2 does 20 empty calls. */
-		check(c1 >= 15_000_000L && c2 >= 0 && c2 < c1 / 10,
+		/* reuse-1 spins 10 x 2 ms of wall time (on a loaded machine less
+		 * of it is CPU time: 14.8 ms seen); reuse-2 does 20 empty calls. */
+		check(c1 >= 5_000_000L && c2 >= 0 && c2 < c1 / 10,
 				"reuse-2 must not be charged reuse-1's CPU time: reuse-1 " + c1 + " ns, reuse-2 " + c2 + " ns");
 	}
 
