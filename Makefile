@@ -22,8 +22,8 @@ BUILD   := build
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2 -g
-CFLAGS  += $(CSTD) $(WARN) $(OPT) -fPIC -Icommon
-LDLIBS  := -lz -lpthread -lm -lpfm
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -fPIC -I.
+LDLIBS  := -lz -lpthread -lm -lpfm -ldl
 # jcal-post only (not the agent): ISA-L for its CRC checks (postproc/crc_fast.c)
 POST_LDLIBS := -lisal
 
@@ -34,32 +34,24 @@ JAVAC      := $(JAVA_HOME)/bin/javac
 JAVA       := $(JAVA_HOME)/bin/java
 JNI_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 
-COMMON_SRC := $(wildcard common/*.c)
-# libjcal.so: the agent's core and its sub-folders (bci/, metrics/), and the
-# calibrator (docs/agent-internals.md, "Files").
-AGENT_SRC  := $(filter-out agent/launcher/%,$(wildcard agent/*.c agent/*/*.c))
-CALIB_SRC  := $(wildcard calibrator/*.c)
-POST_SRC   := $(filter-out postproc/main.c,$(wildcard postproc/*.c))
-# The jcal launcher (agent/launcher/): not part of libjcal.so.
-LAUNCHER_SRC := $(filter-out agent/launcher/main.c,$(wildcard agent/launcher/*.c))
+# Rooms (CONTRIBUTING.md): every folder of C code is built into one archive
+# of its own, and a program or test links the archives; the linker takes
+# from them only the objects it needs. A new file needs no rule: it is in
+# its folder's archive. main.c of a program is not in an archive.
+#   libjcal.so   agent/ agent/base/ agent/core/ agent/metrics/ agent/bci/
+#                calibrator/ common/
+#   jcal-post    postproc/ common/
+#   jcal         agent/launcher/ agent/base/ (the option table) common/
+LIB_DIRS   := agent agent/base agent/core agent/metrics agent/bci calibrator
+ROOM_DIRS  := common $(LIB_DIRS) postproc agent/launcher
+room_src    = $(filter-out %/main.c,$(wildcard $(1)/*.c))
+room_lib    = $(BUILD)/lib/$(subst /,-,$(1)).a
+ROOM_LIBS  := $(foreach d,$(ROOM_DIRS),$(call room_lib,$(d)))
+LIB_OBJ    := $(foreach d,$(LIB_DIRS) common,$(patsubst %.c,$(BUILD)/obj/%.o,$(call room_src,$(d))))
+# Every archive, for links that take what they need (tests, tools).
+LINK_ALL   := -Wl,--start-group $(ROOM_LIBS) -Wl,--end-group
 TEST_SRC   := $(wildcard native-tests/test-*.c)
-
-COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
-AGENT_OBJ  := $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
-CALIB_OBJ  := $(CALIB_SRC:%.c=$(BUILD)/obj/%.o)
-POST_OBJ   := $(POST_SRC:%.c=$(BUILD)/obj/%.o)
-LAUNCHER_OBJ := $(LAUNCHER_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN   := $(TEST_SRC:native-tests/%.c=$(BUILD)/tests/%)
-# Agent files that need a running JVM; the rest is pure and unit-tested.
-AGENT_JVMTI := agent/entry agent/agent agent/agent_state agent/recording agent/jvmti_check \
-	       agent/event_recorder agent/thread_state agent/method_table agent/kthread \
-	       agent/region_control agent/bci/bci_agent agent/live agent/recording_limits \
-	       agent/tree_recorder agent/bci/throttle \
-	       calibrator/calibrate calibrator/calib_natives calibrator/recalib_period \
-	       calibrator/calib_worktime
-AGENT_PURE := $(filter-out $(AGENT_JVMTI:%=$(BUILD)/obj/%.o),$(AGENT_OBJ) $(CALIB_OBJ))
-# Headers of the agent's sub-folders and the calibrator, for the tests.
-AGENT_INC  := -Iagent -Iagent/bci -Iagent/metrics -Icalibrator
 
 # Virtual-thread tests need a JDK >= 21 ($$JAVA21_HOME or /usr/lib/jvm);
 # without one they are skipped with a visible message.
@@ -80,9 +72,9 @@ FUZZ_NAMES   := $(patsubst native-tests/fuzz/%.c,%,$(wildcard native-tests/fuzz/
 FUZZ_MALLOC_MB := $(shell sed -n 's/^\#define FUZZ_MALLOC_LIMIT_MB \([0-9]*\).*/\1/p' \
 		    native-tests/fuzz/fuzz-targets.h)
 FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/%)
-FUZZ_OBJ     := $(COMMON_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(POST_SRC:%.c=$(FUZZ_DIR)/obj/%.o) \
-		$(FUZZ_DIR)/obj/agent/options.o $(FUZZ_DIR)/obj/agent/bci/classfile.o \
-		$(FUZZ_DIR)/obj/agent/bci/bci_rewrite.o
+# The harnesses link the archives of every room, built again with clang
+# and the fuzzer's instrumentation under $(FUZZ_DIR).
+FUZZ_LIBS    := $(foreach d,$(ROOM_DIRS),$(FUZZ_DIR)/lib/$(subst /,-,$(d)).a)
 
 ASAN_BUILD ?= build/asan
 TSAN_BUILD ?= build/tsan
@@ -123,34 +115,34 @@ check-jdk:
 	  echo "       (or run scripts/install-deps.sh as root), or set JAVA_HOME."; exit 1; }
 
 # Everything linked into libjcal.so is hidden but the entry points
-# (agent/libjcal.map). The calibrator reaches the agent through
-# agent/recording.h; the agent's files include no calibrator header but
-# agent/entry.c's.
-$(BUILD)/obj/agent/%.o: agent/%.c | check-jdk
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fvisibility=hidden -Iagent -MMD -MP -c $< -o $@
-
-$(BUILD)/obj/calibrator/%.o: calibrator/%.c | check-jdk
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fvisibility=hidden -Iagent -MMD -MP -c $< -o $@
-
-# Also linked into jcal-post and the tests, where hidden changes nothing.
-$(BUILD)/obj/common/%.o: common/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
+# (agent/libjcal.map); common/ is also linked into jcal-post and the tests,
+# where hidden changes nothing. The rooms of libjcal.so see the JDK's JNI
+# and JVMTI headers.
+$(foreach d,$(LIB_DIRS),$(patsubst %.c,$(BUILD)/obj/%.o,$(call room_src,$(d)))): \
+	CFLAGS += $(JNI_CFLAGS) -fvisibility=hidden
+$(foreach d,$(LIB_DIRS),$(patsubst %.c,$(BUILD)/obj/%.o,$(call room_src,$(d)))): | check-jdk
+$(BUILD)/obj/common/%.o: CFLAGS += -fvisibility=hidden
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# One archive per room (see ROOM_DIRS).
+define room_rule
+$(call room_lib,$(1)): $(patsubst %.c,$(BUILD)/obj/%.o,$(call room_src,$(1)))
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	$(AR) rcs $$@ $$^
+endef
+$(foreach d,$(ROOM_DIRS),$(eval $(call room_rule,$(d))))
 
 # The tree builder's loop adds each step's delta to two figures of a node;
 # GCC's SLP vectorizer packs the two adds into SSE moves and shuffles,
 # more instructions than the two adds (docs/performance.md).
 $(BUILD)/obj/common/calltree.o: CFLAGS += -fno-tree-slp-vectorize
 
-$(BUILD)/libjcal.so: $(AGENT_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) agent/libjcal.map
-	$(CC) -shared -Wl,--version-script=agent/libjcal.map -o $@ \
-	  $(AGENT_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(LDLIBS) -ldl
+$(BUILD)/libjcal.so: $(LIB_OBJ) agent/libjcal.map
+	$(CC) -shared -Wl,--version-script=agent/libjcal.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
 # The calibration workload's Java classes, shipped beside libjcal.so
 # (calibrator/calibrate.c).
@@ -179,7 +171,7 @@ $(BUILD)/jcal-agent.jar: $(AGENT_JAVA) $(AGENT_JAVA22) | check-jdk
 
 # ---- jcal-post ---------------------------------------------------------------
 
-$(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(POST_OBJ) $(COMMON_OBJ)
+$(BUILD)/jcal-post: $(BUILD)/obj/postproc/main.o $(call room_lib,postproc) $(call room_lib,common)
 	$(CC) -o $@ $^ $(LDLIBS) $(POST_LDLIBS)
 
 # ---- Man pages -----------------------------------------------------------------
@@ -206,7 +198,7 @@ $(BUILD)/man/libjcal.7: $(BUILD)/jcal
 # (lib/jcal/); jcal-post and jcal look there for libjcal.so (../lib/jcal/).
 PREFIX  ?= /usr/local
 DESTDIR ?=
-VERSION := $(shell sed -n 's/^\#define JCAL_AGENT_VERSION "\(.*\)"/\1/p' agent/agent_state.h)
+VERSION := $(shell sed -n 's/^\#define JCAL_AGENT_VERSION "\(.*\)"/\1/p' agent/core/agent_state.h)
 INSTALL_BIN := $(BUILD)/jcal-post $(BUILD)/jcal
 INSTALL_LIB := $(BUILD)/libjcal.so $(BUILD)/jcal-agent.jar $(BUILD)/jcal-calibrator.jar
 INSTALL_DOC := README.md LICENSE $(wildcard docs/*.md)
@@ -247,61 +239,24 @@ deb: $(INSTALL_BIN) $(INSTALL_LIB) $(MAN_PAGES)
 
 # ---- jcal (the launcher) -----------------------------------------------------
 
-# The launcher prints libjcal(7) from the agent's option table (options.o).
-$(BUILD)/obj/agent/launcher/%.o: agent/launcher/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iagent -MMD -MP -c $< -o $@
-
-$(BUILD)/jcal: $(BUILD)/obj/agent/launcher/main.o $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o \
-	       $(BUILD)/obj/common/lib_locate.o
+# The launcher prints libjcal(7) from the agent's option table
+# (agent/base/options.c).
+$(BUILD)/jcal: $(BUILD)/obj/agent/launcher/main.o $(call room_lib,agent/launcher) \
+	       $(call room_lib,agent/base) $(call room_lib,common)
 	$(CC) -o $@ $^
 
 # ---- Tests -------------------------------------------------------------------
 
-# Each test links only what it tests.
-TRACE_TESTS := $(filter $(BUILD)/tests/test-trace%,$(TEST_BIN))
-OPTION_TESTS := $(filter $(BUILD)/tests/test-options% $(BUILD)/tests/test-metric% $(BUILD)/tests/test-agent%,$(TEST_BIN))
-LAUNCHER_TESTS := $(filter $(BUILD)/tests/test-launcher%,$(TEST_BIN))
-POST_TESTS := $(filter-out $(TRACE_TESTS) $(OPTION_TESTS) $(LAUNCHER_TESTS),$(TEST_BIN))
-
-$(TRACE_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) native-tests/test.h
+# A test links every room's archive and gets the objects it uses; it sees
+# the JDK's headers, as the rooms of libjcal.so do.
+$(TEST_BIN): $(BUILD)/tests/%: native-tests/%.c $(ROOM_LIBS) $(wildcard native-tests/*.h native-tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(COMMON_OBJ) $(LDLIBS)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -o $@ $< $(LINK_ALL) $(LDLIBS) $(POST_LDLIBS)
 
-$(OPTION_TESTS): $(BUILD)/tests/%: native-tests/%.c $(COMMON_OBJ) $(AGENT_PURE) native-tests/test.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $< $(AGENT_PURE) $(COMMON_OBJ) $(LDLIBS)
-
-LAUNCHER_LINK := $(LAUNCHER_OBJ) $(BUILD)/obj/agent/options.o $(BUILD)/obj/common/lib_locate.o
-$(LAUNCHER_TESTS): $(BUILD)/tests/%: native-tests/%.c $(LAUNCHER_LINK) native-tests/test.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iagent/launcher -o $@ $< $(LAUNCHER_LINK)
-
-$(POST_TESTS): $(BUILD)/tests/%: native-tests/%.c $(POST_OBJ) $(COMMON_OBJ) $(wildcard native-tests/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ipostproc -o $@ $< $(POST_OBJ) $(COMMON_OBJ) $(LDLIBS) $(POST_LDLIBS)
-
-# The agent's trees run without a JVM in their test (it defines the state).
-$(BUILD)/tests/test-agent-trees: $(BUILD)/obj/agent/tree_recorder.o
-$(BUILD)/tests/test-agent-trees: override LDLIBS := $(BUILD)/obj/agent/tree_recorder.o $(LDLIBS)
-$(BUILD)/tests/test-agent-trees: CFLAGS += $(JNI_CFLAGS)
-
-# The method table runs against a stand-in JVMTI in its test.
-$(BUILD)/tests/test-agent-methods: $(BUILD)/obj/agent/method_table.o
-$(BUILD)/tests/test-agent-methods: override LDLIBS := $(BUILD)/obj/agent/method_table.o $(LDLIBS)
-$(BUILD)/tests/test-agent-methods: CFLAGS += $(JNI_CFLAGS)
-
-# Tests that assert the largest allocation an input causes
-# (native-tests/alloc_limit.h): malloc, calloc and realloc wrapped.
-ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
-$(BUILD)/tests/test-post-limits: override LDLIBS := $(ALLOC_WRAP) $(LDLIBS)
-
-# The replay of kept crash inputs also needs the agent's option parser and
-# the bci class rewriter.
-FUZZ_AGENT_OBJ := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/bci/classfile.o \
-		  $(BUILD)/obj/agent/bci/bci_rewrite.o
-$(BUILD)/tests/test-fuzz-regressions: $(FUZZ_AGENT_OBJ) $(wildcard native-tests/fuzz/*.h)
-$(BUILD)/tests/test-fuzz-regressions: override LDLIBS := $(FUZZ_AGENT_OBJ) $(ALLOC_WRAP) $(LDLIBS)
+# A test that includes native-tests/alloc_limit.h asserts the largest
+# allocation an input causes: its malloc, calloc and realloc are wrapped.
+ALLOC_WRAP_TESTS := $(patsubst native-tests/%.c,$(BUILD)/tests/%,$(shell grep -l 'alloc_limit\.h' native-tests/test-*.c))
+$(ALLOC_WRAP_TESTS): override LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 native-test: $(TEST_BIN)
 	@scripts/run-native-tests.sh $(BUILD)/tests
@@ -348,9 +303,8 @@ java-test: all
 # test reads (native-tests/bci/src plus a generated Big.java), and the
 # verifier tests (native-tests/bci/run.sh).
 BCI_JAVA := $(wildcard native-tests/bci/src/bcitest/*.java)
-$(BUILD)/jcal-bci-rewrite: native-tests/bci/jcal-bci-rewrite.c $(BUILD)/obj/agent/bci/classfile.o \
-			   $(BUILD)/obj/agent/bci/bci_rewrite.o
-	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $^ $(LDLIBS)
+$(BUILD)/jcal-bci-rewrite: native-tests/bci/jcal-bci-rewrite.c $(ROOM_LIBS)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -o $@ $< $(LINK_ALL) $(LDLIBS)
 
 $(BUILD)/bci/classes.stamp: $(BCI_JAVA) native-tests/bci/gen-big.sh | check-jdk
 	@rm -rf $(BUILD)/bci/classes && mkdir -p $(BUILD)/bci/classes $(BUILD)/bci/gen/bcitest
@@ -390,11 +344,11 @@ asan: asan-build
 # workers, per-thread counters, the reader's safety checks); `make test`
 # runs them too. -Wno-tsan: TSan does not model atomic_thread_fence, which
 # the method index's seqlock uses (its data are atomics all the same).
-TSAN_TESTS = test-agent-method-index test-agent-trees test-tree-workers test-metric \
-	     test-post-safety
+# A test says so in its header comment ("make tsan"): no list to keep here.
+TSAN_TESTS := $(patsubst native-tests/%.c,%,$(shell grep -l 'make tsan' native-tests/test-*.c))
 TSAN_FLAGS = OPT="-O1 -g -fsanitize=thread -Wno-tsan" LDLIBS="$(LDLIBS) -fsanitize=thread"
 tsan-build:
-	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) $(TSAN_FLAGS) \
+	@test -n "$(TSAN_TESTS)" && $(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) $(TSAN_FLAGS) \
 	  $(addprefix $(TSAN_BUILD)/tests/,$(TSAN_TESTS))
 
 tsan: tsan-build
@@ -402,13 +356,21 @@ tsan: tsan-build
 
 $(BUILD)/tests-all: $(TEST_BIN)
 
-$(FUZZ_DIR)/obj/%.o: %.c
+$(FUZZ_DIR)/obj/%.o: %.c | check-jdk
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Icommon -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -I. $(JNI_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c $(wildcard native-tests/fuzz/*.h) $(FUZZ_OBJ)
-	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -Icommon -Ipostproc -Iagent \
-	  -o $@ $< $(FUZZ_OBJ) -lz -lm $(POST_LDLIBS)
+define fuzz_room_rule
+$(FUZZ_DIR)/lib/$(subst /,-,$(1)).a: $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(call room_src,$(1)))
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	$(AR) rcs $$@ $$^
+endef
+$(foreach d,$(ROOM_DIRS),$(eval $(call fuzz_room_rule,$(d))))
+
+$(FUZZ_BIN): $(FUZZ_DIR)/%: native-tests/fuzz/%.c $(wildcard native-tests/fuzz/*.h) $(FUZZ_LIBS)
+	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -I. $(JNI_CFLAGS) \
+	  -o $@ $< -Wl,--start-group $(FUZZ_LIBS) -Wl,--end-group $(LDLIBS) $(POST_LDLIBS)
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -445,15 +407,15 @@ bench: all $(BUILD)/libcount.so $(BUILD)/libcopy.so $(BUILD)/bench.stamp
 	@JAVA_HOME=$(JAVA_HOME) bench/agent-cost.sh
 
 # ns per metric read, per backend (docs/metrics.md)
-$(BUILD)/metric-read: bench/metric-read.c $(BUILD)/obj/agent/metrics/perf_counter.o
-	$(CC) $(CFLAGS) $(AGENT_INC) -o $@ $^ $(LDLIBS)
+$(BUILD)/metric-read: bench/metric-read.c $(ROOM_LIBS)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -o $@ $< $(LINK_ALL) $(LDLIBS)
 
 bench-metric: $(BUILD)/metric-read
 	$(BUILD)/metric-read
 
 # jcal-post throughput and memory (bench/post-cost.sh, docs/performance.md):
 # a synthetic trace of BENCH_EVENTS events from bench/gen-trace.c.
-$(BUILD)/gen-trace: bench/gen-trace.c $(BUILD)/obj/common/trace_encoder.o
+$(BUILD)/gen-trace: bench/gen-trace.c $(call room_lib,common)
 	$(CC) $(CFLAGS) -o $@ $^ -lz
 
 # Many short threads (docs/performance.md, "jcal-post memory vs threads").

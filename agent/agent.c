@@ -16,22 +16,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "attach_reply.h"
-#include "agent_state.h"
-#include "bci/bci_agent.h"
-#include "bci/throttle.h"
-#include "event_recorder.h"
-#include "host_info.h"
-#include "jvmti_check.h"
-#include "jvmti_compat.h"
-#include "region_control.h"
-#include "log.h"
-#include "method_table.h"
-#include "thread_state.h"
-#include "recording_limits.h"
-#include "trace_file.h"
-#include "tree_recorder.h"
+#include "agent/agent.h"
+#include "common/attach_reply.h"
+#include "agent/core/agent_state.h"
+#include "agent/bci/bci_agent.h"
+#include "agent/bci/throttle.h"
+#include "agent/core/event_recorder.h"
+#include "agent/base/host_info.h"
+#include "agent/base/jvmti_check.h"
+#include "agent/base/jvmti_compat.h"
+#include "agent/core/region_control.h"
+#include "agent/base/log.h"
+#include "agent/core/method_table.h"
+#include "agent/core/thread_state.h"
+#include "agent/recording_limits.h"
+#include "agent/core/trace_file.h"
+#include "agent/core/tree_recorder.h"
 
 static atomic_int loaded;		/* Agent_OnLoad or a first Agent_OnAttach ran */
 static atomic_int vm_inited;		/* VMInit arrived: the JVM is up, the trace is real */
@@ -222,7 +222,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 		bci_agent_vm_init(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE)
 		region_control_vm_init(jvmti, jni, live);
-	recording_limits_start(&jcal.opts);
+	recording_limits_start(&jcal.opts, agent_stop);
 	if (hooks && hooks->vm_init)
 		hooks->vm_init(jvmti, jni);
 }
@@ -895,7 +895,7 @@ int agent_start(JNIEnv *jni, const struct jcal_options *o, const char *options, 
 	} else if (!jcal.opts.start_manual) {
 		jcal_method_events(JVMTI_ENABLE, NULL, jvmti_check);
 	}
-	recording_limits_start(&jcal.opts);
+	recording_limits_start(&jcal.opts, agent_stop);
 	jcal_info("recording in mode=%s to %s", jcal_mode_name(jcal.opts.mode), jcal.out_path);
 out:
 	pthread_mutex_unlock(&rec_mutex);

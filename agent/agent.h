@@ -12,7 +12,7 @@
 #include <jvmti.h>
 #include <stddef.h>
 
-#include "options.h"
+#include "agent/base/options.h"
 
 struct agent_hooks {
 	/* Agent_OnLoad, once the JVMTI environment is there and before the

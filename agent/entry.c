@@ -10,13 +10,13 @@
 #include <jvmti.h>
 #include <stdlib.h>
 
-#include "agent.h"
-#include "agent_state.h"
-#include "live.h"
-#include "log.h"
-#include "../calibrator/calib_child.h"
-#include "../calibrator/calibrate.h"
-#include "../calibrator/recalib_period.h"
+#include "agent/agent.h"
+#include "agent/core/agent_state.h"
+#include "agent/live.h"
+#include "agent/base/log.h"
+#include "calibrator/calib_child.h"
+#include "calibrator/calibrate.h"
+#include "calibrator/recalib_period.h"
 
 /* trace,recalibrate=end|start|PERIOD, at the end of VMInit. */
 static void recalibrate_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)

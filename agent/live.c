@@ -8,7 +8,7 @@
  * ran (log.h capture), so an error printed deep inside the agent's set-up
  * reaches the user of the jcal launcher, not only the JVM's stderr.
  */
-#include "live.h"
+#include "agent/live.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "agent_state.h"
-#include "attach_reply.h"
-#include "log.h"
-#include "options.h"
-#include "safe_open.h"
+#include "agent/agent.h"
+#include "agent/core/agent_state.h"
+#include "common/attach_reply.h"
+#include "agent/base/log.h"
+#include "agent/base/options.h"
+#include "common/safe_open.h"
 
 #define REPLY_MAX (16 * 1024)
 

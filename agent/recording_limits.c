@@ -7,9 +7,9 @@
  * bumps a generation number, so a thread of an earlier recording never
  * stops a later one. To stop the recording it attaches itself to the JVM
  * as a daemon (retransforming classes needs a JNI environment) and calls
- * agent_stop like the stop command does.
+ * the stop it was given (the lifecycle's, which the stop command runs too).
  */
-#include "recording_limits.h"
+#include "agent/recording_limits.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,9 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent.h"
-#include "agent_state.h"
-#include "log.h"
+#include "agent/core/agent_state.h"
+#include "agent/base/log.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
@@ -34,6 +33,7 @@ struct limits {
 	unsigned recording;
 	unsigned duration_s;
 	uint64_t maxsize;
+	recording_limits_stop_fn stop;
 };
 static struct limits current; /* the last recording's, under lock */
 
@@ -94,13 +94,13 @@ static void *limits_main(void *arg)
 	    (*jcal.vm)->AttachCurrentThreadAsDaemon(jcal.vm, (void **)&jni, &args) == JNI_OK;
 	char msg[256];
 	/* Not attached (the JVM is going down): the file is still finished. */
-	agent_stop(attached ? jni : NULL, me.recording, reason, msg, sizeof(msg));
+	me.stop(attached ? jni : NULL, me.recording, reason, msg, sizeof(msg));
 	if (attached)
 		(*jcal.vm)->DetachCurrentThread(jcal.vm);
 	return NULL;
 }
 
-void recording_limits_start(const struct jcal_options *o)
+void recording_limits_start(const struct jcal_options *o, recording_limits_stop_fn stop)
 {
 	pthread_t t;
 	pthread_attr_t attr;
@@ -114,6 +114,7 @@ void recording_limits_start(const struct jcal_options *o)
 	current.recording = atomic_load(&jcal.recording);
 	current.duration_s = o->duration_s;
 	current.maxsize = o->maxsize;
+	current.stop = stop;
 	pthread_mutex_unlock(&lock);
 	if (!o->duration_s && !o->maxsize)
 		return;

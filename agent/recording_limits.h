@@ -7,10 +7,20 @@
 #ifndef JCAL_RECORDING_LIMITS_H
 #define JCAL_RECORDING_LIMITS_H
 
-#include "options.h"
+#include <jni.h>
+#include <stddef.h>
 
-/* At the start of a recording: starts the thread when o has a limit. */
-void recording_limits_start(const struct jcal_options *o);
+#include "agent/base/options.h"
+
+/* How a limit ends the recording it belongs to (the lifecycle's stop, the
+ * one the stop command runs): jni is the limit thread's own environment,
+ * or NULL when it could not attach (the JVM is going down). */
+typedef int (*recording_limits_stop_fn)(JNIEnv *jni, unsigned recording, const char *reason,
+					char *msg, size_t len);
+
+/* At the start of a recording: starts the thread when o has a limit; at
+ * the limit it calls stop. */
+void recording_limits_start(const struct jcal_options *o, recording_limits_stop_fn stop);
 
 /* maxsize= reached (called under the trace file's mutex: only wakes). */
 void recording_limits_wake(void);

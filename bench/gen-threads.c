@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "threadgen.h"
+#include "native-tests/threadgen.h"
 
 int main(int argc, char **argv)
 {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_encoder.h"
+#include "common/trace_encoder.h"
 
 #define NMETHODS 4096u
 #define MAXTHREADS 64u

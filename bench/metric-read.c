@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "perf_counter.h"
+#include "agent/metrics/perf_counter.h"
 
 static volatile uint64_t sink;
 

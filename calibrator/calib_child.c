@@ -3,7 +3,7 @@
  * taken out of the JVM option variables, and the JCAL_CALIBRATION_CHILD
  * marker (model in calib_child.h).
  */
-#include "calib_child.h"
+#include "calibrator/calib_child.h"
 
 #include <ctype.h>
 #include <limits.h>

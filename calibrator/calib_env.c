@@ -2,7 +2,7 @@
  * calib_env.c - parses the env timer's call costs and derives the
  * environment overhead per sequence key (model in calib_env.h).
  */
-#include "calib_env.h"
+#include "calibrator/calib_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,11 +4,11 @@
  * through JNI, catch or propagate, throw), and EnvTimer's natives time calls
  * made from native code in the -Xint child JVM.
  */
-#include "calib_natives.h"
+#include "calibrator/calib_natives.h"
 
 #include <stdio.h>
 
-#include "calib_programs.h"
+#include "calibrator/calib_programs.h"
 
 static jclass workload_cls, envtimer_cls;
 static jobject workload_inst, envtimer_inst, thrown;

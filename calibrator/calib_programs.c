@@ -2,7 +2,7 @@
  * calib_programs.c - builds the calibration workload's programs: nodes in
  * prefix order, {type, flags, nchildren, size} then the children.
  */
-#include "calib_programs.h"
+#include "calibrator/calib_programs.h"
 
 #include <stdlib.h>
 #include <string.h>

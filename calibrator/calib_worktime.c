@@ -2,15 +2,15 @@
  * calib_worktime.c - times the workload's work loop in the calibration JVM
  * (see calib_worktime.h).
  */
-#include "calib_worktime.h"
+#include "calibrator/calib_worktime.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "calib_natives.h"
-#include "calib_programs.h"
+#include "calibrator/calib_natives.h"
+#include "calibrator/calib_programs.h"
 
 /* Calls per timing: short, so that the fastest samples are undisturbed. */
 #define CALLS 200

@@ -26,7 +26,7 @@
  *    run's own trace to last-calibration.bin.
  * Every wait is bounded: a stuck JVM fails with a message, never hangs.
  */
-#include "calibrate.h"
+#include "calibrator/calibrate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,18 +44,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "calib_child.h"
-#include "calib_derive.h"
-#include "calib_env.h"
-#include "calib_natives.h"
-#include "calib_programs.h"
-#include "calib_table.h"
-#include "calib_worktime.h"
-#include "jvmti_check.h"
-#include "lib_dir.h"
-#include "log.h"
-#include "recording.h"
-#include "seqkey.h"
+#include "calibrator/calib_child.h"
+#include "common/calib_derive.h"
+#include "calibrator/calib_env.h"
+#include "calibrator/calib_natives.h"
+#include "calibrator/calib_programs.h"
+#include "common/calib_table.h"
+#include "calibrator/calib_worktime.h"
+#include "agent/base/jvmti_check.h"
+#include "agent/base/lib_dir.h"
+#include "agent/base/log.h"
+#include "agent/core/recording.h"
+#include "common/seqkey.h"
 
 #define CALIB_THREAD_NAME "jcal-calibrator"
 #define WARMUP_ROUNDS 30

@@ -6,7 +6,7 @@
  * with them there), until VM death wakes it. The bursts' samples are pooled
  * by jcal-post --calib inrun like those of start and end.
  */
-#include "recalib_period.h"
+#include "calibrator/recalib_period.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "recording.h"
-#include "calibrate.h"
-#include "log.h"
+#include "agent/core/recording.h"
+#include "calibrator/calibrate.h"
+#include "agent/base/log.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;

@@ -35,7 +35,7 @@
 
 #include <stdint.h>
 
-#include "trace_format.h"
+#include "common/trace_format.h"
 
 /* Ordinary events per period of the second read, by default (the agent's
  * JCAL_CLOCK_EVERY changes it, 256 for bursts); the first AGENT_CLOCK_BURST

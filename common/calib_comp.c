@@ -2,7 +2,7 @@
  * calib_comp.c - one delta compensated by a calibration table (see
  * calib_comp.h).
  */
-#include "calib_comp.h"
+#include "common/calib_comp.h"
 
 #include <string.h>
 

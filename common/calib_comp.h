@@ -2,7 +2,7 @@
  * calib_comp.h - the compensation of one metric delta by a calibration
  * table (docs/calibration-format.md): the one arithmetic that jcal-post's
  * tree builder hook (postproc/calib_apply.c) and the agent's in-memory
- * trees (agent/tree_recorder.c) both apply, so that a tree built in the
+ * trees (agent/core/tree_recorder.c) both apply, so that a tree built in the
  * agent has the figures jcal-post would compute from a trace of the same
  * events.
  *
@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "calib_table.h"
+#include "common/calib_table.h"
 
 /* max(0, raw - comp), at most INT64_MAX: the compensated value of a delta
  * raw whose overhead is comp. */

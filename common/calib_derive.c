@@ -7,9 +7,9 @@
  * histogram (exact below 128, 1/64 relative width above) for the median
  * and p10.
  */
-#include "errmsg.h"
-#include "calib_derive.h"
-#include "calib_fit.h"
+#include "common/errmsg.h"
+#include "common/calib_derive.h"
+#include "common/calib_fit.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <uthash.h>
 
-#include "grow.h"
+#include "common/grow.h"
 
 #define HIST_EXACT 128u
 #define HIST_SUB 64u /* buckets per power of two above HIST_EXACT */

@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "calib_table.h"
-#include "trace_reader.h"
+#include "common/calib_table.h"
+#include "common/trace_reader.h"
 
 #define CALIB_WORK_MARK "calib.work="
 #define CALIB_WORK_META "calib.work."

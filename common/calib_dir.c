@@ -2,9 +2,9 @@
  * calib_dir.c - the calibration directory: its default place, creation,
  * and finding the table of a fingerprint (docs/calibration-format.md).
  */
-#include "errmsg.h"
-#include "calib_table.h"
-#include "calib_table_int.h"
+#include "common/errmsg.h"
+#include "common/calib_table.h"
+#include "common/calib_table_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
  * calib_fit.c - the linear fit of a key's overhead against the step's own
  * work, and its inverse for one delta (see calib_fit.h).
  */
-#include "calib_fit.h"
+#include "common/calib_fit.h"
 
 #include <math.h>
 

@@ -5,9 +5,9 @@
  * written by calib_table_write.c and parsed by calib_table_parse.c; check,
  * merge and diff are in calib_table_ops.c, the directory in calib_dir.c.
  */
-#include "calib_table.h"
-#include "calib_fit.h"
-#include "calib_table_int.h"
+#include "common/calib_table.h"
+#include "common/calib_fit.h"
+#include "common/calib_table_internal.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -21,8 +21,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "calib_fit.h"
-#include "seqkey.h"
+#include "common/calib_fit.h"
+#include "common/seqkey.h"
 
 #define CALIB_FORMAT_VERSION 3 /* 3 added a= b=, 2 q=; 1 and 2 are still read */
 #define CALIB_VALUE_MAX 256    /* longest header value kept, NUL included */

@@ -2,9 +2,9 @@
  * calib_table_ops.c - operations on whole calibration tables: check,
  * merge and diff (jcal-post calib, docs/calibration-format.md).
  */
-#include "errmsg.h"
-#include "calib_table.h"
-#include "calib_table_int.h"
+#include "common/errmsg.h"
+#include "common/calib_table.h"
+#include "common/calib_table_internal.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -3,9 +3,9 @@
  * calibration tables, and reading a table from a regular file
  * (docs/calibration-format.md).
  */
-#include "errmsg.h"
-#include "calib_table.h"
-#include "calib_table_int.h"
+#include "common/errmsg.h"
+#include "common/calib_table.h"
+#include "common/calib_table_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

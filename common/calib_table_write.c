@@ -2,10 +2,10 @@
  * calib_table_write.c - writes a calibration table in its text format, to
  * a stream or atomically to a file (docs/calibration-format.md).
  */
-#include "errmsg.h"
-#include "calib_table.h"
-#include "calib_table_int.h"
-#include "safe_open.h"
+#include "common/errmsg.h"
+#include "common/calib_table.h"
+#include "common/calib_table_internal.h"
+#include "common/safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>

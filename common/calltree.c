@@ -1,15 +1,15 @@
 /*
  * calltree.c - the per-thread calling-context tree builder (see calltree.h).
  */
-#include "calltree.h"
+#include "common/calltree.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "calib_comp.h"
-#include "grow.h"
-#include "satsum.h"
+#include "common/calib_comp.h"
+#include "common/grow.h"
+#include "common/satsum.h"
 
 static uint64_t child_key(uint32_t parent, uint32_t method)
 {

@@ -40,10 +40,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event_decode.h"
-#include "seqkey.h"
-#include "trace_format.h"
-#include "u64map.h"
+#include "common/event_decode.h"
+#include "common/seqkey.h"
+#include "common/trace_format.h"
+#include "common/u64map.h"
 
 #define CALLTREE_ROOT 0u		/* index of the thread root node */
 #define CALLTREE_NONE UINT32_MAX	/* no node */

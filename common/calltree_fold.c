@@ -1,13 +1,13 @@
 /*
  * calltree_fold.c - folding of cold contexts (see calltree_fold.h).
  */
-#include "calltree_fold.h"
+#include "common/calltree_fold.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "satsum.h"
+#include "common/satsum.h"
 
 int calltree_heat(const struct calltree *t, uint64_t *heat)
 {

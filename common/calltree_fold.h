@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "calltree.h"
+#include "common/calltree.h"
 
 /* Heat of what is never folded. */
 #define CALLTREE_HOT UINT64_MAX

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_format.h"
-#include "varint.h"
+#include "common/trace_format.h"
+#include "common/varint.h"
 
 /* Where the decoding of one events chunk stands. */
 struct event_run {

@@ -1,8 +1,8 @@
 /*
  * lib_locate.c - the search order for libjcal.so and the check of the
- * files libjcal.so itself looks for beside it (agent/lib_dir.c).
+ * files libjcal.so itself looks for beside it (agent/base/lib_dir.c).
  */
-#include "lib_locate.h"
+#include "common/lib_locate.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -7,7 +7,7 @@
  * Every entry is looked at through a descriptor of its directory (fstatat,
  * openat), so that the directory judged is the one the file is opened in.
  */
-#include "safe_open.h"
+#include "common/safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "errmsg.h"
+#include "common/errmsg.h"
 
 #define OPEN_BASE (O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
 /* Symbolic links followed one by one, as the kernel allows (MAXSYMLINKS). */

@@ -2,7 +2,7 @@
  * satsum.c - the record of what kinds of figures were saturated (see
  * satsum.h).
  */
-#include "satsum.h"
+#include "common/satsum.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,13 +2,13 @@
  * seqkey.c - sequence keys: text form, dense index, which keys a mode can
  * produce, and the per-thread stepper that computes them (see seqkey.h).
  */
-#include "seqkey.h"
+#include "common/seqkey.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "common/grow.h"
 
 char *seqkey_format(const struct seqkey *k, char *buf)
 {

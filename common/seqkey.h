@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "trace_format.h"
+#include "common/trace_format.h"
 
 struct seqkey {
 	uint8_t m1, t1, m2, t2, m3; /* enum jcal_mtype / enum jcal_transition */

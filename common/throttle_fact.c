@@ -2,7 +2,7 @@
  * throttle_fact.c - the throttle rule's option value and the throttled
  * method's meta record (throttle_fact.h, docs/trace-format.md).
  */
-#include "throttle_fact.h"
+#include "common/throttle_fact.h"
 
 #include <stdio.h>
 #include <string.h>

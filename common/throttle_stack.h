@@ -10,7 +10,7 @@
  * cost outside its own entry-to-exit time stays in the caller's own time.
  *
  * Pure: no JVM, no locks (each thread has its own stack); the agent's
- * event path (agent/bci/throttle.h) runs it, native-tests/test-throttle.c
+ * event path (agent/core/throttle_count.h) runs it, native-tests/test-throttle.c
  * tests it.
  */
 #ifndef JCAL_THROTTLE_STACK_H

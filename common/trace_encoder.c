@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "grow.h"
-#include "trace_encoder.h"
+#include "common/grow.h"
+#include "common/trace_encoder.h"
 
 /* Longest string stored in a record; longer ones are cut (JVM names are at
  * most 65535 bytes of modified UTF-8 anyway). */

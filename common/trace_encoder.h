@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_format.h"
-#include "trace_tree.h"
-#include "varint.h"
+#include "common/trace_format.h"
+#include "common/trace_tree.h"
+#include "common/varint.h"
 
 /* Largest encoding of one event: tag, method id, one zigzag varint per metric. */
 #define TRACE_EVENT_MAX_LEN (1 + 5 + JCAL_MAX_METRICS * VARINT_MAX_LEN)

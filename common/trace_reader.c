@@ -13,11 +13,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "event_decode.h"
-#include "grow.h"
-#include "trace_encoder.h"
-#include "trace_reader.h"
-#include "varint.h"
+#include "common/event_decode.h"
+#include "common/grow.h"
+#include "common/trace_encoder.h"
+#include "common/trace_reader.h"
+#include "common/varint.h"
 
 struct trace_dec {
 	const struct trace_visitor *v;

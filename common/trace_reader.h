@@ -17,9 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "event_decode.h"
-#include "trace_format.h"
-#include "trace_tree.h"
+#include "common/event_decode.h"
+#include "common/trace_format.h"
+#include "common/trace_tree.h"
 
 struct trace_method {
 	uint32_t id;

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "trace_format.h"
+#include "common/trace_format.h"
 
 /* TREE_THREAD flags. */
 #define TRACE_TREE_COMPENSATED 0x1u /* comp figures come from a calibration table */

@@ -2,7 +2,7 @@
  * tree_snapshot.c - writes a calling-context tree as snapshot records (see
  * tree_snapshot.h).
  */
-#include "tree_snapshot.h"
+#include "common/tree_snapshot.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * tree_snapshot.h - a thread's calling-context tree as the records of a
  * tree snapshot (common/trace_tree.h, docs/trace-format.md): one
  * TREE_THREAD record, then the nodes in pre-order. The agent writes its
- * in-memory trees with it (agent/tree_recorder.c); the tests write trees
+ * in-memory trees with it (agent/core/tree_recorder.c); the tests write trees
  * built from events and read them back.
  */
 #ifndef JCAL_TREE_SNAPSHOT_H
@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "calltree.h"
-#include "trace_encoder.h"
+#include "common/calltree.h"
+#include "common/trace_encoder.h"
 
 /* A record buffer holding more than this is handed to the sink. */
 #define TREE_SNAPSHOT_FLUSH_BYTES (1u << 20)

@@ -1,7 +1,7 @@
 /*
  * u64map.c - growth and insertion for the uint64 -> uint32 hash map.
  */
-#include "u64map.h"
+#include "common/u64map.h"
 
 #include <stdlib.h>
 #include <string.h>

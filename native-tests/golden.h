@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltree.h"
+#include "common/calltree.h"
 
 static inline FILE *golden_open(const char *name)
 {

@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "golden.h"
-#include "model.h"
-#include "report.h"
-#include "tracegen.h"
+#include "native-tests/golden.h"
+#include "postproc/model.h"
+#include "postproc/report.h"
+#include "native-tests/tracegen.h"
 
 struct mg_names {
 	char name[32][64];

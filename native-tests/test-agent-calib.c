@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calib_child.h"
-#include "calib_env.h"
-#include "calib_programs.h"
-#include "seqkey.h"
-#include "test.h"
+#include "calibrator/calib_child.h"
+#include "calibrator/calib_env.h"
+#include "calibrator/calib_programs.h"
+#include "common/seqkey.h"
+#include "native-tests/test.h"
 
 /* Trace method type of each node type (CALIB_I ... CALIB_h): mode=events
  * runs interpreted; mode=bci after its warm-up has I and i compiled (J j)

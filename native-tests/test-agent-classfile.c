@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bci_rewrite.h"
-#include "classfile.h"
-#include "test.h"
+#include "agent/bci/bci_rewrite.h"
+#include "agent/bci/classfile.h"
+#include "native-tests/test.h"
 
 #define MAX_FILES 256
 

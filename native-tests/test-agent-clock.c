@@ -6,8 +6,8 @@
  */
 #include <string.h>
 
-#include "agent_clock.h"
-#include "test.h"
+#include "common/agent_clock.h"
+#include "native-tests/test.h"
 
 /* A thread whose callbacks start at s[k] and end at e[k] (one metric):
  * the recorded values are s[k] less the callbacks before it. */

@@ -1,18 +1,20 @@
 /*
  * test-agent-method-index.c - unit tests of the lock-free jmethodID ->
- * method index (agent/method_index.c): every key found after many grows,
+ * method index (agent/core/method_index.c): every key found after many grows,
  * misses are misses, readers running beside the writer find every key
  * published before they look (the event path's case), and class churn
  * keeps the memory bounded while readers run, without freeing a table
  * under them (the sanitizer build checks that part).
+ *
+ * Runs threads: also run under ThreadSanitizer (make tsan).
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "method_index.h"
-#include "test.h"
+#include "agent/core/method_index.h"
+#include "native-tests/test.h"
 
 #define KEYS 200000
 

@@ -1,6 +1,6 @@
 /*
  * test-agent-methods.c - the agent's method table without a JVM
- * (agent/method_table.c): a stand-in JVMTI answers for jmethodIDs of
+ * (agent/core/method_table.c): a stand-in JVMTI answers for jmethodIDs of
  * classes that are loaded again and again by new class loaders and then
  * unloaded (INVALID_METHODID). Every copy of a method gets the first copy's
  * id, the jmethodIDs of unloaded classes are swept so the table stays
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "method_table.h"
-#include "test.h"
+#include "agent/core/method_table.h"
+#include "native-tests/test.h"
 
 #define MAX_MIDS 200000
 

@@ -1,6 +1,6 @@
 /*
  * test-agent-trace-file.c - unit tests of the agent's trace file
- * (agent/trace_file.h) without a JVM: the END record of a trace, and of a
+ * (agent/core/trace_file.h) without a JVM: the END record of a trace, and of a
  * dump's copy, counts exactly the THREAD_START records its file holds,
  * whichever recording a thread's start raced with.
  */
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "test.h"
-#include "trace_encoder.h"
-#include "trace_file.h"
-#include "trace_reader.h"
+#include "native-tests/test.h"
+#include "common/trace_encoder.h"
+#include "agent/core/trace_file.h"
+#include "common/trace_reader.h"
 
 struct seen {
 	uint64_t starts, end_threads;

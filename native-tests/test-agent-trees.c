@@ -1,11 +1,13 @@
 /*
- * test-agent-trees.c - the agent's trees without a JVM (agent/tree_recorder.c):
+ * test-agent-trees.c - the agent's trees without a JVM (agent/core/tree_recorder.c):
  * four threads send events while the main thread dumps snapshots again and
  * again (each must read back complete: the per-tree locks, or the events'
  * lock-free way with membarrier(2), and the temp-and-rename write), with
  * maxcontexts= small enough to fold all the time; at the end every
  * thread's calls and metric are all there, in the tree or counted as
  * folded. Which events say they did rare work.
+ *
+ * Runs threads: also run under ThreadSanitizer (make tsan).
  */
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -17,11 +19,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "agent_state.h"
-#include "test.h"
-#include "trace_file.h"
-#include "trace_reader.h"
-#include "tree_recorder.h"
+#include "agent/core/agent_state.h"
+#include "native-tests/test.h"
+#include "agent/core/trace_file.h"
+#include "common/trace_reader.h"
+#include "agent/core/tree_recorder.h"
 
 struct jcal_agent jcal; /* what agent_state.c owns in the agent */
 

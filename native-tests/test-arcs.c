@@ -6,10 +6,10 @@
  */
 #include <stdlib.h>
 
-#include "arcs.h"
-#include "modelgen.h"
-#include "report.h"
-#include "test.h"
+#include "postproc/arcs.h"
+#include "native-tests/modelgen.h"
+#include "postproc/report.h"
+#include "native-tests/test.h"
 
 static const char *name_of(void *ctx, uint32_t method)
 {

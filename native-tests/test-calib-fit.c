@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "calib_fit.h"
-#include "test.h"
+#include "common/calib_fit.h"
+#include "native-tests/test.h"
 
 #define NEAR(x, want) (fabs((x) - (want)) < 1e-9)
 

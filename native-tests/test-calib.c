@@ -13,14 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "calib_apply.h"
-#include "calib_comp.h"
-#include "calib_derive.h"
-#include "calib_fit.h"
-#include "calib_table.h"
-#include "calltree.h"
-#include "test.h"
-#include "tracegen.h"
+#include "postproc/calib_apply.h"
+#include "common/calib_comp.h"
+#include "common/calib_derive.h"
+#include "common/calib_fit.h"
+#include "common/calib_table.h"
+#include "common/calltree.h"
+#include "native-tests/test.h"
+#include "native-tests/tracegen.h"
 
 static char tmpdir[256];
 

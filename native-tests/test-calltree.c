@@ -7,14 +7,14 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "calib_comp.h"
-#include "calltree.h"
-#include "golden.h"
-#include "satsum.h"
-#include "seqkey.h"
-#include "test.h"
-#include "trace_encoder.h"
-#include "xorshift.h"
+#include "common/calib_comp.h"
+#include "common/calltree.h"
+#include "native-tests/golden.h"
+#include "common/satsum.h"
+#include "common/seqkey.h"
+#include "native-tests/test.h"
+#include "common/trace_encoder.h"
+#include "native-tests/xorshift.h"
 
 /* Path of node n as ";"-joined golden names (A=1...), root excluded. */
 static void node_path(const struct calltree *t, uint32_t n, char *buf, size_t len)

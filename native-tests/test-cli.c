@@ -7,8 +7,8 @@
 #include <getopt.h>
 #include <stdlib.h>
 
-#include "cli_options.h"
-#include "test.h"
+#include "postproc/cli_options.h"
+#include "native-tests/test.h"
 
 /* What f wrote, blanks and newlines collapsed to one space (the help is
  * wrapped); malloc'ed. */

@@ -7,11 +7,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "crc_fast.h"
-#include "test.h"
-#include "trace_reader.h"
-#include "tracegen.h"
-#include "xorshift.h"
+#include "postproc/crc_fast.h"
+#include "native-tests/test.h"
+#include "common/trace_reader.h"
+#include "native-tests/tracegen.h"
+#include "native-tests/xorshift.h"
 
 static uint8_t data[(1 << 20) + 64];
 

@@ -6,11 +6,11 @@
  */
 #include <stdlib.h>
 
-#include "default_cut.h"
-#include "modelgen.h"
-#include "names.h"
-#include "test.h"
-#include "tree_order.h"
+#include "postproc/default_cut.h"
+#include "native-tests/modelgen.h"
+#include "postproc/names.h"
+#include "native-tests/test.h"
+#include "postproc/tree_order.h"
 
 static const char *name_of(const void *m, uint32_t id)
 {

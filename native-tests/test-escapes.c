@@ -15,11 +15,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "model.h"
-#include "output.h"
-#include "report.h"
-#include "test.h"
-#include "tracegen.h"
+#include "postproc/model.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
+#include "native-tests/test.h"
+#include "native-tests/tracegen.h"
 
 #define THREAD "evil\x1b]0;pwned\x07\r\nname"
 #define RUN_CLASS "Lp/Ev\x1b[31mil;"

@@ -14,12 +14,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "jsonmini.h"
-#include "modelgen.h"
-#include "progress.h"
-#include "report.h"
-#include "shaping.h"
-#include "test.h"
+#include "native-tests/jsonmini.h"
+#include "native-tests/modelgen.h"
+#include "postproc/progress.h"
+#include "postproc/report.h"
+#include "postproc/shaping.h"
+#include "native-tests/test.h"
 
 static char err_buf[REPORT_ERR_LEN];
 

@@ -10,9 +10,9 @@
 #include <dirent.h>
 #include <stdlib.h>
 
-#include "alloc_limit.h"
-#include "fuzz/fuzz-targets.h"
-#include "test.h"
+#include "native-tests/alloc_limit.h"
+#include "native-tests/fuzz/fuzz-targets.h"
+#include "native-tests/test.h"
 
 /* The folder of this source file, where the inputs are. */
 static char src_dir[1024];

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "grow.h"
-#include "test.h"
+#include "common/grow.h"
+#include "native-tests/test.h"
 
 struct pair {
 	uint64_t a, b;

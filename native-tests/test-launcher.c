@@ -10,16 +10,16 @@
  * command line and the agent's option string, the library search, and the
  * reply file.
  */
-#include "hotspot_attach.h"
-#include "jvm_list.h"
-#include "jvm_process.h"
-#include "launcher_cli.h"
-#include "launcher_io.h"
-#include "lib_locate.h"
-#include "perfdata.h"
-#include "proc_handle.h"
-#include "reply_file.h"
-#include "test.h"
+#include "agent/launcher/hotspot_attach.h"
+#include "agent/launcher/jvm_list.h"
+#include "agent/launcher/jvm_process.h"
+#include "agent/launcher/launcher_cli.h"
+#include "agent/launcher/launcher_io.h"
+#include "common/lib_locate.h"
+#include "agent/launcher/perfdata.h"
+#include "agent/launcher/proc_handle.h"
+#include "agent/launcher/reply_file.h"
+#include "native-tests/test.h"
 
 #include <errno.h>
 #include <signal.h>

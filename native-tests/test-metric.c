@@ -6,6 +6,8 @@
  * libpfm4 encoding and the metric= choice, then the real cputime backend
  * against CLOCK_THREAD_CPUTIME_ID under preemption, sleep and migration,
  * and the per-thread fallbacks when fds or the mlock budget run out.
+ *
+ * Runs threads: also run under ThreadSanitizer (make tsan).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,11 +21,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "metric.h"
-#include "options.h"
-#include "perf_counter.h"
-#include "test.h"
+#include "agent/base/log.h"
+#include "agent/metrics/metric.h"
+#include "agent/base/options.h"
+#include "agent/metrics/perf_counter.h"
+#include "native-tests/test.h"
 
 /* A page followed by its one-page data ring, as the kernel maps them. */
 static union {

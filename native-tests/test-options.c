@@ -1,11 +1,11 @@
 /*
- * test-options.c - the agent option parser (agent/options.c): a table of
+ * test-options.c - the agent option parser (agent/base/options.c): a table of
  * option strings with the expected outcome, then out= expansion.
  */
 #include <string.h>
 
-#include "options.h"
-#include "test.h"
+#include "agent/base/options.h"
+#include "native-tests/test.h"
 
 struct opt_case {
 	int line;

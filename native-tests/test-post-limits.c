@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "alloc_limit.h"
-#include "model.h"
-#include "report.h"
-#include "test.h"
-#include "trace_encoder.h"
-#include "tracegen.h"
+#include "native-tests/alloc_limit.h"
+#include "postproc/model.h"
+#include "postproc/report.h"
+#include "native-tests/test.h"
+#include "common/trace_encoder.h"
+#include "native-tests/tracegen.h"
 
 /* The most any of these inputs may make jcal-post ask for at once. */
 #define SMALL_ALLOC (1u << 20)

@@ -20,10 +20,10 @@
 size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
-#include "calib_apply.h"
-#include "model.h"
-#include "test.h"
-#include "threadgen.h"
+#include "postproc/calib_apply.h"
+#include "postproc/model.h"
+#include "native-tests/test.h"
+#include "native-tests/threadgen.h"
 
 static char dir[64], err_path[128];
 

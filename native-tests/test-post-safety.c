@@ -10,6 +10,8 @@
  *
  * Tests that could block on a FIFO run under alarm(): a hang ends the
  * program (a failure), never the test run.
+ *
+ * Runs threads: also run under ThreadSanitizer (make tsan).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +22,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arcs.h"
-#include "calib_table.h"
-#include "model.h"
-#include "output.h"
-#include "samefile.h"
-#include "test.h"
+#include "postproc/arcs.h"
+#include "common/calib_table.h"
+#include "postproc/model.h"
+#include "postproc/output.h"
+#include "postproc/samefile.h"
+#include "native-tests/test.h"
 
 static char tmpdir[256];
 

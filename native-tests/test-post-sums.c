@@ -12,12 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "model.h"
-#include "report.h"
-#include "satsum.h"
-#include "test.h"
-#include "threadgen.h"
-#include "tracegen.h"
+#include "postproc/model.h"
+#include "postproc/report.h"
+#include "common/satsum.h"
+#include "native-tests/test.h"
+#include "native-tests/threadgen.h"
+#include "native-tests/tracegen.h"
 
 #define MAX UINT64_MAX
 #define S(x) #x

@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "flat.h"
-#include "golden.h"
-#include "model.h"
-#include "names.h"
-#include "output.h"
-#include "report.h"
-#include "test.h"
-#include "threadsel.h"
-#include "tracegen.h"
+#include "postproc/flat.h"
+#include "native-tests/golden.h"
+#include "postproc/model.h"
+#include "postproc/names.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
+#include "native-tests/test.h"
+#include "postproc/threadsel.h"
+#include "native-tests/tracegen.h"
 
 static void test_names(void)
 {

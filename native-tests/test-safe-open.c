@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "safe_open.h"
-#include "test.h"
+#include "common/safe_open.h"
+#include "native-tests/test.h"
 
 #define OTHER_UID 54321u
 #define WATCHDOG_SECONDS 20

@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model.h"
-#include "report.h"
-#include "shaping.h"
-#include "test.h"
+#include "postproc/model.h"
+#include "postproc/report.h"
+#include "postproc/shaping.h"
+#include "native-tests/test.h"
 
 static double now(void)
 {

@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "calltree.h"
-#include "seqkey.h"
-#include "test.h"
+#include "common/calltree.h"
+#include "common/seqkey.h"
+#include "native-tests/test.h"
 
 static unsigned type_of(char c)
 {

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "report.h"
-#include "test.h"
-#include "throttle_fact.h"
-#include "throttle_stack.h"
-#include "throttled.h"
+#include "postproc/model.h"
+#include "postproc/report.h"
+#include "native-tests/test.h"
+#include "common/throttle_fact.h"
+#include "common/throttle_stack.h"
+#include "postproc/throttled.h"
 
 static void test_decide(void)
 {

@@ -21,10 +21,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "test.h"
-#include "trace_encoder.h"
-#include "trace_reader.h"
-#include "varint.h"
+#include "native-tests/test.h"
+#include "common/trace_encoder.h"
+#include "common/trace_reader.h"
+#include "common/varint.h"
 
 /* ---- helpers ---- */
 

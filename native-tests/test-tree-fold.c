@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "calltree.h"
-#include "calltree_fold.h"
-#include "test.h"
+#include "common/calltree.h"
+#include "common/calltree_fold.h"
+#include "native-tests/test.h"
 
 enum { A = 1, B, C, D };
 

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "calltree.h"
-#include "model.h"
-#include "test.h"
-#include "tracegen.h"
-#include "tree_snapshot.h"
+#include "common/calltree.h"
+#include "postproc/model.h"
+#include "native-tests/test.h"
+#include "native-tests/tracegen.h"
+#include "common/tree_snapshot.h"
 
 struct ev {
 	unsigned trans, type;

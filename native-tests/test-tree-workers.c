@@ -5,16 +5,18 @@
  * workers (decoding the chunks or not), with and without a compensation
  * hook; an error of a batch reaches the reader; what the workers cannot
  * judge asks for a second read.
+ *
+ * Runs threads: also run under ThreadSanitizer (make tsan).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "model.h"
-#include "test.h"
-#include "xorshift.h"
-#include "tracegen.h"
-#include "tree_workers.h"
+#include "postproc/model.h"
+#include "native-tests/test.h"
+#include "native-tests/xorshift.h"
+#include "native-tests/tracegen.h"
+#include "postproc/tree_workers.h"
 
 #define THREADS 5
 

@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "tracegen.h"
+#include "native-tests/tracegen.h"
 
 #define THREADGEN_EVENTS 6u /* per thread */
 #define THREADGEN_RUN 1u    /* method ids */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "trace_encoder.h"
+#include "common/trace_encoder.h"
 
 struct tracegen {
 	FILE *f;

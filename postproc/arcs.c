@@ -2,14 +2,14 @@
  * arcs.c - aggregation of calling-context trees into caller/callee arcs
  * (see arcs.h).
  */
-#include "arcs.h"
+#include "postproc/arcs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "satsum.h"
-#include "u64map.h"
+#include "common/grow.h"
+#include "common/satsum.h"
+#include "common/u64map.h"
 
 /* A line while it is built: its stanza is entry[owner] before sorting. */
 struct line_tmp {

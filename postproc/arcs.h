@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "calltree.h"
+#include "common/calltree.h"
 
 enum arc_role {
 	ARC_PARENT,

@@ -2,11 +2,11 @@
  * calib_apply.c - chooses the calibration table for a trace and applies it
  * per delta through the tree builder's hook (see calib_apply.h).
  */
-#include "calib_apply.h"
+#include "postproc/calib_apply.h"
 
-#include "calib_comp.h"
-#include "calib_derive.h"
-#include "lib_locate.h"
+#include "common/calib_comp.h"
+#include "common/calib_derive.h"
+#include "common/lib_locate.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "calib_table.h"
-#include "calltree.h"
+#include "common/calib_table.h"
+#include "common/calltree.h"
 
 struct calib_apply {
 	struct calib_table table;

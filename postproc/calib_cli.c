@@ -5,8 +5,8 @@
  * --raw choose the table a report applies. Prints the results and
  * "jcal-post: error: ..." messages.
  */
-#include "msg.h"
-#include "calib_cli.h"
+#include "postproc/msg.h"
+#include "postproc/calib_cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "calib_comp.h"
-#include "calib_derive.h"
-#include "calib_table.h"
-#include "output.h"
-#include "samefile.h"
+#include "common/calib_comp.h"
+#include "common/calib_derive.h"
+#include "common/calib_table.h"
+#include "postproc/output.h"
+#include "postproc/samefile.h"
 
 static void usage(FILE *f)
 {

@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 
-#include "calib_apply.h"
-#include "cli_options.h"
-#include "model.h"
+#include "postproc/calib_apply.h"
+#include "postproc/cli_options.h"
+#include "postproc/model.h"
 
 /* argv[0] is "calib". Returns the exit status. */
 int calib_cli_main(int argc, char **argv);

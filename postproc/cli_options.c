@@ -4,9 +4,9 @@
  * from it, and --help and the man page printed from it and from the
  * report table (report.c). docs/jcal-post.md describes the options.
  */
-#include "cli_options.h"
-#include "roff.h"
-#include "text_wrap.h"
+#include "postproc/cli_options.h"
+#include "common/roff.h"
+#include "common/text_wrap.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "msg.h"
-#include "threadsel.h"
+#include "postproc/msg.h"
+#include "postproc/threadsel.h"
 
 #define JCAL_POST_VERSION "0.2.0"
 

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "calib_table.h"
-#include "report.h"
+#include "common/calib_table.h"
+#include "postproc/report.h"
 
 /* Options of the shaping and exports. */
 struct cli_shape {

@@ -1,7 +1,7 @@
 /*
  * crc_fast.c - ISA-L's CRC-32 for jcal-post's trace reader (crc_fast.h).
  */
-#include "crc_fast.h"
+#include "postproc/crc_fast.h"
 
 #include <isa-l/crc.h>
 

@@ -3,14 +3,14 @@
  * default_cut.h): which --min-pct or --min-duration keeps a report within
  * its bound, estimated from the trees, and the note that says so.
  */
-#include "default_cut.h"
+#include "postproc/default_cut.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "satsum.h"
-#include "shaping.h"
+#include "common/satsum.h"
+#include "postproc/shaping.h"
 
 /* The --min-pct values tried, smallest first (1-2-5 steps). */
 static const double pct_ladder[] = {0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01,

@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
-#include "report.h"
-#include "threadsel.h"
+#include "postproc/model.h"
+#include "postproc/report.h"
+#include "postproc/threadsel.h"
 
 /* A JVM's start-up alone gives the main thread 27 000 to 43 000 contexts
  * (JDK 17 and 25, the test programs); a tree of more than 100 000 is a

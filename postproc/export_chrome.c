@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "replay.h"
-#include "report.h"
-#include "report_util.h"
+#include "postproc/output.h"
+#include "postproc/replay.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
 
 struct chrome {
 	const struct model *m;

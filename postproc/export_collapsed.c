@@ -11,9 +11,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "output.h"
-#include "report.h"
-#include "report_util.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
 
 /* Writes the path of node (root excluded), root first. */
 static int put_path(FILE *f, const struct model *m, const struct calltree *t, uint32_t node,

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "report_util.h"
-#include "u64map.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
+#include "common/u64map.h"
 
 static const char html_head[] =
     "<!DOCTYPE html>\n"

@@ -18,12 +18,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "output.h"
-#include "pb_writer.h"
-#include "report.h"
-#include "report_util.h"
-#include "satsum.h"
-#include "u64map.h"
+#include "postproc/output.h"
+#include "postproc/pb_writer.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
+#include "common/satsum.h"
+#include "common/u64map.h"
 
 /* profile.proto field numbers */
 enum {

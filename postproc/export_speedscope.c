@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "replay.h"
-#include "report.h"
-#include "report_util.h"
-#include "u64map.h"
+#include "postproc/output.h"
+#include "postproc/replay.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
+#include "common/u64map.h"
 
 #define BATCH 64
 #define JCAL_POST_EXPORTER "jcal-post"

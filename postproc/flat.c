@@ -1,14 +1,14 @@
 /*
  * flat.c - aggregation of trees into the flat profile (see flat.h).
  */
-#include "flat.h"
+#include "postproc/flat.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "satsum.h"
-#include "u64map.h"
+#include "common/grow.h"
+#include "common/satsum.h"
+#include "common/u64map.h"
 
 static int desc(uint64_t x, uint64_t y)
 {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "calltree.h"
+#include "common/calltree.h"
 
 struct flat_row {
 	uint32_t method;

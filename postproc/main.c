@@ -13,20 +13,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "msg.h"
-#include "calib_apply.h"
-#include "calib_cli.h"
-#include "cli_options.h"
-#include "crc_fast.h"
-#include "default_cut.h"
-#include "model.h"
-#include "progress.h"
-#include "report.h"
-#include "satsum.h"
-#include "samefile.h"
-#include "shaping.h"
-#include "threadsel.h"
-#include "trace_encoder.h"
+#include "postproc/msg.h"
+#include "postproc/calib_apply.h"
+#include "postproc/calib_cli.h"
+#include "postproc/cli_options.h"
+#include "postproc/crc_fast.h"
+#include "postproc/default_cut.h"
+#include "postproc/model.h"
+#include "postproc/progress.h"
+#include "postproc/report.h"
+#include "common/satsum.h"
+#include "postproc/samefile.h"
+#include "postproc/shaping.h"
+#include "postproc/threadsel.h"
+#include "common/trace_encoder.h"
 
 /* What one run holds; run_free releases what was set up. */
 struct run {

@@ -1,19 +1,19 @@
 /*
  * model.c - loads a trace into threads, methods and trees (see model.h).
  */
-#include "model.h"
+#include "postproc/model.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "names.h"
-#include "overloads.h"
-#include "satsum.h"
-#include "tree_snapshot.h"
-#include "tree_workers.h"
+#include "common/grow.h"
+#include "postproc/names.h"
+#include "postproc/overloads.h"
+#include "common/satsum.h"
+#include "common/tree_snapshot.h"
+#include "postproc/tree_workers.h"
 
 #define ROOT_NAME "<thread root>"
 #define FOLDED_NAME "<deeper frames folded>"
@@ -794,7 +794,7 @@ int model_names(struct model *m, int with_sig)
 			if (!method_get(m, t->nodes[n].method))
 				return oom(m);
 	}
-	if (!with_sig && overloads_mark(m))
+	if (!with_sig && overloads_mark(m->methods))
 		return oom(m);
 	HASH_ITER (hh, m->methods, mm, tmp)
 		if (set_display(mm, with_sig))

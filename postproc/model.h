@@ -14,28 +14,11 @@
 #include <stdint.h>
 #include <uthash.h>
 
-#include "calltree.h"
-#include "trace_reader.h"
+#include "common/calltree.h"
+#include "common/trace_reader.h"
+#include "postproc/model_method.h"
 
 struct tree_workers;
-
-struct model_method {
-	uint32_t id;
-	uint32_t modifiers;
-	int defined; /* a METHOD record was seen */
-	char *class_sig, *name, *sig;
-	char *display; /* set by model_names */
-	/* What tells it apart from another method of the same class and name
-	 * when names have no signature ("(int, String)"); NULL when none does
-	 * (overloads.h). */
-	char *overload;
-	/* An earlier method of the same class, name and signature (the same
-	 * method loaded by another class loader, or an id the JVM handed out
-	 * again): its events count for that one. */
-	int aliased;
-	uint32_t canon;
-	UT_hash_handle hh;
-};
 
 /* Methods by "class\1name\1signature", for merging the copies of one
  * method that several class loaders define. */

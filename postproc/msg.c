@@ -4,12 +4,12 @@
  * and table values in a message cannot break the line or reach the
  * terminal as control characters.
  */
-#include "msg.h"
+#include "postproc/msg.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "output.h"
+#include "postproc/output.h"
 
 void msg(const char *level, const char *fmt, ...)
 {

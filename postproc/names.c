@@ -1,7 +1,7 @@
 /*
  * names.c - Java names from JVM descriptors (see names.h).
  */
-#include "names.h"
+#include "postproc/names.h"
 
 #include <stdio.h>
 #include <string.h>

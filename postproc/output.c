@@ -2,7 +2,7 @@
  * output.c - CSV and JSON string output, and names escaped for text
  * reports and messages (see output.h).
  */
-#include "output.h"
+#include "postproc/output.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

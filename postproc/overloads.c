@@ -3,12 +3,12 @@
  * name (see overloads.h): methods are grouped by name, then by the suffix
  * of each level, until every suffix is unique in its group.
  */
-#include "overloads.h"
+#include "postproc/overloads.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
+#include "postproc/names.h"
 
 /* How many methods have a key ("class\1name[\1suffix]"). */
 struct key_count {
@@ -93,14 +93,14 @@ static int counted(const struct model_method *mm)
 
 /* Gives each method still marked in todo the suffix of level; those whose
  * suffix is unique in their group are done (todo cleared). */
-static int level_pass(struct model *m, int level, unsigned char *todo, size_t nm)
+static int level_pass(struct model_method *methods, int level, unsigned char *todo, size_t nm)
 {
 	struct key_count *h = NULL, *e;
 	struct model_method *mm, *tmp;
 	size_t i = 0;
 	int err = 0;
 
-	HASH_ITER (hh, m->methods, mm, tmp) {
+	HASH_ITER (hh, methods, mm, tmp) {
 		if (i < nm && todo[i]) {
 			free(mm->overload);
 			mm->overload = suffix(mm, level);
@@ -111,7 +111,7 @@ static int level_pass(struct model *m, int level, unsigned char *todo, size_t nm
 		i++;
 	}
 	i = 0;
-	HASH_ITER (hh, m->methods, mm, tmp) {
+	HASH_ITER (hh, methods, mm, tmp) {
 		if (!err && i < nm && todo[i]) {
 			char *key = join(mm->class_sig, mm->name, mm->overload);
 
@@ -130,23 +130,23 @@ static int level_pass(struct model *m, int level, unsigned char *todo, size_t nm
 	return err;
 }
 
-int overloads_mark(struct model *m)
+int overloads_mark(struct model_method *methods)
 {
 	struct key_count *h = NULL, *e;
 	struct model_method *mm, *tmp;
-	size_t nm = HASH_COUNT(m->methods), i = 0;
+	size_t nm = HASH_COUNT(methods), i = 0;
 	unsigned char *todo = calloc(nm ? nm : 1, 1);
 	int err = 0;
 
 	if (!todo)
 		return -1;
-	HASH_ITER (hh, m->methods, mm, tmp) {
+	HASH_ITER (hh, methods, mm, tmp) {
 		free(mm->overload);
 		mm->overload = NULL;
 		if (counted(mm) && !count(&h, join(mm->class_sig, mm->name, NULL)))
 			err = -1;
 	}
-	HASH_ITER (hh, m->methods, mm, tmp) {
+	HASH_ITER (hh, methods, mm, tmp) {
 		if (!err && counted(mm)) {
 			char *key = join(mm->class_sig, mm->name, NULL);
 
@@ -162,7 +162,7 @@ int overloads_mark(struct model *m)
 	}
 	counts_free(&h);
 	for (int level = 1; level <= 3 && !err; level++)
-		err = level_pass(m, level, todo, nm);
+		err = level_pass(methods, level, todo, nm);
 	free(todo);
 	return err;
 }

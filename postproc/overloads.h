@@ -6,16 +6,17 @@
 #ifndef JCAL_OVERLOADS_H
 #define JCAL_OVERLOADS_H
 
-#include "model.h"
+#include "postproc/model_method.h"
 
 /*
- * Sets mm->overload of every defined method (not an alias of another) whose
- * class and name another one has: its parameter list with class names
+ * Sets mm->overload of every method of the table methods (uthash, by id)
+ * that is defined (not an alias of another) and whose class and name
+ * another one has: its parameter list with class names
  * without their package ("(int, String)"), with packages where that still
  * clashes ("(a.Node)" and "(b.Node)"), else the JVM descriptor (methods
  * that differ only by return type). Others get NULL. Returns 0 or -1 (no
  * memory).
  */
-int overloads_mark(struct model *m);
+int overloads_mark(struct model_method *methods);
 
 #endif

@@ -1,12 +1,12 @@
 /*
  * pb_writer.c - protocol buffers wire-format encoder (see pb_writer.h).
  */
-#include "pb_writer.h"
+#include "postproc/pb_writer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "common/grow.h"
 
 void pb_free(struct pb *b)
 {

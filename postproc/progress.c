@@ -1,7 +1,7 @@
 /*
  * progress.c - progress bar over a counting read stream (see progress.h).
  */
-#include "progress.h"
+#include "postproc/progress.h"
 
 #include <stdlib.h>
 #include <string.h>

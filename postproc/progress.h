@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "trace_reader.h"
+#include "common/trace_reader.h"
 
 #define PROGRESS_MIN_BYTES (64ull << 20)
 

@@ -2,16 +2,16 @@
  * replay.c - a second read of the trace as balanced frame spans per thread
  * (see replay.h).
  */
-#include "replay.h"
+#include "postproc/replay.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "progress.h"
-#include "satsum.h"
-#include "shaping.h"
-#include "u64map.h"
+#include "common/grow.h"
+#include "postproc/progress.h"
+#include "common/satsum.h"
+#include "postproc/shaping.h"
+#include "common/u64map.h"
 
 struct rframe {
 	uint32_t method;

@@ -29,8 +29,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model.h"
-#include "threadsel.h"
+#include "postproc/model.h"
+#include "postproc/threadsel.h"
 
 struct replay_cb {
 	void *ctx;

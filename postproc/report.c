@@ -2,7 +2,7 @@
  * report.c - the table of --report kinds, and helpers shared by the
  * reports (see report.h).
  */
-#include "report.h"
+#include "postproc/report.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,12 +9,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "calib_apply.h"
-#include "flat.h"
-#include "model.h"
-#include "shaping.h"
-#include "threadsel.h"
-#include "tree_order.h"
+#include "postproc/calib_apply.h"
+#include "postproc/flat.h"
+#include "postproc/model.h"
+#include "postproc/shaping.h"
+#include "postproc/threadsel.h"
+#include "postproc/tree_order.h"
 
 enum report_format {
 	REPORT_TEXT,

@@ -7,10 +7,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "arcs.h"
-#include "output.h"
-#include "report.h"
-#include "report_util.h"
+#include "postproc/arcs.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
 
 static const char *name_of(void *ctx, uint32_t method)
 {

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flat.h"
-#include "grow.h"
-#include "output.h"
-#include "report.h"
-#include "report_util.h"
-#include "satsum.h"
-#include "u64map.h"
+#include "postproc/flat.h"
+#include "common/grow.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
+#include "common/satsum.h"
+#include "common/u64map.h"
 
 struct rec {
 	uint32_t rank; /* the method's row in the flat order */

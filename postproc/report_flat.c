@@ -5,12 +5,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "flat.h"
-#include "output.h"
-#include "report.h"
-#include "report_util.h"
-#include "satsum.h"
-#include "throttled.h"
+#include "postproc/flat.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
+#include "common/satsum.h"
+#include "postproc/throttled.h"
 
 static const char *name_of(void *ctx, uint32_t method)
 {

@@ -8,9 +8,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "output.h"
-#include "report.h"
-#include "report_util.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
 
 /* The hot path of t: node indices from the root, *n of them (malloc'ed). */
 static uint32_t *hot_path(const struct calltree *t, unsigned mi, uint32_t *n)

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "output.h"
-#include "report.h"
-#include "report_util.h"
-#include "satsum.h"
-#include "throttled.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
+#include "postproc/report_util.h"
+#include "common/satsum.h"
+#include "postproc/throttled.h"
 
 struct totals {
 	struct calltree_stats s; /* every thread's, added up */

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "output.h"
-#include "report.h"
-#include "throttled.h"
-#include "report_util.h"
+#include "common/grow.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
+#include "postproc/throttled.h"
+#include "postproc/report_util.h"
 
 static const char *method_name(const void *m, uint32_t method)
 {

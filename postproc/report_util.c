@@ -2,13 +2,13 @@
  * report_util.c - helpers shared by the newer reports and exports (see
  * report_util.h).
  */
-#include "report_util.h"
+#include "postproc/report_util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "postproc/output.h"
 
 void report_shape_note(const struct report_opts *o, size_t shown)
 {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "postproc/report.h"
 
 /* Text reports: one line saying how many threads were merged into one or
  * left out by --thread, when any; nothing otherwise. */

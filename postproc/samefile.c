@@ -2,7 +2,7 @@
  * samefile.c - whether an output path names one of the inputs, so that
  * jcal-post refuses before it opens anything for writing (see samefile.h).
  */
-#include "samefile.h"
+#include "postproc/samefile.h"
 
 #include <string.h>
 #include <sys/stat.h>

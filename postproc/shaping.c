@@ -3,16 +3,16 @@
  * step rebuilds a thread's tree from the old one, deciding per node whether
  * it stays, is folded (alone or with its subtree) into its parent, or goes.
  */
-#include "satsum.h"
-#include "shaping.h"
+#include "common/satsum.h"
+#include "postproc/shaping.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "flat.h"
-#include "names.h"
-#include "u64map.h"
+#include "postproc/flat.h"
+#include "postproc/names.h"
+#include "common/u64map.h"
 
 enum decision {
 	KEEP,	      /* a node of its own */

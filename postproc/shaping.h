@@ -26,8 +26,8 @@
 
 #include <stddef.h>
 
-#include "model.h"
-#include "threadsel.h"
+#include "postproc/model.h"
+#include "postproc/threadsel.h"
 
 struct shape_opts {
 	const char **include, **exclude;

@@ -1,8 +1,8 @@
 /*
  * threadsel.c - thread selection patterns (see threadsel.h).
  */
-#include "threadsel.h"
-#include "trace_format.h"
+#include "postproc/threadsel.h"
+#include "common/trace_format.h"
 
 #include <fnmatch.h>
 #include <stdio.h>

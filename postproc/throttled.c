@@ -3,15 +3,15 @@
  * reads the throttle.method.ID meta records and writes the summary's
  * section about them in text, CSV and JSON.
  */
-#include "satsum.h"
-#include "throttled.h"
+#include "common/satsum.h"
+#include "postproc/throttled.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "report.h"
+#include "postproc/output.h"
+#include "postproc/report.h"
 
 static int by_time(const void *a, const void *b)
 {

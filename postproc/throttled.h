@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
-#include "throttle_fact.h"
+#include "postproc/model.h"
+#include "common/throttle_fact.h"
 
 struct report_opts;
 

@@ -4,7 +4,7 @@
  * order, sorted stably, then walked with an explicit stack so that depth
  * costs no C stack.
  */
-#include "tree_order.h"
+#include "postproc/tree_order.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "calltree.h"
+#include "common/calltree.h"
 
 enum tree_order {
 	TREE_ORDER_CUM,	 /* descending cum (the default) */

@@ -7,7 +7,7 @@
  * without the lock (the counts under the lock say whose it is), so the
  * lock is taken twice per batch of up to TRACE_EVENT_BATCH events.
  */
-#include "tree_workers.h"
+#include "postproc/tree_workers.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "calltree.h"
-#include "trace_reader.h"
+#include "common/calltree.h"
+#include "common/trace_reader.h"
 
 struct tree_workers;
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # lint.sh - the body of `make lint`: every C file the project keeps must be
 # formatted by the repository's .clang-format, and pass a small clang-tidy
-# set (bugprone checks, no function over 120 lines). Prints what is off and
+# set (bugprone checks, no function over 120 lines), and include only by
+# paths from the repository root without cycles between modules or
+# folders (scripts/check-includes.sh). Prints what is off and
 # a closing "lint: N passed, N failed" line; exit 1 when anything failed.
 #
 # Usage: scripts/lint.sh [JAVA_HOME]
@@ -35,11 +37,7 @@ fi
 # 2. clang-tidy on the production code. The checks and why some bugprone
 # ones are off are in .clang-tidy.
 src=$(git ls-files 'agent/*.c' 'common/*.c' 'postproc/*.c' 'calibrator/*.c')
-inc="-Icommon -Ipostproc -Iagent"
-for d in $(git ls-files 'agent/*.h' 'calibrator/*.h' | xargs -n1 dirname | sort -u); do
-	inc="$inc -I$d"
-done
-out=$(clang-tidy -quiet $src -- -std=c11 -D_GNU_SOURCE $inc \
+out=$(clang-tidy -quiet $src -- -std=c11 -D_GNU_SOURCE -I. \
 	-I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" 2>&1)
 if printf '%s\n' "$out" | grep -q 'warning:\|error:'; then
 	printf '%s\n' "$out" | grep -A3 'warning:\|error:'
@@ -48,6 +46,16 @@ if printf '%s\n' "$out" | grep -q 'warning:\|error:'; then
 else
 	echo "ok   clang-tidy: $(echo "$src" | wc -w) files"
 	passed=$((passed + 1))
+fi
+# 3. Includes: paths from the repository root, no cycle between modules or
+# folders (scripts/check-includes.sh).
+if out=$(scripts/check-includes.sh); then
+	echo "ok   includes: paths from the root, no cycles"
+	passed=$((passed + 1))
+else
+	printf '%s\n' "$out" | grep -v '^includes:'
+	echo "FAIL includes"
+	failed=$((failed + 1))
 fi
 echo "lint: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -14,7 +14,7 @@
  * jcal.calib.Workload (its nested classes, Tracker, Control and EnvTimer
  * never): the filters do not apply.
  */
-#include "bci_agent.h"
+#include "agent/bci/bci_agent.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,14 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_state.h"
-#include "bci_rewrite.h"
-#include "event_recorder.h"
-#include "jvmti_check.h"
-#include "log.h"
-#include "method_table.h"
-#include "throttle.h"
-#include "trace_file.h"
+#include "agent/core/agent_state.h"
+#include "agent/bci/bci_rewrite.h"
+#include "agent/core/event_recorder.h"
+#include "agent/base/jvmti_check.h"
+#include "agent/base/log.h"
+#include "agent/core/method_table.h"
+#include "agent/bci/throttle.h"
+#include "agent/core/trace_file.h"
 
 /* Set once the tracker's natives are registered: rewritten code may run. */
 static atomic_int ready;

@@ -17,15 +17,15 @@
  * <init> that initialises `this` (found by a small simulation of the code
  * before it); if that call cannot be found the constructor gets no handler.
  */
-#include "bci_rewrite.h"
-#include "grow.h"
+#include "agent/bci/bci_rewrite.h"
+#include "common/grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "classfile.h"
+#include "agent/bci/classfile.h"
 
 #define OP_SIPUSH 0x11
 #define OP_LDC_W 0x13

@@ -7,8 +7,8 @@
  * the class's copy of the input, so an unchanged class writes back
  * byte-identical.
  */
-#include "classfile.h"
-#include "grow.h"
+#include "agent/bci/classfile.h"
+#include "common/grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>

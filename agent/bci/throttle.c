@@ -1,15 +1,15 @@
 /*
  * throttle.c - adaptive de-instrumentation in mode=bci (throttle.h): the
- * registry of the threads' counts, the methods' totals and the rule, the
- * throttle thread that retransforms the picked methods' classes without
- * their probes, and the throttle.method.ID meta records.
+ * rule in the metric's unit, the throttle thread that retransforms the
+ * picked methods' classes without their probes, and the throttle.method.ID
+ * meta records. The counts and the picking are agent/core/throttle_count.c.
  *
- * Locks: reg_mutex guards the registry of thread counts and the list of
- * throttled methods; it is never held while taking another lock or calling
- * the JVM. The file lock may be held while taking it (throttle_finish),
- * never the other way round.
+ * Locks: done_mutex guards the list of throttled methods; it is never held
+ * while calling the JVM. The file lock may be held while taking it
+ * (throttle_finish), never the other way round; the count registry's lock
+ * may be taken under it (throttle_count_calls).
  */
-#include "throttle.h"
+#include "agent/bci/throttle.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -17,16 +17,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent_state.h"
-#include "jvmti_check.h"
-#include "log.h"
-#include "throttle_fact.h"
-#include "trace_file.h"
+#include "agent/core/agent_state.h"
+#include "agent/base/jvmti_check.h"
+#include "agent/base/log.h"
+#include "common/throttle_fact.h"
+#include "agent/core/trace_file.h"
 
-int throttle_on;
 /* The rule, fixed at load (a later start command's options do not change
- * it): CALLS, and NS in the first metric's unit. */
-static uint64_t max_calls, max_avg, rule_ns;
+ * it): CALLS, and NS as given (the meta record's). */
+static uint64_t max_calls, rule_ns;
 
 /* The throttle thread takes the picked methods every THROTTLE_WAIT_MIN_NS,
  * and after a retransform waits THROTTLE_WAIT_FACTOR times as long as it
@@ -38,8 +37,7 @@ static uint64_t max_calls, max_avg, rule_ns;
 #define THROTTLE_WAIT_MIN_NS (20u * 1000 * 1000)
 #define THROTTLE_WAIT_MAX_NS (1000u * 1000 * 1000)
 
-static pthread_mutex_t reg_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct throttle_thread *threads;
+static pthread_mutex_t done_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* Methods throttled, in order, with what their record said. */
 struct done {
 	struct jcal_method *m;
@@ -48,18 +46,16 @@ struct done {
 static struct done *done;
 static size_t ndone, done_cap;
 
-/* Picked methods not yet retransformed: a lock-free stack (each method is
- * pushed once, when its state leaves THROTTLE_NONE; taken whole). */
-static _Atomic(struct jcal_method *) pending;
-
 void throttle_onload(void)
 {
 	const struct metric_desc *d = &jcal.metrics.m[0];
+	uint64_t max_avg;
 
 	/* the calibration workload keeps every probe */
-	throttle_on = jcal.opts.throttle_calls != 0 && jcal.opts.command != JCAL_CMD_CALIBRATE;
-	if (jcal.opts.throttle_calls && !throttle_on)
+	if (jcal.opts.throttle_calls && jcal.opts.command == JCAL_CMD_CALIBRATE)
 		jcal_info("throttle= does not apply to calibrate: every probe stays");
+	if (!jcal.opts.throttle_calls || jcal.opts.command == JCAL_CMD_CALIBRATE)
+		return;
 	max_calls = jcal.opts.throttle_calls;
 	max_avg = rule_ns = jcal.opts.throttle_avg;
 	/* tsc: NS in ticks at the start-up estimate of the frequency */
@@ -67,78 +63,7 @@ void throttle_onload(void)
 		max_avg = (uint64_t)((double)max_avg * (double)jcal.metrics.tsc_hz / 1e9);
 	if (!max_avg)
 		max_avg = 1;
-}
-
-struct throttle_thread *throttle_thread_new(void)
-{
-	struct throttle_thread *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	pthread_mutex_lock(&reg_mutex);
-	t->next = threads;
-	if (threads)
-		threads->prev = t;
-	threads = t;
-	pthread_mutex_unlock(&reg_mutex);
-	return t;
-}
-
-void throttle_slot_flush(struct throttle_slot *s)
-{
-	struct jcal_method *m = atomic_load_explicit(&s->m, memory_order_relaxed);
-	uint64_t c = atomic_load_explicit(&s->calls, memory_order_relaxed);
-	uint64_t calls, timed, sum;
-
-	if (!m || (!c && !s->timed))
-		return;
-	calls = atomic_fetch_add_explicit(&m->thr_calls, c, memory_order_relaxed) + c;
-	timed = atomic_fetch_add_explicit(&m->thr_timed, s->timed, memory_order_relaxed) + s->timed;
-	sum = atomic_fetch_add_explicit(&m->thr_sum, s->sum, memory_order_relaxed) + s->sum;
-	atomic_store_explicit(&s->calls, 0, memory_order_relaxed);
-	s->timed = s->sum = 0;
-	if (!throttle_on ||
-	    atomic_load_explicit(&m->thr_state, memory_order_relaxed) != THROTTLE_NONE ||
-	    !throttle_decide(calls, timed, sum, max_calls, max_avg))
-		return;
-	int none = THROTTLE_NONE;
-	if (!atomic_compare_exchange_strong(&m->thr_state, &none, THROTTLE_PENDING))
-		return;
-	/* Until the throttle thread runs, its counts are what the decision saw. */
-	m->thr_next = atomic_load(&pending);
-	while (!atomic_compare_exchange_weak(&pending, &m->thr_next, m))
-		;
-}
-
-void throttle_thread_end(struct throttle_thread *t)
-{
-	if (!t)
-		return;
-	for (unsigned i = 0; i < THROTTLE_SLOTS; i++)
-		throttle_slot_flush(&t->slot[i]);
-	pthread_mutex_lock(&reg_mutex);
-	if (t->prev)
-		t->prev->next = t->next;
-	else
-		threads = t->next;
-	if (t->next)
-		t->next->prev = t->prev;
-	pthread_mutex_unlock(&reg_mutex);
-	free(t);
-}
-
-/* Calls of m counted so far: its total and what the threads hold (exact
- * once they are quiet; while they run, a flush under way may be missed or
- * counted twice). Caller holds reg_mutex. */
-static uint64_t calls_locked(struct jcal_method *m)
-{
-	uint64_t n = atomic_load_explicit(&m->thr_calls, memory_order_relaxed);
-	unsigned i = m->id & (THROTTLE_SLOTS - 1);
-
-	for (struct throttle_thread *t = threads; t; t = t->next)
-		if (atomic_load_explicit(&t->slot[i].m, memory_order_relaxed) == m)
-			n += atomic_load_explicit(&t->slot[i].calls, memory_order_relaxed);
-	return n;
+	throttle_count_set_rule(max_calls, max_avg);
 }
 
 static uint64_t wall_ns(void)
@@ -236,8 +161,8 @@ static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method 
 		f.time_ns = now;
 		f.timed = atomic_load(&m->thr_timed);
 		f.sum = atomic_load(&m->thr_sum);
-		pthread_mutex_lock(&reg_mutex);
-		f.calls = calls_locked(m);
+		f.calls = throttle_count_calls(m);
+		pthread_mutex_lock(&done_mutex);
 		if (ndone == done_cap) {
 			size_t cap = done_cap ? 2 * done_cap : 16;
 			struct done *d = realloc(done, cap * sizeof(*d));
@@ -249,7 +174,7 @@ static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method 
 		int kept = ndone < done_cap;
 		if (kept)
 			done[ndone++] = (struct done){m, f};
-		pthread_mutex_unlock(&reg_mutex);
+		pthread_mutex_unlock(&done_mutex);
 		atomic_store(&m->thr_state, THROTTLE_DONE);
 		struct trace_recbuf *rb = trace_file_lock();
 		if (!jcal_stopped() && kept)
@@ -283,7 +208,7 @@ static void *throttle_main(void *arg)
 		size_t n = 0;
 
 		nanosleep(&ts, NULL);
-		list = atomic_exchange(&pending, NULL);
+		list = throttle_count_take_picked();
 		for (struct jcal_method *m = list; m; m = m->thr_next) {
 			if (n == cap) {
 				size_t c = cap ? 2 * cap : 64;
@@ -318,7 +243,7 @@ void throttle_start(void)
 	pthread_attr_t attr;
 	int rc;
 
-	if (!throttle_on)
+	if (!throttle_count_on)
 		return;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -333,33 +258,33 @@ void throttle_write_meta(struct trace_recbuf *rb)
 {
 	char rule[64];
 
-	if (!throttle_on)
+	if (!throttle_count_on)
 		return;
 	snprintf(rule, sizeof(rule), "%llu:%llu", (unsigned long long)max_calls,
 		 (unsigned long long)rule_ns);
 	trace_rec_meta(rb, THROTTLE_META_RULE, rule);
 	trace_rec_meta(rb, THROTTLE_META_TIME, THROTTLE_TIME_SELF);
-	pthread_mutex_lock(&reg_mutex);
+	pthread_mutex_lock(&done_mutex);
 	for (size_t i = 0; i < ndone; i++)
 		write_fact(rb, &done[i].f);
-	pthread_mutex_unlock(&reg_mutex);
+	pthread_mutex_unlock(&done_mutex);
 }
 
 unsigned throttle_finish(struct trace_recbuf *rb)
 {
 	unsigned n;
 
-	if (!throttle_on)
+	if (!throttle_count_on)
 		return 0;
-	pthread_mutex_lock(&reg_mutex);
+	pthread_mutex_lock(&done_mutex);
 	for (size_t i = 0; i < ndone; i++) {
 		struct throttle_fact f = done[i].f;
 
-		f.final_calls = calls_locked(done[i].m);
+		f.final_calls = throttle_count_calls(done[i].m);
 		f.has_final = 1;
 		write_fact(rb, &f);
 	}
 	n = (unsigned)ndone;
-	pthread_mutex_unlock(&reg_mutex);
+	pthread_mutex_unlock(&done_mutex);
 	return n;
 }

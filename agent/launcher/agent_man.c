@@ -1,12 +1,12 @@
 /*
  * agent_man.c - libjcal(7), the man page of the agent's options, written
- * from the agent's own option table (agent/options.c), the one its `help`
+ * from the agent's own option table (agent/base/options.c), the one its `help`
  * prints, so the two never drift. Printed by `jcal --man-agent`.
  */
-#include "agent_man.h"
+#include "agent/launcher/agent_man.h"
 
-#include "options.h"
-#include "roff.h"
+#include "agent/base/options.h"
+#include "common/roff.h"
 
 void agent_man(FILE *f, const char *version)
 {

@@ -21,7 +21,7 @@
  * Both paths go through /proc/PID/root, so a JVM in another mount
  * namespace (a container) is reached at its own /tmp.
  */
-#include "hotspot_attach.h"
+#include "agent/launcher/hotspot_attach.h"
 
 #include <errno.h>
 #include <fcntl.h>

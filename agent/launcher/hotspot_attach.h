@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "proc_handle.h"
+#include "agent/launcher/proc_handle.h"
 
 /* The longest argument of a request HotSpot's protocol version 1 takes, in
  * bytes before its NUL (AttachOperation::arg_length_max, JDK 17 to 25):

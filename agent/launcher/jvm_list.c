@@ -6,10 +6,10 @@
  * /tmp/hsperfdata_NAME and put files in it. The user shown is the
  * process's, not the directory's name.
  */
-#include "jvm_list.h"
+#include "agent/launcher/jvm_list.h"
 
-#include "jvm_process.h"
-#include "perfdata.h"
+#include "agent/launcher/jvm_process.h"
+#include "agent/launcher/perfdata.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -3,10 +3,10 @@
  * and its PerfData file; the parsers of those texts are pure and
  * unit-tested.
  */
-#include "jvm_process.h"
+#include "agent/launcher/jvm_process.h"
 
-#include "launcher_io.h"
-#include "perfdata.h"
+#include "agent/launcher/launcher_io.h"
+#include "agent/launcher/perfdata.h"
 
 #include <dirent.h>
 #include <errno.h>

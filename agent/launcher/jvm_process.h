@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "proc_handle.h"
+#include "agent/launcher/proc_handle.h"
 
 struct jvm_process {
 	struct proc_handle proc; /* the process itself, held */

@@ -3,10 +3,10 @@
  * the getopt_long parser built from them, --help printed from them, and the
  * option string handed to the agent.
  */
-#include "launcher_cli.h"
-#include "launcher_io.h"
-#include "roff.h"
-#include "text_wrap.h"
+#include "agent/launcher/launcher_cli.h"
+#include "agent/launcher/launcher_io.h"
+#include "common/roff.h"
+#include "common/text_wrap.h"
 
 #include <errno.h>
 #include <getopt.h>

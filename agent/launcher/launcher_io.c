@@ -1,7 +1,7 @@
 /*
  * launcher_io.c - the launcher's shared helpers (see launcher_io.h).
  */
-#include "launcher_io.h"
+#include "agent/launcher/launcher_io.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -10,16 +10,16 @@
  * exit code. Whatever came from the process or its files is printed with
  * its control characters escaped (launcher_escape).
  */
-#include "launcher_run.h"
+#include "agent/launcher/launcher_run.h"
 
-#include "attach_reply.h"
-#include "hotspot_attach.h"
-#include "jvm_list.h"
-#include "jvm_process.h"
-#include "launcher_io.h"
-#include "lib_locate.h"
-#include "perfdata.h"
-#include "reply_file.h"
+#include "common/attach_reply.h"
+#include "agent/launcher/hotspot_attach.h"
+#include "agent/launcher/jvm_list.h"
+#include "agent/launcher/jvm_process.h"
+#include "agent/launcher/launcher_io.h"
+#include "common/lib_locate.h"
+#include "agent/launcher/perfdata.h"
+#include "agent/launcher/reply_file.h"
 
 #include <errno.h>
 #include <grp.h>

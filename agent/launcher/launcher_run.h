@@ -7,7 +7,7 @@
 #ifndef JCAL_LAUNCHER_RUN_H
 #define JCAL_LAUNCHER_RUN_H
 
-#include "launcher_cli.h"
+#include "agent/launcher/launcher_cli.h"
 
 /* exe_dir: the directory of the jcal binary; cwd: jcal's working
  * directory. Returns an exit code (enum jcal_exit). */

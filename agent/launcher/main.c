@@ -2,9 +2,9 @@
  * main.c - jcal, the launcher: parses the command line and runs the
  * command (docs/live-profiling.md).
  */
-#include "agent_man.h"
-#include "launcher_cli.h"
-#include "launcher_run.h"
+#include "agent/launcher/agent_man.h"
+#include "agent/launcher/launcher_cli.h"
+#include "agent/launcher/launcher_run.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -11,8 +11,8 @@
  * entry's start. Strings are byte vectors ('B', vector_length > 0), longs
  * 'J' scalars. Every offset is checked against the buffer.
  */
-#include "perfdata.h"
-#include "launcher_io.h"
+#include "agent/launcher/perfdata.h"
+#include "agent/launcher/launcher_io.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,9 +2,9 @@
  * proc_handle.c - the held target process (see proc_handle.h): pidfd,
  * /proc/PID directory fd, start time; the only place jcal signals from.
  */
-#include "proc_handle.h"
+#include "agent/launcher/proc_handle.h"
 
-#include "launcher_io.h"
+#include "agent/launcher/launcher_io.h"
 
 #include <errno.h>
 #include <fcntl.h>

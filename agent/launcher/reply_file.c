@@ -4,8 +4,8 @@
  * new regular file of one link, the kind the agent accepts
  * (common/attach_reply.h); read back only when it is still a regular file.
  */
-#include "reply_file.h"
-#include "launcher_io.h"
+#include "agent/launcher/reply_file.h"
+#include "agent/launcher/launcher_io.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * The counters themselves (libpfm4, perf_event_open, mmap, rdpmc) are in
  * perf_counter.c; the per-event read is metric_read_all in metric.h.
  */
-#include "metric.h"
+#include "agent/metrics/metric.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "agent/base/log.h"
 
 static uint64_t mono_raw_ns(void)
 {

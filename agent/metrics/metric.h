@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "options.h"
-#include "perf_counter.h"
-#include "trace_format.h"
+#include "agent/base/options.h"
+#include "agent/metrics/perf_counter.h"
+#include "common/trace_format.h"
 
 enum metric_kind {
 	METRIC_HW = 1, /* instructions, cycles, pfm:EVENT: a perf group member */

@@ -8,7 +8,7 @@
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
 
-#include "perf_counter.h"
+#include "agent/metrics/perf_counter.h"
 
 #include <errno.h>
 #include <fcntl.h>

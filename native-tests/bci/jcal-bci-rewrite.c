@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bci_rewrite.h"
-#include "classfile.h"
+#include "agent/bci/bci_rewrite.h"
+#include "agent/bci/classfile.h"
 
 struct ids {
 	uint32_t next;

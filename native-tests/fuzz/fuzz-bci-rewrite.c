@@ -5,7 +5,7 @@
  * in fuzz-bci-target.h, which native-tests/test-fuzz-regressions.c replays.
  * Built and run by `make fuzz`.
  */
-#include "fuzz-targets.h"
+#include "native-tests/fuzz/fuzz-targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../agent/bci/bci_rewrite.h"
-#include "../../agent/bci/classfile.h"
+#include "agent/bci/bci_rewrite.h"
+#include "agent/bci/classfile.h"
 
 #define FUZZ_BCI_REQUIRE(cond)                                                                     \
 	do {                                                                                       \

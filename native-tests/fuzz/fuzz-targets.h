@@ -19,17 +19,17 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "calib_table.h"
-#include "flat.h"
-#include "model.h"
-#include "report.h"
-#include "satsum.h"
-#include "../../agent/options.h"
-#include "trace_encoder.h"
-#include "trace_reader.h"
+#include "common/calib_table.h"
+#include "postproc/flat.h"
+#include "postproc/model.h"
+#include "postproc/report.h"
+#include "common/satsum.h"
+#include "agent/base/options.h"
+#include "common/trace_encoder.h"
+#include "common/trace_reader.h"
 
 /* The class rewriter's target (mode=bci) has a file of its own. */
-#include "fuzz-bci-target.h"
+#include "native-tests/fuzz/fuzz-bci-target.h"
 
 /* The most one input may make the code ask for at once: `make fuzz` hands
  * it to libFuzzer (-malloc_limit_mb), which reports more as out of memory,

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "attach_reply.h"
+#include "common/attach_reply.h"
 
 static atomic_int recording;
 static atomic_int generation; /* ends a duration timer of an earlier start */

@@ -5,7 +5,7 @@
  * by a rebuild are kept as spares and reused under a sequence count,
  * never freed while readers may run.
  */
-#include "method_index.h"
+#include "agent/core/method_index.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  *
  * Errors always go to stderr too, so a bad log= file never hides them.
  */
-#include "log.h"
+#include "agent/base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "safe_open.h"
+#include "common/safe_open.h"
 
 static FILE *log_file;
 static enum jcal_loglevel log_level = JCAL_LOG_INFO;

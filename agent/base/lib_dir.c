@@ -2,7 +2,7 @@
  * lib_dir.c - finds libjcal.so's own directory with dladdr(3), so that the
  * user types nothing but -agentpath and the jars beside it are found.
  */
-#include "lib_dir.h"
+#include "agent/base/lib_dir.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -21,7 +21,7 @@
  * (common/safe_open.h). After a close the file can be opened again for the
  * next recording (docs/live-profiling.md).
  */
-#include "trace_file.h"
+#include "agent/core/trace_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,9 +33,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "grow.h"
-#include "log.h"
-#include "safe_open.h"
+#include "common/grow.h"
+#include "agent/base/log.h"
+#include "common/safe_open.h"
 
 static pthread_mutex_t file_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int file_fd = -1;

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "trace_format.h"
+#include "common/trace_format.h"
 
 #define JCAL_OPT_PATH_MAX 1024
 #define JCAL_OPT_METRIC_MAX 128

@@ -12,8 +12,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "metrics/metric.h"
-#include "options.h"
+#include "agent/metrics/metric.h"
+#include "agent/base/options.h"
 
 #define JCAL_AGENT_VERSION "0.2.0"
 

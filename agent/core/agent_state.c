@@ -3,9 +3,9 @@
  * switch that stops recording for good, so that the event path and the
  * thread states depend on it and not on the lifecycle in agent.c.
  */
-#include "agent_state.h"
+#include "agent/core/agent_state.h"
 
-#include "jvmti_check.h"
+#include "agent/base/jvmti_check.h"
 
 struct jcal_agent jcal;
 _Thread_local int jcal_internal_thread;

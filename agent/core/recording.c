@@ -3,12 +3,12 @@
  * (recording.h): thin wrappers over thread_state.c, method_table.c and
  * trace_file.c.
  */
-#include "recording.h"
+#include "agent/core/recording.h"
 
-#include "method_table.h"
-#include "region_control.h"
-#include "thread_state.h"
-#include "trace_file.h"
+#include "agent/core/method_table.h"
+#include "agent/core/region_control.h"
+#include "agent/core/thread_state.h"
+#include "agent/core/trace_file.h"
 
 struct jcal_thread *recording_thread(jvmtiEnv *jvmti)
 {

@@ -2,7 +2,7 @@
  * host_info.c - reads the CPU identity from /proc/cpuinfo and the kernel
  * release from uname(2), and records them as host.* meta records.
  */
-#include "host_info.h"
+#include "agent/base/host_info.h"
 
 #include <stdio.h>
 #include <string.h>

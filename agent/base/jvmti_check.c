@@ -2,9 +2,9 @@
  * jvmti_check.c - owns the naming and logging of failed JVMTI calls
  * (jvmti_check.h).
  */
-#include "jvmti_check.h"
+#include "agent/base/jvmti_check.h"
 
-#include "log.h"
+#include "agent/base/log.h"
 
 static int check(jvmtiEnv *jvmti, jvmtiError e, enum jcal_loglevel level, const char *what)
 {

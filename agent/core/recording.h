@@ -11,8 +11,8 @@
 
 #include <jvmti.h>
 
-#include "agent_state.h"
-#include "trace_encoder.h"
+#include "agent/core/agent_state.h"
+#include "common/trace_encoder.h"
 
 struct jcal_thread;
 

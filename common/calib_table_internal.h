@@ -1,12 +1,12 @@
 /*
- * calib_table_int.h - what the files of the calibration table share
+ * calib_table_internal.h - what the files of the calibration table share
  * (calib_table.c, calib_table_write.c, calib_table_parse.c,
  * calib_table_ops.c, calib_dir.c); included by no other file.
  */
 #ifndef JCAL_CALIB_TABLE_INT_H
 #define JCAL_CALIB_TABLE_INT_H
 
-#include "calib_table.h"
+#include "common/calib_table.h"
 
 #define VERSION_LINE "jcal-calibration 3"   /* written when a key has a fit */
 #define VERSION_LINE_2 "jcal-calibration 2" /* written otherwise; read */

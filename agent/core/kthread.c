@@ -3,13 +3,13 @@
  * the fast path and a pthread key whose destructor closes the counters when
  * the kernel thread exits.
  */
-#include "kthread.h"
+#include "agent/core/kthread.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "agent_state.h"
+#include "agent/core/agent_state.h"
 
 _Thread_local struct jcal_kthread *kthread_current __attribute__((tls_model("initial-exec")));
 static pthread_key_t key;

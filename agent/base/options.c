@@ -7,7 +7,7 @@
  * Strict: every token must be a known key with a valid value; the first bad
  * one is reported by name and nothing else happens.
  */
-#include "options.h"
+#include "agent/base/options.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -8,14 +8,14 @@
  * mode fills the id pages; jmethodIDs of unloaded classes are swept out of
  * the table as it grows.
  */
-#include "method_table.h"
+#include "agent/core/method_table.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "method_index.h"
-#include "trace_file.h"
+#include "agent/core/method_index.h"
+#include "agent/core/trace_file.h"
 
 static pthread_mutex_t table_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct jcal_method *table;  /* by jmethodID (hh) */

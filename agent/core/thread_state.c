@@ -5,7 +5,7 @@
  * and at VM death only, never per event), so that VM death can reach the
  * buffers of threads that are still running.
  */
-#include "thread_state.h"
+#include "agent/core/thread_state.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent_state.h"
-#include "jvmti_check.h"
-#include "jvmti_compat.h"
-#include "log.h"
-#include "trace_file.h"
-#include "bci/throttle.h"
-#include "tree_recorder.h"
+#include "agent/core/agent_state.h"
+#include "agent/base/jvmti_check.h"
+#include "agent/base/jvmti_compat.h"
+#include "agent/base/log.h"
+#include "agent/core/trace_file.h"
+#include "agent/core/throttle_count.h"
+#include "agent/core/tree_recorder.h"
 
 struct jcal_thread thread_state_ended;
 
@@ -342,7 +342,7 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 	pthread_mutex_unlock(&registry_mutex);
 	/* its tree stays for the snapshots */
 	tree_recorder_thread_ended(st->tree);
-	throttle_thread_end(st->throttle); /* its counts go to the methods */
+	throttle_count_thread_end(st->throttle); /* its counts go to the methods */
 	st->throttle = NULL;
 
 	/* The thread is ending: a failure is only logged. */

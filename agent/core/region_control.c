@@ -8,20 +8,20 @@
  * mark() interns its label (one LABEL record per distinct text) and appends
  * MARK. While a thread's tracing is off, event_recorder.c drops its events.
  */
-#include "region_control.h"
+#include "agent/core/region_control.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_state.h"
-#include "jvmti_check.h"
-#include "lib_dir.h"
-#include "log.h"
-#include "thread_state.h"
-#include "trace_file.h"
-#include "uthash.h"
+#include "agent/core/agent_state.h"
+#include "agent/base/jvmti_check.h"
+#include "agent/base/lib_dir.h"
+#include "agent/base/log.h"
+#include "agent/core/thread_state.h"
+#include "agent/core/trace_file.h"
+#include <uthash.h>
 
 jmethodID region_control_mid[6];
 

@@ -24,7 +24,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "uthash.h"
+#include <uthash.h>
 
 struct jcal_method {
 	jmethodID mid;
@@ -35,7 +35,7 @@ struct jcal_method {
 	 * an unload of its code is still to come */
 	atomic_int mid_compiled;
 	uint8_t filtered; /* mode=events: its class is not selected (include=/exclude=) */
-	/* throttle= (mode=bci, bci/throttle.h): calls counted so far, the
+	/* throttle= (mode=bci, core/throttle_count.h): calls counted so far, the
 	 * completed ones and their metric sum (flushed from the threads'
 	 * counts now and then), its state and the pending list's link */
 	atomic_uint_fast64_t thr_calls, thr_timed, thr_sum;

@@ -10,11 +10,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "agent_clock.h"
-#include "agent_state.h"
-#include "kthread.h"
-#include "metrics/metric.h"
-#include "trace_encoder.h"
+#include "common/agent_clock.h"
+#include "agent/core/agent_state.h"
+#include "agent/core/kthread.h"
+#include "agent/metrics/metric.h"
+#include "common/trace_encoder.h"
 
 struct tree_thread;
 struct throttle_thread;
@@ -51,7 +51,7 @@ struct jcal_thread {
 	char *name;	   /* the name last recorded */
 	struct trace_events_enc enc;
 	struct tree_thread *tree;	  /* output=tree|both: its calling-context tree */
-	struct throttle_thread *throttle; /* throttle=: its call counts (bci/throttle.h) */
+	struct throttle_thread *throttle; /* throttle=: its call counts (core/throttle_count.h) */
 	struct jcal_thread *prev, *next;  /* registry */
 };
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_encoder.h"
+#include "common/trace_encoder.h"
 
 /* trace_file_open flag: create a new file only (O_EXCL), never through a
  * symbolic link, readable by its owner only. */

@@ -4,7 +4,7 @@
 #ifndef JCAL_LOG_H
 #define JCAL_LOG_H
 
-#include "options.h"
+#include "agent/base/options.h"
 
 /* Sets where messages go; returns 0 or -1 + message (the file cannot be
  * opened, or is another user's in a shared directory: common/safe_open.h;

@@ -5,7 +5,7 @@
 #ifndef JCAL_HOST_INFO_H
 #define JCAL_HOST_INFO_H
 
-#include "trace_encoder.h"
+#include "common/trace_encoder.h"
 
 struct host_info {
 	char cpu_vendor[64];

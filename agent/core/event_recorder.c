@@ -21,16 +21,16 @@
  * it reads the flags; elsewhere both sides use sequentially consistent
  * atomics.
  */
-#include "event_recorder.h"
+#include "agent/core/event_recorder.h"
 
 #include <time.h>
 
-#include "agent_state.h"
-#include "region_control.h"
-#include "thread_state.h"
-#include "bci/throttle.h"
-#include "trace_file.h"
-#include "tree_recorder.h"
+#include "agent/core/agent_state.h"
+#include "agent/core/region_control.h"
+#include "agent/core/thread_state.h"
+#include "agent/core/throttle_count.h"
+#include "agent/core/trace_file.h"
+#include "agent/core/tree_recorder.h"
 
 static inline unsigned method_type(const struct jcal_method *m)
 {
@@ -139,8 +139,8 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 		if (st->tree && tree_recorder_event(st->tree, m->id, transition, type, metric))
 			agent_clock_mark_rare(&st->clock);
 		st->events++;
-		if (throttle_on) /* mode=bci, throttle= (bci/throttle.h) */
-			throttle_event(&st->throttle, m, transition, metric[0]);
+		if (throttle_count_on) /* mode=bci, throttle= (core/throttle_count.h) */
+			throttle_count_event(&st->throttle, m, transition, metric[0]);
 	}
 	atomic_store_explicit(&st->busy, 0, memory_order_release);
 }
@@ -162,7 +162,7 @@ static inline void count_unrecorded(struct jcal_kthread *kt, struct jcal_thread 
 	atomic_store(&st->busy, 1);
 	if (!atomic_load(&jcal.stopped) && (m = method_table_by_id(id)) && !m->filtered) {
 		thread_state_event_start(st, kt, start, metric);
-		throttle_event(&st->throttle, m, transition, metric[0]);
+		throttle_count_event(&st->throttle, m, transition, metric[0]);
 		thread_state_event_end(st, kt, start);
 	}
 	atomic_store_explicit(&st->busy, 0, memory_order_release);
@@ -203,7 +203,7 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	if (st == &thread_state_ended || (mid && region_control_is_control_method(mid)))
 		return;
 	if (st->regions == 0) {
-		if (throttle_on && !mid) /* bci probe, throttle=: counted only */
+		if (throttle_count_on && !mid) /* bci probe, throttle=: counted only */
 			count_unrecorded(kt, st, id, transition);
 		return;
 	}
@@ -241,7 +241,7 @@ static inline int32_t record_critical(uint32_t id, unsigned transition)
 	if (st == &thread_state_ended)
 		return 0;
 	if (st->regions == 0) {
-		if (throttle_on) /* counted only */
+		if (throttle_count_on) /* counted only */
 			count_unrecorded(kt, st, id, transition);
 		return 0;
 	}

@@ -3,7 +3,7 @@
  * trees kept in the agent, their compensation, folding and snapshots (see
  * tree_recorder.h).
  */
-#include "tree_recorder.h"
+#include "agent/core/tree_recorder.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,16 +20,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent_state.h"
-#include "calib_comp.h"
-#include "calltree.h"
-#include "calltree_fold.h"
-#include "log.h"
-#include "method_table.h"
-#include "safe_open.h"
-#include "trace_file.h"
-#include "trace_reader.h"
-#include "tree_snapshot.h"
+#include "agent/core/agent_state.h"
+#include "common/calib_comp.h"
+#include "common/calltree.h"
+#include "common/calltree_fold.h"
+#include "agent/base/log.h"
+#include "agent/core/method_table.h"
+#include "common/safe_open.h"
+#include "agent/core/trace_file.h"
+#include "common/trace_reader.h"
+#include "common/tree_snapshot.h"
 
 struct tree_thread {
 	pthread_mutex_t lock; /* the tree (see trees_want); the thread's definition */

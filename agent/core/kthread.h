@@ -9,8 +9,8 @@
 #ifndef JCAL_KTHREAD_H
 #define JCAL_KTHREAD_H
 
-#include "method_table.h"
-#include "metrics/metric.h"
+#include "agent/core/method_table.h"
+#include "agent/metrics/metric.h"
 
 struct jcal_thread;
 
