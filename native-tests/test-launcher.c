@@ -539,7 +539,7 @@ static void test_cli_ok(void)
 	CHECK_EQ_I(
 	    parse("record 123 -d 30s -o app.bin metric=cputime output=tree", &a, err, sizeof(err)),
 	    0);
-	CHECK_EQ_I(a.cmd, JCAL_CMD_RECORD);
+	CHECK_EQ_I(a.cmd, LAUNCHER_CMD_RECORD);
 	CHECK_EQ_I(a.pid, 123);
 	CHECK_EQ_I(a.duration_s, 30);
 	CHECK_STR(a.out, "app.bin");
@@ -549,21 +549,21 @@ static void test_cli_ok(void)
 	CHECK_EQ_I(parse("start 77 metric=tsc,out=x.bin --timeout 3 --lib /l/libjcal.so", &a, err,
 			 sizeof(err)),
 		   0);
-	CHECK_EQ_I(a.cmd, JCAL_CMD_START);
+	CHECK_EQ_I(a.cmd, LAUNCHER_CMD_START);
 	CHECK_STR(a.out, "x.bin");
 	CHECK_STR(a.opts, "metric=tsc");
 	CHECK_STR(a.lib, "/l/libjcal.so");
 	CHECK_EQ_I(a.timeout_ms, 3000);
 	CHECK_EQ_I(parse("dump 5 -o snap.bin", &a, err, sizeof(err)), 0);
-	CHECK_EQ_I(a.cmd, JCAL_CMD_DUMP);
+	CHECK_EQ_I(a.cmd, LAUNCHER_CMD_DUMP);
 	CHECK_EQ_I(parse("list", &a, err, sizeof(err)), 0);
-	CHECK_EQ_I(a.cmd, JCAL_CMD_LIST);
+	CHECK_EQ_I(a.cmd, LAUNCHER_CMD_LIST);
 	CHECK_EQ_I(parse("--help", &a, err, sizeof(err)), 0);
-	CHECK_EQ_I(a.cmd, JCAL_CMD_HELP);
+	CHECK_EQ_I(a.cmd, LAUNCHER_CMD_HELP);
 	CHECK_EQ_I(parse("status 9 --help", &a, err, sizeof(err)), 0);
-	CHECK_EQ_I(a.cmd, JCAL_CMD_HELP);
+	CHECK_EQ_I(a.cmd, LAUNCHER_CMD_HELP);
 	CHECK_EQ_I(parse("--version", &a, err, sizeof(err)), 0);
-	CHECK_EQ_I(a.cmd, JCAL_CMD_VERSION);
+	CHECK_EQ_I(a.cmd, LAUNCHER_CMD_VERSION);
 	CHECK_EQ_I(parse("record 1 --duration 2m", &a, err, sizeof(err)), 0);
 	CHECK_EQ_I(a.duration_s, 120);
 	CHECK(a.out == NULL);

@@ -16,8 +16,8 @@
 
 #define CMD_BIT(c) (1u << (c))
 #define PID_CMDS                                                                                   \
-	(CMD_BIT(JCAL_CMD_RECORD) | CMD_BIT(JCAL_CMD_START) | CMD_BIT(JCAL_CMD_STOP) |             \
-	 CMD_BIT(JCAL_CMD_DUMP) | CMD_BIT(JCAL_CMD_STATUS))
+	(CMD_BIT(LAUNCHER_CMD_RECORD) | CMD_BIT(LAUNCHER_CMD_START) | CMD_BIT(LAUNCHER_CMD_STOP) | \
+	 CMD_BIT(LAUNCHER_CMD_DUMP) | CMD_BIT(LAUNCHER_CMD_STATUS))
 #define DEFAULT_TIMEOUT_S 10
 
 const struct jcal_exit_row jcal_exit_rows[] = {
@@ -42,22 +42,22 @@ const size_t jcal_exit_nrows = sizeof(jcal_exit_rows) / sizeof(jcal_exit_rows[0]
 
 struct command_row {
 	const char *name;
-	enum jcal_command cmd;
+	enum launcher_command cmd;
 	const char *synopsis;
 	const char *help;
 };
 
 static const struct command_row commands[] = {
-    {"list", JCAL_CMD_LIST, "list",
+    {"list", LAUNCHER_CMD_LIST, "list",
      "running JVMs of this user (root: of every user): pid, user, JDK, main class"},
-    {"record", JCAL_CMD_RECORD, "record PID -d DURATION [-o FILE] [AGENT_OPTS]",
+    {"record", LAUNCHER_CMD_RECORD, "record PID -d DURATION [-o FILE] [AGENT_OPTS]",
      "start a recording of DURATION, wait until it has ended, print its status; Ctrl-C or "
      "SIGTERM stops it early"},
-    {"start", JCAL_CMD_START, "start PID [-o FILE] [AGENT_OPTS]",
+    {"start", LAUNCHER_CMD_START, "start PID [-o FILE] [AGENT_OPTS]",
      "start a recording and return (end it with jcal stop)"},
-    {"stop", JCAL_CMD_STOP, "stop PID", "stop the recording; its file is complete afterwards"},
-    {"dump", JCAL_CMD_DUMP, "dump PID [-o FILE]", "write what the recording holds so far"},
-    {"status", JCAL_CMD_STATUS, "status PID", "whether the agent records, and what"},
+    {"stop", LAUNCHER_CMD_STOP, "stop PID", "stop the recording; its file is complete afterwards"},
+    {"dump", LAUNCHER_CMD_DUMP, "dump PID [-o FILE]", "write what the recording holds so far"},
+    {"status", LAUNCHER_CMD_STATUS, "status PID", "whether the agent records, and what"},
 };
 
 struct option_row {
@@ -70,10 +70,10 @@ struct option_row {
 };
 
 static const struct option_row options[] = {
-    {"duration", 'd', "DURATION", NULL, CMD_BIT(JCAL_CMD_RECORD),
+    {"duration", 'd', "DURATION", NULL, CMD_BIT(LAUNCHER_CMD_RECORD),
      "record: how long (N, Ns, Nm or Nh; required)"},
     {"out", 'o', "FILE", "the agent's jcal-%p.bin",
-     CMD_BIT(JCAL_CMD_RECORD) | CMD_BIT(JCAL_CMD_START) | CMD_BIT(JCAL_CMD_DUMP),
+     CMD_BIT(LAUNCHER_CMD_RECORD) | CMD_BIT(LAUNCHER_CMD_START) | CMD_BIT(LAUNCHER_CMD_DUMP),
      "the file the JVM writes, relative to jcal's current directory (%p: the JVM's pid)"},
     {"lib", 0, "PATH", "$JCAL_LIB, else libjcal.so beside jcal, else ../lib/jcal/libjcal.so",
      PID_CMDS, "the agent library to load"},
@@ -138,7 +138,7 @@ static int add_agent_options(struct launcher_args *a, char *arg, char *err, size
 			a->out = tok + 4;
 			continue;
 		}
-		if (a->cmd == JCAL_CMD_RECORD && !strncmp(tok, "duration=", 9))
+		if (a->cmd == LAUNCHER_CMD_RECORD && !strncmp(tok, "duration=", 9))
 			return launcher_fail(err, errlen,
 					     "record takes its duration from -d, not duration=");
 		size_t used = strlen(a->opts);
@@ -168,9 +168,9 @@ static int take_option(struct launcher_args *a, const struct option_row *o, cons
 	if (!(o->cmds & CMD_BIT(a->cmd)))
 		return launcher_fail(err, errlen, "--%s does not apply to '%s'", o->name, cmd);
 	if (o->short_name == 'h')
-		a->cmd = JCAL_CMD_HELP;
+		a->cmd = LAUNCHER_CMD_HELP;
 	else if (o->short_name == 'V')
-		a->cmd = JCAL_CMD_VERSION;
+		a->cmd = LAUNCHER_CMD_VERSION;
 	else if (o->short_name == 'd') {
 		if (launcher_parse_duration(arg, &a->duration_s))
 			return launcher_fail(
@@ -198,7 +198,7 @@ static int take_operands(struct launcher_args *a, int argc, char **argv, const c
 			 size_t errlen)
 {
 	int i = optind;
-	if (a->cmd == JCAL_CMD_HELP || a->cmd == JCAL_CMD_VERSION)
+	if (a->cmd == LAUNCHER_CMD_HELP || a->cmd == LAUNCHER_CMD_VERSION)
 		return 0;
 	if (CMD_BIT(a->cmd) & PID_CMDS) {
 		char *end;
@@ -213,13 +213,13 @@ static int take_operands(struct launcher_args *a, int argc, char **argv, const c
 		a->pid = (pid_t)pid;
 		i++;
 	}
-	if (i < argc && a->cmd != JCAL_CMD_RECORD && a->cmd != JCAL_CMD_START)
+	if (i < argc && a->cmd != LAUNCHER_CMD_RECORD && a->cmd != LAUNCHER_CMD_START)
 		return launcher_fail(err, errlen, "'%s' takes no agent options ('%s')", cmd,
 				     argv[i]);
 	for (; i < argc; i++)
 		if (add_agent_options(a, argv[i], err, errlen))
 			return -1;
-	if (a->cmd == JCAL_CMD_RECORD && !a->duration_s)
+	if (a->cmd == LAUNCHER_CMD_RECORD && !a->duration_s)
 		return launcher_fail(err, errlen, "record needs -d DURATION");
 	return 0;
 }
@@ -235,11 +235,11 @@ int launcher_cli_parse(int argc, char **argv, struct launcher_args *a, char *err
 	const char *cmd = argv[1];
 	const struct command_row *c = find_command(cmd);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-		a->cmd = JCAL_CMD_HELP;
+		a->cmd = LAUNCHER_CMD_HELP;
 		return 0;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-		a->cmd = JCAL_CMD_VERSION;
+		a->cmd = LAUNCHER_CMD_VERSION;
 		return 0;
 	}
 	if (!c)
@@ -282,8 +282,9 @@ int launcher_agent_options(const struct launcher_args *a, const char *abs_out, c
 			   char *out, size_t outlen)
 {
 	static const char *const names[] = {
-	    [JCAL_CMD_RECORD] = "start", [JCAL_CMD_START] = "start",   [JCAL_CMD_STOP] = "stop",
-	    [JCAL_CMD_DUMP] = "dump",	 [JCAL_CMD_STATUS] = "status",
+	    [LAUNCHER_CMD_RECORD] = "start",  [LAUNCHER_CMD_START] = "start",
+	    [LAUNCHER_CMD_STOP] = "stop",     [LAUNCHER_CMD_DUMP] = "dump",
+	    [LAUNCHER_CMD_STATUS] = "status",
 	};
 	if (!(CMD_BIT(a->cmd) & PID_CMDS))
 		return -1;
@@ -291,7 +292,7 @@ int launcher_agent_options(const struct launcher_args *a, const char *abs_out, c
 	if (n >= 0 && abs_out)
 		n += snprintf(out + n, outlen > (size_t)n ? outlen - (size_t)n : 0, ",out=%s",
 			      abs_out);
-	if (n >= 0 && a->cmd == JCAL_CMD_RECORD)
+	if (n >= 0 && a->cmd == LAUNCHER_CMD_RECORD)
 		n += snprintf(out + n, outlen > (size_t)n ? outlen - (size_t)n : 0,
 			      ",duration=%lds", a->duration_s);
 	if (n >= 0 && a->opts[0])

@@ -35,19 +35,21 @@ struct jcal_exit_row {
 extern const struct jcal_exit_row jcal_exit_rows[];
 extern const size_t jcal_exit_nrows;
 
-enum jcal_command {
-	JCAL_CMD_LIST,
-	JCAL_CMD_RECORD,
-	JCAL_CMD_START,
-	JCAL_CMD_STOP,
-	JCAL_CMD_DUMP,
-	JCAL_CMD_STATUS,
-	JCAL_CMD_HELP,
-	JCAL_CMD_VERSION,
+/* The launcher's commands (the agent's own are enum jcal_command,
+ * agent/base/options.h). */
+enum launcher_command {
+	LAUNCHER_CMD_LIST,
+	LAUNCHER_CMD_RECORD,
+	LAUNCHER_CMD_START,
+	LAUNCHER_CMD_STOP,
+	LAUNCHER_CMD_DUMP,
+	LAUNCHER_CMD_STATUS,
+	LAUNCHER_CMD_HELP,
+	LAUNCHER_CMD_VERSION,
 };
 
 struct launcher_args {
-	enum jcal_command cmd;
+	enum launcher_command cmd;
 	pid_t pid;
 	long duration_s; /* -d, record only; 0 unset */
 	const char *out; /* -o or out= among the agent options; NULL unset */

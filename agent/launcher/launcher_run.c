@@ -349,8 +349,8 @@ static int cmd_record(const struct target *t, const struct launcher_args *a, con
 	if (code != JCAL_EXIT_OK)
 		return code;
 	struct launcher_args st = *a, stop = *a;
-	st.cmd = JCAL_CMD_STATUS;
-	stop.cmd = JCAL_CMD_STOP;
+	st.cmd = LAUNCHER_CMD_STATUS;
+	stop.cmd = LAUNCHER_CMD_STOP;
 	st.opts[0] = stop.opts[0] = '\0';
 	long deadline = now_s() + a->duration_s + RECORD_GRACE_S;
 	char *reply = NULL;
@@ -412,14 +412,14 @@ static int cmd_record(const struct target *t, const struct launcher_args *a, con
 
 /* status of a JVM where no jcal agent is loaded: answered without loading
  * it, so the JVM stays as it was. */
-static int not_loaded(const struct target *t, enum jcal_command cmd)
+static int not_loaded(const struct target *t, enum launcher_command cmd)
 {
-	if (cmd == JCAL_CMD_STATUS) {
+	if (cmd == LAUNCHER_CMD_STATUS) {
 		printf("recording: no\nagent: not loaded in process %d\n", (int)t->p.pid);
 		return JCAL_EXIT_OK;
 	}
 	return error(JCAL_EXIT_NOT_RECORDING, "process %d has no jcal agent loaded: nothing to %s",
-		     (int)t->p.pid, cmd == JCAL_CMD_STOP ? "stop" : "dump");
+		     (int)t->p.pid, cmd == LAUNCHER_CMD_STOP ? "stop" : "dump");
 }
 
 /* A PID command on the process t holds. */
@@ -430,7 +430,7 @@ static int run_on(struct target *t, const struct launcher_args *a, const char *e
 	int code = check_process(a->pid, t);
 	if (code)
 		return code;
-	if (!t->p.jcal_lib[0] && a->cmd != JCAL_CMD_START && a->cmd != JCAL_CMD_RECORD)
+	if (!t->p.jcal_lib[0] && a->cmd != LAUNCHER_CMD_START && a->cmd != LAUNCHER_CMD_RECORD)
 		return not_loaded(t, a->cmd);
 	if ((code = choose_library(a, exe_dir, t)) != 0)
 		return code;
@@ -440,11 +440,11 @@ static int run_on(struct target *t, const struct launcher_args *a, const char *e
 			     "attached to",
 			     (int)t->p.pid);
 	const char *out = a->out;
-	if (!out && a->cmd == JCAL_CMD_RECORD)
+	if (!out && a->cmd == LAUNCHER_CMD_RECORD)
 		out = "jcal-%p.bin";
 	if (out && launcher_absolute(out, cwd, abs_out, sizeof(abs_out)))
 		return error(JCAL_EXIT_USAGE, "output path too long: %s", out);
-	if (a->cmd == JCAL_CMD_RECORD)
+	if (a->cmd == LAUNCHER_CMD_RECORD)
 		return cmd_record(t, a, abs_out);
 	return send_command(t, a, out ? abs_out : NULL, NULL);
 }
@@ -452,7 +452,7 @@ static int run_on(struct target *t, const struct launcher_args *a, const char *e
 int launcher_run(const struct launcher_args *a, const char *exe_dir, const char *cwd)
 {
 	struct target t;
-	if (a->cmd == JCAL_CMD_LIST)
+	if (a->cmd == LAUNCHER_CMD_LIST)
 		return cmd_list();
 	memset(&t, 0, sizeof(t));
 	t.p.proc.pidfd = t.p.proc.procfd = -1;

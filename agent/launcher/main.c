@@ -29,11 +29,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jcal: error: %s\n", err);
 		return JCAL_EXIT_USAGE;
 	}
-	if (a.cmd == JCAL_CMD_HELP) {
+	if (a.cmd == LAUNCHER_CMD_HELP) {
 		launcher_cli_help(stdout);
 		return JCAL_EXIT_OK;
 	}
-	if (a.cmd == JCAL_CMD_VERSION) {
+	if (a.cmd == LAUNCHER_CMD_VERSION) {
 		printf("jcal %s\n", JCAL_VERSION);
 		return JCAL_EXIT_OK;
 	}
