@@ -628,12 +628,6 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 		jcal_error("log=%s: %s", jcal.opts.log, err);
 		return JNI_ERR;
 	}
-	if (jcal.opts.mode == JCAL_MODE_BCI && jcal.opts.command == JCAL_CMD_TRACE &&
-	    jcal_recalibrating()) {
-		jcal_error("option 'mode=bci': recalibrate is not available in bci mode (use "
-			   "a table from calibrate,mode=bci)");
-		return JNI_ERR;
-	}
 	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
 				    sizeof(jcal.out_path), err, sizeof(err))) {
 		jcal_error("%s", err);

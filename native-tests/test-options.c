@@ -108,6 +108,8 @@ static const struct opt_case cases[] = {
     {__LINE__, "calibrate,output=tree", -1, "'output=tree' goes with trace", 0},
     {__LINE__, "trace,output=tree,recalibrate=start", -1, "'output=tree' cannot go with", 0},
     {__LINE__, "trace,output=both,recalibrate=60s", -1, "'output=both' cannot go with", 0},
+    {__LINE__, "trace,mode=bci,recalibrate=end", -1, "recalibrate is not available in bci mode", 0},
+    {__LINE__, "recalibrate=60s,trace,mode=bci", -1, "'mode=bci': recalibrate", 0},
     {__LINE__, "bogus", -1, "bogus", 0},
     {__LINE__, "trace,bo\ngus", -1, "bo?gus", 0},
     {__LINE__, "trace,bogus=1", -1, "bogus=1", 0},

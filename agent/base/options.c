@@ -726,6 +726,15 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 		snprintf(err, errlen, "option 'table=%.300s' goes with calibrate", o->table);
 		return -1;
 	}
+	/* recalibrate= stays refused with mode=bci (docs/agent-internals.md):
+	 * such a trace takes a table from calibrate,mode=bci */
+	if (o->mode == JCAL_MODE_BCI && o->command == JCAL_CMD_TRACE &&
+	    (o->recalibrate_start || o->recalibrate_end || o->recalibrate_period_s)) {
+		snprintf(err, errlen,
+			 "option 'mode=bci': recalibrate is not available in bci mode (use a "
+			 "table from calibrate,mode=bci)");
+		return -1;
+	}
 	return 0;
 }
 
