@@ -3,9 +3,10 @@
  * entry.c: load (options, metric choice, JVMTI capabilities and callbacks,
  * trace header), VMInit, thread start/end, VM death (flush everything,
  * print the summary line) and unload. What calibrate and recalibrate= add
- * comes in through struct agent_hooks.
+ * comes in through struct agent_hooks. The recording's state, begin and
+ * end, its output and header records are shared with the live session
+ * (session.c) through agent_internal.h; this file never calls session.c.
  */
-#include <dlfcn.h>
 #include <jvmti.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/agent_internal.h"
 #include "common/attach_reply.h"
 #include "agent/core/agent_state.h"
 #include "agent/bci/bci_agent.h"
@@ -38,15 +40,23 @@ static atomic_int vm_inited;		/* VMInit arrived: the JVM is up, the trace is rea
 static const struct agent_hooks *hooks; /* set by agent_load; may be NULL */
 static int live;			/* attached to a running JVM */
 
-/* The recording: start, stop, dump, status and VM death take the lock, so
- * that they run one at a time (docs/live-profiling.md). */
+/* how a duration=/maxsize= limit ends the recording: set by agent_load */
+static recording_limits_stop_fn limits_stop;
+
+/* The recording (agent_internal.h) and its lock. */
 static pthread_mutex_t rec_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	int active;	       /* a file is open and events are recorded */
-	struct timespec since; /* CLOCK_REALTIME at its start */
-	char options[4 * JCAL_OPT_PATH_MAX];
-	char last[1400]; /* the summary of the last recording that ended */
-} rec;
+static struct agent_rec rec;
+
+struct agent_rec *agent_rec_lock(void)
+{
+	pthread_mutex_lock(&rec_mutex);
+	return &rec;
+}
+
+void agent_rec_unlock(void)
+{
+	pthread_mutex_unlock(&rec_mutex);
+}
 
 static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
 {
@@ -76,7 +86,7 @@ static int events_filter_keep(const char *csig)
 	return jcal_class_selected(&jcal.opts, name);
 }
 
-static void write_header_meta(const char *options)
+void agent_write_header_meta(const char *options)
 {
 	struct host_info host;
 	struct timespec now;
@@ -143,8 +153,7 @@ static void meta_exec_mode(jvmtiEnv *jvmti, struct trace_recbuf *rb)
 	jvmti_free(jvmti, value);
 }
 
-/* The JVM's name and version, once it is up. */
-static void write_vm_meta(jvmtiEnv *jvmti)
+void agent_write_vm_meta(jvmtiEnv *jvmti)
 {
 	struct trace_recbuf *rb = trace_file_lock();
 	meta_property(jvmti, rb, "jvm.name", "java.vm.name");
@@ -161,7 +170,7 @@ static void write_vm_meta(jvmtiEnv *jvmti)
 
 /* output=tree|both: the trees choose their calibration table before any
  * event (tree_recorder.h) by the fingerprint, whose JVM fields the JVM has
- * from the start: written at load too (again by write_vm_meta). */
+ * from the start: written at load too (again by agent_write_vm_meta). */
 static void start_tree_table(jvmtiEnv *jvmti)
 {
 	struct trace_recbuf *rb = trace_file_lock();
@@ -217,12 +226,12 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 			    "jdk.internal.misc.CarrierThread not found: every platform thread's "
 			    "state is looked up in JVMTI TLS");
 	}
-	write_vm_meta(jvmti);
+	agent_write_vm_meta(jvmti);
 	if (jcal.opts.mode == JCAL_MODE_BCI)
 		bci_agent_vm_init(jvmti, jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE)
 		region_control_vm_init(jvmti, jni, live);
-	recording_limits_start(&jcal.opts, agent_stop);
+	recording_limits_start(&jcal.opts, limits_stop);
 	if (hooks && hooks->vm_init)
 		hooks->vm_init(jvmti, jni);
 }
@@ -330,10 +339,7 @@ static int enable_mount_events(jvmtiEnv *jvmti)
 	return found;
 }
 
-/* Under rec_mutex: writes everything, closes the file (under its name
- * now) and prints the summary line. reason: why the recording ended before
- * the JVM did (a meta record the reports show), or NULL. */
-static void finish_recording(JNIEnv *jni, const char *reason)
+void agent_rec_finish(JNIEnv *jni, const char *reason)
 {
 	uint64_t threads = 0, events, bytes, lost, filtered = 0;
 	char filter_note[128] = "";
@@ -395,7 +401,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 		hooks->vm_death();
 	pthread_mutex_lock(&rec_mutex);
 	atomic_store(&jcal.dead, 1);
-	finish_recording(jni, NULL);
+	agent_rec_finish(jni, NULL);
 	pthread_mutex_unlock(&rec_mutex);
 }
 
@@ -520,13 +526,19 @@ static int setup_jvmti(void)
 	return 0;
 }
 
-static void began_locked(const char *options);
+void agent_rec_began(const char *options)
+{
+	rec.active = 1;
+	clock_gettime(CLOCK_REALTIME, &rec.since);
+	snprintf(rec.options, sizeof(rec.options), "%s", options ? options : "");
+	trace_file_set_limit(jcal.opts.maxsize, recording_limits_wake);
+}
 
 /* The recording is on: what status reports. */
 static void recording_began(const char *options)
 {
 	pthread_mutex_lock(&rec_mutex);
-	began_locked(options);
+	agent_rec_began(options);
 	pthread_mutex_unlock(&rec_mutex);
 }
 
@@ -577,10 +589,7 @@ jint agent_load_options(JavaVM *vm, const char *options)
 	return JNI_OK;
 }
 
-/* The recording's output at jcal.out_path: the trace file (output=trace|
- * both), and the trees' snapshot (output=tree|both, tree_recorder.h) at
- * out= or, beside the trace, <out>.tree. */
-static int open_output(unsigned flags, char *err, size_t errlen)
+int agent_open_output(unsigned flags, char *err, size_t errlen)
 {
 	char path[JCAL_OPT_PATH_MAX + 8];
 
@@ -601,11 +610,12 @@ static int open_output(unsigned flags, char *err, size_t errlen)
 	return 0;
 }
 
-jint agent_load(const char *options, const struct agent_hooks *with)
+jint agent_load(const char *options, const struct agent_hooks *with, recording_limits_stop_fn stop)
 {
 	char err[1024];
 
 	hooks = with;
+	limits_stop = stop;
 	if (jcal.opts.command == JCAL_CMD_HELP) {
 		fputs(jcal_options_help(), stdout);
 		fflush(stdout);
@@ -662,8 +672,8 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 		jcal_debug("jcal-agent.jar not found beside libjcal.so: no jcal.Control API");
 	}
 	/* The calibration's own trace is private to this run (calibrator/calibrate.c). */
-	if (open_output(jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0, err,
-			sizeof(err))) {
+	if (agent_open_output(jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0, err,
+			      sizeof(err))) {
 		jcal_error("%s", err);
 		load_failure = JCAL_ATTACH_OUTPUT;
 		return JNI_ERR;
@@ -680,7 +690,7 @@ jint agent_load(const char *options, const struct agent_hooks *with)
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	if (events_filter_on())
 		method_table_set_filter(events_filter_keep);
-	write_header_meta(options);
+	agent_write_header_meta(options);
 	if (jcal.opts.output != JCAL_OUTPUT_TRACE)
 		start_tree_table(jcal.jvmti);
 	if (setup_jvmti()) {
@@ -701,7 +711,7 @@ void agent_unload(void)
 		pthread_mutex_lock(&rec_mutex);
 		atomic_store(&jcal.dead, 1);
 		if (atomic_load(&vm_inited))
-			finish_recording(NULL, NULL);
+			agent_rec_finish(NULL, NULL);
 		else
 			trace_file_abandon();
 		pthread_mutex_unlock(&rec_mutex);
@@ -714,72 +724,18 @@ int agent_is_running(void)
 	return atomic_load(&loaded) && jcal.jvmti != NULL;
 }
 
-/* Under rec_mutex: what recording_began does. */
-static void began_locked(const char *options)
+void agent_load_cancel(void)
 {
-	rec.active = 1;
-	clock_gettime(CLOCK_REALTIME, &rec.since);
-	snprintf(rec.options, sizeof(rec.options), "%s", options ? options : "");
-	trace_file_set_limit(jcal.opts.maxsize, recording_limits_wake);
+	atomic_store(&loaded, 0);
 }
 
-int agent_attach(JavaVM *vm, const char *options, char *msg, size_t len)
+int agent_load_attached(JavaVM *vm, const char *options, recording_limits_stop_fn stop)
 {
-	jvmtiCapabilities pot;
-	jvmtiEnv *probe = NULL;
 	JNIEnv *jni = NULL;
-	int events_offered = 0;
 
-	msg[0] = '\0';
-	if (agent_load_options(vm, options) != JNI_OK) {
-		atomic_store(&loaded, 0);
-		return JCAL_ATTACH_BAD_OPTIONS;
-	}
-	if (jcal.opts.command == JCAL_CMD_HELP) {
-		snprintf(msg, len, "%s", jcal_options_help());
-		atomic_store(&loaded, 0);
-		return JCAL_ATTACH_OK;
-	}
-	if (jcal.opts.command != JCAL_CMD_TRACE && jcal.opts.command != JCAL_CMD_START) {
-		if (jcal.opts.command == JCAL_CMD_CALIBRATE)
-			jcal_error("calibrate runs at JVM start only "
-				   "(java -agentpath:libjcal.so=calibrate)");
-		atomic_store(&loaded, 0);
-		return jcal.opts.command == JCAL_CMD_CALIBRATE ? JCAL_ATTACH_BAD_OPTIONS
-							       : JCAL_ATTACH_NOT_RECORDING;
-	}
-	if (jcal_recalibrating()) {
-		jcal_error("option 'recalibrate=' is not available when attaching to a running "
-			   "JVM (it records in mode=bci)");
-		atomic_store(&loaded, 0);
-		return JCAL_ATTACH_BAD_OPTIONS;
-	}
-	jcal.opts.command = JCAL_CMD_TRACE;
-	/* Method entry/exit events can only be had from JVM start on (HotSpot
-	 * 17-25 offers them to no agent attached later): bytecode probes then. */
-	memset(&pot, 0, sizeof(pot));
-	if ((*vm)->GetEnv(vm, (void **)&probe, JVMTI_VERSION_1_2) == JNI_OK) {
-		if ((*probe)->GetPotentialCapabilities(probe, &pot) == JVMTI_ERROR_NONE)
-			events_offered = pot.can_generate_method_entry_events &&
-					 pot.can_generate_method_exit_events;
-		(*probe)->DisposeEnvironment(probe);
-	}
-	if (!events_offered && jcal.opts.mode == JCAL_MODE_EVENTS) {
-		if (jcal.opts.mode_given)
-			jcal_info("mode=events is not available in a running JVM (no method "
-				  "entry/exit events after start-up): recording in mode=bci");
-		jcal.opts.mode = JCAL_MODE_BCI;
-	}
-	/* HotSpot unloads a library whose first Agent_OnAttach fails: pin it
-	 * first, since a failure past the point where callbacks, threads or
-	 * thread-local destructors point into it must not unload it. */
-	Dl_info self;
-	if (dladdr((void *)agent_attach, &self) && self.dli_fname &&
-	    !dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
-		jcal_debug("cannot pin %s in memory: %s", self.dli_fname, dlerror());
 	live = 1;
 	load_failure = JCAL_ATTACH_FAILED;
-	if (agent_load(options, NULL) != JNI_OK) {
+	if (agent_load(options, NULL, stop) != JNI_OK) {
 		atomic_store(&loaded, 0);
 		live = 0;
 		return load_failure;
@@ -793,243 +749,5 @@ int agent_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	jvmti_check_debug(
 	    jcal.jvmti, (*jcal.jvmti)->GenerateEvents(jcal.jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD),
 	    "GenerateEvents(CompiledMethodLoad)");
-	jcal_info("attached: recording in mode=%s to %s%s", jcal_mode_name(jcal.opts.mode),
-		  jcal.out_path, jcal.opts.duration_s ? " until duration= or stop" : " until stop");
-	return JCAL_ATTACH_OK;
-}
-
-/* A new recording's options over the running agent's: what may change. */
-static int take_options(const struct jcal_options *o)
-{
-	if (o->mode_given && o->mode != jcal.opts.mode) {
-		jcal_error("option 'mode=%s': this JVM's agent records in mode=%s (fixed when "
-			   "it was loaded)",
-			   jcal_mode_name(o->mode), jcal_mode_name(jcal.opts.mode));
-		return -1;
-	}
-	/* a thread's sum inside the agent is kept from one event to the next */
-	if (o->clock_given && o->clock != jcal.opts.clock) {
-		jcal_error("option 'clock=%s': this JVM's agent records with clock=%s (fixed when "
-			   "it was loaded)",
-			   jcal_clock_name(o->clock), jcal_clock_name(jcal.opts.clock));
-		return -1;
-	}
-	if (o->nmetrics) {
-		char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
-		metric_set_names(&jcal.metrics, names, sizeof(names));
-		jcal_error("option 'metric=': this JVM's agent reads %s (fixed when it was "
-			   "loaded)",
-			   names);
-		return -1;
-	}
-	if (o->recalibrate_start || o->recalibrate_end || o->recalibrate_period_s) {
-		jcal_error("option 'recalibrate=' is not available for a later recording");
-		return -1;
-	}
-	snprintf(jcal.opts.out, sizeof(jcal.opts.out), "%s", o->out);
-	jcal.opts.duration_s = o->duration_s;
-	jcal.opts.maxsize = o->maxsize;
-	jcal.opts.start_manual = o->start_manual;
-	if (o->bci_include[0] || o->bci_exclude[0]) {
-		memcpy(jcal.opts.bci_include, o->bci_include, sizeof(o->bci_include));
-		memcpy(jcal.opts.bci_exclude, o->bci_exclude, sizeof(o->bci_exclude));
-	}
-	return 0;
-}
-
-int agent_start(JNIEnv *jni, const struct jcal_options *o, const char *options, char *msg,
-		size_t len)
-{
-	char err[1024];
-	int rc = JCAL_ATTACH_OK;
-
-	if (len)
-		msg[0] = '\0';
-	pthread_mutex_lock(&rec_mutex);
-	if (rec.active) {
-		jcal_error("a recording is running (out=%s): stop it first", trace_file_path());
-		rc = JCAL_ATTACH_RECORDING;
-		goto out;
-	}
-	if (atomic_load(&jcal.dead) || jcal.opts.command != JCAL_CMD_TRACE) {
-		jcal_error("the agent cannot record again in this JVM (%s)",
-			   jcal.opts.command != JCAL_CMD_TRACE ? "it runs calibrate" : "it exits");
-		rc = JCAL_ATTACH_FAILED;
-		goto out;
-	}
-	if (take_options(o)) {
-		rc = JCAL_ATTACH_BAD_OPTIONS;
-		goto out;
-	}
-	/* output=tree|both: the trees start afresh (the table stays: same JVM) */
-	if (jcal.opts.output != JCAL_OUTPUT_TRACE)
-		tree_recorder_reset();
-	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
-				    sizeof(jcal.out_path), err, sizeof(err)) ||
-	    open_output(TRACE_FILE_NOWAIT, err, sizeof(err))) {
-		jcal_error("%s", err);
-		rc = JCAL_ATTACH_OUTPUT;
-		goto out;
-	}
-	atomic_fetch_add(&jcal.recording, 1);
-	atomic_store(&jcal.lost_events, 0);
-	thread_state_new_recording();
-	write_header_meta(options);
-	if (jcal.opts.mode == JCAL_MODE_BCI)
-		bci_agent_write_meta();
-	trace_file_begin();
-	write_vm_meta(jcal.jvmti);
-	method_table_write_all();
-	region_control_write_labels();
-	trace_file_flush();
-	began_locked(options);
-	atomic_store(&jcal.stopped, 0);
-	if (jcal.opts.mode == JCAL_MODE_BCI) {
-		bci_agent_set_probes(jcal.jvmti, jni, 1);
-	} else if (!jcal.opts.start_manual) {
-		jcal_method_events(JVMTI_ENABLE, NULL, jvmti_check);
-	}
-	recording_limits_start(&jcal.opts, agent_stop);
-	jcal_info("recording in mode=%s to %s", jcal_mode_name(jcal.opts.mode), jcal.out_path);
-out:
-	pthread_mutex_unlock(&rec_mutex);
-	return rc;
-}
-
-int agent_stop(JNIEnv *jni, unsigned recording, const char *reason, char *msg, size_t len)
-{
-	int rc = JCAL_ATTACH_OK;
-
-	if (len)
-		msg[0] = '\0';
-	pthread_mutex_lock(&rec_mutex);
-	if (!rec.active || (recording && recording != atomic_load(&jcal.recording))) {
-		if (!recording)
-			jcal_error("no recording is running%s%s", rec.last[0] ? "; the last: " : "",
-				   rec.last);
-		rc = JCAL_ATTACH_NOT_RECORDING;
-		goto out;
-	}
-	/* Its summary line ("wrote ...") is the answer. */
-	finish_recording(jni, reason ? reason : "stop command");
-	/* Back to full speed: the classes lose their probes (method events
-	 * were disabled by the stop itself). */
-	if (jcal.opts.mode == JCAL_MODE_BCI && !atomic_load(&jcal.dead))
-		bci_agent_set_probes(jcal.jvmti, jni, 0);
-out:
-	pthread_mutex_unlock(&rec_mutex);
-	return rc;
-}
-
-int agent_dump(const char *path, char *msg, size_t len)
-{
-	char dst[JCAL_OPT_PATH_MAX + 32], err[1200];
-	static unsigned dumps;
-	int rc = JCAL_ATTACH_OK;
-
-	msg[0] = '\0';
-	pthread_mutex_lock(&rec_mutex);
-	if (!rec.active) {
-		jcal_error("no recording is running: nothing to dump");
-		rc = JCAL_ATTACH_NOT_RECORDING;
-		goto out;
-	}
-	if (path && *path)
-		snprintf(dst, sizeof(dst), "%s", path);
-	else
-		snprintf(dst, sizeof(dst), "%s.dump%u", trace_file_path(), ++dumps);
-	if (!strcmp(dst, trace_file_path()) || !strcmp(dst, trace_file_written_path())) {
-		jcal_error("dump out=%s: that is the recording's own file", dst);
-		rc = JCAL_ATTACH_OUTPUT;
-		goto out;
-	}
-	/* output=tree: a snapshot of the trees; both: the trace's copy and a
-	 * snapshot beside it (tree_recorder.h) */
-	if (jcal.opts.output == JCAL_OUTPUT_TREE) {
-		if (tree_recorder_dump(dst, err, sizeof(err))) {
-			jcal_error("dump: %s", err);
-			rc = JCAL_ATTACH_OUTPUT;
-		} else {
-			snprintf(msg, len, "dumped the calling-context trees to %s\n", dst);
-		}
-		goto out;
-	}
-	if (trace_file_copy(dst, err, sizeof(err))) {
-		jcal_error("dump: %s", err);
-		rc = JCAL_ATTACH_OUTPUT;
-		goto out;
-	}
-	snprintf(msg, len,
-		 "dumped %llu events to %s (events still in the threads' buffers "
-		 "are not in it)\n",
-		 (unsigned long long)trace_file_events(), dst);
-	if (jcal.opts.output == JCAL_OUTPUT_BOTH) {
-		size_t used = strlen(msg);
-
-		strncat(dst, ".tree", sizeof(dst) - strlen(dst) - 1);
-		if (tree_recorder_dump(dst, err, sizeof(err))) {
-			jcal_error("dump: %s", err);
-			rc = JCAL_ATTACH_OUTPUT;
-		} else if (used < len) {
-			snprintf(msg + used, len - used, "dumped the calling-context trees to %s\n",
-				 dst);
-		}
-	}
-out:
-	pthread_mutex_unlock(&rec_mutex);
-	return rc;
-}
-
-int agent_status(char *msg, size_t len)
-{
-	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], since[64], lim[128] = "";
-	struct timespec now;
-	struct tm tm;
-	uint64_t methods, mids, mids_swept;
-
-	pthread_mutex_lock(&rec_mutex);
-	metric_set_names(&jcal.metrics, names, sizeof(names));
-	method_table_stats(&methods, &mids, &mids_swept);
-	if (!rec.active) {
-		snprintf(msg, len,
-			 "recording: no\nmode: %s\nmetric: %s\nprobe calls while stopped: %llu\n"
-			 "%s%s%s",
-			 jcal_mode_name(jcal.opts.mode), names,
-			 (unsigned long long)atomic_load(&jcal.probes_stopped),
-			 rec.last[0] ? "last: " : "", rec.last, rec.last[0] ? "\n" : "");
-		pthread_mutex_unlock(&rec_mutex);
-		return JCAL_ATTACH_OK;
-	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	localtime_r(&rec.since.tv_sec, &tm);
-	strftime(since, sizeof(since), "%Y-%m-%d %H:%M:%S", &tm);
-	double secs = (double)(now.tv_sec - rec.since.tv_sec) +
-		      (double)(now.tv_nsec - rec.since.tv_nsec) / 1e9;
-	if (jcal.opts.duration_s)
-		snprintf(lim, sizeof(lim), "duration=%us ", jcal.opts.duration_s);
-	if (jcal.opts.maxsize)
-		snprintf(lim + strlen(lim), sizeof(lim) - strlen(lim), "maxsize=%llu ",
-			 (unsigned long long)jcal.opts.maxsize);
-	snprintf(msg, len,
-		 "recording: yes\nmode: %s\nmetric: %s\nout: %s\nwriting: %s\n"
-		 "since: %s (%.1f s)\nlimits: %s\nevents: %llu written\nthreads: %llu\n"
-		 "bytes: %llu\nlive: %llu thread states, %lu kernel-thread states\n"
-		 "methods: %llu (jmethodIDs %llu, %llu of unloaded classes swept)\n",
-		 jcal_mode_name(jcal.opts.mode), names, trace_file_path(),
-		 trace_file_written_path(), since, secs, lim[0] ? lim : "none ",
-		 (unsigned long long)trace_file_events(), (unsigned long long)thread_state_count(),
-		 (unsigned long long)trace_file_bytes(), (unsigned long long)thread_state_live(),
-		 kthread_live(), (unsigned long long)methods, (unsigned long long)mids,
-		 (unsigned long long)mids_swept);
-	if (jcal.opts.output != JCAL_OUTPUT_TRACE && strlen(msg) < len) {
-		uint64_t contexts, fc, fk;
-
-		tree_recorder_counts(&contexts, &fc, &fk);
-		snprintf(msg + strlen(msg), len - strlen(msg),
-			 "output: %s\ncontexts: %llu (folded %llu contexts, %llu calls)\n",
-			 jcal_output_name(jcal.opts.output), (unsigned long long)contexts,
-			 (unsigned long long)fc, (unsigned long long)fk);
-	}
-	pthread_mutex_unlock(&rec_mutex);
 	return JCAL_ATTACH_OK;
 }

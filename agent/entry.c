@@ -1,11 +1,11 @@
 /*
  * entry.c - libjcal.so's entry points (Agent_OnLoad, Agent_OnAttach,
- * Agent_OnUnload; the
- * env-timer child's JNI_OnLoad is calibrator/calib_natives.c). Picks what
- * the run is: a plain trace, a trace with recalibrate= bursts, or the
- * calibrate command, and hands the agent's core (agent.h) the calibrator's
- * hooks for it. The only file of agent/ that includes calibrator/ headers
- * (docs/agent-internals.md, "Files").
+ * Agent_OnUnload; the env-timer child's JNI_OnLoad is
+ * calibrator/calib_natives.c). Picks what the run is: a plain trace, a
+ * trace with recalibrate= bursts, or the calibrate command, and hands the
+ * agent's core (agent.h) the calibrator's hooks for it, and the session's
+ * stop (session.h) for duration= and maxsize=. The only file of agent/
+ * that includes calibrator/ headers (docs/agent-internals.md, "Files").
  */
 #include <jvmti.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "agent/agent.h"
 #include "agent/core/agent_state.h"
 #include "agent/live.h"
+#include "agent/session.h"
 #include "agent/base/log.h"
 #include "calibrator/calib_child.h"
 #include "calibrator/calibrate.h"
@@ -54,10 +55,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		return JNI_ERR;
 	}
 	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
-		return agent_load(options, &calibrate_hooks);
+		return agent_load(options, &calibrate_hooks, session_stop);
 	if (jcal.opts.command == JCAL_CMD_TRACE && jcal_recalibrating())
-		return agent_load(options, &recalibrate_hooks);
-	return agent_load(options, NULL);
+		return agent_load(options, &recalibrate_hooks, session_stop);
+	return agent_load(options, NULL, session_stop);
 }
 
 /* jcmd PID JVMTI.agent_load, or the jcal launcher: the first load into a

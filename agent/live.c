@@ -1,6 +1,6 @@
 /*
  * live.c - owns what a load of the library into a running JVM does: parse
- * the command, run it through the agent's lifecycle (agent.h), and answer
+ * the command, run it through the session (session.h), and answer
  * through the reply= file, the convention of common/attach_reply.h, opened
  * (and checked) before the command runs (docs/live-profiling.md).
  *
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/session.h"
 #include "agent/core/agent_state.h"
 #include "common/attach_reply.h"
 #include "agent/base/log.h"
@@ -86,24 +87,24 @@ static int run(JavaVM *vm, const char *options, const struct jcal_options *o, ch
 			jcal_error("no jcal agent is recording in this JVM");
 			return JCAL_ATTACH_NOT_RECORDING;
 		default:
-			return agent_attach(vm, options, msg, len);
+			return session_attach(vm, options, msg, len);
 		}
 	}
 	switch (o->command) {
 	case JCAL_CMD_TRACE:
 	case JCAL_CMD_START:
-		return agent_start(jni, o, options, msg, len);
+		return session_start(jni, o, options, msg, len);
 	case JCAL_CMD_STOP:
-		return agent_stop(jni, 0, NULL, msg, len);
+		return session_stop(jni, 0, NULL, msg, len);
 	case JCAL_CMD_DUMP:
 		if (o->out_given && jcal_options_expand_out(o->out, getpid(), time(NULL), path,
 							    sizeof(path), err, sizeof(err))) {
 			jcal_error("%s", err);
 			return JCAL_ATTACH_BAD_OPTIONS;
 		}
-		return agent_dump(o->out_given ? path : NULL, msg, len);
+		return session_dump(o->out_given ? path : NULL, msg, len);
 	case JCAL_CMD_STATUS:
-		return agent_status(msg, len);
+		return session_status(msg, len);
 	case JCAL_CMD_HELP:
 		snprintf(msg, len, "%s", jcal_options_help());
 		return JCAL_ATTACH_OK;

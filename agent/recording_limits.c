@@ -7,7 +7,7 @@
  * bumps a generation number, so a thread of an earlier recording never
  * stops a later one. To stop the recording it attaches itself to the JVM
  * as a daemon (retransforming classes needs a JNI environment) and calls
- * the stop it was given (the lifecycle's, which the stop command runs too).
+ * the stop it was given (the session's, which the stop command runs too).
  */
 #include "agent/recording_limits.h"
 

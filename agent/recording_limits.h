@@ -12,8 +12,8 @@
 
 #include "agent/base/options.h"
 
-/* How a limit ends the recording it belongs to (the lifecycle's stop, the
- * one the stop command runs): jni is the limit thread's own environment,
+/* How a limit ends the recording it belongs to (the session's stop,
+ * session.h, the one the stop command runs): jni is the limit thread's own environment,
  * or NULL when it could not attach (the JVM is going down). */
 typedef int (*recording_limits_stop_fn)(JNIEnv *jni, unsigned recording, const char *reason,
 					char *msg, size_t len);

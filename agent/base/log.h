@@ -14,7 +14,7 @@ void jcal_log_close(void);
 
 /* While buf is set, every message up to info (whatever loglevel= says) is
  * also appended to buf, one "jcal: ..." line each: a command's reply. NULL
- * ends it. Commands run one at a time (agent.c). */
+ * ends it. Commands run one at a time (session.c). */
 void jcal_log_capture(char *buf, size_t len);
 int jcal_log_enabled(enum jcal_loglevel level);
 

@@ -38,7 +38,7 @@ static uint32_t next_label = 1;
 int region_control_onload(jvmtiEnv *jvmti)
 {
 	/* Once per JVM: a start that failed after it (the library stays
-	 * loaded, agent.c pins it) must not append the jar again at the next
+	 * loaded, session.c pins it) must not append the jar again at the next
 	 * start, each append costing the JVM a class-sharing warning. */
 	static int appended;
 	char jar[1200];

@@ -1,0 +1,326 @@
+/*
+ * session.c - the live recording session (session.h): the first load of
+ * the library into a running JVM (attach), and the recordings' start,
+ * stop, dump and status, which take the recording's lock one at a time
+ * (docs/live-profiling.md). What a recording's begin and end write, and the
+ * load itself, are the lifecycle's (agent.c, through agent_internal.h).
+ */
+#include "agent/session.h"
+
+#include <dlfcn.h>
+#include <jvmti.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/agent_internal.h"
+#include "common/attach_reply.h"
+#include "agent/core/agent_state.h"
+#include "agent/bci/bci_agent.h"
+#include "agent/base/jvmti_check.h"
+#include "agent/base/log.h"
+#include "agent/core/method_table.h"
+#include "agent/core/region_control.h"
+#include "agent/core/thread_state.h"
+#include "agent/recording_limits.h"
+#include "agent/core/trace_file.h"
+#include "agent/core/tree_recorder.h"
+
+int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
+{
+	jvmtiCapabilities pot;
+	jvmtiEnv *probe = NULL;
+	int events_offered = 0;
+
+	msg[0] = '\0';
+	if (agent_load_options(vm, options) != JNI_OK) {
+		agent_load_cancel();
+		return JCAL_ATTACH_BAD_OPTIONS;
+	}
+	if (jcal.opts.command == JCAL_CMD_HELP) {
+		snprintf(msg, len, "%s", jcal_options_help());
+		agent_load_cancel();
+		return JCAL_ATTACH_OK;
+	}
+	if (jcal.opts.command != JCAL_CMD_TRACE && jcal.opts.command != JCAL_CMD_START) {
+		if (jcal.opts.command == JCAL_CMD_CALIBRATE)
+			jcal_error("calibrate runs at JVM start only "
+				   "(java -agentpath:libjcal.so=calibrate)");
+		agent_load_cancel();
+		return jcal.opts.command == JCAL_CMD_CALIBRATE ? JCAL_ATTACH_BAD_OPTIONS
+							       : JCAL_ATTACH_NOT_RECORDING;
+	}
+	if (jcal_recalibrating()) {
+		jcal_error("option 'recalibrate=' is not available when attaching to a running "
+			   "JVM (it records in mode=bci)");
+		agent_load_cancel();
+		return JCAL_ATTACH_BAD_OPTIONS;
+	}
+	jcal.opts.command = JCAL_CMD_TRACE;
+	/* Method entry/exit events can only be had from JVM start on (HotSpot
+	 * 17-25 offers them to no agent attached later): bytecode probes then. */
+	memset(&pot, 0, sizeof(pot));
+	if ((*vm)->GetEnv(vm, (void **)&probe, JVMTI_VERSION_1_2) == JNI_OK) {
+		if ((*probe)->GetPotentialCapabilities(probe, &pot) == JVMTI_ERROR_NONE)
+			events_offered = pot.can_generate_method_entry_events &&
+					 pot.can_generate_method_exit_events;
+		(*probe)->DisposeEnvironment(probe);
+	}
+	if (!events_offered && jcal.opts.mode == JCAL_MODE_EVENTS) {
+		if (jcal.opts.mode_given)
+			jcal_info("mode=events is not available in a running JVM (no method "
+				  "entry/exit events after start-up): recording in mode=bci");
+		jcal.opts.mode = JCAL_MODE_BCI;
+	}
+	/* HotSpot unloads a library whose first Agent_OnAttach fails: pin it
+	 * first, since a failure past the point where callbacks, threads or
+	 * thread-local destructors point into it must not unload it. */
+	Dl_info self;
+	if (dladdr((void *)session_attach, &self) && self.dli_fname &&
+	    !dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+		jcal_debug("cannot pin %s in memory: %s", self.dli_fname, dlerror());
+	int rc = agent_load_attached(vm, options, session_stop);
+	if (rc != JCAL_ATTACH_OK)
+		return rc;
+	jcal_info("attached: recording in mode=%s to %s%s", jcal_mode_name(jcal.opts.mode),
+		  jcal.out_path, jcal.opts.duration_s ? " until duration= or stop" : " until stop");
+	return JCAL_ATTACH_OK;
+}
+
+/* A new recording's options over the running agent's: what may change. */
+static int take_options(const struct jcal_options *o)
+{
+	if (o->mode_given && o->mode != jcal.opts.mode) {
+		jcal_error("option 'mode=%s': this JVM's agent records in mode=%s (fixed when "
+			   "it was loaded)",
+			   jcal_mode_name(o->mode), jcal_mode_name(jcal.opts.mode));
+		return -1;
+	}
+	/* a thread's sum inside the agent is kept from one event to the next */
+	if (o->clock_given && o->clock != jcal.opts.clock) {
+		jcal_error("option 'clock=%s': this JVM's agent records with clock=%s (fixed when "
+			   "it was loaded)",
+			   jcal_clock_name(o->clock), jcal_clock_name(jcal.opts.clock));
+		return -1;
+	}
+	if (o->nmetrics) {
+		char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
+		metric_set_names(&jcal.metrics, names, sizeof(names));
+		jcal_error("option 'metric=': this JVM's agent reads %s (fixed when it was "
+			   "loaded)",
+			   names);
+		return -1;
+	}
+	if (o->recalibrate_start || o->recalibrate_end || o->recalibrate_period_s) {
+		jcal_error("option 'recalibrate=' is not available for a later recording");
+		return -1;
+	}
+	snprintf(jcal.opts.out, sizeof(jcal.opts.out), "%s", o->out);
+	jcal.opts.duration_s = o->duration_s;
+	jcal.opts.maxsize = o->maxsize;
+	jcal.opts.start_manual = o->start_manual;
+	if (o->bci_include[0] || o->bci_exclude[0]) {
+		memcpy(jcal.opts.bci_include, o->bci_include, sizeof(o->bci_include));
+		memcpy(jcal.opts.bci_exclude, o->bci_exclude, sizeof(o->bci_exclude));
+	}
+	return 0;
+}
+
+int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options, char *msg,
+		  size_t len)
+{
+	char err[1024];
+	int rc = JCAL_ATTACH_OK;
+
+	if (len)
+		msg[0] = '\0';
+	struct agent_rec *rec = agent_rec_lock();
+	if (rec->active) {
+		jcal_error("a recording is running (out=%s): stop it first", trace_file_path());
+		rc = JCAL_ATTACH_RECORDING;
+		goto out;
+	}
+	if (atomic_load(&jcal.dead) || jcal.opts.command != JCAL_CMD_TRACE) {
+		jcal_error("the agent cannot record again in this JVM (%s)",
+			   jcal.opts.command != JCAL_CMD_TRACE ? "it runs calibrate" : "it exits");
+		rc = JCAL_ATTACH_FAILED;
+		goto out;
+	}
+	if (take_options(o)) {
+		rc = JCAL_ATTACH_BAD_OPTIONS;
+		goto out;
+	}
+	/* output=tree|both: the trees start afresh (the table stays: same JVM) */
+	if (jcal.opts.output != JCAL_OUTPUT_TRACE)
+		tree_recorder_reset();
+	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
+				    sizeof(jcal.out_path), err, sizeof(err)) ||
+	    agent_open_output(TRACE_FILE_NOWAIT, err, sizeof(err))) {
+		jcal_error("%s", err);
+		rc = JCAL_ATTACH_OUTPUT;
+		goto out;
+	}
+	atomic_fetch_add(&jcal.recording, 1);
+	atomic_store(&jcal.lost_events, 0);
+	thread_state_new_recording();
+	agent_write_header_meta(options);
+	if (jcal.opts.mode == JCAL_MODE_BCI)
+		bci_agent_write_meta();
+	trace_file_begin();
+	agent_write_vm_meta(jcal.jvmti);
+	method_table_write_all();
+	region_control_write_labels();
+	trace_file_flush();
+	agent_rec_began(options);
+	atomic_store(&jcal.stopped, 0);
+	if (jcal.opts.mode == JCAL_MODE_BCI) {
+		bci_agent_set_probes(jcal.jvmti, jni, 1);
+	} else if (!jcal.opts.start_manual) {
+		jcal_method_events(JVMTI_ENABLE, NULL, jvmti_check);
+	}
+	recording_limits_start(&jcal.opts, session_stop);
+	jcal_info("recording in mode=%s to %s", jcal_mode_name(jcal.opts.mode), jcal.out_path);
+out:
+	agent_rec_unlock();
+	return rc;
+}
+
+int session_stop(JNIEnv *jni, unsigned recording, const char *reason, char *msg, size_t len)
+{
+	int rc = JCAL_ATTACH_OK;
+
+	if (len)
+		msg[0] = '\0';
+	struct agent_rec *rec = agent_rec_lock();
+	if (!rec->active || (recording && recording != atomic_load(&jcal.recording))) {
+		if (!recording)
+			jcal_error("no recording is running%s%s",
+				   rec->last[0] ? "; the last: " : "", rec->last);
+		rc = JCAL_ATTACH_NOT_RECORDING;
+		goto out;
+	}
+	/* Its summary line ("wrote ...") is the answer. */
+	agent_rec_finish(jni, reason ? reason : "stop command");
+	/* Back to full speed: the classes lose their probes (method events
+	 * were disabled by the stop itself). */
+	if (jcal.opts.mode == JCAL_MODE_BCI && !atomic_load(&jcal.dead))
+		bci_agent_set_probes(jcal.jvmti, jni, 0);
+out:
+	agent_rec_unlock();
+	return rc;
+}
+
+int session_dump(const char *path, char *msg, size_t len)
+{
+	char dst[JCAL_OPT_PATH_MAX + 32], err[1200];
+	static unsigned dumps;
+	int rc = JCAL_ATTACH_OK;
+
+	msg[0] = '\0';
+	struct agent_rec *rec = agent_rec_lock();
+	if (!rec->active) {
+		jcal_error("no recording is running: nothing to dump");
+		rc = JCAL_ATTACH_NOT_RECORDING;
+		goto out;
+	}
+	if (path && *path)
+		snprintf(dst, sizeof(dst), "%s", path);
+	else
+		snprintf(dst, sizeof(dst), "%s.dump%u", trace_file_path(), ++dumps);
+	if (!strcmp(dst, trace_file_path()) || !strcmp(dst, trace_file_written_path())) {
+		jcal_error("dump out=%s: that is the recording's own file", dst);
+		rc = JCAL_ATTACH_OUTPUT;
+		goto out;
+	}
+	/* output=tree: a snapshot of the trees; both: the trace's copy and a
+	 * snapshot beside it (tree_recorder.h) */
+	if (jcal.opts.output == JCAL_OUTPUT_TREE) {
+		if (tree_recorder_dump(dst, err, sizeof(err))) {
+			jcal_error("dump: %s", err);
+			rc = JCAL_ATTACH_OUTPUT;
+		} else {
+			snprintf(msg, len, "dumped the calling-context trees to %s\n", dst);
+		}
+		goto out;
+	}
+	if (trace_file_copy(dst, err, sizeof(err))) {
+		jcal_error("dump: %s", err);
+		rc = JCAL_ATTACH_OUTPUT;
+		goto out;
+	}
+	snprintf(msg, len,
+		 "dumped %llu events to %s (events still in the threads' buffers "
+		 "are not in it)\n",
+		 (unsigned long long)trace_file_events(), dst);
+	if (jcal.opts.output == JCAL_OUTPUT_BOTH) {
+		size_t used = strlen(msg);
+
+		strncat(dst, ".tree", sizeof(dst) - strlen(dst) - 1);
+		if (tree_recorder_dump(dst, err, sizeof(err))) {
+			jcal_error("dump: %s", err);
+			rc = JCAL_ATTACH_OUTPUT;
+		} else if (used < len) {
+			snprintf(msg + used, len - used, "dumped the calling-context trees to %s\n",
+				 dst);
+		}
+	}
+out:
+	agent_rec_unlock();
+	return rc;
+}
+
+int session_status(char *msg, size_t len)
+{
+	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], since[64], lim[128] = "";
+	struct timespec now;
+	struct tm tm;
+	uint64_t methods, mids, mids_swept;
+
+	struct agent_rec *rec = agent_rec_lock();
+	metric_set_names(&jcal.metrics, names, sizeof(names));
+	method_table_stats(&methods, &mids, &mids_swept);
+	if (!rec->active) {
+		snprintf(msg, len,
+			 "recording: no\nmode: %s\nmetric: %s\nprobe calls while stopped: %llu\n"
+			 "%s%s%s",
+			 jcal_mode_name(jcal.opts.mode), names,
+			 (unsigned long long)atomic_load(&jcal.probes_stopped),
+			 rec->last[0] ? "last: " : "", rec->last, rec->last[0] ? "\n" : "");
+		agent_rec_unlock();
+		return JCAL_ATTACH_OK;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&rec->since.tv_sec, &tm);
+	strftime(since, sizeof(since), "%Y-%m-%d %H:%M:%S", &tm);
+	double secs = (double)(now.tv_sec - rec->since.tv_sec) +
+		      (double)(now.tv_nsec - rec->since.tv_nsec) / 1e9;
+	if (jcal.opts.duration_s)
+		snprintf(lim, sizeof(lim), "duration=%us ", jcal.opts.duration_s);
+	if (jcal.opts.maxsize)
+		snprintf(lim + strlen(lim), sizeof(lim) - strlen(lim), "maxsize=%llu ",
+			 (unsigned long long)jcal.opts.maxsize);
+	snprintf(msg, len,
+		 "recording: yes\nmode: %s\nmetric: %s\nout: %s\nwriting: %s\n"
+		 "since: %s (%.1f s)\nlimits: %s\nevents: %llu written\nthreads: %llu\n"
+		 "bytes: %llu\nlive: %llu thread states, %lu kernel-thread states\n"
+		 "methods: %llu (jmethodIDs %llu, %llu of unloaded classes swept)\n",
+		 jcal_mode_name(jcal.opts.mode), names, trace_file_path(),
+		 trace_file_written_path(), since, secs, lim[0] ? lim : "none ",
+		 (unsigned long long)trace_file_events(), (unsigned long long)thread_state_count(),
+		 (unsigned long long)trace_file_bytes(), (unsigned long long)thread_state_live(),
+		 kthread_live(), (unsigned long long)methods, (unsigned long long)mids,
+		 (unsigned long long)mids_swept);
+	if (jcal.opts.output != JCAL_OUTPUT_TRACE && strlen(msg) < len) {
+		uint64_t contexts, fc, fk;
+
+		tree_recorder_counts(&contexts, &fc, &fk);
+		snprintf(msg + strlen(msg), len - strlen(msg),
+			 "output: %s\ncontexts: %llu (folded %llu contexts, %llu calls)\n",
+			 jcal_output_name(jcal.opts.output), (unsigned long long)contexts,
+			 (unsigned long long)fc, (unsigned long long)fk);
+	}
+	agent_rec_unlock();
+	return JCAL_ATTACH_OK;
+}
