@@ -138,7 +138,7 @@ $(foreach d,$(ROOM_DIRS),$(eval $(call room_rule,$(d))))
 
 # The tree builder's loop adds each step's delta to two figures of a node;
 # GCC's SLP vectorizer packs the two adds into SSE moves and shuffles,
-# more instructions than the two adds (docs/performance.md).
+# more instructions than the two adds (docs/history/performance.md, section 3).
 $(BUILD)/obj/common/calltree.o: CFLAGS += -fno-tree-slp-vectorize
 
 $(BUILD)/libjcal.so: $(LIB_OBJ) agent/libjcal.map

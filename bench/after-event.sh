@@ -1,6 +1,6 @@
 #!/bin/bash
 # after-event.sh [ROUNDS] [JVMS] - what a method event costs the code that
-# runs after it (docs/accuracy.md, "What an event costs the code after it").
+# runs after it (docs/history/accuracy.md, "What an event costs the code after it").
 #
 # bench/java/jcalbench/AfterEvent.java runs loops that call an empty method
 # and then run a few bytecodes of one kind (locals, fields, statics, arrays,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # dilation.sh [ROUNDS] [JVMS] - what the agent adds to a call, by what the
-# callee does (docs/accuracy.md, "Where and why it falls short").
+# callee does (docs/history/accuracy.md, "Where and why it falls short").
 #
 # The callee of bench/java/jcalbench/Dilation.java runs a loop of K
 # iterations. In each of JVMS -Xint JVMs (the mode mode=events forces),

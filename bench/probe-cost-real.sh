@@ -2,8 +2,8 @@
 # probe-cost-real.sh [RUNS] - what mode=bci's probes cost per call on real
 # programs from Debian (xalan and fop, the workloads of
 # bench/shape-programs.sh), on each JDK, against the program without agent
-# and against JFR's jdk.MethodTiming (docs/performance.md, "Probe cost on
-# real programs").
+# and against JFR's jdk.MethodTiming (docs/performance.md, "mode=bci
+# probe calls").
 #
 # Per program and JDK, RUNS rounds, each running in turn: the program
 # without agent; with trace,quiet,mode=bci,metric=tsc (the default classes:

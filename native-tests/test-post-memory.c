@@ -1,6 +1,6 @@
 /*
  * test-post-memory.c - what a thread costs jcal-post (docs/performance.md,
- * "Many short threads"): a tree keeps its contexts, not the buffers it
+ * "jcal-post memory vs threads"): a tree keeps its contexts, not the buffers it
  * needed while it took events, so that a trace of many short threads (a
  * program that starts a thread per task) needs memory in proportion to
  * what the threads hold. In process: the heap a loaded model holds per

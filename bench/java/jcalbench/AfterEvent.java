@@ -5,7 +5,7 @@ import java.lang.management.ThreadMXBean;
 
 /**
  * What a method event costs the code that runs after it (bench/after-event.sh,
- * docs/accuracy.md "What an event costs the code after it"). Each pattern is
+ * docs/history/accuracy.md "What an event costs the code after it"). Each pattern is
  * a loop whose iteration calls an empty static method, then runs a few
  * bytecodes of one kind in the caller; the sequence keys of every call are
  * the same in all patterns, only the code after the callee's exit differs.

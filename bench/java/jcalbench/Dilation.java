@@ -6,7 +6,7 @@ import java.util.Arrays;
 
 /**
  * How much tracing slows a call down, as a function of what the callee
- * does (bench/dilation.sh, docs/accuracy.md). The callee runs a loop of K
+ * does (bench/dilation.sh, docs/history/accuracy.md). The callee runs a loop of K
  * iterations; for each K the program times N calls with thread CPU time,
  * ROUNDS times, and prints the median per call.
  *
