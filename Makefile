@@ -201,7 +201,11 @@ DESTDIR ?=
 VERSION := $(shell sed -n 's/^\#define JCAL_AGENT_VERSION "\(.*\)"/\1/p' agent/core/agent_state.h)
 INSTALL_BIN := $(BUILD)/jcal-post $(BUILD)/jcal
 INSTALL_LIB := $(BUILD)/libjcal.so $(BUILD)/jcal-agent.jar $(BUILD)/jcal-calibrator.jar
-INSTALL_DOC := README.md LICENSE $(wildcard docs/*.md)
+# The documentation keeps its folders, so that README's links to docs/ and
+# the history's links work in the installed copy too.
+INSTALL_DOC := README.md LICENSE
+INSTALL_DOCS := $(wildcard docs/*.md)
+INSTALL_HIST := $(wildcard docs/history/*.md)
 I_BIN := $(DESTDIR)$(PREFIX)/bin
 I_LIB := $(DESTDIR)$(PREFIX)/lib/jcal
 I_MAN := $(DESTDIR)$(PREFIX)/share/man
@@ -210,18 +214,22 @@ I_DOC := $(DESTDIR)$(PREFIX)/share/doc/jcal
 # umask 022 for the directories made: a shell's umask 000 must not give
 # others write access to them (nor make dpkg-deb refuse the package).
 install: $(INSTALL_BIN) $(INSTALL_LIB) $(MAN_PAGES)
-	umask 022 && install -d $(I_BIN) $(I_LIB) $(I_MAN)/man1 $(I_MAN)/man7 $(I_DOC)
+	umask 022 && install -d $(I_BIN) $(I_LIB) $(I_MAN)/man1 $(I_MAN)/man7 $(I_DOC)/docs/history
 	install -m 755 $(INSTALL_BIN) $(I_BIN)/
 	install -m 644 $(INSTALL_LIB) $(I_LIB)/
 	install -m 644 $(BUILD)/man/jcal-post.1 $(BUILD)/man/jcal.1 $(I_MAN)/man1/
 	install -m 644 $(BUILD)/man/libjcal.7 $(I_MAN)/man7/
 	install -m 644 $(INSTALL_DOC) $(I_DOC)/
+	install -m 644 $(INSTALL_DOCS) $(I_DOC)/docs/
+	install -m 644 $(INSTALL_HIST) $(I_DOC)/docs/history/
 
 uninstall:
 	rm -f $(I_BIN)/jcal-post $(I_BIN)/jcal $(addprefix $(I_LIB)/,$(notdir $(INSTALL_LIB))) \
 	      $(I_MAN)/man1/jcal-post.1 $(I_MAN)/man1/jcal.1 $(I_MAN)/man7/libjcal.7 \
-	      $(addprefix $(I_DOC)/,$(notdir $(INSTALL_DOC)))
-	-rmdir $(I_LIB) $(I_DOC) 2>/dev/null
+	      $(addprefix $(I_DOC)/,$(notdir $(INSTALL_DOC))) \
+	      $(addprefix $(I_DOC)/docs/,$(notdir $(INSTALL_DOCS))) \
+	      $(addprefix $(I_DOC)/docs/history/,$(notdir $(INSTALL_HIST)))
+	-rmdir $(I_LIB) $(I_DOC)/docs/history $(I_DOC)/docs $(I_DOC) 2>/dev/null
 
 # The same files under /usr, as a package dpkg-deb builds without network.
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)

@@ -48,7 +48,8 @@ if make --no-print-directory -s install BUILD="$build" PREFIX=$prefix DESTDIR="$
 	missing=""
 	for f in bin/jcal-post bin/jcal lib/jcal/libjcal.so lib/jcal/jcal-agent.jar \
 		lib/jcal/jcal-calibrator.jar share/man/man1/jcal-post.1 share/man/man1/jcal.1 \
-		share/man/man7/libjcal.7 share/doc/jcal/README.md; do
+		share/man/man7/libjcal.7 share/doc/jcal/README.md share/doc/jcal/docs/performance.md \
+		share/doc/jcal/docs/history/performance.md; do
 		[ -f "$root$prefix/$f" ] || missing="$missing $f"
 	done
 	if [ -z "$missing" ]; then ok "install-layout"; else fail "install-layout" "missing:$missing"; fi
