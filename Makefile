@@ -320,7 +320,9 @@ $(BUILD)/bci/classes.stamp: $(BCI_JAVA) native-tests/bci/gen-big.sh | check-jdk
 	$(JAVAC) -d $(BUILD)/bci/classes $(BCI_JAVA) $(BUILD)/bci/gen/bcitest/Big.java
 	@touch $@
 
-$(BUILD)/tests/test-agent-classfile: $(BUILD)/bci/classes.stamp
+# A test that includes native-tests/classcorpus.h reads those class files.
+CLASS_CORPUS_TESTS := $(patsubst native-tests/%.c,$(BUILD)/tests/%,$(shell grep -l 'classcorpus\.h' native-tests/test-*.c))
+$(CLASS_CORPUS_TESTS): $(BUILD)/bci/classes.stamp
 
 bci-test: $(BUILD)/jcal-bci-rewrite
 	@JAVA_HOME=$(JAVA_HOME) native-tests/bci/run.sh $(BUILD)
