@@ -92,13 +92,15 @@ resolve() {
 		right=${name#*:}
 		unit=$(native_unit "$left")
 		if [ -n "$unit" ]; then
-			for fn in "$right" "test_$right"; do
+			fns=$right
+			case $right in test_*) ;; *) fns="$right test_$right" ;; esac
+			for fn in $fns; do
 				if grep -q "^[[:space:]]*RUN($fn);" "native-tests/test-$unit.c"; then
 					echo "native $unit $fn"
 					return
 				fi
 			done
-			echo "check: native-tests/test-$unit.c runs no test function $right or test_$right;" \
+			echo "check: native-tests/test-$unit.c runs no test function $(echo "$fns" | sed 's/ / or /');" \
 				"its tests: $(sed -n 's/^[[:space:]]*RUN(\(.*\));.*/\1/p' "native-tests/test-$unit.c" |
 					tr '\n' ' ')" >&2
 			exit 2
@@ -159,6 +161,9 @@ while read -r kind what only; do
 		if [ -n "$only" ] && [ "$rc" = 0 ] && grep -q ' 0 passed, 0 failed' "$tmp.out"; then
 			echo "check: $only did not run (main() of native-tests/test-$what.c runs it only under a condition)"
 			rc=1
+		elif [ -n "$only" ] && [ "$rc" != 0 ]; then
+			echo "check: $only failed alone; if it passes in the whole binary (make check" \
+				"T=$what), it needs what an earlier test of it left behind"
 		fi
 	else
 		echo "== jcaltest.$what${only:+ $only}"
