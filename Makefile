@@ -2,6 +2,9 @@
 #
 #   make            build/libjcal.so, build/jcal-post, build/jcal, Java test classes
 #   make test       install missing packages, build, run every native and Java test
+#   make check [T=NAME]   build what one test needs and run it: a native test
+#                   (T=calltree, T=calltree:test_fn), a Java suite (T=Runner) or
+#                   Java test (T=reattach); no T: every native test (scripts/check.sh)
 #   make demo       install missing packages, build, profile the bundled example
 #   make asan       native tests under -fsanitize=address,undefined
 #   make lint       clang-format and clang-tidy over the project's C code
@@ -81,7 +84,7 @@ TSAN_BUILD ?= build/tsan
 # Events of the synthetic trace of make bench-post (bench/gen-trace.c).
 BENCH_EVENTS ?= 100000000
 
-.PHONY: all test test-long demo deps lint clean check-jdk java-classes native-test java-test \
+.PHONY: all test check test-long demo deps lint clean check-jdk java-classes native-test java-test \
 	bci-test asan asan-build asan-agent tsan tsan-build fuzz fuzz-build bench bench-metric bench-post man install \
 	uninstall deb
 
@@ -98,6 +101,11 @@ test:
 	@$(MAKE) --no-print-directory asan-build
 	@$(MAKE) --no-print-directory tsan-build
 	@JAVA_HOME=$(JAVA_HOME) scripts/run-all-tests.sh
+
+# One test by name, or every native test; no package installed, no
+# sanitizer build (scripts/check.sh, which says how names are found).
+check:
+	@MAKE="$(MAKE)" BUILD=$(BUILD) JAVA_HOME=$(JAVA_HOME) scripts/check.sh $(T)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -320,7 +328,9 @@ $(BUILD)/bci/classes.stamp: $(BCI_JAVA) native-tests/bci/gen-big.sh | check-jdk
 	$(JAVAC) -d $(BUILD)/bci/classes $(BCI_JAVA) $(BUILD)/bci/gen/bcitest/Big.java
 	@touch $@
 
-$(BUILD)/tests/test-agent-classfile: $(BUILD)/bci/classes.stamp
+# A test that includes native-tests/classcorpus.h reads those class files.
+CLASS_CORPUS_TESTS := $(patsubst native-tests/%.c,$(BUILD)/tests/%,$(shell grep -l 'classcorpus\.h' native-tests/test-*.c))
+$(CLASS_CORPUS_TESTS): $(BUILD)/bci/classes.stamp
 
 bci-test: $(BUILD)/jcal-bci-rewrite
 	@JAVA_HOME=$(JAVA_HOME) native-tests/bci/run.sh $(BUILD)

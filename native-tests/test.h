@@ -5,12 +5,18 @@
  * main() with RUN(fn). A failed CHECK prints file:line and the expression
  * and fails the current test; main() returns test_summary(), which prints
  * "N passed, N failed" and the exit status.
+ *
+ * With JCAL_TEST_ONLY set to a test function's name (or several, separated
+ * by commas), RUN runs only those and counts nothing else: `make check
+ * T=calltree:test_rest_between_events` (scripts/check.sh). A test that
+ * needs what an earlier one left behind may fail alone.
  */
 #ifndef JCAL_TEST_H
 #define JCAL_TEST_H
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int test_passed, test_failed, test_cur_failed;
@@ -55,8 +61,29 @@ static int test_passed, test_failed, test_cur_failed;
 		}                                                                                  \
 	} while (0)
 
+/* Whether JCAL_TEST_ONLY (unset or empty: every test) names the test. */
+static inline int test_selected(const char *name)
+{
+	const char *only = getenv("JCAL_TEST_ONLY");
+	size_t n = strlen(name);
+
+	if (!only || !*only)
+		return 1;
+	for (const char *p = only;; p++) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, name, n))
+			return 1;
+		p += len;
+		if (!*p)
+			return 0;
+	}
+}
+
 #define RUN(fn)                                                                                    \
 	do {                                                                                       \
+		if (!test_selected(#fn))                                                           \
+			break;                                                                     \
 		test_cur_failed = 0;                                                               \
 		fn();                                                                              \
 		if (test_cur_failed) {                                                             \

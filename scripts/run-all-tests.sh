@@ -3,7 +3,8 @@
 # ASan+UBSan, and those that run threads under TSan), then the Java
 # end-to-end and stress tests (the end-to-end ones also on a JDK >= 21
 # when there is one), then checks with
-# outside tools and the ASan-built agent; ends with one line
+# outside tools and the ASan-built agent, and that make lint's include
+# check fails on an include cycle; ends with one line
 # "N passed, N failed" over all of them.
 set -u
 cd "$(dirname "$0")/.."
@@ -50,12 +51,13 @@ run_suite bci-jars native-tests/bci/jars.sh build sample
 run_suite install javatests/install-check.sh build
 
 # Checks with outside tools: one test each, SKIP when the tool is missing;
-# and the smoke check of bench/shape.sh's arithmetic.
+# the smoke check of bench/shape.sh's arithmetic; and make lint's include
+# check failing on deliberate include cycles (native-tests/lint/).
 echo "== tools"
 for check in "scripts/check-exports.sh build/libjcal.so" \
 	"javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build" \
 	"javatests/asan-check.sh build/asan/libjcal.so build/jcal-post build/javatests" \
-	bench/shape-check.sh; do
+	bench/shape-check.sh native-tests/lint/run.sh; do
 	out=$($check 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | tail -n 3

@@ -1,6 +1,6 @@
 /*
  * bci_rewrite.h - inserts the entry/exit probes of mode=bci into a class
- * file (pure code, no JVM; tested by native-tests/test-agent-classfile.c and
+ * file (pure code, no JVM; tested by native-tests/test-bci-rewrite.c and
  * by running rewritten classes under the JVM verifier).
  *
  * Every method with code gets, with its method id pushed as an int:

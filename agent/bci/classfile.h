@@ -2,7 +2,7 @@
  * classfile.h - Java class files in memory (JVMS chapter 4): parse, edit the
  * constant pool, write back.
  *
- * Pure code, no JVM: unit-tested in native-tests/test-agent-classfile.c.
+ * Pure code, no JVM: unit-tested in native-tests/test-classfile.c.
  * Parsing keeps every attribute as bytes pointing into the class's own copy
  * of the input, so parse + write of an unchanged class is byte-identical.
  * The Code attribute and its StackMapTable have their own parse/write pairs

@@ -1,5 +1,5 @@
 /*
- * test-tree-fold.c - folding cold contexts of a tree under construction
+ * test-calltree-fold.c - folding cold contexts of a tree under construction
  * (common/calltree_fold.c, the agent's maxcontexts=): exact figures on a
  * hand-made event sequence, nothing lost against the same tree unfolded.
  */
@@ -238,5 +238,5 @@ int main(void)
 	RUN(test_fold_keeps_open_frames_and_totals);
 	RUN(test_fold_rebuilds_child_index);
 	RUN(test_fold_maps_only_wide_parents);
-	return test_summary("tree-fold");
+	return test_summary("calltree-fold");
 }

@@ -1,5 +1,5 @@
 /*
- * test-cli.c - unit tests of jcal-post's option and report tables
+ * test-cli-options.c - unit tests of jcal-post's option and report tables
  * (postproc/cli_options.c, postproc/report.c): --help and the man page
  * name every option with its value and default and every report, and the
  * parser built from the table takes long and short options.
@@ -163,5 +163,5 @@ int main(void)
 	RUN(test_man_names_every_option);
 	RUN(test_table_is_consistent);
 	RUN(test_parse);
-	return test_summary("cli");
+	return test_summary("cli-options");
 }

@@ -1,5 +1,5 @@
 /*
- * test-trace.c - unit tests of the trace codec in common/: varints, record
+ * test-trace-codec.c - unit tests of the trace codec in common/: varints, record
  * and event round trips through a file, cut and corrupted files, END
  * counts, the stop field, format 1.x files, and a size/speed measurement
  * of a call-heavy event stream.
@@ -1977,5 +1977,5 @@ int main(void)
 	RUN(test_control_events);
 	RUN(test_events_raw_takes_part);
 	RUN(test_size_and_speed);
-	return test_summary("trace");
+	return test_summary("trace-codec");
 }

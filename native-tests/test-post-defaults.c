@@ -1,5 +1,5 @@
 /*
- * test-defaults.c - jcal-post's defaults at real-program scale: the order
+ * test-post-defaults.c - jcal-post's defaults at real-program scale: the order
  * of the tree's children (tree_order.c), the hot path (report_hot.c), the
  * default cuts of a large trace (default_cut.c) and the names of
  * overloads (overloads.c, names_params).
@@ -350,5 +350,5 @@ int main(void)
 	RUN(test_cut_spans);
 	RUN(test_params);
 	RUN(test_overload_names);
-	return test_summary("defaults");
+	return test_summary("post-defaults");
 }

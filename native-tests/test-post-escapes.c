@@ -1,5 +1,5 @@
 /*
- * test-escapes.c - names from the file never carry a control character to
+ * test-post-escapes.c - names from the file never carry a control character to
  * a terminal (docs/jcal-post.md, "Names from the file"): a thread named
  * with an OSC sequence, BEL, CR and LF, methods whose names hold ESC, DEL,
  * a C1 control, a byte that is not UTF-8 and ';', through every report
@@ -359,5 +359,5 @@ int main(void)
 	RUN(test_csv);
 	RUN(test_text_escaped);
 	unlink(trace_path);
-	return test_summary("escapes");
+	return test_summary("post-escapes");
 }

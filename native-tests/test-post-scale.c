@@ -1,5 +1,5 @@
 /*
- * test-scale.c - jcal-post's time and output stay linear in the trace
+ * test-post-scale.c - jcal-post's time and output stay linear in the trace
  * (docs/jcal-post.md, --max-depth; docs/performance.md): many distinct meta
  * keys are read in bounded time, and every report and export of a 100 000
  * frame deep recursion stays under a stated byte bound and time limit
@@ -413,5 +413,5 @@ int main(void)
 	RUN(test_cap_depth_tree);
 	RUN(test_folding_exact);
 	RUN(test_default_keeps_3001);
-	return test_summary("scale");
+	return test_summary("post-scale");
 }

@@ -1,5 +1,5 @@
 /*
- * test-agent-method-index.c - unit tests of the lock-free jmethodID ->
+ * test-method-index.c - unit tests of the lock-free jmethodID ->
  * method index (agent/core/method_index.c): every key found after many grows,
  * misses are misses, readers running beside the writer find every key
  * published before they look (the event path's case), and class churn

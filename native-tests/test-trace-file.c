@@ -1,5 +1,5 @@
 /*
- * test-agent-trace-file.c - unit tests of the agent's trace file
+ * test-trace-file.c - unit tests of the agent's trace file
  * (agent/core/trace_file.h) without a JVM: the END record of a trace, and of a
  * dump's copy, counts exactly the THREAD_START records its file holds,
  * whichever recording a thread's start raced with.
@@ -141,5 +141,5 @@ int main(void)
 	RUN(test_start_raced_with_a_new_recording);
 	RUN(test_dump_counts_what_it_holds);
 	rmdir(dir);
-	return test_summary("test-agent-trace-file");
+	return test_summary("trace-file");
 }

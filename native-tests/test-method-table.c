@@ -1,5 +1,5 @@
 /*
- * test-agent-methods.c - the agent's method table without a JVM
+ * test-method-table.c - the agent's method table without a JVM
  * (agent/core/method_table.c): a stand-in JVMTI answers for jmethodIDs of
  * classes that are loaded again and again by new class loaders and then
  * unloaded (INVALID_METHODID). Every copy of a method gets the first copy's
@@ -211,5 +211,5 @@ int main(void)
 	RUN(test_compiled_code_keeps_its_entry);
 	RUN(test_swept_method_found_by_next_copy);
 	method_table_free();
-	return test_summary("agent-methods");
+	return test_summary("method-table");
 }

@@ -1,5 +1,5 @@
 /*
- * test-agent-trees.c - the agent's trees without a JVM (agent/core/tree_recorder.c):
+ * test-tree-recorder.c - the agent's trees without a JVM (agent/core/tree_recorder.c):
  * four threads send events while the main thread dumps snapshots again and
  * again (each must read back complete: the per-tree locks, or the events'
  * lock-free way with membarrier(2), and the temp-and-rename write), with
@@ -244,5 +244,5 @@ int main(void)
 {
 	RUN(test_dumps_while_events_run);
 	RUN(test_event_says_rare);
-	return test_summary("agent-trees");
+	return test_summary("tree-recorder");
 }
