@@ -2,7 +2,7 @@
  * calib_comp.h - the compensation of one metric delta by a calibration
  * table (docs/calibration-format.md): the one arithmetic that jcal-post's
  * tree builder hook (postproc/calib_apply.c) and the agent's in-memory
- * trees (agent/core/tree_recorder.c) both apply, so that a tree built in the
+ * trees (agent/core/tree_comp.c) both apply, so that a tree built in the
  * agent has the figures jcal-post would compute from a trace of the same
  * events.
  *

@@ -2,7 +2,7 @@
  * tree_snapshot.h - a thread's calling-context tree as the records of a
  * tree snapshot (common/trace_tree.h, docs/trace-format.md): one
  * TREE_THREAD record, then the nodes in pre-order. The agent writes its
- * in-memory trees with it (agent/core/tree_recorder.c); the tests write trees
+ * in-memory trees with it (agent/core/tree_dump.c); the tests write trees
  * built from events and read them back.
  */
 #ifndef JCAL_TREE_SNAPSHOT_H
