@@ -149,8 +149,8 @@ enum ctor_effect {
 	CTOR_FAIL,     /* not handled before super(): no handler for this method */
 };
 
-static enum ctor_effect ctor_effect(struct method_rw *m, struct ctor_state *s, uint32_t depth,
-				    const struct insn *in, uint32_t *found, int *pop, int *push,
+static enum ctor_effect ctor_effect(struct bci_method *m, struct ctor_state *s, uint32_t depth,
+				    const struct bci_insn *in, uint32_t *found, int *pop, int *push,
 				    int *mark)
 {
 	const uint8_t *code = m->code.code;
@@ -180,7 +180,7 @@ static enum ctor_effect ctor_effect(struct method_rw *m, struct ctor_state *s, u
 	if (op >= 0x59 && op <= 0x5f) /* dup family, swap */
 		return ctor_dup(s, op, depth) ? CTOR_FAIL : CTOR_DONE;
 	if (op >= 0xb2 && op <= 0xb5) { /* field access */
-		d = ref_desc(m->c, get_u2(code + s->pc + 1), NULL);
+		d = ref_desc(m->c, bci_get_u2(code + s->pc + 1), NULL);
 		if (!d || !d->len)
 			return CTOR_FAIL;
 		int size = (d->utf8[0] == 'J' || d->utf8[0] == 'D') ? 2 : 1;
@@ -189,14 +189,14 @@ static enum ctor_effect ctor_effect(struct method_rw *m, struct ctor_state *s, u
 		return CTOR_PUSH_POP;
 	}
 	if (op >= 0xb6 && op <= 0xba) { /* invokes */
-		d = ref_desc(m->c, get_u2(code + s->pc + 1), &init);
+		d = ref_desc(m->c, bci_get_u2(code + s->pc + 1), &init);
 		if (desc_slots(d, &args, &ret))
 			return CTOR_FAIL;
 		*pop = args + (op == 0xb8 || op == 0xba ? 0 : 1);
 		*push = ret;
-		if (op == OP_INVOKESPECIAL && init && s->sp >= (uint32_t)*pop &&
+		if (op == BCI_OP_INVOKESPECIAL && init && s->sp >= (uint32_t)*pop &&
 		    s->stack[s->sp - (uint32_t)*pop]) {
-			if (*found != NO_LABEL && *found != s->pc + in->len)
+			if (*found != BCI_NO_LABEL && *found != s->pc + in->len)
 				return CTOR_FAIL;
 			*found = s->pc + in->len;
 			return CTOR_END_PATH;
@@ -208,14 +208,14 @@ static enum ctor_effect ctor_effect(struct method_rw *m, struct ctor_state *s, u
 		*push = 1;
 		return CTOR_PUSH_POP;
 	}
-	if ((op >= OP_IRETURN && op <= OP_RETURN) || op == OP_ATHROW)
+	if ((op >= BCI_OP_IRETURN && op <= BCI_OP_RETURN) || op == BCI_OP_ATHROW)
 		return CTOR_END_PATH;
 	return CTOR_FAIL; /* wide, jsr, ret, switches: not before super() */
 }
 
-int bci_ctor_find_super_call(struct method_rw *m, uint32_t *after)
+int bci_ctor_find_super_call(struct bci_method *m, uint32_t *after)
 {
-	uint32_t depth = m->code.max_stack + 2u, nwork = 0, found = NO_LABEL;
+	uint32_t depth = m->code.max_stack + 2u, nwork = 0, found = BCI_NO_LABEL;
 	uint32_t maxpc = 0;
 	size_t cap = 0;
 	struct ctor_state *work = NULL;
@@ -235,7 +235,7 @@ int bci_ctor_find_super_call(struct method_rw *m, uint32_t *after)
 		struct ctor_state s = work[--nwork];
 		int ok = 1;
 		while (ok) {
-			if (s.pc >= m->code.code_len || m->index[s.pc] == NO_LABEL) {
+			if (s.pc >= m->code.code_len || m->index[s.pc] == BCI_NO_LABEL) {
 				ok = 0;
 				break;
 			}
@@ -244,7 +244,7 @@ int bci_ctor_find_super_call(struct method_rw *m, uint32_t *after)
 			seen[s.pc] = 1;
 			if (s.pc > maxpc)
 				maxpc = s.pc;
-			const struct insn *in = &m->in[m->index[s.pc]];
+			const struct bci_insn *in = &m->in[m->index[s.pc]];
 			uint8_t op = in->op;
 			int pop, push, mark;
 			enum ctor_effect e =
@@ -269,10 +269,10 @@ int bci_ctor_find_super_call(struct method_rw *m, uint32_t *after)
 				for (int k = 0; k < push; k++)
 					s.stack[s.sp++] = (uint8_t)mark;
 			}
-			if (is_cond_branch(op) || op == OP_GOTO || op == OP_GOTO_W ||
-			    op == OP_TABLESWITCH || op == OP_LOOKUPSWITCH) {
+			if (bci_is_cond_branch(op) || op == BCI_OP_GOTO || op == BCI_OP_GOTO_W ||
+			    op == BCI_OP_TABLESWITCH || op == BCI_OP_LOOKUPSWITCH) {
 				uint32_t targets[2] = {0, 0}, nt = 0;
-				if (op == OP_TABLESWITCH || op == OP_LOOKUPSWITCH) {
+				if (op == BCI_OP_TABLESWITCH || op == BCI_OP_LOOKUPSWITCH) {
 					ok = 0; /* switches before super(): not handled */
 					break;
 				}
@@ -294,14 +294,14 @@ int bci_ctor_find_super_call(struct method_rw *m, uint32_t *after)
 					ns->l0 = s.l0;
 					nwork++;
 				}
-				if (op == OP_GOTO || op == OP_GOTO_W)
+				if (op == BCI_OP_GOTO || op == BCI_OP_GOTO_W)
 					break;
 			}
 			s.pc += in->len;
 		}
 		free(s.stack);
 		if (!ok) {
-			found = NO_LABEL;
+			found = BCI_NO_LABEL;
 			while (nwork)
 				free(work[--nwork].stack);
 			goto out;
@@ -309,7 +309,7 @@ int bci_ctor_find_super_call(struct method_rw *m, uint32_t *after)
 	}
 	/* Code before the call must lie before it: the handler range is one
 	 * interval from the call to the end. */
-	if (found != NO_LABEL && maxpc < found && found < m->code.code_len) {
+	if (found != BCI_NO_LABEL && maxpc < found && found < m->code.code_len) {
 		*after = found;
 		rc = 0;
 	}

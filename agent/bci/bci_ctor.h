@@ -9,13 +9,13 @@
 
 #include <stdint.h>
 
-struct method_rw;
+struct bci_method;
 
 /* Finds the old pc after the invokespecial <init> that initialises `this`
  * by simulating the code before it (which stack slots and whether local 0
  * hold uninitializedThis, along every path). Returns 0 and sets *after, or
  * -1 when it cannot be determined (then the constructor gets no handler).
  * Needs the method decoded (in, index). */
-int bci_ctor_find_super_call(struct method_rw *m, uint32_t *after);
+int bci_ctor_find_super_call(struct bci_method *m, uint32_t *after);
 
 #endif

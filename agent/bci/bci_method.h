@@ -7,7 +7,7 @@
  *
  * Offsets: an "old pc" is an offset in the original code; lab[old pc] is
  * the new offset a branch to it must reach; index[old pc] is the number of
- * the instruction that starts there, NO_LABEL in between.
+ * the instruction that starts there, BCI_NO_LABEL in between.
  */
 #ifndef JCAL_BCI_METHOD_H
 #define JCAL_BCI_METHOD_H
@@ -21,68 +21,69 @@ struct bci_config;
 struct bci_stats;
 
 /* The JVM opcodes the rewriter looks at. */
-#define OP_SIPUSH 0x11
-#define OP_LDC_W 0x13
-#define OP_IFEQ 0x99
-#define OP_IF_ACMPNE 0xa6
-#define OP_GOTO 0xa7
-#define OP_JSR 0xa8
-#define OP_RET 0xa9
-#define OP_TABLESWITCH 0xaa
-#define OP_LOOKUPSWITCH 0xab
-#define OP_IRETURN 0xac
-#define OP_RETURN 0xb1
-#define OP_INVOKESPECIAL 0xb7
-#define OP_INVOKESTATIC 0xb8
-#define OP_ATHROW 0xbf
-#define OP_WIDE 0xc4
-#define OP_IFNULL 0xc6
-#define OP_IFNONNULL 0xc7
-#define OP_GOTO_W 0xc8
-#define OP_JSR_W 0xc9
+#define BCI_OP_SIPUSH 0x11
+#define BCI_OP_LDC_W 0x13
+#define BCI_OP_IFEQ 0x99
+#define BCI_OP_IF_ACMPNE 0xa6
+#define BCI_OP_GOTO 0xa7
+#define BCI_OP_JSR 0xa8
+#define BCI_OP_RET 0xa9
+#define BCI_OP_TABLESWITCH 0xaa
+#define BCI_OP_LOOKUPSWITCH 0xab
+#define BCI_OP_IRETURN 0xac
+#define BCI_OP_RETURN 0xb1
+#define BCI_OP_INVOKESPECIAL 0xb7
+#define BCI_OP_INVOKESTATIC 0xb8
+#define BCI_OP_ATHROW 0xbf
+#define BCI_OP_WIDE 0xc4
+#define BCI_OP_IFNULL 0xc6
+#define BCI_OP_IFNONNULL 0xc7
+#define BCI_OP_GOTO_W 0xc8
+#define BCI_OP_JSR_W 0xc9
 
 /* Not an instruction start (index[]), no target found. */
-#define NO_LABEL 0xffffffffu
+#define BCI_NO_LABEL 0xffffffffu
 
 /* The big-endian u2 at p. */
-static inline uint16_t get_u2(const uint8_t *p)
+static inline uint16_t bci_get_u2(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
 /* if<cond>, if_icmp<cond>, if_acmp<cond>, ifnull, ifnonnull. */
-static inline int is_cond_branch(uint8_t op)
+static inline int bci_is_cond_branch(uint8_t op)
 {
-	return (op >= OP_IFEQ && op <= OP_IF_ACMPNE) || op == OP_IFNULL || op == OP_IFNONNULL;
+	return (op >= BCI_OP_IFEQ && op <= BCI_OP_IF_ACMPNE) || op == BCI_OP_IFNULL ||
+	       op == BCI_OP_IFNONNULL;
 }
 
 /* One instruction: where it was, where it goes. */
-struct insn {
+struct bci_insn {
 	uint32_t pc, len;   /* original */
 	uint32_t npc, nlen; /* new offset of the instruction itself, its size */
-	uint32_t tramp;	    /* WIDE_TRAMPOLINE: new offset of its goto_w */
+	uint32_t tramp;	    /* BCI_WIDE_TRAMPOLINE: new offset of its goto_w */
 	int32_t target;	    /* 16/32-bit branches: original target; else -1 */
 	uint8_t op, wide, ret;
 };
 
 /* How a 16-bit branch whose offset no longer fits is widened. */
 enum {
-	WIDE_NONE = 0,
-	WIDE_INPLACE,	 /* goto_w, jsr_w, or if<!cond> +8; goto_w */
-	WIDE_TRAMPOLINE, /* if<cond> to a goto_w after the handler */
+	BCI_WIDE_NONE = 0,
+	BCI_WIDE_INPLACE,    /* goto_w, jsr_w, or if<!cond> +8; goto_w */
+	BCI_WIDE_TRAMPOLINE, /* if<cond> to a goto_w after the handler */
 };
 
 /* One method being rewritten. */
-struct method_rw {
+struct bci_method {
 	struct cf_class *c;
 	const struct bci_config *cfg;
 	struct bci_stats *st;
 	const char *cls, *name, *desc;
 	struct cf_code code;
-	struct insn *in;
+	struct bci_insn *in;
 	uint32_t nin;
 	uint32_t *lab;	   /* [code_len + 1] */
-	uint32_t *index;   /* old pc -> instruction index, NO_LABEL in between */
+	uint32_t *index;   /* old pc -> instruction index, BCI_NO_LABEL in between */
 	uint8_t *frame_at; /* [code_len]: 1 where the StackMapTable has a frame */
 	struct cf_smt smt;
 	int has_smt, smt_index;

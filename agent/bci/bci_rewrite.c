@@ -78,13 +78,13 @@ uint32_t bci_insn_len(const uint8_t *code, uint32_t code_len, uint32_t pc)
 	op = code[pc];
 	if (op < sizeof(insn_len) && insn_len[op])
 		n = insn_len[op];
-	else if (op == OP_WIDE)
+	else if (op == BCI_OP_WIDE)
 		n = (pc + 1 < code_len && code[pc + 1] == 0x84) ? 6 : 4;
-	else if (op == OP_TABLESWITCH || op == OP_LOOKUPSWITCH) {
+	else if (op == BCI_OP_TABLESWITCH || op == BCI_OP_LOOKUPSWITCH) {
 		uint32_t base = pc + 1 + (3 - pc % 4);
 		if (base + 12 > code_len)
 			return 0;
-		if (op == OP_TABLESWITCH) {
+		if (op == BCI_OP_TABLESWITCH) {
 			int32_t lo = (int32_t)get_u4(code + base + 4);
 			int32_t hi = (int32_t)get_u4(code + base + 8);
 			if (hi < lo)
@@ -106,21 +106,21 @@ uint32_t bci_insn_len(const uint8_t *code, uint32_t code_len, uint32_t pc)
 
 static int is_branch16(uint8_t op)
 {
-	return is_cond_branch(op) || op == OP_GOTO || op == OP_JSR;
+	return bci_is_cond_branch(op) || op == BCI_OP_GOTO || op == BCI_OP_JSR;
 }
 
 static uint8_t invert_branch(uint8_t op)
 {
-	if (op == OP_IFNULL || op == OP_IFNONNULL)
+	if (op == BCI_OP_IFNULL || op == BCI_OP_IFNONNULL)
 		return op ^ 1;
-	return (uint8_t)(OP_IFEQ + ((op - OP_IFEQ) ^ 1));
+	return (uint8_t)(BCI_OP_IFEQ + ((op - BCI_OP_IFEQ) ^ 1));
 }
 
 /* ---- decoding ---- */
 
-static void note(struct method_rw *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct bci_method *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void note(struct method_rw *m, const char *fmt, ...)
+static void note(struct bci_method *m, const char *fmt, ...)
 {
 	char msg[512], full[1024];
 	va_list ap;
@@ -144,12 +144,12 @@ static uint16_t insn_cp_index(const uint8_t *code, uint32_t pc)
 		return code[pc + 1];
 	if (op == 0x13 || op == 0x14 || (op >= 0xb2 && op <= 0xbb) || op == 0xbd || op == 0xc0 ||
 	    op == 0xc1 || op == 0xc5)
-		return get_u2(code + pc + 1);
+		return bci_get_u2(code + pc + 1);
 	return 0;
 }
 
 /* Decodes the code into m->in. Returns 0, or -1 (reason noted). */
-static int decode(struct method_rw *m)
+static int decode(struct bci_method *m)
 {
 	const uint8_t *code = m->code.code;
 	uint32_t len = m->code.code_len;
@@ -163,7 +163,7 @@ static int decode(struct method_rw *m)
 		return -1;
 	}
 	for (uint32_t i = 0; i <= len; i++)
-		m->index[i] = NO_LABEL;
+		m->index[i] = BCI_NO_LABEL;
 	for (uint32_t pc = 0; pc < len;) {
 		uint32_t n = bci_insn_len(code, len, pc);
 		uint8_t op = code[pc];
@@ -176,16 +176,16 @@ static int decode(struct method_rw *m)
 			note(m, "skipped: instruction at %u refers past the constant pool", pc);
 			return -1;
 		}
-		struct insn *in = &m->in[m->nin];
+		struct bci_insn *in = &m->in[m->nin];
 		m->index[pc] = m->nin++;
 		in->pc = pc;
 		in->len = n;
 		in->op = op;
 		in->target = -1;
-		in->ret = op >= OP_IRETURN && op <= OP_RETURN;
+		in->ret = op >= BCI_OP_IRETURN && op <= BCI_OP_RETURN;
 		if (is_branch16(op))
-			in->target = (int32_t)pc + (int16_t)get_u2(code + pc + 1);
-		else if (op == OP_GOTO_W || op == OP_JSR_W)
+			in->target = (int32_t)pc + (int16_t)bci_get_u2(code + pc + 1);
+		else if (op == BCI_OP_GOTO_W || op == BCI_OP_JSR_W)
 			in->target = (int32_t)(pc + get_u4(code + pc + 1));
 		pc += n;
 	}
@@ -193,28 +193,28 @@ static int decode(struct method_rw *m)
 	return 0;
 }
 
-static int valid_target(const struct method_rw *m, int64_t t)
+static int valid_target(const struct bci_method *m, int64_t t)
 {
-	return t >= 0 && t < m->code.code_len && m->index[t] != NO_LABEL;
+	return t >= 0 && t < m->code.code_len && m->index[t] != BCI_NO_LABEL;
 }
 
 /* Every branch, switch and handler target must be an instruction start. */
-static int check_targets(struct method_rw *m)
+static int check_targets(struct bci_method *m)
 {
 	const uint8_t *code = m->code.code;
 
 	for (uint32_t i = 0; i < m->nin; i++) {
-		struct insn *in = &m->in[i];
-		if (in->target >= 0 || is_branch16(in->op) || in->op == OP_GOTO_W ||
-		    in->op == OP_JSR_W) {
+		struct bci_insn *in = &m->in[i];
+		if (in->target >= 0 || is_branch16(in->op) || in->op == BCI_OP_GOTO_W ||
+		    in->op == BCI_OP_JSR_W) {
 			if (!valid_target(m, in->target))
 				goto bad;
-		} else if (in->op == OP_TABLESWITCH || in->op == OP_LOOKUPSWITCH) {
+		} else if (in->op == BCI_OP_TABLESWITCH || in->op == BCI_OP_LOOKUPSWITCH) {
 			uint32_t base = in->pc + 1 + (3 - in->pc % 4);
 			uint32_t n, stride, first;
 			if (!valid_target(m, (int64_t)in->pc + (int32_t)get_u4(code + base)))
 				goto bad;
-			if (in->op == OP_TABLESWITCH) {
+			if (in->op == BCI_OP_TABLESWITCH) {
 				n = get_u4(code + base + 8) - get_u4(code + base + 4) + 1;
 				first = base + 12;
 				stride = 4;
@@ -237,7 +237,7 @@ static int check_targets(struct method_rw *m)
 	for (uint16_t i = 0; i < m->code.nexc; i++) {
 		const struct cf_exception *e = &m->code.exc[i];
 		if (!valid_target(m, e->start) || !valid_target(m, e->handler) ||
-		    e->end > m->code.code_len || m->index[e->end] == NO_LABEL ||
+		    e->end > m->code.code_len || m->index[e->end] == BCI_NO_LABEL ||
 		    e->end <= e->start || e->catch_type >= m->pool) {
 			note(m, "skipped: bad exception table entry %u", i);
 			return -1;
@@ -248,28 +248,29 @@ static int check_targets(struct method_rw *m)
 
 /* ---- layout ---- */
 
-static uint32_t switch_len(const struct insn *in, uint32_t npc)
+static uint32_t switch_len(const struct bci_insn *in, uint32_t npc)
 {
 	uint32_t old_pad = 3 - in->pc % 4, new_pad = 3 - npc % 4;
 	return in->len - old_pad + new_pad;
 }
 
 /* Computes npc/nlen/lab with the current wide flags. */
-static void layout_pass(struct method_rw *m)
+static void layout_pass(struct bci_method *m)
 {
 	uint32_t pos = PROBE_LEN;
 
 	for (uint32_t i = 0; i < m->nin; i++) {
-		struct insn *in = &m->in[i];
+		struct bci_insn *in = &m->in[i];
 		m->lab[in->pc] = pos;
 		if (in->ret)
 			pos += PROBE_LEN;
 		in->npc = pos;
-		if (in->op == OP_TABLESWITCH || in->op == OP_LOOKUPSWITCH)
+		if (in->op == BCI_OP_TABLESWITCH || in->op == BCI_OP_LOOKUPSWITCH)
 			in->nlen = switch_len(in, pos);
-		else if (in->wide == WIDE_INPLACE && (in->op == OP_GOTO || in->op == OP_JSR))
+		else if (in->wide == BCI_WIDE_INPLACE &&
+			 (in->op == BCI_OP_GOTO || in->op == BCI_OP_JSR))
 			in->nlen = 5;
-		else if (in->wide == WIDE_INPLACE)
+		else if (in->wide == BCI_WIDE_INPLACE)
 			in->nlen = 8;
 		else
 			in->nlen = in->len;
@@ -280,7 +281,7 @@ static void layout_pass(struct method_rw *m)
 	pos += m->handler ? HANDLER_LEN : 0;
 	m->ntramp = 0;
 	for (uint32_t i = 0; i < m->nin; i++)
-		if (m->in[i].wide == WIDE_TRAMPOLINE) {
+		if (m->in[i].wide == BCI_WIDE_TRAMPOLINE) {
 			m->in[i].tramp = pos;
 			pos += 5;
 			m->ntramp++;
@@ -298,7 +299,7 @@ static int fits16(int64_t off)
  * it already has a stack map frame (or none is needed, version < 50), else
  * it jumps to a trampoline goto_w after the handler, whose frame is the
  * target's. Returns 0, or -1 when a trampoline is out of reach (noted). */
-static int layout(struct method_rw *m)
+static int layout(struct bci_method *m)
 {
 	int changed = 1;
 
@@ -306,21 +307,21 @@ static int layout(struct method_rw *m)
 		changed = 0;
 		layout_pass(m);
 		for (uint32_t i = 0; i < m->nin; i++) {
-			struct insn *in = &m->in[i];
+			struct bci_insn *in = &m->in[i];
 			if (in->wide || !is_branch16(in->op))
 				continue;
 			if (fits16((int64_t)m->lab[in->target] - in->npc))
 				continue;
-			in->wide = WIDE_INPLACE;
-			if (is_cond_branch(in->op) && m->c->major >= 50 &&
+			in->wide = BCI_WIDE_INPLACE;
+			if (bci_is_cond_branch(in->op) && m->c->major >= 50 &&
 			    (i + 1 >= m->nin || !m->frame_at[m->in[i + 1].pc]))
-				in->wide = WIDE_TRAMPOLINE;
+				in->wide = BCI_WIDE_TRAMPOLINE;
 			changed = 1;
 		}
 	}
 	for (uint32_t i = 0; i < m->nin; i++) {
-		const struct insn *in = &m->in[i];
-		if (in->wide == WIDE_TRAMPOLINE && !fits16((int64_t)in->tramp - in->npc)) {
+		const struct bci_insn *in = &m->in[i];
+		if (in->wide == BCI_WIDE_TRAMPOLINE && !fits16((int64_t)in->tramp - in->npc)) {
 			note(m,
 			     "skipped: a conditional branch at %u must be widened, and neither "
 			     "a frame after it nor a trampoline within reach exists",
@@ -333,31 +334,31 @@ static int layout(struct method_rw *m)
 
 /* ---- emission ---- */
 
-static uint8_t *emit_probe(struct method_rw *m, uint8_t *p, uint16_t method_cp)
+static uint8_t *emit_probe(struct bci_method *m, uint8_t *p, uint16_t method_cp)
 {
 	if (m->probe_id_cp) {
-		p[0] = OP_LDC_W;
+		p[0] = BCI_OP_LDC_W;
 		put_u2(p + 1, m->probe_id_cp);
 	} else {
-		p[0] = OP_SIPUSH;
+		p[0] = BCI_OP_SIPUSH;
 		put_u2(p + 1, m->id);
 	}
-	p[3] = OP_INVOKESTATIC;
+	p[3] = BCI_OP_INVOKESTATIC;
 	put_u2(p + 4, method_cp);
 	return p + PROBE_LEN;
 }
 
-static void emit_code(struct method_rw *m, uint8_t *out, const uint16_t mref[3])
+static void emit_code(struct bci_method *m, uint8_t *out, const uint16_t mref[3])
 {
 	const uint8_t *code = m->code.code;
 	uint8_t *p = emit_probe(m, out, mref[0]);
 
 	for (uint32_t i = 0; i < m->nin; i++) {
-		const struct insn *in = &m->in[i];
+		const struct bci_insn *in = &m->in[i];
 		const uint8_t *src = code + in->pc;
 		if (in->ret)
 			p = emit_probe(m, p, mref[1]);
-		if (in->op == OP_TABLESWITCH || in->op == OP_LOOKUPSWITCH) {
+		if (in->op == BCI_OP_TABLESWITCH || in->op == BCI_OP_LOOKUPSWITCH) {
 			uint32_t ob = in->pc + 1 + (3 - in->pc % 4);
 			uint32_t nb = in->npc + 1 + (3 - in->npc % 4);
 			uint32_t n, first, stride;
@@ -365,7 +366,7 @@ static void emit_code(struct method_rw *m, uint8_t *out, const uint16_t mref[3])
 			memset(p + 1, 0, nb - in->npc - 1);
 			memcpy(out + nb, code + ob, in->len - (ob - in->pc));
 			put_u4(out + nb, m->lab[in->pc + (int32_t)get_u4(code + ob)] - in->npc);
-			if (in->op == OP_TABLESWITCH) {
+			if (in->op == BCI_OP_TABLESWITCH) {
 				n = get_u4(code + ob + 8) - get_u4(code + ob + 4) + 1;
 				first = 12;
 				stride = 4;
@@ -379,24 +380,25 @@ static void emit_code(struct method_rw *m, uint8_t *out, const uint16_t mref[3])
 				int32_t t = (int32_t)in->pc + (int32_t)get_u4(code + ob + o);
 				put_u4(out + nb + o, m->lab[t] - in->npc);
 			}
-		} else if (is_branch16(in->op) || in->op == OP_GOTO_W || in->op == OP_JSR_W) {
+		} else if (is_branch16(in->op) || in->op == BCI_OP_GOTO_W ||
+			   in->op == BCI_OP_JSR_W) {
 			uint32_t t = m->lab[in->target];
-			if (in->op == OP_GOTO_W || in->op == OP_JSR_W) {
+			if (in->op == BCI_OP_GOTO_W || in->op == BCI_OP_JSR_W) {
 				p[0] = in->op;
 				put_u4(p + 1, t - in->npc);
-			} else if (in->wide == WIDE_NONE) {
+			} else if (in->wide == BCI_WIDE_NONE) {
 				p[0] = in->op;
 				put_u2(p + 1, (uint16_t)(t - in->npc));
-			} else if (in->wide == WIDE_TRAMPOLINE) {
+			} else if (in->wide == BCI_WIDE_TRAMPOLINE) {
 				p[0] = in->op;
 				put_u2(p + 1, (uint16_t)(in->tramp - in->npc));
-			} else if (in->op == OP_GOTO || in->op == OP_JSR) {
-				p[0] = in->op == OP_GOTO ? OP_GOTO_W : OP_JSR_W;
+			} else if (in->op == BCI_OP_GOTO || in->op == BCI_OP_JSR) {
+				p[0] = in->op == BCI_OP_GOTO ? BCI_OP_GOTO_W : BCI_OP_JSR_W;
 				put_u4(p + 1, t - in->npc);
 			} else {
 				p[0] = invert_branch(in->op);
 				put_u2(p + 1, 8);
-				p[3] = OP_GOTO_W;
+				p[3] = BCI_OP_GOTO_W;
 				put_u4(p + 4, t - (in->npc + 3));
 			}
 		} else {
@@ -406,14 +408,14 @@ static void emit_code(struct method_rw *m, uint8_t *out, const uint16_t mref[3])
 	}
 	if (m->handler) {
 		p = emit_probe(m, p, mref[2]);
-		*p++ = OP_ATHROW;
+		*p++ = BCI_OP_ATHROW;
 	}
 	for (uint32_t i = 0; i < m->nin; i++) {
-		const struct insn *in = &m->in[i];
-		if (in->wide != WIDE_TRAMPOLINE)
+		const struct bci_insn *in = &m->in[i];
+		if (in->wide != BCI_WIDE_TRAMPOLINE)
 			continue;
 		p = out + in->tramp;
-		p[0] = OP_GOTO_W;
+		p[0] = BCI_OP_GOTO_W;
 		put_u4(p + 1, m->lab[in->target] - in->tramp);
 	}
 }
@@ -422,26 +424,26 @@ static void emit_code(struct method_rw *m, uint8_t *out, const uint16_t mref[3])
 
 /* LineNumberTable (stride 4, one pc) or LocalVariable(Type)Table (stride 10,
  * pc + length). Returns a new body, or NULL (drop the attribute). */
-static uint8_t *remap_pc_table(struct method_rw *m, const struct cf_attr *a, int ranges)
+static uint8_t *remap_pc_table(struct bci_method *m, const struct cf_attr *a, int ranges)
 {
 	uint32_t stride = ranges ? 10 : 4;
 	uint8_t *out;
 
-	if (a->len < 2 || a->len != 2 + (uint32_t)get_u2(a->data) * stride)
+	if (a->len < 2 || a->len != 2 + (uint32_t)bci_get_u2(a->data) * stride)
 		return NULL;
 	out = cf_alloc(m->c, a->len);
 	if (!out)
 		return NULL;
 	memcpy(out, a->data, a->len);
-	for (uint32_t i = 0, n = get_u2(a->data); i < n; i++) {
+	for (uint32_t i = 0, n = bci_get_u2(a->data); i < n; i++) {
 		uint8_t *e = out + 2 + i * stride;
-		uint32_t start = get_u2(e), end;
-		if (start >= m->code.code_len || m->index[start] == NO_LABEL)
+		uint32_t start = bci_get_u2(e), end;
+		if (start >= m->code.code_len || m->index[start] == BCI_NO_LABEL)
 			return NULL;
 		put_u2(e, m->lab[start]);
 		if (ranges) {
-			end = start + get_u2(e + 2);
-			if (end > m->code.code_len || m->index[end] == NO_LABEL)
+			end = start + bci_get_u2(e + 2);
+			if (end > m->code.code_len || m->index[end] == BCI_NO_LABEL)
 				return NULL;
 			put_u2(e + 2, m->lab[end] - m->lab[start]);
 		}
@@ -451,7 +453,7 @@ static uint8_t *remap_pc_table(struct method_rw *m, const struct cf_attr *a, int
 
 /* ---- one method ---- */
 
-static void method_free(struct method_rw *m)
+static void method_free(struct bci_method *m)
 {
 	cf_code_free(&m->code);
 	cf_smt_free(&m->smt);
@@ -477,7 +479,7 @@ enum method_verdict {
 /* Decodes the method's code and StackMapTable, finds where the catch-all
  * handler may start, lays out the instrumented code and gets the method's
  * id. */
-static enum method_verdict analyse_method(struct method_rw *m, struct cf_member *mb,
+static enum method_verdict analyse_method(struct bci_method *m, struct cf_member *mb,
 					  struct cf_attr *code_attr)
 {
 	struct cf_class *c = m->c;
@@ -549,7 +551,7 @@ static enum method_verdict analyse_method(struct method_rw *m, struct cf_member 
 
 /* The new code's exception table: the old entries at their new pcs, then
  * the catch-all handler. exc has room for nexc + 1 entries. */
-static uint16_t new_exception_table(const struct method_rw *m, struct cf_exception *exc)
+static uint16_t new_exception_table(const struct bci_method *m, struct cf_exception *exc)
 {
 	uint16_t n = m->code.nexc;
 
@@ -574,8 +576,8 @@ static uint16_t new_exception_table(const struct method_rw *m, struct cf_excepti
  * StackMapTable rewritten, the rest dropped. attrs has room for nattrs + 1.
  * Returns 0, 1 when the method must be skipped (noted why), or -1 when
  * out of memory. */
-static int new_code_attrs(struct method_rw *m, const struct class_refs *refs, struct cf_attr *attrs,
-			  uint16_t *nattrs)
+static int new_code_attrs(struct bci_method *m, const struct class_refs *refs,
+			  struct cf_attr *attrs, uint16_t *nattrs)
 {
 	struct cf_class *c = m->c;
 
@@ -624,7 +626,7 @@ static int new_code_attrs(struct method_rw *m, const struct class_refs *refs, st
 /* Builds the instrumented Code attribute of an analysed method into
  * code_attr. Returns 1, 0 when it was skipped after all (noted), or -1 when
  * out of memory. */
-static int write_method_code(struct method_rw *m, struct class_refs *refs,
+static int write_method_code(struct bci_method *m, struct class_refs *refs,
 			     struct cf_attr *code_attr)
 {
 	struct cf_class *c = m->c;
@@ -674,7 +676,7 @@ static int write_method_code(struct method_rw *m, struct class_refs *refs,
 }
 
 /* Returns 1 rewritten, 0 left alone, -1 fatal (out of memory). */
-static int rewrite_method(struct method_rw *m, struct cf_member *mb, struct class_refs *refs)
+static int rewrite_method(struct bci_method *m, struct cf_member *mb, struct class_refs *refs)
 {
 	struct cf_attr *code_attr = NULL;
 	int rc = 0;
@@ -753,12 +755,12 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 		goto done;
 	}
 	for (uint16_t i = 0; i < c.nmethods; i++) {
-		struct method_rw m = {.c = &c,
-				      .cfg = cfg,
-				      .st = st,
-				      .cls = cls,
-				      .access = c.methods[i].access,
-				      .pool = pool};
+		struct bci_method m = {.c = &c,
+				       .cfg = cfg,
+				       .st = st,
+				       .cls = cls,
+				       .access = c.methods[i].access,
+				       .pool = pool};
 		char *name = utf8_dup(&c, c.methods[i].name);
 		char *desc = utf8_dup(&c, c.methods[i].desc);
 		int r = -1;

@@ -20,13 +20,13 @@
 #include "agent/bci/classfile.h"
 #include "common/grow.h"
 
-static int remap_vtypes(struct method_rw *m, uint32_t first, uint16_t n)
+static int remap_vtypes(struct bci_method *m, uint32_t first, uint16_t n)
 {
 	for (uint16_t i = 0; i < n; i++) {
 		struct cf_vtype *v = &m->smt.vt[first + i];
 		if (v->tag != CF_VT_UNINIT)
 			continue;
-		if (v->data >= m->code.code_len || m->index[v->data] == NO_LABEL)
+		if (v->data >= m->code.code_len || m->index[v->data] == BCI_NO_LABEL)
 			return -1;
 		v->data = (uint16_t)m->lab[v->data];
 	}
@@ -54,7 +54,7 @@ static void vl_push(struct vlist *l, uint8_t tag, uint16_t data)
 
 /* The implicit frame at offset 0: `this` and the parameters. Adds Class
  * constants for reference parameters. */
-static int initial_locals(struct method_rw *m, struct vlist *l)
+static int initial_locals(struct bci_method *m, struct vlist *l)
 {
 	const char *d = m->desc;
 	char name[1024];
@@ -100,7 +100,7 @@ static int initial_locals(struct method_rw *m, struct vlist *l)
 
 /* Writes every frame as a full_frame: the original ones expanded, the
  * handler's, and one per trampoline (a copy of its target's frame). */
-static uint8_t *write_full_smt(struct method_rw *m, const uint32_t *old_off,
+static uint8_t *write_full_smt(struct bci_method *m, const uint32_t *old_off,
 			       const uint32_t *new_off, uint16_t throwable, uint32_t *len)
 {
 	struct cf_smt *s = &m->smt;
@@ -153,9 +153,9 @@ static uint8_t *write_full_smt(struct method_rw *m, const uint32_t *old_off,
 		vl_push(&all, CF_VT_OBJECT, throwable);
 	}
 	for (uint32_t i = 0; i < m->nin; i++) {
-		const struct insn *in = &m->in[i];
+		const struct bci_insn *in = &m->in[i];
 		uint16_t k;
-		if (in->wide != WIDE_TRAMPOLINE)
+		if (in->wide != BCI_WIDE_TRAMPOLINE)
 			continue;
 		for (k = 0; k < s->nframes && old_off[k] != (uint32_t)in->target; k++)
 			;
@@ -180,7 +180,7 @@ out:
 	return body;
 }
 
-uint8_t *bci_stackmap_rewrite(struct method_rw *m, uint16_t throwable, uint32_t *len)
+uint8_t *bci_stackmap_rewrite(struct bci_method *m, uint16_t throwable, uint32_t *len)
 {
 	struct cf_smt *s = &m->smt;
 	uint32_t old = 0, prev_new = 0;
@@ -234,13 +234,13 @@ out:
 	return body;
 }
 
-int bci_stackmap_mark_frames(struct method_rw *m)
+int bci_stackmap_mark_frames(struct bci_method *m)
 {
 	uint32_t off = 0;
 
 	for (uint16_t i = 0; i < m->smt.nframes; i++) {
 		off = i == 0 ? m->smt.frames[i].delta : off + m->smt.frames[i].delta + 1u;
-		if (off >= m->code.code_len || m->index[off] == NO_LABEL)
+		if (off >= m->code.code_len || m->index[off] == BCI_NO_LABEL)
 			return -1;
 		m->frame_at[off] = 1;
 	}
