@@ -12,7 +12,6 @@
 #ifndef JCAL_BCI_METHOD_H
 #define JCAL_BCI_METHOD_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include "agent/bci/classfile.h"
@@ -94,8 +93,6 @@ struct bci_method {
 	uint16_t pool;	      /* cp_count before the probes' constants were added */
 	uint16_t probe_id_cp; /* Integer constant for ids > 32767, else 0 */
 	uint32_t id;
-	char *err;
-	size_t errlen;
 };
 
 #endif
