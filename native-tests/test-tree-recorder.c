@@ -1,5 +1,8 @@
 /*
- * test-tree-recorder.c - the agent's trees without a JVM (agent/core/tree_recorder.c):
+ * test-tree-recorder.c - the agent's trees without a JVM
+ * (agent/core/tree_recorder.h, the front of tree_recorder.c and the files
+ * it hands the work to: tree_comp.c, tree_handshake.c, tree_registry.c,
+ * tree_fold.c, tree_dump.c):
  * four threads send events while the main thread dumps snapshots again and
  * again (each must read back complete: the per-tree locks, or the events'
  * lock-free way with membarrier(2), and the temp-and-rename write), with
