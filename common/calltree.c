@@ -758,64 +758,26 @@ static void stats_add_taken(struct calltree_stats *s, const uint64_t (*by_tt)[8]
 		}
 }
 
-/* The most bytes an event of one metric takes: its tag, a method id
- * (5 bytes at most) and a delta (10). */
-#define FAST_EVENT_MAX (1 + 5 + 10)
-
-/* event_uv() for a varint that starts at least FAST_EVENT_MAX bytes
- * before end: its first two bytes are read without a look at end. */
-static inline const uint8_t *fast_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	if (__builtin_expect(!(p[0] & 0x80), 1)) {
-		*v = p[0];
-		return p + 1;
-	}
-	if (!(p[1] & 0x80)) {
-		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-		return p + 2;
-	}
-	size_t n = varint_get(p, end, v);
-	return n ? p + n : NULL;
-}
-
-/* The metric after the event whose delta starts at q (fast_uv's terms),
- * acc the metric before it: *v, and the bytes after the delta; NULL when
- * the delta is cut, or backwards (the general way counts those). */
-static inline const uint8_t *fast_delta(const uint8_t *q, const uint8_t *end, uint64_t acc,
-					uint64_t *v)
-{
-	uint64_t x;
-
-	q = fast_uv(q, end, &x);
-	if (!q)
-		return NULL;
-	*v = acc + (uint64_t)zigzag_dec(x);
-	return *v < acc ? NULL : q;
-}
-
 /*
  * calltree_decode()'s loop for the events that make up nearly all of a
  * trace, with every piece of state in locals: an explicit entry and an
  * implicit exit (or throw) of the frame on top of both stacks, their
- * deltas not backwards, charged raw or through comp.table (table), never
- * deferred. It decodes as event_next() does and takes each event as
- * fast_event() does, with the sequence key's index carried from step to
- * step rather than made from its five parts. It stops before the first
- * event it does not take (r->p at it, r and f as event_next() and
- * fast_event() would have left them), where fewer than FAST_EVENT_MAX
- * bytes of the chunk are left (their events go the general way), or after
- * an entry child_get() failed for (whose error it returns, r past the
- * event as event_next() leaves it). Takes nothing while the step has no
- * key (no previous event, or after a gap).
+ * deltas not backwards (read by event_common_kind(), event_common_entry()
+ * and event_common_exit()), charged raw or through comp.table (table),
+ * never deferred. It takes each event as fast_event() does, with the
+ * sequence key's index carried from step to step rather than made from
+ * its five parts. It stops before the first event it does not take (r->p
+ * at it, r and f as event_next() and fast_event() would have left them),
+ * where fewer than EVENT_COMMON_MAX bytes of the chunk are left (their
+ * events go the general way), or after an entry child_get() failed for
+ * (whose error it returns, r past the event as event_next() leaves it).
+ * Takes nothing while the step has no key (no previous event, or after a
+ * gap).
  */
 static inline __attribute__((always_inline)) int fast_run(struct calltree *t, struct fast_state *f,
 							  struct event_run *r, const int table)
 {
-	enum { TAG_KIND = TRACE_TAG_RESERVED | TRACE_TAG_EXPLICIT | TRACE_TAG_TRANS_MASK };
-	const uint8_t *p = r->p, *const end = r->end;
-	/* the events that start before stop are whole in the chunk or cut at
-	 * its end: their varints are read without a look at the end */
-	const uint8_t *const stop = end - r->p > FAST_EVENT_MAX ? end - FAST_EVENT_MAX : r->p;
+	const uint8_t *p = r->p, *const end = r->end, *const stop = event_common_stop(r);
 	uint32_t dd = r->depth, bd = f->depth; /* the decoder's and the builder's depths */
 	const uint32_t room = f->room;
 	uint32_t *const shadow = r->stack, *const nstack = f->nstack;
@@ -831,58 +793,47 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 	if (!f->have_prev || f->gap || f->last != acc)
 		return 0;
 	while (p < stop) {
-		const unsigned tag = *p, ty = (tag & TRACE_TAG_TYPE_MASK) >> TRACE_TAG_TYPE_SHIFT;
-		const uint8_t *q = p + 1;
-		unsigned tr, between, after, key, mid;
-		uint32_t charged, m;
-		uint64_t x, v, d;
+		struct event_one e;
+		const uint8_t *q;
+		unsigned between, after, key, mid;
+		uint32_t charged;
+		uint64_t v, d;
 
-		if (ty >= JCAL_MT_COUNT)
-			break;
-		if ((tag & TAG_KIND) == (JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT)) {
+		if (event_common_kind(p) == EVENT_COMMON_ENTRY) {
 			uint32_t node;
 
-			q = fast_uv(q, end, &x);
-			if (!q || x > UINT32_MAX || dd >= TRACE_SHADOW_DEPTH || bd >= room)
+			q = event_common_entry(p, end, dd, acc, &e, &v);
+			if (!q || bd >= room)
 				break;
-			m = (uint32_t)x;
-			q = fast_delta(q, end, acc, &v);
-			if (!q)
-				break;
-			tr = JCAL_TR_ENTRY;
 			charged = bd ? nstack[bd - 1] : CALLTREE_ROOT;
 			between = bd ? fr[bd - 1].type : JCAL_MT_OTHER;
-			shadow[dd++] = m;
-			err = child_get(t, charged, m, &node);
+			event_common_take(shadow, &dd, &e);
+			err = child_get(t, charged, e.method, &node);
 			if (err) { /* the decoder has taken the event, the builder not */
 				p = q;
 				acc = v;
 				taken++;
 				break;
 			}
-			fr[bd].method = m;
-			fr[bd].type = (uint8_t)ty;
+			fr[bd].method = e.method;
+			fr[bd].type = (uint8_t)e.type;
 			nstack[bd++] = node;
 			t->nodes[node].calls++;
-			after = ty;
-		} else if ((tag & TAG_KIND) == JCAL_TR_EXIT || (tag & TAG_KIND) == JCAL_TR_THROW) {
-			if (dd == 0 || dd > TRACE_SHADOW_DEPTH || bd == 0 ||
-			    fr[bd - 1].method != shadow[dd - 1])
+			after = e.type;
+		} else if (event_common_kind(p) == EVENT_COMMON_EXIT) {
+			q = event_common_exit(p, end, shadow, dd, acc, &e, &v);
+			if (!q || bd == 0 || fr[bd - 1].method != e.method)
 				break;
-			q = fast_delta(q, end, acc, &v);
-			if (!q)
-				break;
-			tr = tag & TRACE_TAG_TRANS_MASK;
 			charged = nstack[bd - 1];
 			between = fr[bd - 1].type;
-			dd--;
+			event_common_take(shadow, &dd, &e);
 			bd--;
 			after = bd ? fr[bd - 1].type : JCAL_MT_OTHER;
 		} else {
 			break;
 		}
 		/* seqkey_index() of (m1, t1, between, tr, after) */
-		mid = between * JCAL_TR_COUNT + tr;
+		mid = between * JCAL_TR_COUNT + e.transition;
 		key = (prev * JCAL_MT_COUNT * JCAL_TR_COUNT + mid) * JCAL_MT_COUNT + after;
 		prev = mid;
 		d = v - acc;
@@ -902,7 +853,7 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 				fig->base += d;
 			}
 		}
-		by_tt[tr][ty]++;
+		by_tt[e.transition][e.type]++;
 		taken++;
 		p = q;
 	}
