@@ -2,6 +2,7 @@
  * calltree.c - the per-thread calling-context tree builder (see calltree.h).
  */
 #include "common/calltree.h"
+#include "common/calltree_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -225,6 +226,19 @@ static int reparent(struct calltree *t, uint32_t method, uint32_t *out)
 	return 0;
 }
 
+/* Frees the deferred charges' buffers (none waits: pending_flush). */
+static void pending_free(struct calltree *t)
+{
+	if (!t->pend)
+		return;
+	free(t->pend->node);
+	free(t->pend->key);
+	free(t->pend->delta);
+	free(t->pend->out);
+	free(t->pend);
+	t->pend = NULL;
+}
+
 int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_comp *comp)
 {
 	uint32_t root;
@@ -240,8 +254,8 @@ int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_c
 		t->comp.table = NULL;
 	if (t->comp.table && !t->comp.table->prepared)
 		t->comp.table = NULL; /* only the hook knows how to apply it */
-	/* the children map, and the compensation counts (comp_counts), take
-	 * memory once they are needed */
+	/* the children map, the compensation counts (comp_counts) and the
+	 * deferred charges (pending_reserve) take memory once they are needed */
 	if (u64map_init(&t->children, 0) ||
 	    node_new(t, CALLTREE_NONE, CALLTREE_ROOT_METHOD, &root)) {
 		calltree_free(t);
@@ -257,10 +271,7 @@ void calltree_free(struct calltree *t)
 	free(t->figs);
 	free(t->stack);
 	free(t->order);
-	free(t->pend.node);
-	free(t->pend.key);
-	free(t->pend.delta);
-	free(t->pend.out);
+	pending_free(t);
 	free(t->comp_count);
 	seqkey_stepper_free(&t->keys);
 	u64map_free(&t->children);
@@ -359,7 +370,7 @@ static int control(struct calltree *t, unsigned kind, const uint64_t *metric)
 static inline void defer(struct calltree *t, uint32_t node, const struct seqkey *key,
 			 const uint64_t *metric)
 {
-	struct calltree_pending *p = &t->pend;
+	struct calltree_pending *p = t->pend;
 	uint64_t *d = &p->delta[p->n * t->nmetrics];
 
 	for (unsigned i = 0; i < t->nmetrics; i++)
@@ -369,12 +380,25 @@ static inline void defer(struct calltree *t, uint32_t node, const struct seqkey 
 	p->n++;
 }
 
+/* The deferred charges waiting (none before pending_reserve). */
+static inline size_t pending_count(const struct calltree *t)
+{
+	return t->pend ? t->pend->n : 0;
+}
+
 /* Makes room for n deferred charges. Returns 0 or -ENOMEM. */
 static int pending_reserve(struct calltree *t, size_t n)
 {
-	struct calltree_pending *p = &t->pend;
-	size_t c1 = p->cap, c2 = p->cap, c3 = p->cap * t->nmetrics, c4 = p->cap;
+	struct calltree_pending *p = t->pend;
+	size_t c1, c2, c3, c4;
 
+	if (!p) {
+		p = t->pend = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+	}
+	c1 = c2 = c4 = p->cap;
+	c3 = p->cap * t->nmetrics;
 	if (n <= p->cap)
 		return 0;
 	if (grow(&p->node, &c1, n) || grow(&p->key, &c2, n) ||
@@ -406,11 +430,11 @@ static void comp_counts_give(struct calltree *t)
 
 static void pending_flush(struct calltree *t)
 {
-	struct calltree_pending *p = &t->pend;
+	struct calltree_pending *p = t->pend;
 	const unsigned nm = t->nmetrics;
 	struct seqkey key;
 
-	if (!p->n)
+	if (!p || !p->n)
 		return;
 	if (nm == 1 && (t->comp.batch || !t->comp.fn)) {
 		struct calltree_fig *figs = t->figs; /* one metric: a fig per node */
@@ -531,7 +555,7 @@ static inline void fast_load(const struct calltree *t, struct fast_state *f)
 	f->have_prev = s->have_prev;
 	f->gap = t->gap;
 	f->last = t->last[0];
-	f->np = t->pend.n;
+	f->np = pending_count(t);
 	f->charge = t->unsafe	    ? FAST_DEFER
 		    : t->comp.table ? FAST_TABLE
 		    : t->comp.fn    ? FAST_DEFER
@@ -547,7 +571,8 @@ static inline void fast_store(struct calltree *t, const struct fast_state *f)
 	t->keys.have_prev = f->have_prev;
 	t->gap = f->gap;
 	t->last[0] = f->last;
-	t->pend.n = f->np;
+	if (t->pend)
+		t->pend->n = f->np;
 	t->comp_clamped = f->clamped;
 }
 
@@ -564,7 +589,7 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 							    unsigned tr, unsigned ty,
 							    uint64_t metric)
 {
-	struct calltree_pending *p = &t->pend;
+	struct calltree_pending *p = t->pend;
 	uint32_t charged, node;
 	unsigned between, after;
 
@@ -667,9 +692,9 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 		if (comp_counts(t))
 			return -ENOMEM;
 		if (t->unsafe || (!t->comp.table && t->comp.fn)) {
-			if (!t->pend.cap && pending_reserve(t, SINGLE_BATCH))
+			if (!(t->pend && t->pend->cap) && pending_reserve(t, SINGLE_BATCH))
 				return event_in(t, method, transition, type, metric, 0);
-			if (t->pend.n == t->pend.cap)
+			if (t->pend->n == t->pend->cap)
 				pending_flush(t);
 		}
 		fast_load(t, &f);
@@ -689,17 +714,11 @@ void calltree_flush(struct calltree *t)
 
 void calltree_rest(struct calltree *t)
 {
-	struct calltree_pending *p = &t->pend;
-
 	if (t->finished)
 		return;
 	pending_flush(t);
 	comp_counts_give(t);
-	free(p->node);
-	free(p->key);
-	free(p->delta);
-	free(p->out);
-	memset(p, 0, sizeof(*p));
+	pending_free(t);
 	if (!t->keys.depth) { /* no frame open: both stacks go (the keys' m1, t1 stay) */
 		free(t->keys.stack);
 		t->keys.stack = NULL;
@@ -735,7 +754,7 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 
 	if (t->finished)
 		return n ? -EINVAL : 0;
-	if (pending_reserve(t, t->pend.n + n) || (nm == 1 && comp_counts(t)))
+	if (pending_reserve(t, pending_count(t) + n) || (nm == 1 && comp_counts(t)))
 		return -ENOMEM;
 	if (nm == 1)
 		err = events_one_metric(t, method, transition, type, metric, n);
@@ -889,7 +908,7 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 		return 0;
 	/* an event takes 2 bytes at least: a small chunk needs little room */
 	room = (size_t)(r->end - r->p) / 2 + 1;
-	room = t->pend.n + (room < DECODE_BATCH ? room : DECODE_BATCH);
+	room = pending_count(t) + (room < DECODE_BATCH ? room : DECODE_BATCH);
 	if (pending_reserve(t, room) || comp_counts(t))
 		return -ENOMEM;
 	run = *r;
