@@ -22,6 +22,7 @@
 
 #include "agent/core/agent_state.h"
 #include "common/calib_comp.h"
+#include "common/calib_dir.h"
 #include "common/calltree.h"
 #include "common/calltree_fold.h"
 #include "agent/base/log.h"
