@@ -378,4 +378,12 @@ int calib_table_copy(struct calib_table *dst, const struct calib_table *src);
  */
 unsigned calib_table_diff(const struct calib_table *a, const struct calib_table *b, FILE *f);
 
+/*
+ * A digest (FNV-1a 64) of what a table says about each key (min, samples,
+ * env, statistics, quantiles) and its fingerprint, independent of the
+ * estimator in use: whether two tables would compensate alike. A tree
+ * snapshot names the table its figures were compensated with by it.
+ */
+uint64_t calib_table_digest(const struct calib_table *t);
+
 #endif

@@ -628,9 +628,9 @@ static uint64_t fold_cutoff(int64_t remove)
 
 		tree_take(tt);
 		heat = malloc((size_t)tt->tree.nnodes * sizeof(*heat));
-		if (heat && !calltree_heat(&tt->tree, heat)) {
+		if (heat && !calltree_fold_heat(&tt->tree, heat)) {
 			for (uint32_t i = 0; i < tt->tree.nnodes; i++) {
-				if (heat[i] == CALLTREE_HOT)
+				if (heat[i] == CALLTREE_FOLD_HOT)
 					continue;
 				if (n == cap) {
 					size_t nc = cap ? 2 * cap : 4096;
@@ -680,7 +680,7 @@ static void fold_all(void)
 
 		tree_take(tt);
 		heat = malloc((size_t)tt->tree.nnodes * sizeof(*heat));
-		if (heat && !calltree_heat(&tt->tree, heat))
+		if (heat && !calltree_fold_heat(&tt->tree, heat))
 			calltree_fold(&tt->tree, heat, (uint64_t)cutoff);
 		d = recount_locked(tt);
 		tree_give(tt);
