@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	uint8_t h[TRACE_FILE_HEADER_LEN];
 	struct trace_recbuf rb;
 	char cls[64], name[32];
-	trace_file_header(h);
+	trace_header_encode(h);
 	int err = write_all(f, h, sizeof(h));
 	trace_recbuf_init(&rb);
 	trace_rec_meta(&rb, "agent.version", "gen-trace");

@@ -46,6 +46,7 @@
 
 #include "calibrator/calib_child.h"
 #include "common/calib_derive.h"
+#include "common/calib_dir.h"
 #include "calibrator/calib_env.h"
 #include "calibrator/calib_natives.h"
 #include "calibrator/calib_programs.h"

@@ -4,8 +4,6 @@
  */
 #include "common/calib_comp.h"
 
-#include <string.h>
-
 /* calib_comp_sub as the hooks return it. */
 static inline int64_t compensated(uint64_t raw, uint64_t comp)
 {
@@ -51,59 +49,4 @@ int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t 
 	counts->similar += similar;
 	counts->global += global;
 	return 0;
-}
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-static uint64_t fnv_u64(uint64_t h, uint64_t v)
-{
-	unsigned char b[8];
-
-	for (int i = 0; i < 8; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-	return fnv(h, b, sizeof(b));
-}
-
-uint64_t calib_table_digest(const struct calib_table *t)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	h = fnv_u64(h, calib_fingerprint_hash(&t->fp));
-	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
-		const struct calib_entry *e = &t->e[i];
-		uint64_t mean;
-
-		if (!e->present)
-			continue;
-		memcpy(&mean, &e->mean, sizeof(mean));
-		h = fnv_u64(h, i);
-		h = fnv_u64(h, (uint64_t)e->has_stats << 1 | e->has_q);
-		h = fnv_u64(h, e->min);
-		h = fnv_u64(h, e->samples);
-		h = fnv_u64(h, e->env);
-		h = fnv_u64(h, e->has_stats ? mean : 0);
-		h = fnv_u64(h, e->median);
-		h = fnv_u64(h, e->p10);
-		for (unsigned j = 0; e->has_q && j < CALIB_NQ; j++)
-			h = fnv_u64(h, e->q[j]);
-		if (e->has_fit) {
-			/* only tables with a fit hash it: the others keep their digest */
-			uint64_t a, b;
-
-			memcpy(&a, &e->fit_a, sizeof(a));
-			memcpy(&b, &e->fit_b, sizeof(b));
-			h = fnv_u64(h, a);
-			h = fnv_u64(h, b);
-		}
-	}
-	return h;
 }

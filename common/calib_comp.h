@@ -62,12 +62,4 @@ struct calib_comp_counts {
 int calib_comp_batch(struct calib_table *t, const uint16_t *key, const uint64_t *delta,
 		     int64_t *out, size_t n, struct calib_comp_counts *counts);
 
-/*
- * A digest (FNV-1a 64) of what a table says about each key (min, samples,
- * env, statistics, quantiles) and its fingerprint, independent of the
- * estimator in use: whether two tables would compensate alike. A tree
- * snapshot names the table its figures were compensated with by it.
- */
-uint64_t calib_table_digest(const struct calib_table *t);
-
 #endif

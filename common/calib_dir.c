@@ -2,6 +2,8 @@
  * calib_dir.c - the calibration directory: its default place, creation,
  * and finding the table of a fingerprint (docs/calibration-format.md).
  */
+#include "common/calib_dir.h"
+
 #include "common/errmsg.h"
 #include "common/calib_table.h"
 #include "common/calib_table_internal.h"

@@ -164,7 +164,7 @@ void calib_table_free(struct calib_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-uint64_t calib_comp_of(uint64_t min, uint64_t env)
+uint64_t calib_table_comp_of(uint64_t min, uint64_t env)
 {
 	return min > env ? min - env : 0;
 }
@@ -195,7 +195,7 @@ void calib_entry_limit(struct calib_entry *e)
 	} else {
 		e->fit_a = e->fit_b = 0;
 	}
-	e->comp = calib_comp_of(e->min, e->env);
+	e->comp = calib_table_comp_of(e->min, e->env);
 }
 
 void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct calib_entry *e)
@@ -207,7 +207,7 @@ void calib_table_set(struct calib_table *t, const struct seqkey *k, const struct
 	*d = *e;
 	calib_entry_limit(d);
 	d->present = 1;
-	d->comp = calib_comp_of(d->min, d->env);
+	d->comp = calib_table_comp_of(d->min, d->env);
 	t->prepared = 0;
 }
 
@@ -249,7 +249,7 @@ void calib_table_use_estimator(struct calib_table *t, enum calib_estimator e)
 				   ? (uint64_t)llround(d->mean)
 			       : d->mean > 0 ? CALIB_NUM_MAX
 					     : 0;
-		d->comp = calib_comp_of(stat, d->env);
+		d->comp = calib_table_comp_of(stat, d->env);
 	}
 	t->estimator = (int)e;
 	t->prepared = 0;
@@ -263,13 +263,13 @@ uint64_t calib_entry_cond(const struct calib_entry *e, uint64_t delta)
 	if (!e->has_q)
 		return e->comp;
 	for (; n < CALIB_NQ; n++) {
-		uint64_t o = calib_comp_of(e->q[n], e->env);
+		uint64_t o = calib_table_comp_of(e->q[n], e->env);
 
 		if (o > delta)
 			break;
 		sum += o;
 	}
-	return n ? (sum + n / 2) / n : calib_comp_of(e->q[0], e->env);
+	return n ? (sum + n / 2) / n : calib_table_comp_of(e->q[0], e->env);
 }
 
 const struct calib_entry *calib_table_get(const struct calib_table *t, const struct seqkey *k)
@@ -368,13 +368,13 @@ static void step_build(struct calib_table *t, unsigned i)
 		return;
 	}
 	for (unsigned j = 0; j < CALIB_NQ; j++) {
-		o = calib_comp_of(d->q[j], d->env);
+		o = calib_table_comp_of(d->q[j], d->env);
 		c->wide |= o >= INT32_MAX;
 		c->o[j / 4][j % 4] = o < INT32_MAX ? (int32_t)o : INT32_MAX;
 		sum += o;
 		c->sel[j + 1] = (sum + (j + 1) / 2) / (j + 1);
 	}
-	c->sel[0] = calib_comp_of(d->q[0], d->env);
+	c->sel[0] = calib_table_comp_of(d->q[0], d->env);
 	c->fit_h = d->q[CALIB_NQ - 1];
 	c->rare = c->wide || c->fit;
 }

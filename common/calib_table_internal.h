@@ -18,7 +18,7 @@
 void calib_clean_copy(char *dst, size_t len, const char *src);
 
 /* comp = max(0, min - env). */
-uint64_t calib_comp_of(uint64_t min, uint64_t env);
+uint64_t calib_table_comp_of(uint64_t min, uint64_t env);
 
 /* Clamps an entry's numbers to CALIB_NUM_MAX. */
 void calib_entry_limit(struct calib_entry *e);

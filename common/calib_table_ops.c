@@ -1,6 +1,7 @@
 /*
  * calib_table_ops.c - operations on whole calibration tables: check,
- * merge and diff (jcal-post calib, docs/calibration-format.md).
+ * merge and diff (jcal-post calib, docs/calibration-format.md), and a
+ * table's digest.
  */
 #include "common/errmsg.h"
 #include "common/calib_table.h"
@@ -155,7 +156,7 @@ int calib_table_merge(struct calib_table *dst, const struct calib_table *src, in
 		    d->samples + s->samples < d->samples ? UINT64_MAX : d->samples + s->samples;
 		if (s->env && (!d->env || s->env < d->env))
 			d->env = s->env;
-		d->comp = calib_comp_of(d->min, d->env);
+		d->comp = calib_table_comp_of(d->min, d->env);
 		if (d->has_stats) {
 			if (d->p10 < d->min)
 				d->p10 = d->min;
@@ -239,4 +240,59 @@ unsigned calib_table_diff(const struct calib_table *a, const struct calib_table 
 		}
 	}
 	return n;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t fnv_u64(uint64_t h, uint64_t v)
+{
+	unsigned char b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	return fnv(h, b, sizeof(b));
+}
+
+uint64_t calib_table_digest(const struct calib_table *t)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = fnv_u64(h, calib_fingerprint_hash(&t->fp));
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		const struct calib_entry *e = &t->e[i];
+		uint64_t mean;
+
+		if (!e->present)
+			continue;
+		memcpy(&mean, &e->mean, sizeof(mean));
+		h = fnv_u64(h, i);
+		h = fnv_u64(h, (uint64_t)e->has_stats << 1 | e->has_q);
+		h = fnv_u64(h, e->min);
+		h = fnv_u64(h, e->samples);
+		h = fnv_u64(h, e->env);
+		h = fnv_u64(h, e->has_stats ? mean : 0);
+		h = fnv_u64(h, e->median);
+		h = fnv_u64(h, e->p10);
+		for (unsigned j = 0; e->has_q && j < CALIB_NQ; j++)
+			h = fnv_u64(h, e->q[j]);
+		if (e->has_fit) {
+			/* only tables with a fit hash it: the others keep their digest */
+			uint64_t a, b;
+
+			memcpy(&a, &e->fit_a, sizeof(a));
+			memcpy(&b, &e->fit_b, sizeof(b));
+			h = fnv_u64(h, a);
+			h = fnv_u64(h, b);
+		}
+	}
+	return h;
 }

@@ -295,9 +295,9 @@ static int parse_key_line(struct parser *p, char *s)
 	if (!e.samples)
 		return perr(p, "key %s: samples=0 (a key in the table was observed at least once)",
 			    keytext);
-	if (comp != calib_comp_of(e.min, e.env))
+	if (comp != calib_table_comp_of(e.min, e.env))
 		return perr(p, "key %s: comp=%" PRIu64 " but max(0, min - env) = %" PRIu64, keytext,
-			    comp, calib_comp_of(e.min, e.env));
+			    comp, calib_table_comp_of(e.min, e.env));
 	e.has_stats = (uint8_t)have[F_MEAN];
 	e.has_q = (uint8_t)have[F_Q];
 	e.has_fit = (uint8_t)have[F_A];

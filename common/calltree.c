@@ -2,6 +2,7 @@
  * calltree.c - the per-thread calling-context tree builder (see calltree.h).
  */
 #include "common/calltree.h"
+#include "common/calltree_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -225,6 +226,19 @@ static int reparent(struct calltree *t, uint32_t method, uint32_t *out)
 	return 0;
 }
 
+/* Frees the deferred charges' buffers (none waits: pending_flush). */
+static void pending_free(struct calltree *t)
+{
+	if (!t->pend)
+		return;
+	free(t->pend->node);
+	free(t->pend->key);
+	free(t->pend->delta);
+	free(t->pend->out);
+	free(t->pend);
+	t->pend = NULL;
+}
+
 int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_comp *comp)
 {
 	uint32_t root;
@@ -240,8 +254,8 @@ int calltree_init(struct calltree *t, unsigned nmetrics, const struct calltree_c
 		t->comp.table = NULL;
 	if (t->comp.table && !t->comp.table->prepared)
 		t->comp.table = NULL; /* only the hook knows how to apply it */
-	/* the children map, and the compensation counts (comp_counts), take
-	 * memory once they are needed */
+	/* the children map, the compensation counts (comp_counts) and the
+	 * deferred charges (pending_reserve) take memory once they are needed */
 	if (u64map_init(&t->children, 0) ||
 	    node_new(t, CALLTREE_NONE, CALLTREE_ROOT_METHOD, &root)) {
 		calltree_free(t);
@@ -257,10 +271,7 @@ void calltree_free(struct calltree *t)
 	free(t->figs);
 	free(t->stack);
 	free(t->order);
-	free(t->pend.node);
-	free(t->pend.key);
-	free(t->pend.delta);
-	free(t->pend.out);
+	pending_free(t);
 	free(t->comp_count);
 	seqkey_stepper_free(&t->keys);
 	u64map_free(&t->children);
@@ -359,7 +370,7 @@ static int control(struct calltree *t, unsigned kind, const uint64_t *metric)
 static inline void defer(struct calltree *t, uint32_t node, const struct seqkey *key,
 			 const uint64_t *metric)
 {
-	struct calltree_pending *p = &t->pend;
+	struct calltree_pending *p = t->pend;
 	uint64_t *d = &p->delta[p->n * t->nmetrics];
 
 	for (unsigned i = 0; i < t->nmetrics; i++)
@@ -369,12 +380,25 @@ static inline void defer(struct calltree *t, uint32_t node, const struct seqkey 
 	p->n++;
 }
 
+/* The deferred charges waiting (none before pending_reserve). */
+static inline size_t pending_count(const struct calltree *t)
+{
+	return t->pend ? t->pend->n : 0;
+}
+
 /* Makes room for n deferred charges. Returns 0 or -ENOMEM. */
 static int pending_reserve(struct calltree *t, size_t n)
 {
-	struct calltree_pending *p = &t->pend;
-	size_t c1 = p->cap, c2 = p->cap, c3 = p->cap * t->nmetrics, c4 = p->cap;
+	struct calltree_pending *p = t->pend;
+	size_t c1, c2, c3, c4;
 
+	if (!p) {
+		p = t->pend = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+	}
+	c1 = c2 = c4 = p->cap;
+	c3 = p->cap * t->nmetrics;
 	if (n <= p->cap)
 		return 0;
 	if (grow(&p->node, &c1, n) || grow(&p->key, &c2, n) ||
@@ -406,11 +430,11 @@ static void comp_counts_give(struct calltree *t)
 
 static void pending_flush(struct calltree *t)
 {
-	struct calltree_pending *p = &t->pend;
+	struct calltree_pending *p = t->pend;
 	const unsigned nm = t->nmetrics;
 	struct seqkey key;
 
-	if (!p->n)
+	if (!p || !p->n)
 		return;
 	if (nm == 1 && (t->comp.batch || !t->comp.fn)) {
 		struct calltree_fig *figs = t->figs; /* one metric: a fig per node */
@@ -531,7 +555,7 @@ static inline void fast_load(const struct calltree *t, struct fast_state *f)
 	f->have_prev = s->have_prev;
 	f->gap = t->gap;
 	f->last = t->last[0];
-	f->np = t->pend.n;
+	f->np = pending_count(t);
 	f->charge = t->unsafe	    ? FAST_DEFER
 		    : t->comp.table ? FAST_TABLE
 		    : t->comp.fn    ? FAST_DEFER
@@ -547,7 +571,8 @@ static inline void fast_store(struct calltree *t, const struct fast_state *f)
 	t->keys.have_prev = f->have_prev;
 	t->gap = f->gap;
 	t->last[0] = f->last;
-	t->pend.n = f->np;
+	if (t->pend)
+		t->pend->n = f->np;
 	t->comp_clamped = f->clamped;
 }
 
@@ -564,7 +589,7 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 							    unsigned tr, unsigned ty,
 							    uint64_t metric)
 {
-	struct calltree_pending *p = &t->pend;
+	struct calltree_pending *p = t->pend;
 	uint32_t charged, node;
 	unsigned between, after;
 
@@ -667,9 +692,9 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 		if (comp_counts(t))
 			return -ENOMEM;
 		if (t->unsafe || (!t->comp.table && t->comp.fn)) {
-			if (!t->pend.cap && pending_reserve(t, SINGLE_BATCH))
+			if (!(t->pend && t->pend->cap) && pending_reserve(t, SINGLE_BATCH))
 				return event_in(t, method, transition, type, metric, 0);
-			if (t->pend.n == t->pend.cap)
+			if (t->pend->n == t->pend->cap)
 				pending_flush(t);
 		}
 		fast_load(t, &f);
@@ -689,17 +714,11 @@ void calltree_flush(struct calltree *t)
 
 void calltree_rest(struct calltree *t)
 {
-	struct calltree_pending *p = &t->pend;
-
 	if (t->finished)
 		return;
 	pending_flush(t);
 	comp_counts_give(t);
-	free(p->node);
-	free(p->key);
-	free(p->delta);
-	free(p->out);
-	memset(p, 0, sizeof(*p));
+	pending_free(t);
 	if (!t->keys.depth) { /* no frame open: both stacks go (the keys' m1, t1 stay) */
 		free(t->keys.stack);
 		t->keys.stack = NULL;
@@ -735,7 +754,7 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 
 	if (t->finished)
 		return n ? -EINVAL : 0;
-	if (pending_reserve(t, t->pend.n + n) || (nm == 1 && comp_counts(t)))
+	if (pending_reserve(t, pending_count(t) + n) || (nm == 1 && comp_counts(t)))
 		return -ENOMEM;
 	if (nm == 1)
 		err = events_one_metric(t, method, transition, type, metric, n);
@@ -758,64 +777,26 @@ static void stats_add_taken(struct calltree_stats *s, const uint64_t (*by_tt)[8]
 		}
 }
 
-/* The most bytes an event of one metric takes: its tag, a method id
- * (5 bytes at most) and a delta (10). */
-#define FAST_EVENT_MAX (1 + 5 + 10)
-
-/* event_uv() for a varint that starts at least FAST_EVENT_MAX bytes
- * before end: its first two bytes are read without a look at end. */
-static inline const uint8_t *fast_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	if (__builtin_expect(!(p[0] & 0x80), 1)) {
-		*v = p[0];
-		return p + 1;
-	}
-	if (!(p[1] & 0x80)) {
-		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-		return p + 2;
-	}
-	size_t n = varint_get(p, end, v);
-	return n ? p + n : NULL;
-}
-
-/* The metric after the event whose delta starts at q (fast_uv's terms),
- * acc the metric before it: *v, and the bytes after the delta; NULL when
- * the delta is cut, or backwards (the general way counts those). */
-static inline const uint8_t *fast_delta(const uint8_t *q, const uint8_t *end, uint64_t acc,
-					uint64_t *v)
-{
-	uint64_t x;
-
-	q = fast_uv(q, end, &x);
-	if (!q)
-		return NULL;
-	*v = acc + (uint64_t)zigzag_dec(x);
-	return *v < acc ? NULL : q;
-}
-
 /*
  * calltree_decode()'s loop for the events that make up nearly all of a
  * trace, with every piece of state in locals: an explicit entry and an
  * implicit exit (or throw) of the frame on top of both stacks, their
- * deltas not backwards, charged raw or through comp.table (table), never
- * deferred. It decodes as event_next() does and takes each event as
- * fast_event() does, with the sequence key's index carried from step to
- * step rather than made from its five parts. It stops before the first
- * event it does not take (r->p at it, r and f as event_next() and
- * fast_event() would have left them), where fewer than FAST_EVENT_MAX
- * bytes of the chunk are left (their events go the general way), or after
- * an entry child_get() failed for (whose error it returns, r past the
- * event as event_next() leaves it). Takes nothing while the step has no
- * key (no previous event, or after a gap).
+ * deltas not backwards (read by event_common_kind(), event_common_entry()
+ * and event_common_exit()), charged raw or through comp.table (table),
+ * never deferred. It takes each event as fast_event() does, with the
+ * sequence key's index carried from step to step rather than made from
+ * its five parts. It stops before the first event it does not take (r->p
+ * at it, r and f as event_next() and fast_event() would have left them),
+ * where fewer than EVENT_COMMON_MAX bytes of the chunk are left (their
+ * events go the general way), or after an entry child_get() failed for
+ * (whose error it returns, r past the event as event_next() leaves it).
+ * Takes nothing while the step has no key (no previous event, or after a
+ * gap).
  */
 static inline __attribute__((always_inline)) int fast_run(struct calltree *t, struct fast_state *f,
 							  struct event_run *r, const int table)
 {
-	enum { TAG_KIND = TRACE_TAG_RESERVED | TRACE_TAG_EXPLICIT | TRACE_TAG_TRANS_MASK };
-	const uint8_t *p = r->p, *const end = r->end;
-	/* the events that start before stop are whole in the chunk or cut at
-	 * its end: their varints are read without a look at the end */
-	const uint8_t *const stop = end - r->p > FAST_EVENT_MAX ? end - FAST_EVENT_MAX : r->p;
+	const uint8_t *p = r->p, *const end = r->end, *const stop = event_common_stop(r);
 	uint32_t dd = r->depth, bd = f->depth; /* the decoder's and the builder's depths */
 	const uint32_t room = f->room;
 	uint32_t *const shadow = r->stack, *const nstack = f->nstack;
@@ -831,58 +812,47 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 	if (!f->have_prev || f->gap || f->last != acc)
 		return 0;
 	while (p < stop) {
-		const unsigned tag = *p, ty = (tag & TRACE_TAG_TYPE_MASK) >> TRACE_TAG_TYPE_SHIFT;
-		const uint8_t *q = p + 1;
-		unsigned tr, between, after, key, mid;
-		uint32_t charged, m;
-		uint64_t x, v, d;
+		struct event_one e;
+		const uint8_t *q;
+		unsigned between, after, key, mid;
+		uint32_t charged;
+		uint64_t v, d;
 
-		if (ty >= JCAL_MT_COUNT)
-			break;
-		if ((tag & TAG_KIND) == (JCAL_TR_ENTRY | TRACE_TAG_EXPLICIT)) {
+		if (event_common_kind(p) == EVENT_COMMON_ENTRY) {
 			uint32_t node;
 
-			q = fast_uv(q, end, &x);
-			if (!q || x > UINT32_MAX || dd >= TRACE_SHADOW_DEPTH || bd >= room)
+			q = event_common_entry(p, end, dd, acc, &e, &v);
+			if (!q || bd >= room)
 				break;
-			m = (uint32_t)x;
-			q = fast_delta(q, end, acc, &v);
-			if (!q)
-				break;
-			tr = JCAL_TR_ENTRY;
 			charged = bd ? nstack[bd - 1] : CALLTREE_ROOT;
 			between = bd ? fr[bd - 1].type : JCAL_MT_OTHER;
-			shadow[dd++] = m;
-			err = child_get(t, charged, m, &node);
+			event_common_take(shadow, &dd, &e);
+			err = child_get(t, charged, e.method, &node);
 			if (err) { /* the decoder has taken the event, the builder not */
 				p = q;
 				acc = v;
 				taken++;
 				break;
 			}
-			fr[bd].method = m;
-			fr[bd].type = (uint8_t)ty;
+			fr[bd].method = e.method;
+			fr[bd].type = (uint8_t)e.type;
 			nstack[bd++] = node;
 			t->nodes[node].calls++;
-			after = ty;
-		} else if ((tag & TAG_KIND) == JCAL_TR_EXIT || (tag & TAG_KIND) == JCAL_TR_THROW) {
-			if (dd == 0 || dd > TRACE_SHADOW_DEPTH || bd == 0 ||
-			    fr[bd - 1].method != shadow[dd - 1])
+			after = e.type;
+		} else if (event_common_kind(p) == EVENT_COMMON_EXIT) {
+			q = event_common_exit(p, end, shadow, dd, acc, &e, &v);
+			if (!q || bd == 0 || fr[bd - 1].method != e.method)
 				break;
-			q = fast_delta(q, end, acc, &v);
-			if (!q)
-				break;
-			tr = tag & TRACE_TAG_TRANS_MASK;
 			charged = nstack[bd - 1];
 			between = fr[bd - 1].type;
-			dd--;
+			event_common_take(shadow, &dd, &e);
 			bd--;
 			after = bd ? fr[bd - 1].type : JCAL_MT_OTHER;
 		} else {
 			break;
 		}
 		/* seqkey_index() of (m1, t1, between, tr, after) */
-		mid = between * JCAL_TR_COUNT + tr;
+		mid = between * JCAL_TR_COUNT + e.transition;
 		key = (prev * JCAL_MT_COUNT * JCAL_TR_COUNT + mid) * JCAL_MT_COUNT + after;
 		prev = mid;
 		d = v - acc;
@@ -902,7 +872,7 @@ static inline __attribute__((always_inline)) int fast_run(struct calltree *t, st
 				fig->base += d;
 			}
 		}
-		by_tt[tr][ty]++;
+		by_tt[e.transition][e.type]++;
 		taken++;
 		p = q;
 	}
@@ -938,7 +908,7 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 		return 0;
 	/* an event takes 2 bytes at least: a small chunk needs little room */
 	room = (size_t)(r->end - r->p) / 2 + 1;
-	room = t->pend.n + (room < DECODE_BATCH ? room : DECODE_BATCH);
+	room = pending_count(t) + (room < DECODE_BATCH ? room : DECODE_BATCH);
 	if (pending_reserve(t, room) || comp_counts(t))
 		return -ENOMEM;
 	run = *r;

@@ -97,15 +97,7 @@ struct calltree_comp {
 	void (*counted)(void *ctx, const uint64_t *deltas_by_key, uint64_t clamped);
 };
 
-/* Deltas whose charge calltree_events() has deferred to the end of its
- * batch (internal to calltree.c). */
-struct calltree_pending {
-	uint32_t *node;
-	uint16_t *key;	 /* seqkey_index */
-	uint64_t *delta; /* n * nmetrics raw deltas */
-	int64_t *out;	 /* scratch for the batch compensation */
-	size_t n, cap;
-};
+struct calltree_pending; /* common/calltree_internal.h */
 
 struct calltree_node {
 	uint32_t parent;      /* CALLTREE_NONE for the root */
@@ -159,7 +151,7 @@ struct calltree {
 	uint64_t last[JCAL_MAX_METRICS];
 	struct calltree_comp comp;
 	struct calltree_stats stats;
-	struct calltree_pending pend;
+	struct calltree_pending *pend; /* deferred charges, NULL for none (calltree_internal.h) */
 	/* deltas compensated inline through comp.table (SEQKEY_COUNT, by
 	 * seqkey_index; NULL without a table, or until the first events) and
 	 * how many were clamped; handed to comp.counted by calltree_finish or

@@ -9,7 +9,7 @@
 
 #include "common/satsum.h"
 
-int calltree_heat(const struct calltree *t, uint64_t *heat)
+int calltree_fold_heat(const struct calltree *t, uint64_t *heat)
 {
 	uint32_t *order = malloc((size_t)t->nnodes * sizeof(*order));
 
@@ -24,12 +24,12 @@ int calltree_heat(const struct calltree *t, uint64_t *heat)
 		heat[t->nodes[n].parent] = satsum_add(heat[t->nodes[n].parent], heat[n], 0);
 	}
 	free(order);
-	heat[CALLTREE_ROOT] = CALLTREE_HOT;
+	heat[CALLTREE_ROOT] = CALLTREE_FOLD_HOT;
 	for (uint32_t i = 0; i < t->nnodes; i++)
 		if (t->nodes[i].method == CALLTREE_COLD_METHOD)
-			heat[i] = CALLTREE_HOT;
+			heat[i] = CALLTREE_FOLD_HOT;
 	for (uint32_t d = 0; d < t->keys.depth; d++)
-		heat[t->stack[d]] = CALLTREE_HOT;
+		heat[t->stack[d]] = CALLTREE_FOLD_HOT;
 	return 0;
 }
 

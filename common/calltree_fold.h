@@ -19,18 +19,18 @@
 #include "common/calltree.h"
 
 /* Heat of what is never folded. */
-#define CALLTREE_HOT UINT64_MAX
+#define CALLTREE_FOLD_HOT UINT64_MAX
 
 /*
  * The heat of every node (heat has t->nnodes entries): its raw cum of
  * metric 0 (so a node is never colder than one of its descendants), or
- * CALLTREE_HOT for the root, the open frames and the pseudo-frames.
+ * CALLTREE_FOLD_HOT for the root, the open frames and the pseudo-frames.
  * Returns 0 or -ENOMEM.
  */
-int calltree_heat(const struct calltree *t, uint64_t *heat);
+int calltree_fold_heat(const struct calltree *t, uint64_t *heat);
 
 /*
- * Folds every context whose heat (from calltree_heat, taken since the last
+ * Folds every context whose heat (from calltree_fold_heat, taken since the last
  * event) is below cutoff, with its subtree, into the <cold contexts> child
  * of its parent, and counts them in t->stats.folded_contexts and
  * folded_calls. Node indices change. Returns the number of nodes removed,

@@ -72,7 +72,7 @@ static void chunk_header(uint8_t *buf, unsigned kind, size_t payload_len)
 		trace_chunk_crc(buf, buf + TRACE_CHUNK_HEADER_LEN, payload_len));
 }
 
-void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN])
+void trace_header_encode(uint8_t out[TRACE_FILE_HEADER_LEN])
 {
 	/* The magic is 8 bytes with no terminator in the file. */
 	memcpy(out, TRACE_MAGIC, TRACE_MAGIC_LEN); /* NOLINT(bugprone-not-null-terminated-result) */
@@ -106,7 +106,7 @@ unsigned trace_stop_reason(int err)
 	}
 }
 
-int trace_file_mark_stopped(int fd, int err)
+int trace_header_mark_stopped(int fd, int err)
 {
 	uint8_t f[TRACE_STOP_LEN];
 
@@ -383,7 +383,7 @@ void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text)
 
 void trace_snapshot_header(uint8_t out[TRACE_FILE_HEADER_LEN])
 {
-	trace_file_header(out);
+	trace_header_encode(out);
 	put_u16(out + 8, TRACE_SNAPSHOT_VERSION_MAJOR);
 	put_u16(out + 10, TRACE_SNAPSHOT_VERSION_MINOR);
 	put_u32(out + TRACE_HEADER_CRC_OFFSET, trace_header_crc(out));

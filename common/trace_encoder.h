@@ -1,6 +1,6 @@
 /*
  * trace_encoder.h - builds trace chunks in memory (no I/O but one: the stop
- * field written in place by trace_file_mark_stopped).
+ * field written in place by trace_header_mark_stopped).
  *
  * An events encoder fills one per-thread buffer with a single EVENTS chunk;
  * the agent calls trace_events_add() from its MethodEntry/Exit callbacks, so
@@ -147,7 +147,7 @@ void trace_rec_end(struct trace_recbuf *rb, uint64_t events, uint64_t threads,
 void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text);
 
 /* The file header (TRACE_FILE_HEADER_LEN bytes), its stop field "none". */
-void trace_file_header(uint8_t out[TRACE_FILE_HEADER_LEN]);
+void trace_header_encode(uint8_t out[TRACE_FILE_HEADER_LEN]);
 
 /* The file header of a tree snapshot (format 3.0). */
 void trace_snapshot_header(uint8_t out[TRACE_FILE_HEADER_LEN]);
@@ -188,6 +188,6 @@ unsigned trace_stop_reason(int err);
  * full disk or at the file size limit). fd must not be O_APPEND. Returns 0,
  * or -1 with errno set; best effort, the caller need not report it.
  */
-int trace_file_mark_stopped(int fd, int err);
+int trace_header_mark_stopped(int fd, int err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "postproc/calib_apply.h"
 #include "common/calib_comp.h"
 #include "common/calib_fit.h"
+#include "common/calib_dir.h"
 #include "common/calib_table.h"
 #include "common/calltree.h"
 #include "native-tests/calibgen.h"

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "common/calib_dir.h"
 #include "common/calib_table.h"
 #include "native-tests/calibgen.h"
 #include "native-tests/test.h"

@@ -42,7 +42,7 @@ static int64_t fold(struct calltree *t, uint64_t cutoff)
 	int64_t r;
 
 	CHECK(heat != NULL);
-	CHECK_EQ_I(calltree_heat(t, heat), 0);
+	CHECK_EQ_I(calltree_fold_heat(t, heat), 0);
 	r = calltree_fold(t, heat, cutoff);
 	free(heat);
 	return r;
@@ -80,11 +80,11 @@ static void test_fold_keeps_open_frames_and_totals(void)
 	first_half(&t);
 	first_half(&ref);
 	CHECK_EQ_U(t.nnodes, 5);
-	CHECK_EQ_I(calltree_heat(&t, heat), 0);
+	CHECK_EQ_I(calltree_fold_heat(&t, heat), 0);
 	a = child(&t, CALLTREE_ROOT, A);
-	CHECK_EQ_U(heat[CALLTREE_ROOT], CALLTREE_HOT);
-	CHECK_EQ_U(heat[a], CALLTREE_HOT);		 /* open */
-	CHECK_EQ_U(heat[child(&t, a, D)], CALLTREE_HOT); /* open */
+	CHECK_EQ_U(heat[CALLTREE_ROOT], CALLTREE_FOLD_HOT);
+	CHECK_EQ_U(heat[a], CALLTREE_FOLD_HOT);		      /* open */
+	CHECK_EQ_U(heat[child(&t, a, D)], CALLTREE_FOLD_HOT); /* open */
 	CHECK_EQ_U(heat[child(&t, a, B)], 20);
 	CHECK_EQ_U(heat[child(&t, a, C)], 1);
 

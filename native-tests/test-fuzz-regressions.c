@@ -129,7 +129,7 @@ static void test_empty_first_chunk(void)
 			memcpy(img + 1, TRACE_MAGIC, TRACE_MAGIC_LEN);
 			img[1 + 8] = 1;
 		} else {
-			trace_file_header(img + 1);
+			trace_header_encode(img + 1);
 		}
 		memcpy(img + 1 + hl, "JCCK", 4);
 		for (unsigned kind = 0; kind < 4; kind++) {

@@ -41,7 +41,7 @@ static void image_start(struct image *im, int snapshot)
 	if (snapshot)
 		trace_snapshot_header(im->b);
 	else
-		trace_file_header(im->b);
+		trace_header_encode(im->b);
 	im->n = TRACE_FILE_HEADER_LEN;
 }
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "postproc/arcs.h"
+#include "common/calib_dir.h"
 #include "common/calib_table.h"
 #include "postproc/model.h"
 #include "postproc/output.h"

@@ -65,7 +65,7 @@ static void bytes_put(struct bytes *b, const void *p, size_t n)
 static void bytes_file_header(struct bytes *b)
 {
 	uint8_t h[TRACE_FILE_HEADER_LEN];
-	trace_file_header(h);
+	trace_header_encode(h);
 	bytes_put(b, h, sizeof(h));
 }
 
@@ -1010,7 +1010,7 @@ static void test_stop_field(void)
 
 /*
  * The agent's sequence at a file size limit (ulimit -f): append chunks
- * until write() fails with EFBIG, then trace_file_mark_stopped() on the
+ * until write() fails with EFBIG, then trace_header_mark_stopped() on the
  * same descriptor. Run in a child, whose limit and SIGXFSZ are its own.
  */
 static void test_stop_at_size_limit(void)
@@ -1036,7 +1036,7 @@ static void test_stop_at_size_limit(void)
 		signal(SIGXFSZ, SIG_IGN);
 		if (setrlimit(RLIMIT_FSIZE, &rl))
 			_exit(2);
-		trace_file_header(h);
+		trace_header_encode(h);
 		if (write(fd, h, sizeof(h)) != (ssize_t)sizeof(h))
 			_exit(2);
 		trace_events_init(&enc, buf, sizeof(buf), 1, 1);
@@ -1053,7 +1053,7 @@ static void test_stop_at_size_limit(void)
 					w = write(fd, buf + w, n - (size_t)w);
 				if (w < 0) {
 					rc = errno == EFBIG &&
-						     trace_file_mark_stopped(fd, errno) == 0
+						     trace_header_mark_stopped(fd, errno) == 0
 						 ? 0
 						 : 4;
 				}
@@ -1231,7 +1231,7 @@ static void test_doc_example(void)
 	struct trace_recbuf rb;
 	uint64_t m;
 
-	trace_file_header(h);
+	trace_header_encode(h);
 	uint32_t hcrc = (uint32_t)crc32(0L, h, 16);
 	CHECK(memcmp(h, want_hdr, 16) == 0 && memcmp(h + 20, want_hdr + 20, 4) == 0);
 	printf("     file header CRC 0x%08x\n", hcrc);
@@ -1276,7 +1276,7 @@ static void test_empty_and_bad_headers(void)
 	CHECK(strstr(res.msg, "empty") != NULL);
 	coll_free(&c);
 
-	trace_file_header(h);
+	trace_header_encode(h);
 	/* 2.0, flags 0, CRC of bytes 0-15, stop field: none (0, complement 0xffff) */
 	CHECK(memcmp(h, "JCALTRC\x01\x02\x00\x00\x00\x00\x00\x00\x00", 16) == 0);
 	CHECK_EQ_U(h[16] | h[17] << 8 | h[18] << 16 | (uint32_t)h[19] << 24,
@@ -1296,7 +1296,7 @@ static void test_empty_and_bad_headers(void)
 	CHECK(read_bytes((const uint8_t *)"hello world\n", 12, &c, &res) == TRACE_CORRUPT);
 	coll_free(&c);
 
-	trace_file_header(h);
+	trace_header_encode(h);
 	h[8] = 4; /* 3.x are tree snapshots */
 	h[10] = 1;
 	CHECK(read_bytes(h, sizeof(h), &c, &res) == TRACE_CORRUPT);
@@ -1304,7 +1304,7 @@ static void test_empty_and_bad_headers(void)
 	coll_free(&c);
 
 	/* A newer minor version and unknown flags are read (with their CRC). */
-	trace_file_header(h);
+	trace_header_encode(h);
 	h[10] = 9;
 	h[12] = 1;
 	header_seal(h);

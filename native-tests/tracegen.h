@@ -29,7 +29,7 @@ static inline int tg_open(struct tracegen *tg, const char *path)
 	tg->f = fopen(path, "wb");
 	if (!tg->f)
 		return -1;
-	trace_file_header(h);
+	trace_header_encode(h);
 	fwrite(h, 1, sizeof(h), tg->f);
 	trace_recbuf_init(&tg->rb);
 	return 0;

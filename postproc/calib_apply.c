@@ -5,6 +5,7 @@
 #include "postproc/calib_apply.h"
 
 #include "common/calib_comp.h"
+#include "common/calib_dir.h"
 #include "common/calib_derive.h"
 #include "common/lib_locate.h"
 

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "common/calib_comp.h"
+#include "common/calib_dir.h"
 #include "common/calib_derive.h"
 #include "common/calib_table.h"
 #include "postproc/output.h"

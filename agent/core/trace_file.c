@@ -79,7 +79,7 @@ static int write_all_locked(const uint8_t *p, size_t n)
 			/* Say in the file header why it ends early (disk full, file
 			 * size limit); not when the header itself failed. */
 			if (file_bytes >= TRACE_FILE_HEADER_LEN)
-				trace_file_mark_stopped(file_fd, e);
+				trace_header_mark_stopped(file_fd, e);
 			/* A partial chunk stays behind; readers treat it as a cut tail. */
 			jcal_warn("cannot write %s: %s; tracing stopped, the file keeps the "
 				  "%llu bytes written so far",
@@ -237,7 +237,7 @@ static int begin_locked(void)
 			  strerror(errno));
 		return -1;
 	}
-	trace_file_header(hdr);
+	trace_header_encode(hdr);
 	while (n > 0) {
 		ssize_t w = write(file_fd, p, n);
 		if (w < 0 && errno == EINTR)

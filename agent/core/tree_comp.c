@@ -14,6 +14,7 @@
 #include "agent/base/log.h"
 #include "agent/core/trace_file.h"
 #include "common/calib_comp.h"
+#include "common/calib_dir.h"
 #include "common/trace_reader.h"
 
 /* The table, chosen when the agent loads (before any tree); read-only once

@@ -37,9 +37,9 @@ static uint64_t fold_cutoff(int64_t remove)
 
 		tree_handshake_take(tt);
 		heat = malloc((size_t)tt->tree.nnodes * sizeof(*heat));
-		if (heat && !calltree_heat(&tt->tree, heat)) {
+		if (heat && !calltree_fold_heat(&tt->tree, heat)) {
 			for (uint32_t i = 0; i < tt->tree.nnodes; i++) {
-				if (heat[i] == CALLTREE_HOT)
+				if (heat[i] == CALLTREE_FOLD_HOT)
 					continue;
 				if (n == cap) {
 					size_t nc = cap ? 2 * cap : 4096;
@@ -89,7 +89,7 @@ void tree_fold_all(void)
 
 		tree_handshake_take(tt);
 		heat = malloc((size_t)tt->tree.nnodes * sizeof(*heat));
-		if (heat && !calltree_heat(&tt->tree, heat))
+		if (heat && !calltree_fold_heat(&tt->tree, heat))
 			calltree_fold(&tt->tree, heat, (uint64_t)cutoff);
 		d = tree_registry_recount(tt);
 		tree_handshake_give(tt);
