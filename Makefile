@@ -5,6 +5,7 @@
 #   make check [T=NAME]   build what one test needs and run it: a native test
 #                   (T=calltree, T=calltree:test_fn), a Java suite (T=Runner) or
 #                   Java test (T=reattach); no T: every native test (scripts/check.sh)
+#   make check-asan T=NAME   one native test under ASan+UBSan
 #   make demo       install missing packages, build, profile the bundled example
 #   make asan       native tests under -fsanitize=address,undefined
 #   make lint       clang-format and clang-tidy over the project's C code
@@ -84,7 +85,7 @@ TSAN_BUILD ?= build/tsan
 # Events of the synthetic trace of make bench-post (bench/gen-trace.c).
 BENCH_EVENTS ?= 100000000
 
-.PHONY: all test check test-long demo deps lint clean check-jdk java-classes native-test java-test \
+.PHONY: all check check-asan test test-long demo deps lint clean check-jdk java-classes native-test java-test \
 	bci-test asan asan-build asan-agent tsan tsan-build fuzz fuzz-build bench bench-metric bench-post man install \
 	uninstall deb
 
@@ -106,6 +107,15 @@ test:
 # sanitizer build (scripts/check.sh, which says how names are found).
 check:
 	@MAKE="$(MAKE)" BUILD=$(BUILD) JAVA_HOME=$(JAVA_HOME) scripts/check.sh $(T)
+
+# make check-asan T=NAME: one native test file built and run under
+# ASan+UBSan (the sanitizer tree, $(ASAN_BUILD)), without building the rest.
+check-asan:
+	@test -n "$(T)" || { echo "usage: make check-asan T=NAME (a native test: options, test-calltree...)"; exit 2; }
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) $(ASAN_FLAGS) \
+	  $(ASAN_BUILD)/tests/test-$(patsubst test-%,%,$(T))
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(ASAN_BUILD)/tests/test-$(patsubst test-%,%,$(T))
 
 demo: deps
 	@$(MAKE) --no-print-directory all
