@@ -94,6 +94,7 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 			name = info.name;
 		if (info.is_daemon)
 			flags |= TRACE_THREAD_DAEMON;
+		st->is_daemon = info.is_daemon != 0;
 		if (jni) {
 			if (info.thread_group)
 				(*jni)->DeleteLocalRef(jni, info.thread_group);
@@ -142,7 +143,8 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
 {
 	uint64_t metric[JCAL_MAX_METRICS] = {0};
-	uint32_t flags = TRACE_THREAD_LATE | (st->is_virtual ? TRACE_THREAD_VIRTUAL : 0);
+	uint32_t flags = TRACE_THREAD_LATE | (st->is_virtual ? TRACE_THREAD_VIRTUAL : 0) |
+			 (st->is_daemon ? TRACE_THREAD_DAEMON : 0);
 
 	st->recording = atomic_load(&jcal.recording);
 	trace_events_reset(&st->enc);

@@ -27,6 +27,7 @@ struct jcal_thread {
 	uint32_t serial;
 	uint32_t recording; /* the recording (jcal.recording) its THREAD_START is in */
 	uint8_t is_virtual;
+	uint8_t is_daemon; /* as at its start: each recording's THREAD_START says so */
 	/* a platform thread that may run virtual threads (a carrier): its
 	 * kernel thread's events find their Java thread through JVMTI TLS;
 	 * other platform threads are at hand in kthread.platform */

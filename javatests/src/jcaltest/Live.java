@@ -365,6 +365,30 @@ public final class Live {
 	}
 
 	/** duration= and maxsize= for a JVM started with the agent. */
+	/**
+	 * A daemon thread stays a daemon in every recording of one JVM: the
+	 * second start used to rebuild the thread's flags without it, and the
+	 * reports called the thread "platform".
+	 */
+	private void testDaemonRerecord() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "daemon");
+		try (Server s = new Server(r, dir.resolve("server.log"), "-Djcaltest.daemon=true")) {
+			s.work(50);
+			for (String name : List.of("first.bin", "second.bin")) {
+				Path out = dir.resolve(name);
+				Runner.Result st = launcher("start", Long.toString(s.pid), "-o", out.toString());
+				r.check(st.rc == 0, name + ": jcal start: " + st.out + st.err);
+				s.work(20);
+				Runner.Result stop = launcher("stop", Long.toString(s.pid));
+				r.check(stop.rc == 0, name + ": jcal stop: " + stop.out + stop.err);
+				r.check(calls(out, HANDLE) == 20, name + ": handle() calls " + calls(out, HANDLE) + ", sent 20");
+				Runner.Result sum = r.post(out, "--report", "summary", "--raw");
+				r.check(Pattern.compile("(?m)live-worker\\s+daemon\\b").matcher(sum.out).find(),
+						name + ": live-worker listed as a daemon thread: " + sum.out);
+			}
+		}
+	}
+
 	private void testLimitsAtStart() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "limits");
 		Path t = dir.resolve("d.bin");
@@ -403,6 +427,7 @@ public final class Live {
 				.addSkippable("live-h2", l::testH2)
 				.add("live-dump-restart", l::testDumpAndRestart)
 				.add("live-limits-at-start", l::testLimitsAtStart)
+				.add("live-daemon-rerecord", l::testDaemonRerecord)
 				.add("live-control-without-agent", l::testControlWithoutAgent);
 	}
 }

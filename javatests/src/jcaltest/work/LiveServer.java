@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -14,7 +15,8 @@ import com.sun.net.httpserver.HttpServer;
 /**
  * A small HTTP server on loopback for the live-profiling tests, started
  * without the agent: /work counts the request and does a little work,
- * /count answers how many /work requests it served. Prints "port N", then
+ * /count answers how many /work requests it served (on a daemon thread
+ * "live-worker" with -Djcaltest.daemon=true). Prints "port N", then
  * serves until stdin closes (at most 180 s).
  */
 public class LiveServer {
@@ -60,6 +62,14 @@ public class LiveServer {
 		HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
 		s.createContext("/work", new Work());
 		s.createContext("/count", new Count());
+		/* -Djcaltest.daemon=true: requests run on one daemon thread,
+		 * "live-worker" (the dispatcher thread is not a daemon) */
+		if (Boolean.getBoolean("jcaltest.daemon"))
+			s.setExecutor(Executors.newSingleThreadExecutor(r -> {
+				Thread w = new Thread(r, "live-worker");
+				w.setDaemon(true);
+				return w;
+			}));
 		s.start();
 		System.out.println("port " + s.getAddress().getPort());
 		System.out.flush();
