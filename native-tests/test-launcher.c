@@ -634,6 +634,9 @@ static void test_agent_options(void)
 	CHECK_EQ_I(launcher_absolute("/a/b.bin", "/home/u", abs, sizeof(abs)), 0);
 	CHECK_STR(abs, "/a/b.bin");
 	CHECK_EQ_I(launcher_absolute("app.bin", "/home/u", abs, 10), -1);
+	/* from the root directory: one slash, not "//app.bin" */
+	CHECK_EQ_I(launcher_absolute("app.bin", "/", abs, sizeof(abs)), 0);
+	CHECK_STR(abs, "/app.bin");
 
 	CHECK_EQ_I(parse("record 9 -d 1m metric=cputime", &a, err, sizeof(err)), 0);
 	CHECK_EQ_I(launcher_agent_options(&a, "/o/x.bin", "/tmp/r/reply", out, sizeof(out)), 0);

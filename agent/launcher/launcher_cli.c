@@ -106,8 +106,11 @@ int launcher_parse_duration(const char *s, long *seconds)
 
 int launcher_absolute(const char *path, const char *cwd, char *out, size_t outlen)
 {
-	int n = path[0] == '/' ? snprintf(out, outlen, "%s", path)
-			       : snprintf(out, outlen, "%s/%s", cwd, path);
+	size_t c = strlen(cwd);
+	/* the root directory ends in its slash already */
+	int n = path[0] == '/'
+		    ? snprintf(out, outlen, "%s", path)
+		    : snprintf(out, outlen, "%s%s%s", cwd, c && cwd[c - 1] == '/' ? "" : "/", path);
 	return n < 0 || (size_t)n >= outlen ? -1 : 0;
 }
 
