@@ -294,6 +294,11 @@ int session_status(char *msg, size_t len)
 	clock_gettime(CLOCK_REALTIME, &now);
 	localtime_r(&rec->since.tv_sec, &tm);
 	strftime(since, sizeof(since), "%Y-%m-%d %H:%M:%S", &tm);
+	/* output=tree writes no trace: its events are the ones the trees took */
+	int tree_only = jcal.opts.output == JCAL_OUTPUT_TREE;
+	uint64_t events = trace_file_events();
+	if (tree_only)
+		tree_recorder_counts(NULL, NULL, NULL, &events);
 	double secs = (double)(now.tv_sec - rec->since.tv_sec) +
 		      (double)(now.tv_nsec - rec->since.tv_nsec) / 1e9;
 	if (jcal.opts.duration_s)
@@ -303,19 +308,20 @@ int session_status(char *msg, size_t len)
 			 (unsigned long long)jcal.opts.maxsize);
 	snprintf(msg, len,
 		 "recording: yes\nmode: %s\nmetric: %s\nout: %s\nwriting: %s\n"
-		 "since: %s (%.1f s)\nlimits: %s\nevents: %llu written\nthreads: %llu\n"
+		 "since: %s (%.1f s)\nlimits: %s\nevents: %llu %s\nthreads: %llu\n"
 		 "bytes: %llu\nlive: %llu thread states, %lu kernel-thread states\n"
 		 "methods: %llu (jmethodIDs %llu, %llu of unloaded classes swept)\n",
 		 jcal_mode_name(jcal.opts.mode), names, trace_file_path(),
 		 trace_file_written_path(), since, secs, lim[0] ? lim : "none ",
-		 (unsigned long long)trace_file_events(), (unsigned long long)thread_state_count(),
-		 (unsigned long long)trace_file_bytes(), (unsigned long long)thread_state_live(),
-		 kthread_live(), (unsigned long long)methods, (unsigned long long)mids,
+		 (unsigned long long)events, tree_only ? "in the trees" : "written",
+		 (unsigned long long)thread_state_count(), (unsigned long long)trace_file_bytes(),
+		 (unsigned long long)thread_state_live(), kthread_live(),
+		 (unsigned long long)methods, (unsigned long long)mids,
 		 (unsigned long long)mids_swept);
 	if (jcal.opts.output != JCAL_OUTPUT_TRACE && strlen(msg) < len) {
 		uint64_t contexts, fc, fk;
 
-		tree_recorder_counts(&contexts, &fc, &fk);
+		tree_recorder_counts(&contexts, &fc, &fk, NULL);
 		snprintf(msg + strlen(msg), len - strlen(msg),
 			 "output: %s\ncontexts: %llu (folded %llu contexts, %llu calls)\n",
 			 jcal_output_name(jcal.opts.output), (unsigned long long)contexts,

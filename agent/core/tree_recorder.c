@@ -150,7 +150,8 @@ int tree_recorder_dump(const char *path, char *err, size_t errlen)
 	return tree_dump_write(path, err, errlen);
 }
 
-void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_t *folded_calls)
+void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_t *folded_calls,
+			  uint64_t *events)
 {
 	struct tree_totals s;
 
@@ -163,6 +164,8 @@ void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_
 		*folded_contexts = s.folded_contexts;
 	if (folded_calls)
 		*folded_calls = s.folded_calls;
+	if (events)
+		*events = s.events;
 }
 
 void tree_recorder_reset(void)

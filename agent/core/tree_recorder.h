@@ -68,9 +68,10 @@ int tree_recorder_event(struct tree_thread *tt, uint32_t method, unsigned transi
  */
 int tree_recorder_dump(const char *path, char *err, size_t errlen);
 
-/* For a status line: contexts in all trees now, and contexts and calls
- * folded so far. */
-void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_t *folded_calls);
+/* For a status line: contexts in all trees now, contexts and calls
+ * folded so far, and the method events the trees took. Any may be NULL. */
+void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_t *folded_calls,
+			  uint64_t *events);
 
 /* A new recording: every tree emptied (those of ended threads freed),
  * counts set to 0. */

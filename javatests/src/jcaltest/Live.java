@@ -389,6 +389,24 @@ public final class Live {
 		}
 	}
 
+	/** status of an output=tree recording counts the events its trees took. */
+	private void testTreeStatus() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "treestatus");
+		try (Server s = new Server(r, dir.resolve("server.log"))) {
+			s.work(50);
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", dir.resolve("t.tree").toString(),
+					"output=tree");
+			r.check(st.rc == 0, "jcal start output=tree: " + st.out + st.err);
+			s.work(20);
+			Runner.Result status = launcher("status", Long.toString(s.pid));
+			long events = field(status.out, "events");
+			/* handle, compute and 50 leaf calls a request: 104 events each, and the JDK's around them */
+			r.check(status.out.contains(" in the trees") && events >= 20 * 104,
+					"status counts the trees' events (at least " + 20 * 104 + "): " + status.out);
+			launcher("stop", Long.toString(s.pid));
+		}
+	}
+
 	private void testLimitsAtStart() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "limits");
 		Path t = dir.resolve("d.bin");
@@ -428,6 +446,7 @@ public final class Live {
 				.add("live-dump-restart", l::testDumpAndRestart)
 				.add("live-limits-at-start", l::testLimitsAtStart)
 				.add("live-daemon-rerecord", l::testDaemonRerecord)
+				.add("live-tree-status", l::testTreeStatus)
 				.add("live-control-without-agent", l::testControlWithoutAgent);
 	}
 }
