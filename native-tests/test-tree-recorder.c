@@ -121,7 +121,7 @@ static void dumps_while_events_run(struct worker *w, const char *path)
 {
 	char err[512];
 	struct check c;
-	uint64_t contexts = 0, fc = 0, fk = 0;
+	uint64_t contexts = 0, fc = 0, fk = 0, ev = 0;
 
 	atomic_store(&started, 0);
 	for (int i = 0; i < THREADS; i++) {
@@ -141,20 +141,25 @@ static void dumps_while_events_run(struct worker *w, const char *path)
 	tree_recorder_thread_ended(w[0].tt);
 	CHECK_EQ_I(tree_recorder_dump(path, err, sizeof(err)), 0);
 	CHECK_EQ_I(read_back(path, &c), TRACE_OK);
-	tree_recorder_counts(&contexts, &fc, &fk);
+	tree_recorder_counts(&contexts, &fc, &fk, &ev);
 	CHECK(fc > 0);		/* maxcontexts=1000 folded */
 	CHECK(contexts < 1500); /* and the trees stayed near it */
+	uint64_t entries = 0;
 	for (int i = 0; i < THREADS; i++) {
 		uint32_t s = w[i].serial;
+
+		entries += w[i].entries;
 
 		/* every entry and every unit of metric is in the tree, or folded */
 		CHECK_EQ_U(c.calls[s] + c.folded_calls[s], w[i].entries);
 		CHECK_EQ_U(c.raw[s], w[i].last - w[i].first);
 	}
+	CHECK(ev >= entries);  /* every entry is an event the trees took */
 	tree_recorder_reset(); /* frees w[0]'s ended tree, empties the others */
-	tree_recorder_counts(&contexts, &fc, &fk);
+	tree_recorder_counts(&contexts, &fc, &fk, &ev);
 	CHECK_EQ_U(contexts, 0);
 	CHECK_EQ_U(fc, 0);
+	CHECK_EQ_U(ev, 0);
 }
 
 /* The rounds with every event under its tree's lock, and (where
