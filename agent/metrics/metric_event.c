@@ -152,7 +152,7 @@ static void plan_default(const struct metric_event_kind *k, const struct perf_ev
 		/* the kernel counts a clock's time whatever the bits say */
 		p->exclude_kernel = 1;
 		snprintf(p->scope, sizeof(p->scope),
-			 "all CPU time (a clock; opened user only: paranoid=%d)", env->paranoid);
+			 "all CPU time (a clock; exclude_kernel: paranoid=%d)", env->paranoid);
 		break;
 	default: /* OTHER, NEVER: libpfm4's encoding at user level */
 		p->exclude_user = enc->exclude_user;
@@ -175,9 +175,9 @@ static void plan_verdict(const struct metric_event_kind *k, int given,
 		snprintf(p->reason, sizeof(p->reason),
 			 "its modifiers exclude user and kernel mode, the only modes a JVM thread "
 			 "runs in");
-	} else if (k->cls == METRIC_EVENT_KERNEL && p->exclude_kernel) {
+	} else if (k->cls == METRIC_EVENT_KERNEL && (p->exclude_kernel || env->kernel_denied)) {
 		p->verdict = METRIC_EVENT_NEVER_COUNTS;
-		if (given)
+		if (given && p->exclude_kernel)
 			snprintf(p->reason, sizeof(p->reason),
 				 "%s happens only in the kernel, and its modifiers exclude kernel "
 				 "mode (drop ':u', or write ':u:k')",
@@ -210,18 +210,22 @@ void metric_event_plan(const struct metric_event_kind *k, const struct metric_ev
 
 	memset(p, 0, sizeof(*p));
 	if (given) {
-		/* libpfm4 applied the modifiers to enc */
+		/* libpfm4 applied the modifiers to enc; a hypervisor level is a
+		 * PMU's (libpfm4 refuses :h on a software event) */
+		const char *modes = metric_event_modes(enc->exclude_user, enc->exclude_kernel,
+						       k->cls == METRIC_EVENT_HARDWARE ||
+							       k->cls == METRIC_EVENT_OTHER
+							   ? enc->exclude_hv
+							   : 1);
+
 		p->exclude_user = enc->exclude_user;
 		p->exclude_kernel = enc->exclude_kernel;
 		p->exclude_hv = enc->exclude_hv;
 		if (k->cls == METRIC_EVENT_CLOCK)
-			snprintf(
-			    p->scope, sizeof(p->scope), "all CPU time (a clock; %s as given)",
-			    metric_event_modes(p->exclude_user, p->exclude_kernel, p->exclude_hv));
+			snprintf(p->scope, sizeof(p->scope), "all CPU time (a clock; %s as given)",
+				 modes);
 		else
-			snprintf(
-			    p->scope, sizeof(p->scope), "%s (as given)",
-			    metric_event_modes(p->exclude_user, p->exclude_kernel, p->exclude_hv));
+			snprintf(p->scope, sizeof(p->scope), "%s (as given)", modes);
 	} else {
 		plan_default(k, enc, env, p);
 	}
