@@ -203,6 +203,15 @@ static const char *hw_how(const struct metric_set *ms, const struct metric_desc 
 	return rdpmc ? "perf group, rdpmc" : "perf group, read() (no user rdpmc)";
 }
 
+/* d->why = PREFIX NOTE; HOW (the note is a field of d: built aside first). */
+static void hw_why(struct metric_desc *d, const char *prefix, const char *how)
+{
+	char why[sizeof(d->why)];
+
+	snprintf(why, sizeof(why), "%s%s; %s", prefix, d->note, how);
+	memcpy(d->why, why, sizeof(why));
+}
+
 /* Opens the set's counting group once on the calling thread. Returns 0
  * (*rdpmc: whether its pages offer user rdpmc), or -1 with the full
  * explanation in err, a short one in brief and perf_event_open's errno in
@@ -303,10 +312,11 @@ static void report_fallback(const char *metric, const char *code)
 static int open_auto(struct metric_set *ms)
 {
 	static const char *const hw[] = {"instructions", "cycles"};
-	char err[2][768], brief[2][200], how[200];
+	char err[2][768] = {"", ""}, brief[2][200], how[200];
 	int errnum[2] = {0, 0}, encoded[2] = {0, 0}, rdpmc;
 
 	for (unsigned i = 0; i < 2; i++) {
+		char prefix[sizeof(brief[0]) + 64] = "auto: ";
 		struct metric_desc *d;
 
 		ms->n = 0;
@@ -314,27 +324,26 @@ static int open_auto(struct metric_set *ms)
 		d = add_desc(ms, hw[i], METRIC_HW);
 		if (hw_encode(ms, d, err[i], sizeof(err[i]))) {
 			copy_str(brief[i], sizeof(brief[i]), err[i]);
-		} else if ((encoded[i] = 1) &&
-			   hw_check(ms, d, err[i], sizeof(err[i]), brief[i], sizeof(brief[i]),
-				    &errnum[i]) == 0 &&
-			   hw_probe(ms, &rdpmc, err[i], sizeof(err[i]), brief[i], sizeof(brief[i]),
-				    &errnum[i]) == 0) {
-			if (i == 0)
-				snprintf(d->why, sizeof(d->why), "auto: %s; %s", d->note,
-					 hw_how(ms, d, rdpmc));
-			else
-				snprintf(d->why, sizeof(d->why),
-					 "auto: instructions unavailable (%s); %s; %s", brief[0],
-					 d->note, hw_how(ms, d, rdpmc));
-			if (i == 1)
-				jcal_info("metric cycles (instructions cannot be counted here: %s; "
-					  "details: loglevel=debug)",
-					  errnum[0]    ? perf_counter_errno_name(errnum[0])
-					  : encoded[0] ? "it never counts"
-						       : "no libpfm4 event");
-			jcal_debug("metric=auto: %s", err[0]);
-			return 0;
+			continue;
 		}
+		encoded[i] = 1;
+		if (hw_check(ms, d, err[i], sizeof(err[i]), brief[i], sizeof(brief[i]),
+			     &errnum[i]) ||
+		    hw_probe(ms, &rdpmc, err[i], sizeof(err[i]), brief[i], sizeof(brief[i]),
+			     &errnum[i]))
+			continue;
+		if (i == 1) {
+			snprintf(prefix, sizeof(prefix), "auto: instructions unavailable (%s); ",
+				 brief[0]);
+			jcal_info("metric cycles (instructions cannot be counted here: %s; "
+				  "details: loglevel=debug)",
+				  errnum[0]    ? perf_counter_errno_name(errnum[0])
+				  : encoded[0] ? "it never counts"
+					       : "no libpfm4 event");
+			jcal_debug("metric=auto: %s", err[0]);
+		}
+		hw_why(d, prefix, hw_how(ms, d, rdpmc));
+		return 0;
 	}
 	ms->n = 0;
 	ms->nhw = 0;
@@ -404,8 +413,7 @@ int metric_set_open(struct metric_set *ms, const struct jcal_options *o, char *e
 		return -1;
 	for (unsigned i = 0; i < ms->n; i++)
 		if (ms->m[i].kind == METRIC_HW)
-			snprintf(ms->m[i].why, sizeof(ms->m[i].why), "requested; %s; %s",
-				 ms->m[i].note, hw_how(ms, &ms->m[i], rdpmc));
+			hw_why(&ms->m[i], "requested; ", hw_how(ms, &ms->m[i], rdpmc));
 	for (unsigned i = 0; i < ms->n; i++) {
 		if (ms->m[i].kind != METRIC_CPUTIME)
 			continue;
