@@ -209,7 +209,7 @@ static const struct plan_case {
     {__LINE__, "perf::CPU-MIGRATIONS", 0, 2, 0, 0, 1, OK, 0, "user+kernel (software default)",
      NULL},
     {__LINE__, "perf::CPU-MIGRATIONS", 0, 1, 0, 0, 1, WARN, 0, "user+kernel (software default)",
-     "its CPU affinity allows 1 CPU"},
+     "cannot move for this thread: its CPU affinity allows 1 CPU"},
     {__LINE__, "perf::PERF_COUNT_SW_CGROUP_SWITCHES", 0, 2, 0, 0, 1, OK, 0,
      "user+kernel (software default)", NULL},
     {__LINE__, "perf::PAGE-FAULTS", 0, 2, 0, 0, 1, OK, 1, "user+kernel (software default)", NULL},

@@ -182,11 +182,8 @@ static int hw_check(struct metric_set *ms, struct metric_desc *d, char *err, siz
 		*errnum = c.errnum;
 		return -1;
 	case METRIC_CHECK_WARN:
-		jcal_warn(
-		    "metric '%s' cannot move for this thread (%s): it is recorded all the same "
-		    "and will read 0",
-		    d->name, c.reason);
-		snprintf(d->note, sizeof(d->note), "%s; cannot move: %s", c.words, c.reason);
+		jcal_warn("metric '%s' %s", d->name, c.reason);
+		snprintf(d->note, sizeof(d->note), "%s", c.words);
 		return 0;
 	default:
 		snprintf(d->note, sizeof(d->note), "%s", c.words);

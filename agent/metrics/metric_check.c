@@ -63,16 +63,17 @@ static void act_once(enum metric_event_action action)
 }
 
 unsigned long long metric_check_act(enum metric_event_action action, const struct perf_counter *c,
-				    char *done, size_t len)
+				    char *done, size_t len, int *scheduled)
 {
-	uint64_t before = perf_counter_read_slow(c), moved = 0;
+	uint64_t run0, run1, before = perf_counter_read_running(c, &run0), moved = 0;
 	unsigned n = 0;
 
 	while (n < CHECK_TRIES && !moved) {
 		act_once(action);
 		n++;
-		moved = perf_counter_read_slow(c) - before;
+		moved = perf_counter_read_running(c, &run1) - before;
 	}
+	*scheduled = run1 > run0;
 	switch (action) {
 	case METRIC_ACTION_SLEEP:
 		snprintf(done, len, "%u sleep%s", n, n > 1 ? "s" : "");
@@ -131,15 +132,30 @@ void metric_check_event(const char *event, struct perf_event_attr *attr, struct 
 	struct metric_event_plan p;
 	struct perf_group g;
 	char done[96];
-	unsigned long long moved;
+	unsigned long long moved = 0;
+	int scheduled = 1;
 
 	memset(c, 0, sizeof(*c));
 	metric_event_mods_parse(event, &m); /* a bad value: libpfm4 refused it already */
 	if (plan_and_open(k, &m, attr, &p, &g, c))
 		return;
+	if (p.check)
+		moved = metric_check_act(k->action, &g.c[0], done, sizeof(done), &scheduled);
 	if (!p.check) {
 		snprintf(c->words, sizeof(c->words), "%s; not checked", p.scope);
-	} else if ((moved = metric_check_act(k->action, &g.c[0], done, sizeof(done))) == 0) {
+	} else if (!moved && !scheduled) {
+		/* a PMU busy with other users (the NMI watchdog, perf): not a proof */
+		snprintf(c->words, sizeof(c->words), "%s; not checked", p.scope);
+		if (p.verdict == METRIC_EVENT_OK) {
+			p.verdict = METRIC_EVENT_WARN;
+			snprintf(
+			    p.reason, sizeof(p.reason),
+			    "may read 0: the PMU gave it no counter during the start-time check "
+			    "(%s; other perf users or the NMI watchdog hold them)",
+			    done);
+			snprintf(p.tag, sizeof(p.tag), "no PMU slot at start: may read 0");
+		}
+	} else if (!moved) {
 		c->status = METRIC_CHECK_NEVER;
 		snprintf(c->reason, sizeof(c->reason),
 			 "it did not move during a start-time check that must move it (%s: 0; "
@@ -153,7 +169,10 @@ void metric_check_event(const char *event, struct perf_event_attr *attr, struct 
 	}
 	perf_group_close(&g);
 	if (c->status == METRIC_CHECK_OK && p.verdict == METRIC_EVENT_WARN) {
+		size_t n = strlen(c->words);
+
 		c->status = METRIC_CHECK_WARN;
 		snprintf(c->reason, sizeof(c->reason), "%s", p.reason);
+		snprintf(c->words + n, sizeof(c->words) - n, "; %s", p.tag);
 	}
 }

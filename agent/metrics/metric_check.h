@@ -25,8 +25,9 @@ enum metric_check_status {
 struct metric_check {
 	enum metric_check_status status;
 	int errnum;	  /* OPEN_FAILED */
-	char words[256];  /* for the metric's why: the modes counted, the check's result */
-	char reason[512]; /* WARN, NEVER */
+	char words[256];  /* for the metric's why: the modes counted, the check's result
+			   * (WARN: and a few words of the warning) */
+	char reason[512]; /* WARN, NEVER: the sentence of the warning or error */
 };
 
 /* Checks the event of libpfm4 string `event`, encoded in *attr by
@@ -36,8 +37,10 @@ void metric_check_event(const char *event, struct perf_event_attr *attr, struct 
 
 /* The self-test of metric_check_event, open to the unit tests: performs
  * the action (up to 3 times, until counter c moves), says what it did in
- * done and returns how far c moved. */
+ * done and returns how far c moved; *scheduled says whether c was on the
+ * PMU meanwhile (a hardware counter of a busy PMU may not be: then 0 proves
+ * nothing). */
 unsigned long long metric_check_act(enum metric_event_action action, const struct perf_counter *c,
-				    char *done, size_t len);
+				    char *done, size_t len, int *scheduled);
 
 #endif

@@ -198,7 +198,10 @@ static void plan_verdict(const struct metric_event_kind *k, int given,
 	} else if (k->type == PERF_TYPE_SOFTWARE && k->config == PERF_COUNT_SW_CPU_MIGRATIONS &&
 		   !k->any_config && env->cpus == 1) {
 		p->verdict = METRIC_EVENT_WARN;
-		snprintf(p->reason, sizeof(p->reason), "its CPU affinity allows 1 CPU");
+		snprintf(p->reason, sizeof(p->reason),
+			 "cannot move for this thread: its CPU affinity allows 1 CPU (it is "
+			 "recorded all the same and will read 0)");
+		snprintf(p->tag, sizeof(p->tag), "1 CPU allowed: cannot move");
 	}
 }
 

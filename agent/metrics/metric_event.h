@@ -74,7 +74,8 @@ struct metric_event_plan {
 	enum metric_event_verdict verdict;
 	int check;	  /* the kind's action can move the counter in the modes counted */
 	char scope[96];	  /* the modes counted and why, a few words for the metric's why */
-	char reason[384]; /* WARN: a few words; NEVER_COUNTS: the sentence of the error */
+	char reason[384]; /* WARN, NEVER_COUNTS: the sentence of the warning or error */
+	char tag[48];	  /* WARN: a few words for the metric's why */
 };
 
 /* Plans event k (enc: libpfm4's encoding at user level, PFM_PLM3) with

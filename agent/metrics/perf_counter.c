@@ -258,10 +258,19 @@ void perf_group_close(struct perf_group *g)
 
 uint64_t perf_counter_read_slow(const struct perf_counter *c)
 {
+	uint64_t running;
+
+	return perf_counter_read_running(c, &running);
+}
+
+uint64_t perf_counter_read_running(const struct perf_counter *c, uint64_t *running)
+{
 	uint64_t v[3];
 
+	*running = 0;
 	if (read(c->fd, v, sizeof(v)) != (ssize_t)sizeof(v))
 		return 0;
+	*running = v[2];
 	return perf_scale(v[0], v[1], v[2]);
 }
 

@@ -373,6 +373,10 @@ static inline int perf_page_read_switch_time(const volatile struct perf_event_mm
 /* The counter's 64-bit value through read() (scaled when multiplexed). */
 uint64_t perf_counter_read_slow(const struct perf_counter *c);
 
+/* The same, with the time (ns) the counter has been on the PMU in *running:
+ * a hardware counter that never got a PMU slot reads 0 without counting. */
+uint64_t perf_counter_read_running(const struct perf_counter *c, uint64_t *running);
+
 /* The task-clock value through read(). */
 uint64_t perf_cputime_read_slow(const struct perf_cputime *ct);
 
