@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "agent/base/log.h"
+#include "agent/metrics/metric_check.h"
 
 static uint64_t mono_raw_ns(void)
 {
@@ -110,15 +111,21 @@ static struct metric_desc *add_desc(struct metric_set *ms, const char *name, enu
 	return d;
 }
 
-/* Encodes hardware metric d into the set. Returns 0, or -1 with the reason
- * (an unknown event name, or libpfm4 not knowing the generic events). */
-static int hw_encode(struct metric_set *ms, const struct metric_desc *d, char *err, size_t errlen)
+/* Encodes counting metric d into the set as libpfm4 reads it (its :u/:k
+ * modifiers applied; hw_check then plans the modes). Returns 0, or -1 with
+ * the reason (an unknown event name, or libpfm4 not knowing the generic
+ * events). */
+static int hw_encode(struct metric_set *ms, struct metric_desc *d, char *err, size_t errlen)
 {
+	struct perf_event_attr *a = &ms->hw_attr[d->hw_slot];
 	char why[256];
 
-	if (perf_counter_encode(pfm_event_of(d->name), &ms->hw_attr[d->hw_slot], why,
-				sizeof(why)) == 0)
+	if (perf_counter_encode_given(pfm_event_of(d->name), a, why, sizeof(why)) == 0) {
+		/* a clock (task-clock, cpu-clock) counts nanoseconds */
+		if (metric_event_kind_of(a->type, a->config)->cls == METRIC_EVENT_CLOCK)
+			d->unit = "ns";
 		return 0;
+	}
 	if (!strncmp(d->name, "pfm:", 4)) {
 		char alt[JCAL_OPT_METRIC_MAX], hint[JCAL_OPT_METRIC_MAX + 32] = "";
 		struct perf_event_attr a;
@@ -140,11 +147,74 @@ static int hw_encode(struct metric_set *ms, const struct metric_desc *d, char *e
 	return -1;
 }
 
-/* Opens the set's hardware group once on the calling thread. Returns 0 (and
- * how it will be read in how), or -1 with the full explanation in err, a
- * short one in brief and perf_event_open's errno in *errnum. */
-static int hw_probe(const struct metric_set *ms, char *how, size_t howlen, char *err, size_t errlen,
+/* The messages of perf_event_open's failure e for metric name: the full
+ * explanation in err, a short one in brief. */
+static void open_failure(const char *name, int e, char *err, size_t errlen, char *brief,
+			 size_t brieflen)
+{
+	char expl[512];
+
+	perf_counter_explain(e, PERF_STAGE_OPEN, perf_counter_paranoid(),
+			     perf_counter_in_container(), expl, sizeof(expl));
+	snprintf(err, errlen, "cannot open metric '%s': %s", name, expl);
+	snprintf(brief, brieflen, "%s: perf_event_open: %s (paranoid=%d%s)", name, strerror(e),
+		 perf_counter_paranoid(), perf_counter_in_container() ? ", container" : "");
+}
+
+/* Plans and checks counting metric d at start (metric_check.h): its modes
+ * and the check's result go to d->note, a warning to the log. Returns 0,
+ * or -1 with the full explanation in err, a short one in brief and
+ * perf_event_open's errno in *errnum (0 when the event was refused). */
+static int hw_check(struct metric_set *ms, struct metric_desc *d, char *err, size_t errlen,
 		    char *brief, size_t brieflen, int *errnum)
+{
+	struct metric_check c;
+
+	metric_check_event(pfm_event_of(d->name), &ms->hw_attr[d->hw_slot], &c);
+	*errnum = 0;
+	switch (c.status) {
+	case METRIC_CHECK_NEVER:
+		snprintf(err, errlen, "metric '%s' can never count: %s", d->name, c.reason);
+		snprintf(brief, brieflen, "%s: can never count", d->name);
+		return -1;
+	case METRIC_CHECK_OPEN_FAILED:
+		open_failure(d->name, c.errnum, err, errlen, brief, brieflen);
+		*errnum = c.errnum;
+		return -1;
+	case METRIC_CHECK_WARN:
+		jcal_warn("metric '%s' %s", d->name, c.reason);
+		snprintf(d->note, sizeof(d->note), "%s", c.words);
+		return 0;
+	default:
+		snprintf(d->note, sizeof(d->note), "%s", c.words);
+		return 0;
+	}
+}
+
+/* How counting metric d is read on every thread, in a few words: rdpmc
+ * where the group's pages offer it (hw_probe says), else read(). */
+static const char *hw_how(const struct metric_set *ms, const struct metric_desc *d, int rdpmc)
+{
+	if (!perf_counter_has_page(&ms->hw_attr[d->hw_slot]))
+		return "perf group, read()";
+	return rdpmc ? "perf group, rdpmc" : "perf group, read() (no user rdpmc)";
+}
+
+/* d->why = PREFIX NOTE; HOW (the note is a field of d: built aside first). */
+static void hw_why(struct metric_desc *d, const char *prefix, const char *how)
+{
+	char why[sizeof(d->why)];
+
+	snprintf(why, sizeof(why), "%s%s; %s", prefix, d->note, how);
+	memcpy(d->why, why, sizeof(why));
+}
+
+/* Opens the set's counting group once on the calling thread. Returns 0
+ * (*rdpmc: whether its pages offer user rdpmc), or -1 with the full
+ * explanation in err, a short one in brief and perf_event_open's errno in
+ * *errnum. */
+static int hw_probe(const struct metric_set *ms, int *rdpmc, char *err, size_t errlen, char *brief,
+		    size_t brieflen, int *errnum)
 {
 	struct perf_group g;
 	unsigned unmapped, failed;
@@ -152,24 +222,20 @@ static int hw_probe(const struct metric_set *ms, char *how, size_t howlen, char 
 
 	if (perf_group_open(&g, ms->hw_attr, ms->nhw, &unmapped, &e, &failed)) {
 		const char *name = "";
-		char expl[512];
 
 		for (unsigned i = 0; i < ms->n; i++)
 			if (ms->m[i].kind == METRIC_HW && ms->m[i].hw_slot == failed)
 				name = ms->m[i].name;
-		perf_counter_explain(e, PERF_STAGE_OPEN, perf_counter_paranoid(),
-				     perf_counter_in_container(), expl, sizeof(expl));
-		snprintf(err, errlen, "cannot open metric '%s': %s", name, expl);
-		snprintf(brief, brieflen, "%s: perf_event_open: %s (paranoid=%d%s)", name,
-			 strerror(e), perf_counter_paranoid(),
-			 perf_counter_in_container() ? ", container" : "");
+		open_failure(name, e, err, errlen, brief, brieflen);
 		*errnum = e;
 		return -1;
 	}
-	snprintf(how, howlen, "%s",
-		 g.c[0].page && g.c[0].page->cap_user_rdpmc
-		     ? "per-thread perf group, read with rdpmc"
-		     : "per-thread perf group, read with read() (no user rdpmc here)");
+	*rdpmc = 0;
+	for (unsigned i = 0; i < g.n; i++)
+		if (g.c[i].page) {
+			*rdpmc = g.c[i].page->cap_user_rdpmc;
+			break;
+		}
 	perf_group_close(&g);
 	return 0;
 }
@@ -243,10 +309,11 @@ static void report_fallback(const char *metric, const char *code)
 static int open_auto(struct metric_set *ms)
 {
 	static const char *const hw[] = {"instructions", "cycles"};
-	char err[2][768], brief[2][200], how[200];
-	int errnum[2] = {0, 0};
+	char err[2][768] = {"", ""}, brief[2][200], how[200];
+	int errnum[2] = {0, 0}, encoded[2] = {0, 0}, rdpmc;
 
 	for (unsigned i = 0; i < 2; i++) {
+		char prefix[sizeof(brief[0]) + 64] = "auto: ";
 		struct metric_desc *d;
 
 		ms->n = 0;
@@ -254,21 +321,26 @@ static int open_auto(struct metric_set *ms)
 		d = add_desc(ms, hw[i], METRIC_HW);
 		if (hw_encode(ms, d, err[i], sizeof(err[i]))) {
 			copy_str(brief[i], sizeof(brief[i]), err[i]);
-		} else if (hw_probe(ms, how, sizeof(how), err[i], sizeof(err[i]), brief[i],
-				    sizeof(brief[i]), &errnum[i]) == 0) {
-			if (i == 0)
-				snprintf(d->why, sizeof(d->why), "auto: %s", how);
-			else
-				snprintf(d->why, sizeof(d->why),
-					 "auto: instructions unavailable (%s); %s", brief[0], how);
-			if (i == 1)
-				jcal_info("metric cycles (instructions cannot be counted here: %s; "
-					  "details: loglevel=debug)",
-					  errnum[0] ? perf_counter_errno_name(errnum[0])
-						    : "no libpfm4 event");
-			jcal_debug("metric=auto: %s", err[0]);
-			return 0;
+			continue;
 		}
+		encoded[i] = 1;
+		if (hw_check(ms, d, err[i], sizeof(err[i]), brief[i], sizeof(brief[i]),
+			     &errnum[i]) ||
+		    hw_probe(ms, &rdpmc, err[i], sizeof(err[i]), brief[i], sizeof(brief[i]),
+			     &errnum[i]))
+			continue;
+		if (i == 1) {
+			snprintf(prefix, sizeof(prefix), "auto: instructions unavailable (%s); ",
+				 brief[0]);
+			jcal_info("metric cycles (instructions cannot be counted here: %s; "
+				  "details: loglevel=debug)",
+				  errnum[0]    ? perf_counter_errno_name(errnum[0])
+				  : encoded[0] ? "it never counts"
+					       : "no libpfm4 event");
+			jcal_debug("metric=auto: %s", err[0]);
+		}
+		hw_why(d, prefix, hw_how(ms, d, rdpmc));
+		return 0;
 	}
 	ms->n = 0;
 	ms->nhw = 0;
@@ -280,9 +352,10 @@ static int open_auto(struct metric_set *ms)
 		jcal_debug("metric=auto: no hardware counters: %s", err[0]);
 		jcal_debug("metric=auto: no hardware counters: %s", err[1]);
 	}
-	const char *code = errnum[0]   ? perf_counter_errno_name(errnum[0])
-			   : errnum[1] ? perf_counter_errno_name(errnum[1])
-				       : "no libpfm4 event";
+	const char *code = errnum[0]	? perf_counter_errno_name(errnum[0])
+			   : errnum[1]	? perf_counter_errno_name(errnum[1])
+			   : encoded[0] ? "never counts"
+					: "no libpfm4 event";
 	if (thread_cputime_works()) {
 		struct metric_desc *d = add_desc(ms, "cputime", METRIC_CPUTIME);
 
@@ -308,7 +381,7 @@ static int open_auto(struct metric_set *ms)
 int metric_set_open(struct metric_set *ms, const struct jcal_options *o, char *err, size_t errlen)
 {
 	char how[200], brief[200];
-	int e;
+	int e, rdpmc = 0;
 
 	memset(ms, 0, sizeof(*ms));
 	ms->exclude_kernel = perf_counter_paranoid() >= 2;
@@ -320,7 +393,8 @@ int metric_set_open(struct metric_set *ms, const struct jcal_options *o, char *e
 
 		if (is_hardware(name)) {
 			d = add_desc(ms, name, METRIC_HW);
-			if (hw_encode(ms, d, err, errlen))
+			if (hw_encode(ms, d, err, errlen) ||
+			    hw_check(ms, d, err, errlen, brief, sizeof(brief), &e))
 				return -1;
 		} else if (!strcmp(name, "tsc")) {
 			d = add_desc(ms, name, METRIC_TSC);
@@ -332,11 +406,11 @@ int metric_set_open(struct metric_set *ms, const struct jcal_options *o, char *e
 			return -1;
 		}
 	}
-	if (ms->nhw && hw_probe(ms, how, sizeof(how), err, errlen, brief, sizeof(brief), &e))
+	if (ms->nhw && hw_probe(ms, &rdpmc, err, errlen, brief, sizeof(brief), &e))
 		return -1;
 	for (unsigned i = 0; i < ms->n; i++)
 		if (ms->m[i].kind == METRIC_HW)
-			snprintf(ms->m[i].why, sizeof(ms->m[i].why), "requested; %s", how);
+			hw_why(&ms->m[i], "requested; ", hw_how(ms, &ms->m[i], rdpmc));
 	for (unsigned i = 0; i < ms->n; i++) {
 		if (ms->m[i].kind != METRIC_CPUTIME)
 			continue;

@@ -36,7 +36,8 @@ enum metric_reader {
 struct metric_desc {
 	char name[JCAL_OPT_METRIC_MAX]; /* "cputime", "tsc", "instructions", "pfm:..." */
 	const char *unit;		/* unit of the recorded values: "ns", "ticks", "count" */
-	char why[512];			/* why this metric is used (requested, fallback...) */
+	char why[1200];			/* why this metric is used (requested, fallback...) */
+	char note[800];			/* METRIC_HW: the modes counted, the start-time check */
 	enum metric_kind kind;
 	unsigned hw_slot; /* METRIC_HW: index in the thread's perf group */
 };

@@ -41,7 +41,8 @@ int perf_counter_lib_init(char *err, size_t errlen)
 	return 0;
 }
 
-int perf_counter_encode(const char *event, struct perf_event_attr *attr, char *err, size_t errlen)
+/* libpfm4's encoding of event at user level (PFM_PLM3), as it comes. */
+static int encode_plm3(const char *event, struct perf_event_attr *attr, char *err, size_t errlen)
 {
 	pfm_perf_encode_arg_t arg;
 	int ret;
@@ -58,11 +59,24 @@ int perf_counter_encode(const char *event, struct perf_event_attr *attr, char *e
 		return -1;
 	}
 	attr->size = sizeof(*attr);
+	return 0;
+}
+
+int perf_counter_encode(const char *event, struct perf_event_attr *attr, char *err, size_t errlen)
+{
+	if (encode_plm3(event, attr, err, errlen))
+		return -1;
 	/* user level only, as for the events jcal encodes itself: libpfm4 sets
 	 * exclude_hv only where it knows the PMU to have a hypervisor level
 	 * (seen set on an AMD EPYC VM, left clear on an Intel Xeon one) */
 	attr->exclude_hv = 1;
 	return 0;
+}
+
+int perf_counter_encode_given(const char *event, struct perf_event_attr *attr, char *err,
+			      size_t errlen)
+{
+	return encode_plm3(event, attr, err, errlen);
 }
 
 int perf_counter_paranoid(void)
@@ -217,6 +231,8 @@ int perf_group_open(struct perf_group *g, const struct perf_event_attr *attr, un
 			return -1;
 		}
 		g->n = i + 1;
+		if (!perf_counter_has_page(&a))
+			continue;
 		p = mmap(NULL, (size_t)page_size(), PROT_READ, MAP_SHARED, g->c[i].fd, 0);
 		if (p == MAP_FAILED)
 			(*unmapped)++;
@@ -242,10 +258,19 @@ void perf_group_close(struct perf_group *g)
 
 uint64_t perf_counter_read_slow(const struct perf_counter *c)
 {
+	uint64_t running;
+
+	return perf_counter_read_running(c, &running);
+}
+
+uint64_t perf_counter_read_running(const struct perf_counter *c, uint64_t *running)
+{
 	uint64_t v[3];
 
+	*running = 0;
 	if (read(c->fd, v, sizeof(v)) != (ssize_t)sizeof(v))
 		return 0;
+	*running = v[2];
 	return perf_scale(v[0], v[1], v[2]);
 }
 

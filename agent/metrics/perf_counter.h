@@ -28,8 +28,9 @@ struct perf_counter {
 	struct perf_event_mmap_page *page;
 };
 
-/* Hardware counters of one thread, opened as one perf group (scheduled on
- * the PMU together, so they count the same instructions). */
+/* The counting events of one thread (instructions, cycles, pfm:), opened
+ * as one perf group (scheduled on the PMU together, so they count the same
+ * instructions). */
 struct perf_group {
 	unsigned n;
 	struct perf_counter c[PERF_COUNTER_GROUP_MAX];
@@ -92,6 +93,11 @@ int perf_counter_lib_init(char *err, size_t errlen);
  * or -1 with the libpfm4 reason in err. */
 int perf_counter_encode(const char *event, struct perf_event_attr *attr, char *err, size_t errlen);
 
+/* The same as libpfm4 gives it: the exclude_* bits of the string's :u/:k/:h
+ * modifiers when it has some, else of user level (metric_event.h decides). */
+int perf_counter_encode_given(const char *event, struct perf_event_attr *attr, char *err,
+			      size_t errlen);
+
 /* --- errors ------------------------------------------------------------- */
 
 /* kernel.perf_event_paranoid, or -100 when it cannot be read. */
@@ -111,10 +117,19 @@ void perf_counter_explain(int errnum, enum perf_stage stage, int paranoid, int c
 
 /* --- opening ------------------------------------------------------------ */
 
-/* Opens n hardware events on the calling thread as one group (pid=0,
- * cpu=-1) and maps each one's page for rdpmc (a page that cannot be mapped
- * leaves that counter on read(); *unmapped counts them). Returns 0, or -1
- * with *errnum and *failed (index of the event that failed), nothing open. */
+/* Whether a counting event of attr's type can be read with rdpmc from its
+ * page: not a software event or a tracepoint (their page's index is always
+ * 0), so their page is not mapped (it would cost mlock budget for nothing). */
+static inline int perf_counter_has_page(const struct perf_event_attr *attr)
+{
+	return attr->type != PERF_TYPE_SOFTWARE && attr->type != PERF_TYPE_TRACEPOINT;
+}
+
+/* Opens n counting events on the calling thread as one group (pid=0,
+ * cpu=-1) and maps the page of each one that has one, for rdpmc (a page
+ * that cannot be mapped leaves that counter on read(); *unmapped counts
+ * them). Returns 0, or -1 with *errnum and *failed (index of the event that
+ * failed), nothing open. */
 int perf_group_open(struct perf_group *g, const struct perf_event_attr *attr, unsigned n,
 		    unsigned *unmapped, int *errnum, unsigned *failed);
 void perf_group_close(struct perf_group *g);
@@ -357,6 +372,10 @@ static inline int perf_page_read_switch_time(const volatile struct perf_event_mm
 
 /* The counter's 64-bit value through read() (scaled when multiplexed). */
 uint64_t perf_counter_read_slow(const struct perf_counter *c);
+
+/* The same, with the time (ns) the counter has been on the PMU in *running:
+ * a hardware counter that never got a PMU slot reads 0 without counting. */
+uint64_t perf_counter_read_running(const struct perf_counter *c, uint64_t *running);
 
 /* The task-clock value through read(). */
 uint64_t perf_cputime_read_slow(const struct perf_cputime *ct);

@@ -52,6 +52,7 @@ public final class Main {
 			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests),
 			new Suite("Throttle", "jcalthrottle", Throttle::tests),
 			new Suite("AgentClock", "jcalagentclock", AgentClock::tests),
+			new Suite("SoftwareCounters", "jcalswcounters", SoftwareCounters::tests),
 			new Suite("WorkFit", "jcalworkfit", WorkFit::tests));
 
 	private int passed, failed, skipped;
