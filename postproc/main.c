@@ -6,7 +6,8 @@
  * else lives in the library files beside it.
  *
  * Exit status: 0 success (also for a truncated trace, with a warning),
- * 1 bad or unreadable input or output, 2 usage error.
+ * 1 bad or unreadable input or output, 2 usage error (and for jcal-post
+ * diff, 3 a --fail-on gate failed).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "postproc/cli_options.h"
 #include "postproc/crc_fast.h"
 #include "postproc/default_cut.h"
+#include "postproc/diff_cli.h"
 #include "postproc/input.h"
 #include "postproc/progress.h"
 #include "postproc/report.h"
@@ -262,6 +264,8 @@ int main(int argc, char **argv)
 	trace_use_crc32(crc_fast);
 	if (argc > 1 && !strcmp(argv[1], "calib"))
 		return calib_cli_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_cli_main(argc - 1, argv + 1);
 	if (cli_init(&r.c, argc)) {
 		msg("error", "out of memory");
 		return 1;

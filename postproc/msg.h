@@ -1,6 +1,6 @@
 /*
  * msg.h - jcal-post's messages on stderr: "jcal-post: LEVEL: ..." on one
- * line (main.c, input.c and calib_cli.c;
+ * line (main.c, input.c, calib_cli.c and the diff command's files;
  * library code returns errors instead).
  */
 #ifndef JCAL_POST_MSG_H
