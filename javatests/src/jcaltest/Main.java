@@ -52,7 +52,8 @@ public final class Main {
 			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests),
 			new Suite("Throttle", "jcalthrottle", Throttle::tests),
 			new Suite("AgentClock", "jcalagentclock", AgentClock::tests),
-			new Suite("WorkFit", "jcalworkfit", WorkFit::tests));
+			new Suite("WorkFit", "jcalworkfit", WorkFit::tests),
+			new Suite("DiffTests", "jcaldiff", DiffTests::tests));
 
 	private int passed, failed, skipped;
 	/* Processes a suite left running, "suite: pid command" each. */
