@@ -53,7 +53,8 @@ public final class Main {
 			new Suite("Throttle", "jcalthrottle", Throttle::tests),
 			new Suite("AgentClock", "jcalagentclock", AgentClock::tests),
 			new Suite("SoftwareCounters", "jcalswcounters", SoftwareCounters::tests),
-			new Suite("WorkFit", "jcalworkfit", WorkFit::tests));
+			new Suite("WorkFit", "jcalworkfit", WorkFit::tests),
+			new Suite("DiffTests", "jcaldiff", DiffTests::tests));
 
 	private int passed, failed, skipped;
 	/* Processes a suite left running, "suite: pid command" each. */
