@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "postproc/diff_options.h"
 #include "postproc/msg.h"
 #include "postproc/threadsel.h"
 
@@ -474,6 +475,8 @@ void cli_help(FILE *f)
 	char text[1024];
 
 	fputs("usage: jcal-post FILE [options]\n"
+	      "       jcal-post diff BASE NEW [options]          compare two runs (see jcal-post\n"
+	      "                                                  diff --help)\n"
 	      "       jcal-post calib show|check|merge|diff ...  (see jcal-post calib --help)\n"
 	      "Builds per-Java-thread call trees from a jcal trace (FILE, or - for stdin)\n"
 	      "and prints a report.\n\n",
@@ -503,6 +506,7 @@ void cli_man(FILE *f)
 	fputs(".TH JCAL-POST 1 \"\" \"jcal-post " JCAL_POST_VERSION "\" \"jcal\"\n"
 	      ".SH NAME\njcal\\-post \\- reports and exports of jcal traces\n"
 	      ".SH SYNOPSIS\n.B jcal\\-post\n.I FILE\n[\\fIoptions\\fR]\n.br\n"
+	      ".B jcal\\-post diff\n.I BASE NEW\n[\\fIoptions\\fR]\n.br\n"
 	      ".B jcal\\-post calib\nshow|check|merge|diff ...\n"
 	      ".SH DESCRIPTION\nBuilds per\\-Java\\-thread call trees from a jcal trace "
 	      "(\\fIFILE\\fR, or \\- for stdin) and prints a report. "
@@ -520,8 +524,10 @@ void cli_man(FILE *f)
 		roff_text(f, report_kinds[k].help);
 		fputc('\n', f);
 	}
+	diff_options_man(f);
 	fputs(".SH EXIT STATUS\n0 ok (a truncated trace is reported with a warning), 1 bad input "
-	      "or output, 2 usage error.\n"
-	      ".SH SEE ALSO\njcal\\-post calib \\-\\-help; docs/jcal\\-post.md\n",
+	      "or output, 2 usage error; for jcal\\-post diff, 3 a \\-\\-fail\\-on gate failed.\n"
+	      ".SH SEE ALSO\njcal\\-post diff \\-\\-help; jcal\\-post calib \\-\\-help; "
+	      "docs/jcal\\-post.md\n",
 	      f);
 }

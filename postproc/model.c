@@ -826,7 +826,11 @@ int model_metric_index(const struct model *m, const char *name)
 
 uint64_t model_value(const struct model *m, unsigned metric, uint64_t v)
 {
-	double hz = metric < JCAL_MAX_METRICS ? m->metric[metric].tsc_hz : 0;
+	return model_ticks_value(metric < JCAL_MAX_METRICS ? m->metric[metric].tsc_hz : 0, v);
+}
+
+uint64_t model_ticks_value(double hz, uint64_t v)
+{
 	long double ns;
 
 	if (hz <= 0)

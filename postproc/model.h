@@ -163,6 +163,9 @@ int model_metric_index(const struct model *m, const char *name);
  * at UINT64_MAX). */
 uint64_t model_value(const struct model *m, unsigned metric, uint64_t v);
 
+/* The same for a metric of TSC frequency hz (<= 0: not a TSC, v as is). */
+uint64_t model_ticks_value(double hz, uint64_t v);
+
 /* "virtual", "daemon" or "platform". */
 const char *model_thread_kind(const struct model_thread *t);
 

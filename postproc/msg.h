@@ -1,6 +1,7 @@
 /*
  * msg.h - jcal-post's messages on stderr: "jcal-post: LEVEL: ..." on one
- * line (main.c and calib_cli.c; library code returns errors instead).
+ * line (main.c, input.c, calib_cli.c and the diff command's files;
+ * library code returns errors instead).
  */
 #ifndef JCAL_POST_MSG_H
 #define JCAL_POST_MSG_H
