@@ -4,7 +4,10 @@
  * runs' calls and self cost, the names each once, the nesting), its exact
  * text against a golden string, names that would end the script, the page
  * around it (self-contained, the marker the browser check reads), and the
- * cut that bounds a large comparison (totals kept, the ladder's choice).
+ * cut that bounds a large comparison (totals kept, the ladder's choice);
+ * and the page of a diff model of two runs (postproc/export_html_diff_model.c:
+ * thread groups, both runs' medians, which run has each frame, --value,
+ * --min-pct and its note).
  * With JCAL_HTML_DIFF_DIR=DIR it also writes DIR/base.bin and DIR/new.bin,
  * the two runs javatests/html-diff-check.sh draws in Chromium.
  */
@@ -13,6 +16,7 @@
 
 #include "native-tests/jsonmini.h"
 #include "native-tests/modelgen.h"
+#include "postproc/diff_report.h"
 #include "postproc/export_html_diff.h"
 #include "native-tests/test.h"
 
@@ -185,6 +189,7 @@ static void test_fold(void)
 	 * 50 and 40 with its callee) */
 	CHECK_EQ_I(html_diff_fold(ctx, &n, 40, &cut), 0);
 	CHECK_EQ_U(cut.before, NSAMPLE);
+	CHECK_EQ_U(cut.folded, 4);
 	CHECK_EQ_U(n, cut.after);
 	CHECK(cut.pct == 40);
 	for (int r = 0; r < 2; r++) {
@@ -250,6 +255,102 @@ static void test_default_pct(void)
 	free(ctx);
 }
 
+/* The diff model of two runs, each of threads "pool-N-thread-1" and "main"
+ * (the pool threads' names normalise alike). */
+static int two_runs(struct diff_model *dm)
+{
+	static const char *const base[] = {
+	    "0 E p.W.run\n1 E p.W.task\n5 X p.W.task\n9 X p.W.run\n",
+	    "0 E p.M.main\n2 E p.M.a\n3 X p.M.a\n4 E p.M.gone\n7 X p.M.gone\n8 X p.M.main\n",
+	};
+	static const char *const new_[] = {
+	    "0 E p.W.run\n1 E p.W.task\n4 X p.W.task\n9 X p.W.run\n",
+	    "0 E p.M.main\n2 E p.M.a\n3 X p.M.a\n4 E p.M.a\n5 X p.M.a\n6 E p.M.a\n7 X p.M.a\n"
+	    "8 E p.M.added\n9 X p.M.added\n10 X p.M.main\n",
+	};
+	static const char *const names[2][2] = {{"pool-1-thread-1", "main"},
+						{"pool-7-thread-1", "main"}};
+	struct diff_import im = {0};
+	int err = diff_model_init(dm, 1, 1, 0);
+
+	for (int r = 0; r < 2 && !err; r++) {
+		struct diff_run desc = {.path = r ? "new.bin" : "base.bin"};
+		struct model m;
+
+		err = mg_model(&m, r ? new_ : base, names[r], 2, NULL, NULL) ||
+		      diff_model_add(dm, &m, &im, &desc);
+		model_free(&m);
+	}
+	return err || diff_model_finish(dm);
+}
+
+/* The page of a diff model: thread groups under the root (their calls 0,
+ * their self the threads' time outside any frame), each context with
+ * both runs' calls and self cost and the runs that have it. */
+static void test_model_page(void)
+{
+	struct diff_model dm;
+	struct diff_report_opts o = {.value = DIFF_VALUE_CALLS};
+	char *s = NULL, *d;
+	size_t len = 0;
+
+	CHECK_EQ_I(two_runs(&dm), 0);
+	o.out = open_memstream(&s, &len);
+	CHECK_EQ_I(diff_export_html(&dm, &o), 0);
+	fclose(o.out);
+	d = data_of(s);
+	CHECK(d != NULL);
+	if (d)
+		CHECK_STR(
+		    d,
+		    "{\"title\":\"jcal-post diff: differential flame graph  metric ticks "
+		    "(ticks)\",\"metric\":\"ticks\",\"unit\":\"ticks\",\"value\":\"calls\","
+		    "\"notes\":[\"base  base.bin: JVM unknown, mode events, 0 events, 2 threads, "
+		    "calibration none (raw figures)\",\"new   new.bin: JVM unknown, mode "
+		    "events, 0 events, 2 threads, calibration none (raw figures)\","
+		    "\"normalised: 2 thread names (pool and thread numbers)\"],"
+		    "\"names\":[\"all threads\",\"pool-*-thread-*\",\"p.W.run\",\"p.W.task\","
+		    "\"main\",\"p.M.main\",\"p.M.a\",\"p.M.gone\",\"p.M.added\"],"
+		    "\"tree\":[0,0,0,0,0,3,[1,0,0,0,0,3,[2,1,1,5,6,3,[3,1,1,4,3,3]]],"
+		    "[4,0,0,0,0,3,[5,1,1,4,6,3,[6,1,3,1,3,3],[7,1,0,3,0,1],"
+		    "[8,0,1,0,1,2]]]]}");
+	free(d);
+	free(s);
+	diff_model_free(&dm);
+}
+
+/* --min-pct folds in both runs at once, and says so in a note. */
+static void test_model_cut(void)
+{
+	struct diff_model dm;
+	struct diff_report_opts o = {.min_pct = 30, .min_pct_set = 1};
+	char *s = NULL, *d, note[REPORT_ERR_LEN] = "";
+	size_t len = 0;
+
+	o.note = note;
+	CHECK_EQ_I(two_runs(&dm), 0);
+	o.out = open_memstream(&s, &len);
+	CHECK_EQ_I(diff_export_html(&dm, &o), 0);
+	fclose(o.out);
+	/* 30% of calls (BASE 5, NEW 7: 2 and 3) and cost (BASE 17, NEW 19:
+	 * 6 and 6): p.M.a stays (3 calls in NEW), p.M.gone and p.M.added go
+	 * (1 call, cost 3 and 1) into one frame, p.W.task (1 call, cost 4
+	 * and 3) into another */
+	CHECK_STR(note, ""); /* asked for: only the page says it */
+	d = data_of(s);
+	CHECK(d != NULL &&
+	      strstr(d, "\"3 contexts under --min-pct 30 of both runs' calls and "
+			"cost folded into one \\\"\\u003csmall contexts "
+			"folded\\u003e\\\" frame per caller (9 -\\u003e 8 contexts)\"") != NULL);
+	CHECK(d && strstr(d, "\"names\":[\"all threads\",\"pool-*-thread-*\",\"p.W.run\",\"main\","
+			     "\"p.M.main\",\"p.M.a\",\"\\u003csmall contexts folded\\u003e\"],"
+			     "\"tree\":[0,0,0,0,0,3,[1,0,0,0,0,3,[2,1,1,5,6,3,[6,1,1,4,3,3]]],"
+			     "[3,0,0,0,0,3,[4,1,1,4,6,3,[5,1,3,1,3,3],[6,1,1,3,1,3]]]]}") != NULL);
+	free(d);
+	free(s);
+	diff_model_free(&dm);
+}
+
 /* Two runs for javatests/html-diff-check.sh: main > App.main > App.run >
  * {Hot.tripled 10 -> 30 calls, Gone.removed only in BASE, Fresh.added only
  * in NEW, and a random tree the same in both}. */
@@ -307,6 +408,8 @@ int main(void)
 	RUN(test_page);
 	RUN(test_fold);
 	RUN(test_default_pct);
+	RUN(test_model_page);
+	RUN(test_model_cut);
 	if (dir)
 		write_sample_runs(dir);
 	return test_summary("export-html-diff");

@@ -291,6 +291,7 @@ int html_diff_fold(struct html_diff_ctx *ctx, size_t *n, double pct, struct html
 	cut->pct = top ? pct : 0;
 	cut->before = nn;
 	cut->after = m + top;
+	cut->folded = nn - m;
 	*n = m + top;
 	free(cum);
 	free(map);

@@ -65,7 +65,8 @@ int html_diff_write(FILE *f, const struct html_diff_page *pg, const struct html_
 /* What a cut did. */
 struct html_diff_cut {
 	double pct;	      /* the --min-pct applied; 0 for none */
-	size_t before, after; /* contexts */
+	size_t before, after; /* contexts, the folded frames included after */
+	size_t folded;	      /* contexts folded */
 };
 
 /*
