@@ -151,7 +151,9 @@ const char *diff_report_status(enum diff_status s)
 
 char diff_report_mark(enum diff_status s)
 {
-	return s == DIFF_ADDED ? '+' : s == DIFF_REMOVED ? '-' : s == DIFF_CHANGED ? '*' : ' ';
+	static const char marks[] = {' ', '*', '+', '-'}; /* by enum diff_status */
+
+	return marks[(unsigned)s < sizeof(marks) ? (unsigned)s : 0];
 }
 
 const char *diff_report_cost(enum diff_cost c)
