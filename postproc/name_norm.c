@@ -102,8 +102,11 @@ static size_t cglib_at(const char *s)
 static const struct rule *rule_at(const char *s, size_t *lit)
 {
 	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
-		size_t n = strlen(rules[r].lit);
+		size_t n;
 
+		if (*s != rules[r].lit[0]) /* most characters start no rule */
+			continue;
+		n = strlen(rules[r].lit);
 		if (!strncmp(s, rules[r].lit, n) && is_run((unsigned char)s[n], rules[r].run)) {
 			*lit = n;
 			return &rules[r];
