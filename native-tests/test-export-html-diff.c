@@ -7,12 +7,15 @@
  * cut that bounds a large comparison (totals kept, the ladder's choice);
  * and the page of a diff model of two runs (postproc/export_html_diff_model.c:
  * thread groups, both runs' medians, which run has each frame, --value,
- * --min-pct and its note).
+ * --min-pct and its note); and build/jcal-post diff --report html end to
+ * end (run from the repository root after make).
  * With JCAL_HTML_DIFF_DIR=DIR it also writes DIR/base.bin and DIR/new.bin,
  * the two runs javatests/html-diff-check.sh draws in Chromium.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "native-tests/jsonmini.h"
 #include "native-tests/modelgen.h"
@@ -399,6 +402,77 @@ static void write_sample_runs(const char *dir)
 	}
 }
 
+/* Runs "build/jcal-post diff BASE NEW ARGS" (the sample runs in dir),
+ * stdout to dir/out, stderr to dir/err; returns its exit status. */
+static int post(const char *dir, const char *args)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "build/jcal-post diff %s/base.bin %s/new.bin %s >%s/out 2>%s/err </dev/null", dir,
+		 dir, args, dir, dir);
+	fflush(NULL);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+	char path[512], *s = NULL;
+	size_t len = 0;
+	FILE *f, *m = open_memstream(&s, &len);
+	int c;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	while (f && (c = fgetc(f)) != EOF)
+		fputc(c, m);
+	if (f)
+		fclose(f);
+	fclose(m);
+	return s;
+}
+
+/* The command: the page of two runs (exit 0, nothing on stderr, the value
+ * asked for); --min-pct and --all only with html (exit 2, one line). */
+static void test_cli(void)
+{
+	char dir[] = "/tmp/jcal-html-diff-XXXXXX", *s;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0);
+		return;
+	}
+	write_sample_runs(dir);
+	CHECK_EQ_I(post(dir, "--report html --raw --value calls"), 0);
+	s = slurp(dir, "out");
+	CHECK(!strncmp(s, "<!DOCTYPE html>", 15));
+	CHECK(strstr(s, "\"value\":\"calls\"") != NULL);
+	CHECK(strstr(s, "[4,10,30,2000,6000,3]") != NULL); /* p.Hot.tripled */
+	free(s);
+	s = slurp(dir, "err");
+	CHECK_STR(s, "");
+	free(s);
+	CHECK_EQ_I(post(dir, "--report flat --all"), 2);
+	s = slurp(dir, "err");
+	CHECK_STR(s, "jcal-post: error: --all applies to --report html only\n");
+	free(s);
+	CHECK_EQ_I(post(dir, "--report html --min-pct 101"), 2);
+	s = slurp(dir, "err");
+	CHECK_STR(s, "jcal-post: error: --min-pct '101': expected a percentage, 0 to 100\n");
+	free(s);
+	CHECK_EQ_I(post(dir, "--report html --raw --all -o /dev/null"), 0);
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const files[] = {"base.bin", "new.bin", "out", "err"};
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		CHECK_EQ_I(unlink(path), 0);
+	}
+	CHECK_EQ_I(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const char *dir = getenv("JCAL_HTML_DIFF_DIR");
@@ -410,6 +484,7 @@ int main(void)
 	RUN(test_default_pct);
 	RUN(test_model_page);
 	RUN(test_model_cut);
+	RUN(test_cli);
 	if (dir)
 		write_sample_runs(dir);
 	return test_summary("export-html-diff");
