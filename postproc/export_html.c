@@ -12,6 +12,8 @@
  * [name index, cum, base, calls, children...]; contexts with cum 0 are
  * left out. After drawing, the script adds a hidden element
  * <div id="jcal-rendered" data-frames="N"> (used by javatests/html-check.sh).
+ * The page's own parts are here; those the differential flame graph uses
+ * too (export_html_diff_page.c) are in html_page.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
