@@ -152,6 +152,10 @@ static int parse(struct diff_run_state *s, int argc, char **argv)
 		msg("error", "--raw and --calib exclude each other");
 		return 2;
 	}
+	if ((s->d.min_pct_set || s->d.all) && strcmp(s->d.report->name, "html")) {
+		msg("error", "--%s applies to --report html only", s->d.all ? "all" : "min-pct");
+		return 2;
+	}
 	if (s->d.value_set && !(s->d.report->flags & DIFF_REPORT_VALUE)) {
 		msg("error", "--value applies to --report collapsed%s only",
 		    diff_report_find("html") ? " and html" : "");
@@ -360,7 +364,7 @@ static int gates(struct diff_run_state *s)
 /* Opens the output, runs the report, closes the output. Returns 0 or 1. */
 static int report(struct diff_run_state *s)
 {
-	static char err[REPORT_ERR_LEN];
+	static char err[REPORT_ERR_LEN], note[REPORT_ERR_LEN];
 	struct diff_report_opts o = {0};
 	int status = 0;
 
@@ -373,8 +377,12 @@ static int report(struct diff_run_state *s)
 	o.format = s->c.format;
 	o.top = s->c.sh.so.top;
 	o.value = s->d.value;
+	o.min_pct = s->d.min_pct;
+	o.min_pct_set = s->d.min_pct_set;
+	o.all = s->d.all;
 	o.err = err;
-	err[0] = '\0';
+	o.note = note;
+	err[0] = note[0] = '\0';
 	if (s->d.report->run(&s->dm, &o)) {
 		msg("error", "%s", err[0] ? err : "out of memory while writing the report");
 		status = 1;
@@ -388,6 +396,8 @@ static int report(struct diff_run_state *s)
 		msg("error", "%s: %s", s->c.output, strerror(errno));
 		status = 1;
 	}
+	if (!status && note[0])
+		msg("note", "%s", note);
 	return status;
 }
 

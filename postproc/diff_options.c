@@ -56,6 +56,26 @@ static int set_value(struct diff_opts *d, const char *arg)
 	return 0;
 }
 
+static int set_min_pct(struct diff_opts *d, const char *arg)
+{
+	char *end;
+
+	d->min_pct_set = 1;
+	d->min_pct = strtod(arg, &end);
+	if (end == arg || *end || !(d->min_pct >= 0 && d->min_pct <= 100)) {
+		msg("error", "--min-pct '%s': expected a percentage, 0 to 100", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_all(struct diff_opts *d, const char *arg)
+{
+	(void)arg;
+	d->all = 1;
+	return 0;
+}
+
 static int show_help(struct diff_opts *d, const char *arg)
 {
 	(void)d, (void)arg;
@@ -89,8 +109,16 @@ const struct diff_option diff_options[] = {
      set_fail_on},
     {"value", 0, "base|calls", "base",
      "collapsed: the values of each line, the context's self cost in the metric's unit or its "
-     "calls",
+     "calls; html: what the page starts on, cost or calls",
      set_value},
+    {"min-pct", 0, "P", "0, or a default cut of a large page (see --all)",
+     "html: fold the contexts under P% of both runs' calls and cost (in each run, with their "
+     "callees') into one frame per caller",
+     set_min_pct},
+    {"all", 0, NULL, "off",
+     "html: no default cut (a page that would pass 32 MB folds its smallest contexts, as "
+     "--min-pct does, and says so on stderr)",
+     set_all},
     {"top", 0, "N", "all",
      "flat, callers: the first N methods; tree: the N contexts of largest change with their "
      "callers; collapsed: the N lines of largest change",

@@ -20,6 +20,8 @@ struct diff_opts {
 	const struct diff_report_kind *report; /* --report, default flat */
 	enum diff_value value;		       /* --value */
 	int value_set;
+	double min_pct; /* --min-pct (html) */
+	int min_pct_set, all;
 	struct diff_gate *gates; /* --fail-on, in the order given */
 	size_t ngates;
 };

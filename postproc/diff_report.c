@@ -23,6 +23,10 @@ const struct diff_report_kind diff_report_kinds[] = {
     {"collapsed", diff_export_collapsed,
      "export: folded stacks with both runs' values, 'a;b;c BASE NEW' (FlameGraph's difffolded)",
      DIFF_REPORT_CONTEXTS | DIFF_REPORT_VALUE},
+    {"html", diff_export_html,
+     "export: differential flame graph, one self-contained page: NEW's shape (or BASE's) "
+     "coloured by change, both runs' figures on hover, a switch between calls and cost",
+     DIFF_REPORT_CONTEXTS | DIFF_REPORT_VALUE},
 };
 const size_t diff_report_nkinds = sizeof(diff_report_kinds) / sizeof(diff_report_kinds[0]);
 

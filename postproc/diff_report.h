@@ -31,7 +31,14 @@ struct diff_report_opts {
 				    * contexts of largest change with their callers (tree),
 				    * the N stacks of largest change (collapsed) */
 	enum diff_value value;	   /* collapsed, html */
-	char *err;		   /* REPORT_ERR_LEN bytes for why a report failed; may be NULL */
+	/* html: --min-pct P (min_pct_set, 0 included) cuts the page as asked,
+	 * --all not at all; else a default cut keeps it within the flame
+	 * graphs' bound */
+	double min_pct;
+	int min_pct_set, all;
+	char *err;  /* REPORT_ERR_LEN bytes for why a report failed; may be NULL */
+	char *note; /* REPORT_ERR_LEN bytes for a note the command prints after the
+		     * report (a default cut); may be NULL */
 };
 
 /* One --report KIND of jcal-post diff. */
@@ -59,6 +66,8 @@ int diff_report_flat(const struct diff_model *dm, const struct diff_report_opts 
 int diff_report_tree(const struct diff_model *dm, const struct diff_report_opts *o);
 int diff_report_callers(const struct diff_model *dm, const struct diff_report_opts *o);
 int diff_export_collapsed(const struct diff_model *dm, const struct diff_report_opts *o);
+/* The differential flame graph (export_html_diff_model.c). */
+int diff_export_html(const struct diff_model *dm, const struct diff_report_opts *o);
 
 /* ---- shared by the reports ---- */
 

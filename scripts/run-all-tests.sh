@@ -55,7 +55,8 @@ run_suite install javatests/install-check.sh build
 # check failing on deliberate include cycles (native-tests/lint/).
 echo "== tools"
 for check in "scripts/check-exports.sh build/libjcal.so" \
-	"javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build" \
+	"javatests/html-check.sh build/jcal-post" "javatests/html-diff-check.sh build/jcal-post" \
+	"javatests/pprof-check.sh build" \
 	"javatests/asan-check.sh build/asan/libjcal.so build/jcal-post build/javatests" \
 	bench/shape-check.sh native-tests/lint/run.sh; do
 	out=$($check 2>&1)
