@@ -141,7 +141,7 @@ static void dumps_while_events_run(struct worker *w, const char *path)
 	tree_recorder_thread_ended(w[0].tt);
 	CHECK_EQ_I(tree_recorder_dump(path, err, sizeof(err)), 0);
 	CHECK_EQ_I(read_back(path, &c), TRACE_OK);
-	tree_recorder_counts(&contexts, &fc, &fk);
+	tree_recorder_counts(&contexts, &fc, &fk, NULL);
 	CHECK(fc > 0);		/* maxcontexts=1000 folded */
 	CHECK(contexts < 1500); /* and the trees stayed near it */
 	for (int i = 0; i < THREADS; i++) {
@@ -152,7 +152,7 @@ static void dumps_while_events_run(struct worker *w, const char *path)
 		CHECK_EQ_U(c.raw[s], w[i].last - w[i].first);
 	}
 	tree_recorder_reset(); /* frees w[0]'s ended tree, empties the others */
-	tree_recorder_counts(&contexts, &fc, &fk);
+	tree_recorder_counts(&contexts, &fc, &fk, NULL);
 	CHECK_EQ_U(contexts, 0);
 	CHECK_EQ_U(fc, 0);
 }
@@ -177,7 +177,7 @@ static void test_dumps_while_events_run(void)
 		trace_rec_thread_start(rb, s, s, s, 0, 0, "worker", 1, (uint64_t[]){0});
 	trace_file_unlock();
 	CHECK_EQ_I(tree_recorder_init(path, err, sizeof(err)), 0);
-	tree_recorder_choose_table();
+	CHECK_EQ_I(tree_recorder_choose_table(err, sizeof(err)), 0);
 	for (int i = 0; i < THREADS; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
 		w[i].serial = (uint32_t)i + 1;
