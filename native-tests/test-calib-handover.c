@@ -37,7 +37,8 @@ static void test_wanted(void)
 		CHECK_EQ_I(calib_handover_wanted(cases[i].opts, &given, &len), cases[i].wanted);
 		CHECK((given == NULL) == (cases[i].given == NULL));
 		if (given && cases[i].given)
-			CHECK(len == strlen(cases[i].given) && !strncmp(given, cases[i].given, len));
+			CHECK(len == strlen(cases[i].given) &&
+			      !strncmp(given, cases[i].given, len));
 	}
 }
 
@@ -48,8 +49,8 @@ static void test_options(void)
 
 	memset(&h, 0, sizeof(h));
 	snprintf(h.target, sizeof(h.target), "/tmp/jcal-calib-AbCdEf");
-	CHECK_EQ_I(calib_handover_options(&h, "output=tree,calib=/mine,include=a.*", out, sizeof(out)),
-		   0);
+	CHECK_EQ_I(
+	    calib_handover_options(&h, "output=tree,calib=/mine,include=a.*", out, sizeof(out)), 0);
 	CHECK_STR(out, "output=tree,include=a.*,calib=/tmp/jcal-calib-AbCdEf");
 	CHECK_EQ_I(calib_handover_options(&h, "", out, sizeof(out)), 0);
 	CHECK_STR(out, "calib=/tmp/jcal-calib-AbCdEf");

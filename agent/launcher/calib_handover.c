@@ -248,10 +248,8 @@ int calib_handover_options(const struct calib_handover *h, const char *opts, cha
 		if (!(len > 6 && !strncmp(p, "calib=", 6))) {
 			if (o + len + 2 > outlen)
 				return -1;
-			if (o)
-				out[o++] = ',';
-			memcpy(out + o, p, len);
-			o += len;
+			o += (size_t)snprintf(out + o, outlen - o, "%s%.*s", o ? "," : "", (int)len,
+					      p);
 		}
 		p = end ? end + 1 : NULL;
 	}
