@@ -28,7 +28,7 @@ static void test_wanted(void)
 	    {"output=treehouse", 0, NULL},
 	    {"outputs=tree", 0, NULL},
 	    {"output=tree,calib=/c/t.txt", 1, "/c/t.txt"},
-	    {"calib=/c", 1, "/c"},
+	    {"calib=/c", 0, "/c"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *given = NULL;

@@ -45,8 +45,7 @@ int calib_handover_wanted(const char *opts, const char **given, size_t *given_le
 	const char *out = option_value(opts, "output", &n);
 
 	*given = option_value(opts, "calib", given_len);
-	return *given || (out && ((n == 4 && !strncmp(out, "tree", 4)) ||
-				  (n == 4 && !strncmp(out, "both", 4))));
+	return out && n == 4 && (!strncmp(out, "tree", 4) || !strncmp(out, "both", 4));
 }
 
 /* Reads path (a regular file, at most CALIB_HANDOVER_MAX_BYTES) into f.

@@ -35,8 +35,9 @@ struct calib_handover {
 
 /*
  * Whether an agent option string (AGENT_OPTS joined by ',') wants a table:
- * output=tree or output=both, or calib= given. *given: calib='s value in
- * opts (NULL when none).
+ * output=tree or output=both (a calib= without them is the agent's to
+ * refuse, under the name the user gave). *given: calib='s value in opts
+ * (NULL when none).
  */
 int calib_handover_wanted(const char *opts, const char **given, size_t *given_len);
 

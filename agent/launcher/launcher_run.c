@@ -460,7 +460,7 @@ static int not_loaded(const struct target *t, enum launcher_command cmd)
 		     (int)t->p.pid, cmd == LAUNCHER_CMD_STOP ? "stop" : "dump");
 }
 
-/* start and record with trees (output=tree|both, or calib=): the caller's
+/* start and record with trees (output=tree|both): the caller's
  * tables, read now, before jcal becomes the JVM's user (calib_handover.h).
  * 0, or an exit code (a calib= given that cannot be read). */
 static int read_tables(struct target *t, const struct launcher_args *a)
