@@ -313,6 +313,67 @@ final class LaterStart {
 		}
 	}
 
+	/**
+	 * output= switched while the requests run on a pool of four threads
+	 * that existed before the first tree recording, clients sending from
+	 * four threads at once and snapshots dumped meanwhile: every recording
+	 * counts its requests exactly, and every snapshot and trace reads
+	 * complete (the trees made lazily by their threads, docs/agent-internals.md,
+	 * "Switching output=").
+	 */
+	private void testSwitchUnderLoad() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "switchload");
+		try (Live.Server s = new Live.Server(r, dir.resolve("server.log"), "-Djcaltest.threads=4")) {
+			String pid = Long.toString(s.pid);
+			s.work(200);
+			int i = 0;
+			for (String output : List.of("trace", "tree", "both", "tree", "trace", "both", "tree")) {
+				Path out = dir.resolve((i++) + "-" + output + ".bin");
+				start(s, "output=" + output, out, "output=" + output);
+				List<Thread> clients = new ArrayList<>();
+				List<Exception> failed = new ArrayList<>();
+				for (int c = 0; c < 4; c++) {
+					Thread t = new Thread(() -> {
+						try {
+							s.work(100);
+						} catch (Exception e) {
+							synchronized (failed) {
+								failed.add(e);
+							}
+						}
+					});
+					t.start();
+					clients.add(t);
+				}
+				for (int d = 0; d < 3; d++) {
+					Path dump = dir.resolve(out.getFileName() + ".dump" + d);
+					Runner.Result res = jcal("dump", pid, "-o", dump.toString());
+					r.check(res.rc == 0, "dump during output=" + output + ": " + res.out + res.err);
+					Path snap = output.equals("both") ? Path.of(dump + ".tree") : dump;
+					Runner.Result sum = r.post(snap, "--report", "summary");
+					r.check(sum.rc == 0 && sum.out.contains("status:                complete"),
+							"the dump of output=" + output + " reads complete: " + sum.out + sum.err);
+				}
+				for (Thread t : clients)
+					t.join(120_000);
+				r.check(failed.isEmpty(), "requests failed: " + failed);
+				stop(s, "output=" + output);
+				r.check(kind(out).equals(output.equals("tree") ? "tree" : "trace")
+						&& Files.exists(Path.of(out + ".tree")) == output.equals("both"),
+						"output=" + output + " writes what it says: " + kind(out));
+				exact(out, "output=" + output + " under load", 400, 400);
+				if (output.equals("both"))
+					exact(Path.of(out + ".tree"), "output=both's snapshot under load", 400, 400);
+				for (Path f : output.equals("both") ? List.of(out, Path.of(out + ".tree")) : List.of(out)) {
+					Runner.Result sum = r.post(f, "--report", "summary");
+					r.check(sum.out.contains("status:                complete")
+							&& sum.out.contains("lost events:           0\n"),
+							f.getFileName() + ": complete, no event lost: " + sum.out);
+				}
+			}
+		}
+	}
+
 	/** A table of mode made by the agent's calibrate command (a few seconds), metric cputime. */
 	Path calibrate(Path table, String mode, Map<String, String> env) throws Exception {
 		Files.createDirectories(table.getParent());
@@ -524,6 +585,7 @@ final class LaterStart {
 		LaterStart l = new LaterStart(r);
 		return new Runner.Tests().add("later-attached", l::testAttached).add("later-loaded", l::testLoaded)
 				.add("later-table-each-start", l::testTableAtEachStart)
+				.add("later-switch-under-load", l::testSwitchUnderLoad)
 				.addSkippable("later-other-user", l::testOtherUser);
 	}
 }

@@ -17,7 +17,8 @@ import com.sun.net.httpserver.HttpServer;
  * A small HTTP server on loopback for the live-profiling tests, started
  * without the agent: /work counts the request and does a little work,
  * /count answers how many /work requests it served (on a daemon thread
- * "live-worker" with -Djcaltest.daemon=true), /region does the same work
+ * "live-worker" with -Djcaltest.daemon=true, on a pool of N threads with
+ * -Djcaltest.threads=N), /region does the same work
  * inside a jcal.Control region (found by reflection: the agent puts the
  * class on the boot class path when it loads). Prints "port N", then
  * serves until stdin closes (at most 180 s).
@@ -96,6 +97,10 @@ public class LiveServer {
 				w.setDaemon(true);
 				return w;
 			}));
+		/* -Djcaltest.threads=N: requests run on a pool of N threads "live-pool" */
+		int pool = Integer.getInteger("jcaltest.threads", 0);
+		if (pool > 0)
+			s.setExecutor(Executors.newFixedThreadPool(pool, r -> new Thread(r, "live-pool")));
 		s.start();
 		System.out.println("port " + s.getAddress().getPort());
 		System.out.flush();
