@@ -78,9 +78,16 @@ final class LaterStart {
 		return m;
 	}
 
+	/** The text of a file, "" when there is none (yet). */
+	private static String text(Path p) throws Exception {
+		return Files.exists(p) ? Files.readString(p) : "";
+	}
+
 	/** "tree" for a snapshot (file format 3), "trace" for a trace (2). */
 	static String kind(Path t) throws Exception {
 		byte[] h = new byte[9];
+		if (!Files.exists(t))
+			return "missing";
 		try (var in = Files.newInputStream(t)) {
 			if (in.readNBytes(h, 0, 9) != 9)
 				return "short";
@@ -260,32 +267,32 @@ final class LaterStart {
 		Path log = dir.resolve("agent.log");
 		/* the JVM started with the agent said quiet: loglevel= is the agent's, kept until given */
 		record(s, dir, "log0.bin", 3, "log=" + log);
-		r.check(Files.readString(log).contains("log0.bin") == jvm.equals("attached"),
-				jvm + ": log= with the loglevel the agent had: " + Files.readString(log));
+		r.check(text(log).contains("log0.bin") == jvm.equals("attached"),
+				jvm + ": log= with the loglevel the agent had: " + text(log));
 		record(s, dir, "log1.bin", 3, "loglevel=info");
-		String text = Files.readString(log);
+		String text = text(log);
 		r.check(text.contains("jcal: recording in mode=" + mode + ", output=trace, to " + dir.resolve("log1.bin"))
 				&& text.contains("jcal: wrote " + dir.resolve("log1.bin")), jvm + ": log= gets the messages: " + text);
 		record(s, dir, "log2.bin", 3, "loglevel=warn");
 		record(s, dir, "log3.bin", 3);
-		text = Files.readString(log);
+		text = text(log);
 		r.check(!text.contains("log2.bin") && !text.contains("log3.bin"),
 				jvm + ": loglevel=warn (kept by a start without it) leaves out the info lines: " + text);
 		record(s, dir, "log4.bin", 3, "loglevel=debug");
-		text = Files.readString(log);
+		text = text(log);
 		r.check(text.contains("jcal: wrote " + dir.resolve("log4.bin"))
 				&& (!mode.equals("bci") || text.contains("jcal: debug: mode=bci: ")),
 				jvm + ": loglevel=debug: " + text);
 		record(s, dir, "log5.bin", 3, "quiet");
-		r.check(!Files.readString(log).contains("log5.bin"), jvm + ": quiet");
+		r.check(!text(log).contains("log5.bin"), jvm + ": quiet");
 		Path other = dir.resolve("other.log");
 		record(s, dir, "log6.bin", 3, "loglevel=info", "log=" + other);
-		r.check(Files.readString(other).contains("jcal: wrote " + dir.resolve("log6.bin"))
-				&& !Files.readString(log).contains("log6.bin"), jvm + ": a second log= takes the messages over");
+		r.check(text(other).contains("jcal: wrote " + dir.resolve("log6.bin"))
+				&& !text(log).contains("log6.bin"), jvm + ": a second log= takes the messages over");
 		refused(s, dir, jvm + ": log= that cannot be written", "log=" + dir.resolve("no/such.log"),
 				"log=" + dir.resolve("no/such.log"));
 		record(s, dir, "log7.bin", 3);
-		r.check(Files.readString(other).contains("log7.bin"), jvm + ": the refused log= left the log as it was");
+		r.check(text(other).contains("log7.bin"), jvm + ": the refused log= left the log as it was");
 	}
 
 	private void allRows(Live.Server s, Path dir, String jvm, String mode) throws Exception {
