@@ -269,7 +269,7 @@ deb: $(INSTALL_BIN) $(INSTALL_LIB) $(MAN_PAGES)
 # (agent/base/options.c).
 $(BUILD)/jcal: $(BUILD)/obj/agent/launcher/main.o $(call room_lib,agent/launcher) \
 	       $(call room_lib,agent/base) $(call room_lib,common)
-	$(CC) -o $@ $^
+	$(CC) -o $@ $^ -lm
 
 # ---- Tests -------------------------------------------------------------------
 

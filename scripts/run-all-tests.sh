@@ -37,7 +37,7 @@ run_suite java javatests/run.sh
 # The end-to-end tests again on the JDK >= 21 the virtual-thread tests use,
 # when there is one: the event path differs there (JVMTI 21, carriers).
 if [ -f build/javatests21/JAVA_HOME ]; then
-	run_suite java-jdk21 env JAVA_HOME="$(cat build/javatests21/JAVA_HOME)" SUITES="Runner Live" javatests/run.sh
+	run_suite java-jdk21 env JAVA_HOME="$(cat build/javatests21/JAVA_HOME)" SUITES="Runner Live LaterStart" javatests/run.sh
 else
 	echo "== java-jdk21"
 	echo "SKIP: no JDK >= 21 found (set JAVA21_HOME): the end-to-end tests ran on $JAVA_HOME only"

@@ -45,6 +45,7 @@ public final class Main {
 			new Suite("PostSafety", "jcalpostsafety", PostSafety::tests),
 			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests),
 			new Suite("Live", "jcallive", Live::tests),
+			new Suite("LaterStart", "jcallaterstart", LaterStart::tests),
 			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests),
 			new Suite("LauncherSafety", "jcallaunchersafety", LauncherSafety::tests),
 			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests),
