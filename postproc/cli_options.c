@@ -374,6 +374,35 @@ static const struct cli_option *option_of(int ch)
 	return NULL;
 }
 
+/* Several inputs: files, and a report that reads each once. Returns 0 or
+ * -1 after the message. */
+static int check_inputs(const struct cli *c)
+{
+	const char *kind = c->report->name;
+
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (!strcmp(c->inputs[i], "-")) {
+			msg("error", "several inputs are files: stdin ('-') is one input alone");
+			return -1;
+		}
+	if (!c->report->run) {
+		msg("error",
+		    "--report calib derives a table from one calibration trace, got %zu "
+		    "inputs",
+		    c->ninputs);
+		return -1;
+	}
+	if (!strcmp(kind, "chrome") || c->sh.evented) {
+		msg("error",
+		    "--report %s draws one recording's timeline from its events: give one "
+		    "input, not %zu",
+		    !strcmp(kind, "chrome") ? "chrome" : "speedscope --speedscope-evented",
+		    c->ninputs);
+		return -1;
+	}
+	return 0;
+}
+
 /* Checks what no single option can: the trace operand and the options
  * that exclude or need each other. Returns 0 or -1 after the message. */
 static int check_args(int argc, char **argv, struct cli *c)
@@ -381,15 +410,15 @@ static int check_args(int argc, char **argv, struct cli *c)
 	const char *kind = c->report->name;
 
 	if (optind >= argc) {
-		msg("error", "no trace file given (usage: jcal-post FILE [options]; see --help)");
-		return -1;
-	}
-	if (argc - optind > 1) {
-		msg("error", "one trace file expected, got '%s' and '%s'", argv[optind],
-		    argv[optind + 1]);
+		msg("error",
+		    "no trace file given (usage: jcal-post FILE... [options]; see --help)");
 		return -1;
 	}
 	c->trace = argv[optind];
+	c->inputs = (const char *const *)argv + optind;
+	c->ninputs = (size_t)(argc - optind);
+	if (c->ninputs > 1 && check_inputs(c))
+		return -1;
 	if (c->raw && c->calib) {
 		msg("error", "--raw and --calib exclude each other");
 		return -1;
