@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/u64map.h"
 #include "postproc/msg.h"
@@ -264,8 +265,8 @@ static int add_thread(struct merge *mg, const struct model_thread *t)
 		model_thread_free(n);
 		return err;
 	}
-	if (tree_group_init(&g, t->tree.nmetrics) || tree_group_add(&g, &t->tree, 0, map_id, mg) ||
-	    tree_group_finish(&g)) {
+	if (tree_group_init(&g, t->tree.nmetrics) ||
+	    tree_group_add(&g, &t->tree, 0, 0, map_id, mg) || tree_group_finish(&g)) {
 		tree_group_free(&g);
 		model_thread_free(n);
 		return -1;
@@ -304,8 +305,14 @@ static int add_input(struct merge *mg)
 {
 	const char *path = mg->c.inputs[mg->i];
 	struct model *m = &mg->in.m;
+	struct cli c = mg->c;
+	struct stat st;
 
-	if (input_open(&mg->in, &mg->c, path))
+	/* --calib DIR is where each trace's table is found; a snapshot was
+	 * compensated in its agent (a FILE is checked against it still) */
+	if (c.calib && !stat(c.calib, &st) && S_ISDIR(st.st_mode) && model_peek_snapshot(path) == 1)
+		c.calib = NULL;
+	if (input_open(&mg->in, &c, path))
 		return 1;
 	if (mg->i && check_metrics(mg, &mg->common, mg->c.inputs[0]))
 		return 1;

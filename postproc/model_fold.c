@@ -165,7 +165,8 @@ static int fold_tree(struct model_fold *f, const struct model_thread *t, uint32_
 		f->nsel++;
 	}
 	f->snap_flags |= t->snap_flags;
-	return tree_group_add(&f->g, &t->tree, who, map, ctx);
+	/* a group's indices are the order its own threads made */
+	return tree_group_add(&f->g, &t->tree, who, t->group ? TREE_GROUP_BY_INDEX : 0, map, ctx);
 }
 
 /* Folds an ended thread and lets its record go. Returns 0 or -ENOMEM. */

@@ -79,7 +79,7 @@ static int node_of(struct tree_group *g, uint32_t p, uint32_t method, struct tre
 	return 0;
 }
 
-int tree_group_add(struct tree_group *g, const struct calltree *src, uint32_t who,
+int tree_group_add(struct tree_group *g, const struct calltree *src, uint32_t who, unsigned flags,
 		   tree_group_method_fn method, void *ctx)
 {
 	uint32_t *map = malloc((size_t)src->nnodes * sizeof(*map));
@@ -97,8 +97,9 @@ int tree_group_add(struct tree_group *g, const struct calltree *src, uint32_t wh
 		if (method && m != CALLTREE_FOLDED_METHOD && m != CALLTREE_COLD_METHOD &&
 		    m != CALLTREE_ROOT_METHOD)
 			m = method(ctx, m);
-		if (node_of(g, map[src->nodes[n].parent], m, (struct tree_group_key){who, i},
-			    &map[n])) {
+		struct tree_group_key k = {who, flags & TREE_GROUP_BY_INDEX ? n : i};
+
+		if (node_of(g, map[src->nodes[n].parent], m, k, &map[n])) {
 			free(map);
 			return -1;
 		}

@@ -46,10 +46,15 @@ int tree_group_init(struct tree_group *g, unsigned nmetrics);
 
 /* Adds src (finished) as source who: every context to the same path of
  * the group, its calls (the root's excepted), its raw and calibrated base,
- * and src's statistics (unless no_stats). method maps src's method ids (NULL: kept). Returns
- * 0 or -1 (no memory: the group is then only fit for tree_group_free). */
-int tree_group_add(struct tree_group *g, const struct calltree *src, uint32_t who,
+ * and src's statistics (unless no_stats). A context's place is its place
+ * in src's pre-order, or with TREE_GROUP_BY_INDEX its index (src a group
+ * itself, whose indices are the order its sources made). method maps
+ * src's method ids (NULL: kept). Returns 0 or -1 (no memory: the group is
+ * then only fit for tree_group_free). */
+int tree_group_add(struct tree_group *g, const struct calltree *src, uint32_t who, unsigned flags,
 		   tree_group_method_fn method, void *ctx);
+
+#define TREE_GROUP_BY_INDEX 1u
 
 /* Orders every context's children (above) and finishes the tree (level,
  * RL, cum, pre-order). Returns 0 or -1 (no memory). */
