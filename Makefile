@@ -451,6 +451,11 @@ $(BUILD)/gen-threads: bench/gen-threads.c native-tests/threadgen.h native-tests/
 		      $(BUILD)/obj/common/trace_encoder.o
 	$(CC) $(CFLAGS) -Inative-tests -o $@ $< $(BUILD)/obj/common/trace_encoder.o -lz
 
+# The snapshots of many recordings (docs/performance.md, "jcal-post FILE...").
+$(BUILD)/gen-snapshots: bench/gen-snapshots.c native-tests/snapgen.h native-tests/modelgen.h \
+			$(ROOM_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LINK_ALL) $(LDLIBS)
+
 bench-post: $(BUILD)/jcal-post $(BUILD)/gen-trace
 	@BUILD=$(BUILD) bench/post-cost.sh $(BENCH_EVENTS)
 

@@ -95,7 +95,7 @@ void agent_write_header_meta(const char *options)
 {
 	struct host_info host;
 	struct timespec now;
-	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], key[64];
+	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], key[80];
 	struct trace_recbuf *rb;
 
 	host_info_read(&host);
@@ -126,6 +126,11 @@ void agent_write_header_meta(const char *options)
 	if (jcal.metrics.tsc_hz)
 		meta_u64(rb, "tsc.hz", jcal.metrics.tsc_hz);
 	host_info_write(&host, rb);
+	/* label=KEY:VALUE: jcal-post's pprof export labels the samples with them */
+	for (unsigned i = 0; i < jcal.opts.nlabels; i++) {
+		snprintf(key, sizeof(key), "label.%s", jcal.opts.label_key[i]);
+		trace_rec_meta(rb, key, jcal.opts.label_value[i]);
+	}
 	/* Written at VMInit: the file is not touched before the JVM is up. */
 	trace_file_unlock();
 }

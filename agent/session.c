@@ -121,6 +121,10 @@ static int take_options(const struct jcal_options *o)
 	jcal.opts.output = o->output;
 	jcal.opts.maxcontexts = o->maxcontexts;
 	snprintf(jcal.opts.calib, sizeof(jcal.opts.calib), "%s", o->calib);
+	/* this recording's own labels (label=) */
+	jcal.opts.nlabels = o->nlabels;
+	memcpy(jcal.opts.label_key, o->label_key, sizeof(o->label_key));
+	memcpy(jcal.opts.label_value, o->label_value, sizeof(o->label_value));
 	if (o->bci_include[0] || o->bci_exclude[0]) {
 		memcpy(jcal.opts.bci_include, o->bci_include, sizeof(o->bci_include));
 		memcpy(jcal.opts.bci_exclude, o->bci_exclude, sizeof(o->bci_exclude));

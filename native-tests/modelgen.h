@@ -8,7 +8,10 @@
  * A script is text, one event per line: "metric E|X|T method", '#' starts
  * a comment; method names are looked up in (and added to) a table whose
  * ids start at 1. The same scripts also make tree snapshots
- * (mg_snapshot_file).
+ * (mg_snapshot_file). mg_meta, when set, holds more meta records the files
+ * get ({key, value, ..., NULL}: a host's fingerprint, pid, labels) and
+ * mg_nometrics leaves out the "metrics" and "metric.0.*" records (given
+ * in mg_meta instead).
  */
 #ifndef JCAL_TEST_MODELGEN_H
 #define JCAL_TEST_MODELGEN_H
@@ -26,6 +29,22 @@ struct mg_names {
 	char name[32][64];
 	unsigned n;
 };
+
+static const char *const *mg_meta;
+static int mg_nometrics;
+
+/* The meta records of a file: mode, the metric, then mg_meta's. */
+static inline void mg_write_meta(struct trace_recbuf *rb, const char *metric, const char *unit)
+{
+	trace_rec_meta(rb, "mode", "events");
+	if (!mg_nometrics) {
+		trace_rec_meta(rb, "metrics", metric ? metric : "ticks");
+		trace_rec_meta(rb, "metric.0.name", metric ? metric : "ticks");
+		trace_rec_meta(rb, "metric.0.unit", unit ? unit : "ticks");
+	}
+	for (const char *const *p = mg_meta; p && p[0] && p[1]; p += 2)
+		trace_rec_meta(rb, p[0], p[1]);
+}
 
 /* Id of a method name ("pkg.Class.m" or "m"), added when new. */
 static inline uint32_t mg_id(struct mg_names *t, const char *name)
@@ -191,10 +210,7 @@ static inline int mg_trace_file(const char *path, const char *const *scripts,
 		}
 	if (tg_open(&tg, path))
 		return -1;
-	trace_rec_meta(&tg.rb, "mode", "events");
-	trace_rec_meta(&tg.rb, "metrics", metric ? metric : "ticks");
-	trace_rec_meta(&tg.rb, "metric.0.name", metric ? metric : "ticks");
-	trace_rec_meta(&tg.rb, "metric.0.unit", unit ? unit : "ticks");
+	mg_write_meta(&tg.rb, metric, unit);
 	for (unsigned i = 0; i < tab.n; i++) {
 		mg_split(tab.name[i], cls, sizeof(cls), &meth);
 		trace_rec_method(&tg.rb, i + 1, JCAL_ACC_STATIC, cls, meth, "()V");
@@ -267,10 +283,7 @@ static inline int mg_snapshot_file(const char *path, const char *const *scripts,
 	trace_snapshot_header(h);
 	err |= fwrite(h, 1, sizeof(h), f) != sizeof(h);
 	trace_recbuf_init(&rb);
-	trace_rec_meta(&rb, "mode", "events");
-	trace_rec_meta(&rb, "metrics", "ticks");
-	trace_rec_meta(&rb, "metric.0.name", "ticks");
-	trace_rec_meta(&rb, "metric.0.unit", "ticks");
+	mg_write_meta(&rb, NULL, NULL);
 	for (unsigned i = 0; i < tab.n; i++) {
 		mg_split(tab.name[i], cls, sizeof(cls), &meth);
 		trace_rec_method(&rb, i + 1, JCAL_ACC_STATIC, cls, meth, "()V");

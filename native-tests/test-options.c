@@ -105,6 +105,31 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,throttle=100:50", -1, "'throttle=100:50' needs mode=bci", 0},
     {__LINE__, "calibrate,mode=bci,throttle=100:50", 0, NULL, JCAL_CMD_CALIBRATE},
     {__LINE__, "calibrate,throttle=100:50", -1, "needs mode=bci", 0},
+    {__LINE__, "trace,label=service:web", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,label=service:web,label=env:prod,label=_x9:a b/c=d", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "start,label=run:2", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "trace,label=service", -1, "'label=service': expected KEY:VALUE", 0},
+    {__LINE__, "trace,label=:web", -1, "'label=:web': expected KEY:VALUE", 0},
+    {__LINE__, "trace,label=service:", -1, "'label=service:': expected KEY:VALUE", 0},
+    {__LINE__, "trace,label=9x:a", -1, "'label=9x:a'", 0},
+    {__LINE__, "trace,label=__x:a", -1, "'label=__x:a'", 0},
+    {__LINE__, "trace,label=a-b:c", -1, "'label=a-b:c'", 0},
+    {__LINE__, "trace,label=a\tb:c", -1, "label=a?b:c", 0},
+    {__LINE__, "trace,label=a:b\x01", -1, "label=a:b?", 0},
+    {__LINE__, "trace,label=host:web-1", -1, "labels every sample with host itself", 0},
+    {__LINE__, "trace,label=pid:1", -1, "with pid itself", 0},
+    {__LINE__, "trace,label=thread:x", -1, "with thread itself", 0},
+    {__LINE__, "trace,label=jvm:17", -1, "with jvm itself", 0},
+    {__LINE__, "trace,label=env:a,label=env:b", -1, "'label=env:b': label env was given already",
+     0},
+    {__LINE__,
+     "trace,label=a:1,label=b:1,label=c:1,label=d:1,label=e:1,label=f:1,label=g:1,"
+     "label=h:1,label=i:1",
+     -1, "'label=i:1': at most 8 labels", 0},
+    {__LINE__, "trace,label=kxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx:v", -1,
+     "under 64 bytes", 0},
+    {__LINE__, "trace,label=kyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy:v", 0,
+     NULL, JCAL_CMD_TRACE},
     {__LINE__, "calibrate,output=tree", -1, "'output=tree' goes with trace", 0},
     {__LINE__, "trace,output=tree,recalibrate=start", -1, "'output=tree' cannot go with", 0},
     {__LINE__, "trace,output=both,recalibrate=60s", -1, "'output=both' cannot go with", 0},
@@ -245,6 +270,7 @@ static void test_later_policies(void)
 	    {"log", JCAL_LATER_AGENT},	       {"loglevel", JCAL_LATER_AGENT},
 	    {"mode", JCAL_LATER_FIXED},	       {"metric", JCAL_LATER_FIXED},
 	    {"throttle", JCAL_LATER_FIXED},    {"recalibrate", JCAL_LATER_REFUSED},
+	    {"label", JCAL_LATER_RECORDING},
 	    {"table", JCAL_LATER_REFUSED},
 	};
 	size_t found = 0;
@@ -389,6 +415,22 @@ static void test_option_values(void)
 	CHECK(jcal_options_parse("trace,mode=bci,throttle=18446744073709551615:1", &o, err,
 				 sizeof(err)) == 0);
 	CHECK_EQ_U(o.throttle_calls, UINT64_MAX);
+
+	/* label=KEY:VALUE, in the order given; the value may hold ':' */
+	CHECK(jcal_options_parse("trace,label=service:web,label=url:http://x:8080/a", &o, err,
+				 sizeof(err)) == 0);
+	CHECK_EQ_U(o.nlabels, 2);
+	CHECK_STR(o.label_key[0], "service");
+	CHECK_STR(o.label_value[0], "web");
+	CHECK_STR(o.label_key[1], "url");
+	CHECK_STR(o.label_value[1], "http://x:8080/a");
+	CHECK(jcal_options_parse("trace", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.nlabels, 0);
+	/* the launcher's check: the same rules, nothing copied */
+	CHECK_EQ_I(jcal_label_check("env:prod", NULL, NULL, err, sizeof(err)), 0);
+	CHECK_EQ_I(jcal_label_check("env", NULL, NULL, err, sizeof(err)), -1);
+	CHECK(strstr(err, "expected KEY:VALUE") != NULL);
+	CHECK_EQ_I(jcal_label_check("host:x", NULL, NULL, err, sizeof(err)), -1);
 }
 
 /* The mode=bci class filters: defaults, include/exclude, nested classes. */
@@ -531,7 +573,7 @@ static void test_help_text(void)
 	static const char *const keys[] = {
 	    "help",   "trace",	      "calibrate", "out=",	"metric=",
 	    "mode=",  "table=",	      "log=",	   "loglevel=", "quiet",
-	    "start=", "recalibrate=", "include=",  "exclude=",	"calib="};
+	    "start=", "recalibrate=", "include=",  "exclude=",	"calib=", "label="};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(strstr(h, keys[i]) != NULL);
 }

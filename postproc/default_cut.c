@@ -130,7 +130,7 @@ static struct model_thread **selected(const struct model *m, const struct thread
 	for (size_t i = 0; i < m->nthreads; i++) {
 		struct model_thread *t = m->thread_list[i];
 
-		if (threadsel_match(sel, t->serial, t->name, t->flags))
+		if (model_thread_selected(sel, t))
 			l[(*n)++] = t;
 	}
 	return l;

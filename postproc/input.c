@@ -13,11 +13,29 @@
 #include "postproc/msg.h"
 #include "postproc/progress.h"
 
+/* A fresh model for a read of the file (again): its compensation, and
+ * with cli.fold its threads folded, while reading when it may be. Returns
+ * 0 or -1 (no memory). */
+static int model_start(struct input *in, const struct calltree_comp *comp)
+{
+	model_init(&in->m, comp);
+	in->m.snapshot_raw = in->c.raw;
+	in->have_model = 1;
+	/* a thread is folded at its THREAD_END only where the file can be
+	 * read again without folding (model_fold_broken) */
+	unsigned flags = in->c.sh.so.merge ? MODEL_FOLD_STATS : 0;
+
+	if (!in->fold_broken && !in->snap && strcmp(in->c.trace, "-"))
+		flags |= MODEL_FOLD_WHILE_READING;
+	return in->c.fold && model_fold(&in->m, &in->sel, flags);
+}
+
 /* Reads the trace into in->m. With --jobs threads and a file, they decode
  * the events chunks too, straight into their trees (faster than trees
  * built from events decoded here: docs/performance.md); the file is read
  * again on this thread alone when they met what only the reader says
- * exactly (model_redo). */
+ * exactly (model_redo), and without folding threads as they end when a
+ * thread came back after its end (model_fold_broken). */
 static enum trace_status read_trace(struct input *in)
 {
 	const struct cli *c = &in->c;
@@ -28,16 +46,23 @@ static enum trace_status read_trace(struct input *in)
 	model_visitor(&in->m, &v);
 	model_jobs(&in->m, c->jobs, chunks); /* without the threads: built while reading */
 	st = progress_read(c->trace, &v, &in->res, progress_bar_stream(c->trace), "reading");
-	if (!model_redo(&in->m))
+	const int broken = model_fold_broken(&in->m);
+
+	if (!model_redo(&in->m) && !broken)
 		return st;
 	const struct calltree_comp comp = in->m.comp;
-	const int has_comp = in->m.has_comp, snapshot_raw = in->m.snapshot_raw;
+	const int has_comp = in->m.has_comp;
 
+	in->fold_broken |= broken;
 	model_free(&in->m);
-	model_init(&in->m, has_comp ? &comp : NULL);
-	in->m.snapshot_raw = snapshot_raw;
+	if (model_start(in, has_comp ? &comp : NULL)) {
+		snprintf(in->m.err, sizeof(in->m.err), "out of memory");
+		return TRACE_ABORTED;
+	}
 	calib_apply_counts_reset(&in->cal);
 	model_visitor(&in->m, &v);
+	if (broken) /* the workers' chunks, if any, are read again too */
+		return read_trace(in);
 	return progress_read(c->trace, &v, &in->res, progress_bar_stream(c->trace), "reading");
 }
 
@@ -129,9 +154,13 @@ int input_open(struct input *in, const struct cli *c, const char *path)
 		msg("warning",
 		    "calibration directory: skipped what is not a regular file (never opened): %s",
 		    in->cal.skipped);
-	model_init(&in->m, in->cal.active && !snap ? &in->comp : NULL);
-	in->m.snapshot_raw = c->raw;
-	in->have_model = 1;
+	in->sel.pats = in->c.threads;
+	in->sel.npats = in->c.nthreads;
+	in->snap = snap;
+	if (model_start(in, in->cal.active && !snap ? &in->comp : NULL)) {
+		msg("error", "%s: out of memory", path);
+		return 1;
+	}
 	if (load(in))
 		return 1;
 	if (in->m.snapshot) {

@@ -13,6 +13,7 @@
 #include "postproc/calib_apply.h"
 #include "postproc/cli_options.h"
 #include "postproc/model.h"
+#include "postproc/threadsel.h"
 
 struct input {
 	struct cli c; /* the command line, with trace set to this input */
@@ -20,6 +21,9 @@ struct input {
 	struct calib_apply cal;
 	struct calltree_comp comp;
 	struct trace_result res;
+	struct threadsel sel; /* --thread, for the fold (cli.fold) */
+	int snap;	      /* a tree snapshot */
+	int fold_broken;      /* a thread came back after its end: no fold while reading */
 	int have_model, have_cal;
 	/* What the reports show as the calibration (input_open sets them):
 	 * whether the figures are compensated, the table applied to the

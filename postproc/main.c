@@ -22,6 +22,7 @@
 #include "postproc/default_cut.h"
 #include "postproc/diff_cli.h"
 #include "postproc/input.h"
+#include "postproc/merge.h"
 #include "postproc/progress.h"
 #include "postproc/report.h"
 #include "common/satsum.h"
@@ -42,7 +43,7 @@ struct run {
 /* Exit status of a stage that completed: go on. */
 #define GO_ON (-1)
 
-/* Refuses an output that is one of the inputs (the trace, or the table of
+/* Refuses an output that is one of the inputs (a trace, or the table of
  * --calib FILE) before anything is opened for writing. Returns 0 or -1
  * after the message. */
 static int check_output(const struct cli *c)
@@ -51,10 +52,12 @@ static int check_output(const struct cli *c)
 
 	if (!c->output)
 		return 0;
-	if (samefile_is_input(c->output, c->trace)) {
-		what = "the trace";
-		in = c->trace;
-	} else if (c->calib && samefile_is_input(c->output, c->calib)) {
+	for (size_t i = 0; i < c->ninputs && !what; i++)
+		if (samefile_is_input(c->output, c->inputs[i])) {
+			what = "the trace";
+			in = c->inputs[i];
+		}
+	if (!what && c->calib && samefile_is_input(c->output, c->calib)) {
 		what = "the calibration table";
 		in = c->calib;
 	}
@@ -110,8 +113,9 @@ static int select_threads(struct run *r)
 	if (!r->c.nthreads)
 		return 0;
 	for (size_t i = 0; i < r->in.m.nthreads; i++)
-		k += threadsel_match(&r->sel, r->in.m.thread_list[i]->serial,
-				     r->in.m.thread_list[i]->name, r->in.m.thread_list[i]->flags);
+		k += r->in.m.folded
+			 ? model_thread_count(r->in.m.thread_list[i])
+			 : (size_t)model_thread_selected(&r->sel, r->in.m.thread_list[i]);
 	if (k)
 		return 0;
 	model_thread_names(&r->in.m, names, sizeof(names));
@@ -120,13 +124,37 @@ static int select_threads(struct run *r)
 	return -1;
 }
 
-/* Loads the trace (input.c), selects the metric and the threads, opens
- * the output. Returns an exit status, or GO_ON. */
+/*
+ * Whether the report shows no thread apart, so that the threads are
+ * folded into one tree as they are read (model_fold; docs/jcal-post.md,
+ * "Memory: threads folded"): --merge-threads, unless --include, --exclude
+ * or --top rebuild each thread's tree before the merge (their order of
+ * children would then be the merge's alone to say); flat and callers,
+ * whose rows are per method and path in an order of their own, unless
+ * --min-pct cuts each thread's tree by its own total. Not the timelines,
+ * which read the events again per thread.
+ */
+static int fold_wanted(const struct cli *c)
+{
+	const struct report_kind *k = c->report;
+	const struct shape_opts *so = &c->sh.so;
+
+	if (!(k->flags & REPORT_SHAPED) || !strcmp(k->name, "chrome") || c->sh.evented)
+		return 0;
+	if (so->merge)
+		return !so->ninclude && !so->nexclude && !(so->top && !(k->flags & REPORT_LIST));
+	return (!strcmp(k->name, "flat") || !strcmp(k->name, "callers")) && !(so->min_pct > 0);
+}
+
+/* Loads the trace (input.c), or merges the inputs (merge.c), selects the
+ * metric and the threads, opens the output. Returns an exit status, or
+ * GO_ON. */
 static int open_trace(struct run *r)
 {
 	int metric;
 
-	if (input_open(&r->in, &r->c, r->c.trace))
+	r->c.fold = fold_wanted(&r->c);
+	if (r->c.ninputs > 1 ? merge_open(&r->in, &r->c) : input_open(&r->in, &r->c, r->c.trace))
 		return 1;
 	if ((metric = select_metric(r)) < 0)
 		return 2;
@@ -151,8 +179,8 @@ static void fill_opts(struct run *r)
 	o->sel = &r->sel;
 	o->sort = r->c.sort;
 	o->order = r->c.order;
-	o->trace_path = r->c.trace;
-	o->res = &r->in.res;
+	o->trace_path = r->in.m.ninputs ? NULL : r->c.trace;
+	o->res = r->in.m.ninputs ? NULL : &r->in.res; /* a merged profile: per input */
 	o->calibrated = r->in.calibrated;
 	o->calib = r->in.calib;
 	o->calib_desc = r->in.calib_desc;
@@ -195,7 +223,10 @@ static int run_report(struct run *r)
 	if (k->flags & REPORT_SHAPED) {
 		so->metric = o->metric;
 		so->sig = r->c.sig;
-		so->sel = &r->sel;
+		/* a folded model's one thread is the selection */
+		so->sel = r->in.m.folded ? NULL : &r->sel;
+		if (r->in.m.folded)
+			o->sel = NULL;
 		o->top = k->flags & REPORT_LIST ? so->top : 0;
 		if (k->flags & REPORT_LIST)
 			so->top = 0;

@@ -4,7 +4,8 @@
  * and table values in a message cannot break the line or reach the
  * terminal as control characters. A note or warning that says exactly
  * what an earlier one said is not printed again (several inputs, as in
- * jcal-post diff, often share one: the same missing table).
+ * jcal-post diff, often share one: the same missing table), and a merge of
+ * many inputs caps its notes (msg_notes_cap).
  */
 #include "postproc/msg.h"
 
@@ -21,6 +22,19 @@
 #define MSG_SEEN 64
 static uint64_t seen[MSG_SEEN];
 static unsigned nseen;
+/* notes: at most cap more printed (0: no cap), and those left out */
+static unsigned notes_cap, notes_printed, notes_dropped;
+
+void msg_notes_cap(unsigned cap)
+{
+	notes_cap = cap;
+	notes_printed = notes_dropped = 0;
+}
+
+unsigned msg_notes_dropped(void)
+{
+	return notes_dropped;
+}
 
 static uint64_t hash(const char *level, const char *text)
 {
@@ -61,6 +75,11 @@ void msg(const char *level, const char *fmt, ...)
 	va_end(ap);
 	if (n >= 0 && repeated(level, text)) {
 		free(text);
+		return;
+	}
+	if (notes_cap && !strcmp(level, "note") && notes_printed++ >= notes_cap) {
+		notes_dropped++;
+		free(n >= 0 ? text : NULL);
 		return;
 	}
 	fprintf(stderr, "jcal-post: %s: ", level);

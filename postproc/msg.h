@@ -8,4 +8,9 @@
 
 void msg(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* From now on at most cap more notes are printed (0: every one); the ones
+ * left out are counted. */
+void msg_notes_cap(unsigned cap);
+unsigned msg_notes_dropped(void);
+
 #endif

@@ -338,6 +338,68 @@ static int opt_recalibrate(struct jcal_options *o, const char *val, const char *
 	return 0;
 }
 
+/* The label keys jcal-post gives every sample itself (docs/jcal-post.md,
+ * Exports). */
+static const char *const reserved_labels[] = {"host", "pid", "thread", "jvm"};
+
+int jcal_label_check(const char *kv, char *key, char *value, char *err, size_t errlen)
+{
+	const char *colon = strchr(kv, ':'), *v = colon ? colon + 1 : "";
+	size_t klen = colon ? (size_t)(colon - kv) : 0, vlen = strlen(v);
+	int ok = klen > 0 && klen < JCAL_LABEL_KEY_MAX && vlen > 0 && vlen < JCAL_LABEL_VALUE_MAX &&
+		 !(kv[0] >= '0' && kv[0] <= '9') && strncmp(kv, "__", 2);
+
+	for (size_t i = 0; ok && i < klen; i++)
+		ok = (kv[i] >= 'a' && kv[i] <= 'z') || (kv[i] >= 'A' && kv[i] <= 'Z') ||
+		     (kv[i] >= '0' && kv[i] <= '9') || kv[i] == '_';
+	for (size_t i = 0; ok && i < vlen; i++)
+		ok = (unsigned char)v[i] >= 0x20 && v[i] != 0x7f && v[i] != ',';
+	if (!ok) {
+		snprintf(err, errlen,
+			 "expected KEY:VALUE, KEY of letters, digits and _ (not starting with a "
+			 "digit or __, under %d bytes), VALUE of 1 to %d bytes without a comma",
+			 JCAL_LABEL_KEY_MAX, JCAL_LABEL_VALUE_MAX - 1);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(reserved_labels) / sizeof(reserved_labels[0]); i++)
+		if (strlen(reserved_labels[i]) == klen && !strncmp(kv, reserved_labels[i], klen)) {
+			snprintf(err, errlen,
+				 "jcal-post labels every sample with %s itself (host, pid, thread "
+				 "and jvm are its own)",
+				 reserved_labels[i]);
+			return -1;
+		}
+	if (key)
+		snprintf(key, JCAL_LABEL_KEY_MAX, "%.*s", (int)klen, kv);
+	if (value)
+		snprintf(value, JCAL_LABEL_VALUE_MAX, "%s", v);
+	return 0;
+}
+
+static int opt_label(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	char key[JCAL_LABEL_KEY_MAX], value[JCAL_LABEL_VALUE_MAX], why[256];
+
+	if (jcal_label_check(val, key, value, why, sizeof(why))) {
+		snprintf(err, errlen, "bad value in option '%s': %s", tok, why);
+		return -1;
+	}
+	for (unsigned i = 0; i < o->nlabels; i++)
+		if (!strcmp(o->label_key[i], key)) {
+			snprintf(err, errlen, "option '%s': label %s was given already", tok, key);
+			return -1;
+		}
+	if (o->nlabels == JCAL_MAX_LABELS) {
+		snprintf(err, errlen, "option '%s': at most %d labels", tok, JCAL_MAX_LABELS);
+		return -1;
+	}
+	memcpy(o->label_key[o->nlabels], key, sizeof(key));
+	memcpy(o->label_value[o->nlabels], value, sizeof(value));
+	o->nlabels++;
+	return 0;
+}
+
 static int opt_start(struct jcal_options *o, const char *val, const char *tok, char *err,
 		     size_t errlen)
 {
@@ -547,6 +609,11 @@ static const struct opt_row {
      "(60s, 5m, 1h) repeats the burst that often while the\n"
      "program runs (the option may be given twice)",
      opt_recalibrate, JCAL_CMD_NONE, JCAL_LATER_REFUSED},
+    {"label", "KEY:VALUE", MANY,
+     "a label of the recording (repeatable, at most 8): the meta\n"
+     "record label.KEY of the trace and snapshot, which\n"
+     "jcal-post's pprof export gives every sample (service:web)",
+     opt_label, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"duration", "TIME", ONCE,
      "stop the recording after TIME (30s, 5m, 2h); the file is\n"
      "complete and says why it ended",

@@ -52,6 +52,12 @@ enum jcal_clock {
 	JCAL_CLOCK_RAW,		  /* the metric as read at each event's start */
 };
 
+/* label=KEY:VALUE: at most this many, a key shorter than JCAL_LABEL_KEY_MAX
+ * and a value shorter than JCAL_LABEL_VALUE_MAX bytes. */
+#define JCAL_MAX_LABELS 8
+#define JCAL_LABEL_KEY_MAX 64
+#define JCAL_LABEL_VALUE_MAX 128
+
 /* maxcontexts= bounds: below the minimum, folding would run all the time. */
 #define JCAL_MAXCONTEXTS_MIN 1000u
 #define JCAL_MAXCONTEXTS_MAX 1000000000u
@@ -102,6 +108,12 @@ struct jcal_options {
 	uint64_t throttle_calls, throttle_avg;
 	uint32_t given;	    /* bit i: row i of the option table was in the string */
 	int loglevel_given; /* loglevel= or quiet was in the options */
+	/* label=KEY:VALUE (repeatable): written as the meta records label.KEY,
+	 * which jcal-post's pprof export gives every sample as a label;
+	 * nlabels of them, 0 = none */
+	unsigned nlabels;
+	char label_key[JCAL_MAX_LABELS][JCAL_LABEL_KEY_MAX];
+	char label_value[JCAL_MAX_LABELS][JCAL_LABEL_VALUE_MAX];
 };
 
 /* What a later start (a recording of an agent already running in the JVM,
@@ -128,6 +140,15 @@ enum jcal_later {
  * yields JCAL_CMD_NONE). Returns 0, or -1 with a one-line message in err
  * that names the offending token. */
 int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_t errlen);
+
+/* Checks one label "KEY:VALUE" as label= takes it (the launcher's --label
+ * checks with it too): KEY letters, digits and '_', not starting with a
+ * digit nor "__", not one jcal-post sets itself (host, pid, thread, jvm);
+ * VALUE 1 to JCAL_LABEL_VALUE_MAX - 1 bytes without control characters or
+ * a comma. With key and value non-NULL, copies them (JCAL_LABEL_KEY_MAX
+ * and JCAL_LABEL_VALUE_MAX bytes). Returns 0, or -1 with what is wrong in
+ * err (the caller names kv). */
+int jcal_label_check(const char *kv, char *key, char *value, char *err, size_t errlen);
 
 /* Expands %p (pid), %t (local time YYYYmmdd-HHMMSS) and %% in pattern.
  * Returns 0, or -1 with a message (unknown escape, result too long). */
