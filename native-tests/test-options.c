@@ -270,8 +270,7 @@ static void test_later_policies(void)
 	    {"log", JCAL_LATER_AGENT},	       {"loglevel", JCAL_LATER_AGENT},
 	    {"mode", JCAL_LATER_FIXED},	       {"metric", JCAL_LATER_FIXED},
 	    {"throttle", JCAL_LATER_FIXED},    {"recalibrate", JCAL_LATER_REFUSED},
-	    {"label", JCAL_LATER_RECORDING},
-	    {"table", JCAL_LATER_REFUSED},
+	    {"label", JCAL_LATER_RECORDING},   {"table", JCAL_LATER_REFUSED},
 	};
 	size_t found = 0;
 
@@ -571,9 +570,9 @@ static void test_help_text(void)
 {
 	const char *h = jcal_options_help();
 	static const char *const keys[] = {
-	    "help",   "trace",	      "calibrate", "out=",	"metric=",
-	    "mode=",  "table=",	      "log=",	   "loglevel=", "quiet",
-	    "start=", "recalibrate=", "include=",  "exclude=",	"calib=", "label="};
+	    "help",	"trace",    "calibrate", "out=",  "metric=", "mode=",
+	    "table=",	"log=",	    "loglevel=", "quiet", "start=",  "recalibrate=",
+	    "include=", "exclude=", "calib=",	 "label="};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(strstr(h, keys[i]) != NULL);
 }
