@@ -269,7 +269,7 @@ deb: $(INSTALL_BIN) $(INSTALL_LIB) $(MAN_PAGES)
 # (agent/base/options.c).
 $(BUILD)/jcal: $(BUILD)/obj/agent/launcher/main.o $(call room_lib,agent/launcher) \
 	       $(call room_lib,agent/base) $(call room_lib,common)
-	$(CC) -o $@ $^
+	$(CC) -o $@ $^ -lm
 
 # ---- Tests -------------------------------------------------------------------
 
@@ -450,6 +450,11 @@ $(BUILD)/gen-trace: bench/gen-trace.c $(call room_lib,common)
 $(BUILD)/gen-threads: bench/gen-threads.c native-tests/threadgen.h native-tests/tracegen.h \
 		      $(BUILD)/obj/common/trace_encoder.o
 	$(CC) $(CFLAGS) -Inative-tests -o $@ $< $(BUILD)/obj/common/trace_encoder.o -lz
+
+# The snapshots of many recordings (docs/performance.md, "jcal-post FILE...").
+$(BUILD)/gen-snapshots: bench/gen-snapshots.c native-tests/snapgen.h native-tests/modelgen.h \
+			$(ROOM_LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LINK_ALL) $(LDLIBS)
 
 bench-post: $(BUILD)/jcal-post $(BUILD)/gen-trace
 	@BUILD=$(BUILD) bench/post-cost.sh $(BENCH_EVENTS)

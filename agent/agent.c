@@ -86,11 +86,16 @@ static int events_filter_keep(const char *csig)
 	return jcal_class_selected(&jcal.opts, name);
 }
 
+filter_fn *agent_events_filter(void)
+{
+	return events_filter_on() ? events_filter_keep : NULL;
+}
+
 void agent_write_header_meta(const char *options)
 {
 	struct host_info host;
 	struct timespec now;
-	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], key[64];
+	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], key[80];
 	struct trace_recbuf *rb;
 
 	host_info_read(&host);
@@ -121,6 +126,11 @@ void agent_write_header_meta(const char *options)
 	if (jcal.metrics.tsc_hz)
 		meta_u64(rb, "tsc.hz", jcal.metrics.tsc_hz);
 	host_info_write(&host, rb);
+	/* label=KEY:VALUE: jcal-post's pprof export labels the samples with them */
+	for (unsigned i = 0; i < jcal.opts.nlabels; i++) {
+		snprintf(key, sizeof(key), "label.%s", jcal.opts.label_key[i]);
+		trace_rec_meta(rb, key, jcal.opts.label_value[i]);
+	}
 	/* Written at VMInit: the file is not touched before the JVM is up. */
 	trace_file_unlock();
 }
@@ -170,8 +180,9 @@ void agent_write_vm_meta(jvmtiEnv *jvmti)
 
 /* output=tree|both: the trees choose their calibration table before any
  * event (tree_recorder.h) by the fingerprint, whose JVM fields the JVM has
- * from the start: written at load too (again by agent_write_vm_meta). */
-static void start_tree_table(jvmtiEnv *jvmti)
+ * from the start: written at load too (again by agent_write_vm_meta).
+ * 0, or -1 + message (calib= cannot be used). */
+static int start_tree_table(jvmtiEnv *jvmti, char *err, size_t errlen)
 {
 	struct trace_recbuf *rb = trace_file_lock();
 
@@ -180,7 +191,7 @@ static void start_tree_table(jvmtiEnv *jvmti)
 	meta_property(jvmti, rb, "jvm.version", "java.vm.version");
 	meta_exec_mode(jvmti, rb);
 	trace_file_unlock();
-	tree_recorder_choose_table();
+	return tree_recorder_choose_table(err, errlen);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -597,8 +608,10 @@ int agent_open_output(unsigned flags, char *err, size_t errlen)
 		? trace_file_open_none(jcal.out_path)
 		: trace_file_open(jcal.out_path, flags, err, errlen))
 		return -1;
-	if (jcal.opts.output == JCAL_OUTPUT_TRACE)
+	if (jcal.opts.output == JCAL_OUTPUT_TRACE) {
+		tree_recorder_off(); /* a later start may switch (thread_state_renew) */
 		return 0;
+	}
 	snprintf(path, sizeof(path), "%s%s", jcal.out_path,
 		 jcal.opts.output == JCAL_OUTPUT_BOTH ? ".tree" : "");
 	if (jcal.opts.output == JCAL_OUTPUT_BOTH)
@@ -691,8 +704,12 @@ jint agent_load(const char *options, const struct agent_hooks *with, recording_l
 	if (events_filter_on())
 		method_table_set_filter(events_filter_keep);
 	agent_write_header_meta(options);
-	if (jcal.opts.output != JCAL_OUTPUT_TRACE)
-		start_tree_table(jcal.jvmti);
+	if (jcal.opts.output != JCAL_OUTPUT_TRACE &&
+	    start_tree_table(jcal.jvmti, err, sizeof(err))) {
+		jcal_error("%s", err);
+		trace_file_abandon();
+		return JNI_ERR;
+	}
 	if (setup_jvmti()) {
 		trace_file_abandon();
 		return JNI_ERR;

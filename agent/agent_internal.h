@@ -41,9 +41,15 @@ void agent_rec_finish(JNIEnv *jni, const char *reason);
 
 /* The recording's output at jcal.out_path: the trace file (output=trace|
  * both), and the trees' snapshot (output=tree|both, tree_recorder.h) at
- * out= or, beside the trace, <out>.tree. flags: trace_file_open's. 0, or
- * -1 + message. */
+ * out= or, beside the trace, <out>.tree; the trees on or off for it (each
+ * recording of a JVM may have its own output=). flags: trace_file_open's.
+ * 0, or -1 + message. */
 int agent_open_output(unsigned flags, char *err, size_t errlen);
+
+/* mode=events with include=/exclude=: which methods are recorded, for
+ * method_table_refilter() (NULL: every one). */
+typedef int filter_fn(const char *csig);
+filter_fn *agent_events_filter(void);
 
 /* The trace header's records of the agent: version, mode, options, the
  * metrics, the host. */

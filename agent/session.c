@@ -22,6 +22,7 @@
 #include "agent/base/jvmti_check.h"
 #include "agent/base/log.h"
 #include "agent/core/method_table.h"
+#include "agent/base/options.h"
 #include "agent/core/region_control.h"
 #include "agent/core/thread_state.h"
 #include "agent/recording_limits.h"
@@ -74,6 +75,15 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 				  "entry/exit events after start-up): recording in mode=bci");
 		jcal.opts.mode = JCAL_MODE_BCI;
 	}
+	/* start,throttle= without mode=: the parser left it to the mode chosen */
+	if (jcal.opts.throttle_calls && jcal.opts.mode != JCAL_MODE_BCI) {
+		jcal_error("option 'throttle=%llu:%llu' needs mode=bci (this JVM offers method "
+			   "events: give mode=bci)",
+			   (unsigned long long)jcal.opts.throttle_calls,
+			   (unsigned long long)jcal.opts.throttle_avg);
+		agent_load_cancel();
+		return JCAL_ATTACH_BAD_OPTIONS;
+	}
 	/* HotSpot unloads a library whose first Agent_OnAttach fails: pin it
 	 * first, since a failure past the point where callbacks, threads or
 	 * thread-local destructors point into it must not unload it. */
@@ -89,49 +99,107 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	return JCAL_ATTACH_OK;
 }
 
-/* A new recording's options over the running agent's: what may change. */
+/* A new recording's options over the running agent's (docs/live-profiling.md,
+ * "A later start"): mode=, clock=, metric= and throttle= are the load's
+ * (refused unless the same), recalibrate= and table= refused; the
+ * recording's own options take what it gives or their defaults; the
+ * filters stay until a start gives new ones. log= and loglevel= are the
+ * session's to apply once the start succeeded. 0, or -1 (said). */
 static int take_options(const struct jcal_options *o)
 {
-	if (o->mode_given && o->mode != jcal.opts.mode) {
-		jcal_error("option 'mode=%s': this JVM's agent records in mode=%s (fixed when "
-			   "it was loaded)",
-			   jcal_mode_name(o->mode), jcal_mode_name(jcal.opts.mode));
-		return -1;
-	}
-	/* a thread's sum inside the agent is kept from one event to the next */
-	if (o->clock_given && o->clock != jcal.opts.clock) {
-		jcal_error("option 'clock=%s': this JVM's agent records with clock=%s (fixed when "
-			   "it was loaded)",
-			   jcal_clock_name(o->clock), jcal_clock_name(jcal.opts.clock));
-		return -1;
-	}
-	if (o->nmetrics) {
-		char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
-		metric_set_names(&jcal.metrics, names, sizeof(names));
-		jcal_error("option 'metric=': this JVM's agent reads %s (fixed when it was "
-			   "loaded)",
-			   names);
-		return -1;
-	}
-	if (o->recalibrate_start || o->recalibrate_end || o->recalibrate_period_s) {
-		jcal_error("option 'recalibrate=' is not available for a later recording");
+	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], err[1024];
+
+	metric_set_names(&jcal.metrics, names, sizeof(names));
+	if (jcal_options_later_check(&jcal.opts, names, o, err, sizeof(err))) {
+		jcal_error("%s", err);
 		return -1;
 	}
 	snprintf(jcal.opts.out, sizeof(jcal.opts.out), "%s", o->out);
 	jcal.opts.duration_s = o->duration_s;
 	jcal.opts.maxsize = o->maxsize;
 	jcal.opts.start_manual = o->start_manual;
+	jcal.opts.output = o->output;
+	jcal.opts.maxcontexts = o->maxcontexts;
+	snprintf(jcal.opts.calib, sizeof(jcal.opts.calib), "%s", o->calib);
+	/* this recording's own labels (label=) */
+	jcal.opts.nlabels = o->nlabels;
+	memcpy(jcal.opts.label_key, o->label_key, sizeof(o->label_key));
+	memcpy(jcal.opts.label_value, o->label_value, sizeof(o->label_value));
 	if (o->bci_include[0] || o->bci_exclude[0]) {
 		memcpy(jcal.opts.bci_include, o->bci_include, sizeof(o->bci_include));
 		memcpy(jcal.opts.bci_exclude, o->bci_exclude, sizeof(o->bci_exclude));
 	}
+	/* mode=events: each method's filter bit follows the new filters */
+	method_table_refilter(jcal.opts.mode == JCAL_MODE_EVENTS ? agent_events_filter() : NULL);
 	return 0;
+}
+
+/* A later start's log= (opened, not yet used: *log) and loglevel=. 0, or
+ * -1 (said). */
+static int open_log(const struct jcal_options *o, FILE **log)
+{
+	char err[1200];
+
+	*log = NULL;
+	if (o->log[0] && !(*log = jcal_log_open(o->log, err, sizeof(err)))) {
+		jcal_error("log=%s: %s", o->log, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The start succeeded: log= and loglevel= from now on. */
+static void use_log(const struct jcal_options *o, FILE *log)
+{
+	if (log) {
+		jcal_log_switch(log);
+		snprintf(jcal.opts.log, sizeof(jcal.opts.log), "%s", o->log);
+	}
+	if (o->loglevel_given) {
+		jcal.opts.loglevel = o->loglevel;
+		jcal.opts.quiet = o->quiet;
+		jcal_log_set_level(o->loglevel);
+	}
+}
+
+/* The recording's header, and with trees its table and the trees made
+ * again (the table needs the header's fingerprint, the trees the table).
+ * 0, or -1 with err (calib= cannot be used). */
+static int begin_output(const char *options, char *err, size_t errlen)
+{
+	agent_write_header_meta(options);
+	if (jcal.opts.mode == JCAL_MODE_BCI)
+		bci_agent_write_meta();
+	trace_file_begin();
+	agent_write_vm_meta(jcal.jvmti);
+	if (tree_recorder_choose_table(err, errlen))
+		return -1;
+	/* the trees start afresh, or are emptied and given back by their
+	 * threads (output=trace); the table stays: same JVM */
+	tree_recorder_reset();
+	return 0;
+}
+
+/* "output=tree, trees compensated with T" for the start's line. */
+static void describe_output(char *buf, size_t len)
+{
+	const char *path, *note;
+	int applied;
+
+	if (!tree_recorder_on()) {
+		snprintf(buf, len, "output=trace");
+		return;
+	}
+	applied = tree_recorder_table(&path, &note);
+	snprintf(buf, len, "output=%s, trees %s%s", jcal_output_name(jcal.opts.output),
+		 applied ? "compensated with " : "not compensated", applied ? path : "");
 }
 
 int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options, char *msg,
 		  size_t len)
 {
-	char err[1024];
+	char err[1400], what[1200];
+	FILE *log = NULL;
 	int rc = JCAL_ATTACH_OK;
 
 	if (len)
@@ -152,9 +220,10 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 		rc = JCAL_ATTACH_BAD_OPTIONS;
 		goto out;
 	}
-	/* output=tree|both: the trees start afresh (the table stays: same JVM) */
-	if (jcal.opts.output != JCAL_OUTPUT_TRACE)
-		tree_recorder_reset();
+	if (open_log(o, &log)) {
+		rc = JCAL_ATTACH_OUTPUT;
+		goto out;
+	}
 	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
 				    sizeof(jcal.out_path), err, sizeof(err)) ||
 	    agent_open_output(TRACE_FILE_NOWAIT, err, sizeof(err))) {
@@ -165,15 +234,18 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 	atomic_fetch_add(&jcal.recording, 1);
 	atomic_store(&jcal.lost_events, 0);
 	thread_state_new_recording();
-	agent_write_header_meta(options);
-	if (jcal.opts.mode == JCAL_MODE_BCI)
-		bci_agent_write_meta();
-	trace_file_begin();
-	agent_write_vm_meta(jcal.jvmti);
+	if (begin_output(options, err, sizeof(err))) {
+		jcal_error("%s", err);
+		trace_file_abandon();
+		rc = JCAL_ATTACH_BAD_OPTIONS;
+		goto out;
+	}
 	method_table_write_all();
 	region_control_write_labels();
 	trace_file_flush();
 	agent_rec_began(options);
+	use_log(o, log);
+	log = NULL;
 	atomic_store(&jcal.stopped, 0);
 	if (jcal.opts.mode == JCAL_MODE_BCI) {
 		bci_agent_set_probes(jcal.jvmti, jni, 1);
@@ -181,8 +253,12 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 		jcal_method_events(JVMTI_ENABLE, NULL, jvmti_check);
 	}
 	recording_limits_start(&jcal.opts, session_stop);
-	jcal_info("recording in mode=%s to %s", jcal_mode_name(jcal.opts.mode), jcal.out_path);
+	describe_output(what, sizeof(what));
+	jcal_info("recording in mode=%s, %s, to %s", jcal_mode_name(jcal.opts.mode), what,
+		  jcal.out_path);
 out:
+	if (log)
+		fclose(log);
 	agent_rec_unlock();
 	return rc;
 }

@@ -7,7 +7,11 @@
  *
  * A script is text, one event per line: "metric E|X|T method", '#' starts
  * a comment; method names are looked up in (and added to) a table whose
- * ids start at 1.
+ * ids start at 1. The same scripts also make tree snapshots
+ * (mg_snapshot_file). mg_meta, when set, holds more meta records the files
+ * get ({key, value, ..., NULL}: a host's fingerprint, pid, labels) and
+ * mg_nometrics leaves out the "metrics" and "metric.0.*" records (given
+ * in mg_meta instead).
  */
 #ifndef JCAL_TEST_MODELGEN_H
 #define JCAL_TEST_MODELGEN_H
@@ -15,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/tree_snapshot.h"
 #include "native-tests/golden.h"
 #include "postproc/model.h"
 #include "postproc/report.h"
@@ -24,6 +29,22 @@ struct mg_names {
 	char name[32][64];
 	unsigned n;
 };
+
+static const char *const *mg_meta;
+static int mg_nometrics;
+
+/* The meta records of a file: mode, the metric, then mg_meta's. */
+static inline void mg_write_meta(struct trace_recbuf *rb, const char *metric, const char *unit)
+{
+	trace_rec_meta(rb, "mode", "events");
+	if (!mg_nometrics) {
+		trace_rec_meta(rb, "metrics", metric ? metric : "ticks");
+		trace_rec_meta(rb, "metric.0.name", metric ? metric : "ticks");
+		trace_rec_meta(rb, "metric.0.unit", unit ? unit : "ticks");
+	}
+	for (const char *const *p = mg_meta; p && p[0] && p[1]; p += 2)
+		trace_rec_meta(rb, p[0], p[1]);
+}
 
 /* Id of a method name ("pkg.Class.m" or "m"), added when new. */
 static inline uint32_t mg_id(struct mg_names *t, const char *name)
@@ -189,10 +210,7 @@ static inline int mg_trace_file(const char *path, const char *const *scripts,
 		}
 	if (tg_open(&tg, path))
 		return -1;
-	trace_rec_meta(&tg.rb, "mode", "events");
-	trace_rec_meta(&tg.rb, "metrics", metric ? metric : "ticks");
-	trace_rec_meta(&tg.rb, "metric.0.name", metric ? metric : "ticks");
-	trace_rec_meta(&tg.rb, "metric.0.unit", unit ? unit : "ticks");
+	mg_write_meta(&tg.rb, metric, unit);
 	for (unsigned i = 0; i < tab.n; i++) {
 		mg_split(tab.name[i], cls, sizeof(cls), &meth);
 		trace_rec_method(&tg.rb, i + 1, JCAL_ACC_STATIC, cls, meth, "()V");
@@ -222,6 +240,85 @@ static inline int mg_trace_file(const char *path, const char *const *scripts,
 	}
 	trace_rec_end(&tg.rb, events, n, 0); /* END's counts must match the file */
 	return tg_close(&tg);
+}
+
+static inline int mg_snapshot_flush(void *ctx, struct trace_recbuf *rb)
+{
+	size_t n = trace_recbuf_finish(rb);
+	int err = fwrite(rb->buf, 1, n, ctx) == n ? 0 : -1;
+
+	trace_recbuf_clear(rb);
+	return err;
+}
+
+/* Writes scripts as a tree snapshot at path (format 3.x: the same ids and
+ * names as mg_trace_file, each thread's tree built from its script, raw
+ * figures only, as an agent without a calibration table writes it).
+ * Returns 0 or -1. */
+static inline int mg_snapshot_file(const char *path, const char *const *scripts,
+				   const char *const *names, unsigned n)
+{
+	struct mg_names tab = {0};
+	uint8_t h[TRACE_FILE_HEADER_LEN];
+	struct trace_recbuf rb;
+	char cls[64], name[64];
+	const char *meth;
+	FILE *f = fopen(path, "wb");
+	struct tree_snapshot_sink sink = {mg_snapshot_flush, f};
+	int err = 0;
+
+	if (!f)
+		return -1;
+	for (unsigned ti = 0; ti < n; ti++)
+		for (const char *p = scripts[ti]; p && *p;) {
+			unsigned long long val;
+			unsigned trans;
+
+			if (mg_parse(p, &val, &trans, name) > 0)
+				mg_id(&tab, name);
+			p = strchr(p, '\n');
+			if (p)
+				p++;
+		}
+	trace_snapshot_header(h);
+	err |= fwrite(h, 1, sizeof(h), f) != sizeof(h);
+	trace_recbuf_init(&rb);
+	mg_write_meta(&rb, NULL, NULL);
+	for (unsigned i = 0; i < tab.n; i++) {
+		mg_split(tab.name[i], cls, sizeof(cls), &meth);
+		trace_rec_method(&rb, i + 1, JCAL_ACC_STATIC, cls, meth, "()V");
+	}
+	for (unsigned ti = 0; ti < n && !err; ti++) {
+		struct calltree t;
+
+		trace_rec_thread_start(&rb, ti + 1, ti + 1, 4242 + ti, 0, 0, names[ti], 1,
+				       (uint64_t[]){0});
+		if (calltree_init(&t, 1, NULL)) {
+			err = 1;
+			break;
+		}
+		for (const char *p = scripts[ti]; p && *p;) {
+			unsigned long long val;
+			unsigned trans;
+			uint64_t v[1];
+
+			if (mg_parse(p, &val, &trans, name) > 0) {
+				v[0] = val;
+				err |= calltree_event(&t, mg_id(&tab, name), trans,
+						      JCAL_MT_INTERP_STATIC, v) != 0;
+			}
+			p = strchr(p, '\n');
+			if (p)
+				p++;
+		}
+		err |= tree_snapshot_write(&rb, ti + 1, &t, TRACE_TREE_ENDED, &sink) != 0;
+		calltree_free(&t);
+	}
+	trace_rec_end(&rb, 0, n, 0);
+	err |= mg_snapshot_flush(f, &rb) != 0;
+	trace_recbuf_free(&rb);
+	err |= fclose(f) != 0;
+	return err ? -1 : 0;
 }
 
 /* Runs fn(m, o) into a memory string (free it); o->out is set here. */

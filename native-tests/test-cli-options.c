@@ -2,12 +2,17 @@
  * test-cli-options.c - unit tests of jcal-post's option and report tables
  * (postproc/cli_options.c, postproc/report.c): --help and the man page
  * name every option with its value and default and every report, and the
- * parser built from the table takes long and short options.
+ * parser built from the table takes long and short options. jcal-post
+ * diff's table (postproc/diff_options.c): each row it shares with
+ * jcal-post's names an option of jcal-post's table that takes the same
+ * value, and its --help and the man page's DIFF section name every row and
+ * every diff report.
  */
 #include <getopt.h>
 #include <stdlib.h>
 
 #include "postproc/cli_options.h"
+#include "postproc/diff_options.h"
 #include "native-tests/test.h"
 
 /* What f wrote, blanks and newlines collapsed to one space (the help is
@@ -157,11 +162,74 @@ static void test_parse(void)
 	cli_free(&c);
 }
 
+static void test_diff_table(void)
+{
+	for (size_t i = 0; i < diff_noptions; i++) {
+		const struct diff_option *op = &diff_options[i];
+		const struct cli_option *shared = NULL;
+
+		CHECK(op->name && op->help);
+		for (size_t j = 0; j < cli_noptions; j++)
+			if (!strcmp(cli_options[j].name, op->name))
+				shared = &cli_options[j];
+		/* a row without a handler is taken by jcal-post's option of its name */
+		if (!op->set) {
+			if (!shared)
+				fprintf(stderr, "  diff's --%s has no handler\n", op->name);
+			CHECK(shared != NULL);
+			CHECK(shared && !shared->arg == !op->arg);
+			CHECK(shared && shared->short_name == op->short_name);
+		}
+		for (size_t j = i + 1; j < diff_noptions; j++) {
+			CHECK(strcmp(op->name, diff_options[j].name));
+			CHECK(!op->short_name || op->short_name != diff_options[j].short_name);
+		}
+	}
+	for (size_t k = 0; k < diff_report_nkinds; k++)
+		CHECK(diff_report_find(diff_report_kinds[k].name) == &diff_report_kinds[k]);
+	CHECK(diff_report_find("summary") == NULL);
+}
+
+static void test_diff_help_and_man(void)
+{
+	char *h = capture(diff_options_help), *m = capture(cli_man), *top = capture(cli_help);
+	char name[256], want[512];
+
+	CHECK(h && m && top);
+	CHECK(top && strstr(top, "jcal-post diff BASE NEW [options]"));
+	CHECK(h && strstr(h, "usage: jcal-post diff BASE NEW [options]") == h);
+	CHECK(m && strstr(m, ".SH DIFF") && strstr(m, "jcal\\-post diff \\-\\-help"));
+	for (size_t i = 0; h && m && i < diff_noptions; i++) {
+		const struct diff_option *op = &diff_options[i];
+
+		snprintf(want, sizeof(want), "--%s%s%s", op->name, op->arg ? " " : "",
+			 op->arg ? op->arg : "");
+		if (!strstr(h, want))
+			fprintf(stderr, "  diff --help lacks '%s'\n", want);
+		CHECK(strstr(h, want) != NULL);
+		troff_minus(op->name, name, sizeof(name));
+		snprintf(want, sizeof(want), "\\fB\\-\\-%s\\fR", name);
+		CHECK(strstr(strstr(m, ".SH DIFF"), want) != NULL);
+	}
+	for (size_t k = 0; h && m && k < diff_report_nkinds; k++) {
+		snprintf(want, sizeof(want), " %s %s", diff_report_kinds[k].name,
+			 diff_report_kinds[k].help);
+		CHECK(strstr(h, want) != NULL);
+		snprintf(want, sizeof(want), ".TP .B %s ", diff_report_kinds[k].name);
+		CHECK(strstr(strstr(m, ".SH DIFF"), want) != NULL);
+	}
+	free(h);
+	free(m);
+	free(top);
+}
+
 int main(void)
 {
 	RUN(test_help_lists_every_option);
 	RUN(test_man_names_every_option);
 	RUN(test_table_is_consistent);
 	RUN(test_parse);
+	RUN(test_diff_table);
+	RUN(test_diff_help_and_man);
 	return test_summary("cli-options");
 }

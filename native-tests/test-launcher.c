@@ -567,6 +567,13 @@ static void test_cli_ok(void)
 	CHECK_EQ_I(parse("record 1 --duration 2m", &a, err, sizeof(err)), 0);
 	CHECK_EQ_I(a.duration_s, 120);
 	CHECK(a.out == NULL);
+	/* --label KEY:VALUE, repeatable, as the agent's label= among its options */
+	CHECK_EQ_I(parse("record 1 -d 5 --label service:web metric=tsc --label env:prod", &a, err,
+			 sizeof(err)),
+		   0);
+	CHECK_STR(a.opts, "label=service:web,label=env:prod,metric=tsc");
+	CHECK_EQ_I(parse("start 1 --label=run:7", &a, err, sizeof(err)), 0);
+	CHECK_STR(a.opts, "label=run:7");
 }
 
 static void test_cli_errors(void)
@@ -596,6 +603,12 @@ static void test_cli_errors(void)
 	    {"status 1 --timeout 0", "--timeout '0'"},
 	    {"status 1 --timeout", "no value for option --timeout"},
 	    {"status 1 --bogus", "unknown option '--bogus'"},
+	    {"start 1 --label env", "--label 'env': expected KEY:VALUE"},
+	    {"record 1 -d 5 --label host:x",
+	     "--label 'host:x': jcal-post labels every sample with host"},
+	    {"record 1 -d 5 --label 9:x", "--label '9:x': expected KEY:VALUE"},
+	    {"dump 1 --label a:b", "--label does not apply to 'dump'"},
+	    {"start 1 --label", "no value for option --label"},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct launcher_args a;
@@ -651,6 +664,9 @@ static void test_agent_options(void)
 	CHECK_EQ_I(launcher_agent_options(&a, NULL, "/r", out, sizeof(out)), 0);
 	CHECK_STR(out, "status,reply=/r");
 	CHECK_EQ_I(launcher_agent_options(&a, NULL, "/r", out, 10), -1);
+	CHECK_EQ_I(parse("record 9 -d 10 --label service:web", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(launcher_agent_options(&a, "/o/x.bin", "/r", out, sizeof(out)), 0);
+	CHECK_STR(out, "start,out=/o/x.bin,duration=10s,label=service:web,reply=/r");
 	CHECK_EQ_I(parse("stop 9", &a, err, sizeof(err)), 0);
 	CHECK_EQ_I(launcher_agent_options(&a, NULL, "/r", out, sizeof(out)), 0);
 	CHECK_STR(out, "stop,reply=/r");

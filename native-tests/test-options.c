@@ -105,6 +105,31 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,throttle=100:50", -1, "'throttle=100:50' needs mode=bci", 0},
     {__LINE__, "calibrate,mode=bci,throttle=100:50", 0, NULL, JCAL_CMD_CALIBRATE},
     {__LINE__, "calibrate,throttle=100:50", -1, "needs mode=bci", 0},
+    {__LINE__, "trace,label=service:web", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,label=service:web,label=env:prod,label=_x9:a b/c=d", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "start,label=run:2", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "trace,label=service", -1, "'label=service': expected KEY:VALUE", 0},
+    {__LINE__, "trace,label=:web", -1, "'label=:web': expected KEY:VALUE", 0},
+    {__LINE__, "trace,label=service:", -1, "'label=service:': expected KEY:VALUE", 0},
+    {__LINE__, "trace,label=9x:a", -1, "'label=9x:a'", 0},
+    {__LINE__, "trace,label=__x:a", -1, "'label=__x:a'", 0},
+    {__LINE__, "trace,label=a-b:c", -1, "'label=a-b:c'", 0},
+    {__LINE__, "trace,label=a\tb:c", -1, "label=a?b:c", 0},
+    {__LINE__, "trace,label=a:b\x01", -1, "label=a:b?", 0},
+    {__LINE__, "trace,label=host:web-1", -1, "labels every sample with host itself", 0},
+    {__LINE__, "trace,label=pid:1", -1, "with pid itself", 0},
+    {__LINE__, "trace,label=thread:x", -1, "with thread itself", 0},
+    {__LINE__, "trace,label=jvm:17", -1, "with jvm itself", 0},
+    {__LINE__, "trace,label=env:a,label=env:b", -1, "'label=env:b': label env was given already",
+     0},
+    {__LINE__,
+     "trace,label=a:1,label=b:1,label=c:1,label=d:1,label=e:1,label=f:1,label=g:1,"
+     "label=h:1,label=i:1",
+     -1, "'label=i:1': at most 8 labels", 0},
+    {__LINE__, "trace,label=kxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx:v", -1,
+     "under 64 bytes", 0},
+    {__LINE__, "trace,label=kyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy:v", 0,
+     NULL, JCAL_CMD_TRACE},
     {__LINE__, "calibrate,output=tree", -1, "'output=tree' goes with trace", 0},
     {__LINE__, "trace,output=tree,recalibrate=start", -1, "'output=tree' cannot go with", 0},
     {__LINE__, "trace,output=both,recalibrate=60s", -1, "'output=both' cannot go with", 0},
@@ -158,7 +183,112 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,start=auto,start=manual", -1, "start=manual", 0},
     {__LINE__, "calibrate,table=a,table=b", -1, "table=b", 0},
     {__LINE__, "trace,outfile=x,out=y", -1, "outfile=x", 0},
+    /* calib= names the trees' table: output=tree|both, trace or start */
+    {__LINE__, "trace,output=tree,calib=/t/table.txt", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "start,output=both,calib=/t", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "trace,calib=/t", -1, "'calib=/t' needs output=tree or output=both", 0},
+    {__LINE__, "start,calib=/t", -1, "'calib=/t' needs output=tree", 0},
+    {__LINE__, "calibrate,output=tree,calib=/t", -1, "'output=tree' goes with trace", 0},
+    {__LINE__, "calibrate,calib=/t", -1, "'calib=/t' goes with trace or start", 0},
+    {__LINE__, "status,calib=/t", -1, "'calib=/t' goes with trace or start", 0},
+    {__LINE__, "trace,output=tree,calib=", -1, "calib=", 0},
+    {__LINE__, "trace,output=tree,calib=a,calib=b", -1, "calib=b", 0},
+    /* maxsize= bounds a trace file: output=tree writes none */
+    {__LINE__, "trace,output=tree,maxsize=1M", -1, "'maxsize=' bounds the trace file", 0},
+    {__LINE__, "start,maxsize=2M,output=tree", -1, "output=tree writes none", 0},
+    {__LINE__, "start,output=both,maxsize=2M", 0, NULL, JCAL_CMD_START},
+    /* start without mode=: the running agent's mode decides (session.c) */
+    {__LINE__, "start,throttle=100:50", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "start,mode=events,throttle=100:50", -1, "'throttle=100:50' needs mode=bci", 0},
+    /* one command at a time, and which came first */
+    {__LINE__, "start,stop", -1, "'stop' is a command, and 'start' came before it", 0},
+    {__LINE__, "start,help", -1, "'help' is a command, and 'start'", 0},
 };
+
+/* What a later start may change (docs/live-profiling.md, "A later start"):
+ * each case against an agent loaded as agent_opts, reading metrics. */
+static void test_later_start(void)
+{
+	static const struct {
+		int line;
+		const char *agent, *metrics, *start;
+		const char *err; /* NULL: accepted; else the message holds it */
+	} cases[] = {
+	    {__LINE__, "trace,mode=bci,metric=cputime,throttle=100:50", "cputime", "start", NULL},
+	    {__LINE__, "trace,mode=bci,throttle=100:50", "cputime",
+	     "start,mode=bci,clock=agentfree,metric=cputime,throttle=100:50", NULL},
+	    {__LINE__, "trace,mode=bci", "cycles", "start,metric=auto", NULL},
+	    {__LINE__, "trace", "tsc+cputime", "start,metric=tsc+cputime", NULL},
+	    {__LINE__, "trace", "cputime",
+	     "start,out=x,output=tree,calib=/c,maxcontexts=5000,duration=5s,start=manual,"
+	     "include=a.*,exclude=b.*,log=/l,loglevel=debug,quiet,reply=/r",
+	     NULL},
+	    {__LINE__, "trace,mode=bci", "cputime", "start,mode=events",
+	     "option 'mode=events': this JVM's agent records in mode=bci (fixed when it was "
+	     "loaded"},
+	    {__LINE__, "trace", "cputime", "start,clock=raw",
+	     "option 'clock=raw': this JVM's agent records with clock=agentfree"},
+	    {__LINE__, "trace", "cputime", "start,metric=cycles",
+	     "option 'metric=cycles': this JVM's agent reads cputime"},
+	    {__LINE__, "trace", "tsc+cputime", "start,metric=cputime+tsc",
+	     "option 'metric=cputime+tsc': this JVM's agent reads tsc+cputime"},
+	    {__LINE__, "trace,mode=bci,throttle=100:50", "cputime", "start,throttle=100:51",
+	     "option 'throttle=100:51': this JVM's agent throttles with throttle=100:50"},
+	    {__LINE__, "trace,mode=bci", "cputime", "start,throttle=1:1",
+	     "option 'throttle=1:1': this JVM's agent was loaded without throttle="},
+	    {__LINE__, "trace", "cputime", "start,recalibrate=start",
+	     "option 'recalibrate=' is not available for a later recording"},
+	    {__LINE__, "trace", "cputime", "start,out=a,mode=bci,clock=raw", "'mode=bci'"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jcal_options agent, o;
+		char err[512];
+		int rc;
+
+		CHECK_EQ_I(jcal_options_parse(cases[i].agent, &agent, err, sizeof(err)), 0);
+		CHECK_EQ_I(jcal_options_parse(cases[i].start, &o, err, sizeof(err)), 0);
+		rc = jcal_options_later_check(&agent, cases[i].metrics, &o, err, sizeof(err));
+		if (cases[i].err ? rc != -1 || !strstr(err, cases[i].err) || strchr(err, '\n')
+				 : rc != 0) {
+			fprintf(stderr, "  line %d: %s -> %d: %s\n", cases[i].line, cases[i].start,
+				rc, rc ? err : "accepted");
+			CHECK(0);
+		}
+	}
+}
+
+/* Every row of the option table says what a later start does with it. */
+static void test_later_policies(void)
+{
+	static const struct {
+		const char *key;
+		enum jcal_later later;
+	} some[] = {
+	    {"stop", JCAL_LATER_COMMAND},      {"out", JCAL_LATER_RECORDING},
+	    {"output", JCAL_LATER_RECORDING},  {"calib", JCAL_LATER_RECORDING},
+	    {"maxsize", JCAL_LATER_RECORDING}, {"include", JCAL_LATER_AGENT},
+	    {"log", JCAL_LATER_AGENT},	       {"loglevel", JCAL_LATER_AGENT},
+	    {"mode", JCAL_LATER_FIXED},	       {"metric", JCAL_LATER_FIXED},
+	    {"throttle", JCAL_LATER_FIXED},    {"recalibrate", JCAL_LATER_REFUSED},
+	    {"label", JCAL_LATER_RECORDING},   {"table", JCAL_LATER_REFUSED},
+	};
+	size_t found = 0;
+
+	for (size_t i = 0; i < jcal_options_nrows(); i++) {
+		const char *key, *syntax, *help;
+		enum jcal_later l = jcal_options_row_later(i);
+
+		jcal_options_row(i, &key, &syntax, &help);
+		CHECK(l >= JCAL_LATER_COMMAND && l <= JCAL_LATER_REFUSED);
+		CHECK(strcmp(jcal_later_text(l), "?") != 0);
+		for (size_t k = 0; k < sizeof(some) / sizeof(some[0]); k++)
+			if (!strcmp(key, some[k].key)) {
+				CHECK_EQ_I(l, some[k].later);
+				found++;
+			}
+	}
+	CHECK_EQ_U(found, sizeof(some) / sizeof(some[0]));
+}
 
 static void test_option_table(void)
 {
@@ -199,12 +329,20 @@ static void test_option_values(void)
 	CHECK_STR(o.metric[0], "tsc");
 	CHECK_STR(o.metric[1], "cputime");
 	CHECK_EQ_U(o.loglevel, JCAL_LOG_WARN);
+	CHECK(o.loglevel_given);
 	CHECK_EQ_U(o.mode, JCAL_MODE_EVENTS);
 
 	CHECK(jcal_options_parse("trace", &o, err, sizeof(err)) == 0);
 	CHECK_STR(o.out, "jcal-%p.bin");
 	CHECK_EQ_U(o.nmetrics, 0); /* auto */
 	CHECK_EQ_U(o.loglevel, JCAL_LOG_INFO);
+	CHECK(!o.loglevel_given); /* a later start keeps the agent's */
+	CHECK_STR(o.calib, "");
+	CHECK(jcal_options_parse("start,quiet,output=tree,calib=/c/t.txt", &o, err, sizeof(err)) ==
+	      0);
+	CHECK(o.loglevel_given);
+	CHECK_EQ_U(o.loglevel, JCAL_LOG_ERROR);
+	CHECK_STR(o.calib, "/c/t.txt");
 
 	CHECK(jcal_options_parse("trace,metric=auto", &o, err, sizeof(err)) == 0);
 	CHECK_EQ_U(o.nmetrics, 0);
@@ -276,6 +414,22 @@ static void test_option_values(void)
 	CHECK(jcal_options_parse("trace,mode=bci,throttle=18446744073709551615:1", &o, err,
 				 sizeof(err)) == 0);
 	CHECK_EQ_U(o.throttle_calls, UINT64_MAX);
+
+	/* label=KEY:VALUE, in the order given; the value may hold ':' */
+	CHECK(jcal_options_parse("trace,label=service:web,label=url:http://x:8080/a", &o, err,
+				 sizeof(err)) == 0);
+	CHECK_EQ_U(o.nlabels, 2);
+	CHECK_STR(o.label_key[0], "service");
+	CHECK_STR(o.label_value[0], "web");
+	CHECK_STR(o.label_key[1], "url");
+	CHECK_STR(o.label_value[1], "http://x:8080/a");
+	CHECK(jcal_options_parse("trace", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.nlabels, 0);
+	/* the launcher's check: the same rules, nothing copied */
+	CHECK_EQ_I(jcal_label_check("env:prod", NULL, NULL, err, sizeof(err)), 0);
+	CHECK_EQ_I(jcal_label_check("env", NULL, NULL, err, sizeof(err)), -1);
+	CHECK(strstr(err, "expected KEY:VALUE") != NULL);
+	CHECK_EQ_I(jcal_label_check("host:x", NULL, NULL, err, sizeof(err)), -1);
 }
 
 /* The mode=bci class filters: defaults, include/exclude, nested classes. */
@@ -416,8 +570,9 @@ static void test_help_text(void)
 {
 	const char *h = jcal_options_help();
 	static const char *const keys[] = {
-	    "help", "trace",	 "calibrate", "out=",	"metric=",	"mode=",    "table=",
-	    "log=", "loglevel=", "quiet",     "start=", "recalibrate=", "include=", "exclude="};
+	    "help",	"trace",    "calibrate", "out=",  "metric=", "mode=",
+	    "table=",	"log=",	    "loglevel=", "quiet", "start=",  "recalibrate=",
+	    "include=", "exclude=", "calib=",	 "label="};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(strstr(h, keys[i]) != NULL);
 }
@@ -429,5 +584,7 @@ int main(void)
 	RUN(test_bci_filters);
 	RUN(test_expand_out);
 	RUN(test_help_text);
+	RUN(test_later_start);
+	RUN(test_later_policies);
 	return test_summary("options");
 }

@@ -9,11 +9,7 @@
  * address-space limit gives the exact reports.
  */
 #include <malloc.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 /* ASan's own count (libasan; GCC has no header for it) */
@@ -22,6 +18,7 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 
 #include "postproc/calib_apply.h"
 #include "postproc/model.h"
+#include "native-tests/postrun.h"
 #include "native-tests/test.h"
 #include "native-tests/threadgen.h"
 
@@ -126,74 +123,15 @@ static void test_heap_per_thread(void)
  * address space each worker's arena reserves. */
 #define E2E_LIMIT (256ul << 20)
 
-/* Runs build/jcal-post with args (NULL-terminated, output to out) under
- * the address-space limit (0: none); returns its exit status, -1 when it
- * did not exit. Nothing is allocated in the child once the limit is set
- * (this test may run under ASan, whose own mappings are far larger). */
+/* Runs build/jcal-post with args under the limit (postrun.h). */
 static int run_post(const char *const *args, const char *out, unsigned long limit)
 {
-	extern char **environ;
-	static char arena[] = "MALLOC_ARENA_MAX=1";
-	char *argv[16], **envp;
-	size_t n = 0, ne = 0;
-	pid_t pid;
-	int st;
-
-	argv[n++] = "build/jcal-post";
-	for (; *args && n < 13; args++)
-		argv[n++] = (char *)*args;
-	argv[n++] = "-o";
-	argv[n++] = (char *)out;
-	argv[n] = NULL;
-	while (environ[ne])
-		ne++;
-	envp = calloc(ne + 2, sizeof(*envp));
-	if (!envp)
-		return -1;
-	memcpy(envp, environ, ne * sizeof(*envp));
-	envp[ne] = arena;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		struct rlimit rl = {limit, limit};
-
-		if (!freopen(err_path, "w", stderr))
-			_exit(126);
-		if (limit && setrlimit(RLIMIT_AS, &rl))
-			_exit(126);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	free(envp);
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		return -1;
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		char line[512];
-		FILE *f = fopen(err_path, "r");
-
-		while (f && fgets(line, sizeof(line), f))
-			fprintf(stderr, "  jcal-post: %s", line);
-		if (f)
-			fclose(f);
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return postrun(args, out, err_path, limit);
 }
 
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *s = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
-	    (s = malloc((size_t)n + 1))) {
-		*len = fread(s, 1, (size_t)n, f);
-		s[*len] = '\0';
-	}
-	fclose(f);
-	return s;
+	return postrun_slurp(path, len);
 }
 
 /* The folded stacks of the generated threads: per thread its run's own

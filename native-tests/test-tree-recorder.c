@@ -182,7 +182,7 @@ static void test_dumps_while_events_run(void)
 		trace_rec_thread_start(rb, s, s, s, 0, 0, "worker", 1, (uint64_t[]){0});
 	trace_file_unlock();
 	CHECK_EQ_I(tree_recorder_init(path, err, sizeof(err)), 0);
-	tree_recorder_choose_table();
+	CHECK_EQ_I(tree_recorder_choose_table(err, sizeof(err)), 0);
 	for (int i = 0; i < THREADS; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
 		w[i].serial = (uint32_t)i + 1;

@@ -241,6 +241,10 @@ static enum calib_select none_in_dir(const char *dir, const struct calib_fingerp
 	return none(msg, len, why);
 }
 
+/* What jcal-post tells whoever cannot read a table. */
+#define CALIB_APPLY_FIX                                                                            \
+	"give that user read access, name a table it can read with --calib FILE, or --raw"
+
 enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 				     const struct calib_fingerprint *trace_fp, char *msg,
 				     size_t len)
@@ -268,6 +272,11 @@ enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 			snprintf(msg, len, "--calib %s: %s", calib, strerror(errno));
 			return CALIB_SEL_ERROR;
 		}
+		/* there but out of reach (EACCES on the way): the real cause */
+		if (calib_dir_exists(dir, msg, len) < 0) {
+			calib_dir_explain(msg, len, errno, "jcal-post", CALIB_APPLY_FIX);
+			return CALIB_SEL_ERROR;
+		}
 		snprintf(why, sizeof(why), "no calibration table for this host/JVM/metric in %s",
 			 dir);
 		return none(msg, len, why);
@@ -275,8 +284,10 @@ enum calib_select calib_apply_select(struct calib_apply *a, const char *calib,
 	/* the estimator is chosen by the caller (calib_table_use_estimator) */
 	r = calib_dir_load(dir, trace_fp, CALIB_EST_MIN, &a->table, path, sizeof(path), a->skipped,
 			   sizeof(a->skipped), msg, len);
-	if (r < 0)
+	if (r < 0) {
+		calib_dir_explain(msg, len, errno, "jcal-post", CALIB_APPLY_FIX);
 		return CALIB_SEL_ERROR;
+	}
 	if (r == 0)
 		return none_in_dir(dir, trace_fp, msg, len);
 	snprintf(a->path, sizeof(a->path), "%s", path);

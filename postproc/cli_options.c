@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "postproc/diff_options.h"
 #include "postproc/msg.h"
 #include "postproc/threadsel.h"
 
@@ -271,7 +272,8 @@ const struct cli_option cli_options[] = {
      set_order},
     {"thread", 0, "NAME|#N|virtual|platform", "all",
      "only threads named NAME (a glob, e.g. 'pool-*'), or with serial N, or NAME#N, or every "
-     "virtual or platform thread; repeatable",
+     "virtual or platform thread; repeatable. With several inputs NAME matches a thread's own "
+     "name or its name with its input ('main [2 host:pid]')",
      set_thread},
     {"metric", 0, "NAME", "the first one", "metric to show when the trace has several", set_metric},
     {"sig", 0, NULL, "off, names are package.Class.method",
@@ -307,7 +309,10 @@ const struct cli_option cli_options[] = {
      "cum keep frames, the others fold into callers",
      set_top},
     {"simple", 0, NULL, "off", "class names without their package", set_simple},
-    {"merge-threads", 0, NULL, "off", "one tree for all selected threads", set_merge},
+    {"merge-threads", 0, NULL, "off",
+     "one tree for all selected threads (of every input); each thread is folded into it as it "
+     "ends, so memory follows the calling contexts, not the threads",
+     set_merge},
     {"speedscope-evented", 0, NULL, "sampled",
      "speedscope: evented profiles (timelines) from the events; reads FILE again", set_evented},
     {"min-duration", 0, "N", "0, or a default cut on a large trace (see --all)",
@@ -373,6 +378,35 @@ static const struct cli_option *option_of(int ch)
 	return NULL;
 }
 
+/* Several inputs: files, and a report that reads each once. Returns 0 or
+ * -1 after the message. */
+static int check_inputs(const struct cli *c)
+{
+	const char *kind = c->report->name;
+
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (!strcmp(c->inputs[i], "-")) {
+			msg("error", "several inputs are files: stdin ('-') is one input alone");
+			return -1;
+		}
+	if (!c->report->run) {
+		msg("error",
+		    "--report calib derives a table from one calibration trace, got %zu "
+		    "inputs",
+		    c->ninputs);
+		return -1;
+	}
+	if (!strcmp(kind, "chrome") || c->sh.evented) {
+		msg("error",
+		    "--report %s draws one recording's timeline from its events: give one "
+		    "input, not %zu",
+		    !strcmp(kind, "chrome") ? "chrome" : "speedscope --speedscope-evented",
+		    c->ninputs);
+		return -1;
+	}
+	return 0;
+}
+
 /* Checks what no single option can: the trace operand and the options
  * that exclude or need each other. Returns 0 or -1 after the message. */
 static int check_args(int argc, char **argv, struct cli *c)
@@ -380,15 +414,15 @@ static int check_args(int argc, char **argv, struct cli *c)
 	const char *kind = c->report->name;
 
 	if (optind >= argc) {
-		msg("error", "no trace file given (usage: jcal-post FILE [options]; see --help)");
-		return -1;
-	}
-	if (argc - optind > 1) {
-		msg("error", "one trace file expected, got '%s' and '%s'", argv[optind],
-		    argv[optind + 1]);
+		msg("error",
+		    "no trace file given (usage: jcal-post FILE... [options]; see --help)");
 		return -1;
 	}
 	c->trace = argv[optind];
+	c->inputs = (const char *const *)argv + optind;
+	c->ninputs = (size_t)(argc - optind);
+	if (c->ninputs > 1 && check_inputs(c))
+		return -1;
 	if (c->raw && c->calib) {
 		msg("error", "--raw and --calib exclude each other");
 		return -1;
@@ -473,10 +507,13 @@ void cli_help(FILE *f)
 {
 	char text[1024];
 
-	fputs("usage: jcal-post FILE [options]\n"
+	fputs("usage: jcal-post FILE... [options]\n"
+	      "       jcal-post diff BASE NEW [options]          compare two runs (see jcal-post\n"
+	      "                                                  diff --help)\n"
 	      "       jcal-post calib show|check|merge|diff ...  (see jcal-post calib --help)\n"
-	      "Builds per-Java-thread call trees from a jcal trace (FILE, or - for stdin)\n"
-	      "and prints a report.\n\n",
+	      "Builds per-Java-thread call trees from a jcal trace or tree snapshot (FILE,\n"
+	      "or - for stdin) and prints a report; several FILEs are merged into one\n"
+	      "profile, each compensated with its own table (see docs/jcal-post.md).\n\n",
 	      f);
 	for (size_t i = 0; i < cli_noptions; i++) {
 		const struct cli_option *op = &cli_options[i];
@@ -502,10 +539,13 @@ void cli_man(FILE *f)
 {
 	fputs(".TH JCAL-POST 1 \"\" \"jcal-post " JCAL_POST_VERSION "\" \"jcal\"\n"
 	      ".SH NAME\njcal\\-post \\- reports and exports of jcal traces\n"
-	      ".SH SYNOPSIS\n.B jcal\\-post\n.I FILE\n[\\fIoptions\\fR]\n.br\n"
+	      ".SH SYNOPSIS\n.B jcal\\-post\n.I FILE...\n[\\fIoptions\\fR]\n.br\n"
+	      ".B jcal\\-post diff\n.I BASE NEW\n[\\fIoptions\\fR]\n.br\n"
 	      ".B jcal\\-post calib\nshow|check|merge|diff ...\n"
-	      ".SH DESCRIPTION\nBuilds per\\-Java\\-thread call trees from a jcal trace "
-	      "(\\fIFILE\\fR, or \\- for stdin) and prints a report. "
+	      ".SH DESCRIPTION\nBuilds per\\-Java\\-thread call trees from a jcal trace or tree "
+	      "snapshot (\\fIFILE\\fR, or \\- for stdin) and prints a report; several "
+	      "\\fIFILE\\fRs are merged into one profile, each compensated with its own "
+	      "calibration table. "
 	      "The options and reports are described in docs/jcal\\-post.md.\n"
 	      ".SH OPTIONS\n",
 	      f);
@@ -520,8 +560,10 @@ void cli_man(FILE *f)
 		roff_text(f, report_kinds[k].help);
 		fputc('\n', f);
 	}
+	diff_options_man(f);
 	fputs(".SH EXIT STATUS\n0 ok (a truncated trace is reported with a warning), 1 bad input "
-	      "or output, 2 usage error.\n"
-	      ".SH SEE ALSO\njcal\\-post calib \\-\\-help; docs/jcal\\-post.md\n",
+	      "or output, 2 usage error; for jcal\\-post diff, 3 a \\-\\-fail\\-on gate failed.\n"
+	      ".SH SEE ALSO\njcal\\-post diff \\-\\-help; jcal\\-post calib \\-\\-help; "
+	      "docs/jcal\\-post.md\n",
 	      f);
 }

@@ -26,7 +26,9 @@ struct cli_shape {
 #define CLI_JOBS_MAX 64
 
 struct cli {
-	const char *trace;
+	const char *trace;	   /* the first input */
+	const char *const *inputs; /* every input (jcal-post FILE...), ninputs of them */
+	size_t ninputs;
 	const struct report_kind *report; /* --report */
 	enum report_format format;
 	const char **threads;
@@ -41,6 +43,9 @@ struct cli {
 	enum tree_order order; /* --order */
 	unsigned jobs;	       /* --jobs: tree-building threads, 0 none */
 	struct cli_shape sh;
+	/* Not an option: set by main.c when the report shows no thread apart,
+	 * so that the threads are folded as they are read (model_fold). */
+	int fold;
 };
 
 /* One option: what the parser, --help and the man page read. */

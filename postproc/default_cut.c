@@ -12,11 +12,10 @@
 #include "common/satsum.h"
 #include "postproc/shaping.h"
 
-/* The --min-pct values tried, smallest first (1-2-5 steps). */
-static const double pct_ladder[] = {0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01,
-				    0.02,   0.05,   0.1,    0.2,   0.5,	  1,	 2,
-				    5,	    10,	    20,	    50,	   100};
-#define NPCT (sizeof(pct_ladder) / sizeof(pct_ladder[0]))
+const double default_cut_pct_ladder[DEFAULT_CUT_NPCT] = {
+    0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1,
+    0.2,    0.5,    1,	    2,	   5,	  10,	 20,   50,   100};
+#define NPCT DEFAULT_CUT_NPCT
 
 enum export_kind { EX_NONE, EX_COLLAPSED, EX_SPEEDSCOPE, EX_PPROF, EX_HTML };
 
@@ -88,7 +87,7 @@ static int context_costs(const struct model *m, const struct model_thread *th, e
 	return 0;
 }
 
-/* est[k]: the bytes kept under pct_ladder[k - 1] (est[0]: no cut), and
+/* est[k]: the bytes kept under default_cut_pct_ladder[k - 1] (est[0]: no cut), and
  * kept[k] the contexts, added over the threads. */
 static int estimate(const struct model *m, const struct model_thread *th, enum export_kind ex,
 		    unsigned metric, int merged, uint64_t *est, uint64_t *kept)
@@ -102,7 +101,7 @@ static int estimate(const struct model *m, const struct model_thread *th, enum e
 		return -1;
 	}
 	for (size_t k = 0; k < NPCT; k++)
-		th_of[k] = shape_pct_threshold(t, metric, pct_ladder[k]);
+		th_of[k] = shape_pct_threshold(t, metric, default_cut_pct_ladder[k]);
 	for (uint32_t n = 0; n < t->nnodes; n++) {
 		uint64_t c = calltree_fig(t, n, metric)->cum;
 
@@ -131,7 +130,7 @@ static struct model_thread **selected(const struct model *m, const struct thread
 	for (size_t i = 0; i < m->nthreads; i++) {
 		struct model_thread *t = m->thread_list[i];
 
-		if (threadsel_match(sel, t->serial, t->name, t->flags))
+		if (model_thread_selected(sel, t))
 			l[(*n)++] = t;
 	}
 	return l;
@@ -176,7 +175,7 @@ static int cut_export(const struct model *m, struct model_thread **list, size_t 
 		return 0;
 	memset(&info, 0, sizeof(info));
 	dc->active = 1;
-	dc->pct = pct_ladder[k - 1];
+	dc->pct = default_cut_pct_ladder[k - 1];
 	dc->before = kept[0];
 	dc->after = kept[k];
 	dc->cut = n;

@@ -36,6 +36,11 @@
  * program (checkstyle). */
 #define DEFAULT_CUT_SPANS 200000u
 
+/* The --min-pct values a cut of the context exports tries, smallest first
+ * (1-2-5 steps from 0.0001 to 100). */
+#define DEFAULT_CUT_NPCT 19
+extern const double default_cut_pct_ladder[DEFAULT_CUT_NPCT];
+
 /* What a cut did, for the one note on stderr. */
 struct default_cut {
 	int active;		/* something was cut */

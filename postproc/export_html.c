@@ -12,47 +12,29 @@
  * [name index, cum, base, calls, children...]; contexts with cum 0 are
  * left out. After drawing, the script adds a hidden element
  * <div id="jcal-rendered" data-frames="N"> (used by javatests/html-check.sh).
+ * The page's own parts are here; those the differential flame graph uses
+ * too (export_html_diff_page.c) are in html_page.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "postproc/html_page.h"
 #include "postproc/report.h"
 #include "postproc/report_util.h"
 #include "common/u64map.h"
 
-static const char html_head[] =
-    "<!DOCTYPE html>\n"
-    "<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-    "<title>jcal flame graph</title>\n"
-    "<style>\n"
-    "body{margin:0;font:12px/1.4 -apple-system,\"Segoe "
-    "UI\",Helvetica,Arial,sans-serif;color:#222;background:#fff}\n"
-    "#bar{position:sticky;top:0;z-index:2;display:flex;flex-wrap:wrap;gap:8px;align-items:center;"
-    "padding:6px 10px;background:#f4f4f4;border-bottom:1px solid #ddd}\n"
-    "#bar b{font-size:14px}#bar input{width:220px}#info{color:#555}\n"
-    "#title{padding:6px 10px 2px;color:#444}\n"
-    "#chart{position:relative;padding:0 10px 10px}\n"
-    "canvas{display:block;cursor:pointer}\n"
-    "#tip{position:fixed;display:none;pointer-events:none;background:#fffbe6;border:1px solid "
-    "#bbb;padding:4px 6px;max-width:640px;word-break:break-all;box-shadow:0 1px 4px "
-    "rgba(0,0,0,.2);z-index:3}\n"
+/* The page's own body up to the data: bar with a thread selector, title, chart, tooltip. */
+static const char html_bar[] =
     "</style></head><body>\n"
     "<div id=\"bar\"><b>jcal</b><label>Thread <select id=\"thread\"></select></label>\n"
     "<input id=\"search\" type=\"search\" placeholder=\"Search methods (regex)\">\n"
     "<button id=\"reset\">Reset zoom</button><span id=\"info\"></span></div>\n"
     "<div id=\"title\"></div>\n"
-    "<div id=\"chart\"><canvas id=\"c\"></canvas></div><div id=\"tip\"></div>\n"
-    "<script>\n"
-    "const DATA =\n";
+    "<div id=\"chart\"><canvas id=\"c\"></canvas></div><div id=\"tip\"></div>\n";
 
-static const char html_tail[] =
-    ";\n"
-    "</script>\n"
-    "<script>\n"
-    "(function () {\n"
-    "\"use strict\";\n"
+/* The script's state and its tree of nodes. */
+static const char html_nodes[] =
     "var ROW = 18, names = DATA.names, views = [], view = null, zoom = null, rows = [];\n"
     "var canvas = document.getElementById(\"c\"), ctx = canvas.getContext(\"2d\");\n"
     "var tip = document.getElementById(\"tip\"), sel = document.getElementById(\"thread\");\n"
@@ -73,17 +55,10 @@ static const char html_tail[] =
     "		for (var i = 0; i < e[0].k.length; i++) st.push([e[0].k[i], e[1] + 1]);\n"
     "	}\n"
     "	return d;\n"
-    "}\n"
-    "function fmt(v) {\n"
-    "	if (DATA.unit === \"ns\") {\n"
-    "		if (v >= 1e9) return (v / 1e9).toFixed(3) + \" s\";\n"
-    "		if (v >= 1e6) return (v / 1e6).toFixed(3) + \" ms\";\n"
-    "		if (v >= 1e3) return (v / 1e3).toFixed(3) + \" \\u00b5s\";\n"
-    "		return v + \" ns\";\n"
-    "	}\n"
-    "	return String(v).replace(/\\B(?=(\\d{3})+(?!\\d))/g, \",\") + (DATA.unit ? \" \" + "
-    "DATA.unit : \"\");\n"
-    "}\n"
+    "}\n";
+
+/* Colours by name; draw() up to the canvas. */
+static const char html_colour[] =
     "function color(name, hit) {\n"
     "	if (re && hit) return \"rgb(230,80,200)\";\n"
     "	var h = 0;\n"
@@ -97,14 +72,10 @@ static const char html_tail[] =
     "	var w = Math.max(200, document.getElementById(\"chart\").clientWidth - 20);\n"
     "	var anc = [];\n"
     "	for (var a = zoom.p; a; a = a.p) anc.unshift(a);\n"
-    "	var h = (anc.length + depth(zoom)) * ROW + 2, dpr = window.devicePixelRatio || 1;\n"
-    "	canvas.width = w * dpr; canvas.height = h * dpr;\n"
-    "	canvas.style.width = w + \"px\"; canvas.style.height = h + \"px\";\n"
-    "	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);\n"
-    "	ctx.clearRect(0, 0, w, h);\n"
-    "	ctx.font = \"12px -apple-system,Segoe UI,Helvetica,Arial,sans-serif\";\n"
-    "	ctx.textBaseline = \"middle\";\n"
-    "	rows = [];\n"
+    "	var h = (anc.length + depth(zoom)) * ROW + 2, dpr = window.devicePixelRatio || 1;\n";
+
+/* draw(): the boxes, root at the top, widths by cum. */
+static const char html_boxes[] =
     "	var matched = 0, drawn = 0;\n"
     "	function box(node, x, y, bw, faded) {\n"
     "		var row = y / ROW | 0, hit = matches(node);\n"
@@ -135,27 +106,17 @@ static const char html_tail[] =
     "		}\n"
     "	}\n"
     "	info.textContent = zoom.n + \": \" + fmt(zoom.v) + (re ? \"  \\u2014  matched \" +\n"
-    "		(100 * matched / total).toFixed(2) + \"% (\" + fmt(matched) + \")\" : \"\");\n"
-    "	var mark = document.getElementById(\"jcal-rendered\");\n"
-    "	if (!mark) {\n"
-    "		mark = document.createElement(\"div\");\n"
-    "		mark.id = \"jcal-rendered\";\n"
-    "		mark.hidden = true;\n"
-    "		document.body.appendChild(mark);\n"
-    "	}\n"
-    "	mark.setAttribute(\"data-frames\", String(drawn));\n"
-    "	mark.setAttribute(\"data-view\", view.n);\n"
-    "	mark.setAttribute(\"data-zoom\", zoom.n);\n"
-    "	mark.setAttribute(\"data-matched\", String(matched));\n"
-    "}\n"
-    "function pick(ev) {\n"
-    "	var r = canvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;\n"
-    "	var row = rows[y / ROW | 0];\n"
-    "	if (!row) return null;\n"
-    "	for (var i = 0; i < row.length; i++)\n"
-    "		if (x >= row[i].x && x < row[i].x + row[i].w) return row[i].node;\n"
-    "	return null;\n"
-    "}\n"
+    "		(100 * matched / total).toFixed(2) + \"% (\" + fmt(matched) + \")\" : \"\");\n";
+
+/* draw(): what the marker says. */
+static const char html_marked[] = "	mark.setAttribute(\"data-frames\", String(drawn));\n"
+				  "	mark.setAttribute(\"data-view\", view.n);\n"
+				  "	mark.setAttribute(\"data-zoom\", zoom.n);\n"
+				  "	mark.setAttribute(\"data-matched\", String(matched));\n"
+				  "}\n";
+
+/* The tooltip: cum, self and calls. */
+static const char html_tooltip[] =
     "canvas.addEventListener(\"mousemove\", function (ev) {\n"
     "	var n = pick(ev);\n"
     "	if (!n) { tip.style.display = \"none\"; return; }\n"
@@ -169,23 +130,10 @@ static const char html_tail[] =
     "	tip.style.display = \"block\";\n"
     "	tip.style.left = Math.min(ev.clientX + 12, window.innerWidth - 300) + \"px\";\n"
     "	tip.style.top = (ev.clientY + 14) + \"px\";\n"
-    "});\n"
-    "canvas.addEventListener(\"mouseleave\", function () { tip.style.display = \"none\"; });\n"
-    "canvas.addEventListener(\"click\", function (ev) {\n"
-    "	var n = pick(ev);\n"
-    "	if (n) { zoom = n; draw(); }\n"
-    "});\n"
-    "document.getElementById(\"reset\").addEventListener(\"click\", function () { zoom = view; "
-    "draw(); });\n"
-    "document.addEventListener(\"keydown\", function (ev) {\n"
-    "	if (ev.key === \"Escape\") { zoom = view; draw(); }\n"
-    "});\n"
-    "search.addEventListener(\"input\", function () {\n"
-    "	try { re = search.value ? new RegExp(search.value, \"i\") : null; } catch (e) { re = null; "
-    "}\n"
-    "	draw();\n"
-    "});\n"
-    "window.addEventListener(\"resize\", draw);\n"
+    "});\n";
+
+/* One view per thread, all threads side by side, the selector. */
+static const char html_threads[] =
     "DATA.threads.forEach(function (t) {\n"
     "	var root = build(t.tree, null);\n"
     "	root.n = t.name;\n"
@@ -213,36 +161,37 @@ static const char html_tail[] =
     "}\n"
     "sel.addEventListener(\"change\", function () { show(+sel.value); });\n"
     "document.getElementById(\"title\").textContent = DATA.title;\n"
-    "/* \"#search=REGEX&zoom=NAME\" in the address: start searched and zoomed */\n"
-    "function fromHash() {\n"
-    "	var h = {};\n"
-    "	location.hash.replace(/^#/, \"\").split(\"&\").forEach(function (kv) {\n"
-    "		var i = kv.indexOf(\"=\");\n"
-    "		if (i > 0) h[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));\n"
-    "	});\n"
-    "	if (h.search) {\n"
-    "		search.value = h.search;\n"
-    "		try { re = new RegExp(h.search, \"i\"); } catch (e) { re = null; }\n"
-    "	}\n"
-    "	if (h.zoom) {\n"
-    "		var q = [view];\n"
-    "		while (q.length) {\n"
-    "			var n = q.shift();\n"
-    "			if (n.n === h.zoom) { zoom = n; break; }\n"
-    "			for (var i = 0; i < n.k.length; i++) q.push(n.k[i]);\n"
-    "		}\n"
-    "	}\n"
-    "}\n"
+    "/* \"#search=REGEX&zoom=NAME\" in the address: start searched and zoomed */\n";
+
+/* The first draw, searched and zoomed from the address. */
+static const char html_start[] =
     "if (views.length) { show(0); fromHash(); draw(); }\n"
     "else {\n"
     "	info.textContent = \"No thread recorded an event.\";\n"
     "	var m = document.createElement(\"div\");\n"
     "	m.id = \"jcal-rendered\"; m.hidden = true; m.setAttribute(\"data-frames\", \"0\");\n"
     "	document.body.appendChild(m);\n"
-    "}\n"
-    "})();\n"
-    "</script>\n"
-    "</body></html>\n";
+    "}\n";
+
+/* The page's script: its own parts between the shared ones. */
+static const char *const html_script[] = {
+    html_page_script_open,
+    html_nodes,
+    html_page_js_fmt,
+    html_colour,
+    html_page_js_canvas,
+    html_boxes,
+    html_page_js_mark,
+    html_marked,
+    html_page_js_pick,
+    html_tooltip,
+    html_page_js_events,
+    html_threads,
+    html_page_js_hash_args,
+    html_page_js_hash_view,
+    html_start,
+    html_page_end,
+};
 
 /* Name indices: method id -> position in the "names" array. */
 static int names_write(const struct model *m, const struct report_view *views, size_t n,
@@ -323,7 +272,9 @@ int export_html(const struct model *m, const struct report_opts *o)
 	report_metric_label(m, mi, label, sizeof(label));
 	snprintf(title, sizeof(title), "%s  metric %s%s", o->trace_path ? o->trace_path : "", label,
 		 o->calibrated ? " (calibrated)" : "");
-	fputs(html_head, o->out);
+	html_page_head(o->out, "jcal flame graph");
+	fputs(html_bar, o->out);
+	fputs(html_page_data_open, o->out);
 	fputs("{\"title\":", o->out);
 	report_json_html(o->out, title);
 	fputs(",\"metric\":", o->out);
@@ -347,7 +298,8 @@ int export_html(const struct model *m, const struct report_opts *o)
 		fputc('}', o->out);
 	}
 	fputs("]}\n", o->out);
-	fputs(html_tail, o->out);
+	for (size_t i = 0; i < sizeof(html_script) / sizeof(html_script[0]); i++)
+		fputs(html_script[i], o->out);
 out:
 	for (size_t i = 0; i < n; i++)
 		report_view_free(&views[i]);

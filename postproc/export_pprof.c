@@ -7,10 +7,13 @@
  * Sample types: "calls" (count), then every metric of the trace (its name;
  * unit "nanoseconds" for time metrics, "count" otherwise); the default is
  * the shown metric. One sample per calling context of each selected thread
- * (leaf first), values calls and base (calibrated unless --raw), with a
- * "thread" label; time in the thread root with no frame open is a sample
- * of the function "<thread root>". One function and one location per
- * method. Memory: the encoded profile, i.e. the calling contexts.
+ * (leaf first), values calls and base (calibrated unless --raw), with the
+ * labels a continuous-profiling store slices by: "thread", and from the
+ * recording the thread comes from "host", "pid", "jvm" and the agent's
+ * label=KEY:VALUE options (docs/jcal-post.md, Exports); time in the thread
+ * root with no frame open is a sample of the function "<thread root>".
+ * One function and one location per method. Memory: the encoded profile,
+ * i.e. the calling contexts.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -71,6 +74,84 @@ struct funcs {
 	struct u64map idx; /* method -> function id */
 	uint32_t n;
 };
+
+/* The labels of one recording's samples, their strings once in the table:
+ * host, pid, jvm, then its own (label.KEY meta records). */
+struct rec_labels {
+	struct pb pb; /* SAMPLE_LABEL fields, in order */
+	int done;
+};
+
+/* The label key=value as a SAMPLE_LABEL field of out; nothing for "". */
+static void label_add(struct pb *out, struct strtab *st, const char *key, const char *value)
+{
+	struct pb l = {0};
+
+	if (!value || !*value)
+		return;
+	pb_int(&l, LABEL_KEY, str_add(st, key));
+	pb_int(&l, LABEL_STR, str_add(st, value));
+	pb_message(out, SAMPLE_LABEL, &l);
+	pb_free(&l);
+}
+
+/* A recording's labels: from a merged profile's input, or from the meta
+ * records of the one recording m is. */
+static void rec_labels_make(struct rec_labels *r, struct strtab *st, const struct model *m,
+			    uint32_t input)
+{
+	char jvm[512];
+
+	r->done = 1;
+	if (m->ninputs) {
+		const struct model_input *in = &m->inputs[input];
+
+		label_add(&r->pb, st, "host", in->host);
+		label_add(&r->pb, st, "pid", in->pid);
+		label_add(&r->pb, st, "jvm", in->jvm);
+		for (size_t k = 0; k < in->nlabels; k++)
+			label_add(&r->pb, st, in->labels[k].key, in->labels[k].value);
+		return;
+	}
+	const char *jn = model_meta(m, "jvm.name"), *jv = model_meta(m, "jvm.version");
+
+	snprintf(jvm, sizeof(jvm), "%s%s%s", jn ? jn : "", jn && jv ? " " : "", jv ? jv : "");
+	label_add(&r->pb, st, "host", model_meta(m, "host.name"));
+	label_add(&r->pb, st, "pid", model_meta(m, "pid"));
+	label_add(&r->pb, st, "jvm", jvm);
+	for (size_t k = 0; k < m->nmeta; k++)
+		if (!strncmp(m->meta[k].key, "label.", 6) && m->meta[k].key[6])
+			label_add(&r->pb, st, m->meta[k].key + 6, m->meta[k].value);
+}
+
+/* The labels of thread t's samples into out: "thread" (a merged profile's
+ * thread by its own name and serial: host and pid tell the recordings
+ * apart), then its recording's, made once per recording in recs (one per
+ * input, or one). A thread made of several recordings' has only "thread". */
+static void thread_labels(struct pb *out, struct strtab *st, const struct model *m,
+			  const struct model_thread *t, int64_t thread_key, struct rec_labels *recs)
+{
+	struct pb l = {0};
+	char label[300];
+	uint32_t in = m->ninputs ? t->input : 0;
+
+	if (t->plain)
+		snprintf(label, sizeof(label), "%s#%" PRIu32, t->plain, t->own_serial);
+	else
+		report_thread_label(t, label, sizeof(label));
+	pb_clear(out);
+	pb_int(&l, LABEL_KEY, thread_key);
+	pb_int(&l, LABEL_STR, str_add(st, label));
+	pb_message(out, SAMPLE_LABEL, &l);
+	pb_free(&l);
+	if (in == MODEL_INPUT_MANY || (m->ninputs && in >= m->ninputs))
+		return;
+	if (!recs[in].done)
+		rec_labels_make(&recs[in], st, m, in);
+	pb_raw(out, recs[in].pb.buf, recs[in].pb.len);
+	if (recs[in].pb.oom)
+		out->oom = 1;
+}
 
 /* A sample value: pprof's are signed (int64), so larger ones saturate at
  * INT64_MAX rather than read back negative. */
@@ -141,16 +222,81 @@ static int write_gzip(FILE *f, const struct pb *b, char *err)
 	return 0;
 }
 
+/* What the samples of every thread share while they are written. */
+struct samples {
+	const struct model *m;
+	struct pb *prof;
+	struct strtab *st;
+	struct funcs *fn;
+	uint64_t *locs;
+	int64_t thread_key;
+	struct rec_labels *recs;
+	struct pb sample, labels;
+};
+
+/* One sample per context of thread th's view t with a call or a figure. */
+static void thread_samples(struct samples *sm, const struct model_thread *th,
+			   const struct calltree *t)
+{
+	const struct model *m = sm->m;
+	uint64_t vals[1 + JCAL_MAX_METRICS];
+
+	thread_labels(&sm->labels, sm->st, m, th, sm->thread_key, sm->recs);
+	for (uint32_t k = 0; k < t->nnodes; k++) {
+		const struct calltree_node *nd = &t->nodes[t->order[k]];
+		const struct calltree_fig *ndf = calltree_fig(t, t->order[k], 0);
+		uint32_t d = 0;
+		int any = nd->calls && t->order[k] != CALLTREE_ROOT;
+
+		for (unsigned mi = 0; mi < m->nmetrics; mi++)
+			any |= ndf[mi].base != 0;
+		if (!any)
+			continue;
+		for (uint32_t x = t->order[k]; x != CALLTREE_ROOT; x = t->nodes[x].parent)
+			sm->locs[d++] = func_id(sm->fn, sm->prof, sm->st, m, t->nodes[x].method);
+		if (!d)
+			sm->locs[d++] = func_id(sm->fn, sm->prof, sm->st, m, CALLTREE_ROOT_METHOD);
+		vals[0] = int64_value(t->order[k] == CALLTREE_ROOT ? 0 : nd->calls);
+		for (unsigned mi = 0; mi < m->nmetrics; mi++)
+			vals[1 + mi] = int64_value(model_value(m, mi, ndf[mi].base));
+		pb_clear(&sm->sample);
+		pb_packed(&sm->sample, SAMPLE_LOCATION_ID, sm->locs, d);
+		pb_packed(&sm->sample, SAMPLE_VALUE, vals, 1 + m->nmetrics);
+		pb_raw(&sm->sample, sm->labels.buf, sm->labels.len);
+		pb_message(sm->prof, PROFILE_SAMPLE, &sm->sample);
+	}
+}
+
+/* The sample types: calls, then every metric; their type strings. */
+static void sample_types(const struct model *m, struct pb *prof, struct strtab *st,
+			 int64_t *type_str)
+{
+	struct pb vt = {0};
+
+	pb_int(&vt, VALUE_TYPE_TYPE, str_add(st, "calls"));
+	pb_int(&vt, VALUE_TYPE_UNIT, str_add(st, "count"));
+	pb_message(prof, PROFILE_SAMPLE_TYPE, &vt);
+	for (unsigned i = 0; i < m->nmetrics; i++) {
+		pb_clear(&vt);
+		type_str[i] = str_add(st, m->metric[i].name);
+		pb_int(&vt, VALUE_TYPE_TYPE, type_str[i]);
+		pb_int(&vt, VALUE_TYPE_UNIT,
+		       str_add(st, report_metric_is_time(m, i) ? "nanoseconds" : "count"));
+		pb_message(prof, PROFILE_SAMPLE_TYPE, &vt);
+	}
+	pb_free(&vt);
+}
+
 int export_pprof(const struct model *m, const struct report_opts *o)
 {
 	const struct model_thread **list;
-	struct pb prof = {0}, sample = {0}, tmp = {0}, vt = {0};
+	struct pb prof = {0};
 	struct strtab st = {{0}, 0};
 	struct funcs fn = {{0}, 0};
-	uint64_t *locs = NULL, vals[1 + JCAL_MAX_METRICS];
+	struct samples sm = {m, &prof, &st, &fn, NULL, 0, NULL, {0}, {0}};
 	uint32_t maxlev = 0;
-	int64_t thread_key, type_str[JCAL_MAX_METRICS] = {0};
-	size_t n;
+	int64_t type_str[JCAL_MAX_METRICS] = {0};
+	size_t n, nrecs = m->ninputs ? m->ninputs : 1;
 	int err = -1;
 
 	/* gzip data on a terminal is noise, and may hold bytes of a name as they
@@ -164,66 +310,23 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 	}
 	if (report_threads(m, o, &list, &n))
 		return -1;
-	if (u64map_init(&fn.idx, 256))
+	if (u64map_init(&fn.idx, 256) || !(sm.recs = calloc(nrecs, sizeof(*sm.recs))))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (list[i]->tree.max_level > maxlev)
 			maxlev = list[i]->tree.max_level;
-	locs = malloc(((size_t)maxlev + 1) * sizeof(*locs));
-	if (!locs)
+	sm.locs = malloc(((size_t)maxlev + 1) * sizeof(*sm.locs));
+	if (!sm.locs)
 		goto out;
 	str_add(&st, "");
-	/* sample types: calls, then every metric */
-	pb_int(&vt, VALUE_TYPE_TYPE, str_add(&st, "calls"));
-	pb_int(&vt, VALUE_TYPE_UNIT, str_add(&st, "count"));
-	pb_message(&prof, PROFILE_SAMPLE_TYPE, &vt);
-	for (unsigned i = 0; i < m->nmetrics; i++) {
-		pb_clear(&vt);
-		type_str[i] = str_add(&st, m->metric[i].name);
-		pb_int(&vt, VALUE_TYPE_TYPE, type_str[i]);
-		pb_int(&vt, VALUE_TYPE_UNIT,
-		       str_add(&st, report_metric_is_time(m, i) ? "nanoseconds" : "count"));
-		pb_message(&prof, PROFILE_SAMPLE_TYPE, &vt);
-	}
-	thread_key = str_add(&st, "thread");
+	sample_types(m, &prof, &st, type_str);
+	sm.thread_key = str_add(&st, "thread");
 	for (size_t i = 0; i < n; i++) {
 		struct report_view view;
-		const struct calltree *t;
-		char label[300];
-		int64_t tname;
 
 		if (report_view_get(&view, list[i], o))
 			goto out;
-		t = view.t;
-
-		report_thread_label(list[i], label, sizeof(label));
-		tname = str_add(&st, label);
-		for (uint32_t k = 0; k < t->nnodes; k++) {
-			const struct calltree_node *nd = &t->nodes[t->order[k]];
-			const struct calltree_fig *ndf = calltree_fig(t, t->order[k], 0);
-			uint32_t d = 0;
-			int any = nd->calls && t->order[k] != CALLTREE_ROOT;
-
-			for (unsigned mi = 0; mi < m->nmetrics; mi++)
-				any |= ndf[mi].base != 0;
-			if (!any)
-				continue;
-			for (uint32_t x = t->order[k]; x != CALLTREE_ROOT; x = t->nodes[x].parent)
-				locs[d++] = func_id(&fn, &prof, &st, m, t->nodes[x].method);
-			if (!d)
-				locs[d++] = func_id(&fn, &prof, &st, m, CALLTREE_ROOT_METHOD);
-			vals[0] = int64_value(t->order[k] == CALLTREE_ROOT ? 0 : nd->calls);
-			for (unsigned mi = 0; mi < m->nmetrics; mi++)
-				vals[1 + mi] = int64_value(model_value(m, mi, ndf[mi].base));
-			pb_clear(&sample);
-			pb_packed(&sample, SAMPLE_LOCATION_ID, locs, d);
-			pb_packed(&sample, SAMPLE_VALUE, vals, 1 + m->nmetrics);
-			pb_clear(&tmp);
-			pb_int(&tmp, LABEL_KEY, thread_key);
-			pb_int(&tmp, LABEL_STR, tname);
-			pb_message(&sample, SAMPLE_LABEL, &tmp);
-			pb_message(&prof, PROFILE_SAMPLE, &sample);
-		}
+		thread_samples(&sm, list[i], view.t);
 		report_view_free(&view);
 	}
 	pb_int(
@@ -231,17 +334,19 @@ int export_pprof(const struct model *m, const struct report_opts *o)
 	    str_add(&st, o->calibrated ? "jcal-post: calibrated values" : "jcal-post: raw values"));
 	pb_int(&prof, PROFILE_DEFAULT_SAMPLE_TYPE, type_str[o->metric]);
 	pb_raw(&prof, st.pb.buf, st.pb.len);
-	if (prof.oom || st.pb.oom)
+	if (prof.oom || st.pb.oom || sm.sample.oom || sm.labels.oom)
 		goto out;
 	err = write_gzip(o->out, &prof, o->err);
 out:
 	pb_free(&prof);
-	pb_free(&sample);
-	pb_free(&tmp);
-	pb_free(&vt);
+	pb_free(&sm.sample);
+	pb_free(&sm.labels);
 	pb_free(&st.pb);
+	for (size_t i = 0; sm.recs && i < nrecs; i++)
+		pb_free(&sm.recs[i].pb);
+	free(sm.recs);
 	u64map_free(&fn.idx);
-	free(locs);
+	free(sm.locs);
 	free(list);
 	return err;
 }

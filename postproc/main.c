@@ -1,11 +1,13 @@
 /*
  * main.c - jcal-post: the run of a report, its messages and exit status.
  * The options are in cli_options.c, the table of reports in report.c, the
- * calibration of a report and the calib subcommands in calib_cli.c;
- * everything else lives in the library files beside it.
+ * load of the trace with its calibration in input.c, the calib
+ * subcommands in calib_cli.c, jcal-post diff in diff_cli.c; everything
+ * else lives in the library files beside it.
  *
  * Exit status: 0 success (also for a truncated trace, with a warning),
- * 1 bad or unreadable input or output, 2 usage error.
+ * 1 bad or unreadable input or output, 2 usage error (and for jcal-post
+ * diff, 3 a --fail-on gate failed).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,12 +16,13 @@
 #include <sys/stat.h>
 
 #include "postproc/msg.h"
-#include "postproc/calib_apply.h"
 #include "postproc/calib_cli.h"
 #include "postproc/cli_options.h"
 #include "postproc/crc_fast.h"
 #include "postproc/default_cut.h"
-#include "postproc/model.h"
+#include "postproc/diff_cli.h"
+#include "postproc/input.h"
+#include "postproc/merge.h"
 #include "postproc/progress.h"
 #include "postproc/report.h"
 #include "common/satsum.h"
@@ -31,21 +34,16 @@
 /* What one run holds; run_free releases what was set up. */
 struct run {
 	struct cli c;
-	struct model m;
-	struct calib_apply cal;
-	struct calltree_comp comp;
-	struct trace_result res;
+	struct input in; /* the trace, loaded and calibrated */
 	struct threadsel sel;
 	struct report_opts o;
 	FILE *out;
-	int have_model, have_cal;
-	char calib_note[2048], calib_desc[2048];
 };
 
 /* Exit status of a stage that completed: go on. */
 #define GO_ON (-1)
 
-/* Refuses an output that is one of the inputs (the trace, or the table of
+/* Refuses an output that is one of the inputs (a trace, or the table of
  * --calib FILE) before anything is opened for writing. Returns 0 or -1
  * after the message. */
 static int check_output(const struct cli *c)
@@ -54,10 +52,12 @@ static int check_output(const struct cli *c)
 
 	if (!c->output)
 		return 0;
-	if (samefile_is_input(c->output, c->trace)) {
-		what = "the trace";
-		in = c->trace;
-	} else if (c->calib && samefile_is_input(c->output, c->calib)) {
+	for (size_t i = 0; i < c->ninputs && !what; i++)
+		if (samefile_is_input(c->output, c->inputs[i])) {
+			what = "the trace";
+			in = c->inputs[i];
+		}
+	if (!what && c->calib && samefile_is_input(c->output, c->calib)) {
 		what = "the calibration table";
 		in = c->calib;
 	}
@@ -66,78 +66,6 @@ static int check_output(const struct cli *c)
 	msg("error", "-o %s is %s it reads (%s): writing would destroy it; choose another output",
 	    c->output, what, !strcmp(in, "-") ? "stdin" : in);
 	return -1;
-}
-
-/* Reads the trace into r->m. With --jobs threads and a file, they decode
- * the events chunks too, straight into their trees (faster than trees
- * built from events decoded here: docs/performance.md); the file is read
- * again on this thread alone when they met what only the reader says
- * exactly (model_redo). */
-static enum trace_status read_trace(struct run *r)
-{
-	const struct cli *c = &r->c;
-	struct trace_visitor v;
-	enum trace_status st;
-	int chunks = c->jobs >= 1 && strcmp(c->trace, "-") != 0; /* stdin: not twice */
-
-	model_visitor(&r->m, &v);
-	model_jobs(&r->m, c->jobs, chunks); /* without the threads: built while reading */
-	st = progress_read(c->trace, &v, &r->res, progress_bar_stream(c->trace), "reading");
-	if (!model_redo(&r->m))
-		return st;
-	const struct calltree_comp comp = r->m.comp;
-	const int has_comp = r->m.has_comp, snapshot_raw = r->m.snapshot_raw;
-
-	model_free(&r->m);
-	model_init(&r->m, has_comp ? &comp : NULL);
-	r->m.snapshot_raw = snapshot_raw;
-	calib_apply_counts_reset(&r->cal);
-	model_visitor(&r->m, &v);
-	return progress_read(c->trace, &v, &r->res, progress_bar_stream(c->trace), "reading");
-}
-
-/* Loads the trace; prints warnings, or the error and returns -1. */
-static int load(struct run *r)
-{
-	struct model *m = &r->m;
-	const struct cli *c = &r->c;
-	struct trace_result *res = &r->res;
-	enum trace_status st = read_trace(r);
-
-	switch (st) {
-	case TRACE_OK:
-		break;
-	case TRACE_TRUNCATED:
-		msg("warning", "%s; read up to the last complete record", res->msg);
-		break;
-	case TRACE_ABORTED:
-		msg("error", "%s: %s", c->trace, m->err[0] ? m->err : res->msg);
-		return -1;
-	default:
-		msg("error", "%s", res->msg[0] ? res->msg : trace_status_str(st));
-		return -1;
-	}
-	if (res->end_threads_missing)
-		msg("warning",
-		    "%s: the END record counts %llu more threads than the file has THREAD_START "
-		    "records (a miscount of jcal 0.2.0 when a recording started as a thread "
-		    "did); everything the file holds is read",
-		    c->trace, (unsigned long long)res->end_threads_missing);
-	if (!m->has_end && st == TRACE_OK)
-		msg("warning",
-		    "%s: no END record: %s; open frames are closed at each thread's last event",
-		    c->trace, trace_no_end_str(res));
-	else if (!m->has_end)
-		msg("warning", "%s: no END record: %s", c->trace, trace_no_end_str(res));
-	if (model_finish(m)) {
-		msg("error", "%s: %s", c->trace, m->err);
-		return -1;
-	}
-	if (model_names(m, c->sig)) {
-		msg("error", "%s: out of memory", c->trace);
-		return -1;
-	}
-	return 0;
 }
 
 /* Parses the command line and checks the outputs and --calib before
@@ -161,17 +89,14 @@ static int start(struct run *r, int argc, char **argv)
 /* --metric: the index of the metric shown, or -1 after the message. */
 static int select_metric(const struct run *r)
 {
-	char have[256] = "";
+	char have[256];
 	int metric;
 
 	if (!r->c.metric)
 		return 0;
-	metric = model_metric_index(&r->m, r->c.metric);
+	metric = input_metric(&r->in, r->c.metric, have, sizeof(have));
 	if (metric >= 0)
 		return metric;
-	for (unsigned i = 0; i < r->m.nmetrics; i++)
-		snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s", i ? ", " : "",
-			 r->m.metric[i].name);
 	msg("error", "--metric '%s': the trace has %s", r->c.metric, have);
 	return -1;
 }
@@ -187,46 +112,50 @@ static int select_threads(struct run *r)
 	r->sel.npats = r->c.nthreads;
 	if (!r->c.nthreads)
 		return 0;
-	for (size_t i = 0; i < r->m.nthreads; i++)
-		k += threadsel_match(&r->sel, r->m.thread_list[i]->serial,
-				     r->m.thread_list[i]->name, r->m.thread_list[i]->flags);
+	for (size_t i = 0; i < r->in.m.nthreads; i++)
+		k += r->in.m.folded
+			 ? model_thread_count(r->in.m.thread_list[i])
+			 : (size_t)model_thread_selected(&r->sel, r->in.m.thread_list[i]);
 	if (k)
 		return 0;
-	model_thread_names(&r->m, names, sizeof(names));
-	msg("error", "--thread: no thread matches (threads: %s)", r->m.nthreads ? names : "none");
+	model_thread_names(&r->in.m, names, sizeof(names));
+	msg("error", "--thread: no thread matches (threads: %s)",
+	    r->in.m.nthreads ? names : "none");
 	return -1;
 }
 
-/* Chooses the calibration, reads the trace, selects the metric and the
- * threads, opens the output. Returns an exit status, or GO_ON. */
+/*
+ * Whether the report shows no thread apart, so that the threads are
+ * folded into one tree as they are read (model_fold; docs/jcal-post.md,
+ * "Memory: threads folded"): --merge-threads, unless --include, --exclude
+ * or --top rebuild each thread's tree before the merge (their order of
+ * children would then be the merge's alone to say); flat and callers,
+ * whose rows are per method and path in an order of their own, unless
+ * --min-pct cuts each thread's tree by its own total. Not the timelines,
+ * which read the events again per thread.
+ */
+static int fold_wanted(const struct cli *c)
+{
+	const struct report_kind *k = c->report;
+	const struct shape_opts *so = &c->sh.so;
+
+	if (!(k->flags & REPORT_SHAPED) || !strcmp(k->name, "chrome") || c->sh.evented)
+		return 0;
+	if (so->merge)
+		return !so->ninclude && !so->nexclude && !(so->top && !(k->flags & REPORT_LIST));
+	return (!strcmp(k->name, "flat") || !strcmp(k->name, "callers")) && !(so->min_pct > 0);
+}
+
+/* Loads the trace (input.c), or merges the inputs (merge.c), selects the
+ * metric and the threads, opens the output. Returns an exit status, or
+ * GO_ON. */
 static int open_trace(struct run *r)
 {
 	int metric;
 
-	/* a tree snapshot was compensated in the agent: no table to search for
-	 * (one given with --calib is checked against it once it is read) */
-	int snap = strcmp(r->c.trace, "-") && model_peek_snapshot(r->c.trace) == 1;
-
-	r->have_cal = 1;
-	if (snap && (!r->c.calib || !strcmp(r->c.calib, "inrun"))
-		? calib_apply_init(&r->cal) != 0
-		: calib_cli_setup(&r->cal, &r->c, &r->comp, r->calib_note, sizeof(r->calib_note)))
+	r->c.fold = fold_wanted(&r->c);
+	if (r->c.ninputs > 1 ? merge_open(&r->in, &r->c) : input_open(&r->in, &r->c, r->c.trace))
 		return 1;
-	if (r->cal.skipped[0])
-		msg("warning",
-		    "calibration directory: skipped what is not a regular file (never opened): %s",
-		    r->cal.skipped);
-	model_init(&r->m, r->cal.active && !snap ? &r->comp : NULL);
-	r->m.snapshot_raw = r->c.raw;
-	r->have_model = 1;
-	if (load(r))
-		return 1;
-	if (r->m.snapshot) {
-		if (calib_cli_snapshot(&r->cal, &r->c, &r->m, r->calib_desc, sizeof(r->calib_desc)))
-			return 1;
-	} else if (calib_cli_loaded(&r->cal, &r->m, r->calib_note)) {
-		return 1;
-	}
 	if ((metric = select_metric(r)) < 0)
 		return 2;
 	if (select_threads(r))
@@ -250,29 +179,11 @@ static void fill_opts(struct run *r)
 	o->sel = &r->sel;
 	o->sort = r->c.sort;
 	o->order = r->c.order;
-	o->trace_path = r->c.trace;
-	o->res = &r->res;
-	if (r->m.snapshot) {
-		/* compensated in the agent (calib_cli_snapshot set the description) */
-		o->calibrated = model_snapshot_compensated(&r->m);
-		o->calib = NULL;
-		o->calib_desc = o->calibrated ? r->calib_desc
-				: r->c.raw    ? "none (--raw: raw figures)"
-					      : NULL;
-		o->max_depth = r->c.sh.max_depth;
-		return;
-	}
-	o->calibrated = r->cal.active;
-	o->calib = r->cal.active ? &r->cal : NULL;
-	calib_apply_describe(&r->cal, r->calib_desc, sizeof(r->calib_desc));
-	if (r->cal.active) {
-		size_t used = strlen(r->calib_desc);
-		snprintf(r->calib_desc + used, sizeof(r->calib_desc) - used, ", estimator %s",
-			 calib_estimator_name(r->c.estimator));
-	}
-	o->calib_desc = r->cal.active ? r->calib_desc
-			: r->c.raw    ? "none (--raw: raw figures)"
-				      : NULL;
+	o->trace_path = r->in.m.ninputs ? NULL : r->c.trace;
+	o->res = r->in.m.ninputs ? NULL : &r->in.res; /* a merged profile: per input */
+	o->calibrated = r->in.calibrated;
+	o->calib = r->in.calib;
+	o->calib_desc = r->in.calib_desc;
 	o->max_depth = r->c.sh.max_depth;
 }
 
@@ -312,15 +223,19 @@ static int run_report(struct run *r)
 	if (k->flags & REPORT_SHAPED) {
 		so->metric = o->metric;
 		so->sig = r->c.sig;
-		so->sel = &r->sel;
+		/* a folded model's one thread is the selection */
+		so->sel = r->in.m.folded ? NULL : &r->sel;
+		if (r->in.m.folded)
+			o->sel = NULL;
 		o->top = k->flags & REPORT_LIST ? so->top : 0;
 		if (k->flags & REPORT_LIST)
 			so->top = 0;
 		o->min_duration = r->c.sh.min_duration > 0 ? r->c.sh.min_duration : 0;
 		/* chrome's spans are counted on the trees as recorded */
 		if (!strcmp(k->name, "chrome") && r->c.sh.min_duration < 0 && !r->c.sh.all)
-			o->min_duration = (double)default_cut_spans(&r->m, o->metric, so->sel, &dc);
-		if (shape_active(so) && shape_apply(&r->m, so, &info)) {
+			o->min_duration =
+			    (double)default_cut_spans(&r->in.m, o->metric, so->sel, &dc);
+		if (shape_active(so) && shape_apply(&r->in.m, so, &info)) {
 			msg("error", "out of memory while shaping the trees");
 			return 1;
 		}
@@ -328,7 +243,7 @@ static int run_report(struct run *r)
 			o->sel = NULL; /* the merged thread is the selection */
 		if (!r->c.sh.all && !r->c.sh.min_pct_set && !r->c.sh.evented &&
 		    strcmp(k->name, "chrome") &&
-		    default_cut_trees(&r->m, k->name, o->format, o->metric, o->sel, so->merge,
+		    default_cut_trees(&r->in.m, k->name, o->format, o->metric, o->sel, so->merge,
 				      &dc)) {
 			msg("error", "out of memory while cutting the trees");
 			return 1;
@@ -339,7 +254,7 @@ static int run_report(struct run *r)
 		o->progress = progress_bar_stream(r->c.trace);
 		o->err = err;
 	}
-	if (k->run(&r->m, o)) {
+	if (k->run(&r->in.m, o)) {
 		msg("error", "%s", err[0] ? err : "out of memory while writing the report");
 		return 1;
 	}
@@ -368,10 +283,7 @@ static int close_output(struct run *r, int status)
 
 static void run_free(struct run *r)
 {
-	if (r->have_model)
-		model_free(&r->m);
-	if (r->have_cal)
-		calib_apply_free(&r->cal);
+	input_free(&r->in);
 	cli_free(&r->c);
 }
 
@@ -383,6 +295,8 @@ int main(int argc, char **argv)
 	trace_use_crc32(crc_fast);
 	if (argc > 1 && !strcmp(argv[1], "calib"))
 		return calib_cli_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_cli_main(argc - 1, argv + 1);
 	if (cli_init(&r.c, argc)) {
 		msg("error", "out of memory");
 		return 1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "postproc/model_internal.h"
 #include "postproc/names.h"
 #include "postproc/overloads.h"
 #include "common/satsum.h"
@@ -36,6 +37,36 @@ static void method_free(struct model_method *mm)
 	free(mm->display);
 	free(mm->overload);
 	free(mm);
+}
+
+void model_thread_free(struct model_thread *t)
+{
+	calltree_free(&t->tree);
+	free(t->snap_map);
+	free(t->name);
+	free(t->plain);
+	free(t);
+}
+
+static void inputs_free(struct model *m)
+{
+	for (size_t i = 0; i < m->ninputs; i++) {
+		struct model_input *in = &m->inputs[i];
+
+		free(in->path);
+		free(in->host);
+		free(in->pid);
+		free(in->jvm);
+		free(in->metrics);
+		free(in->calib);
+		free(in->tag);
+		for (size_t k = 0; k < in->nlabels; k++) {
+			free(in->labels[k].key);
+			free(in->labels[k].value);
+		}
+		free(in->labels);
+	}
+	free(m->inputs);
 }
 
 void model_free(struct model *m)
@@ -66,18 +97,18 @@ void model_free(struct model *m)
 	}
 	HASH_ITER (hh, m->threads, t, ttmp) {
 		HASH_DEL(m->threads, t);
-		calltree_free(&t->tree);
-		free(t->snap_map);
-		free(t->name);
-		free(t);
+		model_thread_free(t);
 	}
 	free(m->thread_list);
+	model_fold_free(m);
+	inputs_free(m);
 	memset(m, 0, sizeof(*m));
 }
 
 static int oom(struct model *m)
 {
-	snprintf(m->err, sizeof(m->err), "out of memory");
+	if (!model_fold_broken(m)) /* m->err says which thread came back */
+		snprintf(m->err, sizeof(m->err), "out of memory");
 	return -1;
 }
 
@@ -217,7 +248,14 @@ static struct model_thread *thread_get(struct model *m, uint32_t serial)
 	if (t && t->serial == serial)
 		return t;
 	HASH_FIND(hh, m->threads, &serial, sizeof(serial), t);
+	if (!t && m->fold && model_fold_seen(m, serial)) {
+		snprintf(m->err, sizeof(m->err),
+			 "thread #%u: records after its THREAD_END (read again without folding)",
+			 serial);
+		return NULL;
+	}
 	if (!t) {
+		model_fold_note(m, serial);
 		t = calloc(1, sizeof(*t));
 		snprintf(name, sizeof(name), "thread-#%u", serial);
 		if (!t || !(t->name = strdup(name))) {
@@ -281,11 +319,16 @@ static int on_thread_end(void *ctx, const struct trace_thread *tt)
 	memcpy(t->end_metric, tt->metric, sizeof(t->end_metric));
 	/* its tree keeps its contexts only: a program that starts a thread per
 	 * task has many threads of a few contexts each */
-	if (!t->has_tree || t->snap_map)
+	if (t->snap_map)
 		return 0;
-	if (m->workers)
-		return tree_error(m, t->serial, tree_workers_rest(m->workers, t->serial, &t->tree));
-	calltree_rest(&t->tree);
+	if (m->workers && t->has_tree &&
+	    tree_error(m, t->serial, tree_workers_rest(m->workers, t->serial, &t->tree)))
+		return -1;
+	/* or no thread at all: folded into the others' tree (model_fold) */
+	if (m->fold && m->fold->while_reading)
+		return tree_error(m, t->serial, model_fold_ended(m, t));
+	if (t->has_tree && !m->workers)
+		calltree_rest(&t->tree);
 	return 0;
 }
 
@@ -466,6 +509,8 @@ int model_redo(struct model *m)
 	HASH_ITER (hh, m->threads, t, tmp)
 		if (t->has_tree)
 			events = satsum_add(events, t->tree.stats.events, SATSUM_EVENTS);
+	if (m->fold)
+		events = satsum_add(events, m->fold->events, SATSUM_EVENTS);
 	m->redo = events != m->end.events;
 	return m->redo;
 }
@@ -683,28 +728,6 @@ static int derive_metrics(struct model *m)
 	return 0;
 }
 
-/* A tree of fewer metrics than the model's (a thread whose events carried
- * fewer, or a trace whose meta names more than its events carry) gets the
- * others as 0, so that a report may ask any tree for any metric of the
- * model: a figure past a tree's own metrics would be another node's.
- * Returns 0 or -1 (no memory). */
-static int tree_widen(struct calltree *t, unsigned nm)
-{
-	struct calltree_fig *figs;
-
-	if (t->nmetrics >= nm)
-		return 0;
-	figs = calloc((size_t)t->cap * nm, sizeof(*figs));
-	if (!figs)
-		return -1;
-	for (uint32_t n = 0; n < t->nnodes; n++)
-		memcpy(&figs[(size_t)n * nm], calltree_fig(t, n, 0), t->nmetrics * sizeof(*figs));
-	free(t->figs);
-	t->figs = figs;
-	t->nmetrics = nm;
-	return 0;
-}
-
 static int by_serial(const void *a, const void *b)
 {
 	const struct model_thread *x = *(const struct model_thread *const *)a;
@@ -752,11 +775,16 @@ int model_finish(struct model *m)
 	}
 	m->nthreads = i;
 	qsort(m->thread_list, m->nthreads, sizeof(*m->thread_list), by_serial);
+	if (m->fold && model_fold_finish(m, m->thread_list, m->nthreads))
+		return -1;
 	if (derive_metrics(m))
 		return -1;
-	/* every tree has every metric the reports may ask for */
+	/* every tree has every metric the reports may ask for: a tree of
+	 * fewer (a thread whose events carried fewer, or a trace whose meta
+	 * names more than its events carry) gets the others as 0, rather
+	 * than a report reading another context's figures for them */
 	for (i = 0; i < m->nthreads; i++)
-		if (tree_widen(&m->thread_list[i]->tree, m->nmetrics))
+		if (tree_group_widen(&m->thread_list[i]->tree, m->nmetrics))
 			return oom(m);
 	return 0;
 }
@@ -826,7 +854,11 @@ int model_metric_index(const struct model *m, const char *name)
 
 uint64_t model_value(const struct model *m, unsigned metric, uint64_t v)
 {
-	double hz = metric < JCAL_MAX_METRICS ? m->metric[metric].tsc_hz : 0;
+	return model_ticks_value(metric < JCAL_MAX_METRICS ? m->metric[metric].tsc_hz : 0, v);
+}
+
+uint64_t model_ticks_value(double hz, uint64_t v)
+{
 	long double ns;
 
 	if (hz <= 0)
@@ -849,25 +881,82 @@ const char *model_thread_kind(const struct model_thread *t)
 	return "platform";
 }
 
+/* The name and serial of the i-th thread by serial (of those folded, for
+ * a folded model). */
+static void name_at(const struct model *m, size_t i, const char **name, uint32_t *serial)
+{
+	if (m->folded) {
+		*name = m->fold->names[i].name;
+		*serial = m->fold->names[i].serial;
+	} else {
+		*name = m->thread_list[i]->name;
+		*serial = m->thread_list[i]->serial;
+	}
+}
+
 /* The first few thread names, for "no thread matches" messages. */
 void model_thread_names(const struct model *m, char *buf, size_t len)
 {
-	size_t pos = 0;
+	size_t pos = 0, total = m->folded ? m->fold->total : m->nthreads;
+	size_t known = m->folded ? m->fold->nnames : m->nthreads;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < m->nthreads && pos < len; i++) {
-		const struct model_thread *t = m->thread_list[i];
-		int n =
-		    snprintf(buf + pos, len - pos, "%s%s#%u", i ? ", " : "", t->name, t->serial);
+	for (size_t i = 0; i < known && pos < len; i++) {
+		const char *name;
+		uint32_t serial;
+
+		name_at(m, i, &name, &serial);
+		int n = snprintf(buf + pos, len - pos, "%s%s#%u", i ? ", " : "", name, serial);
 
 		if (n < 0)
 			break;
 		pos += (size_t)n;
-		if (i == 7 && m->nthreads > 8) {
+		if (i == 7 && total > 8) {
 			snprintf(buf + (pos < len ? pos : len - 1),
-				 len - (pos < len ? pos : len - 1), ", ... (%zu in all)",
-				 m->nthreads);
+				 len - (pos < len ? pos : len - 1), ", ... (%zu in all)", total);
 			break;
 		}
 	}
+}
+
+int model_thread_selected(const struct threadsel *sel, const struct model_thread *t)
+{
+	return threadsel_match(sel, t->serial, t->name, t->flags) ||
+	       (t->plain && threadsel_match(sel, t->serial, t->plain, t->flags));
+}
+
+size_t model_thread_count(const struct model_thread *t)
+{
+	return t->group ? t->nfolded : 1;
+}
+
+int model_method_import(struct model *m, const struct model_method *src, uint32_t *id)
+{
+	struct model_sig_idx *si;
+	struct trace_method tm;
+	char *key;
+
+	if (src->defined) {
+		if (asprintf(&key, "%s\1%s\1%s", src->class_sig ? src->class_sig : "",
+			     src->name ? src->name : "", src->sig ? src->sig : "") < 0)
+			return -1;
+		HASH_FIND_STR(m->sig_idx, key, si);
+		free(key);
+		if (si) {
+			*id = si->id;
+			return 0;
+		}
+	}
+	/* ids from 1, below the pseudo-frames' */
+	if (m->next_method >= CALLTREE_COLD_METHOD)
+		return -1;
+	*id = ++m->next_method;
+	if (!src->defined)
+		return method_get(m, *id) ? 0 : -1;
+	tm = (struct trace_method){.id = *id,
+				   .modifiers = src->modifiers,
+				   .class_sig = src->class_sig,
+				   .name = src->name,
+				   .sig = src->sig};
+	return on_method(m, &tm);
 }

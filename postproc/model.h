@@ -17,8 +17,11 @@
 #include "common/calltree.h"
 #include "common/trace_reader.h"
 #include "postproc/model_method.h"
+#include "postproc/tree_group.h"
 
 struct tree_workers;
+struct model_fold;
+struct threadsel;
 
 /* Methods by "class\1name\1signature", for merging the copies of one
  * method that several class loaders define. */
@@ -49,7 +52,40 @@ struct model_thread {
 	uint32_t *snap_map;
 	size_t snap_cap; /* grown as the nodes come */
 	uint32_t snap_nodes, snap_next;
+	/* A merged profile's thread (merge.h): its input (index in
+	 * model.inputs; MODEL_INPUT_MANY for one made of several inputs'), its
+	 * own name and serial there (name adds the input: "main [2
+	 * host:pid]"); plain NULL in a profile of one input. */
+	uint32_t input;
+	char *plain;
+	uint32_t own_serial;
+	/* A group: the threads folded or merged into this one tree
+	 * (model_fold, --merge-threads), nfolded of them. */
+	int group;
+	size_t nfolded;
 	UT_hash_handle hh;
+};
+
+#define MODEL_INPUT_MANY UINT32_MAX
+
+/* A label of an input: the agent's label=KEY:VALUE (meta label.KEY). */
+struct model_label {
+	char *key, *value;
+};
+
+/* One input of a merged profile (jcal-post FILE...), as the summary lists
+ * it and the pprof export labels its samples. */
+struct model_input {
+	char *path;
+	char *host, *pid, *jvm; /* "" unknown */
+	char *metrics;		/* the recorded metrics, "a+b" */
+	char *calib;		/* the calibration as reports describe it; NULL raw */
+	char *tag;		/* what its threads' names carry: "2 host:pid" */
+	int snapshot, calibrated;
+	uint64_t events;
+	size_t threads;
+	struct model_label *labels;
+	size_t nlabels;
 };
 
 /* The range of tsc.hz accepted (model_finish): 1 MHz to 100 GHz. */
@@ -104,6 +140,16 @@ struct model {
 	int chunks_later;	      /* chunks were handed to them undecoded */
 	int redo;		      /* model_redo(): read again on one thread */
 	int trees_err;		      /* their error once they are done */
+	/* model_fold(): the threads are folded into one group (model_fold.c);
+	 * after model_finish, folded is set, the thread list is the group and
+	 * fold_elided counts the threads the selection left out. */
+	struct model_fold *fold;
+	int folded;
+	size_t fold_elided;
+	/* A merged profile (merge.h): its inputs, the next method id it gives. */
+	struct model_input *inputs;
+	size_t ninputs;
+	uint32_t next_method;
 };
 
 void model_init(struct model *m, const struct calltree_comp *comp);
@@ -163,10 +209,78 @@ int model_metric_index(const struct model *m, const char *name);
  * at UINT64_MAX). */
 uint64_t model_value(const struct model *m, unsigned metric, uint64_t v);
 
+/* The same for a metric of TSC frequency hz (<= 0: not a TSC, v as is). */
+uint64_t model_ticks_value(double hz, uint64_t v);
+
 /* "virtual", "daemon" or "platform". */
 const char *model_thread_kind(const struct model_thread *t);
 
 /* The first few threads as "name#serial, ..." for messages. */
 void model_thread_names(const struct model *m, char *buf, size_t len);
+
+/* Whether sel selects t: by its name, or in a merged profile by its own
+ * name too (--thread main picks the main thread of every input). */
+int model_thread_selected(const struct threadsel *sel, const struct model_thread *t);
+
+/* Frees a thread's record and what it holds (not its hash entry). */
+void model_thread_free(struct model_thread *t);
+
+/* The threads t stands for: nfolded for a group, else 1. */
+size_t model_thread_count(const struct model_thread *t);
+
+/*
+ * Before the read, for a report that shows no thread apart (flat, callers,
+ * --merge-threads; docs/jcal-post.md, "Memory: threads folded"): each
+ * thread that sel selects (NULL: every one) is folded into one tree
+ * (tree_group.h), the others are counted (fold_elided) and dropped, so
+ * that memory grows with the calling contexts, not with the threads. With
+ * MODEL_FOLD_WHILE_READING (a trace read from a file), a thread is folded once its
+ * THREAD_END is read; a thread with records after it makes the read stop
+ * (model_fold_broken): read the file again without folding. Otherwise, or
+ * for the threads that never ended, at model_finish. After model_finish
+ * the thread list is the group, named and numbered as --merge-threads
+ * names its merged thread, with the figures and the order of children of
+ * the selected threads merged in serial order. Returns 0 or -1 (no
+ * memory).
+ */
+int model_fold(struct model *m, const struct threadsel *sel, unsigned flags);
+
+#define MODEL_FOLD_WHILE_READING 1u /* fold each thread at its THREAD_END */
+/* the group's statistics are the threads' added up (--merge-threads shows
+ * them); without it the group has none (flat and callers read none, and
+ * warn of no saturated sum of them) */
+#define MODEL_FOLD_STATS 2u
+
+/* The smallest and largest serial of m's threads (the folded ones too) in
+ * *min and *max, and whether one is serial 0 in *zero; returns 0 when m
+ * has no thread. */
+int model_serials(const struct model *m, uint32_t *min, uint32_t *max, int *zero);
+
+/* 1 when the read stopped because a folded thread had records after its
+ * THREAD_END (model_fold). */
+int model_fold_broken(const struct model *m);
+
+/* A merged profile (merge.h) folds its inputs' threads the same way
+ * (after model_fold without MODEL_FOLD_WHILE_READING): t (a finished tree, its serial
+ * and names the profile's) is added as source who (tree_group.h); a group
+ * (an input folded as it was read) brings the threads it holds and
+ * elided, those its selection left out; any other thread is selected
+ * here. map gives t's method ids as m's. Returns 0 or -1 (no memory). */
+int model_fold_add(struct model *m, const struct model_thread *t, uint32_t who, size_t elided,
+		   tree_group_method_fn map, void *ctx);
+
+/* ...the smallest and largest serial of the threads the groups brought,
+ * and whether one was serial 0 (the merged thread's number) */
+void model_fold_serials(struct model *m, uint32_t min, uint32_t max, int zero);
+
+/* ...and after the last, the group as the thread list. Returns 0 or -1
+ * with m->err. */
+int model_fold_done(struct model *m);
+
+/* A method defined in another model, as m's: the id of m's method of the
+ * same class, name and signature, defined here when new; an undefined one
+ * (no METHOD record) always gets a new id. For merged profiles. Returns 0
+ * or -1 (no memory). */
+int model_method_import(struct model *m, const struct model_method *src, uint32_t *id);
 
 #endif

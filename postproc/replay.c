@@ -196,7 +196,7 @@ static const struct model_thread **selected(const struct model *m, const struct 
 	if (!l)
 		return NULL;
 	HASH_ITER (hh, m->threads, t, tmp)
-		if (t->tree.stats.events && threadsel_match(sel, t->serial, t->name, t->flags))
+		if (t->tree.stats.events && model_thread_selected(sel, t))
 			l[k++] = t;
 	qsort(l, k, sizeof(*l), by_serial);
 	*n = k;

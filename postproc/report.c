@@ -56,12 +56,21 @@ int report_threads(const struct model *m, const struct report_opts *o,
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct model_thread *t = m->thread_list[i];
 
-		if (threadsel_match(o->sel, t->serial, t->name, t->flags))
+		if (model_thread_selected(o->sel, t))
 			l[k++] = t;
 	}
 	*list = l;
 	*n = k;
 	return 0;
+}
+
+size_t report_thread_count(const struct model_thread *const *list, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += model_thread_count(list[i]);
+	return k;
 }
 
 void report_metric_label(const struct model *m, unsigned i, char *buf, size_t len)

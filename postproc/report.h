@@ -98,6 +98,10 @@ int export_html(const struct model *m, const struct report_opts *o);
 int report_threads(const struct model *m, const struct report_opts *o,
 		   const struct model_thread ***list, size_t *n);
 
+/* The threads list[0..n) stand for (a folded or merged one counts the
+ * threads it holds). */
+size_t report_thread_count(const struct model_thread *const *list, size_t n);
+
 /* Column width: the larger of w and the decimal digits of v. */
 unsigned report_width(unsigned w, uint64_t v);
 

@@ -277,7 +277,7 @@ int report_callers(const struct model *m, const struct report_opts *o)
 	struct report_view *views = NULL;
 	struct flat_row *rows = NULL;
 	struct rec *r = NULL;
-	size_t nt, nrows = 0, nr = 0, shown;
+	size_t nt, nrows = 0, nr = 0, shown, nthreads;
 	uint64_t total = 0;
 	unsigned mi = o->metric;
 	struct ctx c = {m, NULL};
@@ -306,6 +306,7 @@ int report_callers(const struct model *m, const struct report_opts *o)
 	if (nr)
 		qsort_r(r, nr, sizeof(*r), by_base, &c);
 	shown = o->top && o->top < nrows ? o->top : nrows;
+	nthreads = report_thread_count(list, nt);
 	switch (o->format) {
 	case REPORT_TEXT:
 		report_metric_label(m, mi, label, sizeof(label));
@@ -313,10 +314,10 @@ int report_callers(const struct model *m, const struct report_opts *o)
 		      "and the share of its base each contributes.\n"
 		      "Metric ",
 		      o->out);
-		text_escapef(o->out, "%s  %zu thread%s  total %" PRIu64, label, nt,
-			     nt == 1 ? "" : "s", model_value(m, mi, total));
+		text_escapef(o->out, "%s  %zu thread%s  total %" PRIu64, label, nthreads,
+			     nthreads == 1 ? "" : "s", model_value(m, mi, total));
 		fputc('\n', o->out);
-		report_shape_note(o, nt);
+		report_shape_note(o, nthreads);
 		for (size_t i = 0; i < nt; i++)
 			report_view_note(o, &views[i]);
 		if (!nrows)

@@ -91,7 +91,7 @@ int report_flat(const struct model *m, const struct report_opts *o)
 		n = o->top; /* --top N: the first N rows */
 	switch (o->format) {
 	case REPORT_TEXT:
-		text(m, o, r, n, nt, total, raw_total);
+		text(m, o, r, n, report_thread_count(list, nt), total, raw_total);
 		break;
 	case REPORT_CSV:
 		/* a trace recorded with throttle= has one more column */

@@ -131,6 +131,12 @@ static const char *or_none(const char *s)
 	return s && *s ? s : "none";
 }
 
+/* A merged profile's meta record, or "several" when its inputs differ. */
+static const char *or_several(const char *s)
+{
+	return s && *s ? s : "several";
+}
+
 /* A tree snapshot's rows: when it was taken, maxcontexts= and what it
  * folded, and its compensation in the agent (meta records). */
 static void snapshot_text(FILE *f, const struct model *m, const struct totals *t)
@@ -210,13 +216,10 @@ static void threads_text(FILE *f, const struct model *m, const struct model_thre
 	}
 }
 
-static int text(const struct model *m, const struct report_opts *o,
-		const struct model_thread *const *list, size_t n, const struct totals *t)
+/* The rows that say what the one recording is. */
+static void trace_rows(FILE *f, const struct model *m, const struct report_opts *o)
 {
-	FILE *f = o->out;
-	char buf[128], label[64], line[256], status[256];
-	unsigned mi = o->metric;
-	size_t pos;
+	char buf[128], label[64], status[256];
 
 	text_escapef(f, "Trace %s", o->trace_path ? o->trace_path : "");
 	fputc('\n', f);
@@ -251,6 +254,75 @@ static int text(const struct model *m, const struct report_opts *o,
 			snprintf(label, sizeof(label), "%s:", m->meta[i].key);
 			row(f, label, "%s", m->meta[i].value);
 		}
+}
+
+/* The same for a merged profile: how many inputs of which kind, and what
+ * every input shares (the rest is in the Inputs section). */
+static void merged_rows(FILE *f, const struct model *m)
+{
+	size_t snaps = 0, ended = 0, hosts = 0;
+
+	for (size_t i = 0; i < m->ninputs; i++) {
+		size_t k = 0;
+
+		snaps += m->inputs[i].snapshot != 0;
+		while (k < i && strcmp(m->inputs[k].host, m->inputs[i].host))
+			k++;
+		hosts += k == i;
+	}
+	ended = m->has_end ? m->ninputs : 0;
+	fprintf(f,
+		"Profile of %zu inputs (counts added; each input compensated with its own "
+		"table)\n",
+		m->ninputs);
+	row(f, "status:", "%s", ended ? "complete (every input)" : "an input is incomplete");
+	row(f, "inputs:", "%zu trace%s, %zu tree snapshot%s, from %zu host%s", m->ninputs - snaps,
+	    m->ninputs - snaps == 1 ? "" : "s", snaps, snaps == 1 ? "" : "s", hosts,
+	    hosts == 1 ? "" : "s");
+	row(f, "agent:", "%s, mode %s", or_several(model_meta(m, "agent.version")),
+	    or_several(model_meta(m, "mode")));
+	row(f, "jvm:", "%s, %s", or_several(model_meta(m, "jvm.name")),
+	    or_several(model_meta(m, "jvm.version")));
+}
+
+/* A merged profile's inputs, one stanza each. */
+static void inputs_text(FILE *f, const struct model *m)
+{
+	fputs("Inputs\n", f);
+	for (size_t i = 0; i < m->ninputs; i++) {
+		const struct model_input *in = &m->inputs[i];
+
+		text_escapef(f, "  [%zu] %s", i + 1, in->path);
+		fputs("\n      ", f);
+		text_escapef(
+		    f, "%s  host %s  pid %s  jvm %s  metric %s  %" PRIu64 " events  %zu thread%s",
+		    in->snapshot ? "tree snapshot" : "trace", or_unknown(in->host),
+		    or_unknown(in->pid), or_unknown(in->jvm), in->metrics, in->events, in->threads,
+		    in->threads == 1 ? "" : "s");
+		fputs("\n      calibration: ", f);
+		text_escape(f, in->calib ? in->calib : "none (raw figures)");
+		fputc('\n', f);
+		if (!in->nlabels)
+			continue;
+		fputs("      labels:", f);
+		for (size_t k = 0; k < in->nlabels; k++)
+			text_escapef(f, " %s=%s", in->labels[k].key, in->labels[k].value);
+		fputc('\n', f);
+	}
+}
+
+static int text(const struct model *m, const struct report_opts *o,
+		const struct model_thread *const *list, size_t n, const struct totals *t)
+{
+	FILE *f = o->out;
+	char buf[128], label[64], line[256];
+	unsigned mi = o->metric;
+	size_t pos;
+
+	if (m->ninputs)
+		merged_rows(f, m);
+	else
+		trace_rows(f, m, o);
 	for (unsigned i = 0; i < m->nmetrics; i++) {
 		report_metric_label(m, i, buf, sizeof(buf));
 		snprintf(label, sizeof(label), "metric %u:", i);
@@ -321,6 +393,8 @@ static int text(const struct model *m, const struct report_opts *o,
 		snapshot_text(f, m, t);
 	if (throttled_summary_text(m, o)) /* mode=bci, throttle= */
 		return -1;
+	if (m->ninputs)
+		inputs_text(f, m);
 	threads_text(f, m, list, n, mi);
 	return 0;
 }
@@ -332,6 +406,30 @@ static void json_kv_str(FILE *f, const char *key, const char *v, int comma)
 	json_string(f, key);
 	fputc(':', f);
 	json_string(f, v);
+}
+
+/* ...and as the JSON key "inputs". */
+static void inputs_json(FILE *f, const struct model *m)
+{
+	fputs(",\n\"inputs\":[", f);
+	for (size_t i = 0; i < m->ninputs; i++) {
+		const struct model_input *in = &m->inputs[i];
+
+		fputs(i ? ",\n{" : "\n{", f);
+		json_kv_str(f, "path", in->path, 0);
+		json_kv_str(f, "kind", in->snapshot ? "snapshot" : "trace", 1);
+		json_kv_str(f, "host", in->host, 1);
+		json_kv_str(f, "pid", in->pid, 1);
+		json_kv_str(f, "jvm", in->jvm, 1);
+		json_kv_str(f, "metrics", in->metrics, 1);
+		json_kv_str(f, "calib", in->calib, 1);
+		fprintf(f, ",\"calibrated\":%s,\"events\":%" PRIu64 ",\"threads\":%zu,\"labels\":{",
+			in->calibrated ? "true" : "false", in->events, in->threads);
+		for (size_t k = 0; k < in->nlabels; k++)
+			json_kv_str(f, in->labels[k].key, in->labels[k].value, k > 0);
+		fputs("}}", f);
+	}
+	fputs("\n]", f);
 }
 
 static int json(const struct model *m, const struct report_opts *o,
@@ -420,6 +518,8 @@ static int json(const struct model *m, const struct report_opts *o,
 	}
 	if (throttled_summary_json(m, o)) /* mode=bci, throttle= */
 		return -1;
+	if (m->ninputs)
+		inputs_json(f, m);
 	fputs(",\n\"thread_list\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct model_thread *th = list[i];
@@ -435,6 +535,36 @@ static int json(const struct model *m, const struct report_opts *o,
 	}
 	fputs("\n]}\n", f);
 	return 0;
+}
+
+/* A merged profile's inputs as "input.I.KEY,VALUE" rows (I from 1). */
+static void inputs_csv(FILE *f, const struct model *m)
+{
+	fprintf(f, "inputs,%zu\n", m->ninputs);
+	for (size_t i = 0; i < m->ninputs; i++) {
+		const struct model_input *in = &m->inputs[i];
+		const char *keys[] = {"path", "kind", "host", "pid", "jvm", "metrics", "calib"};
+		const char *vals[] = {
+		    in->path,	 in->snapshot ? "snapshot" : "trace", in->host, in->pid, in->jvm,
+		    in->metrics, in->calib ? in->calib : "none"};
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			fprintf(f, "input.%zu.%s,", i + 1, keys[k]);
+			csv_field(f, vals[k]);
+			fputc('\n', f);
+		}
+		fprintf(f, "input.%zu.events,%" PRIu64 "\ninput.%zu.threads,%zu\n", i + 1,
+			in->events, i + 1, in->threads);
+		for (size_t k = 0; k < in->nlabels; k++) {
+			char key[128];
+
+			snprintf(key, sizeof(key), "input.%zu.label.%s", i + 1, in->labels[k].key);
+			csv_field(f, key);
+			fputc(',', f);
+			csv_field(f, in->labels[k].value);
+			fputc('\n', f);
+		}
+	}
 }
 
 static int csv(const struct model *m, const struct report_opts *o, size_t n, const struct totals *t)
@@ -486,6 +616,8 @@ static int csv(const struct model *m, const struct report_opts *o, size_t n, con
 	}
 	if (throttled_summary_csv(m, o)) /* mode=bci, throttle= */
 		return -1;
+	if (m->ninputs)
+		inputs_csv(f, m);
 	for (size_t i = 0; i < m->nmeta; i++) {
 		char *key;
 

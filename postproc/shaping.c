@@ -393,6 +393,13 @@ static int merge_threads(struct model *m, struct model_thread **list, size_t n,
 		return -1;
 	}
 	t->has_tree = 1;
+	t->group = 1;
+	t->input = n ? list[0]->input : 0;
+	for (size_t i = 0; i < n; i++) {
+		t->nfolded += model_thread_count(list[i]);
+		if (list[i]->input != t->input)
+			t->input = MODEL_INPUT_MANY;
+	}
 	HASH_ADD(hh, m->threads, serial, sizeof(t->serial), t);
 	for (size_t i = 0; i < n; i++)
 		if (rebuild_into(&t->tree, &list[i]->tree, NULL, NULL, info))
@@ -418,10 +425,11 @@ int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *
 	for (size_t i = 0; i < m->nthreads; i++) {
 		struct model_thread *t = m->thread_list[i];
 
-		if (threadsel_match(o->sel, t->serial, t->name, t->flags))
+		if (model_thread_selected(o->sel, t))
 			list[n++] = t;
 	}
-	info->elided = m->nthreads - n;
+	/* a folded model's one thread is the selection (model_fold) */
+	info->elided = m->folded ? m->fold_elided : m->nthreads - n;
 	if (o->simple && simple_names(m, o->sig))
 		goto out;
 	mt.m = m;
@@ -463,7 +471,9 @@ int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *
 		if (r)
 			goto out;
 	}
-	if (o->merge) {
+	if (o->merge && m->folded) {
+		info->merged = model_thread_count(m->thread_list[0]);
+	} else if (o->merge) {
 		if (merge_threads(m, list, n, info))
 			goto out;
 		list[0] = m->thread_list[0];

@@ -99,7 +99,8 @@ static void *work(void *arg)
 			w->err = err;
 		w->head = (w->head + 1) % RING;
 		w->count--;
-		if (w->reader_waits && w->count <= RING - WAKE)
+		/* the reader waits for a free slot, or for all (tree_workers_sync) */
+		if (w->reader_waits && (w->count <= RING - WAKE || !w->count))
 			pthread_cond_signal(&w->not_full);
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -231,6 +232,29 @@ int tree_workers_rest(struct tree_workers *tw, uint32_t key, struct calltree *tr
 	j->len = 0;
 	slot_put(w);
 	return 0;
+}
+
+int tree_workers_sync(struct tree_workers *tw)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < tw->n; i++) {
+		struct worker *w = &tw->w[i];
+
+		pthread_mutex_lock(&w->lock);
+		/* a worker sleeps until WAKE jobs are ready: wake it for fewer */
+		if (w->count)
+			pthread_cond_signal(&w->not_empty);
+		while (w->count && !w->err) {
+			w->reader_waits = 1;
+			pthread_cond_wait(&w->not_full, &w->lock);
+			w->reader_waits = 0;
+		}
+		if (w->err && !err)
+			err = w->err;
+		pthread_mutex_unlock(&w->lock);
+	}
+	return err;
 }
 
 int tree_workers_finish(struct tree_workers *tw)

@@ -45,6 +45,10 @@ int tree_workers_add_chunk(struct tree_workers *tw, uint32_t key, struct calltre
  * of key (the thread ended). Returns 0 or the error of an earlier job. */
 int tree_workers_rest(struct tree_workers *tw, uint32_t key, struct calltree *tree);
 
+/* Waits until every job queued so far is done; the workers go on. Returns
+ * 0 or the first error of a batch. */
+int tree_workers_sync(struct tree_workers *tw);
+
 /* Waits until every queued batch is built and stops the workers (tw may be
  * NULL). Returns 0 or the first error of a batch. */
 int tree_workers_finish(struct tree_workers *tw);

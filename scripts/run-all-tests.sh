@@ -37,7 +37,7 @@ run_suite java javatests/run.sh
 # The end-to-end tests again on the JDK >= 21 the virtual-thread tests use,
 # when there is one: the event path differs there (JVMTI 21, carriers).
 if [ -f build/javatests21/JAVA_HOME ]; then
-	run_suite java-jdk21 env JAVA_HOME="$(cat build/javatests21/JAVA_HOME)" SUITES="Runner Live" javatests/run.sh
+	run_suite java-jdk21 env JAVA_HOME="$(cat build/javatests21/JAVA_HOME)" SUITES="Runner Live LaterStart" javatests/run.sh
 else
 	echo "== java-jdk21"
 	echo "SKIP: no JDK >= 21 found (set JAVA21_HOME): the end-to-end tests ran on $JAVA_HOME only"
@@ -55,7 +55,8 @@ run_suite install javatests/install-check.sh build
 # check failing on deliberate include cycles (native-tests/lint/).
 echo "== tools"
 for check in "scripts/check-exports.sh build/libjcal.so" \
-	"javatests/html-check.sh build/jcal-post" "javatests/pprof-check.sh build" \
+	"javatests/html-check.sh build/jcal-post" "javatests/html-diff-check.sh build/jcal-post" \
+	"javatests/pprof-check.sh build" \
 	"javatests/asan-check.sh build/asan/libjcal.so build/jcal-post build/javatests" \
 	bench/shape-check.sh native-tests/lint/run.sh; do
 	out=$($check 2>&1)

@@ -29,6 +29,8 @@ const char *jcal_clock_name(enum jcal_clock c)
 	return c == JCAL_CLOCK_RAW ? "raw" : "agentfree";
 }
 
+static int one_line(char *err, size_t errlen);
+
 static int fail(char *err, size_t errlen, const char *fmt, const char *tok)
 {
 	snprintf(err, errlen, fmt, tok);
@@ -214,11 +216,27 @@ static int add_patterns(char *list, const char *val, const char *tok, char *err,
 	return 0;
 }
 
+static const char *command_name(enum jcal_command c)
+{
+	static const char *const names[] = {
+	    [JCAL_CMD_NONE] = "",	[JCAL_CMD_HELP] = "help",
+	    [JCAL_CMD_TRACE] = "trace", [JCAL_CMD_CALIBRATE] = "calibrate",
+	    [JCAL_CMD_START] = "start", [JCAL_CMD_STOP] = "stop",
+	    [JCAL_CMD_DUMP] = "dump",	[JCAL_CMD_STATUS] = "status",
+	};
+	return names[c];
+}
+
 static int set_command(struct jcal_options *o, enum jcal_command c, const char *tok, char *err,
 		       size_t errlen)
 {
-	if (o->command != JCAL_CMD_NONE && o->command != c)
-		return fail(err, errlen, "option '%s' conflicts with an earlier mode option", tok);
+	if (o->command != JCAL_CMD_NONE && o->command != c) {
+		snprintf(err, errlen,
+			 "option '%s' is a command, and '%s' came before it (one command at a "
+			 "time)",
+			 tok, command_name(o->command));
+		return -1;
+	}
 	o->command = c;
 	return 0;
 }
@@ -262,6 +280,7 @@ static int opt_quiet(struct jcal_options *o, const char *val, const char *tok, c
 	(void)val, (void)tok, (void)err, (void)errlen;
 	o->quiet = 1;
 	o->loglevel = JCAL_LOG_ERROR;
+	o->loglevel_given = 1;
 	return 0;
 }
 
@@ -276,6 +295,12 @@ static int opt_table(struct jcal_options *o, const char *val, const char *tok, c
 		     size_t errlen)
 {
 	return set_path(o->table, val, tok, err, errlen);
+}
+
+static int opt_calib(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	return set_path(o->calib, val, tok, err, errlen);
 }
 
 static int opt_log(struct jcal_options *o, const char *val, const char *tok, char *err,
@@ -310,6 +335,68 @@ static int opt_recalibrate(struct jcal_options *o, const char *val, const char *
 			    "bad value in option '%s' (expected start, end, both or a "
 			    "period from 10s to 24h such as 60s, 5m or 1h)",
 			    tok);
+	return 0;
+}
+
+/* The label keys jcal-post gives every sample itself (docs/jcal-post.md,
+ * Exports). */
+static const char *const reserved_labels[] = {"host", "pid", "thread", "jvm"};
+
+int jcal_label_check(const char *kv, char *key, char *value, char *err, size_t errlen)
+{
+	const char *colon = strchr(kv, ':'), *v = colon ? colon + 1 : "";
+	size_t klen = colon ? (size_t)(colon - kv) : 0, vlen = strlen(v);
+	int ok = klen > 0 && klen < JCAL_LABEL_KEY_MAX && vlen > 0 && vlen < JCAL_LABEL_VALUE_MAX &&
+		 !(kv[0] >= '0' && kv[0] <= '9') && strncmp(kv, "__", 2);
+
+	for (size_t i = 0; ok && i < klen; i++)
+		ok = (kv[i] >= 'a' && kv[i] <= 'z') || (kv[i] >= 'A' && kv[i] <= 'Z') ||
+		     (kv[i] >= '0' && kv[i] <= '9') || kv[i] == '_';
+	for (size_t i = 0; ok && i < vlen; i++)
+		ok = (unsigned char)v[i] >= 0x20 && v[i] != 0x7f && v[i] != ',';
+	if (!ok) {
+		snprintf(err, errlen,
+			 "expected KEY:VALUE, KEY of letters, digits and _ (not starting with a "
+			 "digit or __, under %d bytes), VALUE of 1 to %d bytes without a comma",
+			 JCAL_LABEL_KEY_MAX, JCAL_LABEL_VALUE_MAX - 1);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(reserved_labels) / sizeof(reserved_labels[0]); i++)
+		if (strlen(reserved_labels[i]) == klen && !strncmp(kv, reserved_labels[i], klen)) {
+			snprintf(err, errlen,
+				 "jcal-post labels every sample with %s itself (host, pid, thread "
+				 "and jvm are its own)",
+				 reserved_labels[i]);
+			return -1;
+		}
+	if (key)
+		snprintf(key, JCAL_LABEL_KEY_MAX, "%.*s", (int)klen, kv);
+	if (value)
+		snprintf(value, JCAL_LABEL_VALUE_MAX, "%s", v);
+	return 0;
+}
+
+static int opt_label(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	char key[JCAL_LABEL_KEY_MAX], value[JCAL_LABEL_VALUE_MAX], why[256];
+
+	if (jcal_label_check(val, key, value, why, sizeof(why))) {
+		snprintf(err, errlen, "bad value in option '%s': %s", tok, why);
+		return -1;
+	}
+	for (unsigned i = 0; i < o->nlabels; i++)
+		if (!strcmp(o->label_key[i], key)) {
+			snprintf(err, errlen, "option '%s': label %s was given already", tok, key);
+			return -1;
+		}
+	if (o->nlabels == JCAL_MAX_LABELS) {
+		snprintf(err, errlen, "option '%s': at most %d labels", tok, JCAL_MAX_LABELS);
+		return -1;
+	}
+	memcpy(o->label_key[o->nlabels], key, sizeof(key));
+	memcpy(o->label_value[o->nlabels], value, sizeof(value));
+	o->nlabels++;
 	return 0;
 }
 
@@ -430,6 +517,7 @@ static int opt_loglevel(struct jcal_options *o, const char *val, const char *tok
 		if (!strcmp(val, levels[i])) {
 			if (!o->quiet)
 				o->loglevel = (enum jcal_loglevel)i;
+			o->loglevel_given = 1;
 			return 0;
 		}
 	return fail(err, errlen, "bad value in option '%s' (expected error, warn, info or debug)",
@@ -451,55 +539,57 @@ static const struct opt_row {
 	const char *help;
 	opt_handler *parse;	   /* NULL for a command row */
 	enum jcal_command command; /* what a command row (trace, stop...) sets */
+	enum jcal_later later;	   /* what a later start does with it */
 } opt_rows[] = {
-    {"help", NULL, MANY, "print this table and exit", NULL, JCAL_CMD_HELP},
+    {"help", NULL, MANY, "print this table and exit", NULL, JCAL_CMD_HELP, JCAL_LATER_COMMAND},
     {"trace", NULL, MANY, "record every method entry and exit to the trace file", NULL,
-     JCAL_CMD_TRACE},
+     JCAL_CMD_TRACE, JCAL_LATER_COMMAND},
     {"calibrate", NULL, MANY, "run the built-in calibration workload, write its table, exit", NULL,
-     JCAL_CMD_CALIBRATE},
+     JCAL_CMD_CALIBRATE, JCAL_LATER_COMMAND},
     {"start", NULL, MANY, "to a running JVM (a later load): begin a recording", NULL,
-     JCAL_CMD_START},
+     JCAL_CMD_START, JCAL_LATER_COMMAND},
     {"stop", NULL, MANY, "to a running JVM: end the recording, remove its probes", NULL,
-     JCAL_CMD_STOP},
+     JCAL_CMD_STOP, JCAL_LATER_COMMAND},
     {"dump", NULL, MANY, "to a running JVM: write what was recorded so far to out=", NULL,
-     JCAL_CMD_DUMP},
-    {"status", NULL, MANY, "to a running JVM: say what the agent is doing", NULL, JCAL_CMD_STATUS},
+     JCAL_CMD_DUMP, JCAL_LATER_COMMAND},
+    {"status", NULL, MANY, "to a running JVM: say what the agent is doing", NULL, JCAL_CMD_STATUS,
+     JCAL_LATER_COMMAND},
     {"out", "FILE", ONCE,
      "trace file; %p = pid, %t = start time, %% = %\n(default " DEFAULT_OUT ")", opt_out,
-     JCAL_CMD_NONE},
+     JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"metric", "M[+M...]", ONCE,
      "auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
      "up to 4 read at every event",
-     parse_metrics, JCAL_CMD_NONE},
+     parse_metrics, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"mode", "events|bci", ONCE, "JVMTI method events (default) or bytecode instrumentation",
-     opt_mode, JCAL_CMD_NONE},
+     opt_mode, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"clock", "agentfree|raw", ONCE,
      "agentfree (default): each event's metric without the time\n"
      "the agent spent on the thread's earlier events; raw: the\n"
      "metric as read (calibrate with the clock you trace with)",
-     opt_clock, JCAL_CMD_NONE},
+     opt_clock, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"include", "PATTERN", MANY,
      "trace only the methods of classes matching PATTERN, a glob\n"
      "on pkg.Class names (* any text, ? one character);\n"
      "repeat the option or separate patterns with ';'.\n"
      "mode=bci instruments only them; mode=events still gets\n"
      "every event from the JVM but records only theirs",
-     opt_include, JCAL_CMD_NONE},
+     opt_include, JCAL_CMD_NONE, JCAL_LATER_AGENT},
     {"exclude", "PATTERN", MANY,
      "do not trace the methods of matching classes (their time\n"
      "goes to their callers); mode=bci excludes by default\n"
      "(without include=) java.* javax.* jdk.* sun.* com.sun.*",
-     opt_exclude, JCAL_CMD_NONE},
+     opt_exclude, JCAL_CMD_NONE, JCAL_LATER_AGENT},
     {"output", "trace|tree|both", ONCE,
      "with trace: every event to out= (trace, default); or each\n"
      "thread's calling-context tree built in memory, a snapshot\n"
      "to out= at the end (tree); or the trace to out= and a\n"
      "snapshot to out=.tree (both, to check one against the other)",
-     opt_output, JCAL_CMD_NONE},
+     opt_output, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"maxcontexts", "N", ONCE,
      "output=tree|both: at most about N calling contexts in all\n"
      "(1000 or more); the coldest fold into <cold contexts>",
-     opt_maxcontexts, JCAL_CMD_NONE},
+     opt_maxcontexts, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"throttle", "CALLS:NS", ONCE,
      "mode=bci: a method called more than CALLS times (counted\n"
      "from the agent's load, inside start=manual regions or\n"
@@ -507,38 +597,52 @@ static const struct opt_row {
      "unit) loses its probes while the program runs, so the\n"
      "JIT inlines it again; its later time goes to its callers\n"
      "(default off)",
-     opt_throttle, JCAL_CMD_NONE},
+     opt_throttle, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"
      "between jcal.Control.start() and stop() of each thread",
-     opt_start, JCAL_CMD_NONE},
+     opt_start, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"recalibrate", "W", MANY,
      "with trace: run a short calibration burst at start-up\n"
      "(start), at the end (end) or both, and keep its samples\n"
      "in the trace (jcal-post --calib inrun); a period\n"
      "(60s, 5m, 1h) repeats the burst that often while the\n"
      "program runs (the option may be given twice)",
-     opt_recalibrate, JCAL_CMD_NONE},
+     opt_recalibrate, JCAL_CMD_NONE, JCAL_LATER_REFUSED},
+    {"label", "KEY:VALUE", MANY,
+     "a label of the recording (repeatable, at most 8): the meta\n"
+     "record label.KEY of the trace and snapshot, which\n"
+     "jcal-post's pprof export gives every sample (service:web)",
+     opt_label, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"duration", "TIME", ONCE,
      "stop the recording after TIME (30s, 5m, 2h); the file is\n"
      "complete and says why it ended",
-     opt_duration, JCAL_CMD_NONE},
+     opt_duration, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"maxsize", "SIZE", ONCE,
      "stop the recording before the trace file passes SIZE\n"
      "(500M, 2G; at least 1M)",
-     opt_maxsize, JCAL_CMD_NONE},
+     opt_maxsize, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"reply", "FILE", ONCE,
      "a command's answer goes to FILE, an empty 0600 file of the\n"
      "JVM's user in a directory jcal-reply-* of its own (the jcal\n"
      "launcher makes it); any other file is refused",
-     opt_reply, JCAL_CMD_NONE},
+     opt_reply, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"table", "FILE", ONCE,
      "with calibrate: where the table goes\n"
      "(default $JCAL_CALIB_DIR or ~/.local/share/jcal/calib)",
-     opt_table, JCAL_CMD_NONE},
-    {"log", "FILE", ONCE, "agent messages to FILE instead of stderr", opt_log, JCAL_CMD_NONE},
-    {"loglevel", "L", ONCE, "error, warn, info (default) or debug", opt_loglevel, JCAL_CMD_NONE},
-    {"quiet", NULL, MANY, "only errors (same as loglevel=error)", opt_quiet, JCAL_CMD_NONE},
+     opt_table, JCAL_CMD_NONE, JCAL_LATER_REFUSED},
+    {"calib", "FILE|DIR", ONCE,
+     "output=tree|both: the calibration table the trees are\n"
+     "compensated with, or a directory searched for the table\n"
+     "of this JVM (default $JCAL_CALIB_DIR or\n"
+     "~/.local/share/jcal/calib; jcal start hands its caller's)",
+     opt_calib, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
+    {"log", "FILE", ONCE, "agent messages to FILE instead of stderr", opt_log, JCAL_CMD_NONE,
+     JCAL_LATER_AGENT},
+    {"loglevel", "L", ONCE, "error, warn, info (default) or debug", opt_loglevel, JCAL_CMD_NONE,
+     JCAL_LATER_AGENT},
+    {"quiet", NULL, MANY, "only errors (same as loglevel=error)", opt_quiet, JCAL_CMD_NONE,
+     JCAL_LATER_AGENT},
 };
 
 #define NROWS (sizeof(opt_rows) / sizeof(opt_rows[0]))
@@ -556,6 +660,97 @@ void jcal_options_row(size_t i, const char **key, const char **syntax, const cha
 	*key = opt_rows[i].key;
 	*syntax = opt_rows[i].syntax;
 	*help = opt_rows[i].help;
+}
+
+enum jcal_later jcal_options_row_later(size_t i)
+{
+	return opt_rows[i].later;
+}
+
+const char *jcal_later_text(enum jcal_later l)
+{
+	switch (l) {
+	case JCAL_LATER_COMMAND:
+		return "a command of its own, not an option of start";
+	case JCAL_LATER_RECORDING:
+		return "the new recording's own; not given, its default";
+	case JCAL_LATER_AGENT:
+		return "the agent's from then on; not given, unchanged";
+	case JCAL_LATER_FIXED:
+		return "fixed when the agent was loaded: refused unless the same";
+	case JCAL_LATER_REFUSED:
+		return "refused";
+	}
+	return "?";
+}
+
+/* o's metric= as written ("a+b"). */
+static void metric_list(const struct jcal_options *o, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (unsigned i = 0; i < o->nmetrics && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? "+" : "", o->metric[i]);
+}
+
+/* A fixed option o gives that differs from the agent's: the message. */
+static int fixed_differs(const char *key, const struct jcal_options *agent, const char *metrics,
+			 const struct jcal_options *o, char *err, size_t errlen)
+{
+	char given[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], have[64];
+
+	if (!strcmp(key, "mode") && o->mode != agent->mode)
+		snprintf(err, errlen, "option 'mode=%s': this JVM's agent records in mode=%s",
+			 jcal_mode_name(o->mode), jcal_mode_name(agent->mode));
+	else if (!strcmp(key, "clock") && o->clock != agent->clock)
+		snprintf(err, errlen, "option 'clock=%s': this JVM's agent records with clock=%s",
+			 jcal_clock_name(o->clock), jcal_clock_name(agent->clock));
+	else if (!strcmp(key, "metric") && o->nmetrics &&
+		 (metric_list(o, given, sizeof(given)), strcmp(given, metrics)))
+		snprintf(err, errlen, "option 'metric=%s': this JVM's agent reads %s", given,
+			 metrics);
+	else if (!strcmp(key, "throttle") && (o->throttle_calls != agent->throttle_calls ||
+					      o->throttle_avg != agent->throttle_avg)) {
+		if (agent->throttle_calls)
+			snprintf(have, sizeof(have), "throttles with throttle=%llu:%llu",
+				 (unsigned long long)agent->throttle_calls,
+				 (unsigned long long)agent->throttle_avg);
+		else
+			snprintf(have, sizeof(have), "was loaded without throttle=");
+		snprintf(err, errlen, "option 'throttle=%llu:%llu': this JVM's agent %s",
+			 (unsigned long long)o->throttle_calls, (unsigned long long)o->throttle_avg,
+			 have);
+	} else
+		return 0;
+	snprintf(err + strlen(err), errlen - strlen(err),
+		 " (fixed when it was loaded: stop the JVM to change it)");
+	return 1;
+}
+
+int jcal_options_later_check(const struct jcal_options *agent, const char *metrics,
+			     const struct jcal_options *o, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < NROWS; i++) {
+		const struct opt_row *r = &opt_rows[i];
+
+		if (!(o->given & (1u << i)))
+			continue;
+		if (r->later == JCAL_LATER_FIXED &&
+		    fixed_differs(r->key, agent, metrics, o, err, errlen))
+			return one_line(err, errlen);
+		if (r->later == JCAL_LATER_REFUSED) {
+			snprintf(
+			    err, errlen, "option '%s=' is not available for a later recording (%s)",
+			    r->key,
+			    !strcmp(r->key, "table")
+				? "calibrate writes its table there; calib= names the trees' table"
+				: "its bursts are set up when the agent loads with the JVM: "
+				  "-agentpath:libjcal.so=trace,recalibrate=...");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* The help table, generated from opt_rows on first use. */
@@ -614,6 +809,7 @@ static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *
 	if (i == NROWS)
 		return fail(err, errlen, "unknown option '%s' (try 'help')", tok);
 	const struct opt_row *r = &opt_rows[i];
+	o->given |= 1u << i;
 	if (r->count == ONCE) {
 		if (*seen & (1u << i)) {
 			snprintf(err, errlen, "option '%s': %s= was given already (give it once%s)",
@@ -643,6 +839,29 @@ static int one_line(char *err, size_t errlen)
 }
 
 static int parse_all(const char *str, struct jcal_options *o, char *err, size_t errlen);
+
+/* calib= names the table of the trees: output=tree|both with trace or
+ * start. */
+static int calib_conflict(const struct jcal_options *o, char *err, size_t errlen)
+{
+	if (!o->calib[0] || o->command == JCAL_CMD_HELP)
+		return 0;
+	if (o->command != JCAL_CMD_TRACE && o->command != JCAL_CMD_START) {
+		snprintf(err, errlen,
+			 "option 'calib=%.300s' goes with trace or start (calibrate writes its "
+			 "table to table=)",
+			 o->calib);
+		return -1;
+	}
+	if (o->output == JCAL_OUTPUT_TRACE) {
+		snprintf(err, errlen,
+			 "option 'calib=%.300s' needs output=tree or output=both (the table of a "
+			 "trace is jcal-post's to pick: --calib)",
+			 o->calib);
+		return -1;
+	}
+	return 0;
+}
 
 int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_t errlen)
 {
@@ -714,13 +933,24 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 		return -1;
 	}
 	/* calibrate,mode=bci takes it (so that one option string serves both)
-	 * and leaves every probe in: bci/throttle.c */
-	if (o->throttle_calls && o->mode != JCAL_MODE_BCI) {
+	 * and leaves every probe in: bci/throttle.c. start without mode=
+	 * records in the running agent's mode, or in bci when it attaches: the
+	 * session checks it there (session.c). */
+	if (o->throttle_calls && o->mode != JCAL_MODE_BCI &&
+	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
 		snprintf(err, errlen, "option 'throttle=%llu:%llu' needs mode=bci",
 			 (unsigned long long)o->throttle_calls,
 			 (unsigned long long)o->throttle_avg);
 		return -1;
 	}
+	if (o->maxsize && o->output == JCAL_OUTPUT_TREE) {
+		snprintf(err, errlen,
+			 "option 'maxsize=' bounds the trace file, and output=tree writes none "
+			 "(maxcontexts= bounds the trees; output=both keeps a trace)");
+		return -1;
+	}
+	if (calib_conflict(o, err, errlen))
+		return -1;
 	/* Only calibrate writes a table; recalibrate= keeps its samples in the trace. */
 	if (o->table[0] && o->command != JCAL_CMD_CALIBRATE && o->command != JCAL_CMD_HELP) {
 		snprintf(err, errlen, "option 'table=%.300s' goes with calibrate", o->table);

@@ -52,6 +52,12 @@ enum jcal_clock {
 	JCAL_CLOCK_RAW,		  /* the metric as read at each event's start */
 };
 
+/* label=KEY:VALUE: at most this many, a key shorter than JCAL_LABEL_KEY_MAX
+ * and a value shorter than JCAL_LABEL_VALUE_MAX bytes. */
+#define JCAL_MAX_LABELS 8
+#define JCAL_LABEL_KEY_MAX 64
+#define JCAL_LABEL_VALUE_MAX 128
+
 /* maxcontexts= bounds: below the minimum, folding would run all the time. */
 #define JCAL_MAXCONTEXTS_MIN 1000u
 #define JCAL_MAXCONTEXTS_MAX 1000000000u
@@ -70,8 +76,12 @@ struct jcal_options {
 	char out[JCAL_OPT_PATH_MAX]; /* pattern, %p and %t not yet expanded */
 	unsigned nmetrics;	     /* 0 = auto */
 	char metric[JCAL_MAX_METRICS][JCAL_OPT_METRIC_MAX];
-	char table[JCAL_OPT_PATH_MAX]; /* empty = calibration directory */
-	char log[JCAL_OPT_PATH_MAX];   /* empty = stderr */
+	char table[JCAL_OPT_PATH_MAX]; /* calibrate: where the table goes; empty = calibration
+					  directory */
+	/* calib= (output=tree|both): the trees' table, a file or a directory
+	 * searched by fingerprint; empty = the calibration directory */
+	char calib[JCAL_OPT_PATH_MAX];
+	char log[JCAL_OPT_PATH_MAX]; /* empty = stderr */
 	enum jcal_loglevel loglevel;
 	int quiet;
 	int start_manual;      /* start=manual: threads traced only inside jcal.Control regions */
@@ -96,6 +106,25 @@ struct jcal_options {
 	 * whose calls average under NS (metric units) loses its probes;
 	 * 0 = off */
 	uint64_t throttle_calls, throttle_avg;
+	uint32_t given;	    /* bit i: row i of the option table was in the string */
+	int loglevel_given; /* loglevel= or quiet was in the options */
+	/* label=KEY:VALUE (repeatable): written as the meta records label.KEY,
+	 * which jcal-post's pprof export gives every sample as a label;
+	 * nlabels of them, 0 = none */
+	unsigned nlabels;
+	char label_key[JCAL_MAX_LABELS][JCAL_LABEL_KEY_MAX];
+	char label_value[JCAL_MAX_LABELS][JCAL_LABEL_VALUE_MAX];
+};
+
+/* What a later start (a recording of an agent already running in the JVM,
+ * docs/live-profiling.md, "A later start") does with an option it gives:
+ * each row of the option table says which. */
+enum jcal_later {
+	JCAL_LATER_COMMAND = 1, /* a command word: with start, a conflict the parser refuses */
+	JCAL_LATER_RECORDING,	/* the new recording's own; not given: its default */
+	JCAL_LATER_AGENT,	/* the agent's setting from then on; not given: unchanged */
+	JCAL_LATER_FIXED,	/* fixed when the agent was loaded: refused unless the same */
+	JCAL_LATER_REFUSED,	/* not available to a later start */
 };
 
 /* duration= bounds (1 second to 30 days) and maxsize= bounds (1 MiB to 1 PiB). */
@@ -112,6 +141,15 @@ struct jcal_options {
  * that names the offending token. */
 int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_t errlen);
 
+/* Checks one label "KEY:VALUE" as label= takes it (the launcher's --label
+ * checks with it too): KEY letters, digits and '_', not starting with a
+ * digit nor "__", not one jcal-post sets itself (host, pid, thread, jvm);
+ * VALUE 1 to JCAL_LABEL_VALUE_MAX - 1 bytes without control characters or
+ * a comma. With key and value non-NULL, copies them (JCAL_LABEL_KEY_MAX
+ * and JCAL_LABEL_VALUE_MAX bytes). Returns 0, or -1 with what is wrong in
+ * err (the caller names kv). */
+int jcal_label_check(const char *kv, char *key, char *value, char *err, size_t errlen);
+
 /* Expands %p (pid), %t (local time YYYYmmdd-HHMMSS) and %% in pattern.
  * Returns 0, or -1 with a message (unknown escape, result too long). */
 int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
@@ -124,6 +162,23 @@ const char *jcal_options_help(void);
  * ('\n' starts a continuation line). */
 size_t jcal_options_nrows(void);
 void jcal_options_row(size_t i, const char **key, const char **syntax, const char **help);
+/* Row i's policy at a later start. */
+enum jcal_later jcal_options_row_later(size_t i);
+/* What a policy means, in a few words for the man page ("applies to the
+ * new recording; not given, its default"). */
+const char *jcal_later_text(enum jcal_later l);
+
+/*
+ * A later start's options o, against those of the agent running (agent,
+ * whose metrics are named metrics, "a+b" as metric= writes them): 0 when
+ * every option o gives may apply to the new recording, else -1 with a
+ * one-line message in err that names the first one that may not and why
+ * (a mode=, clock=, metric= or throttle= other than the agent's, which are
+ * fixed when it was loaded; recalibrate=). Pure: session.c calls it before
+ * anything changes.
+ */
+int jcal_options_later_check(const struct jcal_options *agent, const char *metrics,
+			     const struct jcal_options *o, char *err, size_t errlen);
 
 const char *jcal_mode_name(enum jcal_mode m);
 const char *jcal_output_name(enum jcal_output o);

@@ -96,10 +96,14 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 		probe_while_stopped(mid);
 		return;
 	}
-	/* First event of a thread since an earlier recording ended. */
+	/* First event of a thread since an earlier recording ended (not traced
+	 * when the new one's start=manual leaves it outside every region). */
 	if (st->recording != atomic_load_explicit(&jcal.recording, memory_order_relaxed)) {
 		agent_clock_mark_rare(&st->clock);
-		thread_state_renew(st, kt);
+		if (!thread_state_renew(st, kt)) {
+			atomic_store_explicit(&st->busy, 0, memory_order_release);
+			return;
+		}
 	}
 	if (!m && mid) {
 		int missed = 0;
@@ -202,7 +206,8 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	}
 	if (st == &thread_state_ended || (mid && region_control_is_control_method(mid)))
 		return;
-	if (st->regions == 0) {
+	/* outside every region; a later recording's start=auto may put it back */
+	if (st->regions == 0 && !thread_state_rebase(st)) {
 		if (throttle_count_on && !mid) /* bci probe, throttle=: counted only */
 			count_unrecorded(kt, st, id, transition);
 		return;
@@ -241,6 +246,8 @@ static inline int32_t record_critical(uint32_t id, unsigned transition)
 	if (st == &thread_state_ended)
 		return 0;
 	if (st->regions == 0) {
+		if (st->based != atomic_load_explicit(&jcal.recording, memory_order_relaxed))
+			return 1;      /* a new recording's start= first (record()) */
 		if (throttle_count_on) /* counted only */
 			count_unrecorded(kt, st, id, transition);
 		return 0;

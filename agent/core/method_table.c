@@ -51,6 +51,25 @@ void method_table_set_filter(int (*keep)(const char *csig))
 	filter_keep = keep;
 }
 
+void method_table_refilter(int (*keep)(const char *csig))
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&table_mutex);
+	filter_keep = keep;
+	filtered_count = 0;
+	n = next_id;
+	for (uint32_t id = 1; id < n; id++) {
+		struct jcal_method *m = method_table_by_id(id);
+
+		if (!m)
+			continue;
+		m->filtered = keep && m->csig && !keep(m->csig);
+		filtered_count += m->filtered;
+	}
+	pthread_mutex_unlock(&table_mutex);
+}
+
 uint32_t method_table_filtered_count(void)
 {
 	pthread_mutex_lock(&table_mutex);

@@ -79,6 +79,9 @@ void method_table_free(void);
  * a method is defined, whether its events are recorded (method->filtered
  * otherwise). Call before any method is defined. */
 void method_table_set_filter(int (*keep)(const char *csig));
+/* A later recording's filters (keep, or NULL for none): every method known
+ * is judged again. Call while no event runs (between recordings). */
+void method_table_refilter(int (*keep)(const char *csig));
 /* Methods defined so far whose events are not recorded. */
 uint32_t method_table_filtered_count(void);
 

@@ -106,6 +106,8 @@ static struct jcal_thread *current(JNIEnv *jni)
 	    !jvmti_check_debug(jcal.jvmti, (*jcal.jvmti)->GetCurrentThread(jcal.jvmti, &self),
 			       "GetCurrentThread"))
 		st = thread_state_create(jcal.jvmti, jni, self, 1);
+	if (st)
+		thread_state_rebase(st); /* this recording's start= base first */
 	return st;
 }
 

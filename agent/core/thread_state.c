@@ -56,6 +56,16 @@ static void write_thread_start(struct jcal_thread *st, uint64_t java_tid, uint32
 	trace_file_unlock();
 }
 
+/* A tree for st when the recording keeps trees; a tree that cannot be had
+ * loses the thread's events (counted). */
+static void new_tree(struct jcal_thread *st)
+{
+	if (tree_recorder_on() &&
+	    !(st->tree = tree_recorder_thread_new(st->serial, jcal.metrics.n)))
+		jcal_warn("out of memory for the tree of thread #%u: its events are lost",
+			  st->serial);
+}
+
 struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int late)
 {
 	int is_virtual = jcal.vthreads && jcal_is_virtual(jni, thread);
@@ -74,14 +84,14 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 		return NULL;
 	}
 	st->serial = atomic_fetch_add(&jcal.next_serial, 1);
-	/* a tree that cannot be had loses this thread's events (counted) */
-	if (tree_recorder_on() &&
-	    !(st->tree = tree_recorder_thread_new(st->serial, jcal.metrics.n)))
-		jcal_warn("out of memory for the tree of thread #%u: its events are lost",
-			  st->serial);
-	st->recording = atomic_load(&jcal.recording);
+	/* the recording first: a session's start sets the trees up before it
+	 * counts the recording, and a thread that sees the older count is
+	 * set up again at its first event (thread_state_renew) */
+	st->recording = st->based = atomic_load(&jcal.recording);
+	new_tree(st);
 	st->is_virtual = (uint8_t)is_virtual;
-	st->regions = jcal.opts.start_manual ? 0 : 1;
+	st->manual = jcal.opts.start_manual != 0;
+	st->regions = st->manual ? 0 : 1;
 	if (is_virtual)
 		flags |= TRACE_THREAD_VIRTUAL;
 	trace_events_init(&st->enc, buf, cap, st->serial, jcal.metrics.n);
@@ -140,13 +150,36 @@ struct jcal_thread *thread_state_create(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	return st;
 }
 
-void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
+uint32_t thread_state_rebase_slow(struct jcal_thread *st, uint32_t recording)
+{
+	uint8_t manual = jcal.opts.start_manual != 0;
+
+	st->based = recording;
+	if (manual && !st->manual && st->regions)
+		st->regions--;
+	else if (!manual && st->manual)
+		st->regions++;
+	st->manual = manual;
+	return st->regions;
+}
+
+int thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
 {
 	uint64_t metric[JCAL_MAX_METRICS] = {0};
 	uint32_t flags = TRACE_THREAD_LATE | (st->is_virtual ? TRACE_THREAD_VIRTUAL : 0) |
 			 (st->is_daemon ? TRACE_THREAD_DAEMON : 0);
 
+	if (!thread_state_rebase(st))
+		return 0;
+	/* seq_cst: what the session's start set up before it counted the
+	 * recording (the trees on or off) is seen after this */
 	st->recording = atomic_load(&jcal.recording);
+	if (!tree_recorder_on() && st->tree) {
+		tree_recorder_thread_ended(st->tree); /* emptied at the start: freed */
+		st->tree = NULL;
+	} else if (!st->tree) {
+		new_tree(st);
+	}
 	trace_events_reset(&st->enc);
 	st->events = 0;
 	st->filtered = 0;
@@ -155,6 +188,7 @@ void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
 	pthread_mutex_lock(&registry_mutex);
 	thread_count++;
 	pthread_mutex_unlock(&registry_mutex);
+	return 1;
 }
 
 uint64_t thread_state_live(void)
@@ -195,7 +229,9 @@ void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label)
 	thread_state_event_start(st, kt, start, metric);
 	agent_clock_mark_rare(&st->clock); /* a control event: not a sample */
 	atomic_store(&st->busy, 1);
-	if (!jcal_stopped()) {
+	/* its first call in a recording: started in it first, as an event is */
+	if (!jcal_stopped() &&
+	    (st->recording == atomic_load(&jcal.recording) || thread_state_renew(st, kt))) {
 		if (jcal.opts.output == JCAL_OUTPUT_TREE)
 			; /* no trace */
 		else if (trace_events_full(&st->enc) && trace_file_write_events(&st->enc) != 0)

@@ -34,9 +34,14 @@ struct jcal_thread {
 	uint8_t may_carry;
 	uint8_t paused;	      /* a carrier while it runs a virtual thread */
 	uint32_t mounts_open; /* a carrier's VirtualThread.mount() frames not yet exited */
-	uint32_t regions;     /* jcal.Control regions open: traced while > 0 */
-	uint64_t events;      /* recorded in all */
-	uint64_t filtered;    /* not recorded: excluded methods (mode=events) */
+	/* traced while > 0: the jcal.Control regions it has open, plus one with
+	 * start=auto (the base); based: the recording whose start= the base
+	 * follows, manual: that base (thread_state_rebase) */
+	uint32_t regions;
+	uint32_t based;
+	uint8_t manual;
+	uint64_t events;   /* recorded in all */
+	uint64_t filtered; /* not recorded: excluded methods (mode=events) */
 	/* A thread's metric = its kernel thread's counter + offset (mod 2^64).
 	 * 0 for platform threads; a virtual thread's offset is reset at each
 	 * mount so that only the time it is mounted counts (saved holds its
@@ -120,10 +125,28 @@ static inline void thread_state_event_end(struct jcal_thread *st, struct jcal_kt
 	agent_clock_end_read(&st->clock, jcal.metrics.n, start, end, jcal.clock_every);
 }
 
+/* The slow part of thread_state_rebase(). */
+uint32_t thread_state_rebase_slow(struct jcal_thread *st, uint32_t recording);
+
+/* A recording's start= applies to a thread first seen before it: on the
+ * thread itself, at its first event or jcal.Control call in the recording,
+ * its region depth gains (start=auto) or loses (start=manual) the base of
+ * one. Returns its region depth: 0, the thread is not traced. */
+static inline uint32_t thread_state_rebase(struct jcal_thread *st)
+{
+	uint32_t r = atomic_load_explicit(&jcal.recording, memory_order_relaxed);
+
+	return st->based == r ? st->regions : thread_state_rebase_slow(st, r);
+}
+
 /* A thread first seen in an earlier recording, at its first event in this
- * one: starts it again in the new file (THREAD_START, marked late: its
- * open frames come back as unmatched exits) with an empty buffer. */
-void thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt);
+ * one (on the thread itself, its busy flag set): its start= base follows
+ * the recording's (thread_state_rebase); when it is traced, it starts
+ * again in the new file (THREAD_START, marked late: its open frames come
+ * back as unmatched exits) with an empty buffer, and gets a tree when the
+ * recording keeps trees (one made for it now when it had none; given back
+ * when it keeps none). Returns 0 when it is not traced (not renewed). */
+int thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt);
 
 /* Threads in this recording so far (THREAD_START records written). */
 uint64_t thread_state_count(void);

@@ -196,7 +196,8 @@ int trace_file_open(const char *path, unsigned flags, char *err, size_t errlen)
 	file_events = 0;
 	file_threads = 0;
 	file_limit = 0;
-	kept_len = 0; /* a new recording: its snapshots start afresh */
+	kept_len = 0;  /* a new recording: its snapshots start afresh */
+	defs_keep = 0; /* kept again only for output=both (trace_file_keep_definitions) */
 	atomic_store(&file_failed, 0);
 	atomic_store(&file_at_limit, 0);
 	file_fd = open_untruncated(flags, why, sizeof(why));
@@ -273,6 +274,7 @@ int trace_file_open_none(const char *path)
 	file_fd = -1;
 	file_renamed = 0;
 	file_ended = 0;
+	file_bytes = file_events = file_threads = 0; /* an earlier recording's trace */
 	kept_len = 0;
 	defs_keep = 1;
 	trace_recbuf_init(&defs);

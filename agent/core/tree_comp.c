@@ -5,6 +5,7 @@
  * (common/calib_comp.h) one delta at a time or in batches, the counts of
  * what it did, and what the snapshot says of it (tree_recorder_internal.h).
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,11 +18,12 @@
 #include "common/calib_dir.h"
 #include "common/trace_reader.h"
 
-/* The table, chosen when the agent loads (before any tree); read-only once
- * table_state is 1. */
+/* The table, chosen when a recording with trees starts (before its trees
+ * are made again); read-only once table_state is 1, until the next start,
+ * when no event runs. */
 static struct calib_table table;
 static atomic_int table_state; /* 0 not chosen yet, 1 applied, 2 none */
-static char table_path[1024], table_note[1200];
+static char table_path[1024], table_note[1600];
 static uint64_t table_digest;
 static atomic_uchar key_seen[SEQKEY_COUNT];
 
@@ -55,47 +57,125 @@ static int fingerprint_of(void *ctx, const uint8_t *chunks, size_t len)
 	return 0;
 }
 
-void tree_comp_choose_table(void)
-{
-	struct calib_fingerprint fp;
-	char dir[900], err[1024];
-	struct stat sb;
-	int r;
+/* What the agent tells whoever cannot read a table: how to fix it. */
+#define TREE_COMP_FIX                                                                              \
+	"give that user read access, set JCAL_CALIB_DIR for the JVM, or name a table it can "      \
+	"read with calib=FILE; jcal start hands its caller's tables over (docs/live-profiling.md)"
 
-	if (!tree_recorder_on() || atomic_load(&table_state))
-		return;
-	calib_fingerprint_clear(&fp);
-	trace_file_definitions(fingerprint_of, &fp);
-	if (calib_table_init(&table)) {
-		snprintf(table_note, sizeof(table_note), "out of memory for the table");
-		atomic_store(&table_state, 2);
-		return;
-	}
-	if (calib_dir_default(dir, sizeof(dir))) {
-		snprintf(table_note, sizeof(table_note),
-			 "no calibration directory ($JCAL_CALIB_DIR and $HOME are unset)");
-		atomic_store(&table_state, 2);
-		return;
-	}
-	/* as jcal-post: a directory that does not exist holds no table */
-	r = stat(dir, &sb) ? 0
-			   : calib_dir_load(dir, &fp, CALIB_EST_DEFAULT, &table, table_path,
-					    sizeof(table_path), NULL, 0, err, sizeof(err));
-	if (r == 1) {
-		table_digest = calib_table_digest(&table);
-		jcal_debug("trees compensated with %s (estimator %s)", table_path,
-			   calib_estimator_name(CALIB_EST_DEFAULT));
-		atomic_store_explicit(&table_state, 1, memory_order_release);
-		return;
-	}
-	if (r < 0)
-		snprintf(table_note, sizeof(table_note), "%.1100s", err);
-	else
-		snprintf(table_note, sizeof(table_note),
-			 "no calibration table for this host/JVM/metric in %.1100s", dir);
+/* No table: the trees keep raw figures, and the snapshot says why. */
+static void none(const char *why)
+{
+	snprintf(table_note, sizeof(table_note), "%s", why);
 	table_path[0] = '\0';
 	jcal_info("trees are not compensated: %s", table_note);
 	atomic_store(&table_state, 2);
+}
+
+static void applied(void)
+{
+	table_digest = calib_table_digest(&table);
+	jcal_debug("trees compensated with %s (estimator %s)", table_path,
+		   calib_estimator_name(CALIB_EST_DEFAULT));
+	atomic_store_explicit(&table_state, 1, memory_order_release);
+}
+
+/* calib=FILE: that table, applied as asked (as jcal-post's --calib FILE),
+ * with a warning when its fingerprint is another's. 0, or -1 + err. */
+static int choose_file(const char *file, const struct calib_fingerprint *fp, char *err,
+		       size_t errlen)
+{
+	uint32_t mask;
+	char diff[512];
+
+	if (calib_table_read_file(&table, file, err, errlen)) {
+		int e = errno;
+		calib_dir_explain(err, errlen, e, "the JVM", TREE_COMP_FIX);
+		return -1;
+	}
+	calib_table_use_estimator(&table, CALIB_EST_DEFAULT);
+	if (calib_table_prepare(&table)) {
+		snprintf(err, errlen, "calib=%s: out of memory", file);
+		return -1;
+	}
+	snprintf(table_path, sizeof(table_path), "%s", file);
+	mask = calib_fingerprint_diff(&table.fp, fp);
+	if (mask) {
+		calib_fingerprint_diff_text(&table.fp, fp, mask, diff, sizeof(diff));
+		jcal_warn("calibration table %s is for another host/JVM/metric; applied as asked "
+			  "(table vs trace: %s)",
+			  file, diff);
+	}
+	applied();
+	return 0;
+}
+
+/* A directory searched by fingerprint: given (calib=DIR, must be there) or
+ * the default one. 0 (a table or none, said), or -1 + err. */
+static int choose_in(const char *dir, int given, const struct calib_fingerprint *fp, char *err,
+		     size_t errlen)
+{
+	char why[1400];
+	int r = calib_dir_exists(dir, why, sizeof(why));
+
+	if (r == 0 && given) {
+		snprintf(err, errlen, "calib=%s: no such file or directory", dir);
+		return -1;
+	}
+	if (r > 0)
+		r = calib_dir_load(dir, fp, CALIB_EST_DEFAULT, &table, table_path,
+				   sizeof(table_path), NULL, 0, why, sizeof(why));
+	if (r == 1) {
+		applied();
+		return 0;
+	}
+	if (r < 0) {
+		calib_dir_explain(why, sizeof(why), errno, "the JVM", TREE_COMP_FIX);
+		if (given) {
+			snprintf(err, errlen, "calib=%s: %s", dir, why);
+			return -1;
+		}
+		none(why);
+		return 0;
+	}
+	snprintf(why, sizeof(why), "no calibration table for this host/JVM/metric in %.1100s", dir);
+	none(why);
+	return 0;
+}
+
+int tree_comp_choose_table(char *err, size_t errlen)
+{
+	static int table_made;
+	struct calib_fingerprint fp;
+	char dir[900];
+	struct stat sb;
+
+	if (!tree_recorder_on())
+		return 0;
+	/* at each recording's start: a table calibrated since the JVM started
+	 * counts; the trees are emptied after this (tree_registry_reset) */
+	atomic_store(&table_state, 0);
+	if (table_made)
+		calib_table_free(&table);
+	table_made = 0;
+	table_digest = 0;
+	table_path[0] = table_note[0] = '\0';
+	calib_fingerprint_clear(&fp);
+	trace_file_definitions(fingerprint_of, &fp);
+	if (calib_table_init(&table)) {
+		none("out of memory for the table");
+		return 0;
+	}
+	table_made = 1;
+	if (jcal.opts.calib[0]) {
+		if (!stat(jcal.opts.calib, &sb) && !S_ISDIR(sb.st_mode))
+			return choose_file(jcal.opts.calib, &fp, err, errlen);
+		return choose_in(jcal.opts.calib, 1, &fp, err, errlen);
+	}
+	if (calib_dir_default(dir, sizeof(dir))) {
+		none("no calibration directory ($JCAL_CALIB_DIR and $HOME are unset)");
+		return 0;
+	}
+	return choose_in(dir, 0, &fp, err, errlen);
 }
 
 /* The tree builder's compensation hook (ctx: the thread's tree). */

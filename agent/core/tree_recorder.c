@@ -20,7 +20,9 @@
 #include "agent/core/tree_recorder_internal.h"
 #include "common/safe_open.h"
 
-static int trees_on;
+/* this recording keeps trees: set by the session before it counts the
+ * recording (thread_state.c reads it after) */
+static atomic_int trees_on;
 
 static char snapshot_path[JCAL_OPT_PATH_MAX + 8];
 
@@ -49,19 +51,24 @@ int tree_recorder_init(const char *path, char *err, size_t errlen)
 	}
 	close(fd);
 	unlink(tmp);
-	trees_on = 1;
+	atomic_store(&trees_on, 1);
 	atomic_store(&tree_fold_at, (int_fast64_t)jcal.opts.maxcontexts);
 	return 0;
 }
 
-int tree_recorder_on(void)
+void tree_recorder_off(void)
 {
-	return trees_on;
+	atomic_store(&trees_on, 0);
 }
 
-void tree_recorder_choose_table(void)
+int tree_recorder_on(void)
 {
-	tree_comp_choose_table();
+	return atomic_load(&trees_on);
+}
+
+int tree_recorder_choose_table(char *err, size_t errlen)
+{
+	return tree_comp_choose_table(err, errlen);
 }
 
 struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics)
@@ -166,6 +173,16 @@ void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_
 		*folded_calls = s.folded_calls;
 	if (events)
 		*events = s.events;
+}
+
+int tree_recorder_table(const char **path, const char **note)
+{
+	struct tree_comp_info info;
+
+	tree_comp_info(&info);
+	*path = info.path;
+	*note = info.note;
+	return info.state == 1;
 }
 
 void tree_recorder_reset(void)

@@ -21,19 +21,28 @@
 
 struct tree_thread;
 
-/* At load, when output= is tree or both: snapshot_path is where the
- * snapshot goes at the end; a file can be created beside it (checked
- * now, so that a bad out= fails first). Returns 0, or -1 with err. */
+/* At the start of a recording (the load, or a later start) with output=
+ * tree or both: snapshot_path is where the snapshot goes at the end; a
+ * file can be created beside it (checked now, so that a bad out= fails
+ * first). The trees are on from then. Returns 0, or -1 with err. */
 int tree_recorder_init(const char *snapshot_path, char *err, size_t errlen);
 
-/* Whether the trees are on (output=tree|both). */
+/* A recording with output=trace: no trees. A thread that had one gives it
+ * back at its first event (thread_state_renew). */
+void tree_recorder_off(void);
+
+/* Whether the recording keeps trees (output=tree|both). */
 int tree_recorder_on(void);
 
-/* At load, once the meta records of the calibration fingerprint (host,
- * JVM, mode, metrics, agent) are written and before any event: chooses
- * the calibration table as jcal-post would for this trace by default.
- * Deltas before it (none) would be counted as uncompensated. */
-void tree_recorder_choose_table(void);
+/* At the start of a recording with trees, once the meta records of the
+ * calibration fingerprint (host, JVM, mode, metrics, agent) are written
+ * and before tree_recorder_reset: chooses the calibration table afresh,
+ * the one calib= names (a file, applied as given; a directory, searched)
+ * or the one jcal-post would pick for this trace by default, so that a
+ * table calibrated since the JVM started counts. Without a table the trees
+ * keep raw figures and the snapshot says why (which file could not be
+ * read, and why). Returns 0, or -1 with err when calib= cannot be used. */
+int tree_recorder_choose_table(char *err, size_t errlen);
 
 /* A new Java thread's tree (NULL when memory runs out: its events are
  * counted as lost). */
@@ -73,8 +82,13 @@ int tree_recorder_dump(const char *path, char *err, size_t errlen);
 void tree_recorder_counts(uint64_t *contexts, uint64_t *folded_contexts, uint64_t *folded_calls,
 			  uint64_t *events);
 
-/* A new recording: every tree emptied (those of ended threads freed),
- * counts set to 0. */
+/* The table the trees are compensated with: its path (1), or 0 with note
+ * saying why there is none. */
+int tree_recorder_table(const char **path, const char **note);
+
+/* A new recording (after tree_recorder_choose_table, while no event
+ * runs): every tree emptied, made again with the table chosen (those of
+ * ended threads freed), counts set to 0. */
 void tree_recorder_reset(void);
 
 /* At the end of a recording (VM death, stop), after the threads are

@@ -55,12 +55,13 @@ struct tree_totals {
 /* ---- the table (tree_comp.c) ---- */
 
 /* tree_recorder_choose_table(). */
-void tree_comp_choose_table(void);
+int tree_comp_choose_table(char *err, size_t errlen);
 
 /* How tt's tree is compensated: through the hook, and, with a table, the
  * builder's common steps in batches (compensate_batch; calltree_flush
  * charges what waits before the tree is read). NULL (raw figures, no hook)
- * when there is no table: chosen at load, before any tree. */
+ * when there is no table: chosen at a recording's start, before its trees
+ * are made again (tree_registry_reset). */
 const struct calltree_comp *tree_comp_hook(struct tree_thread *tt, struct calltree_comp *comp);
 
 /* Whether the table is applied. */

@@ -42,6 +42,23 @@ void agent_man(FILE *f, const char *version)
 		roff_text(f, help);
 		fputc('\n', f);
 	}
+	fputs(".SH A LATER START\nA start to an agent already running in the JVM (jcal start, "
+	      "or a later load) begins a new recording; what it does with each option it "
+	      "gives:\n",
+	      f);
+	for (size_t i = 0; i < jcal_options_nrows(); i++) {
+		const char *key, *syntax, *help;
+		enum jcal_later l = jcal_options_row_later(i);
+
+		jcal_options_row(i, &key, &syntax, &help);
+		if (l == JCAL_LATER_COMMAND)
+			continue;
+		fputs(".TP\n\\fB", f);
+		roff_text(f, key);
+		fputs(syntax ? "=\\fR\n" : "\\fR\n", f);
+		roff_text(f, jcal_later_text(l));
+		fputc('\n', f);
+	}
 	fputs(".SH ENVIRONMENT\n.TP\n.B JCAL_CALIB_DIR\nthe calibration directory "
 	      "(default: $HOME/.local/share/jcal/calib)\n"
 	      ".SH EXAMPLE\n.nf\njava \\-agentpath:/usr/local/lib/jcal/libjcal.so=trace,out=t.bin "

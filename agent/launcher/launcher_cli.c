@@ -4,6 +4,7 @@
  * option string handed to the agent.
  */
 #include "agent/launcher/launcher_cli.h"
+#include "agent/base/options.h"
 #include "agent/launcher/launcher_io.h"
 #include "common/roff.h"
 #include "common/text_wrap.h"
@@ -50,10 +51,11 @@ struct command_row {
 static const struct command_row commands[] = {
     {"list", LAUNCHER_CMD_LIST, "list",
      "running JVMs of this user (root: of every user): pid, user, JDK, main class"},
-    {"record", LAUNCHER_CMD_RECORD, "record PID -d DURATION [-o FILE] [AGENT_OPTS]",
+    {"record", LAUNCHER_CMD_RECORD,
+     "record PID -d DURATION [-o FILE] [--label K:V]... [AGENT_OPTS]",
      "start a recording of DURATION, wait until it has ended, print its status; Ctrl-C or "
      "SIGTERM stops it early"},
-    {"start", LAUNCHER_CMD_START, "start PID [-o FILE] [AGENT_OPTS]",
+    {"start", LAUNCHER_CMD_START, "start PID [-o FILE] [--label K:V]... [AGENT_OPTS]",
      "start a recording and return (end it with jcal stop)"},
     {"stop", LAUNCHER_CMD_STOP, "stop PID", "stop the recording; its file is complete afterwards"},
     {"dump", LAUNCHER_CMD_DUMP, "dump PID [-o FILE]", "write what the recording holds so far"},
@@ -75,6 +77,9 @@ static const struct option_row options[] = {
     {"out", 'o', "FILE", "the agent's jcal-%p.bin",
      CMD_BIT(LAUNCHER_CMD_RECORD) | CMD_BIT(LAUNCHER_CMD_START) | CMD_BIT(LAUNCHER_CMD_DUMP),
      "the file the JVM writes, relative to jcal's current directory (%p: the JVM's pid)"},
+    {"label", 0, "KEY:VALUE", NULL, CMD_BIT(LAUNCHER_CMD_RECORD) | CMD_BIT(LAUNCHER_CMD_START),
+     "a label of the recording, repeatable (the agent's label=KEY:VALUE): jcal-post's pprof "
+     "export gives it to every sample, beside host, pid, thread and jvm"},
     {"lib", 0, "PATH", "$JCAL_LIB, else libjcal.so beside jcal, else ../lib/jcal/libjcal.so",
      PID_CMDS, "the agent library to load"},
     {"timeout", 0, "SECONDS", "10", PID_CMDS,
@@ -153,6 +158,22 @@ static int add_agent_options(struct launcher_args *a, char *arg, char *err, size
 	return 0;
 }
 
+/* --label KEY:VALUE: checked as the agent checks label=, then one more
+ * agent option. */
+static int add_label(struct launcher_args *a, const char *arg, char *err, size_t errlen)
+{
+	char why[256];
+	size_t used = strlen(a->opts);
+	int n;
+
+	if (jcal_label_check(arg, NULL, NULL, why, sizeof(why)))
+		return launcher_fail(err, errlen, "--label '%s': %s", arg, why);
+	n = snprintf(a->opts + used, sizeof(a->opts) - used, "%slabel=%s", used ? "," : "", arg);
+	if (n < 0 || (size_t)n >= sizeof(a->opts) - used)
+		return launcher_fail(err, errlen, "agent options too long");
+	return 0;
+}
+
 /* The option's row from getopt_long's return value. */
 static const struct option_row *option_of(int ch)
 {
@@ -185,6 +206,8 @@ static int take_option(struct launcher_args *a, const struct option_row *o, cons
 		a->out = arg;
 	} else if (!strcmp(o->name, "lib")) {
 		a->lib = arg;
+	} else if (!strcmp(o->name, "label")) {
+		return add_label(a, arg, err, errlen);
 	} else {
 		char *end;
 		long s = strtol(arg, &end, 10);

@@ -13,6 +13,7 @@
 #include "agent/launcher/launcher_run.h"
 
 #include "common/attach_reply.h"
+#include "agent/launcher/calib_handover.h"
 #include "agent/launcher/hotspot_attach.h"
 #include "agent/launcher/jvm_list.h"
 #include "agent/launcher/jvm_process.h"
@@ -63,6 +64,7 @@ struct target {
 	char comm[64]; /* its /proc/PID/comm, for messages */
 	char lib[PATH_MAX];
 	int timeout_ms;
+	struct calib_handover *ho; /* the caller's tables for start (calib_handover.h) */
 };
 
 static int cmd_list(void)
@@ -275,6 +277,22 @@ static int attach_failure(const struct target *t, enum hotspot_attach_result r, 
 	}
 }
 
+/* "jcal: handing 2 calibration tables of DIR to process N (copies for
+ * user U)": where the trees' table comes from. */
+static void say_handover(const struct target *t)
+{
+	if (t->ho->one_file)
+		printf("jcal: handing the calibration table ");
+	else
+		printf("jcal: handing %zu calibration table%s of ", t->ho->n,
+		       t->ho->n == 1 ? "" : "s");
+	launcher_put_escaped(stdout, t->ho->src, 0);
+	printf(" to process %d (copies for user ", (int)t->p.pid);
+	launcher_put_escaped(stdout, t->p.user, 0);
+	printf(")\n");
+	fflush(stdout);
+}
+
 /* Sends one command (agent option string without reply=) to the agent.
  * The reply goes to *reply (malloc'd, may be NULL) when reply is not NULL,
  * else it is printed. Returns an exit code. */
@@ -286,10 +304,28 @@ static int send_command(const struct target *t, const struct launcher_args *cmd,
 	int agent_rc = -1;
 	if (reply)
 		*reply = NULL;
-	if (reply_file_create(&rf, t->p.root, err, sizeof(err)))
+	struct launcher_args with;
+	int handing = t->ho && (cmd->cmd == LAUNCHER_CMD_START || cmd->cmd == LAUNCHER_CMD_RECORD);
+	if (handing) {
+		with = *cmd;
+		if (calib_handover_write(t->ho, t->p.root, err, sizeof(err)))
+			return error(JCAL_EXIT_ATTACH_FAILED, "%s", err);
+		if (calib_handover_options(t->ho, cmd->opts, with.opts, sizeof(with.opts))) {
+			calib_handover_remove(t->ho);
+			return error(JCAL_EXIT_USAGE, "agent options too long");
+		}
+		cmd = &with;
+		say_handover(t);
+	}
+	if (reply_file_create(&rf, t->p.root, err, sizeof(err))) {
+		if (handing)
+			calib_handover_remove(t->ho);
 		return error(JCAL_EXIT_ATTACH_FAILED, "%s", err);
+	}
 	if (launcher_agent_options(cmd, abs_out, rf.target, opts, sizeof(opts))) {
 		reply_file_remove(&rf);
+		if (handing)
+			calib_handover_remove(t->ho);
 		return error(JCAL_EXIT_USAGE, "agent options too long");
 	}
 	struct hotspot_target ht = {&t->p.proc, t->p.nspid, t->p.uid, t->p.root};
@@ -297,6 +333,8 @@ static int send_command(const struct target *t, const struct launcher_args *cmd,
 	    hotspot_attach_load(&ht, t->lib, opts, t->timeout_ms, &agent_rc, msg, sizeof(msg));
 	char *text = r == HOTSPOT_ATTACH_OK ? reply_file_read(&rf) : NULL;
 	reply_file_remove(&rf);
+	if (handing) /* read by the agent at the start: no longer needed */
+		calib_handover_remove(t->ho);
 	int code;
 	if (r != HOTSPOT_ATTACH_OK) {
 		code = attach_failure(t, r, msg, opts);
@@ -422,12 +460,47 @@ static int not_loaded(const struct target *t, enum launcher_command cmd)
 		     (int)t->p.pid, cmd == LAUNCHER_CMD_STOP ? "stop" : "dump");
 }
 
+/* start and record with trees (output=tree|both): the caller's
+ * tables, read now, before jcal becomes the JVM's user (calib_handover.h).
+ * 0, or an exit code (a calib= given that cannot be read). */
+static int read_tables(struct target *t, const struct launcher_args *a)
+{
+	static struct calib_handover ho;
+	char err[PATH_MAX + 256];
+	const char *given;
+	size_t len;
+
+	if ((a->cmd != LAUNCHER_CMD_START && a->cmd != LAUNCHER_CMD_RECORD) ||
+	    !calib_handover_wanted(a->opts, &given, &len))
+		return 0;
+	if (calib_handover_read(&ho, given, len, err, sizeof(err))) {
+		calib_handover_free(&ho);
+		if (given)
+			return error(JCAL_EXIT_USAGE, "%s", err);
+		fputs("jcal: warning: ", stderr);
+		launcher_put_escaped(stderr, err, 0);
+		fputs("; the agent looks for a table itself\n", stderr);
+		return 0;
+	}
+	if (ho.skipped) {
+		fprintf(stderr, "jcal: warning: %zu tables of ", ho.skipped);
+		launcher_put_escaped(stderr, ho.src, 0);
+		fprintf(stderr, " not handed over (at most %d)\n", CALIB_HANDOVER_MAX_FILES);
+	}
+	if (ho.n || given)
+		t->ho = &ho;
+	return 0;
+}
+
 /* A PID command on the process t holds. */
 static int run_on(struct target *t, const struct launcher_args *a, const char *exe_dir,
 		  const char *cwd)
 {
 	char abs_out[PATH_MAX];
-	int code = check_process(a->pid, t);
+	int code = read_tables(t, a);
+	if (code)
+		return code;
+	code = check_process(a->pid, t);
 	if (code)
 		return code;
 	if (!t->p.jcal_lib[0] && a->cmd != LAUNCHER_CMD_START && a->cmd != LAUNCHER_CMD_RECORD)
@@ -459,5 +532,7 @@ int launcher_run(const struct launcher_args *a, const char *exe_dir, const char 
 	t.timeout_ms = a->timeout_ms;
 	int code = run_on(&t, a, exe_dir, cwd);
 	jvm_process_close(&t.p);
+	if (t.ho)
+		calib_handover_free(t.ho);
 	return code;
 }

@@ -42,11 +42,28 @@ public final class Live {
 		final long pid;
 
 		Server(Runner r, Path log, String... jvmOptions) throws Exception {
-			List<String> cmd = new ArrayList<>(List.of(r.java));
+			this(r, log, java.util.Map.of(), jvmOptions);
+		}
+
+		/** The same with env added to the JVM's environment (jcaltest.LaterStart). */
+		Server(Runner r, Path log, java.util.Map<String, String> env, String... jvmOptions) throws Exception {
+			this(log, command(r.java, r.classes, jvmOptions), env);
+		}
+
+		/** java with jvmOptions running LiveServer from classes. */
+		static List<String> command(String java, String classes, String... jvmOptions) {
+			List<String> cmd = new ArrayList<>(List.of(java));
 			cmd.addAll(List.of(jvmOptions));
 			/* nodelay: no 40 ms delayed-ACK stall per request on loopback */
-			cmd.addAll(List.of("-Dsun.net.httpserver.nodelay=true", "-cp", r.classes, W + "LiveServer"));
-			p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+			cmd.addAll(List.of("-Dsun.net.httpserver.nodelay=true", "-cp", classes, W + "LiveServer"));
+			return cmd;
+		}
+
+		/** The server that cmd (command(), maybe behind setpriv) runs. */
+		Server(Path log, List<String> cmd, java.util.Map<String, String> env) throws Exception {
+			ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
+			pb.environment().putAll(env);
+			p = pb.start();
 			pid = p.pid();
 			BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
 			String line = in.readLine();

@@ -46,6 +46,7 @@ public final class Main {
 			new Suite("PostSafety", "jcalpostsafety", PostSafety::tests),
 			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests),
 			new Suite("Live", "jcallive", Live::tests),
+			new Suite("LaterStart", "jcallaterstart", LaterStart::tests),
 			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests),
 			new Suite("LauncherSafety", "jcallaunchersafety", LauncherSafety::tests),
 			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests),
@@ -54,7 +55,8 @@ public final class Main {
 			new Suite("Throttle", "jcalthrottle", Throttle::tests),
 			new Suite("AgentClock", "jcalagentclock", AgentClock::tests),
 			new Suite("SoftwareCounters", "jcalswcounters", SoftwareCounters::tests),
-			new Suite("WorkFit", "jcalworkfit", WorkFit::tests));
+			new Suite("WorkFit", "jcalworkfit", WorkFit::tests),
+			new Suite("DiffTests", "jcaldiff", DiffTests::tests));
 
 	private int passed, failed, skipped;
 	/* Processes a suite left running, "suite: pid command" each. */

@@ -2,6 +2,7 @@ package jcaltest.work;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +17,10 @@ import com.sun.net.httpserver.HttpServer;
  * A small HTTP server on loopback for the live-profiling tests, started
  * without the agent: /work counts the request and does a little work,
  * /count answers how many /work requests it served (on a daemon thread
- * "live-worker" with -Djcaltest.daemon=true). Prints "port N", then
+ * "live-worker" with -Djcaltest.daemon=true, on a pool of N threads with
+ * -Djcaltest.threads=N), /region does the same work
+ * inside a jcal.Control region (found by reflection: the agent puts the
+ * class on the boot class path when it loads). Prints "port N", then
  * serves until stdin closes (at most 180 s).
  */
 public class LiveServer {
@@ -51,6 +55,28 @@ public class LiveServer {
 		}
 	}
 
+	/** compute() between jcal.Control.start() and stop(). */
+	static final class Region implements HttpHandler {
+		private Method start, stop;
+
+		@Override
+		public void handle(HttpExchange ex) throws IOException {
+			try {
+				if (start == null) {
+					Class<?> c = Class.forName("jcal.Control");
+					start = c.getMethod("start");
+					stop = c.getMethod("stop");
+				}
+				start.invoke(null);
+				sink += compute(50);
+				stop.invoke(null);
+			} catch (ReflectiveOperationException e) {
+				throw new IOException("no jcal.Control: " + e, e);
+			}
+			answer(ex, "ok\n");
+		}
+	}
+
 	static final class Count implements HttpHandler {
 		@Override
 		public void handle(HttpExchange ex) throws IOException {
@@ -62,6 +88,7 @@ public class LiveServer {
 		HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
 		s.createContext("/work", new Work());
 		s.createContext("/count", new Count());
+		s.createContext("/region", new Region());
 		/* -Djcaltest.daemon=true: requests run on one daemon thread,
 		 * "live-worker" (the dispatcher thread is not a daemon) */
 		if (Boolean.getBoolean("jcaltest.daemon"))
@@ -70,6 +97,10 @@ public class LiveServer {
 				w.setDaemon(true);
 				return w;
 			}));
+		/* -Djcaltest.threads=N: requests run on a pool of N threads "live-pool" */
+		int pool = Integer.getInteger("jcaltest.threads", 0);
+		if (pool > 0)
+			s.setExecutor(Executors.newFixedThreadPool(pool, r -> new Thread(r, "live-pool")));
 		s.start();
 		System.out.println("port " + s.getAddress().getPort());
 		System.out.flush();
