@@ -72,7 +72,7 @@ static int cmd_list(void)
 	struct jvm_entry *e;
 	size_t n;
 	char err[256];
-	if (jvm_list_scan("/tmp", geteuid(), geteuid() == 0, &e, &n, err, sizeof(err)))
+	if (jvm_list_scan("/tmp", geteuid(), geteuid() == 0, 1, &e, &n, err, sizeof(err)))
 		return error(JCAL_EXIT_ATTACH_FAILED, "%s", err);
 	printf("%-8s %-12s %-10s %s\n", "PID", "USER", "JDK", "MAIN");
 	for (size_t i = 0; i < n; i++) {
@@ -81,7 +81,10 @@ static int cmd_list(void)
 		launcher_escape(e[i].version, 0, version, sizeof(version));
 		printf("%-8d %-12s %-10s ", (int)e[i].pid, user, version);
 		launcher_put_escaped(stdout, e[i].main_class, 0);
-		printf("%s\n", e[i].attach_enabled ? "" : "  (attach disabled)");
+		printf("%s", e[i].attach_enabled ? "" : "  (attach disabled)");
+		if (e[i].nspid != e[i].pid)
+			printf("  (pid %d in its namespace)", (int)e[i].nspid);
+		putchar('\n');
 	}
 	free(e);
 	return JCAL_EXIT_OK;
