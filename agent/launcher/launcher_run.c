@@ -431,6 +431,13 @@ static int stage_output(struct target *t, const char *pattern, const char **out)
 		return error(JCAL_EXIT_USAGE, "%s", err);
 	if (!out_stage_needed(&t->p, dest, run_as_switched(), why, sizeof(why)))
 		return JCAL_EXIT_OK;
+	int bad = run_as_caller() || out_stage_check_dest(dest, err, sizeof(err));
+	char err2[256];
+	if (run_as_owner(t->p.uid, t->p.gid, err2, sizeof(err2)))
+		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
+			     err2);
+	if (bad)
+		return error(JCAL_EXIT_USAGE, "%s", err);
 	if (out_stage_create(&t->stage, &t->p, dest, err, sizeof(err)))
 		return error(JCAL_EXIT_ATTACH_FAILED,
 			     "%s, and %s: give -o a file that user %s can "

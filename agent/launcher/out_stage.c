@@ -51,6 +51,23 @@ int out_stage_needed(const struct jvm_process *p, const char *dest, int other_us
 	return 0;
 }
 
+int out_stage_check_dest(const char *dest, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	struct stat sb;
+	const char *why = NULL;
+	dir_of(dest, dir, sizeof(dir));
+	if (stat(dir, &sb))
+		why = strerror(errno);
+	else if (!S_ISDIR(sb.st_mode))
+		why = "not a directory";
+	else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
+		why = strerror(errno);
+	if (why)
+		snprintf(err, errlen, "cannot write %s: %s", dir, why);
+	return why ? -1 : 0;
+}
+
 int out_stage_create(struct out_stage *s, const struct jvm_process *p, const char *dest, char *err,
 		     size_t errlen)
 {

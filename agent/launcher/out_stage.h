@@ -43,6 +43,10 @@ void out_stage_unlink(const struct out_stage *s, const struct out_staged *f);
 int out_stage_needed(const struct jvm_process *p, const char *dest, int other_user, char *why,
 		     size_t whylen);
 
+/* 0 when the caller can write dest's directory (run as the caller), else
+ * -1 with a message in err: checked before a stage is made for it. */
+int out_stage_check_dest(const char *dest, char *err, size_t errlen);
+
 /* Makes the stage directory in p's /tmp (as the JVM's user) for dest.
  * Returns 0, or -1 with a message in err. */
 int out_stage_create(struct out_stage *s, const struct jvm_process *p, const char *dest, char *err,
