@@ -57,11 +57,10 @@ int out_stage_check_dest(const char *dest, char *err, size_t errlen)
 	struct stat sb;
 	const char *why = NULL;
 	dir_of(dest, dir, sizeof(dir));
-	if (stat(dir, &sb))
-		why = strerror(errno);
-	else if (!S_ISDIR(sb.st_mode))
+	int st = stat(dir, &sb);
+	if (st == 0 && !S_ISDIR(sb.st_mode))
 		why = "not a directory";
-	else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
+	else if (st != 0 || faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
 		why = strerror(errno);
 	if (why)
 		snprintf(err, errlen, "cannot write %s: %s", dir, why);
