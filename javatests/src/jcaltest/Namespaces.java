@@ -177,7 +177,8 @@ public final class Namespaces {
 				String log = Files.readString(dir.resolve("server.log"));
 				r.check(!log.contains("Sharing is only supported"), "the failed attach left the JVM as it was: " + log);
 				Runner.Result st0 = jcal("status", s.pid);
-				r.check(st0 != null && st0.rc == 0 && st0.out.startsWith("recording: no"), "status after it: " + (st0 == null ? "" : st0.out));
+				r.check(st0 != null && st0.rc == 0 && st0.out.startsWith("recording: no\nagent: not running in this JVM (its start failed: ")
+						&& st0.out.contains("Is a directory"), "status after it says why: " + (st0 == null ? "" : st0.out));
 
 				Path out = dir.resolve("alice.bin");
 				Runner.Result st = jcal("start", s.pid, "-o", out);
