@@ -440,9 +440,8 @@ static int stage_output(struct target *t, const char *pattern, const char **out)
 		return error(JCAL_EXIT_USAGE, "%s", err);
 	if (out_stage_create(&t->stage, &t->p, dest, err, sizeof(err)))
 		return error(JCAL_EXIT_ATTACH_FAILED,
-			     "%s, and %s: give -o a file that user %s can "
-			     "write",
-			     why, err, t->p.user);
+			     "%s, and %s: give -o a file that user %s can write", why, err,
+			     t->p.user);
 	t->staged = 1;
 	*out = t->stage.inside;
 	printf("jcal: %s: the agent writes into %s, jcal copies the file to ", why, t->stage.dir);
@@ -461,6 +460,10 @@ static int finish_stage(struct target *t, enum launcher_command cmd, int code)
 	int done;
 	if (!t->staged)
 		return code;
+	/* the agent finishes its file at VM death: still there in a /tmp
+	 * jcal shares with the JVM */
+	if (code == JCAL_EXIT_NO_PROCESS && cmd == LAUNCHER_CMD_RECORD)
+		deliver(t, &t->stage, &done);
 	if (code != JCAL_EXIT_OK) {
 		out_stage_remove(&t->stage);
 		return code;
@@ -512,7 +515,7 @@ static int cmd_record(struct target *t, const struct launcher_args *a, const cha
 	sigaction(SIGTERM, &sa, NULL);
 	int code = send_command(t, a, abs_out, NULL);
 	if (code != JCAL_EXIT_OK)
-		return finish_stage(t, a->cmd, code);
+		return code;
 	struct launcher_args st = *a, stop = *a;
 	st.cmd = LAUNCHER_CMD_STATUS;
 	stop.cmd = LAUNCHER_CMD_STOP;
