@@ -108,6 +108,12 @@ public final class Namespaces {
 				s.work(n);
 				Runner.Result status = jcal("status", pid);
 				r.check(status != null && status.out.startsWith("recording: yes"), w + "status: " + (status == null ? "" : status.out));
+				Path snap = dir.resolve("snap.bin");
+				Runner.Result dump = jcal("dump", pid, "-o", snap);
+				r.check(dump != null && dump.rc == 0 && dump.out.endsWith("written to " + snap + "\n") && Files.isRegularFile(snap),
+						w + "dump: " + (dump == null ? "" : dump.rc + " " + dump.out + dump.err));
+				if (Files.isRegularFile(snap))
+					r.check(r.post(snap, "--report", "summary").rc == 0, w + "jcal-post reads the dump");
 				Runner.Result stop = jcal("stop", pid);
 				r.check(stop != null && stop.rc == 0 && stop.out.endsWith("written to " + out + "\n"),
 						w + "stop: " + (stop == null ? "" : stop.rc + " " + stop.out + stop.err));
