@@ -413,6 +413,11 @@ static int deliver_pending(const struct target *t)
 	if (!found)
 		return JCAL_EXIT_OK;
 	code = deliver(t, &st, &done);
+	if (code == JCAL_EXIT_OK && done == 0 && st.dir[0]) {
+		printf("jcal: the recording in %s goes to ", st.dir);
+		launcher_put_escaped(stdout, st.dest, 0);
+		printf(" when it is complete (jcal stop)\n");
+	}
 	if (code == JCAL_EXIT_OK && !st.dir[0] && run_as_caller() == 0) {
 		out_stage_note_remove(&t->p.proc);
 		run_as_owner(t->p.uid, t->p.gid, err, sizeof(err));

@@ -107,7 +107,8 @@ public final class Namespaces {
 				int n = 200;
 				s.work(n);
 				Runner.Result status = jcal("status", pid);
-				r.check(status != null && status.out.startsWith("recording: yes"), w + "status: " + (status == null ? "" : status.out));
+				r.check(status != null && status.out.startsWith("recording: yes")
+						&& status.out.contains(" goes to " + out + " when it is complete"), w + "status: " + (status == null ? "" : status.out));
 				Path snap = dir.resolve("snap.bin");
 				Runner.Result dump = jcal("dump", pid, "-o", snap);
 				r.check(dump != null && dump.rc == 0 && dump.out.endsWith("written to " + snap + "\n") && Files.isRegularFile(snap),
