@@ -398,8 +398,9 @@ static int deliver(const struct target *t, struct out_stage *st, int *done)
 }
 
 /* A recording a start left in a stage (its note in the caller's /tmp):
- * copied into place once complete. Returns an exit code. */
-static int deliver_pending(const struct target *t)
+ * copied into place once complete; else, when say, where it goes. Returns
+ * an exit code. */
+static int deliver_pending(const struct target *t, int say)
 {
 	struct out_stage st;
 	int found, done, code;
@@ -413,7 +414,7 @@ static int deliver_pending(const struct target *t)
 	if (!found)
 		return JCAL_EXIT_OK;
 	code = deliver(t, &st, &done);
-	if (code == JCAL_EXIT_OK && done == 0 && st.dir[0]) {
+	if (code == JCAL_EXIT_OK && done == 0 && st.dir[0] && say) {
 		printf("jcal: the recording in %s goes to ", st.dir);
 		launcher_put_escaped(stdout, st.dest, 0);
 		printf(" when it is complete (jcal stop)\n");
@@ -653,7 +654,7 @@ static int run_on(struct target *t, const struct launcher_args *a, const char *e
 	if (out && launcher_absolute(out, cwd, abs_out, sizeof(abs_out)))
 		return error(JCAL_EXIT_USAGE, "output path too long: %s", out);
 	const char *agent_out = out ? abs_out : NULL;
-	if (a->cmd == LAUNCHER_CMD_START && (code = deliver_pending(t)) != 0)
+	if (a->cmd == LAUNCHER_CMD_START && (code = deliver_pending(t, 0)) != 0)
 		return code;
 	if (out && (code = stage_output(t, abs_out, &agent_out)) != 0)
 		return code;
@@ -662,7 +663,7 @@ static int run_on(struct target *t, const struct launcher_args *a, const char *e
 	code = finish_stage(t, a->cmd, send_command(t, a, agent_out, NULL));
 	/* the recording a stop ended, or one that ended at its duration= */
 	if (code == JCAL_EXIT_OK && a->cmd != LAUNCHER_CMD_START)
-		code = deliver_pending(t);
+		code = deliver_pending(t, a->cmd == LAUNCHER_CMD_STATUS);
 	return code;
 }
 
