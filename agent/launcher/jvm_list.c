@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int jvm_entry_from_perfdata(struct jvm_entry *e, const void *buf, size_t len)
 {
@@ -115,6 +116,30 @@ static int scan_dir(const char *dir, uid_t uid, int all_users, struct jvm_entry 
 	return 0;
 }
 
+/* 1 when /proc/NAME/ns/WHICH is the namespace of jcal's (ours: its link),
+ * or when it cannot be read (no process of another namespace to list). */
+static int same_ns(const char *name, const char *which, const char *ours)
+{
+	char path[300], theirs[64];
+	snprintf(path, sizeof(path), "/proc/%s/ns/%s", name, which);
+	ssize_t n = readlink(path, theirs, sizeof(theirs) - 1);
+	if (n <= 0)
+		return 1;
+	theirs[n] = '\0';
+	return strcmp(theirs, ours) == 0;
+}
+
+/* 1 when process NAME sees jcal's files and pids: the /tmp scan lists it
+ * (cheap, before anything is read of the process, with no user lookup). */
+static int at_home(const char *name, const char *mnt, const char *pid, const struct stat *root)
+{
+	char path[300];
+	struct stat sb;
+	snprintf(path, sizeof(path), "/proc/%s/root", name);
+	return same_ns(name, "mnt", mnt) && same_ns(name, "pid", pid) &&
+	       (stat(path, &sb) || (sb.st_dev == root->st_dev && sb.st_ino == root->st_ino));
+}
+
 /* The entry of process NAME of /proc when it is a JVM of a user the list
  * shows that sees other files than jcal or another pid: its PerfData file
  * is in its own /tmp, named by the pid it sees. Returns 1 when e was
@@ -144,15 +169,23 @@ static int entry_elsewhere(const char *name, uid_t uid, int all_users, struct jv
 /* Adds the JVMs of other namespaces (entry_elsewhere). */
 static int scan_proc(uid_t uid, int all_users, struct jvm_entry **out, size_t *n, size_t *cap)
 {
-	DIR *d = opendir("/proc");
+	char mnt[64] = "", pid[64] = "";
+	struct stat root;
+	ssize_t a = readlink("/proc/self/ns/mnt", mnt, sizeof(mnt) - 1);
+	ssize_t b = readlink("/proc/self/ns/pid", pid, sizeof(pid) - 1);
+	DIR *d = a > 0 && b > 0 && stat("/", &root) == 0 ? opendir("/proc") : NULL;
 	if (!d)
 		return 0;
+	mnt[a] = pid[b] = '\0';
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		if (grow(out, *n, cap)) {
 			closedir(d);
 			return -1;
 		}
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    at_home(de->d_name, mnt, pid, &root))
+			continue;
 		if (entry_elsewhere(de->d_name, uid, all_users, &(*out)[*n]))
 			(*n)++;
 	}
