@@ -127,10 +127,10 @@ public final class BciTests {
 
 	private static Map<String, Long> mix() {
 		String M = W + "BciMix.";
-		/* overloads print apart: the constructors by their parameters, the bridge get by its descriptor */
+		/* overloads print apart: the constructors by their parameters, the bridge get by its return type */
 		return Runner.map(M + "main", 1, M + "<clinit>", 1, M + "<init>()", 1, M + "<init>(int)", 2,
 				M + "lambda$main$0", 10, M + "twice", 10, W + "BciMix$1.<init>", 1,
-				W + "BciMix$1.get()Ljava/lang/Integer;", 5, W + "BciMix$1.get()Ljava/lang/Object;", 5, M + "sync", 7,
+				W + "BciMix$1.get(): Integer", 5, W + "BciMix$1.get(): Object", 5, M + "sync", 7,
 				M + "pick", 12, M + "recover", 4, M + "guarded", 4, M + "fail", 4);
 	}
 
@@ -288,8 +288,8 @@ public final class BciTests {
 		Path t = trace("exclude", r.java, List.of(), ",exclude=jcaltest.work.BciMix$1;*.Nothing", W + "BciMix");
 		Map<String, Long> want = new TreeMap<>(MIX);
 		want.remove(W + "BciMix$1.<init>");
-		want.remove(W + "BciMix$1.get()Ljava/lang/Integer;");
-		want.remove(W + "BciMix$1.get()Ljava/lang/Object;");
+		want.remove(W + "BciMix$1.get(): Integer");
+		want.remove(W + "BciMix$1.get(): Object");
 		r.expectExact("BciMix$1 excluded", want, r.flatCalls(t, W));
 		String s = summary(t);
 		r.check(s.contains("\"bci.exclude\":\"java.*;javax.*;jdk.*;sun.*;com.sun.*;jcal.*;jcaltest.work.BciMix$1;*.Nothing\""),
