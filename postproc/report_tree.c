@@ -159,6 +159,12 @@ static void json_thread(const struct model *m, const struct report_opts *o,
 
 	fprintf(o->out, "{\"serial\":%" PRIu32 ",\"name\":", t->serial);
 	json_string(o->out, t->name);
+	if (t->pool_serials) { /* a pool's group: its threads' serials */
+		fputs(",\"threads\":[", o->out);
+		for (size_t i = 0; i < t->nfolded; i++)
+			fprintf(o->out, "%s%" PRIu32, i ? "," : "", t->pool_serials[i]);
+		fputc(']', o->out);
+	}
 	if (t->started)
 		fprintf(o->out, ",\"java_tid\":%" PRIu64 ",\"os_tid\":%" PRIu32, t->java_tid,
 			t->os_tid);
