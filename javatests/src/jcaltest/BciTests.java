@@ -64,7 +64,8 @@ public final class BciTests {
 
 	/** Tree CSV of one thread: path from the first element in pkg -> calls (summed). */
 	private Map<String, Long> treeCalls(Path t, String thread, String pkg) throws Exception {
-		Runner.Result res = r.post(t, "--report", "tree", "--format", "csv");
+		/* each thread its own tree: worker-1 .. worker-4 are one pool */
+		Runner.Result res = r.post(t, "--report", "tree", "--format", "csv", "--split-pools");
 		r.check(res.rc == 0, "tree report: " + res.err);
 		Map<String, Long> m = new TreeMap<>();
 		List<List<String>> rows = Runner.csv(res.out);
