@@ -88,7 +88,8 @@ static char *suffix(const struct model_method *mm, int level)
 		return NULL;
 	names_params(mm->sig, simple, s, n + 1);
 	if (level >= 3) {
-		memcpy(s + n, ": ", 2);
+		s[n] = ':';
+		s[n + 1] = ' ';
 		names_return(mm->sig, simple, s + n + 2, r - 1);
 	}
 	return s;
