@@ -214,6 +214,11 @@ static void test_split_and_select(void)
 	s = POST(trace, "--raw", "--report", "collapsed", "--merge-threads", "--thread", "pool-*");
 	CHECK_STR(s, "Q.poll 4\nS.alone 7\n");
 	free(s);
+	/* flat and callers add every thread up: no group (--min-pct cuts each
+	 * thread by its own cum) */
+	s = POST(trace, "--raw", "--report", "callers", "--min-pct", "1");
+	CHECK(s && strstr(s, "  8 threads  total 41\n") && !strstr(s, "pool"));
+	free(s);
 	s = POST(trace, "--raw", "--report", "summary");
 	for (size_t i = 0; i < NTHREADS; i++)
 		CHECK(s && strstr(s, names[i]));

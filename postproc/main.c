@@ -235,9 +235,11 @@ static int run_report(struct run *r)
 		if (!strcmp(k->name, "chrome") && r->c.sh.min_duration < 0 && !r->c.sh.all)
 			o->min_duration =
 			    (double)default_cut_spans(&r->in.m, o->metric, so->sel, &dc);
-		/* the threads of a pool as one tree (pools.h), but in the
-		 * timelines, which show each thread's events */
-		so->pools = !r->c.sh.split_pools && strcmp(k->name, "chrome") && !r->c.sh.evented;
+		/* the threads of a pool as one tree (pools.h) where threads are
+		 * shown apart: not in the timelines, which show each thread's
+		 * events, nor in flat and callers, which add every thread up */
+		so->pools = !r->c.sh.split_pools && strcmp(k->name, "chrome") && !r->c.sh.evented &&
+			    strcmp(k->name, "flat") && strcmp(k->name, "callers");
 		if ((shape_active(so) || so->pools) && shape_apply(&r->in.m, so, &info)) {
 			msg("error", "out of memory while shaping the trees");
 			return 1;
