@@ -688,7 +688,8 @@ public final class Runner {
 	 */
 	void checkVirtualThreadTrees(Path t, int n) throws Exception {
 		String V = "jcaltest21.VThreads.";
-		Result tree = post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual");
+		/* each thread its own tree: vt-1 .. vt-N are one pool */
+		Result tree = post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual", "--split-pools");
 		Map<String, Long> leafByThread = new TreeMap<>();
 		int threads = 0;
 		List<List<String>> rows = csv(tree.out);
@@ -704,6 +705,14 @@ public final class Runner {
 			if (leafByThread.getOrDefault("vt-" + k, 0L) != k)
 				wrong++;
 		check(wrong == 0, wrong + " virtual threads with a wrong leaf() count, e.g. vt-7: " + leafByThread.get("vt-7"));
+		/* by default the pool is one tree: every vt-k's leaf() calls added up */
+		Result pool = post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual");
+		Map<String, Long> leafByPool = new TreeMap<>();
+		List<List<String>> prow = csv(pool.out);
+		for (List<String> row : prow.subList(Math.min(1, prow.size()), prow.size()))
+			if (row.get(8).endsWith(V + "work;" + V + "leaf"))
+				leafByPool.merge(row.get(0).replaceAll("#[0-9]+$", ""), Long.parseLong(row.get(3)), Long::sum);
+		expectExact("the virtual threads' pool", map("vt-* (" + n + " threads)", (long) n * (n + 1) / 2), leafByPool);
 		Result carriers = post(t, "--report", "flat", "--format", "csv", "--raw", "--thread", "ForkJoinPool-*");
 		check(carriers.rc == 0 && !carriers.out.contains(V), "carrier trees must not hold virtual threads' methods");
 	}
