@@ -63,6 +63,10 @@ struct model_thread {
 	 * (model_fold, --merge-threads), nfolded of them. */
 	int group;
 	size_t nfolded;
+	/* A pool's group (pools.h): its threads' serials (nfolded), its index
+	 * in model.pools. */
+	uint32_t *pool_serials;
+	size_t pool_index;
 	UT_hash_handle hh;
 };
 
@@ -150,6 +154,9 @@ struct model {
 	struct model_input *inputs;
 	size_t ninputs;
 	uint32_t next_method;
+	/* The groups of the threads of one pool (pools.h), npools of them. */
+	struct model_thread **pools;
+	size_t npools;
 };
 
 void model_init(struct model *m, const struct calltree_comp *comp);

@@ -311,7 +311,36 @@ final class DiffTests {
 			Runner.Result text = diff(a, b);
 			r.check(text.out.matches("(?s).*\n  normalised: [^\n]*3 thread names \\(pool and thread numbers\\).*"),
 					mode + ": the three pool threads' names normalised: " + text.out.substring(0, 700));
+			/* jcal-post's own tree of each run: the pool is one tree by default */
+			for (Path run : List.of(a, b)) {
+				long n = run == b ? 18 : 6;
+				String g = "pool-1-thread-* (3 threads) ";
+				r.expectExact(mode + ", " + run.getFileName() + ": the pool's tree", Runner.map(g + D + "lambda$pool$0", 6,
+						g + D + "task", 6, g + D + "work", n, g + D + "leaf(int)", n), poolCalls(run, false));
+				Map<String, Long> split = poolCalls(run, true), sum = new TreeMap<>();
+				for (Map.Entry<String, Long> e : split.entrySet())
+					sum.merge(g + e.getKey().substring(e.getKey().indexOf(' ') + 1), e.getValue(), Long::sum);
+				r.expectExact(mode + ", " + run.getFileName() + ": --split-pools, the threads' own trees added up",
+						poolCalls(run, false), sum);
+				r.check(split.keySet().stream().allMatch(k -> k.matches("pool-1-thread-[123] .*")),
+						mode + ": --split-pools shows the pool's threads apart: " + split.keySet());
+			}
 		}
+	}
+
+	/** Calls of DiffApp's methods in the tree of the pool's threads: "thread method" -> calls, summed. */
+	private Map<String, Long> poolCalls(Path t, boolean split) throws Exception {
+		Runner.Result res = split ? r.post(t, "--report", "tree", "--format", "csv", "--split-pools")
+				: r.post(t, "--report", "tree", "--format", "csv");
+		r.check(res.rc == 0, "tree of " + t + ": exit " + res.rc + ": " + res.err);
+		Map<String, Long> m = new TreeMap<>();
+		List<List<String>> rows = Runner.csv(res.out);
+		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size())) {
+			String path = row.get(8), last = path.substring(path.lastIndexOf(';') + 1);
+			if (row.get(0).startsWith("pool-") && last.startsWith(D))
+				m.merge(row.get(0).replaceAll("#[0-9]+$", "") + " " + last, Long.parseLong(row.get(3)), Long::sum);
+		}
+		return m;
 	}
 
 	/** Sums of a collapsed diff's two columns and its number of lines. */
