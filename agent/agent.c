@@ -251,7 +251,10 @@ static int load_failure = JCAL_ATTACH_FAILED; /* what a failed agent_load was */
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
-	if (jcal_stopped() || jcal_internal_thread || thread_state_get(jvmti))
+	if (jcal_internal_thread)
+		return;
+	jcal_hold_wait(); /* a rotation: started in the next file */
+	if (jcal_stopped() || thread_state_get(jvmti))
 		return;
 	thread_state_create(jvmti, jni, thread, 0);
 }
@@ -272,6 +275,7 @@ static void JNICALL on_vthread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthre
 {
 	struct jcal_thread *st = thread_state_get(jvmti);
 
+	jcal_hold_wait(); /* a rotation: started in the next file */
 	if (jcal_stopped())
 		return;
 	if (!st)
@@ -352,16 +356,21 @@ static int enable_mount_events(jvmtiEnv *jvmti)
 
 void agent_rec_finish(JNIEnv *jni, const char *reason)
 {
-	uint64_t threads = 0, events, bytes, lost, filtered = 0;
-	char filter_note[128] = "";
-	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
-	struct trace_recbuf *rb;
-
 	if (!rec.active)
 		return;
 	rec.active = 0;
 	jcal_tracing_stop();
 	recording_limits_cancel();
+	agent_rec_close(jni, reason);
+}
+
+void agent_rec_close(JNIEnv *jni, const char *reason)
+{
+	uint64_t threads = 0, events, bytes, lost, filtered = 0;
+	char filter_note[128] = "";
+	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
+	struct trace_recbuf *rb;
+
 	events = thread_state_flush_all(jcal.jvmti, jni, &threads, &filtered);
 	lost = atomic_load(&jcal.lost_events);
 	rb = trace_file_lock();
@@ -401,6 +410,8 @@ void agent_rec_finish(JNIEnv *jni, const char *reason)
 		 trace_file_failed() ? " - INCOMPLETE: a write failed" : "",
 		 reason ? " - stopped: " : "", reason ? reason : "");
 	jcal_info("wrote %s", rec.last);
+	if (rec.active)
+		return; /* a rotation: the recording goes on in the next file */
 	if (hooks && hooks->finish && hooks->finish(jcal.out_path))
 		_exit(1);
 }

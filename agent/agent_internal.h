@@ -23,6 +23,7 @@ struct agent_rec {
 	struct timespec since; /* CLOCK_REALTIME at its start */
 	char options[4 * JCAL_OPT_PATH_MAX];
 	char last[1400]; /* the summary of the last recording that ended */
+	unsigned file_seq; /* out='s %n of the file being written (0: the first, 1) */
 };
 
 /* Takes the recording's lock and returns the recording; agent_rec_unlock
@@ -38,6 +39,12 @@ void agent_rec_began(const char *options);
  * now) and prints the summary line. reason: why the recording ended before
  * the JVM did (a meta record the reports show), or NULL. */
 void agent_rec_finish(JNIEnv *jni, const char *reason);
+
+/* Under the lock, the event path stopped or held (JCAL_HELD): what
+ * agent_rec_finish writes, without ending the recording: every thread's
+ * buffer flushed, the file ended and closed (or the trees' snapshot
+ * written), the summary line printed and kept. A rotation's first half. */
+void agent_rec_close(JNIEnv *jni, const char *reason);
 
 /* The recording's output at jcal.out_path: the trace file (output=trace|
  * both), and the trees' snapshot (output=tree|both, tree_recorder.h) at

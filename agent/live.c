@@ -90,6 +90,7 @@ static int run(JavaVM *vm, const char *options, const struct jcal_options *o, ch
 			return JCAL_ATTACH_OK;
 		case JCAL_CMD_STOP:
 		case JCAL_CMD_DUMP:
+		case JCAL_CMD_ROTATE:
 			jcal_error("no jcal agent is recording in this JVM");
 			return JCAL_ATTACH_NOT_RECORDING;
 		default:
@@ -109,6 +110,8 @@ static int run(JavaVM *vm, const char *options, const struct jcal_options *o, ch
 			return JCAL_ATTACH_BAD_OPTIONS;
 		}
 		return session_dump(o->out_given ? path : NULL, msg, len);
+	case JCAL_CMD_ROTATE:
+		return session_rotate(jni, o, msg, len);
 	case JCAL_CMD_STATUS:
 		return session_status(msg, len);
 	case JCAL_CMD_HELP:
@@ -119,7 +122,7 @@ static int run(JavaVM *vm, const char *options, const struct jcal_options *o, ch
 		    "calibrate runs at JVM start only (java -agentpath:libjcal.so=calibrate)");
 		return JCAL_ATTACH_BAD_OPTIONS;
 	default:
-		jcal_error("no command in '%s': use start, stop, dump or status", options);
+		jcal_error("no command in '%s': use start, stop, rotate, dump or status", options);
 		return JCAL_ATTACH_BAD_OPTIONS;
 	}
 }

@@ -30,7 +30,6 @@ static int at_limit;
 
 struct limits {
 	unsigned gen;
-	unsigned recording;
 	unsigned duration_s;
 	uint64_t maxsize;
 	recording_limits_stop_fn stop;
@@ -93,8 +92,9 @@ static void *limits_main(void *arg)
 	int attached =
 	    (*jcal.vm)->AttachCurrentThreadAsDaemon(jcal.vm, (void **)&jni, &args) == JNI_OK;
 	char msg[256];
-	/* Not attached (the JVM is going down): the file is still finished. */
-	me.stop(attached ? jni : NULL, me.recording, reason, msg, sizeof(msg));
+	/* Not attached (the JVM is going down): the file is still finished.
+	 * The generation names the recording: rotations keep it. */
+	me.stop(attached ? jni : NULL, me.gen, reason, msg, sizeof(msg));
 	if (attached)
 		(*jcal.vm)->DetachCurrentThread(jcal.vm);
 	return NULL;
@@ -111,7 +111,6 @@ void recording_limits_start(const struct jcal_options *o, recording_limits_stop_
 	generation++;
 	at_limit = 0;
 	current.gen = generation;
-	current.recording = atomic_load(&jcal.recording);
 	current.duration_s = o->duration_s;
 	current.maxsize = o->maxsize;
 	current.stop = stop;
@@ -143,6 +142,17 @@ void recording_limits_wake(void)
 	at_limit = 1;
 	pthread_cond_broadcast(&wake);
 	pthread_mutex_unlock(&lock);
+}
+
+int recording_limits_current(unsigned gen)
+{
+	int same;
+
+	pthread_once(&wake_once, init_wake);
+	pthread_mutex_lock(&lock);
+	same = generation == gen;
+	pthread_mutex_unlock(&lock);
+	return same;
 }
 
 void recording_limits_cancel(void)

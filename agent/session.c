@@ -224,6 +224,7 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 		rc = JCAL_ATTACH_OUTPUT;
 		goto out;
 	}
+	rec->file_seq = 1;
 	if (jcal_options_expand_out(jcal.opts.out, getpid(), time(NULL), jcal.out_path,
 				    sizeof(jcal.out_path), err, sizeof(err)) ||
 	    agent_open_output(TRACE_FILE_NOWAIT, err, sizeof(err))) {
@@ -231,7 +232,7 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 		rc = JCAL_ATTACH_OUTPUT;
 		goto out;
 	}
-	atomic_fetch_add(&jcal.recording, 1);
+	atomic_store(&jcal.session_first, atomic_fetch_add(&jcal.recording, 1) + 1);
 	atomic_store(&jcal.lost_events, 0);
 	thread_state_new_recording();
 	if (begin_output(options, err, sizeof(err))) {
@@ -263,15 +264,15 @@ out:
 	return rc;
 }
 
-int session_stop(JNIEnv *jni, unsigned recording, const char *reason, char *msg, size_t len)
+int session_stop(JNIEnv *jni, unsigned limit, const char *reason, char *msg, size_t len)
 {
 	int rc = JCAL_ATTACH_OK;
 
 	if (len)
 		msg[0] = '\0';
 	struct agent_rec *rec = agent_rec_lock();
-	if (!rec->active || (recording && recording != atomic_load(&jcal.recording))) {
-		if (!recording)
+	if (!rec->active || (limit && !recording_limits_current(limit))) {
+		if (!limit)
 			jcal_error("no recording is running%s%s",
 				   rec->last[0] ? "; the last: " : "", rec->last);
 		rc = JCAL_ATTACH_NOT_RECORDING;
@@ -283,6 +284,91 @@ int session_stop(JNIEnv *jni, unsigned recording, const char *reason, char *msg,
 	 * were disabled by the stop itself). */
 	if (jcal.opts.mode == JCAL_MODE_BCI && !atomic_load(&jcal.dead))
 		bci_agent_set_probes(jcal.jvmti, jni, 0);
+out:
+	agent_rec_unlock();
+	return rc;
+}
+
+/* The recording ends here, its file complete, since the next file of a
+ * rotation could not be begun (err): the event path stopped, the probes
+ * removed, as a stop does. */
+static int rotate_failed(JNIEnv *jni, struct agent_rec *rec, const char *err)
+{
+	rec->active = 0;
+	jcal_tracing_stop(); /* the held events are dropped now */
+	recording_limits_cancel();
+	if (jcal.opts.mode == JCAL_MODE_BCI && !atomic_load(&jcal.dead))
+		bci_agent_set_probes(jcal.jvmti, jni, 0);
+	jcal_error("rotate: %s; the recording ended with %s", err, trace_file_closed_path());
+	return JCAL_ATTACH_OUTPUT;
+}
+
+/* The rotation's second half, the event path held: the next file at
+ * jcal.out_path begun as a start begins it, with every method defined in
+ * it and every thread started again at its next event (marked late: the
+ * frames it has open come back as unmatched exits). 0, or -1 with err. */
+static int rotate_begin(const char *options, char *err, size_t errlen)
+{
+	if (agent_open_output(TRACE_FILE_NOWAIT, err, errlen))
+		return -1;
+	atomic_fetch_add(&jcal.recording, 1);
+	atomic_store(&jcal.lost_events, 0);
+	thread_state_new_recording();
+	if (begin_output(options, err, errlen)) {
+		trace_file_abandon();
+		return -1;
+	}
+	method_table_write_all();
+	region_control_write_labels();
+	trace_file_flush();
+	agent_rec_began(options);
+	return 0;
+}
+
+int session_rotate(JNIEnv *jni, const struct jcal_options *o, char *msg, size_t len)
+{
+	char next[JCAL_OPT_PATH_MAX], err[1400], options[sizeof(((struct agent_rec *)0)->options)];
+	int rc = JCAL_ATTACH_OK;
+
+	msg[0] = '\0';
+	struct agent_rec *rec = agent_rec_lock();
+	if (!rec->active || jcal_stopped()) {
+		jcal_error("no recording is running%s: nothing to rotate",
+			   rec->active ? " (it is ending)" : "");
+		rc = JCAL_ATTACH_NOT_RECORDING;
+		goto out;
+	}
+	unsigned seq = (rec->file_seq ? rec->file_seq : 1) + 1;
+	if (jcal_options_expand_out_seq(o->out_given ? o->out : jcal.opts.out, getpid(), time(NULL),
+					seq, next, sizeof(next), err, sizeof(err))) {
+		jcal_error("rotate: %s", err);
+		rc = JCAL_ATTACH_BAD_OPTIONS;
+		goto out;
+	}
+	if (!strcmp(next, trace_file_path())) {
+		jcal_error("rotate: the next file would be this one, %s (give out= a new name, or "
+			   "%%n or %%t in the start's out=)",
+			   next);
+		rc = JCAL_ATTACH_BAD_OPTIONS;
+		goto out;
+	}
+	snprintf(options, sizeof(options), "%s", rec->options);
+	/* Every event from here waits until the next file is begun; the
+	 * buffers hold each thread's events up to now, written to this file. */
+	atomic_store(&jcal.stopped, JCAL_HELD);
+	snprintf(err, sizeof(err), "rotated: the recording goes on in %s", next);
+	agent_rec_close(jni, err);
+	snprintf(jcal.out_path, sizeof(jcal.out_path), "%s", next);
+	/* the trees too start again, emptied (begin_output) */
+	if (rotate_begin(options, err, sizeof(err))) {
+		rc = rotate_failed(jni, rec, err);
+		goto out;
+	}
+	rec->file_seq = seq;
+	int held = JCAL_HELD;
+	atomic_compare_exchange_strong(&jcal.stopped, &held, 0);
+	/* the summary of the file closed is logged (in the reply too) */
+	snprintf(msg, len, "rotated: recording to %s\n", jcal.out_path);
 out:
 	agent_rec_unlock();
 	return rc;

@@ -22,10 +22,17 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len);
 int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options, char *msg,
 		  size_t len);
 
-/* stop: ends the recording (of number recording, or any when 0), removes
- * the probes or disables method events; reason goes into the file. Also
- * what a duration= or maxsize= limit runs (recording_limits.h). */
-int session_stop(JNIEnv *jni, unsigned recording, const char *reason, char *msg, size_t len);
+/* stop: ends the recording (the one of limit, recording_limits.h, or any
+ * when 0), removes the probes or disables method events; reason goes into
+ * the file. Also what a duration= or maxsize= limit runs. */
+int session_stop(JNIEnv *jni, unsigned limit, const char *reason, char *msg, size_t len);
+
+/* rotate: ends the recording's file and goes on in the next one, out= of o
+ * or the start's out= with %n one more, with no event lost or counted
+ * twice: the event path waits meanwhile (JCAL_HELD). duration= and
+ * maxsize= go on (maxsize= per file). When the next file cannot be begun
+ * the recording ends with the one just closed. */
+int session_rotate(JNIEnv *jni, const struct jcal_options *o, char *msg, size_t len);
 
 /* dump: what was recorded so far, to path (NULL: a name beside out=). */
 int session_dump(const char *path, char *msg, size_t len);

@@ -211,7 +211,7 @@ static int reparent(struct calltree *t, uint32_t method, uint32_t *out)
 	root->first_child = n;
 	root->last_child = n;
 	root->hint = n;
-	t->nodes[n].calls = 1;
+	t->nodes[n].calls = t->continued ? 0 : 1;
 	/* While no frame was open, the running method was this one (or a frame
 	 * below it): what the root took since the last insertion is its. */
 	for (unsigned i = 0; i < t->nmetrics; i++) {

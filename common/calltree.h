@@ -164,6 +164,11 @@ struct calltree {
 	uint64_t rise, fall;
 	int unsafe;
 	int gap; /* tracing of the thread stopped: the next delta is not charged */
+	/* the thread's events continue an earlier file's (TRACE_THREAD_CONTINUED):
+	 * a frame found open by an unmatched exit gets no call, its call being
+	 * counted where it was entered (docs/live-profiling.md, "Continuous
+	 * recordings"); else one */
+	int continued;
 	int finished;
 };
 

@@ -94,6 +94,10 @@ enum trace_record_kind {
 #define TRACE_THREAD_DAEMON 0x1u
 #define TRACE_THREAD_VIRTUAL 0x2u
 #define TRACE_THREAD_LATE 0x4u /* first seen at an event, not at ThreadStart */
+/* its events continue those of the previous file of a continuous recording
+ * (a rotation): a frame open at its first event was entered, and its call
+ * counted, in an earlier file */
+#define TRACE_THREAD_CONTINUED 0x8u
 
 enum jcal_transition {
 	JCAL_TR_ENTRY = 0, /* E */

@@ -362,6 +362,7 @@ static int tree_setup(struct model *m, struct model_thread *t, unsigned nmetrics
 		n = JCAL_MAX_METRICS;
 	if (calltree_init(&t->tree, n, m->has_comp ? &m->comp : NULL))
 		return -1;
+	t->tree.continued = (t->flags & TRACE_THREAD_CONTINUED) != 0;
 	t->has_tree = 1;
 	if (n > m->nmetrics)
 		m->nmetrics = n;

@@ -72,7 +72,7 @@ static int parse_time(const char *val, unsigned min, unsigned max, unsigned *sec
 int jcal_command_is_live(enum jcal_command c)
 {
 	return c == JCAL_CMD_START || c == JCAL_CMD_STOP || c == JCAL_CMD_DUMP ||
-	       c == JCAL_CMD_STATUS;
+	       c == JCAL_CMD_STATUS || c == JCAL_CMD_ROTATE;
 }
 
 /* maxsize=SIZE: digits with a unit K, M or G (powers of 1024; bare digits:
@@ -223,6 +223,7 @@ static const char *command_name(enum jcal_command c)
 	    [JCAL_CMD_TRACE] = "trace", [JCAL_CMD_CALIBRATE] = "calibrate",
 	    [JCAL_CMD_START] = "start", [JCAL_CMD_STOP] = "stop",
 	    [JCAL_CMD_DUMP] = "dump",	[JCAL_CMD_STATUS] = "status",
+	    [JCAL_CMD_ROTATE] = "rotate",
 	};
 	return names[c];
 }
@@ -554,8 +555,12 @@ static const struct opt_row {
      JCAL_CMD_DUMP, JCAL_LATER_COMMAND},
     {"status", NULL, MANY, "to a running JVM: say what the agent is doing", NULL, JCAL_CMD_STATUS,
      JCAL_LATER_COMMAND},
+    {"rotate", NULL, MANY,
+     "to a running JVM: end the recording's file and go on in a new one, out= or the start's "
+     "out= again (%n one more), with no event lost between them",
+     NULL, JCAL_CMD_ROTATE, JCAL_LATER_COMMAND},
     {"out", "FILE", ONCE,
-     "trace file; %p = pid, %t = start time, %% = %\n(default " DEFAULT_OUT ")", opt_out,
+     "trace file; %p = pid, %t = start time, %n = file number (rotate), %% = %\n(default " DEFAULT_OUT ")", opt_out,
      JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"metric", "M[+M...]", ONCE,
      "auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
@@ -1047,17 +1052,35 @@ void jcal_bci_exclude_list(const struct jcal_options *o, char *out, size_t outle
 			 o->bci_exclude[0] ? ";" : "", o->bci_exclude);
 }
 
-static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen, char *err,
-		      size_t errlen);
+static int expand_out(const char *pattern, pid_t pid, time_t t, unsigned seq, char *out,
+		      size_t outlen, char *err, size_t errlen);
 
 int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
 			    char *err, size_t errlen)
 {
-	return expand_out(pattern, pid, t, out, outlen, err, errlen) ? one_line(err, errlen) : 0;
+	return jcal_options_expand_out_seq(pattern, pid, t, 1, out, outlen, err, errlen);
 }
 
-static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen, char *err,
-		      size_t errlen)
+int jcal_options_expand_out_seq(const char *pattern, pid_t pid, time_t t, unsigned seq, char *out,
+				size_t outlen, char *err, size_t errlen)
+{
+	return expand_out(pattern, pid, t, seq, out, outlen, err, errlen) ? one_line(err, errlen)
+									 : 0;
+}
+
+int jcal_options_out_varies(const char *pattern)
+{
+	for (const char *p = pattern; *p; p++)
+		if (p[0] == '%' && p[1]) {
+			if (p[1] == 'n' || p[1] == 't')
+				return 1;
+			p++;
+		}
+	return 0;
+}
+
+static int expand_out(const char *pattern, pid_t pid, time_t t, unsigned seq, char *out,
+		      size_t outlen, char *err, size_t errlen)
 {
 	size_t n = 0;
 	char piece[64];
@@ -1075,12 +1098,15 @@ static int expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_
 			localtime_r(&t, &tm);
 			strftime(piece, sizeof(piece), "%Y%m%d-%H%M%S", &tm);
 			p++;
+		} else if (p[1] == 'n') {
+			snprintf(piece, sizeof(piece), "%u", seq);
+			p++;
 		} else if (p[1] == '%') {
 			add = "%";
 			p++;
 		} else {
 			snprintf(err, errlen,
-				 "bad escape '%%%.1s' in out=%s (use %%p, %%t or %%%%)", p + 1,
+				 "bad escape '%%%.1s' in out=%s (use %%p, %%t, %%n or %%%%)", p + 1,
 				 pattern);
 			return -1;
 		}

@@ -31,6 +31,7 @@ enum jcal_command {
 	JCAL_CMD_STOP,
 	JCAL_CMD_DUMP,
 	JCAL_CMD_STATUS,
+	JCAL_CMD_ROTATE,
 };
 
 enum jcal_mode {
@@ -150,10 +151,18 @@ int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_
  * err (the caller names kv). */
 int jcal_label_check(const char *kv, char *key, char *value, char *err, size_t errlen);
 
-/* Expands %p (pid), %t (local time YYYYmmdd-HHMMSS) and %% in pattern.
- * Returns 0, or -1 with a message (unknown escape, result too long). */
+/* Expands %p (pid), %t (local time YYYYmmdd-HHMMSS), %n (seq: the file's
+ * number in a continuous recording, from 1) and %% in pattern. Returns 0,
+ * or -1 with a message (unknown escape, result too long). */
+int jcal_options_expand_out_seq(const char *pattern, pid_t pid, time_t t, unsigned seq, char *out,
+				size_t outlen, char *err, size_t errlen);
+
+/* jcal_options_expand_out_seq with seq 1: a recording's first file. */
 int jcal_options_expand_out(const char *pattern, pid_t pid, time_t t, char *out, size_t outlen,
 			    char *err, size_t errlen);
+
+/* Whether pattern names a new file at each rotation (has %n or %t). */
+int jcal_options_out_varies(const char *pattern);
 
 /* The option table printed by `help`, generated from the parser's rows. */
 const char *jcal_options_help(void);

@@ -5,6 +5,9 @@
  */
 #include "agent/core/agent_state.h"
 
+#include <sched.h>
+#include <time.h>
+
 #include "agent/base/jvmti_check.h"
 
 struct jcal_agent jcal;
@@ -29,4 +32,15 @@ void jcal_tracing_stop(void)
 	/* Also after VM death, or on threads that enabled them per thread
 	 * (calibrate, start=manual): failures are expected and harmless. */
 	jcal_method_events(JVMTI_DISABLE, NULL, jvmti_check_debug);
+}
+
+void jcal_hold_wait(void)
+{
+	const struct timespec pause = {0, 100000}; /* 0.1 ms */
+
+	for (unsigned i = 0; atomic_load(&jcal.stopped) == JCAL_HELD; i++)
+		if (i < 64)
+			sched_yield();
+		else
+			nanosleep(&pause, NULL);
 }

@@ -31,11 +31,16 @@ struct jcal_agent {
 	 * could not be found: every platform thread may then carry one). */
 	jclass carrier_cls;
 	int carrier_known;
-	atomic_int stopped; /* no recording runs (stopped, VM death, a failed write) */
+	/* no recording runs (stopped, VM death, a failed write): 1; a rotation
+	 * holds the event path while it changes files: JCAL_HELD */
+	atomic_int stopped;
 	atomic_int dead;    /* VM death: nothing is recorded again */
 	/* Recordings are numbered from 1; a thread state of an earlier one
 	 * starts again in the file at its next event (thread_state_renew). */
 	atomic_uint recording;
+	/* the first recording of the session a start began (rotations go on in
+	 * it): a thread renewed from one of its recordings continues its file */
+	atomic_uint session_first;
 	int membarrier; /* membarrier(2) registered: see event_recorder.c */
 	/* clock=agentfree: the period of the second read, in ordinary
 	 * events (common/agent_clock.h); JCAL_CLOCK_EVERY=N, 1 for every event */
@@ -64,6 +69,17 @@ static inline int jcal_stopped(void)
 {
 	return atomic_load(&jcal.stopped);
 }
+
+/* jcal.stopped while a rotation (rotate command) closes one file and
+ * opens the next: the event path waits instead of dropping its event, so
+ * that each event goes to exactly one of the files (docs/live-profiling.md,
+ * "Continuous recordings"). */
+#define JCAL_HELD 2
+
+/* Waits while a rotation holds the event path (milliseconds: a file
+ * closed and one opened). Only where the thread may block: a JVMTI
+ * callback or a JNI call, never a critical downcall. */
+void jcal_hold_wait(void);
 
 /* Any recalibrate= burst (start, end or periodic) asked for. */
 static inline int jcal_recalibrating(void)

@@ -76,25 +76,43 @@ static inline void probe_while_stopped(jmethodID mid)
  * The second half of the event path: the thread st is known and traced, its
  * metric read. Appends the event (or counts it filtered), under the busy
  * flag of the shutdown handshake. m: the method when the caller has it
- * already, else NULL (looked up here by mid, or by id).
+ * already, else NULL (looked up here by mid, or by id). While a rotation
+ * holds the event path (JCAL_HELD) the event waits for it, or, when the
+ * caller cannot wait (can_wait 0: a critical downcall), nothing is done
+ * and 1 is returned; else 0.
  */
-static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
-			struct jcal_thread *st, jmethodID mid, uint32_t id, struct jcal_method *m,
-			unsigned transition, const uint64_t *metric)
+static inline int emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
+		       struct jcal_thread *st, jmethodID mid, uint32_t id, struct jcal_method *m,
+		       unsigned transition, const uint64_t *metric, int can_wait)
 {
-	if (jcal.membarrier) {
-		/* VM death issues membarrier(2) between setting stopped and reading
-		 * busy: a compiler barrier is enough here (asymmetric fence). */
-		atomic_store_explicit(&st->busy, 1, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
-	} else {
-		atomic_store(&st->busy, 1);
+	int stopped;
+
+	for (;;) {
+		if (jcal.membarrier) {
+			/* VM death issues membarrier(2) between setting stopped and
+			 * reading busy: a compiler barrier is enough here
+			 * (asymmetric fence). */
+			atomic_store_explicit(&st->busy, 1, memory_order_relaxed);
+			atomic_signal_fence(memory_order_seq_cst);
+		} else {
+			atomic_store(&st->busy, 1);
+		}
+		stopped = atomic_load_explicit(&jcal.stopped, jcal.membarrier
+								  ? memory_order_relaxed
+								  : memory_order_seq_cst);
+		if (__builtin_expect(stopped != JCAL_HELD, 1))
+			break;
+		/* a rotation changes files: the event waits for the next one
+		 * (a critical downcall may not wait: the JNI probe does) */
+		atomic_store_explicit(&st->busy, 0, memory_order_release);
+		if (!can_wait)
+			return 1;
+		jcal_hold_wait();
 	}
-	if (atomic_load_explicit(&jcal.stopped,
-				 jcal.membarrier ? memory_order_relaxed : memory_order_seq_cst)) {
+	if (stopped) {
 		atomic_store_explicit(&st->busy, 0, memory_order_release);
 		probe_while_stopped(mid);
-		return;
+		return 0;
 	}
 	/* First event of a thread since an earlier recording ended (not traced
 	 * when the new one's start=manual leaves it outside every region). */
@@ -102,7 +120,7 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 		agent_clock_mark_rare(&st->clock);
 		if (!thread_state_renew(st, kt)) {
 			atomic_store_explicit(&st->busy, 0, memory_order_release);
-			return;
+			return 0;
 		}
 	}
 	if (!m && mid) {
@@ -133,7 +151,7 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 						atomic_fetch_add(&jcal.lost_events, 1);
 					atomic_store_explicit(&st->busy, 0, memory_order_release);
 					jcal_tracing_stop();
-					return;
+					return 0;
 				}
 			}
 			trace_events_add(&st->enc, transition, type, m->id, metric);
@@ -147,6 +165,7 @@ static inline void emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 			throttle_count_event(&st->throttle, m, transition, metric[0]);
 	}
 	atomic_store_explicit(&st->busy, 0, memory_order_release);
+	return 0;
 }
 
 /*
@@ -194,6 +213,7 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 	else
 		st = thread_state_get(jvmti);
 	if (!st) {
+		jcal_hold_wait();
 		if (jcal_stopped()) {
 			probe_while_stopped(mid);
 			return;
@@ -217,7 +237,7 @@ static inline void record(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodI
 		agent_clock_mark_rare(&st->clock);
 		mid = carrier_method(st, mid, transition);
 	}
-	emit(jvmti, jni, kt, st, mid, id, NULL, transition, metric);
+	emit(jvmti, jni, kt, st, mid, id, NULL, transition, metric, 1);
 	thread_state_event_end(st, kt, start);
 }
 
@@ -257,9 +277,10 @@ static inline int32_t record_critical(uint32_t id, unsigned transition)
 	    (jcal.opts.output != JCAL_OUTPUT_TREE && trace_events_full(&st->enc)))
 		return 1;
 	thread_state_event_start(st, kt, start, metric);
-	emit(NULL, NULL, kt, st, NULL, id, m, transition, metric);
+	/* 1: held by a rotation, the JNI probe records it */
+	int held = emit(NULL, NULL, kt, st, NULL, id, m, transition, metric, 0);
 	thread_state_event_end(st, kt, start);
-	return 0;
+	return held;
 }
 
 int32_t event_critical_enter(int32_t id)

@@ -100,6 +100,7 @@ static struct jcal_thread *current(JNIEnv *jni)
 	struct jcal_thread *st = thread_state_get(jcal.jvmti);
 	jthread self = NULL;
 
+	jcal_hold_wait(); /* a rotation: the region changes after it */
 	if (st == &thread_state_ended || jcal_stopped())
 		return NULL;
 	if (!st &&

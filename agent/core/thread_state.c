@@ -171,6 +171,9 @@ int thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
 
 	if (!thread_state_rebase(st))
 		return 0;
+	/* seen in an earlier file of this session: a rotation came between */
+	if (st->recording >= atomic_load(&jcal.session_first))
+		flags |= TRACE_THREAD_CONTINUED;
 	/* seq_cst: what the session's start set up before it counted the
 	 * recording (the trees on or off) is seen after this */
 	st->recording = atomic_load(&jcal.recording);
@@ -229,6 +232,11 @@ void thread_state_control(struct jcal_thread *st, unsigned kind, uint32_t label)
 	thread_state_event_start(st, kt, start, metric);
 	agent_clock_mark_rare(&st->clock); /* a control event: not a sample */
 	atomic_store(&st->busy, 1);
+	while (atomic_load(&jcal.stopped) == JCAL_HELD) { /* a rotation: after it */
+		atomic_store(&st->busy, 0);
+		jcal_hold_wait();
+		atomic_store(&st->busy, 1);
+	}
 	/* its first call in a recording: started in it first, as an event is */
 	if (!jcal_stopped() &&
 	    (st->recording == atomic_load(&jcal.recording) || thread_state_renew(st, kt))) {
@@ -354,6 +362,14 @@ void thread_state_retire(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_thread *st)
 	struct jcal_kthread *kt = kthread_get();
 
 	pthread_mutex_lock(&registry_mutex);
+	/* A rotation flushes every thread in the registry while it holds the
+	 * event path: once it is over, this thread's events are in the file
+	 * they belong to, and the next file has none of them yet. */
+	while (atomic_load(&jcal.stopped) == JCAL_HELD) {
+		pthread_mutex_unlock(&registry_mutex);
+		jcal_hold_wait();
+		pthread_mutex_lock(&registry_mutex);
+	}
 	if (atomic_load(&jcal.dead)) {
 		/* VM death flushed it already and may still be using it. */
 		pthread_mutex_unlock(&registry_mutex);

@@ -98,6 +98,8 @@ void tree_recorder_thread_start(struct tree_thread *tt, uint64_t java_tid, uint3
 		tt->start_ns = time_ns;
 		if (metric)
 			memcpy(tt->start_metric, metric, sizeof(tt->start_metric));
+		/* a rotation's: its open frames were counted in the last file */
+		tt->tree.continued = (flags & TRACE_THREAD_CONTINUED) != 0;
 	}
 	if (java_tid)
 		tt->java_tid = java_tid;

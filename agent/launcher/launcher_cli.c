@@ -19,6 +19,9 @@
 #define PID_CMDS                                                                                   \
 	(CMD_BIT(LAUNCHER_CMD_RECORD) | CMD_BIT(LAUNCHER_CMD_START) | CMD_BIT(LAUNCHER_CMD_STOP) | \
 	 CMD_BIT(LAUNCHER_CMD_DUMP) | CMD_BIT(LAUNCHER_CMD_STATUS))
+/* what the agent is sent: the user's commands and record --loop's rotate */
+#define AGENT_CMDS (PID_CMDS | CMD_BIT(LAUNCHER_CMD_ROTATE))
+#define KEEP_MAX 100000
 #define DEFAULT_TIMEOUT_S 10
 
 const struct jcal_exit_row jcal_exit_rows[] = {
@@ -56,6 +59,11 @@ static const struct command_row commands[] = {
      "record PID -d DURATION [-o FILE] [--label K:V]... [AGENT_OPTS]",
      "start a recording of DURATION, wait until it has ended, print its status; Ctrl-C or "
      "SIGTERM stops it early"},
+    {"record", LAUNCHER_CMD_RECORD,
+     "record PID --loop PERIOD [-d TOTAL] [--keep N] -o 'FILE-%n.bin' [AGENT_OPTS]",
+     "a continuous recording: one complete file per PERIOD (-o with %n, its number, or %t, "
+     "its time), no event lost or counted twice between them, until TOTAL, jcal stop, "
+     "Ctrl-C or the JVM's exit; --keep N removes the oldest files beyond N"},
     {"start", LAUNCHER_CMD_START, "start PID [-o FILE] [--label K:V]... [AGENT_OPTS]",
      "start a recording and return (end it with jcal stop)"},
     {"stop", LAUNCHER_CMD_STOP, "stop PID", "stop the recording; its file is complete afterwards"},
@@ -75,9 +83,15 @@ struct option_row {
 static const struct option_row options[] = {
     {"duration", 'd', "DURATION", NULL, CMD_BIT(LAUNCHER_CMD_RECORD),
      "record: how long (N, Ns, Nm or Nh; required)"},
-    {"out", 'o', "FILE", "the agent's jcal-%p.bin",
+    {"loop", 0, "PERIOD", NULL, CMD_BIT(LAUNCHER_CMD_RECORD),
+     "record: a new file every PERIOD (N, Ns, Nm or Nh), the recording going on without a "
+     "gap; -d becomes optional (docs/live-profiling.md, \"Continuous recordings\")"},
+    {"keep", 0, "N", "all", CMD_BIT(LAUNCHER_CMD_RECORD),
+     "record --loop: at most N files, the oldest removed as each new one begins"},
+    {"out", 'o', "FILE", "the agent's jcal-%p.bin; with --loop, jcal-%p-%n.bin",
      CMD_BIT(LAUNCHER_CMD_RECORD) | CMD_BIT(LAUNCHER_CMD_START) | CMD_BIT(LAUNCHER_CMD_DUMP),
-     "the file the JVM writes, relative to jcal's current directory (%p: the JVM's pid); "
+     "the file the JVM writes, relative to jcal's current directory (%p: the JVM's pid, %t: the "
+     "time, %n: the file's number with --loop); "
      "when the JVM cannot write it (another namespace, another user), jcal copies it there"},
     {"label", 0, "KEY:VALUE", NULL, CMD_BIT(LAUNCHER_CMD_RECORD) | CMD_BIT(LAUNCHER_CMD_START),
      "a label of the recording, repeatable (the agent's label=KEY:VALUE): jcal-post's pprof "
@@ -206,6 +220,17 @@ static int take_option(struct launcher_args *a, const struct option_row *o, cons
 			return launcher_fail(err, errlen, "-o: %s",
 					     *arg ? "given twice" : "empty file name");
 		a->out = arg;
+	} else if (!strcmp(o->name, "loop")) {
+		if (launcher_parse_duration(arg, &a->loop_s))
+			return launcher_fail(
+			    err, errlen, "--loop '%s': expected N, Ns, Nm or Nh (up to 7 days)", arg);
+	} else if (!strcmp(o->name, "keep")) {
+		char *end;
+		long k = strtol(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end || k < 1 || k > KEEP_MAX)
+			return launcher_fail(err, errlen, "--keep '%s': expected 1 to %d files", arg,
+					     KEEP_MAX);
+		a->keep = (unsigned)k;
 	} else if (!strcmp(o->name, "lib")) {
 		a->lib = arg;
 	} else if (!strcmp(o->name, "label")) {
@@ -247,8 +272,14 @@ static int take_operands(struct launcher_args *a, int argc, char **argv, const c
 	for (; i < argc; i++)
 		if (add_agent_options(a, argv[i], err, errlen))
 			return -1;
-	if (a->cmd == LAUNCHER_CMD_RECORD && !a->duration_s)
-		return launcher_fail(err, errlen, "record needs -d DURATION");
+	if (a->cmd == LAUNCHER_CMD_RECORD && !a->duration_s && !a->loop_s)
+		return launcher_fail(err, errlen, "record needs -d DURATION (or --loop PERIOD)");
+	if (a->keep && !a->loop_s)
+		return launcher_fail(err, errlen, "--keep goes with --loop");
+	if (a->loop_s && a->duration_s && a->loop_s >= a->duration_s)
+		return launcher_fail(err, errlen,
+				     "--loop %lds is not shorter than -d %lds: one file, give -d alone",
+				     a->loop_s, a->duration_s);
 	return 0;
 }
 
@@ -312,15 +343,15 @@ int launcher_agent_options(const struct launcher_args *a, const char *abs_out, c
 	static const char *const names[] = {
 	    [LAUNCHER_CMD_RECORD] = "start",  [LAUNCHER_CMD_START] = "start",
 	    [LAUNCHER_CMD_STOP] = "stop",     [LAUNCHER_CMD_DUMP] = "dump",
-	    [LAUNCHER_CMD_STATUS] = "status",
+	    [LAUNCHER_CMD_STATUS] = "status", [LAUNCHER_CMD_ROTATE] = "rotate",
 	};
-	if (!(CMD_BIT(a->cmd) & PID_CMDS))
+	if (!(CMD_BIT(a->cmd) & AGENT_CMDS))
 		return -1;
 	int n = snprintf(out, outlen, "%s", names[a->cmd]);
 	if (n >= 0 && abs_out)
 		n += snprintf(out + n, outlen > (size_t)n ? outlen - (size_t)n : 0, ",out=%s",
 			      abs_out);
-	if (n >= 0 && a->cmd == LAUNCHER_CMD_RECORD)
+	if (n >= 0 && a->cmd == LAUNCHER_CMD_RECORD && a->duration_s)
 		n += snprintf(out + n, outlen > (size_t)n ? outlen - (size_t)n : 0,
 			      ",duration=%lds", a->duration_s);
 	if (n >= 0 && a->opts[0])

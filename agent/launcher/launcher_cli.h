@@ -46,12 +46,15 @@ enum launcher_command {
 	LAUNCHER_CMD_STATUS,
 	LAUNCHER_CMD_HELP,
 	LAUNCHER_CMD_VERSION,
+	LAUNCHER_CMD_ROTATE, /* record --loop's own: the agent's rotate */
 };
 
 struct launcher_args {
 	enum launcher_command cmd;
 	pid_t pid;
 	long duration_s; /* -d, record only; 0 unset */
+	long loop_s;	 /* --loop, record only: a file per period; 0 unset */
+	unsigned keep;	 /* --keep, with --loop: at most this many files; 0 all */
 	const char *out; /* -o or out= among the agent options; NULL unset */
 	const char *lib; /* --lib; NULL: the default search */
 	int timeout_ms;	 /* --timeout */

@@ -18,6 +18,7 @@
 #include "agent/launcher/jvm_list.h"
 #include "agent/launcher/jvm_process.h"
 #include "agent/launcher/launcher_io.h"
+#include "agent/launcher/loop_files.h"
 #include "common/lib_locate.h"
 #include "agent/base/options.h"
 #include "agent/launcher/out_stage.h"
@@ -584,6 +585,176 @@ static int cmd_record(struct target *t, const struct launcher_args *a, const cha
 	return code;
 }
 
+/* --keep's remove: a file of the loop, said. */
+static int remove_old(const char *name, void *ctx)
+{
+	(void)ctx;
+	if (unlink(name) && errno != ENOENT) {
+		fprintf(stderr, "jcal: warning: --keep: cannot remove ");
+		launcher_put_escaped(stderr, name, 0);
+		fprintf(stderr, ": %s\n", strerror(errno));
+		return -1;
+	}
+	printf("jcal: --keep: removed ");
+	launcher_put_escaped(stdout, name, 0);
+	putchar('\n');
+	return 0;
+}
+
+static void say_written(const struct target *t, const char *name)
+{
+	printf("jcal: recording of process %d written to ", (int)t->p.pid);
+	launcher_put_escaped(stdout, name, 0);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* How the loop ended: the recording no longer runs (jcal stop, -d's
+ * duration=, a limit), the JVM exited (the agent finished the file at VM
+ * death), or a signal (stopped here). */
+enum loop_end { LOOP_ON, LOOP_ENDED, LOOP_EXITED };
+
+/* One rotation: the agent closes the file being written and goes on in
+ * the next one of lf. Returns LOOP_ON, LOOP_ENDED or LOOP_EXITED, or -1
+ * with *code set. */
+static int rotate_once(struct target *t, const struct launcher_args *a, struct loop_files *lf,
+		       const char *pattern, int *code)
+{
+	char name[PATH_MAX], agent_out[2 * PATH_MAX], err[PATH_MAX + 256];
+	struct launcher_args rot = *a;
+	char *reply = NULL;
+
+	if (loop_files_next(lf, pattern, t->p.nspid, time(NULL), name, sizeof(name), agent_out,
+			    sizeof(agent_out), err, sizeof(err))) {
+		*code = error(JCAL_EXIT_USAGE, "%s", err);
+		return -1;
+	}
+	rot.cmd = LAUNCHER_CMD_ROTATE;
+	rot.opts[0] = '\0';
+	*code = send_command(t, &rot, agent_out, &reply);
+	free(reply);
+	if (*code == JCAL_EXIT_NOT_RECORDING)
+		return LOOP_ENDED;
+	if (*code == JCAL_EXIT_NO_PROCESS || !proc_handle_alive(&t->p.proc))
+		return LOOP_EXITED;
+	if (*code != JCAL_EXIT_OK)
+		return -1;
+	say_written(t, lf->name[lf->n - 1]);
+	if (loop_files_add(lf, name)) {
+		*code = error(JCAL_EXIT_ATTACH_FAILED, "out of memory");
+		return -1;
+	}
+	loop_files_trim(lf, remove_old, NULL);
+	fflush(stdout);
+	return LOOP_ON;
+}
+
+/* Waits until the next rotation is due (every a->loop_s from started) or
+ * the recording's end: LOOP_ON (rotate now), LOOP_ENDED (-d reached: the
+ * agent ends the recording itself) or LOOP_EXITED. A signal returns
+ * LOOP_ON with interrupted set. */
+static int loop_wait(struct target *t, const struct launcher_args *a, long started, unsigned k)
+{
+	long due = started + (long)k * a->loop_s;
+
+	for (;;) {
+		long now = now_s();
+		if (a->duration_s && started + a->duration_s <= due && now >= started + a->duration_s)
+			return LOOP_ENDED;
+		if (now >= due)
+			return LOOP_ON;
+		if (nap(200))
+			return LOOP_ON;
+		if (!proc_handle_alive(&t->p.proc))
+			return LOOP_EXITED;
+	}
+}
+
+/* Until the recording that -d's duration= (or a stop elsewhere) ends is
+ * over: polls status. Returns an exit code. */
+static int loop_drain(struct target *t, const struct launcher_args *a)
+{
+	struct launcher_args st = *a;
+	long deadline = now_s() + RECORD_GRACE_S;
+	char *reply = NULL;
+	int code;
+
+	st.cmd = LAUNCHER_CMD_STATUS;
+	st.opts[0] = '\0';
+	for (;;) {
+		if (!proc_handle_alive(&t->p.proc))
+			return JCAL_EXIT_NO_PROCESS;
+		code = send_command(t, &st, NULL, &reply);
+		int on = reply_recording(reply);
+		free(reply);
+		reply = NULL;
+		if (code != JCAL_EXIT_OK || !on)
+			return code;
+		if (interrupted || now_s() > deadline)
+			return JCAL_EXIT_RECORDING;
+		nap(200);
+	}
+}
+
+/* record --loop: start into the first file, then a rotation every period
+ * until -d, jcal stop, a signal or the JVM's exit; each complete file is
+ * said as it is, --keep applied as each new one begins. */
+static int cmd_loop(struct target *t, const struct launcher_args *a, const char *pattern)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	char name[PATH_MAX], agent_out[2 * PATH_MAX], err[PATH_MAX + 256];
+	struct loop_files lf = {.keep = a->keep};
+	int code, end = LOOP_ON;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (loop_files_next(&lf, pattern, t->p.nspid, time(NULL), name, sizeof(name), agent_out,
+			    sizeof(agent_out), err, sizeof(err)))
+		return error(JCAL_EXIT_USAGE, "%s", err);
+	code = send_command(t, a, agent_out, NULL);
+	if (code != JCAL_EXIT_OK || loop_files_add(&lf, name)) {
+		loop_files_free(&lf);
+		return code != JCAL_EXIT_OK ? code : error(JCAL_EXIT_ATTACH_FAILED, "out of memory");
+	}
+	long started = now_s();
+	for (unsigned k = 1; end == LOOP_ON; k++) {
+		end = loop_wait(t, a, started, k);
+		if (interrupted || end != LOOP_ON)
+			break;
+		end = rotate_once(t, a, &lf, pattern, &code);
+		if (end < 0)
+			break;
+	}
+	if (end == LOOP_ON && interrupted) {
+		struct launcher_args stop = *a;
+		stop.cmd = LAUNCHER_CMD_STOP;
+		stop.opts[0] = '\0';
+		fprintf(stderr, "jcal: %s: stopping the recording of process %d\n",
+			strsignal(interrupted), (int)t->p.pid);
+		code = send_command(t, &stop, NULL, NULL);
+		end = code == JCAL_EXIT_OK || code == JCAL_EXIT_NOT_RECORDING ? LOOP_ENDED : -1;
+	} else if (end == LOOP_ENDED) {
+		code = loop_drain(t, a);
+		if (code == JCAL_EXIT_NO_PROCESS)
+			end = LOOP_EXITED;
+		else if (code == JCAL_EXIT_RECORDING)
+			code = error(JCAL_EXIT_RECORDING,
+				     "the recording did not end %d s after -d: jcal stop %d ends it",
+				     RECORD_GRACE_S, (int)t->p.pid);
+	}
+	if (end == LOOP_EXITED) {
+		printf("jcal: process %d exited: the agent finished its last file at the JVM's "
+		       "end\n",
+		       (int)t->p.pid);
+		code = JCAL_EXIT_OK;
+	}
+	if (end == LOOP_ENDED || end == LOOP_EXITED)
+		say_written(t, lf.name[lf.n - 1]);
+	loop_files_free(&lf);
+	return end < 0 ? code : JCAL_EXIT_OK;
+}
+
 /* status of a JVM where no jcal agent is loaded: answered without loading
  * it, so the JVM stays as it was. */
 static int not_loaded(const struct target *t, enum launcher_command cmd)
@@ -650,7 +821,7 @@ static int run_on(struct target *t, const struct launcher_args *a, const char *e
 			     (int)t->p.pid);
 	const char *out = a->out;
 	if (!out && a->cmd == LAUNCHER_CMD_RECORD)
-		out = "jcal-%p.bin";
+		out = a->loop_s ? "jcal-%p-%n.bin" : "jcal-%p.bin";
 	if (out && launcher_absolute(out, cwd, abs_out, sizeof(abs_out)))
 		return error(JCAL_EXIT_USAGE, "output path too long: %s", out);
 	const char *agent_out = out ? abs_out : NULL;
@@ -658,6 +829,16 @@ static int run_on(struct target *t, const struct launcher_args *a, const char *e
 		return code;
 	if (out && (code = stage_output(t, abs_out, &agent_out)) != 0)
 		return code;
+	if (a->cmd == LAUNCHER_CMD_RECORD && a->loop_s) {
+		if (t->staged) {
+			out_stage_remove(&t->stage);
+			return error(JCAL_EXIT_USAGE,
+				     "--loop writes where the JVM can write itself: give -o a "
+				     "directory that user %s can write, in the JVM's file system",
+				     t->p.user);
+		}
+		return cmd_loop(t, a, abs_out);
+	}
 	if (a->cmd == LAUNCHER_CMD_RECORD)
 		return finish_stage(t, a->cmd, cmd_record(t, a, agent_out));
 	code = finish_stage(t, a->cmd, send_command(t, a, agent_out, NULL));
