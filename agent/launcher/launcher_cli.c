@@ -274,6 +274,11 @@ static int take_operands(struct launcher_args *a, int argc, char **argv, const c
 			return -1;
 	if (a->cmd == LAUNCHER_CMD_RECORD && !a->duration_s && !a->loop_s)
 		return launcher_fail(err, errlen, "record needs -d DURATION (or --loop PERIOD)");
+	if (a->loop_s && a->out && !jcal_options_out_varies(a->out))
+		return launcher_fail(err, errlen,
+				     "--loop writes a file per period: -o needs %%n (its number) or %%t "
+				     "(its time) in '%s'",
+				     a->out);
 	if (a->keep && !a->loop_s)
 		return launcher_fail(err, errlen, "--keep goes with --loop");
 	if (a->loop_s && a->duration_s && a->loop_s >= a->duration_s)

@@ -47,6 +47,7 @@ public final class Main {
 			new Suite("TraceIntegrity", "jcaltraceintegrity", TraceIntegrity::tests),
 			new Suite("Live", "jcallive", Live::tests),
 			new Suite("LaterStart", "jcallaterstart", LaterStart::tests),
+			new Suite("LiveLoop", "jcalliveloop", LiveLoop::tests),
 			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests),
 			new Suite("LauncherSafety", "jcallaunchersafety", LauncherSafety::tests),
 			new Suite("Namespaces", "jcalns", Namespaces::tests),
