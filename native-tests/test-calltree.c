@@ -149,6 +149,48 @@ static void test_unmatched_exits(void)
 }
 
 /*
+ * A thread that continues the last file of a continuous recording
+ * (TRACE_THREAD_CONTINUED): the frames its unmatched exits find were
+ * entered, and counted, in that file: here they get no call, the calls
+ * entered here count as ever, and the figures are charged as for any
+ * unmatched exit.
+ */
+static void test_unmatched_continued(void)
+{
+	struct calltree t;
+	char path[256];
+
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	t.continued = 1;
+	ev(&t, 0, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP); /* E A */
+	ev(&t, 1, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);  /* X A: 1 to A */
+	ev(&t, 3, JCAL_TR_EXIT, 13, JCAL_MT_INTERP); /* X M unmatched: open in the last file */
+	ev(&t, 4, JCAL_TR_ENTRY, 13, JCAL_MT_INTERP); /* E M: a call of this file */
+	ev(&t, 6, JCAL_TR_EXIT, 13, JCAL_MT_INTERP);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.stats.unmatched_exits, 1);
+	CHECK_EQ_U(total_base(&t), 6);
+	/* root -> M (1 call: the one entered here) -> A (1) */
+	CHECK_EQ_U(t.nnodes, 3);
+	node_path(&t, t.order[1], path, sizeof(path));
+	CHECK_STR(path, "M");
+	CHECK_EQ_U(t.nodes[t.order[1]].calls, 1);
+	CHECK_EQ_U(calltree_fig(&t, t.order[1], 0)->raw_base, 4);
+	node_path(&t, t.order[2], path, sizeof(path));
+	CHECK_STR(path, "M;A");
+	CHECK_EQ_U(t.nodes[t.order[2]].calls, 1);
+	calltree_free(&t);
+	/* the same without the flag: the frame found open counts one call */
+	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
+	ev(&t, 3, JCAL_TR_EXIT, 13, JCAL_MT_INTERP);
+	ev(&t, 4, JCAL_TR_ENTRY, 13, JCAL_MT_INTERP);
+	ev(&t, 6, JCAL_TR_EXIT, 13, JCAL_MT_INTERP);
+	CHECK_EQ_I(calltree_finish(&t), 0);
+	CHECK_EQ_U(t.nodes[t.order[1]].calls, 2);
+	calltree_free(&t);
+}
+
+/*
  * An unmatched exit of a method already at the root level: recursion. A
  * later call from the root context has the same calling context as the
  * inserted node and is counted there.
@@ -1276,6 +1318,7 @@ int main(void)
 	RUN(test_fig4a_tree);
 	RUN(test_second_metric);
 	RUN(test_unmatched_exits);
+	RUN(test_unmatched_continued);
 	RUN(test_unmatched_same_method);
 	RUN(test_mismatched_exit);
 	RUN(test_throw_and_open_frames);

@@ -7,14 +7,15 @@
  * before a signal (fed with made-up /proc texts, then on real child
  * processes), the escaping of control characters, the attach request (and
  * its length limit) and the parsing of both forms of HotSpot's answer, the
- * command line and the agent's option string, the library search, and the
- * reply file.
+ * command line and the agent's option string, the library search, the
+ * reply file, and record --loop's file names and --keep.
  */
 #include "agent/launcher/hotspot_attach.h"
 #include "agent/launcher/jvm_list.h"
 #include "agent/launcher/jvm_process.h"
 #include "agent/launcher/launcher_cli.h"
 #include "agent/launcher/launcher_io.h"
+#include "agent/launcher/loop_files.h"
 #include "common/lib_locate.h"
 #include "agent/launcher/perfdata.h"
 #include "agent/launcher/proc_handle.h"
@@ -574,6 +575,93 @@ static void test_cli_ok(void)
 	CHECK_STR(a.opts, "label=service:web,label=env:prod,metric=tsc");
 	CHECK_EQ_I(parse("start 1 --label=run:7", &a, err, sizeof(err)), 0);
 	CHECK_STR(a.opts, "label=run:7");
+	/* a continuous recording: -d optional */
+	CHECK_EQ_I(parse("record 4 --loop 10m --keep 24 -o app-%t.bin", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(a.loop_s, 600);
+	CHECK_EQ_I(a.keep, 24);
+	CHECK_EQ_I(a.duration_s, 0);
+	CHECK_EQ_I(parse("record 4 --loop 1s -d 1h", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(a.duration_s, 3600);
+	CHECK(a.out == NULL);
+}
+
+static int removed_n;
+static char removed[8][64];
+
+static int fake_remove(const char *name, void *ctx)
+{
+	CHECK(ctx == (void *)&removed_n);
+	if (removed_n < 8)
+		snprintf(removed[removed_n], sizeof(removed[0]), "%s", name);
+	removed_n++;
+	return 0;
+}
+
+/* record --loop's names (%n counted, % escaped for the agent) and --keep */
+static void test_loop_files(void)
+{
+	struct loop_files lf = {.keep = 2};
+	char name[PATH_MAX], agent[2 * PATH_MAX], err[256] = "";
+	time_t t = 1700000000;
+
+	CHECK_EQ_I(loop_files_next(&lf, "/d/app-%p-%n.bin", 42, t, name, sizeof(name), agent,
+				   sizeof(agent), err, sizeof(err)),
+		   0);
+	CHECK_STR(name, "/d/app-42-1.bin");
+	CHECK_STR(agent, "/d/app-42-1.bin");
+	CHECK_EQ_I(loop_files_add(&lf, name), 0);
+	CHECK_EQ_U(loop_files_trim(&lf, fake_remove, &removed_n), 0);
+	/* a literal % in the result goes to the agent doubled */
+	CHECK_EQ_I(loop_files_next(&lf, "/d/100%%-%n.bin", 42, t, name, sizeof(name), agent,
+				   sizeof(agent), err, sizeof(err)),
+		   0);
+	CHECK_STR(name, "/d/100%-2.bin");
+	CHECK_STR(agent, "/d/100%%-2.bin");
+	CHECK_EQ_I(loop_files_add(&lf, name), 0);
+	CHECK_EQ_U(loop_files_trim(&lf, fake_remove, &removed_n), 0);
+	for (unsigned i = 3; i <= 5; i++) {
+		char want[64];
+		CHECK_EQ_I(loop_files_next(&lf, "/d/a-%n.bin", 1, t, name, sizeof(name), agent,
+					   sizeof(agent), err, sizeof(err)),
+			   0);
+		snprintf(want, sizeof(want), "/d/a-%u.bin", i);
+		CHECK_STR(name, want);
+		CHECK_EQ_I(loop_files_add(&lf, name), 0);
+		CHECK_EQ_U(loop_files_trim(&lf, fake_remove, &removed_n), 1);
+	}
+	/* the oldest went, one by one; the two newest stay */
+	CHECK_EQ_I(removed_n, 3);
+	CHECK_STR(removed[0], "/d/app-42-1.bin");
+	CHECK_STR(removed[1], "/d/100%-2.bin");
+	CHECK_STR(removed[2], "/d/a-3.bin");
+	CHECK_EQ_U(lf.n, 2);
+	CHECK_STR(lf.name[0], "/d/a-4.bin");
+	CHECK_STR(lf.name[1], "/d/a-5.bin");
+	/* keep 1: the file being written stays, nothing else */
+	lf.keep = 1;
+	CHECK_EQ_U(loop_files_trim(&lf, fake_remove, &removed_n), 1);
+	CHECK_EQ_U(lf.n, 1);
+	CHECK_STR(lf.name[0], "/d/a-5.bin");
+	/* keep 0: all stay */
+	lf.keep = 0;
+	CHECK_EQ_I(loop_files_add(&lf, "/d/a-6.bin"), 0);
+	CHECK_EQ_U(loop_files_trim(&lf, fake_remove, &removed_n), 0);
+	CHECK_EQ_U(lf.n, 2);
+	/* a pattern without %n or %t names one file for all: refused */
+	CHECK_EQ_I(loop_files_next(&lf, "/d/a.bin", 1, t, name, sizeof(name), agent, sizeof(agent),
+				   err, sizeof(err)),
+		   -1);
+	CHECK(strstr(err, "%n") != NULL);
+	CHECK_EQ_I(loop_files_next(&lf, "/d/a-%q-%n.bin", 1, t, name, sizeof(name), agent,
+				   sizeof(agent), err, sizeof(err)),
+		   -1);
+	CHECK(strstr(err, "%q") != NULL);
+	/* an escaped name that does not fit */
+	CHECK_EQ_I(loop_files_next(&lf, "/d/%%%%%%-%n", 1, t, name, sizeof(name), agent, 8, err,
+				   sizeof(err)),
+		   -1);
+	CHECK(strstr(err, "too long") != NULL);
+	loop_files_free(&lf);
 }
 
 static void test_cli_errors(void)
@@ -592,7 +680,15 @@ static void test_cli_errors(void)
 	    {"stop 1 -o x", "--out does not apply to 'stop'"},
 	    {"start 1 -d 5s", "--duration does not apply to 'start'"},
 	    {"list --lib x", "--lib does not apply to 'list'"},
-	    {"record 1", "record needs -d DURATION"},
+	    {"record 1", "record needs -d DURATION (or --loop PERIOD)"},
+	    {"record 1 --loop 0", "--loop '0'"},
+	    {"record 1 --loop 10s -o app.bin", "-o needs %n (its number) or %t"},
+	    {"record 1 --loop 10s -o app-%%n.bin", "-o needs %n"},
+	    {"record 1 -d 5 --keep 2", "--keep goes with --loop"},
+	    {"record 1 --loop 5s --keep 0", "--keep '0'"},
+	    {"record 1 --loop 5s --keep 2x", "--keep '2x'"},
+	    {"record 1 --loop 1m -d 60s", "--loop 60s is not shorter than -d 60s"},
+	    {"start 1 --loop 5s", "--loop does not apply to 'start'"},
 	    {"record 1 -d 0", "-d '0'"},
 	    {"record 1 -d 5x", "-d '5x'"},
 	    {"record 1 -d", "no value for option -d"},
@@ -670,6 +766,13 @@ static void test_agent_options(void)
 	CHECK_EQ_I(parse("stop 9", &a, err, sizeof(err)), 0);
 	CHECK_EQ_I(launcher_agent_options(&a, NULL, "/r", out, sizeof(out)), 0);
 	CHECK_STR(out, "stop,reply=/r");
+	/* record --loop without -d: no duration=; its rotations */
+	CHECK_EQ_I(parse("record 9 --loop 5s -o a-%n.bin", &a, err, sizeof(err)), 0);
+	CHECK_EQ_I(launcher_agent_options(&a, "/o/a-1.bin", "/r", out, sizeof(out)), 0);
+	CHECK_STR(out, "start,out=/o/a-1.bin,reply=/r");
+	a.cmd = LAUNCHER_CMD_ROTATE;
+	CHECK_EQ_I(launcher_agent_options(&a, "/o/a-2.bin", "/r", out, sizeof(out)), 0);
+	CHECK_STR(out, "rotate,out=/o/a-2.bin,reply=/r");
 }
 
 static void test_help(void)
@@ -680,6 +783,7 @@ static void test_help(void)
 	launcher_cli_help(f);
 	fclose(f);
 	CHECK(strstr(text, "jcal record PID -d DURATION") != NULL);
+	CHECK(strstr(text, "jcal record PID --loop PERIOD") != NULL);
 	CHECK(strstr(text, "--timeout SECONDS") != NULL);
 	/* every exit code, and no line wider than 80 columns */
 	for (size_t i = 0; i < jcal_exit_nrows; i++) {
@@ -804,6 +908,7 @@ int main(void)
 	RUN(test_attach_answer);
 	RUN(test_cli_ok);
 	RUN(test_cli_errors);
+	RUN(test_loop_files);
 	RUN(test_durations);
 	RUN(test_agent_options);
 	RUN(test_help);

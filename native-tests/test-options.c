@@ -564,6 +564,22 @@ static void test_expand_out(void)
 	CHECK(jcal_options_expand_out("%p%p%p%p%p%p%p%p%p%p%p%p%p%p", 1234567, t, out, 40, err,
 				      sizeof(err)) == -1);
 	CHECK(strstr(err, "too long") != NULL);
+	/* %n: the file's number in a continuous recording (1 for the first) */
+	CHECK(jcal_options_expand_out("a-%n.bin", 1, t, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_STR(out, "a-1.bin");
+	CHECK(jcal_options_expand_out_seq("a-%n-%p.bin", 7, t, 12, out, sizeof(out), err,
+					  sizeof(err)) == 0);
+	CHECK_STR(out, "a-12-7.bin");
+	CHECK(jcal_options_expand_out_seq("%n%%n", 7, t, 3, out, sizeof(out), err, sizeof(err)) ==
+	      0);
+	CHECK_STR(out, "3%n");
+	/* what names a new file at each rotation */
+	CHECK(jcal_options_out_varies("a-%n.bin") == 1);
+	CHECK(jcal_options_out_varies("a-%t.bin") == 1);
+	CHECK(jcal_options_out_varies("a-%p.bin") == 0);
+	CHECK(jcal_options_out_varies("a-%%n.bin") == 0);
+	CHECK(jcal_options_out_varies("a-%%%n.bin") == 1);
+	CHECK(jcal_options_out_varies("a%") == 0);
 }
 
 static void test_help_text(void)

@@ -60,7 +60,7 @@ static const struct command_row commands[] = {
      "start a recording of DURATION, wait until it has ended, print its status; Ctrl-C or "
      "SIGTERM stops it early"},
     {"record", LAUNCHER_CMD_RECORD,
-     "record PID --loop PERIOD [-d TOTAL] [--keep N] -o 'FILE-%n.bin' [AGENT_OPTS]",
+     "record PID --loop PERIOD [-d TOTAL] [--keep N] [-o F-%n.bin] [AGENT_OPTS]",
      "a continuous recording: one complete file per PERIOD (-o with %n, its number, or %t, "
      "its time), no event lost or counted twice between them, until TOTAL, jcal stop, "
      "Ctrl-C or the JVM's exit; --keep N removes the oldest files beyond N"},
@@ -82,7 +82,7 @@ struct option_row {
 
 static const struct option_row options[] = {
     {"duration", 'd', "DURATION", NULL, CMD_BIT(LAUNCHER_CMD_RECORD),
-     "record: how long (N, Ns, Nm or Nh; required)"},
+     "record: how long (N, Ns, Nm or Nh; required without --loop; with it, the total)"},
     {"loop", 0, "PERIOD", NULL, CMD_BIT(LAUNCHER_CMD_RECORD),
      "record: a new file every PERIOD (N, Ns, Nm or Nh), the recording going on without a "
      "gap; -d becomes optional (docs/live-profiling.md, \"Continuous recordings\")"},
