@@ -22,7 +22,7 @@ struct agent_rec {
 	int active;	       /* a file is open and events are recorded */
 	struct timespec since; /* CLOCK_REALTIME at its start */
 	char options[4 * JCAL_OPT_PATH_MAX];
-	char last[1400]; /* the summary of the last recording that ended */
+	char last[1400];   /* the summary of the last recording that ended */
 	unsigned file_seq; /* out='s %n of the file being written (0: the first, 1) */
 };
 

@@ -17,8 +17,8 @@
  * environment, or NULL when it could not attach (the JVM is going down);
  * limit: the limit's generation, which the stop checks with
  * recording_limits_current (a later recording's is another). */
-typedef int (*recording_limits_stop_fn)(JNIEnv *jni, unsigned limit, const char *reason,
-					char *msg, size_t len);
+typedef int (*recording_limits_stop_fn)(JNIEnv *jni, unsigned limit, const char *reason, char *msg,
+					size_t len);
 
 /* At the start of a recording: starts the thread when o has a limit; at
  * the limit it calls stop. */

@@ -162,9 +162,9 @@ static void test_unmatched_continued(void)
 
 	CHECK_EQ_I(calltree_init(&t, 1, NULL), 0);
 	t.continued = 1;
-	ev(&t, 0, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP); /* E A */
-	ev(&t, 1, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);  /* X A: 1 to A */
-	ev(&t, 3, JCAL_TR_EXIT, 13, JCAL_MT_INTERP); /* X M unmatched: open in the last file */
+	ev(&t, 0, JCAL_TR_ENTRY, 1, JCAL_MT_INTERP);  /* E A */
+	ev(&t, 1, JCAL_TR_EXIT, 1, JCAL_MT_INTERP);   /* X A: 1 to A */
+	ev(&t, 3, JCAL_TR_EXIT, 13, JCAL_MT_INTERP);  /* X M unmatched: open in the last file */
 	ev(&t, 4, JCAL_TR_ENTRY, 13, JCAL_MT_INTERP); /* E M: a call of this file */
 	ev(&t, 6, JCAL_TR_EXIT, 13, JCAL_MT_INTERP);
 	CHECK_EQ_I(calltree_finish(&t), 0);

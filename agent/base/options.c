@@ -219,10 +219,10 @@ static int add_patterns(char *list, const char *val, const char *tok, char *err,
 static const char *command_name(enum jcal_command c)
 {
 	static const char *const names[] = {
-	    [JCAL_CMD_NONE] = "",	[JCAL_CMD_HELP] = "help",
-	    [JCAL_CMD_TRACE] = "trace", [JCAL_CMD_CALIBRATE] = "calibrate",
-	    [JCAL_CMD_START] = "start", [JCAL_CMD_STOP] = "stop",
-	    [JCAL_CMD_DUMP] = "dump",	[JCAL_CMD_STATUS] = "status",
+	    [JCAL_CMD_NONE] = "",	  [JCAL_CMD_HELP] = "help",
+	    [JCAL_CMD_TRACE] = "trace",	  [JCAL_CMD_CALIBRATE] = "calibrate",
+	    [JCAL_CMD_START] = "start",	  [JCAL_CMD_STOP] = "stop",
+	    [JCAL_CMD_DUMP] = "dump",	  [JCAL_CMD_STATUS] = "status",
 	    [JCAL_CMD_ROTATE] = "rotate",
 	};
 	return names[c];
@@ -560,8 +560,9 @@ static const struct opt_row {
      "out= again (%n one more), with no event lost between them",
      NULL, JCAL_CMD_ROTATE, JCAL_LATER_COMMAND},
     {"out", "FILE", ONCE,
-     "trace file; %p = pid, %t = start time, %n = file number (rotate), %% = %\n(default " DEFAULT_OUT ")", opt_out,
-     JCAL_CMD_NONE, JCAL_LATER_RECORDING},
+     "trace file; %p = pid, %t = start time, %n = file number (rotate), %% = "
+     "%\n(default " DEFAULT_OUT ")",
+     opt_out, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"metric", "M[+M...]", ONCE,
      "auto (default), instructions, cycles, cputime, tsc, pfm:EVENT;\n"
      "up to 4 read at every event",
@@ -1065,7 +1066,7 @@ int jcal_options_expand_out_seq(const char *pattern, pid_t pid, time_t t, unsign
 				size_t outlen, char *err, size_t errlen)
 {
 	return expand_out(pattern, pid, t, seq, out, outlen, err, errlen) ? one_line(err, errlen)
-									 : 0;
+									  : 0;
 }
 
 int jcal_options_out_varies(const char *pattern)

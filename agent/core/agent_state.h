@@ -34,7 +34,7 @@ struct jcal_agent {
 	/* no recording runs (stopped, VM death, a failed write): 1; a rotation
 	 * holds the event path while it changes files: JCAL_HELD */
 	atomic_int stopped;
-	atomic_int dead;    /* VM death: nothing is recorded again */
+	atomic_int dead; /* VM death: nothing is recorded again */
 	/* Recordings are numbered from 1; a thread state of an earlier one
 	 * starts again in the file at its next event (thread_state_renew). */
 	atomic_uint recording;

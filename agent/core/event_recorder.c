@@ -97,9 +97,8 @@ static inline int emit(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_kthread *kt,
 		} else {
 			atomic_store(&st->busy, 1);
 		}
-		stopped = atomic_load_explicit(&jcal.stopped, jcal.membarrier
-								  ? memory_order_relaxed
-								  : memory_order_seq_cst);
+		stopped = atomic_load_explicit(
+		    &jcal.stopped, jcal.membarrier ? memory_order_relaxed : memory_order_seq_cst);
 		if (__builtin_expect(stopped != JCAL_HELD, 1))
 			break;
 		/* a rotation changes files: the event waits for the next one

@@ -222,14 +222,15 @@ static int take_option(struct launcher_args *a, const struct option_row *o, cons
 		a->out = arg;
 	} else if (!strcmp(o->name, "loop")) {
 		if (launcher_parse_duration(arg, &a->loop_s))
-			return launcher_fail(
-			    err, errlen, "--loop '%s': expected N, Ns, Nm or Nh (up to 7 days)", arg);
+			return launcher_fail(err, errlen,
+					     "--loop '%s': expected N, Ns, Nm or Nh (up to 7 days)",
+					     arg);
 	} else if (!strcmp(o->name, "keep")) {
 		char *end;
 		long k = strtol(arg, &end, 10);
 		if (*arg < '0' || *arg > '9' || *end || k < 1 || k > KEEP_MAX)
-			return launcher_fail(err, errlen, "--keep '%s': expected 1 to %d files", arg,
-					     KEEP_MAX);
+			return launcher_fail(err, errlen, "--keep '%s': expected 1 to %d files",
+					     arg, KEEP_MAX);
 		a->keep = (unsigned)k;
 	} else if (!strcmp(o->name, "lib")) {
 		a->lib = arg;
@@ -275,16 +276,17 @@ static int take_operands(struct launcher_args *a, int argc, char **argv, const c
 	if (a->cmd == LAUNCHER_CMD_RECORD && !a->duration_s && !a->loop_s)
 		return launcher_fail(err, errlen, "record needs -d DURATION (or --loop PERIOD)");
 	if (a->loop_s && a->out && !jcal_options_out_varies(a->out))
-		return launcher_fail(err, errlen,
-				     "--loop writes a file per period: -o needs %%n (its number) or %%t "
-				     "(its time) in '%s'",
-				     a->out);
+		return launcher_fail(
+		    err, errlen,
+		    "--loop writes a file per period: -o needs %%n (its number) or %%t "
+		    "(its time) in '%s'",
+		    a->out);
 	if (a->keep && !a->loop_s)
 		return launcher_fail(err, errlen, "--keep goes with --loop");
 	if (a->loop_s && a->duration_s && a->loop_s >= a->duration_s)
-		return launcher_fail(err, errlen,
-				     "--loop %lds is not shorter than -d %lds: one file, give -d alone",
-				     a->loop_s, a->duration_s);
+		return launcher_fail(
+		    err, errlen, "--loop %lds is not shorter than -d %lds: one file, give -d alone",
+		    a->loop_s, a->duration_s);
 	return 0;
 }
 

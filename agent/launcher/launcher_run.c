@@ -659,7 +659,8 @@ static int loop_wait(struct target *t, const struct launcher_args *a, long start
 
 	for (;;) {
 		long now = now_s();
-		if (a->duration_s && started + a->duration_s <= due && now >= started + a->duration_s)
+		if (a->duration_s && started + a->duration_s <= due &&
+		    now >= started + a->duration_s)
 			return LOOP_ENDED;
 		if (now >= due)
 			return LOOP_ON;
@@ -715,7 +716,8 @@ static int cmd_loop(struct target *t, const struct launcher_args *a, const char 
 	code = send_command(t, a, agent_out, NULL);
 	if (code != JCAL_EXIT_OK || loop_files_add(&lf, name)) {
 		loop_files_free(&lf);
-		return code != JCAL_EXIT_OK ? code : error(JCAL_EXIT_ATTACH_FAILED, "out of memory");
+		return code != JCAL_EXIT_OK ? code
+					    : error(JCAL_EXIT_ATTACH_FAILED, "out of memory");
 	}
 	long started = now_s();
 	for (unsigned k = 1; end == LOOP_ON; k++) {
@@ -739,9 +741,10 @@ static int cmd_loop(struct target *t, const struct launcher_args *a, const char 
 		if (code == JCAL_EXIT_NO_PROCESS)
 			end = LOOP_EXITED;
 		else if (code == JCAL_EXIT_RECORDING)
-			code = error(JCAL_EXIT_RECORDING,
-				     "the recording did not end %d s after -d: jcal stop %d ends it",
-				     RECORD_GRACE_S, (int)t->p.pid);
+			code =
+			    error(JCAL_EXIT_RECORDING,
+				  "the recording did not end %d s after -d: jcal stop %d ends it",
+				  RECORD_GRACE_S, (int)t->p.pid);
 	}
 	if (end == LOOP_EXITED) {
 		printf("jcal: process %d exited: the agent finished its last file at the JVM's "

@@ -57,8 +57,7 @@ int loop_files_add(struct loop_files *lf, const char *name)
 	return 0;
 }
 
-size_t loop_files_trim(struct loop_files *lf, int (*remove)(const char *name, void *ctx),
-		       void *ctx)
+size_t loop_files_trim(struct loop_files *lf, int (*remove)(const char *name, void *ctx), void *ctx)
 {
 	size_t drop = 0;
 
