@@ -46,6 +46,9 @@ static const struct opt_case cases[] = {
     {__LINE__, "stop,reply=/tmp/r", 0, NULL, JCAL_CMD_STOP},
     {__LINE__, "dump,out=/tmp/d.bin", 0, NULL, JCAL_CMD_DUMP},
     {__LINE__, "status", 0, NULL, JCAL_CMD_STATUS},
+    {__LINE__, "rotate", 0, NULL, JCAL_CMD_ROTATE},
+    {__LINE__, "rotate,out=/tmp/a-%n.bin,reply=/tmp/r", 0, NULL, JCAL_CMD_ROTATE},
+    {__LINE__, "rotate,stop", -1, "stop", 0},
     {__LINE__, "status,stop", -1, "stop", 0},
     {__LINE__, "stop=now", -1, "stop=now", 0},
     {__LINE__, "trace,duration=30s", 0, NULL, JCAL_CMD_TRACE},
@@ -264,13 +267,14 @@ static void test_later_policies(void)
 		const char *key;
 		enum jcal_later later;
 	} some[] = {
-	    {"stop", JCAL_LATER_COMMAND},      {"out", JCAL_LATER_RECORDING},
-	    {"output", JCAL_LATER_RECORDING},  {"calib", JCAL_LATER_RECORDING},
-	    {"maxsize", JCAL_LATER_RECORDING}, {"include", JCAL_LATER_AGENT},
-	    {"log", JCAL_LATER_AGENT},	       {"loglevel", JCAL_LATER_AGENT},
-	    {"mode", JCAL_LATER_FIXED},	       {"metric", JCAL_LATER_FIXED},
-	    {"throttle", JCAL_LATER_FIXED},    {"recalibrate", JCAL_LATER_REFUSED},
-	    {"label", JCAL_LATER_RECORDING},   {"table", JCAL_LATER_REFUSED},
+	    {"stop", JCAL_LATER_COMMAND},	 {"out", JCAL_LATER_RECORDING},
+	    {"rotate", JCAL_LATER_COMMAND},	 {"output", JCAL_LATER_RECORDING},
+	    {"calib", JCAL_LATER_RECORDING},	 {"maxsize", JCAL_LATER_RECORDING},
+	    {"include", JCAL_LATER_AGENT},	 {"log", JCAL_LATER_AGENT},
+	    {"loglevel", JCAL_LATER_AGENT},	 {"mode", JCAL_LATER_FIXED},
+	    {"metric", JCAL_LATER_FIXED},	 {"throttle", JCAL_LATER_FIXED},
+	    {"recalibrate", JCAL_LATER_REFUSED}, {"label", JCAL_LATER_RECORDING},
+	    {"table", JCAL_LATER_REFUSED},
 	};
 	size_t found = 0;
 

@@ -746,7 +746,14 @@ static int cmd_loop(struct target *t, const struct launcher_args *a, const char 
 				  "the recording did not end %d s after -d: jcal stop %d ends it",
 				  RECORD_GRACE_S, (int)t->p.pid);
 	}
-	if (end == LOOP_EXITED) {
+	if (end == LOOP_EXITED && access(lf.name[lf.n - 1], F_OK) != 0) {
+		/* killed: no VM death, the file stays OUT.part */
+		code = error(JCAL_EXIT_NO_PROCESS,
+			     "process %d ended without finishing its last file (killed?): %s.part "
+			     "is what it holds",
+			     (int)t->p.pid, lf.name[lf.n - 1]);
+		end = -1;
+	} else if (end == LOOP_EXITED) {
 		printf("jcal: process %d exited: the agent finished its last file at the JVM's "
 		       "end\n",
 		       (int)t->p.pid);

@@ -214,7 +214,7 @@ final class LaterStart {
 		refused(s, dir, jvm + ": calib= without trees", "calib=", "calib=" + dir);
 		refused(s, dir, jvm + ": calib= that is not there", "calib=" + dir.resolve("none"), "output=tree",
 				"calib=" + dir.resolve("none"));
-		for (String cmd : List.of("help", "trace", "calibrate", "stop", "dump", "status"))
+		for (String cmd : List.of("help", "trace", "calibrate", "stop", "dump", "status", "rotate"))
 			refused(s, dir, jvm + ": the command " + cmd + " among the options", "'" + cmd + "'", cmd);
 		Runner.Result reply = jcal("start", Long.toString(s.pid), "reply=" + dir.resolve("r"));
 		r.check(reply.rc == 2 && reply.errLines().size() == 1 && reply.err.contains("reply="),
