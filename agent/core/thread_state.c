@@ -183,6 +183,7 @@ int thread_state_renew(struct jcal_thread *st, struct jcal_kthread *kt)
 	} else if (!st->tree) {
 		new_tree(st);
 	}
+	tree_recorder_thread_continues(st->tree, (flags & TRACE_THREAD_CONTINUED) != 0);
 	trace_events_reset(&st->enc);
 	st->events = 0;
 	st->filtered = 0;

@@ -98,8 +98,6 @@ void tree_recorder_thread_start(struct tree_thread *tt, uint64_t java_tid, uint3
 		tt->start_ns = time_ns;
 		if (metric)
 			memcpy(tt->start_metric, metric, sizeof(tt->start_metric));
-		/* a rotation's: its open frames were counted in the last file */
-		tt->tree.continued = (flags & TRACE_THREAD_CONTINUED) != 0;
 	}
 	if (java_tid)
 		tt->java_tid = java_tid;
@@ -108,6 +106,15 @@ void tree_recorder_thread_start(struct tree_thread *tt, uint64_t java_tid, uint3
 		tt->name = copy;
 	}
 	tt->defined = 1;
+	pthread_mutex_unlock(&tt->lock);
+}
+
+void tree_recorder_thread_continues(struct tree_thread *tt, int continued)
+{
+	if (!tt)
+		return;
+	pthread_mutex_lock(&tt->lock);
+	tt->tree.continued = continued;
 	pthread_mutex_unlock(&tt->lock);
 }
 

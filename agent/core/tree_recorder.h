@@ -58,6 +58,12 @@ void tree_recorder_thread_ended(struct tree_thread *tt);
 void tree_recorder_thread_start(struct tree_thread *tt, uint64_t java_tid, uint32_t os_tid,
 				uint32_t flags, uint64_t time_ns, const char *name,
 				const uint64_t *metric);
+/* The thread continues the last file of a continuous recording (its
+ * THREAD_START flag TRACE_THREAD_CONTINUED): the frames it had open then
+ * take no call in its emptied tree (common/calltree.h). On the thread,
+ * before its first event in the new file. */
+void tree_recorder_thread_continues(struct tree_thread *tt, int continued);
+
 void tree_recorder_thread_end(struct tree_thread *tt, uint64_t time_ns, uint64_t events,
 			      const uint64_t *metric);
 

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  * jcal record --loop on a JVM started without the agent writes one
  * complete file per period, and the calls of a steady workload summed over
  * the files equal the calls it made (none lost or counted twice at a
- * rotation, with a trace or with trees); the loop ends at the JVM's exit,
+ * rotation, with a trace, with trees or both); the loop ends at the JVM's exit,
  * at -d, at jcal stop; --keep leaves the newest files only. Run by
  * jcaltest.Main.
  */
@@ -184,6 +184,14 @@ public final class LiveLoop {
 				merge.add(f.toString());
 			long leaf = r.flatCalls(files.get(0), merge.toArray(new String[0])).getOrDefault(LEAF, 0L);
 			r.check(leaf == made[0], output + ": jcal-post merging the files: leaf " + leaf + ", made " + made[0]);
+			if (output.equals("both")) { /* the snapshots beside the traces: the same counts */
+				List<Path> trees = files(dir, "bin.tree");
+				r.check(trees.size() == files.size(), "both: a snapshot beside each trace: " + trees);
+				checkComplete(trees, "both");
+				long[] inTrees = summed(trees);
+				r.check(inTrees[0] == made[0] && inTrees[1] == made[1], "both: calls over the snapshots: leaf "
+						+ inTrees[0] + ", batch " + inTrees[1] + "; made " + made[0] + ", " + made[1]);
+			}
 		}
 	}
 
@@ -193,6 +201,10 @@ public final class LiveLoop {
 
 	private void testExactTree() throws Exception {
 		exact("tree", "tree");
+	}
+
+	private void testExactBoth() throws Exception {
+		exact("both", "bin");
 	}
 
 	/** --keep 2: the two newest files stay, the others were removed as the loop went. */
@@ -280,6 +292,7 @@ public final class LiveLoop {
 		return new Runner.Tests()
 				.add("loop-exact-trace", l::testExactTrace)
 				.add("loop-exact-tree", l::testExactTree)
+				.add("loop-exact-both", l::testExactBoth)
 				.add("loop-keep", l::testKeep)
 				.add("loop-duration", l::testDuration)
 				.add("loop-stop", l::testStop)
