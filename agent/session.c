@@ -355,6 +355,8 @@ int session_rotate(JNIEnv *jni, const struct jcal_options *o, char *msg, size_t 
 	snprintf(options, sizeof(options), "%s", rec->options);
 	/* Every event from here waits until the next file is begun; the
 	 * buffers hold each thread's events up to now, written to this file. */
+	struct timespec held0, held1;
+	clock_gettime(CLOCK_MONOTONIC, &held0);
 	atomic_store(&jcal.stopped, JCAL_HELD);
 	snprintf(err, sizeof(err), "rotated: the recording goes on in %s", next);
 	agent_rec_close(jni, err);
@@ -367,8 +369,11 @@ int session_rotate(JNIEnv *jni, const struct jcal_options *o, char *msg, size_t 
 	rec->file_seq = seq;
 	int held = JCAL_HELD;
 	atomic_compare_exchange_strong(&jcal.stopped, &held, 0);
+	clock_gettime(CLOCK_MONOTONIC, &held1);
 	/* the summary of the file closed is logged (in the reply too) */
-	snprintf(msg, len, "rotated: recording to %s\n", jcal.out_path);
+	snprintf(msg, len, "rotated: recording to %s (events held %.1f ms)\n", jcal.out_path,
+		 (double)(held1.tv_sec - held0.tv_sec) * 1e3 +
+		     (double)(held1.tv_nsec - held0.tv_nsec) / 1e6);
 out:
 	agent_rec_unlock();
 	return rc;
