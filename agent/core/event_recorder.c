@@ -394,10 +394,12 @@ void JNICALL event_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_si
 	(void)map_length;
 	(void)map;
 	(void)compile_info;
-	if (jcal_stopped())
+	/* a rotation (JCAL_HELD): the method's state is kept, its record not
+	 * written (this thread may be the JVM's own: it does not wait) */
+	if (jcal_stopped() == 1)
 		return;
 	m = method_table_compiled(jvmti, current_jni(), method, 1);
-	if (!m)
+	if (!m || jcal_stopped())
 		return;
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_compiled_load(rb, m->id, wall_ns(), (uint64_t)(code_size > 0 ? code_size : 0));
@@ -409,11 +411,11 @@ void JNICALL event_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void
 	struct jcal_method *m;
 
 	(void)code_addr;
-	if (jcal_stopped())
+	if (jcal_stopped() == 1) /* JCAL_HELD: as at a load */
 		return;
 	/* The class may be gone: only known methods can be named. */
 	m = method_table_compiled(jvmti, NULL, method, -1);
-	if (!m)
+	if (!m || jcal_stopped())
 		return;
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_compiled_unload(rb, m->id, wall_ns());
