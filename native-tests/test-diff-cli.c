@@ -48,14 +48,14 @@ static void path_of(char *buf, size_t len, const char *name)
  * not exit. */
 static int diff(const char *const *args)
 {
-	char *argv[32];
+	static char *argv[1024];
 	size_t n = 0;
 	pid_t pid;
 	int st;
 
 	argv[n++] = "build/jcal-post";
 	argv[n++] = "diff";
-	for (; *args && n < 31; args++)
+	for (; *args && n < 1023; args++)
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
 	fflush(NULL);
@@ -264,6 +264,41 @@ static void test_merge(void)
 	free(e);
 }
 
+/* More inputs a side than the runs of a set take: summed with --merge
+ * (300 links to one trace: every count 300 times), refused without. */
+static void test_merge_many(void)
+{
+	enum { MANY = 300 };
+	static char links[MANY][128];
+	static const char *args[MANY + 8];
+	size_t n = 0;
+	char *o;
+
+	args[n++] = "--merge";
+	for (int i = 0; i < MANY; i++) {
+		snprintf(links[i], sizeof(links[i]), "%s/many-%d.bin", dir, i);
+		CHECK(symlink(base, links[i]) == 0);
+		args[n++] = links[i];
+	}
+	args[n++] = "--";
+	args[n++] = new_;
+	args[n++] = "--raw";
+	args[n++] = "--format";
+	args[n++] = "csv";
+	args[n] = NULL;
+	expect(__LINE__, diff(args), 0, NULL, "");
+	o = slurp(out_path);
+	CHECK(o && strstr(o, "\napp.Old.gone,300,0,-300,300,0,-300,300,0,-300,removed\n") &&
+	      strstr(o, "\napp.Work.step,300,3,-297,300,6,-294,300,6,-294,changed\n") &&
+	      strstr(o, "\napp.Main.main,300,1,-299,900,5,-895,1500,12,-1488,changed\n"));
+	free(o);
+	expect(__LINE__, diff(args + 1), 2, "",
+	       "jcal-post: error: more than 256 inputs on a side (--merge takes up to 100000, "
+	       "summed)\n");
+	for (int i = 0; i < MANY; i++)
+		unlink(links[i]);
+}
+
 static void test_errors(void)
 {
 	char missing[128];
@@ -362,6 +397,7 @@ int main(void)
 	RUN(test_gate);
 	RUN(test_sets);
 	RUN(test_merge);
+	RUN(test_merge_many);
 	RUN(test_errors);
 	RUN(test_help);
 	{
