@@ -46,6 +46,10 @@ struct cli {
 	/* Not an option: set by main.c when the report shows no thread apart,
 	 * so that the threads are folded as they are read (model_fold). */
 	int fold;
+	/* Not an option: set by main.c for the summary of several inputs,
+	 * which shows each thread's counts but none of its contexts: the
+	 * merged profile keeps each thread as a shell (merge.c). */
+	int shells;
 };
 
 /* One option: what the parser, --help and the man page read. */

@@ -154,6 +154,8 @@ static int open_trace(struct run *r)
 	int metric;
 
 	r->c.fold = fold_wanted(&r->c);
+	/* the summary of several inputs: each thread's counts, not its tree */
+	r->c.shells = r->c.ninputs > 1 && !strcmp(r->c.report->name, "summary");
 	if (r->c.ninputs > 1 ? merge_open(&r->in, &r->c) : input_open(&r->in, &r->c, r->c.trace))
 		return 1;
 	if ((metric = select_metric(r)) < 0)

@@ -63,6 +63,11 @@ struct model_thread {
 	 * (model_fold, --merge-threads), nfolded of them. */
 	int group;
 	size_t nfolded;
+	/* A shell (cli.shells): tree holds the root and the counts only;
+	 * the contexts it had, and those deeper than the summary's depth
+	 * limit, counted before the rest was let go. */
+	int shell;
+	uint64_t shell_contexts, shell_deep;
 	UT_hash_handle hh;
 };
 

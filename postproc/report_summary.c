@@ -36,10 +36,14 @@ static void add_up(const struct model_thread *const *list, size_t n, unsigned mi
 		const struct calltree_stats *s = &tr->stats;
 
 		calltree_stats_add(&t->s, s);
-		t->contexts += tr->nnodes ? tr->nnodes - 1 : 0;
+		t->contexts += list[i]->shell ? list[i]->shell_contexts
+			       : tr->nnodes   ? tr->nnodes - 1
+					      : 0;
 		if (tr->max_level > t->max_level)
 			t->max_level = tr->max_level;
-		if (tr->max_level > limit)
+		if (list[i]->shell)
+			t->deep += list[i]->shell_deep;
+		else if (tr->max_level > limit)
 			for (uint32_t k = 0; k < tr->nnodes; k++)
 				t->deep += tr->nodes[k].level > limit;
 		/* the tree's own metrics: a figure past them is another node's */
