@@ -13,8 +13,16 @@
 # with the methods throttled per JVM and how many of them lost their probes
 # before the measured rounds (none of their calls recorded), from the
 # traces' summaries.
+#
+# Besides the nine workloads of bench/accuracy.sh the default list has five
+# shapes of bench/java/jcalbench/Accuracy.java met on held-out programs:
+# hashmaps (the program's hashCode/equals called from HashMap), sort (a
+# lambda comparator calling the program), bodies (a loop calling a small
+# method with a loop), throttled (a method throttle= picks beside a long
+# loop in the same class) and lambdas (a stream of lambdas).
 set -eu
 cd "$(dirname "$0")/.."
+WORKLOADS=${WORKLOADS:-leaves recursion natives exceptions loops parser collections strings interp hashmaps sort bodies throttled lambdas}
 JVMS=${1:-3}
 ROUNDS=${2:-3}
 SCALE=${3:-100000}

@@ -4,7 +4,10 @@
  * BUILD/bci/classes): instruction lengths, then every method of every
  * class rewritten, deterministically, with an entry probe, an exit probe
  * before each return, a catch-all last and every branch on an
- * instruction; the tracker class left as it is.
+ * instruction; the tracker class left as it is. Native methods with a
+ * prefix (bcitest/Natives): each becomes a wrapper that calls the native
+ * renamed, with probes or without (method ids refused), all or none; the
+ * prefix changes nothing in a class without natives.
  *
  * The JVM verifier half of the rewriter tests is native-tests/bci/run.sh.
  */
@@ -180,6 +183,160 @@ static void test_rewrite_tracker_untouched(void)
 	free(in);
 }
 
+/* Every method refused: what stop and throttle= retransform. */
+static int no_id(void *ctx, const char *cls, const char *name, const char *desc, uint16_t access,
+		 uint32_t *id)
+{
+	(void)ctx;
+	(void)cls;
+	(void)name;
+	(void)desc;
+	(void)access;
+	(void)id;
+	return 1;
+}
+
+static void count_note(void *ctx, const char *msg)
+{
+	(*(unsigned *)ctx)++;
+	(void)msg;
+}
+
+/* The Code attribute of method m, parsed (zeroed when it has none). */
+static int code_of(const struct cf_class *c, const struct cf_member *m, struct cf_code *k)
+{
+	char err[256];
+
+	memset(k, 0, sizeof(*k));
+	for (uint16_t a = 0; a < m->nattrs; a++)
+		if (cf_utf8_eq(c, m->attrs[a].name, "Code"))
+			return cf_code_parse(&m->attrs[a], k, err, sizeof(err)) == 0;
+	return 0;
+}
+
+/* The wrapper m calls its native: `invoke* PREFIX+NAME DESC` right before its
+ * return (after the exit probe when probes is set) and the renamed native
+ * is among the methods, private, synthetic, with m's static bit. */
+static void check_wrapper(const struct cf_class *c, const struct cf_member *m, int probes)
+{
+	struct cf_code k;
+	char name[128], desc[256], want[160];
+
+	cf_utf8_str(c, m->name, name, sizeof(name));
+	cf_utf8_str(c, m->desc, desc, sizeof(desc));
+	snprintf(want, sizeof(want), "jcal$%s", name);
+	CHECK(!(m->access & 0x0100));
+	CHECK(code_of(c, m, &k));
+	if (!k.code)
+		return;
+	uint32_t ret = probes ? k.code_len - 7 - 1 : k.code_len - 1; /* before the handler */
+	CHECK(k.code[ret] >= 0xac && k.code[ret] <= 0xb1);
+	uint32_t call = ret - 3 - (probes ? 6 : 0);
+	CHECK_EQ_U(k.code[call], (m->access & 0x0008) ? 0xb8 : 0xb7);
+	if (probes) {
+		CHECK(k.code[0] == 0x11 && k.code[3] == 0xb8); /* enter probe */
+		CHECK_EQ_U(k.nexc, 1);
+	} else {
+		CHECK_EQ_U(k.nexc, 0);
+	}
+	const struct cf_const *r =
+	    cf_cp(c, (uint16_t)(k.code[call + 1] << 8 | k.code[call + 2]), CF_METHODREF);
+	const struct cf_const *nat = r ? cf_cp(c, r->b, CF_NAMEANDTYPE) : NULL;
+	CHECK(nat && cf_utf8_eq(c, nat->a, want) && cf_utf8_eq(c, nat->b, desc));
+	int found = 0;
+	for (uint16_t i = 0; i < c->nmethods; i++) {
+		const struct cf_member *n = &c->methods[i];
+		if (!cf_utf8_eq(c, n->name, want) || !cf_utf8_eq(c, n->desc, desc))
+			continue;
+		found++;
+		CHECK_EQ_U(n->access,
+			   0x1102u | (m->access & 0x0008u)); /* synthetic native private */
+		CHECK_EQ_U(n->nattrs, 0);
+	}
+	CHECK_EQ_U(found, 1);
+	cf_code_free(&k);
+}
+
+/* bcitest/Natives with and without probes: 7 wrappers and their natives. */
+static void test_native_wrappers(void)
+{
+	size_t len, olen;
+	uint8_t *in = NULL, *out = NULL;
+	struct idgen g = {1};
+	struct bci_config cfg = {.method_id = give_id, .ctx = &g, .native_prefix = "jcal$"};
+	struct bci_stats st;
+	struct cf_class o, c;
+	char err[256];
+
+	CHECK(find_file("/bcitest/Natives.class", &len, &in) != NULL);
+	if (!in)
+		return;
+	CHECK(cf_parse(in, len, &o, err, sizeof(err)) == 0);
+	for (int probes = 1; probes >= 0; probes--) {
+		cfg.method_id = probes ? give_id : no_id;
+		CHECK(bci_rewrite_class(in, len, &cfg, &out, &olen, &st, err, sizeof(err)) == 0);
+		CHECK_EQ_U(st.natives, 7);
+		CHECK_EQ_U(st.instrumented, probes ? st.methods : 0);
+		CHECK(out != NULL && cf_parse(out, olen, &c, err, sizeof(err)) == 0);
+		if (!out)
+			break;
+		CHECK_EQ_U(c.nmethods, o.nmethods + 7u);
+		for (uint16_t i = 0; i < o.nmethods; i++) {
+			CHECK(c.methods[i].name == o.methods[i].name);
+			CHECK(c.methods[i].desc == o.methods[i].desc);
+			/* the wrapper keeps the modifiers (synchronized too) but native */
+			CHECK_EQ_U(c.methods[i].access, o.methods[i].access & ~0x0100u);
+			if (o.methods[i].access & 0x0100)
+				check_wrapper(&c, &c.methods[i], probes);
+		}
+		cf_free(&c);
+		free(out);
+		out = NULL;
+	}
+	/* all or none: a method's name already starts with the prefix ("run") */
+	unsigned notes = 0;
+	cfg.method_id = no_id;
+	cfg.native_prefix = "ru";
+	cfg.note = count_note;
+	cfg.ctx = &notes;
+	CHECK(bci_rewrite_class(in, len, &cfg, &out, &olen, &st, err, sizeof(err)) == 0);
+	CHECK_EQ_U(st.natives, 0);
+	CHECK(out == NULL);
+	CHECK_EQ_U(notes, 1);
+	cf_free(&o);
+	free(in);
+}
+
+/* A class without natives comes out byte for byte the same with a prefix. */
+static void test_prefix_without_natives(void)
+{
+	unsigned same = 0;
+
+	for (int i = 0; i < nfiles; i++) {
+		size_t len, a_len, b_len;
+		uint8_t *in = slurp(files[i], &len), *a = NULL, *b = NULL;
+		struct idgen ga = {1}, gb = {1};
+		struct bci_config ca = {.method_id = give_id, .ctx = &ga};
+		struct bci_config cb = {.method_id = give_id, .ctx = &gb, .native_prefix = "jcal$"};
+		struct bci_stats st;
+		char err[256];
+
+		if (!in || strstr(files[i], "/Natives.class")) {
+			free(in);
+			continue;
+		}
+		CHECK(bci_rewrite_class(in, len, &ca, &a, &a_len, &st, err, sizeof(err)) == 0);
+		CHECK(bci_rewrite_class(in, len, &cb, &b, &b_len, &st, err, sizeof(err)) == 0);
+		CHECK_EQ_U(st.natives, 0);
+		CHECK(a_len == b_len && (!a) == (!b) && (!a || !memcmp(a, b, a_len)));
+		same++;
+		free(a);
+		free(b);
+		free(in);
+	}
+	CHECK(same > 20);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -187,6 +344,8 @@ int main(int argc, char **argv)
 	RUN(test_insn_len);
 	RUN(test_rewrite_classes);
 	RUN(test_rewrite_tracker_untouched);
+	RUN(test_native_wrappers);
+	RUN(test_prefix_without_natives);
 	corpus_free();
 	return test_summary("bci-rewrite");
 }

@@ -10,9 +10,15 @@
  * call jcal.Tracker.enter/exit/exitThrow(id), whose natives
  * (event_recorder.c) record events exactly like MethodEntry/MethodExit do.
  *
+ * Native methods get Java wrappers with probes (bci_wrapped.h decides which
+ * classes); hidden classes reach the rewriter through jcal.Tracker.hidden,
+ * called by the JDK's JavaLangAccess.defineClass, which the hook rewrites
+ * (bci_hidden.h).
+ *
  * With `calibrate` the one class instrumented is the calibration workload,
  * jcal.calib.Workload (its nested classes, Tracker, Control and EnvTimer
- * never): the filters do not apply.
+ * never): the filters do not apply, and neither natives nor hidden classes
+ * are seen.
  */
 #include "agent/bci/bci_agent.h"
 
@@ -23,7 +29,10 @@
 #include <string.h>
 
 #include "agent/core/agent_state.h"
+#include "agent/bci/bci_hidden.h"
 #include "agent/bci/bci_rewrite.h"
+#include "agent/bci/classfile.h"
+#include "agent/bci/bci_wrapped.h"
 #include "agent/core/event_recorder.h"
 #include "agent/base/jvmti_check.h"
 #include "agent/base/log.h"
@@ -33,8 +42,12 @@
 
 /* Set once the tracker's natives are registered: rewritten code may run. */
 static atomic_int ready;
-/* Cleared by stop: classes retransformed then get their original bytes. */
+/* Cleared by stop: classes retransformed then lose their probes (not their
+ * native wrappers). */
 static atomic_int probes = 1;
+/* Set at VMInit with trace: the JDK's JavaLangAccess.defineClass gets its
+ * hook when it is (re)transformed; hooked: it got it. */
+static atomic_int hidden_on, hidden_hooked;
 static jobject tracker_module; /* global ref: the unnamed module of the boot loader */
 
 #define CALIB_WORKLOAD_CLASS "jcal/calib/Workload"
@@ -49,10 +62,19 @@ static int selected(const char *name)
 
 void bci_agent_onload(jvmtiCapabilities *caps)
 {
+	jvmtiCapabilities pot;
+
 	throttle_onload();
 	bci_agent_write_meta();
 	caps->can_generate_all_class_hook_events = 1;
 	caps->can_retransform_classes = 1;
+	/* natives are wrapped where the JVM offers the prefix (HotSpot: always) */
+	memset(&pot, 0, sizeof(pot));
+	if (jcal.opts.command != JCAL_CMD_CALIBRATE && jcal.jvmti &&
+	    !jvmti_check_debug(jcal.jvmti,
+			       (*jcal.jvmti)->GetPotentialCapabilities(jcal.jvmti, &pot),
+			       "GetPotentialCapabilities"))
+		caps->can_set_native_method_prefix = pot.can_set_native_method_prefix;
 }
 
 void bci_agent_write_meta(void)
@@ -90,6 +112,19 @@ static int assign_id(void *ctx, const char *cls, const char *name, const char *d
 		return -1;
 	*id = m->id;
 	return 0;
+}
+
+/* Probes off (stop): every method keeps its code; natives keep wrappers. */
+static int no_id(void *ctx, const char *cls, const char *name, const char *desc, uint16_t access,
+		 uint32_t *id)
+{
+	(void)ctx;
+	(void)cls;
+	(void)name;
+	(void)desc;
+	(void)access;
+	(void)id;
+	return -1;
 }
 
 static void note(void *ctx, const char *msg)
@@ -137,6 +172,86 @@ static void add_reads(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *
 	(*jni)->DeleteLocalRef(jni, module);
 }
 
+/*
+ * Rewrites class name (data[0..len)): with probes when on, natives wrapped
+ * with prefix (or not, NULL). Returns the new bytes (malloc'd, *outlen) or
+ * NULL when it is left as it is (a warning says why when it failed);
+ * *wrapped counts the natives wrapped.
+ */
+static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, int on,
+			const char *prefix, size_t *outlen, unsigned *wrapped)
+{
+	struct bci_config cfg;
+	struct bci_stats st;
+	struct rewrite_ctx rc;
+	uint8_t *out = NULL;
+	size_t n = strlen(name);
+	char err[256];
+
+	*outlen = 0;
+	*wrapped = 0;
+	rc.csig = malloc(n + 3);
+	if (!rc.csig)
+		return NULL;
+	rc.csig[0] = 'L';
+	memcpy(rc.csig + 1, name, n);
+	memcpy(rc.csig + 1 + n, ";", 2);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.method_id = on ? assign_id : no_id;
+	cfg.note = note;
+	cfg.ctx = &rc;
+	cfg.native_prefix = prefix;
+	if (bci_rewrite_class(data, (size_t)len, &cfg, &out, outlen, &st, err, sizeof(err))) {
+		jcal_warn("mode=bci: class %s left as it is: %s", name, err);
+		out = NULL;
+	}
+	free(rc.csig);
+	*wrapped = st.natives;
+	return out;
+}
+
+/* out[0..outlen) (freed) into JVMTI memory for the hook; NULL when out of it. */
+static unsigned char *to_jvmti(jvmtiEnv *jvmti, const char *name, uint8_t *out, size_t outlen)
+{
+	unsigned char *copy = NULL;
+
+	if (outlen > INT32_MAX ||
+	    jvmti_check_debug(jvmti, (*jvmti)->Allocate(jvmti, (jlong)outlen, &copy), "Allocate")) {
+		jcal_warn("mode=bci: class %s left as it is: out of memory", name);
+		copy = NULL;
+	} else {
+		memcpy(copy, out, outlen);
+	}
+	free(out);
+	return copy;
+}
+
+/* The JDK's JavaLangAccess.defineClass: calls jcal.Tracker.hidden first. */
+static void hook_funnel(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *name, jint len,
+			const unsigned char *data, jint *new_len, unsigned char **new_data)
+{
+	uint8_t *out = NULL;
+	size_t outlen = 0;
+	char msg[256];
+
+	if (bci_hidden_hook(data, (size_t)len, BCI_TRACKER_CLASS, &out, &outlen, msg,
+			    sizeof(msg))) {
+		jcal_warn("mode=bci: %s left as it is (%s): hidden classes are not instrumented",
+			  name, msg);
+		return;
+	}
+	if (!out) {
+		jcal_debug("mode=bci: %s: %s", name, msg);
+		return;
+	}
+	*new_data = to_jvmti(jvmti, name, out, outlen);
+	if (!*new_data)
+		return;
+	*new_len = (jint)outlen;
+	add_reads(jvmti, jni, loader, name);
+	atomic_store(&hidden_hooked, 1);
+}
+
 void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 					    jclass class_being_redefined, jobject loader,
 					    const char *name, jobject protection_domain,
@@ -144,57 +259,90 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 					    jint *new_class_data_len,
 					    unsigned char **new_class_data)
 {
-	struct bci_config cfg;
-	struct bci_stats st;
-	struct rewrite_ctx rc;
-	uint8_t *out = NULL;
-	size_t outlen = 0;
-	unsigned char *copy = NULL;
-	char err[256];
+	const char *prefix;
+	unsigned wrapped;
+	uint8_t *out;
+	size_t outlen;
+	int on = atomic_load(&probes);
 
-	(void)class_being_redefined;
 	(void)protection_domain;
-	/* Hidden classes (lambda proxies) come without a name, or not at all. */
-	if (!name || !atomic_load(&ready) || !atomic_load(&probes) || atomic_load(&jcal.dead) ||
-	    !selected(name))
+	/* Hidden classes come here never (bci_hidden.h), nameless classes not
+	 * either. */
+	if (!name || !atomic_load(&ready) || atomic_load(&jcal.dead))
 		return;
-	size_t n = strlen(name);
-	rc.csig = malloc(n + 3);
-	if (!rc.csig)
-		return;
-	rc.csig[0] = 'L';
-	memcpy(rc.csig + 1, name, n);
-	memcpy(rc.csig + 1 + n, ";", 2);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.method_id = assign_id;
-	cfg.note = note;
-	cfg.ctx = &rc;
-	if (bci_rewrite_class(class_data, (size_t)class_data_len, &cfg, &out, &outlen, &st, err,
-			      sizeof(err))) {
-		jcal_warn("mode=bci: class %s left as it is: %s", name, err);
-		free(rc.csig);
+	if (atomic_load(&hidden_on) && bci_hidden_is_funnel(name)) {
+		hook_funnel(jvmti, jni, loader, name, class_data_len, class_data,
+			    new_class_data_len, new_class_data);
 		return;
 	}
-	free(rc.csig);
+	if (!selected(name))
+		return;
+	prefix = bci_wrapped_prefix(jvmti, jni, class_being_redefined, loader, name);
+	if (!on && !prefix)
+		return;
+	out = rewrite(name, class_data, class_data_len, on, prefix, &outlen, &wrapped);
 	if (!out)
 		return;
-	if (outlen > INT32_MAX ||
-	    jvmti_check_debug(jvmti, (*jvmti)->Allocate(jvmti, (jlong)outlen, &copy), "Allocate")) {
-		jcal_warn("mode=bci: class %s left as it is: out of memory", name);
-		free(out);
+	if (wrapped && !class_being_redefined)
+		bci_wrapped_add(name);
+	*new_class_data = to_jvmti(jvmti, name, out, outlen);
+	if (!*new_class_data)
 		return;
-	}
-	memcpy(copy, out, outlen);
-	free(out);
 	add_reads(jvmti, jni, loader, name);
-	*new_class_data = copy;
 	*new_class_data_len = (jint)outlen;
+}
+
+/* jcal.TrackerNatives.hidden(byte[] b, Class<?> lookup): b with probes when
+ * it is a class the filters select, or null. */
+static jbyteArray JNICALL tracker_hidden(JNIEnv *jni, jclass cls, jbyteArray b, jclass lookup)
+{
+	jvmtiEnv *jvmti = jcal.jvmti;
+	struct cf_class c;
+	char err[256], name[1024];
+	jsize len;
+	uint8_t *in, *out = NULL;
+	size_t outlen = 0;
+	unsigned wrapped;
+	jbyteArray res = NULL;
+	jobject loader = NULL;
+
+	(void)cls;
+	if (!b || !atomic_load(&ready) || !atomic_load(&probes) || atomic_load(&jcal.dead))
+		return NULL;
+	len = (*jni)->GetArrayLength(jni, b);
+	in = malloc(len > 0 ? (size_t)len : 1u);
+	if (!in)
+		return NULL;
+	(*jni)->GetByteArrayRegion(jni, b, 0, len, (jbyte *)in);
+	if (cf_parse(in, (size_t)len, &c, err, sizeof(err)) == 0)
+		cf_utf8_str(&c, c.this_class, name, sizeof(name));
+	else
+		name[0] = '\0';
+	cf_free(&c);
+	if (name[0] && selected(name))
+		out = rewrite(name, in, len, 1, NULL, &outlen, &wrapped);
+	free(in);
+	if (out && outlen <= INT32_MAX && (res = (*jni)->NewByteArray(jni, (jsize)outlen)) != NULL)
+		(*jni)->SetByteArrayRegion(jni, res, 0, (jsize)outlen, (const jbyte *)out);
+	free(out);
+	if ((*jni)->ExceptionCheck(jni)) { /* out of memory: the class keeps its bytes */
+		(*jni)->ExceptionClear(jni);
+		return NULL;
+	}
+	if (res && lookup &&
+	    !jvmti_check_debug(jvmti, (*jvmti)->GetClassLoader(jvmti, lookup, &loader),
+			       "GetClassLoader"))
+		add_reads(jvmti, jni, loader, name);
+	if (loader)
+		(*jni)->DeleteLocalRef(jni, loader);
+	return res;
 }
 
 /* The loaded classes that the filters select: rewritten now (with probes
  * on: those loaded before VMInit, or before the agent attached), or given
- * back their original bytes (probes off). */
-static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
+ * back their original bytes (probes off); with funnel, also the JDK's
+ * JavaLangAccess.defineClass, which gets its hook. */
+static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, int funnel)
 {
 	jint n = 0, k = 0;
 	jclass *all = NULL;
@@ -219,7 +367,7 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 				       "GetClassSignature") &&
 		    sig && sig[0] == 'L') {
 			sig[strlen(sig) - 1] = '\0';
-			keep = selected(sig + 1);
+			keep = selected(sig + 1) || (funnel && bci_hidden_is_funnel(sig + 1));
 		}
 		jvmti_free(jvmti, sig);
 		if (keep)
@@ -319,6 +467,7 @@ void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	    {"enter1", "(I)I", (void *)event_probe_enter1},
 	    {"exit1", "(I)I", (void *)event_probe_exit1},
 	    {"exitThrow1", "(I)I", (void *)event_probe_exit_throw1},
+	    {"hidden", "([BLjava/lang/Class;)[B", (void *)tracker_hidden},
 	};
 	/* The natives first: FindClass initialises the class it finds, and
 	 * jcal.Tracker's initialiser calls TrackerNatives.addresses(). */
@@ -345,8 +494,15 @@ void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	if ((*jni)->ExceptionCheck(jni))
 		(*jni)->ExceptionClear(jni);
 	(*jni)->DeleteLocalRef(jni, cls);
+	bci_wrapped_init(jvmti, jni);
+	if (jcal.opts.command == JCAL_CMD_TRACE)
+		atomic_store(&hidden_on, 1);
 	atomic_store(&ready, 1);
-	retransform_loaded(jvmti, jni);
+	retransform_loaded(jvmti, jni, 1);
+	if (atomic_load(&hidden_on) && !atomic_load(&hidden_hooked))
+		jcal_info("mode=bci: this JDK has no JavaLangAccess.defineClass to hook (%s): "
+			  "hidden classes and lambda proxies are not instrumented",
+			  BCI_HIDDEN_DESC);
 	if (jcal.opts.command == JCAL_CMD_TRACE)
 		throttle_start();
 }
@@ -355,5 +511,5 @@ void bci_agent_set_probes(jvmtiEnv *jvmti, JNIEnv *jni, int on)
 {
 	atomic_store(&probes, on);
 	if (jni && atomic_load(&ready))
-		retransform_loaded(jvmti, jni);
+		retransform_loaded(jvmti, jni, 0);
 }

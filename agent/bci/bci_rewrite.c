@@ -26,6 +26,7 @@
 
 #include "agent/bci/bci_ctor.h"
 #include "agent/bci/bci_method.h"
+#include "agent/bci/bci_native.h"
 #include "agent/bci/bci_stackmap.h"
 #include "agent/bci/classfile.h"
 
@@ -726,7 +727,8 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 	struct cf_class c;
 	struct class_refs refs;
 	const char *tracker = cfg->tracker ? cfg->tracker : BCI_TRACKER_CLASS;
-	char *cls = NULL;
+	char *cls = NULL, why[256];
+	uint8_t *wrapper = NULL;
 	int rc = -1, changed = 0;
 	uint16_t pool;
 
@@ -754,13 +756,32 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 		snprintf(err, errlen, "%s: constant pool full or out of memory", cls);
 		goto done;
 	}
-	for (uint16_t i = 0; i < c.nmethods; i++) {
+	uint16_t nmethods = c.nmethods, wpool = pool;
+	if (cfg->native_prefix) {
+		int nw = -1;
+		wrapper = calloc(nmethods ? nmethods : 1u, 1);
+		if (wrapper)
+			nw = bci_native_wrap(&c, cfg->native_prefix, wrapper, why, sizeof(why));
+		if (nw < 0) {
+			snprintf(err, errlen, "%s: constant pool full or out of memory", cls);
+			goto done;
+		}
+		if (why[0] && cfg->note) {
+			char msg[512];
+			snprintf(msg, sizeof(msg), "%s: native methods not wrapped: %s", cls, why);
+			cfg->note(cfg->ctx, msg);
+		}
+		st->natives = (unsigned)nw;
+		changed = nw > 0;
+		wpool = c.cp_count; /* a wrapper's code names the native's constants */
+	}
+	for (uint16_t i = 0; i < nmethods; i++) {
 		struct bci_method m = {.c = &c,
 				       .cfg = cfg,
 				       .st = st,
 				       .cls = cls,
 				       .access = c.methods[i].access,
-				       .pool = pool};
+				       .pool = wrapper && wrapper[i] ? wpool : pool};
 		char *name = utf8_dup(&c, c.methods[i].name);
 		char *desc = utf8_dup(&c, c.methods[i].desc);
 		int r = -1;
@@ -783,6 +804,7 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 		rc = -1;
 	}
 done:
+	free(wrapper);
 	free(cls);
 	cf_free(&c);
 	return rc;

@@ -11,6 +11,8 @@
  * super()/this() call, where `this` is initialised). Branches, switches,
  * exception tables, LineNumberTable, LocalVariable(Type)Table and the
  * StackMapTable are relocated; max_stack grows by what the probes need.
+ * With native_prefix, native methods get Java wrappers first (bci_native.h),
+ * which are then instrumented like the rest.
  */
 #ifndef JCAL_BCI_REWRITE_H
 #define JCAL_BCI_REWRITE_H
@@ -30,6 +32,11 @@ struct bci_config {
 	/* Optional: one line per method that could not be (fully) instrumented. */
 	void (*note)(void *ctx, const char *msg);
 	void *ctx;
+	/* Non-NULL: every native method NAME of the class becomes a Java
+	 * wrapper NAME (offered to method_id like any method) that calls the
+	 * native renamed native_prefix+NAME (bci_native.h); all of them or
+	 * none (noted why). NULL: natives are left as they are. */
+	const char *native_prefix;
 };
 
 struct bci_stats {
@@ -37,10 +44,12 @@ struct bci_stats {
 	unsigned instrumented; /* of which rewritten */
 	unsigned skipped;      /* could not be rewritten (see the notes) */
 	unsigned no_handler;   /* rewritten without the catch-all handler */
+	unsigned natives;      /* native methods given a wrapper (native_prefix) */
 };
 
 /* Rewrites the class in in[0..len). Returns 0 and a malloc'd *out (NULL when
- * nothing was changed: the tracker itself, or no method instrumented), or
+ * nothing was changed: the tracker itself, or no method instrumented and no
+ * native wrapped), or
  * -1 with a message in err (malformed class, out of memory). */
 int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cfg, uint8_t **out,
 		      size_t *outlen, struct bci_stats *st, char *err, size_t errlen);

@@ -559,6 +559,36 @@ uint16_t cf_cp_methodref(struct cf_class *c, const char *cls, const char *name, 
 	return cp_pair(c, CF_METHODREF, ci, cp_pair(c, CF_NAMEANDTYPE, ni, di));
 }
 
+/* ---- members ---- */
+
+int cf_add_method(struct cf_class *c, uint16_t access, uint16_t name, uint16_t desc)
+{
+	struct cf_member *m;
+
+	if (c->nmethods == 0xffff)
+		return -1;
+	m = realloc(c->methods, ((size_t)c->nmethods + 1) * sizeof(*m));
+	if (!m)
+		return -1;
+	c->methods = m;
+	m[c->nmethods] = (struct cf_member){.access = access, .name = name, .desc = desc};
+	return c->nmethods++;
+}
+
+int cf_member_add_attr(struct cf_member *m, uint16_t name, uint32_t len, const uint8_t *data)
+{
+	struct cf_attr *a;
+
+	if (m->nattrs == 0xffff)
+		return -1;
+	a = realloc(m->attrs, ((size_t)m->nattrs + 1) * sizeof(*a));
+	if (!a)
+		return -1;
+	m->attrs = a;
+	a[m->nattrs++] = (struct cf_attr){.name = name, .len = len, .data = data};
+	return 0;
+}
+
 /* ---- Code ---- */
 
 int cf_code_parse(const struct cf_attr *a, struct cf_code *code, char *err, size_t errlen)

@@ -101,6 +101,14 @@ uint16_t cf_cp_class(struct cf_class *c, const char *name);
 uint16_t cf_cp_integer(struct cf_class *c, int32_t v);
 uint16_t cf_cp_methodref(struct cf_class *c, const char *cls, const char *name, const char *desc);
 
+/* Appends a method without attributes (name and desc: Utf8 indices).
+ * Returns its index, or -1 when the class has 65535 methods or memory runs
+ * out. Pointers into c->methods are invalid afterwards. */
+int cf_add_method(struct cf_class *c, uint16_t access, uint16_t name, uint16_t desc);
+/* Appends an attribute to a field or method; data must live as long as the
+ * class (cf_alloc). Returns 0, or -1 when memory runs out. */
+int cf_member_add_attr(struct cf_member *m, uint16_t name, uint32_t len, const uint8_t *data);
+
 /* The Code attribute, parsed. Arrays are malloc'd (cf_code_free). */
 struct cf_exception {
 	uint16_t start, end, handler, catch_type;

@@ -17,6 +17,10 @@
 # / unloadable also unmodified / failed, the methods the rewriter skipped by
 # reason, and ends with "bci-jars: N passed, N failed, N skipped" (one check
 # per set and JDK). A jar that is not installed is a visible SKIP.
+#
+# Native methods get their wrappers as in the agent (jcal-bci-rewrite -p,
+# agent/bci/bci_native.h); the jansi set, every class in both modes, has
+# them (jansi, jansi-native and hawtjni-runtime, installed with groovy).
 set -u
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -59,7 +63,7 @@ count() {
 # $work/NAME/rw; prints the methods skipped, by reason.
 rewrite() {
 	d=$work/$1
-	"$tool" -d "$d/rw" -l "$d/list.txt" -f "$2" >"$d/tool.txt" 2>"$d/notes.txt"
+	"$tool" -p 'jcal$' -d "$d/rw" -l "$d/list.txt" -f "$2" >"$d/tool.txt" 2>"$d/notes.txt"
 	sed 's/^/  /' "$d/tool.txt"
 	grep ': skipped: ' "$d/notes.txt" | sed 's/.*: skipped: //; s/[0-9][0-9]*/N/g' |
 		sort | uniq -c | sort -rn | sed 's/^ */  skipped methods: /'
@@ -76,9 +80,10 @@ check() {
 	count "$d/check-$3.txt"
 }
 
-# jarset NAME "JARS TO REWRITE" "OTHER JARS": one set of Debian jars.
+# jarset NAME "JARS TO REWRITE" "OTHER JARS" [EVERY]: one set of Debian
+# jars, every EVERY-th class (default: the mode's).
 jarset() {
-	name=$1 jars=$2 deps=$3
+	name=$1 jars=$2 deps=$3 nth=${4:-$every}
 	d=$work/$name
 	echo "== bci-jars $name"
 	for j in $jars; do
@@ -100,7 +105,7 @@ jarset() {
 	done
 	# not the versioned copies of multi-release jars, nor module-info
 	find "$d/x" -name '*.class' ! -path '*/META-INF/*' ! -name module-info.class | sort |
-		awk -v e="$every" 'NR % e == 0' >"$d/files.txt"
+		awk -v e="$nth" 'NR % e == 0' >"$d/files.txt"
 	rewrite "$name" "$d/files.txt"
 	check "$name" "$jh" jdk17 "$cp"
 	if [ "$mode" = long ]; then
@@ -145,6 +150,7 @@ jarset fop "fop.jar batik-all.jar xmlgraphics-commons.jar fontbox2.jar commons-i
 	"qdox.jar xalan2.jar serializer.jar xercesImpl.jar xml-apis.jar xml-apis-ext.jar"
 jarset h2 "h2.jar" "slf4j-api.jar"
 jarset groovy "groovy.jar" "antlr.jar asm.jar commons-cli.jar xstream.jar ivy.jar junit4.jar qdox.jar"
+jarset jansi "jansi.jar jansi-native.jar hawtjni-runtime.jar" "" 1
 jdk25set
 echo "bci-jars: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

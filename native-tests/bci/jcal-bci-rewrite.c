@@ -2,9 +2,11 @@
  * jcal-bci-rewrite.c - command-line front end of agent/bci/bci_rewrite.c, for
  * the verifier tests: rewrites class files on disk with mode=bci probes.
  *
- *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] IN.class OUT.class
- *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-l LIST] -d OUTDIR [-f FILES] IN.class...
+ *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class
+ *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR [-f FILES] IN.class...
  *
+ * -p: native methods get wrappers that call them renamed PREFIX+NAME, as
+ * the agent does with the JVMTI native method prefix (agent/bci/bci_native.h).
  * Method ids are assigned in order from FIRST_ID (default 1); MAP gets one
  * line per id: "ID CLASS NAME DESC". With -d, OUT is OUTDIR/CLASS.class
  * (the class's internal name). Classes that need no change are copied.
@@ -24,6 +26,7 @@
 
 struct ids {
 	uint32_t next;
+	const char *prefix; /* -p */
 	FILE *map;
 	FILE *list; /* -l: one status line per class */
 };
@@ -108,7 +111,8 @@ static int write_file(const char *path, const uint8_t *p, size_t n)
 static int rewrite(const char *in, const char *out, const char *outdir, struct ids *ids,
 		   struct bci_stats *total)
 {
-	struct bci_config cfg = {.method_id = assign, .note = note, .ctx = ids};
+	struct bci_config cfg = {
+	    .method_id = assign, .note = note, .ctx = ids, .native_prefix = ids->prefix};
 	struct bci_stats st;
 	uint8_t *buf, *res;
 	size_t len, rlen;
@@ -147,6 +151,7 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 	total->instrumented += st.instrumented;
 	total->skipped += st.skipped;
 	total->no_handler += st.no_handler;
+	total->natives += st.natives;
 	free(buf);
 	free(res);
 	return rc;
@@ -155,9 +160,9 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: jcal-bci-rewrite [-s FIRST_ID] [-m MAP] IN.class OUT.class\n"
-		"       jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-l LIST] -d OUTDIR [-f FILES] "
-		"IN.class...\n");
+		"usage: jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class\n"
+		"       jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR "
+		"[-f FILES] IN.class...\n");
 	exit(1);
 }
 
@@ -190,7 +195,7 @@ int main(int argc, char **argv)
 	const char *outdir = NULL, *map = NULL, *list = NULL, *files = NULL;
 	int opt, rc = 0;
 
-	while ((opt = getopt(argc, argv, "s:m:d:l:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:d:l:f:p:")) != -1) {
 		if (opt == 's')
 			ids.next = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (opt == 'm')
@@ -201,6 +206,8 @@ int main(int argc, char **argv)
 			list = optarg;
 		else if (opt == 'f')
 			files = optarg;
+		else if (opt == 'p')
+			ids.prefix = optarg;
 		else
 			usage();
 	}
@@ -222,7 +229,10 @@ int main(int argc, char **argv)
 	}
 	if ((ids.map && fclose(ids.map)) || (ids.list && fclose(ids.list)))
 		rc = 1;
-	printf("jcal-bci-rewrite: %u methods, %u instrumented, %u skipped, %u without handler\n",
+	printf("jcal-bci-rewrite: %u methods, %u instrumented, %u skipped, %u without handler",
 	       total.methods, total.instrumented, total.skipped, total.no_handler);
+	if (ids.prefix)
+		printf(", %u natives wrapped", total.natives);
+	printf("\n");
 	return rc;
 }

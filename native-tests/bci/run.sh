@@ -4,6 +4,7 @@
 # rewrites them with BUILD/jcal-bci-rewrite, and runs bcicheck.BciCheck under
 # -Xverify:all, which loads the rewritten classes through their own class
 # loader and compares results and probe counts with the originals.
+# Native methods get the agent's wrappers (-p, agent/bci/bci_native.h).
 # Configurations: JDK 17 javac (class version 61), --release 8 (52), method
 # ids above 32767 (ldc_w probes), and Temurin 25 (69) when installed.
 # Ends with "bci: N passed, N failed" over all configurations.
@@ -16,8 +17,8 @@ tool=$build/jcal-bci-rewrite
 base=$build/bci
 passed=0
 failed=0
-all="Basics Switches Ctors Exceptions Lambdas Wide Big Modern"
-java8="Basics Switches Ctors Exceptions Lambdas Wide Big"
+all="Basics Switches Ctors Exceptions Lambdas Wide Big Modern Natives"
+java8="Basics Switches Ctors Exceptions Lambdas Wide Big Natives"
 
 mkdir -p "$base/gen/bcitest"
 native-tests/bci/gen-big.sh "$base/gen/bcitest/Big.java" || exit 1
@@ -42,7 +43,7 @@ config() {
 	# shellcheck disable=SC2086
 	if ! "$jdk/bin/javac" $opts -d "$dir/orig" $srcs ||
 		! "$jdk/bin/javac" -d "$dir/harness" $(find native-tests/bci/harness -name '*.java') ||
-		! "$tool" -s "$first" -m "$dir/map.txt" -d "$dir/rewritten" $(find "$dir/orig" -name '*.class') \
+		! "$tool" -s "$first" -p 'jcal$' -m "$dir/map.txt" -d "$dir/rewritten" $(find "$dir/orig" -name '*.class') \
 			2>"$dir/notes.txt"; then
 		echo "FAIL $name: build or rewrite failed"
 		cat "$dir/notes.txt"

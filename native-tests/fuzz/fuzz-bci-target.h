@@ -15,6 +15,10 @@
  * athrow` handler (exactly one outside constructors) that the exception
  * table reaches with catch-all, every branch, handler, frame and line on an
  * instruction; the ID one the configuration gave to this very method.
+ * A third rewrite gives native methods their wrappers (native_prefix): the
+ * output must parse with the original methods, `native` gone from exactly
+ * the wrapped ones, which now have code, and the renamed natives after
+ * them, private, synthetic and native.
  */
 #ifndef JCAL_FUZZ_BCI_TARGET_H
 #define JCAL_FUZZ_BCI_TARGET_H
@@ -456,6 +460,71 @@ static int fuzz_bci_round(const uint8_t *data, size_t size, uint32_t first, unsi
 	return bad;
 }
 
+/* The rewrite of o with native wrappers c: the methods o had, in order,
+ * with `native` gone from exactly those wrapped, then the renamed natives. */
+static int fuzz_bci_compare_natives(const struct cf_class *o, const struct cf_class *c,
+				    unsigned natives)
+{
+	unsigned wrapped = 0;
+
+	FUZZ_BCI_REQUIRE(c->nmethods == o->nmethods + natives);
+	for (uint16_t i = 0; i < o->nmethods; i++) {
+		const struct cf_member *om = &o->methods[i], *nm = &c->methods[i];
+		FUZZ_BCI_REQUIRE(fuzz_bci_same_utf8(o, om->name, c, nm->name));
+		FUZZ_BCI_REQUIRE(fuzz_bci_same_utf8(o, om->desc, c, nm->desc));
+		FUZZ_BCI_REQUIRE((om->access & ~0x0100u) == nm->access);
+		if (natives)
+			FUZZ_BCI_REQUIRE(!(nm->access & 0x0100u) && fuzz_bci_code_of(c, nm));
+		wrapped += (om->access & 0x0100u) != 0;
+	}
+	FUZZ_BCI_REQUIRE(wrapped == natives);
+	for (uint16_t i = o->nmethods; i < c->nmethods; i++) {
+		const struct cf_const *n = cf_cp(c, c->methods[i].name, CF_UTF8);
+		FUZZ_BCI_REQUIRE((c->methods[i].access & 0x1102u) == 0x1102u);
+		FUZZ_BCI_REQUIRE(n && n->len > 5 && !memcmp(n->utf8, "jcal$", 5));
+	}
+	return 0;
+}
+
+/* A rewrite with native wrappers (every method traced): when it wrapped
+ * natives, the output parses back with them (the probes are checked by the
+ * rounds above on the same code paths). */
+static int fuzz_bci_natives(const uint8_t *data, size_t size)
+{
+	struct fuzz_bci_ids ids = {.first = 1, .next = 1};
+	struct bci_config cfg = {.method_id = fuzz_bci_method_id,
+				 .note = fuzz_bci_note,
+				 .ctx = &ids,
+				 .native_prefix = "jcal$"};
+	struct bci_stats st;
+	struct cf_class o, c;
+	uint8_t *out = NULL;
+	size_t outlen = 0;
+	char err[512];
+	int bad = 0;
+
+	err[0] = '\0';
+	memset(&o, 0, sizeof(o));
+	memset(&c, 0, sizeof(c));
+	if (bci_rewrite_class(data, size, &cfg, &out, &outlen, &st, err, sizeof(err))) {
+		if (!err[0] || strnlen(err, sizeof(err)) >= sizeof(err) || out)
+			bad = __LINE__;
+	} else if (!ids.oom && out) {
+		if (cf_parse(data, size, &o, err, sizeof(err)) ||
+		    cf_parse(out, outlen, &c, err, sizeof(err)))
+			bad = __LINE__;
+		else
+			bad = fuzz_bci_compare_natives(&o, &c, st.natives);
+	} else if (!ids.oom && st.natives) {
+		bad = __LINE__; /* wrapped natives, wrote nothing */
+	}
+	cf_free(&c);
+	cf_free(&o);
+	free(out);
+	fuzz_bci_ids_free(&ids);
+	return bad;
+}
+
 /* The target: the input is one class file. */
 static inline int fuzz_bci_rewrite(const uint8_t *data, size_t size)
 {
@@ -463,6 +532,8 @@ static inline int fuzz_bci_rewrite(const uint8_t *data, size_t size)
 
 	if (!bad)
 		bad = fuzz_bci_round(data, size, 40000, 3, 50000);
+	if (!bad)
+		bad = fuzz_bci_natives(data, size);
 	return bad;
 }
 

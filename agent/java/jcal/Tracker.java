@@ -17,6 +17,7 @@ import java.lang.invoke.MethodHandle;
  * probe does on older JDKs or when the downcalls are not available.
  */
 public final class Tracker {
+	private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
 	private static final MethodHandle ENTER, EXIT, EXIT_THROW;
 
 	static {
@@ -81,6 +82,33 @@ public final class Tracker {
 			return;
 		}
 		TrackerNatives.exit0(id);
+	}
+
+	/** The flag of a hidden class in JavaLangAccess.defineClass (MethodHandleNatives.Constants.HIDDEN_CLASS). */
+	private static final int HIDDEN_CLASS = 0x2;
+
+	/**
+	 * Called first by the JDK's JavaLangAccess.defineClass, which the agent
+	 * rewrites (agent/bci/bci_hidden.h), with the bytes of each class that
+	 * MethodHandles.Lookup defines: a hidden class of a class the filters
+	 * select (a lambda proxy, a class of Lookup.defineHiddenClass) comes back
+	 * with probes, since the JVM offers hidden classes to no
+	 * ClassFileLoadHook. Any other class, those of the JDK's own class
+	 * loaders (boot, platform) or any failure keeps its bytes.
+	 */
+	public static byte[] hidden(byte[] b, Class<?> lookup, int flags) {
+		if ((flags & HIDDEN_CLASS) == 0 || b == null || lookup == null)
+			return b;
+		/* the JDK's own hidden classes (LambdaForms, its lambdas) never: the probes use them */
+		ClassLoader l = lookup.getClassLoader();
+		if (l == null || l == PLATFORM)
+			return b;
+		try {
+			byte[] r = TrackerNatives.hidden(b, lookup);
+			return r != null ? r : b;
+		} catch (Throwable t) {
+			return b;
+		}
 	}
 
 	/** Exit of method id popped by an exception (rethrown after this call). */

@@ -28,6 +28,9 @@ final class TrackerNatives {
 
 	static native int exitThrow1(int id);
 
+	/** The bytes of hidden class b, defined by lookup's Lookup, with probes; null to keep b. */
+	static native byte[] hidden(byte[] b, Class<?> lookup);
+
 	static native void exit0(int id);
 
 	static native void exitThrow0(int id);

@@ -312,6 +312,145 @@ public final class Accuracy {
 		}
 	}
 
+	/**
+	 * Hash maps: keys of the program's own class, whose hashCode and equals
+	 * HashMap calls (tiny methods called from JDK code), counted per key.
+	 */
+	static final class Hashmaps {
+		static final class Key {
+			final int a, b;
+
+			Key(int a, int b) {
+				this.a = a;
+				this.b = b;
+			}
+
+			@Override
+			public int hashCode() {
+				return a * 31 + b;
+			}
+
+			@Override
+			public boolean equals(Object o) {
+				return o instanceof Key && ((Key) o).a == a && ((Key) o).b == b;
+			}
+		}
+
+		static void run(int n) {
+			HashMap<Key, Integer> m = new HashMap<>();
+			for (int i = 0; i < n / 20 + 1; i++) {
+				Key k = new Key(i % 509, i % 7);
+				Integer v = m.get(k);
+				m.put(k, v == null ? 1 : v + 1);
+			}
+			long s = 0;
+			for (Integer v : m.values())
+				s += v;
+			Leaves.sink += (int) s;
+		}
+	}
+
+	/**
+	 * Sort with a comparator: records sorted by a lambda comparator that
+	 * calls a comparison method of the program (its proxy is a hidden class).
+	 */
+	static final class Sort {
+		static final class Item {
+			final int key, id;
+
+			Item(int key, int id) {
+				this.key = key;
+				this.id = id;
+			}
+		}
+
+		static int compare(Item x, Item y) {
+			int c = Integer.compare(x.key, y.key);
+			return c != 0 ? c : Integer.compare(x.id, y.id);
+		}
+
+		static void run(int n) {
+			Item[] items = new Item[n / 200 + 2];
+			int seed = 12345;
+			for (int i = 0; i < items.length; i++) {
+				seed = seed * 1103515245 + 12345;
+				items[i] = new Item((seed >>> 8) % 1000, i);
+			}
+			java.util.Arrays.sort(items, (x, y) -> compare(x, y));
+			Leaves.sink += items[0].key + items[items.length - 1].id;
+		}
+	}
+
+	/** A loop calling a small method with a loop of its own over an array. */
+	static final class Bodies {
+		static final int[] DATA = new int[32];
+
+		static {
+			for (int i = 0; i < DATA.length; i++)
+				DATA[i] = i * 7 + 3;
+		}
+
+		static int body(int k) {
+			int s = 0;
+			for (int j = 0; j < DATA.length; j++)
+				s += DATA[j] ^ k;
+			return s;
+		}
+
+		static void run(int n) {
+			long s = 0;
+			for (int i = 0; i < n / 10; i++)
+				s += body(i);
+			Leaves.sink += (int) s;
+		}
+	}
+
+	/**
+	 * A method that throttle= would pick (tiny, called often) beside a long
+	 * loop in the same class (spin): with throttle= the class is
+	 * retransformed while a round runs, and the loop's frame then belongs
+	 * to the old version of the class.
+	 */
+	static final class Throttled {
+		static int tiny(int x) {
+			return x * 3 + 1;
+		}
+
+		static long spin(int n) {
+			long s = 0;
+			for (int i = 0; i < n; i++)
+				s += i ^ (s >>> 3);
+			return s;
+		}
+
+		static void run(int n) {
+			long s = 0;
+			for (int r = 0; r < 4; r++) {
+				for (int i = 0; i < n / 40; i++)
+					s += tiny(i);
+				s += spin(n / 4);
+			}
+			Leaves.sink += (int) s;
+		}
+	}
+
+	/**
+	 * Lambdas: a stream pipeline over an int range with a mapping lambda
+	 * that calls a method of the program, a filter and a reduction (the
+	 * lambdas' proxies are hidden classes).
+	 */
+	static final class Lambdas {
+		static int weigh(int x) {
+			return (x * 7) % 13;
+		}
+
+		static void run(int n) {
+			long s = java.util.stream.IntStream.range(0, n / 2 + 1).map(x -> weigh(x)).filter(x -> x > 3)
+					.asLongStream().sum();
+			Leaves.sink += (int) s;
+		}
+	}
+
 	static void runOnce(String w, int n) {
 		switch (w) {
 		case "leaves": Leaves.run(n); break;
@@ -323,6 +462,11 @@ public final class Accuracy {
 		case "collections": Collections.run(n); break;
 		case "strings": Strings.run(n); break;
 		case "interp": Interp.run(n); break;
+		case "hashmaps": Hashmaps.run(n); break;
+		case "sort": Sort.run(n); break;
+		case "bodies": Bodies.run(n); break;
+		case "throttled": Throttled.run(n); break;
+		case "lambdas": Lambdas.run(n); break;
 		default: throw new IllegalArgumentException("unknown workload " + w);
 		}
 	}

@@ -39,6 +39,7 @@ public final class Main {
 			new Suite("Runner", "jcaltest", Runner::tests), /* end to end */
 			new Suite("Stress", "jcalstress", Stress::tests),
 			new Suite("BciTests", "jcalbci", BciTests::tests),
+			new Suite("BciSees", "jcalbcisees", BciSees::tests),
 			new Suite("OutputSafety", "jcaloutput", OutputSafety::tests),
 			new Suite("SharedMachine", "jcalshared", SharedMachine::tests),
 			new Suite("CalibrationSafety", "jcalcalibsafety", CalibrationSafety::tests),

@@ -4,8 +4,9 @@ import java.util.function.IntUnaryOperator;
 import java.util.function.Supplier;
 
 /**
- * mode=bci shapes (BciTests): lambdas and method references (their hidden
- * proxy classes are not instrumented, the bodies are), an anonymous class,
+ * mode=bci shapes (BciTests): lambdas and method references (their bodies,
+ * and their hidden proxy classes through the hook of hidden classes:
+ * applyAsInt 10 each, one constructor call each), an anonymous class,
  * a synchronized method, a switch, constructors chained with this(), a
  * static initialiser, try/finally, and an exception caught two frames up.
  * Calls: lambda$main$0 10, twice 10, BciMix$1.get 5 (+5 of its bridge

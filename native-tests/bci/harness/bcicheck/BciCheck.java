@@ -51,6 +51,14 @@ public final class BciCheck {
 		{ "bcitest/Wide many (I)J", 2, 2, 0 },
 		{ "bcitest/Big gotoWide (I)I", 2, 2, 0 },
 		{ "bcitest/Big condWideFrame (I)I", 3, 3, 0 },
+		{ "bcitest/Natives none ()V", 1, 0, 1 },
+		{ "bcitest/Natives ints (IBCSZ)I", 1, 0, 1 },
+		{ "bcitest/Natives wide (JDIJ)J", 1, 0, 1 },
+		{ "bcitest/Natives fp (FD)D", 1, 0, 1 },
+		{ "bcitest/Natives inst (Ljava/lang/String;[I[[Ljava/lang/Object;)Ljava/lang/String;", 1, 0, 1 },
+		{ "bcitest/Natives sync (J)J", 1, 0, 1 },
+		{ "bcitest/Natives arrays ([JLbcitest/Natives;)[Ljava/lang/Object;", 1, 0, 1 },
+		{ "bcitest/Natives body ()I", 1, 1, 0 },
 	};
 
 	private static void check(boolean ok, String what) {
