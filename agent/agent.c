@@ -668,11 +668,21 @@ jint agent_load(const char *options, const struct agent_hooks *with, recording_l
 		jcal_error("%s", err);
 		return JNI_ERR;
 	}
+	/* The calibration's own trace is private to this run (calibrator/calibrate.c).
+	 * Before the jar joins the boot class path: an attach that cannot
+	 * write its output leaves the JVM as it was. */
+	if (agent_open_output(jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0, err,
+			      sizeof(err))) {
+		jcal_error("%s", err);
+		load_failure = JCAL_ATTACH_OUTPUT;
+		return JNI_ERR;
+	}
 	/* calibrate,mode=bci needs jcal.Tracker too (jcal-agent.jar). */
 	if (jcal.opts.command == JCAL_CMD_CALIBRATE && jcal.opts.mode == JCAL_MODE_BCI &&
 	    region_control_onload(jcal.jvmti)) {
 		jcal_error("option 'mode=bci' needs jcal-agent.jar beside libjcal.so (the "
 			   "jcal.Tracker class)");
+		trace_file_abandon();
 		return JNI_ERR;
 	}
 	if (jcal.opts.command == JCAL_CMD_TRACE && region_control_onload(jcal.jvmti)) {
@@ -680,16 +690,10 @@ jint agent_load(const char *options, const struct agent_hooks *with, recording_l
 			jcal_error("option '%s' needs jcal-agent.jar beside libjcal.so "
 				   "(the jcal.Control and jcal.Tracker classes)",
 				   jcal.opts.start_manual ? "start=manual" : "mode=bci");
+			trace_file_abandon();
 			return JNI_ERR;
 		}
 		jcal_debug("jcal-agent.jar not found beside libjcal.so: no jcal.Control API");
-	}
-	/* The calibration's own trace is private to this run (calibrator/calibrate.c). */
-	if (agent_open_output(jcal.opts.command == JCAL_CMD_CALIBRATE ? TRACE_FILE_PRIVATE : 0, err,
-			      sizeof(err))) {
-		jcal_error("%s", err);
-		load_failure = JCAL_ATTACH_OUTPUT;
-		return JNI_ERR;
 	}
 	/* After the file: a bad out= must fail before any metric warning. The
 	 * file is not truncated until the JVM is up (trace_file.c). */

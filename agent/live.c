@@ -27,6 +27,10 @@
 
 #define REPLY_MAX (16 * 1024)
 
+/* Why the last start failed while no agent runs in this JVM: status says
+ * it, rather than only that none runs (the library stays mapped). */
+static char start_failed[512];
+
 /* reply=FILE of an option string that may not parse: found by hand. */
 static void find_reply(const char *options, char *out, size_t len)
 {
@@ -80,7 +84,9 @@ static int run(JavaVM *vm, const char *options, const struct jcal_options *o, ch
 	if (!agent_is_running()) {
 		switch (o->command) {
 		case JCAL_CMD_STATUS:
-			snprintf(msg, len, "recording: no\nagent: not running in this JVM\n");
+			snprintf(msg, len, "recording: no\nagent: not running in this JVM%s%s%s\n",
+				 start_failed[0] ? " (its start failed: " : "", start_failed,
+				 start_failed[0] ? "; the JVM is as it was)" : "");
 			return JCAL_ATTACH_OK;
 		case JCAL_CMD_STOP:
 		case JCAL_CMD_DUMP:
@@ -145,6 +151,12 @@ int live_command(JavaVM *vm, const char *options)
 		rc = run(vm, options, &o, msg, sizeof(msg));
 	}
 	jcal_log_capture(NULL, 0);
+	if (!agent_is_running() && rc != JCAL_ATTACH_OK &&
+	    (o.command == JCAL_CMD_START || o.command == JCAL_CMD_TRACE)) {
+		const char *e = strstr(logged, "error: ");
+		e = e ? e + 7 : logged;
+		snprintf(start_failed, sizeof(start_failed), "%.*s", (int)strcspn(e, "\n"), e);
+	}
 	snprintf(text, sizeof(text), "%s%s", msg, logged);
 	/* Logged lines went to stderr already; without reply= only the
 	 * command's own text is left to print there. */

@@ -19,7 +19,8 @@ if [ ! -x "$BUILD/tests/test-exports" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
-JCAL_PPROF_OUT="$work/fig4a.pb.gz" "$BUILD/tests/test-exports" >/dev/null
+JCAL_PPROF_OUT="$work/fig4a.pb.gz" JCAL_PPROF_ROOT_OUT="$work/root.pb.gz" \
+	"$BUILD/tests/test-exports" >/dev/null
 # go wants a writable cache and home
 HOME=$work GOCACHE=$work/cache GOPATH=$work/gopath GOFLAGS=-mod=mod \
 	go tool pprof -top "$work/fig4a.pb.gz" >"$work/top.txt" 2>&1 || {
@@ -34,4 +35,12 @@ for want in "Type: ticks" "of 19 total" " B$" " A$" " C$" " X$"; do
 		exit 1
 	fi
 done
-echo "ok   pprof-check: go tool pprof reads the profile (total 19 ticks)"
+# time outside any traced method: "[thread root]", never pprof's "<unknown>"
+HOME=$work GOCACHE=$work/cache GOPATH=$work/gopath GOFLAGS=-mod=mod \
+	go tool pprof -top "$work/root.pb.gz" >"$work/root.txt" 2>&1 || true
+if ! grep -q " 4 .* \[thread root\]$" "$work/root.txt" || grep -q "<unknown>" "$work/root.txt"; then
+	echo "FAIL pprof-check: '[thread root]' (4 ticks) and no '<unknown>' in go tool pprof -top:" >&2
+	cat "$work/root.txt" >&2
+	exit 1
+fi
+echo "ok   pprof-check: go tool pprof reads the profile (total 19 ticks; [thread root])"

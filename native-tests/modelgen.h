@@ -58,21 +58,27 @@ static inline uint32_t mg_id(struct mg_names *t, const char *name)
 	return ++t->n;
 }
 
-/* Splits "pkg.Class.m" into the JVM class descriptor "Lpkg/Class;" and
- * "m"; a name without a dot has no class. */
-static inline void mg_split(const char *full, char *cls, size_t clen, const char **method)
+/* Splits "pkg.Class.m" into the JVM class descriptor "Lpkg/Class;", "m"
+ * and the descriptor "()V"; a name without a dot has no class, and a name
+ * with a descriptor of its own ("p.C.m()Ljava/lang/Object;") keeps it. */
+static inline void mg_split(const char *full, char *cls, size_t clen, char *meth, size_t mlen,
+			    char *sig, size_t slen)
 {
-	const char *dot = strrchr(full, '.');
+	const char *paren = strchr(full, '('), *dot;
+	size_t n = paren ? (size_t)(paren - full) : strlen(full);
 
+	snprintf(sig, slen, "%s", paren ? paren : "()V");
 	cls[0] = '\0';
-	*method = full;
-	if (!dot)
+	dot = memrchr(full, '.', n);
+	if (!dot) {
+		snprintf(meth, mlen, "%.*s", (int)n, full);
 		return;
+	}
+	snprintf(meth, mlen, "%.*s", (int)(full + n - dot - 1), dot + 1);
 	snprintf(cls, clen, "L%.*s;", (int)(dot - full), full);
 	for (char *p = cls; *p; p++)
 		if (*p == '.')
 			*p = '/';
-	*method = dot + 1;
 }
 
 /* Parses one script line; returns 1 for an event, 0 for a comment or blank,
@@ -98,8 +104,7 @@ static inline int mg_model(struct model *m, const char *const *scripts, const ch
 {
 	struct trace_visitor v;
 	struct mg_names tab = {0};
-	char cls[64], name[64];
-	const char *meth;
+	char cls[64], name[64], meth[64], sig[64];
 
 	model_init(m, NULL);
 	model_visitor(m, &v);
@@ -141,12 +146,12 @@ static inline int mg_model(struct model *m, const char *const *scripts, const ch
 	for (unsigned i = 0; i < tab.n; i++) {
 		struct trace_method tm = {0};
 
-		mg_split(tab.name[i], cls, sizeof(cls), &meth);
+		mg_split(tab.name[i], cls, sizeof(cls), meth, sizeof(meth), sig, sizeof(sig));
 		tm.id = i + 1;
 		tm.modifiers = JCAL_ACC_STATIC;
 		tm.class_sig = cls;
 		tm.name = meth;
-		tm.sig = "()V";
+		tm.sig = sig;
 		if (v.method(v.ctx, &tm))
 			return -1;
 	}
@@ -192,8 +197,7 @@ static inline int mg_trace_file(const char *path, const char *const *scripts,
 {
 	struct tracegen tg;
 	struct mg_names tab = {0};
-	char cls[64], name[64];
-	const char *meth;
+	char cls[64], name[64], meth[64], sig[64];
 	uint64_t events = 0;
 
 	/* ids first, so METHOD records come before the events */
@@ -212,8 +216,8 @@ static inline int mg_trace_file(const char *path, const char *const *scripts,
 		return -1;
 	mg_write_meta(&tg.rb, metric, unit);
 	for (unsigned i = 0; i < tab.n; i++) {
-		mg_split(tab.name[i], cls, sizeof(cls), &meth);
-		trace_rec_method(&tg.rb, i + 1, JCAL_ACC_STATIC, cls, meth, "()V");
+		mg_split(tab.name[i], cls, sizeof(cls), meth, sizeof(meth), sig, sizeof(sig));
+		trace_rec_method(&tg.rb, i + 1, JCAL_ACC_STATIC, cls, meth, sig);
 	}
 	for (unsigned ti = 0; ti < n; ti++)
 		trace_rec_thread_start(&tg.rb, ti + 1, ti + 1, 4242 + ti, 0, 0, names[ti], 1,
@@ -261,8 +265,7 @@ static inline int mg_snapshot_file(const char *path, const char *const *scripts,
 	struct mg_names tab = {0};
 	uint8_t h[TRACE_FILE_HEADER_LEN];
 	struct trace_recbuf rb;
-	char cls[64], name[64];
-	const char *meth;
+	char cls[64], name[64], meth[64], sig[64];
 	FILE *f = fopen(path, "wb");
 	struct tree_snapshot_sink sink = {mg_snapshot_flush, f};
 	int err = 0;
@@ -285,8 +288,8 @@ static inline int mg_snapshot_file(const char *path, const char *const *scripts,
 	trace_recbuf_init(&rb);
 	mg_write_meta(&rb, NULL, NULL);
 	for (unsigned i = 0; i < tab.n; i++) {
-		mg_split(tab.name[i], cls, sizeof(cls), &meth);
-		trace_rec_method(&rb, i + 1, JCAL_ACC_STATIC, cls, meth, "()V");
+		mg_split(tab.name[i], cls, sizeof(cls), meth, sizeof(meth), sig, sizeof(sig));
+		trace_rec_method(&rb, i + 1, JCAL_ACC_STATIC, cls, meth, sig);
 	}
 	for (unsigned ti = 0; ti < n && !err; ti++) {
 		struct calltree t;

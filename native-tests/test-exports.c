@@ -516,6 +516,82 @@ static const char *pp_loc_name(const struct pprof *pp, uint64_t id)
 	return "(no location)";
 }
 
+/* Inflates the gzip s[0..n) and decodes it into pp; 0 or -1. */
+static int pprof_read(const char *s, size_t n, struct pprof *pp)
+{
+	static uint8_t out[1 << 16];
+	z_stream z;
+	int st;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return -1;
+	z.next_in = (Bytef *)s;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = sizeof(out);
+	st = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	return st == Z_STREAM_END ? pprof_decode(out, z.total_out, pp) : -1;
+}
+
+/* Time outside any traced method is the function "[thread root]", as the
+ * tree report's "<thread root>" but in square brackets: pprof shows a name
+ * in angle brackets as "<unknown>" (it drops them as C++ template
+ * arguments). So is a context folded below the depth limit. */
+static void test_pprof_root(void)
+{
+	static const char *const scripts[] = {
+	    "0 E M.main\n1 E M.a\n2 E M.b\n3 X M.b\n4 X M.a\n6 X M.main\n10 E M.c\n11 X M.c\n",
+	};
+	static const char *const names[] = {"main"};
+	struct model m;
+	struct report_opts o = {.max_depth = 2};
+	struct pprof pp;
+	char *s = NULL, p[128];
+	size_t n = 0;
+	FILE *f;
+	int root = 0, folded = 0;
+
+	CHECK_EQ_I(mg_model(&m, scripts, names, 1, NULL, NULL), 0);
+	f = open_memstream(&s, &n);
+	o.out = f;
+	o.err = err_buf;
+	CHECK_EQ_I(export_pprof(&m, &o), 0);
+	fclose(f);
+	memset(&pp, 0, sizeof(pp));
+	CHECK_EQ_I(pprof_read(s, n, &pp), 0);
+	for (size_t i = 0; i < pp.nsample; i++) {
+		p[0] = '\0';
+		for (size_t k = 0; k < pp.sample[i].nloc; k++)
+			snprintf(p + strlen(p), sizeof(p) - strlen(p), "%s%s", k ? "<" : "",
+				 pp_loc_name(&pp, pp.sample[i].loc[k]));
+		if (!strcmp(p, "[thread root]")) {
+			root++;
+			CHECK_EQ_U(pp.sample[i].val[0], 0); /* the root counts no call */
+			CHECK_EQ_U(pp.sample[i].val[1], 4); /* 6..10 outside any method */
+		}
+		if (!strcmp(p, "[deeper frames folded]<M.a<M.main")) {
+			folded++;
+			CHECK_EQ_U(pp.sample[i].val[0], 1);
+			CHECK_EQ_U(pp.sample[i].val[1], 1);
+		}
+	}
+	CHECK_EQ_I(root, 1);
+	CHECK_EQ_I(folded, 1);
+	for (size_t i = 0; i < pp.nstr; i++) {
+		CHECK(pp.str[i][0] != '<');
+		free(pp.str[i]);
+	}
+	/* keep a copy for the optional check with go tool pprof */
+	if (getenv("JCAL_PPROF_ROOT_OUT") && (f = fopen(getenv("JCAL_PPROF_ROOT_OUT"), "wb"))) {
+		fwrite(s, 1, n, f);
+		fclose(f);
+	}
+	free(s);
+	model_free(&m);
+}
+
 static void test_pprof(void)
 {
 	struct model m;
@@ -844,6 +920,7 @@ int main(void)
 	RUN(test_speedscope_evented);
 	RUN(test_chrome);
 	RUN(test_pprof);
+	RUN(test_pprof_root);
 	RUN(test_html);
 	RUN(test_shaping_fig4a);
 	RUN(test_shaping_threads_and_names);

@@ -165,6 +165,47 @@ static void test_threads(void)
 	}
 }
 
+/* The pool of a thread: only the number that ends its name goes, so that
+ * two pools of one executor kind stay apart. */
+static void test_pools(void)
+{
+	static const struct {
+		int line;
+		const char *in, *out;
+	} cases[] = {
+	    {__LINE__, "pool-1-thread-3", "pool-1-thread-*"},
+	    {__LINE__, "pool-2-thread-3", "pool-2-thread-*"},
+	    {__LINE__, "http-nio-8080-exec-10", "http-nio-8080-exec-*"},
+	    {__LINE__, "ForkJoinPool.commonPool-worker-2", "ForkJoinPool.commonPool-worker-*"},
+	    {__LINE__, "ForkJoinPool-1-worker-3", "ForkJoinPool-1-worker-*"},
+	    {__LINE__, "Thread-12", "Thread-*"},
+	    {__LINE__, "worker_12", "worker_*"},
+	    {__LINE__, "job#4", "job#*"},
+	    {__LINE__, "pool-12", "pool-*"},
+	    {__LINE__, "HikariPool-1 housekeeper", "HikariPool-1 housekeeper"},
+	    {__LINE__, "C2 CompilerThread0", "C2 CompilerThread0"},
+	    {__LINE__, "main", "main"},
+	    {__LINE__, "42", "42"},
+	    {__LINE__, "-7", "-7"},
+	    {__LINE__, "", ""},
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int pooled = -1;
+		size_t n = name_norm_pool(cases[i].in, buf, sizeof(buf), &pooled);
+
+		if (strcmp(buf, cases[i].out) || n != strlen(cases[i].out) ||
+		    pooled != !!strcmp(cases[i].in, cases[i].out)) {
+			fprintf(stderr, "  line %d: '%s' -> '%s' pooled %d\n", cases[i].line,
+				cases[i].in, buf, pooled);
+			CHECK(0);
+		}
+	}
+	CHECK_EQ_U(name_norm_pool("pool-1-thread-1", buf, 8, &(int){0}), 15);
+	CHECK_STR(buf, "pool-1-");
+}
+
 /* A buffer too small keeps a terminated prefix and the length needed. */
 static void test_truncated(void)
 {
@@ -193,6 +234,7 @@ int main(void)
 {
 	RUN(test_classes);
 	RUN(test_threads);
+	RUN(test_pools);
 	RUN(test_truncated);
 	RUN(test_labels);
 	return test_summary("name-norm");

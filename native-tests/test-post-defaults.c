@@ -267,6 +267,23 @@ static void test_params(void)
 	CHECK_STR(buf, "()");
 	CHECK_EQ_U(names_params("(ZZ)V", 1, buf, 4), strlen("(boolean, boolean)"));
 	CHECK_STR(buf, "(bo");
+	/* return types, for methods that differ by theirs only */
+	CHECK_EQ_U(names_return("(I)Ljava/nio/channels/SocketChannel;", 1, buf, sizeof(buf)),
+		   strlen("SocketChannel"));
+	CHECK_STR(buf, "SocketChannel");
+	names_return("(I)Ljava/nio/channels/SocketChannel;", 0, buf, sizeof(buf));
+	CHECK_STR(buf, "java.nio.channels.SocketChannel");
+	names_return("()V", 1, buf, sizeof(buf));
+	CHECK_STR(buf, "void");
+	names_return("()[[J", 1, buf, sizeof(buf));
+	CHECK_STR(buf, "long[][]");
+	names_return("()[Ljava/lang/String;", 1, buf, sizeof(buf));
+	CHECK_STR(buf, "String[]");
+	CHECK_EQ_U(names_return("(I", 1, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "");
+	CHECK_EQ_U(names_return(NULL, 1, buf, sizeof(buf)), 0);
+	CHECK_EQ_U(names_return("()Ljava/lang/Object;", 1, buf, 4), strlen("Object"));
+	CHECK_STR(buf, "Obj");
 }
 
 /* Overloads, a clash of simple parameter names, a bridge method that
@@ -281,8 +298,11 @@ static void test_overload_names(void)
 	    {"n", "()V", "p.C.n"},
 	    {"p", "(La/X;)V", "p.C.p(a.X)"},
 	    {"p", "(Lb/X;)V", "p.C.p(b.X)"},
-	    {"q", "()Ljava/lang/Object;", "p.C.q()Ljava/lang/Object;"},
-	    {"q", "()Ljava/lang/String;", "p.C.q()Ljava/lang/String;"},
+	    {"q", "()Ljava/lang/Object;", "p.C.q(): Object"},
+	    {"q", "()Ljava/lang/String;", "p.C.q(): String"},
+	    {"s", "()La/X;", "p.C.s(): a.X"},
+	    {"s", "()Lb/X;", "p.C.s(): b.X"},
+	    {"u", "(I)[I", "p.C.u"},
 	    {"r", "()V", "p.C.r"},
 	    {"r", "()V", "p.C.r"}, /* the same method from another class loader */
 	};
@@ -330,9 +350,12 @@ static void test_overload_names(void)
 		     "p.C.n,1,1,1,1,1\n"
 		     "p.C.p(a.X),1,1,1,1,1\n"
 		     "p.C.p(b.X),1,1,1,1,1\n"
-		     "p.C.q()Ljava/lang/Object;,1,1,1,1,1\n"
-		     "p.C.q()Ljava/lang/String;,1,1,1,1,1\n"
-		     "p.C.r,2,2,2,2,2\n");
+		     "p.C.q(): Object,1,1,1,1,1\n"
+		     "p.C.q(): String,1,1,1,1,1\n"
+		     "p.C.r,2,2,2,2,2\n"
+		     "p.C.s(): a.X,1,1,1,1,1\n"
+		     "p.C.s(): b.X,1,1,1,1,1\n"
+		     "p.C.u,1,1,1,1,1\n");
 	free(s);
 	/* --sig: the descriptors, as before */
 	CHECK_EQ_I(model_names(&m, 1), 0);

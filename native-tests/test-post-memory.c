@@ -187,13 +187,23 @@ static void test_many_threads_limited(void)
 	CHECK_EQ_I(run_post(a_flat, out, E2E_LIMIT), 0);
 	check_file(out, flat, sizeof(flat) - 1);
 
+	/* every thread apart (--split-pools: task-0 .. task-99999 are one
+	 * pool) */
 	want = expected_collapsed(&want_len);
 	CHECK(want != NULL);
-	const char *a_coll[] = {trace, "--raw", "--report", "collapsed", "--all", NULL};
+	const char *a_coll[] = {trace,	 "--raw",	  "--report", "collapsed",
+				"--all", "--split-pools", NULL};
 	CHECK_EQ_I(run_post(a_coll, out, E2E_LIMIT), 0);
 	if (want)
 		check_file(out, want, want_len);
 	free(want);
+
+	/* by default one pool's tree, its figures the threads' added up */
+	const char pool[] = "task-* (100000 threads);gen.Task.run 300000\n"
+			    "task-* (100000 threads);gen.Task.run;gen.Work.step 200000\n";
+	const char *a_pool[] = {trace, "--raw", "--report", "collapsed", "--all", NULL};
+	CHECK_EQ_I(run_post(a_pool, out, E2E_LIMIT), 0);
+	check_file(out, pool, sizeof(pool) - 1);
 
 	/* with the table: the same under the limit as without it */
 	const char *a_cal[] = {trace, "--calib", table, "--report", "flat", NULL};

@@ -180,6 +180,13 @@ static int set_merge(struct cli *c, const char *arg)
 	return 0;
 }
 
+static int set_split_pools(struct cli *c, const char *arg)
+{
+	(void)arg;
+	c->sh.split_pools = 1;
+	return 0;
+}
+
 static int set_evented(struct cli *c, const char *arg)
 {
 	(void)arg;
@@ -313,6 +320,11 @@ const struct cli_option cli_options[] = {
      "one tree for all selected threads (of every input); each thread is folded into it as it "
      "ends, so memory follows the calling contexts, not the threads",
      set_merge},
+    {"split-pools", 0, NULL, "pools grouped",
+     "one tree per thread, also for the threads of one pool, whose names differ only in the "
+     "number that ends them (http-nio-8080-exec-1 .. -10): tree, hot, arcs and the exports but "
+     "chrome show those as one tree per pool, 'http-nio-8080-exec-* (10 threads)'",
+     set_split_pools},
     {"speedscope-evented", 0, NULL, "sampled",
      "speedscope: evented profiles (timelines) from the events; reads FILE again", set_evented},
     {"min-duration", 0, "N", "0, or a default cut on a large trace (see --all)",

@@ -20,6 +20,7 @@ struct cli_shape {
 	uint32_t max_depth;  /* --max-depth: 0 default, REPORT_MAX_DEPTH_NONE none */
 	int min_pct_set;     /* --min-pct given (0 included): no default cut */
 	int all;	     /* --all: no default cut of a large trace */
+	int split_pools;     /* --split-pools: the threads of a pool apart */
 };
 
 /* The most --jobs accepted. */

@@ -11,7 +11,8 @@
  * labels a continuous-profiling store slices by: "thread", and from the
  * recording the thread comes from "host", "pid", "jvm" and the agent's
  * label=KEY:VALUE options (docs/jcal-post.md, Exports); time in the thread
- * root with no frame open is a sample of the function "<thread root>".
+ * root with no frame open (outside any traced method) is a sample of the
+ * function "[thread root]" (pprof_name).
  * One function and one location per method. Memory: the encoded profile,
  * i.e. the calling contexts.
  */
@@ -164,11 +165,30 @@ static uint64_t int64_value(uint64_t v)
 	return v;
 }
 
+/* A method's name as pprof shows it: the names jcal-post writes in angle
+ * brackets for what is no method ("<thread root>", "<deeper frames
+ * folded>", "<unknown method #7>") in square brackets, since pprof drops
+ * text between angle brackets as C++ template arguments and would show
+ * them as "<unknown>". A Java method's "<init>" stays as it is. */
+static const char *pprof_name(const struct model *m, uint32_t method, char *buf, size_t len)
+{
+	const char *name = model_method_name(m, method);
+	size_t n = strlen(name);
+
+	if (n < 2 || n >= len || name[0] != '<' || name[n - 1] != '>')
+		return name;
+	memcpy(buf, name, n + 1);
+	buf[0] = '[';
+	buf[n - 1] = ']';
+	return buf;
+}
+
 static uint64_t func_id(struct funcs *f, struct pb *out, struct strtab *st, const struct model *m,
 			uint32_t method)
 {
 	uint32_t *v = u64map_find(&f->idx, method);
 	struct pb fn = {0}, loc = {0}, line = {0};
+	char buf[128];
 	int64_t name;
 
 	if (v)
@@ -178,7 +198,7 @@ static uint64_t func_id(struct funcs *f, struct pb *out, struct strtab *st, cons
 		return 0;
 	}
 	f->n++;
-	name = str_add(st, model_method_name(m, method));
+	name = str_add(st, pprof_name(m, method, buf, sizeof(buf)));
 	pb_uint(&fn, FUNCTION_ID, f->n);
 	pb_int(&fn, FUNCTION_NAME, name);
 	pb_int(&fn, FUNCTION_SYSTEM_NAME, name);

@@ -206,9 +206,9 @@ static void saturation_warning(void)
 }
 
 /*
- * Applies --include/--exclude/--top/--min-pct/--simple/--merge-threads to
- * the model (reports with REPORT_SHAPED) and runs the report. Returns 0,
- * or 1 after the message.
+ * Applies --include/--exclude/--top/--min-pct/--simple/--merge-threads and
+ * the grouping of pools (unless --split-pools) to the model (reports with REPORT_SHAPED) and runs
+ * the report. Returns 0, or 1 after the message.
  */
 static int run_report(struct run *r)
 {
@@ -237,12 +237,17 @@ static int run_report(struct run *r)
 		if (!strcmp(k->name, "chrome") && r->c.sh.min_duration < 0 && !r->c.sh.all)
 			o->min_duration =
 			    (double)default_cut_spans(&r->in.m, o->metric, so->sel, &dc);
-		if (shape_active(so) && shape_apply(&r->in.m, so, &info)) {
+		/* the threads of a pool as one tree (pools.h) where threads are
+		 * shown apart: not in the timelines, which show each thread's
+		 * events, nor in flat and callers, which add every thread up */
+		so->pools = !r->c.sh.split_pools && strcmp(k->name, "chrome") && !r->c.sh.evented &&
+			    strcmp(k->name, "flat") && strcmp(k->name, "callers");
+		if ((shape_active(so) || so->pools) && shape_apply(&r->in.m, so, &info)) {
 			msg("error", "out of memory while shaping the trees");
 			return 1;
 		}
-		if (so->merge)
-			o->sel = NULL; /* the merged thread is the selection */
+		if (so->merge || info.pools)
+			o->sel = NULL; /* the merged thread, or the groups, are the selection */
 		if (!r->c.sh.all && !r->c.sh.min_pct_set && !r->c.sh.evented &&
 		    strcmp(k->name, "chrome") &&
 		    default_cut_trees(&r->in.m, k->name, o->format, o->metric, o->sel, so->merge,

@@ -45,6 +45,7 @@ void model_thread_free(struct model_thread *t)
 	free(t->snap_map);
 	free(t->name);
 	free(t->plain);
+	free(t->pool_serials);
 	free(t);
 }
 
@@ -100,6 +101,9 @@ void model_free(struct model *m)
 		model_thread_free(t);
 	}
 	free(m->thread_list);
+	for (size_t i = 0; i < m->npools; i++)
+		model_thread_free(m->pools[i]);
+	free(m->pools);
 	model_fold_free(m);
 	inputs_free(m);
 	memset(m, 0, sizeof(*m));

@@ -68,6 +68,10 @@ struct model_thread {
 	 * limit, counted before the rest was let go. */
 	int shell;
 	uint64_t shell_contexts, shell_deep;
+	/* A pool's group (pools.h): its threads' serials (nfolded), its index
+	 * in model.pools. */
+	uint32_t *pool_serials;
+	size_t pool_index;
 	UT_hash_handle hh;
 };
 
@@ -155,6 +159,9 @@ struct model {
 	struct model_input *inputs;
 	size_t ninputs;
 	uint32_t next_method;
+	/* The groups of the threads of one pool (pools.h), npools of them. */
+	struct model_thread **pools;
+	size_t npools;
 };
 
 void model_init(struct model *m, const struct calltree_comp *comp);

@@ -3,7 +3,8 @@
  * table of the literal texts after which a generated name carries an
  * address or a counter, each with the characters the address or counter
  * is made of; the first rule that matches at a position replaces that run
- * by '*'.
+ * by '*'. The pool of a thread (name_norm_pool) is its name with only the
+ * number that ends it replaced, the same number name_norm_thread replaces.
  */
 #include "postproc/name_norm.h"
 
@@ -181,17 +182,39 @@ static int pool_at(const char *s)
 	return !strncasecmp(s, "pool-", 5) && isdigit((unsigned char)s[5]);
 }
 
-size_t name_norm_thread(const char *s, char *buf, size_t len, int *changed)
+/* Where the number that ends s after one of "-_#. " starts; n (s's length)
+ * when there is none. */
+static size_t number_tail(const char *s, size_t n)
 {
-	struct out o = {buf, len, 0};
-	size_t n = strlen(s), tail = n;
+	size_t tail = n;
 
-	*changed = 0;
-	/* a number that ends the name after a separator */
 	while (tail > 0 && isdigit((unsigned char)s[tail - 1]))
 		tail--;
 	if (tail == n || tail == 0 || !strchr("-_#. ", s[tail - 1]))
 		tail = n;
+	return tail;
+}
+
+size_t name_norm_pool(const char *s, char *buf, size_t len, int *pooled)
+{
+	struct out o = {buf, len, 0};
+	size_t n = strlen(s), tail = number_tail(s, n);
+
+	if (tail < 2) /* "-7": a separator and a number name no pool */
+		tail = n;
+	put(&o, s, tail);
+	*pooled = tail < n;
+	if (tail < n)
+		put(&o, "*", 1);
+	return finish(&o);
+}
+
+size_t name_norm_thread(const char *s, char *buf, size_t len, int *changed)
+{
+	struct out o = {buf, len, 0};
+	size_t n = strlen(s), tail = number_tail(s, n);
+
+	*changed = 0;
 	for (size_t i = 0; i < tail;) {
 		if (pool_at(s + i)) {
 			put(&o, s + i, 5);

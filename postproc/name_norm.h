@@ -4,7 +4,8 @@
  * addresses and counters the JVM or a library puts into generated class
  * names replaced by a fixed token, and thread names with their pool and
  * thread numbers replaced, so that two runs of one build name the same
- * thing the same way. Pure functions on strings.
+ * thing the same way; and the pool of a thread, by which the reports group
+ * the threads of one pool. Pure functions on strings.
  *
  * Classes (anywhere in the string, in JVM or Java form):
  *   hidden classes   LambdaForm$MH.0x00007f9fd8001000, .../0x...  -> .0x*, /0x*
@@ -59,5 +60,13 @@ const char *name_norm_key(unsigned index);
 /* Writes the thread name s normalised to buf (as name_norm_class); *changed
  * gets 1 when it differs from s. Returns the length needed. */
 size_t name_norm_thread(const char *s, char *buf, size_t len, int *changed);
+
+/* The pool a thread named s belongs to (docs/jcal-post.md, "Thread
+ * pools"): s with only the number that ends it after one of "-_#. "
+ * replaced by '*' (pool-3-thread-7 -> pool-3-thread-*, http-nio-8080-exec-7
+ * -> http-nio-8080-exec-*), written to buf as name_norm_class; *pooled gets
+ * 1 when s ends with such a number, else 0 (buf is then s). Returns the
+ * length needed. */
+size_t name_norm_pool(const char *s, char *buf, size_t len, int *pooled);
 
 #endif

@@ -133,3 +133,23 @@ size_t names_params(const char *sig, int simple, char *buf, size_t len)
 	put(buf, len, &pos, ")", 1);
 	return pos;
 }
+
+size_t names_return(const char *sig, int simple, char *buf, size_t len)
+{
+	const char *p = sig ? strrchr(sig, ')') : NULL, *shown, *dot, *prim;
+	char name[1024];
+	size_t pos = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (!p || !p[1])
+		return 0;
+	p++;
+	if (!p[1] && (prim = primitive(p[0])) != NULL)
+		snprintf(name, sizeof(name), "%s", prim);
+	else
+		names_class(p, name, sizeof(name));
+	shown = simple && (dot = strrchr(name, '.')) ? dot + 1 : name;
+	put(buf, len, &pos, shown, strlen(shown));
+	return pos;
+}

@@ -29,4 +29,9 @@ size_t names_method(const char *class_desc, const char *method, const char *sig,
  * Returns the length needed, like snprintf. */
 size_t names_params(const char *sig, int simple, char *buf, size_t len);
 
+/* The return type of a method descriptor as Java writes it:
+ * "(I)Ljava/lang/String;" -> "java.lang.String", or with simple "String";
+ * "()V" -> "void"; "" when sig has none. Returns the length needed. */
+size_t names_return(const char *sig, int simple, char *buf, size_t len);
+
 #endif

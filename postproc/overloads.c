@@ -70,19 +70,28 @@ static void counts_free(struct key_count **h)
 	}
 }
 
-/* The suffix of level 1 (simple parameter names), 2 (qualified) or 3 (the
- * descriptor); malloc'ed, or NULL. */
+/* The suffix of level 1 (simple parameter names), 2 (qualified), 3 (simple
+ * parameter and return type names: "(): String", for methods that differ
+ * by their return type only, as a bridge method and the method it calls)
+ * or 4 (qualified parameters and return type); malloc'ed, or NULL. Never
+ * the JVM descriptor: that is --sig's. */
 static char *suffix(const struct model_method *mm, int level)
 {
-	size_t n;
+	int simple = level == 1 || level == 3;
+	size_t n = names_params(mm->sig, simple, NULL, 0), r = 0;
 	char *s;
 
-	if (level == 3)
-		return strdup(mm->sig ? mm->sig : "");
-	n = names_params(mm->sig, level == 1, NULL, 0);
-	s = malloc(n + 1);
-	if (s)
-		names_params(mm->sig, level == 1, s, n + 1);
+	if (level >= 3)
+		r = names_return(mm->sig, simple, NULL, 0) + 2;
+	s = malloc(n + r + 1);
+	if (!s)
+		return NULL;
+	names_params(mm->sig, simple, s, n + 1);
+	if (level >= 3) {
+		s[n] = ':';
+		s[n + 1] = ' ';
+		names_return(mm->sig, simple, s + n + 2, r - 1);
+	}
 	return s;
 }
 
@@ -161,7 +170,7 @@ int overloads_mark(struct model_method *methods)
 		i++;
 	}
 	counts_free(&h);
-	for (int level = 1; level <= 3 && !err; level++)
+	for (int level = 1; level <= 4 && !err; level++)
 		err = level_pass(methods, level, todo, nm);
 	free(todo);
 	return err;

@@ -13,8 +13,9 @@
  * that is defined (not an alias of another) and whose class and name
  * another one has: its parameter list with class names
  * without their package ("(int, String)"), with packages where that still
- * clashes ("(a.Node)" and "(b.Node)"), else the JVM descriptor (methods
- * that differ only by return type). Others get NULL. Returns 0 or -1 (no
+ * clashes ("(a.Node)" and "(b.Node)"), else with the return type too
+ * ("(): Object" and "(): String": methods that differ by their return type
+ * only, bridges), never the JVM descriptor. Others get NULL. Returns 0 or -1 (no
  * memory).
  */
 int overloads_mark(struct model_method *methods);

@@ -198,7 +198,7 @@ int report_arcs(const struct model *m, const struct report_opts *o)
 		      "activation. Sum of PARENT+rPARENT calls and base = SELF; of PARENT cum = "
 		      "SELF cum.\n",
 		      o->out);
-		report_shape_note(o, n);
+		report_shape_note(o, report_thread_count(list, n));
 		if (!n)
 			fputs("No thread recorded an event.\n", o->out);
 		break;

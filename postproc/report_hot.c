@@ -121,7 +121,8 @@ static void json_thread(const struct model *m, const struct report_opts *o,
 	fputs("]}", o->out);
 }
 
-static void header(const struct model *m, const struct report_opts *o, size_t n)
+static void header(const struct model *m, const struct report_opts *o,
+		   const struct model_thread **list, size_t n)
 {
 	if (o->format == REPORT_CSV)
 		fputs("thread,level,rl,calls,base,cum,raw_base,raw_cum,method\n", o->out);
@@ -130,8 +131,8 @@ static void header(const struct model *m, const struct report_opts *o, size_t n)
 	}
 	if (!n && o->format == REPORT_TEXT)
 		fputs("No thread recorded an event.\n", o->out);
-	if (o->format == REPORT_TEXT)
-		report_shape_note(o, n);
+	if (o->format == REPORT_TEXT) /* a pool's group shows its threads */
+		report_shape_note(o, report_thread_count(list, n));
 }
 
 int report_hot(const struct model *m, const struct report_opts *o)
@@ -141,7 +142,7 @@ int report_hot(const struct model *m, const struct report_opts *o)
 
 	if (report_threads(m, o, &list, &n))
 		return -1;
-	header(m, o, n);
+	header(m, o, list, n);
 	for (size_t i = 0; i < n; i++) {
 		struct report_view v;
 		uint32_t *p, np;

@@ -10,6 +10,7 @@
 
 #include "common/grow.h"
 #include "postproc/output.h"
+#include "postproc/pools.h"
 #include "postproc/report.h"
 #include "postproc/throttled.h"
 #include "postproc/report_util.h"
@@ -29,7 +30,12 @@ static void thread_header(const struct model *m, const struct report_opts *o,
 	fputs("Thread \"", o->out);
 	text_escape(o->out, t->name);
 	fprintf(o->out, "\" #%" PRIu32, t->serial);
-	if (t->started)
+	if (t->pool_serials) {
+		char serials[256];
+
+		pools_serials(t, serials, sizeof(serials));
+		fprintf(o->out, "  threads %s  %s", serials, model_thread_kind(t));
+	} else if (t->started)
 		fprintf(o->out, "  java tid %" PRIu64 "  os tid %" PRIu32 "  %s", t->java_tid,
 			t->os_tid, model_thread_kind(t));
 	else
@@ -153,6 +159,12 @@ static void json_thread(const struct model *m, const struct report_opts *o,
 
 	fprintf(o->out, "{\"serial\":%" PRIu32 ",\"name\":", t->serial);
 	json_string(o->out, t->name);
+	if (t->pool_serials) { /* a pool's group: its threads' serials */
+		fputs(",\"threads\":[", o->out);
+		for (size_t i = 0; i < t->nfolded; i++)
+			fprintf(o->out, "%s%" PRIu32, i ? "," : "", t->pool_serials[i]);
+		fputc(']', o->out);
+	}
 	if (t->started)
 		fprintf(o->out, ",\"java_tid\":%" PRIu64 ",\"os_tid\":%" PRIu32, t->java_tid,
 			t->os_tid);
@@ -208,8 +220,10 @@ int report_tree(const struct model *m, const struct report_opts *o)
 	}
 	if (!n && o->format == REPORT_TEXT)
 		fputs("No thread recorded an event.\n", o->out);
-	if (o->format == REPORT_TEXT && o->shaped && (o->shaped->merged || o->shaped->elided))
-		report_shape_note(o, n); /* threads merged or left out by --thread */
+	if (o->format == REPORT_TEXT && o->shaped &&
+	    (o->shaped->merged || o->shaped->elided || o->shaped->pools))
+		/* threads merged, grouped by pool or left out by --thread */
+		report_shape_note(o, report_thread_count(list, n));
 	else if (o->format == REPORT_TEXT && n < m->nthreads)
 		fprintf(o->out, "(%zu thread%s shown; %zu left out by --thread)\n", n,
 			n == 1 ? "" : "s", m->nthreads - n);

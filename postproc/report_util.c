@@ -25,6 +25,12 @@ void report_shape_note(const struct report_opts *o, size_t shown)
 		fprintf(o->out, "; %zu left out by --thread)\n", s->elided);
 	else if (s->merged)
 		fputs(")\n", o->out);
+	if (s->pools)
+		fprintf(
+		    o->out,
+		    "(%zu threads of %zu pool%s shown as one tree per pool; --split-pools shows "
+		    "each thread)\n",
+		    s->pooled, s->pools, s->pools == 1 ? "" : "s");
 }
 
 int report_metric_is_time(const struct model *m, unsigned i)

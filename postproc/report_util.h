@@ -12,7 +12,8 @@
 #include "postproc/report.h"
 
 /* Text reports: one line saying how many threads were merged into one or
- * left out by --thread, when any; nothing otherwise. */
+ * left out by --thread (of shown threads), and one saying how many were
+ * grouped by pool, when any; nothing otherwise. */
 void report_shape_note(const struct report_opts *o, size_t shown);
 
 /* 1 when metric i is a time (unit "ns"), 0 for counts. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "postproc/flat.h"
+#include "postproc/pools.h"
 #include "postproc/names.h"
 #include "common/u64map.h"
 
@@ -412,6 +413,26 @@ static int merge_threads(struct model *m, struct model_thread **list, size_t n,
 	return 0;
 }
 
+/* The threads of one pool as one tree (pools.h): m's thread list becomes
+ * the selection list[0..*n) with the groups in their place. */
+static int group_pools(struct model *m, struct model_thread **list, size_t *n,
+		       struct shape_info *info)
+{
+	struct pools_info pi;
+	size_t selected = *n;
+
+	if (pools_group(m, list, n, &pi))
+		return -1;
+	if (!pi.groups)
+		return 0;
+	info->elided = m->nthreads - selected;
+	info->pools = pi.groups;
+	info->pooled = pi.threads;
+	memcpy(m->thread_list, list, *n * sizeof(*list));
+	m->nthreads = *n;
+	return 0;
+}
+
 int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *info)
 {
 	struct model_thread **list = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*list));
@@ -428,8 +449,10 @@ int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *
 		if (model_thread_selected(o->sel, t))
 			list[n++] = t;
 	}
-	/* a folded model's one thread is the selection (model_fold) */
-	info->elided = m->folded ? m->fold_elided : m->nthreads - n;
+	/* a folded model's one thread is the selection (model_fold); said
+	 * when the trees are shaped (else the reports count it) */
+	if (shape_active(o))
+		info->elided = m->folded ? m->fold_elided : m->nthreads - n;
 	if (o->simple && simple_names(m, o->sig))
 		goto out;
 	mt.m = m;
@@ -471,6 +494,8 @@ int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *
 		if (r)
 			goto out;
 	}
+	if (o->pools && !o->merge && !m->folded && group_pools(m, list, &n, info))
+		goto out;
 	if (o->merge && m->folded) {
 		info->merged = model_thread_count(m->thread_list[0]);
 	} else if (o->merge) {

@@ -14,6 +14,8 @@
  *  --min-pct P     a context whose cum is under P% of its thread's cum is
  *                  folded, with its subtree, into its parent;
  *  --simple        class names without their package;
+ *  pools           the selected threads of one pool become one tree per
+ *                  pool (pools.h; unless --split-pools);
  *  --merge-threads the selected threads become one tree, paths merged.
  *
  * Patterns are globs (fnmatch) on "package.Class.method" without the
@@ -37,6 +39,7 @@ struct shape_opts {
 	unsigned metric;	     /* metric for --top and --min-pct */
 	int simple, sig;	     /* names: without packages; with signature */
 	int merge;		     /* --merge-threads */
+	int pools;		     /* threads of one pool as one tree (pools.h) */
 	const struct threadsel *sel; /* threads to shape (and merge); NULL: all */
 };
 
@@ -45,6 +48,8 @@ struct shape_info {
 	size_t elided;	/* threads left out by the selection */
 	size_t folded;	/* contexts folded by --exclude, --top and --min-pct */
 	size_t dropped; /* contexts dropped by --include */
+	size_t pools;	/* pools whose threads were grouped (0: none) */
+	size_t pooled;	/* the threads in them */
 };
 
 /*
@@ -75,7 +80,9 @@ uint64_t shape_pct_threshold(const struct calltree *t, unsigned metric, double p
 int shape_active(const struct shape_opts *o);
 
 /* Applies o to m (after model_finish and model_names). With merge, m's
- * thread list becomes the one merged thread. Returns 0, or -1 when out of
+ * thread list becomes the one merged thread; when pools grouped threads,
+ * it becomes the selected threads with the groups in their place (the
+ * report then selects no more). Returns 0, or -1 when out of
  * memory (m is then only fit for model_free). */
 int shape_apply(struct model *m, const struct shape_opts *o, struct shape_info *info);
 

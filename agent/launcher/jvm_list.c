@@ -4,7 +4,10 @@
  * stale file's pid may have been reused) is a running JVM, when the file
  * and its directory belong to that process's user: any user can make
  * /tmp/hsperfdata_NAME and put files in it. The user shown is the
- * process's, not the directory's name.
+ * process's, not the directory's name. A JVM of another mount or pid
+ * namespace (a private /tmp, a container) has its file in its own /tmp
+ * under the pid it sees: those are found from /proc, each process's file
+ * read through /proc/PID/root.
  */
 #include "agent/launcher/jvm_list.h"
 
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int jvm_entry_from_perfdata(struct jvm_entry *e, const void *buf, size_t len)
 {
@@ -66,15 +70,30 @@ static int entry_of(const char *dir, const char *name, uid_t uid, int all_users,
 		return 0;
 	unsigned char *buf = NULL;
 	size_t len;
-	int ok = (all_users || p.uid == uid) && maps_jvm(&p) &&
+	/* a process of another pid namespace has another file of this name */
+	int ok = (all_users || p.uid == uid) && p.nspid == p.pid && maps_jvm(&p) &&
 		 perfdata_read_owned(dir, name, p.uid, &buf, &len, err, sizeof(err)) == 0;
 	memset(e, 0, sizeof(*e));
-	e->pid = (pid_t)pid;
+	e->pid = e->nspid = (pid_t)pid;
 	snprintf(e->user, sizeof(e->user), "%s", p.user);
 	ok = ok && jvm_entry_from_perfdata(e, buf, len) == 0;
 	free(buf);
 	jvm_process_close(&p);
 	return ok;
+}
+
+/* Room for one more entry. 0, or -1 out of memory. */
+static int grow(struct jvm_entry **out, size_t n, size_t *cap)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 16;
+	struct jvm_entry *ne = realloc(*out, nc * sizeof(**out));
+	if (!ne)
+		return -1;
+	*out = ne;
+	*cap = nc;
+	return 0;
 }
 
 /* Adds the live JVMs of one hsperfdata directory. */
@@ -86,15 +105,9 @@ static int scan_dir(const char *dir, uid_t uid, int all_users, struct jvm_entry 
 		return 0;
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 16;
-			struct jvm_entry *ne = realloc(*out, nc * sizeof(**out));
-			if (!ne) {
-				closedir(d);
-				return -1;
-			}
-			*out = ne;
-			*cap = nc;
+		if (grow(out, *n, cap)) {
+			closedir(d);
+			return -1;
 		}
 		if (entry_of(dir, de->d_name, uid, all_users, &(*out)[*n]))
 			(*n)++;
@@ -103,8 +116,85 @@ static int scan_dir(const char *dir, uid_t uid, int all_users, struct jvm_entry 
 	return 0;
 }
 
-int jvm_list_scan(const char *tmp, uid_t uid, int all_users, struct jvm_entry **out, size_t *n,
-		  char *err, size_t errlen)
+/* 1 when /proc/NAME/ns/WHICH is the namespace of jcal's (ours: its link),
+ * or when it cannot be read (no process of another namespace to list). */
+static int same_ns(const char *name, const char *which, const char *ours)
+{
+	char path[300], theirs[64];
+	snprintf(path, sizeof(path), "/proc/%s/ns/%s", name, which);
+	ssize_t n = readlink(path, theirs, sizeof(theirs) - 1);
+	if (n <= 0)
+		return 1;
+	theirs[n] = '\0';
+	return strcmp(theirs, ours) == 0;
+}
+
+/* 1 when process NAME sees jcal's files and pids: the /tmp scan lists it
+ * (cheap, before anything is read of the process, with no user lookup). */
+static int at_home(const char *name, const char *mnt, const char *pid, const struct stat *root)
+{
+	char path[300];
+	struct stat sb;
+	snprintf(path, sizeof(path), "/proc/%s/root", name);
+	return same_ns(name, "mnt", mnt) && same_ns(name, "pid", pid) &&
+	       (stat(path, &sb) || (sb.st_dev == root->st_dev && sb.st_ino == root->st_ino));
+}
+
+/* The entry of process NAME of /proc when it is a JVM of a user the list
+ * shows that sees other files than jcal or another pid: its PerfData file
+ * is in its own /tmp, named by the pid it sees. Returns 1 when e was
+ * filled. */
+static int entry_elsewhere(const char *name, uid_t uid, int all_users, struct jvm_entry *e)
+{
+	char *end;
+	struct jvm_process p;
+	long pid = strtol(name, &end, 10);
+	if (name[0] < '1' || name[0] > '9' || *end || pid > 0x3fffffff ||
+	    jvm_process_read((pid_t)pid, &p))
+		return 0;
+	unsigned char *buf = NULL;
+	size_t len;
+	int ok = (all_users || p.uid == uid) && (p.root[0] || p.nspid != p.pid) &&
+		 p.tgid == p.pid && maps_jvm(&p) && jvm_process_perfdata(&p, &buf, &len) == 0;
+	memset(e, 0, sizeof(*e));
+	e->pid = (pid_t)pid;
+	e->nspid = p.nspid;
+	snprintf(e->user, sizeof(e->user), "%s", p.user);
+	ok = ok && jvm_entry_from_perfdata(e, buf, len) == 0;
+	free(buf);
+	jvm_process_close(&p);
+	return ok;
+}
+
+/* Adds the JVMs of other namespaces (entry_elsewhere). */
+static int scan_proc(uid_t uid, int all_users, struct jvm_entry **out, size_t *n, size_t *cap)
+{
+	char mnt[64] = "", pid[64] = "";
+	struct stat root;
+	ssize_t a = readlink("/proc/self/ns/mnt", mnt, sizeof(mnt) - 1);
+	ssize_t b = readlink("/proc/self/ns/pid", pid, sizeof(pid) - 1);
+	DIR *d = a > 0 && b > 0 && stat("/", &root) == 0 ? opendir("/proc") : NULL;
+	if (!d)
+		return 0;
+	mnt[a] = pid[b] = '\0';
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (grow(out, *n, cap)) {
+			closedir(d);
+			return -1;
+		}
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    at_home(de->d_name, mnt, pid, &root))
+			continue;
+		if (entry_elsewhere(de->d_name, uid, all_users, &(*out)[*n]))
+			(*n)++;
+	}
+	closedir(d);
+	return 0;
+}
+
+int jvm_list_scan(const char *tmp, uid_t uid, int all_users, int elsewhere, struct jvm_entry **out,
+		  size_t *n, char *err, size_t errlen)
 {
 	size_t cap = 0;
 	*out = NULL;
@@ -127,6 +217,8 @@ int jvm_list_scan(const char *tmp, uid_t uid, int all_users, struct jvm_entry **
 		r = scan_dir(dir, uid, all_users, out, n, &cap);
 	}
 	closedir(d);
+	if (r == 0 && elsewhere)
+		r = scan_proc(uid, all_users, out, n, &cap);
 	if (r) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

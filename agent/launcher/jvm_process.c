@@ -116,6 +116,20 @@ char *jvm_process_slurp(const char *path)
 	return fd < 0 ? NULL : launcher_slurp_fd(fd);
 }
 
+int jvm_process_shares_files(const struct proc_handle *h)
+{
+	/* the same root is not enough: a private /tmp (systemd's PrivateTmp=)
+	 * is a mount of another namespace over the same "/" */
+	char ours[64], theirs[64];
+	struct stat rs, rt;
+	ssize_t a = readlink("/proc/self/ns/mnt", ours, sizeof(ours) - 1);
+	ssize_t b = readlinkat(h->procfd, "ns/mnt", theirs, sizeof(theirs) - 1);
+	if (a <= 0 || b <= 0 || a != b || memcmp(ours, theirs, (size_t)a))
+		return 0;
+	return stat("/", &rs) == 0 && fstatat(h->procfd, "root", &rt, 0) == 0 &&
+	       rs.st_dev == rt.st_dev && rs.st_ino == rt.st_ino;
+}
+
 int jvm_process_read(pid_t pid, struct jvm_process *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -135,10 +149,7 @@ int jvm_process_read(pid_t pid, struct jvm_process *p)
 		snprintf(p->user, sizeof(p->user), "%s", pw->pw_name);
 	else
 		snprintf(p->user, sizeof(p->user), "%u", (unsigned)p->uid);
-	/* the target's root, unless it is ours (the usual case) */
-	struct stat ours, theirs;
-	if (stat("/", &ours) || fstatat(p->proc.procfd, "root", &theirs, 0) ||
-	    ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino)
+	if (!jvm_process_shares_files(&p->proc))
 		snprintf(p->root, sizeof(p->root), "/proc/%d/root", (int)pid);
 	return 0;
 }

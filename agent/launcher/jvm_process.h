@@ -22,7 +22,7 @@ struct jvm_process {
 	uid_t uid;   /* effective uid and gid: what HotSpot compares with its peer's */
 	gid_t gid;
 	char user[64];		 /* the uid's name, or the number */
-	char root[64];		 /* "" when the target sees our "/", else "/proc/PID/root" */
+	char root[64];		 /* "" when it sees our files, else "/proc/PID/root" */
 	int is_jvm;		 /* libjvm.so is mapped */
 	char jcal_lib[PATH_MAX]; /* a libjcal.so already mapped, "" if none */
 };
@@ -40,6 +40,11 @@ int jvm_process_maps_has_jvm(const char *text);
  * mapped file whose base name is lib_name (" (deleted)" removed). Returns 0,
  * or -1 when none. */
 int jvm_process_maps_find(const char *text, const char *lib_name, char *out, size_t outlen);
+
+/* 1 when the held process sees the files jcal sees: the same mount
+ * namespace and the same root; 0 when not, or when that cannot be told
+ * (its /proc/PID/root then reaches its files). */
+int jvm_process_shares_files(const struct proc_handle *h);
 
 /* Takes hold of pid (proc_handle_open) and reads its /proc/PID/status:
  * fills pid, nspid, uid, gid, user, root. Returns 0, or -1 with errno

@@ -50,7 +50,8 @@ struct command_row {
 
 static const struct command_row commands[] = {
     {"list", LAUNCHER_CMD_LIST, "list",
-     "running JVMs of this user (root: of every user): pid, user, JDK, main class"},
+     "running JVMs of this user (root: of every user), also those with a private /tmp or in "
+     "a container: pid, user, JDK, main class"},
     {"record", LAUNCHER_CMD_RECORD,
      "record PID -d DURATION [-o FILE] [--label K:V]... [AGENT_OPTS]",
      "start a recording of DURATION, wait until it has ended, print its status; Ctrl-C or "
@@ -76,7 +77,8 @@ static const struct option_row options[] = {
      "record: how long (N, Ns, Nm or Nh; required)"},
     {"out", 'o', "FILE", "the agent's jcal-%p.bin",
      CMD_BIT(LAUNCHER_CMD_RECORD) | CMD_BIT(LAUNCHER_CMD_START) | CMD_BIT(LAUNCHER_CMD_DUMP),
-     "the file the JVM writes, relative to jcal's current directory (%p: the JVM's pid)"},
+     "the file the JVM writes, relative to jcal's current directory (%p: the JVM's pid); "
+     "when the JVM cannot write it (another namespace, another user), jcal copies it there"},
     {"label", 0, "KEY:VALUE", NULL, CMD_BIT(LAUNCHER_CMD_RECORD) | CMD_BIT(LAUNCHER_CMD_START),
      "a label of the recording, repeatable (the agent's label=KEY:VALUE): jcal-post's pprof "
      "export gives it to every sample, beside host, pid, thread and jvm"},

@@ -19,8 +19,11 @@
 #include "agent/launcher/jvm_process.h"
 #include "agent/launcher/launcher_io.h"
 #include "common/lib_locate.h"
+#include "agent/base/options.h"
+#include "agent/launcher/out_stage.h"
 #include "agent/launcher/perfdata.h"
 #include "agent/launcher/reply_file.h"
+#include "agent/launcher/run_as.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -65,6 +68,8 @@ struct target {
 	char lib[PATH_MAX];
 	int timeout_ms;
 	struct calib_handover *ho; /* the caller's tables for start (calib_handover.h) */
+	struct out_stage stage;	   /* where the agent writes when not out= (out_stage.h) */
+	int staged;
 };
 
 static int cmd_list(void)
@@ -72,7 +77,7 @@ static int cmd_list(void)
 	struct jvm_entry *e;
 	size_t n;
 	char err[256];
-	if (jvm_list_scan("/tmp", geteuid(), geteuid() == 0, &e, &n, err, sizeof(err)))
+	if (jvm_list_scan("/tmp", geteuid(), geteuid() == 0, 1, &e, &n, err, sizeof(err)))
 		return error(JCAL_EXIT_ATTACH_FAILED, "%s", err);
 	printf("%-8s %-12s %-10s %s\n", "PID", "USER", "JDK", "MAIN");
 	for (size_t i = 0; i < n; i++) {
@@ -81,7 +86,10 @@ static int cmd_list(void)
 		launcher_escape(e[i].version, 0, version, sizeof(version));
 		printf("%-8d %-12s %-10s ", (int)e[i].pid, user, version);
 		launcher_put_escaped(stdout, e[i].main_class, 0);
-		printf("%s\n", e[i].attach_enabled ? "" : "  (attach disabled)");
+		printf("%s", e[i].attach_enabled ? "" : "  (attach disabled)");
+		if (e[i].nspid != e[i].pid)
+			printf("  (pid %d in its namespace)", (int)e[i].nspid);
+		putchar('\n');
 	}
 	free(e);
 	return JCAL_EXIT_OK;
@@ -89,16 +97,14 @@ static int cmd_list(void)
 
 /* Becomes the target's user when jcal runs as root: the JVM accepts only
  * a peer of its own uid and gid (or root), and the reply file and the
- * library must be the JVM user's to open. */
+ * library must be the JVM user's to open (run_as.h). */
 static int become_owner(const struct jvm_process *p)
 {
-	if (geteuid() != 0 || p->uid == 0)
-		return 0;
-	if (setgroups(1, &p->gid) || setresgid(p->gid, p->gid, p->gid) ||
-	    setresuid(p->uid, p->uid, p->uid))
+	char err[256];
+	if (run_as_owner(p->uid, p->gid, err, sizeof(err)))
 		return error(JCAL_EXIT_ATTACH_FAILED,
 			     "cannot switch to user %s (uid %u, gid %u): %s", p->user,
-			     (unsigned)p->uid, (unsigned)p->gid, strerror(errno));
+			     (unsigned)p->uid, (unsigned)p->gid, err);
 	return 0;
 }
 
@@ -353,6 +359,136 @@ static int send_command(const struct target *t, const struct launcher_args *cmd,
 	return code;
 }
 
+/* Copies the complete files of a stage to where the caller asked, as the
+ * caller, and removes the stage once nothing is left to write in it.
+ * Returns an exit code; *done: how many files were copied. */
+static int deliver(const struct target *t, struct out_stage *st, int *done)
+{
+	struct out_staged f[OUT_STAGE_MAX_FILES];
+	char path[PATH_MAX + 64], err[2 * PATH_MAX + 64];
+	int partial, code = JCAL_EXIT_OK;
+	int n = out_stage_open(st, f, OUT_STAGE_MAX_FILES, &partial);
+	*done = 0;
+	if (n > 0 && run_as_caller())
+		code = error(JCAL_EXIT_ATTACH_FAILED, "cannot take back jcal's own user: %s",
+			     strerror(errno));
+	for (int i = 0; i < n; i++) {
+		if (code == JCAL_EXIT_OK &&
+		    out_stage_put(st, &f[i], path, sizeof(path), err, sizeof(err)) == 0) {
+			printf("jcal: recording of process %d written to ", (int)t->p.pid);
+			launcher_put_escaped(stdout, path, 0);
+			putchar('\n');
+			(*done)++;
+		} else if (code == JCAL_EXIT_OK) {
+			code = error(JCAL_EXIT_AGENT_ERROR,
+				     "%s; the recording stays in process %d's /tmp: %s/%s%s", err,
+				     (int)t->p.pid, st->dir, st->base, f[i].suffix);
+		}
+		close(f[i].fd);
+	}
+	fflush(stdout);
+	if (n > 0 && run_as_owner(t->p.uid, t->p.gid, err, sizeof(err)) && code == JCAL_EXIT_OK)
+		code =
+		    error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user, err);
+	for (int i = 0; i < *done; i++) /* copied: not to be copied again */
+		out_stage_unlink(st, &f[i]);
+	if (code == JCAL_EXIT_OK && !partial)
+		out_stage_remove(st);
+	return code;
+}
+
+/* A recording a start left in a stage (its note in the caller's /tmp):
+ * copied into place once complete; else, when say, where it goes. Returns
+ * an exit code. */
+static int deliver_pending(const struct target *t, int say)
+{
+	struct out_stage st;
+	int found, done, code;
+	char err[256];
+	if (run_as_caller())
+		return JCAL_EXIT_OK;
+	found = out_stage_note_read(&st, &t->p.proc) == 0;
+	if (run_as_owner(t->p.uid, t->p.gid, err, sizeof(err)))
+		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
+			     err);
+	if (!found)
+		return JCAL_EXIT_OK;
+	code = deliver(t, &st, &done);
+	if (code == JCAL_EXIT_OK && done == 0 && st.dir[0] && say) {
+		printf("jcal: the recording in %s goes to ", st.dir);
+		launcher_put_escaped(stdout, st.dest, 0);
+		printf(" when it is complete (jcal stop)\n");
+	}
+	if (code == JCAL_EXIT_OK && !st.dir[0] && run_as_caller() == 0) {
+		out_stage_note_remove(&t->p.proc);
+		run_as_owner(t->p.uid, t->p.gid, err, sizeof(err));
+	}
+	return code;
+}
+
+/* Where the agent writes dest when it cannot itself (out_stage.h): a stage
+ * in its /tmp, said on stdout. *out becomes the agent's out=. Returns an
+ * exit code. */
+static int stage_output(struct target *t, const char *pattern, const char **out)
+{
+	char dest[PATH_MAX], why[PATH_MAX + 256], err[2 * PATH_MAX];
+	if (jcal_options_expand_out(pattern, t->p.nspid, time(NULL), dest, sizeof(dest), err,
+				    sizeof(err)))
+		return error(JCAL_EXIT_USAGE, "%s", err);
+	if (!out_stage_needed(&t->p, dest, run_as_switched(), why, sizeof(why)))
+		return JCAL_EXIT_OK;
+	int bad = run_as_caller() || out_stage_check_dest(dest, err, sizeof(err));
+	char err2[256];
+	if (run_as_owner(t->p.uid, t->p.gid, err2, sizeof(err2)))
+		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
+			     err2);
+	if (bad)
+		return error(JCAL_EXIT_USAGE, "%s", err);
+	if (out_stage_create(&t->stage, &t->p, dest, err, sizeof(err)))
+		return error(JCAL_EXIT_ATTACH_FAILED,
+			     "%s, and %s: give -o a file that user %s can write", why, err,
+			     t->p.user);
+	t->staged = 1;
+	*out = t->stage.inside;
+	printf("jcal: %s: the agent writes into %s, jcal copies the file to ", why, t->stage.dir);
+	launcher_put_escaped(stdout, dest, 0);
+	putchar('\n');
+	fflush(stdout);
+	return JCAL_EXIT_OK;
+}
+
+/* After the command: the stage's file copied into place (record, dump),
+ * or noted for the stop that ends the recording (start); a stage of a
+ * command that failed removed. Returns the exit code. */
+static int finish_stage(struct target *t, enum launcher_command cmd, int code)
+{
+	char err[PATH_MAX + 128];
+	int done;
+	if (!t->staged)
+		return code;
+	/* the agent finishes its file at VM death: still there in a /tmp
+	 * jcal shares with the JVM */
+	if (code == JCAL_EXIT_NO_PROCESS && cmd == LAUNCHER_CMD_RECORD)
+		deliver(t, &t->stage, &done);
+	if (code != JCAL_EXIT_OK) {
+		out_stage_remove(&t->stage);
+		return code;
+	}
+	if (cmd != LAUNCHER_CMD_START)
+		return deliver(t, &t->stage, &done);
+	if (run_as_caller() == 0) {
+		int r = out_stage_note_write(&t->stage, &t->p.proc, err, sizeof(err));
+		if (r)
+			fprintf(stderr,
+				"jcal: warning: %s: jcal stop will leave the recording in %s\n",
+				err, t->stage.dir);
+	}
+	if (run_as_owner(t->p.uid, t->p.gid, err, sizeof(err)))
+		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
+			     err);
+	return code;
+}
+
 /* 1 when the status reply's first line says a recording runs. */
 static int reply_recording(const char *reply)
 {
@@ -377,7 +513,7 @@ static long now_s(void)
 
 /* record: start with duration=, wait, poll status until it says the
  * recording ended; on SIGINT/SIGTERM (or past the grace period) stop it. */
-static int cmd_record(const struct target *t, const struct launcher_args *a, const char *abs_out)
+static int cmd_record(struct target *t, const struct launcher_args *a, const char *abs_out)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -429,7 +565,7 @@ static int cmd_record(const struct target *t, const struct launcher_args *a, con
 	}
 	print_reply(reply, 1);
 	free(reply);
-	if (code == JCAL_EXIT_OK) {
+	if (code == JCAL_EXIT_OK && !t->staged) {
 		/* %p as the agent expands it: the pid the JVM sees */
 		char pid[16];
 		snprintf(pid, sizeof(pid), "%d", (int)t->p.nspid);
@@ -517,9 +653,18 @@ static int run_on(struct target *t, const struct launcher_args *a, const char *e
 		out = "jcal-%p.bin";
 	if (out && launcher_absolute(out, cwd, abs_out, sizeof(abs_out)))
 		return error(JCAL_EXIT_USAGE, "output path too long: %s", out);
+	const char *agent_out = out ? abs_out : NULL;
+	if (a->cmd == LAUNCHER_CMD_START && (code = deliver_pending(t, 0)) != 0)
+		return code;
+	if (out && (code = stage_output(t, abs_out, &agent_out)) != 0)
+		return code;
 	if (a->cmd == LAUNCHER_CMD_RECORD)
-		return cmd_record(t, a, abs_out);
-	return send_command(t, a, out ? abs_out : NULL, NULL);
+		return finish_stage(t, a->cmd, cmd_record(t, a, agent_out));
+	code = finish_stage(t, a->cmd, send_command(t, a, agent_out, NULL));
+	/* the recording a stop ended, or one that ended at its duration= */
+	if (code == JCAL_EXIT_OK && a->cmd != LAUNCHER_CMD_START)
+		code = deliver_pending(t, a->cmd == LAUNCHER_CMD_STATUS);
+	return code;
 }
 
 int launcher_run(const struct launcher_args *a, const char *exe_dir, const char *cwd)

@@ -64,7 +64,8 @@ public final class BciTests {
 
 	/** Tree CSV of one thread: path from the first element in pkg -> calls (summed). */
 	private Map<String, Long> treeCalls(Path t, String thread, String pkg) throws Exception {
-		Runner.Result res = r.post(t, "--report", "tree", "--format", "csv");
+		/* each thread its own tree: worker-1 .. worker-4 are one pool */
+		Runner.Result res = r.post(t, "--report", "tree", "--format", "csv", "--split-pools");
 		r.check(res.rc == 0, "tree report: " + res.err);
 		Map<String, Long> m = new TreeMap<>();
 		List<List<String>> rows = Runner.csv(res.out);
@@ -149,10 +150,10 @@ public final class BciTests {
 
 	private static Map<String, Long> mix() {
 		String M = W + "BciMix.";
-		/* overloads print apart: the constructors by their parameters, the bridge get by its descriptor */
+		/* overloads print apart: the constructors by their parameters, the bridge get by its return type */
 		return Runner.map(M + "main", 1, M + "<clinit>", 1, M + "<init>()", 1, M + "<init>(int)", 2,
 				M + "lambda$main$0", 10, M + "twice", 10, W + "BciMix$1.<init>", 1,
-				W + "BciMix$1.get()Ljava/lang/Integer;", 5, W + "BciMix$1.get()Ljava/lang/Object;", 5, M + "sync", 7,
+				W + "BciMix$1.get(): Integer", 5, W + "BciMix$1.get(): Object", 5, M + "sync", 7,
 				M + "pick", 12, M + "recover", 4, M + "guarded", 4, M + "fail", 4);
 	}
 
@@ -310,8 +311,8 @@ public final class BciTests {
 		Path t = trace("exclude", r.java, List.of(), ",exclude=jcaltest.work.BciMix$1;*.Nothing", W + "BciMix");
 		Map<String, Long> want = withProxies(MIX);
 		want.remove(W + "BciMix$1.<init>");
-		want.remove(W + "BciMix$1.get()Ljava/lang/Integer;");
-		want.remove(W + "BciMix$1.get()Ljava/lang/Object;");
+		want.remove(W + "BciMix$1.get(): Integer");
+		want.remove(W + "BciMix$1.get(): Object");
 		r.expectExact("BciMix$1 excluded", want, mixCalls(t));
 		String s = summary(t);
 		r.check(s.contains("\"bci.exclude\":\"java.*;javax.*;jdk.*;sun.*;com.sun.*;jcal.*;jcaltest.work.BciMix$1;*.Nothing\""),

@@ -49,6 +49,7 @@ public final class Main {
 			new Suite("LaterStart", "jcallaterstart", LaterStart::tests),
 			new Suite("LauncherTests", "jcallauncher", LauncherTests::tests),
 			new Suite("LauncherSafety", "jcallaunchersafety", LauncherSafety::tests),
+			new Suite("Namespaces", "jcalns", Namespaces::tests),
 			new Suite("TreeOutput", "jcaltreeoutput", TreeOutput::tests),
 			new Suite("OtherAgents", "jcalotheragents", OtherAgents::tests),
 			new Suite("RealDefaults", "jcalrealdefaults", RealDefaults::tests),

@@ -10,7 +10,9 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -168,7 +170,8 @@ public final class Runner {
 
 	/** Tree CSV rows of one thread (name prefix, serial ignored). */
 	private List<List<String>> treeRows(Path t, String thread) throws Exception {
-		Result r = post(t, "--report", "tree", "--format", "csv");
+		/* each thread its own tree: worker-1 .. worker-4 are one pool */
+		Result r = post(t, "--report", "tree", "--format", "csv", "--split-pools");
 		check(r.rc == 0, "tree report of " + t + ": exit " + r.rc + ": " + r.err);
 		List<List<String>> rows = csv(r.out);
 		check(!rows.isEmpty() && rows.get(0).equals(
@@ -390,6 +393,23 @@ public final class Runner {
 		for (List<String> row : rows.subList(1, rows.size()))
 			onlyW3 &= row.get(0).startsWith("worker-3#");
 		check(r.rc == 0 && onlyW3, "--thread worker-3 must select exactly that thread: " + r.err);
+		/* by default worker-1 .. worker-4 are one pool, one tree: their calls added up */
+		Result g = post(t, "--report", "tree", "--format", "csv");
+		Map<String, Long> pool = new TreeMap<>();
+		Set<String> labels = new TreeSet<>();
+		for (List<String> row : csv(g.out).subList(1, csv(g.out).size()))
+			if (row.get(0).startsWith("worker-")) {
+				labels.add(row.get(0).replaceAll("#[0-9]+$", ""));
+				String[] path = row.get(8).split(";");
+				String last = path[path.length - 1];
+				if (last.startsWith(W))
+					pool.merge(last, Long.parseLong(row.get(3)), Long::sum);
+			}
+		check(g.rc == 0 && labels.equals(Set.of("worker-* (4 threads)")), "one tree for the pool: " + labels + g.err);
+		expectExact("the pool's tree", map(run, 4, T + "step", 4, T + "leaf", 1000), pool);
+		Result c = post(t, "--report", "collapsed", "--thread", "worker-*");
+		check(c.rc == 0 && c.out.lines().allMatch(l -> l.startsWith("worker-* (4 threads);") || l.startsWith("worker-* (4 threads) ")) && !c.out.isEmpty(),
+				"the flame graph's stacks start with the pool: " + c.out + c.err);
 	}
 
 	private void testNatives() throws Exception {
@@ -593,7 +613,7 @@ public final class Runner {
 	/** Root cum of every thread of a trace: name#serial -> cum (raw). */
 	private Map<String, Long> rootCums(Path t) throws Exception {
 		Map<String, Long> m = new LinkedHashMap<>();
-		Result r = post(t, "--report", "tree", "--format", "csv", "--raw");
+		Result r = post(t, "--report", "tree", "--format", "csv", "--raw", "--split-pools"); /* reuse-1, -2 apart */
 		for (List<String> row : csv(r.out))
 			if (row.get(1).equals("0"))
 				m.put(row.get(0), Long.parseLong(row.get(5)));
@@ -668,7 +688,8 @@ public final class Runner {
 	 */
 	void checkVirtualThreadTrees(Path t, int n) throws Exception {
 		String V = "jcaltest21.VThreads.";
-		Result tree = post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual");
+		/* each thread its own tree: vt-1 .. vt-N are one pool */
+		Result tree = post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual", "--split-pools");
 		Map<String, Long> leafByThread = new TreeMap<>();
 		int threads = 0;
 		List<List<String>> rows = csv(tree.out);
@@ -684,6 +705,14 @@ public final class Runner {
 			if (leafByThread.getOrDefault("vt-" + k, 0L) != k)
 				wrong++;
 		check(wrong == 0, wrong + " virtual threads with a wrong leaf() count, e.g. vt-7: " + leafByThread.get("vt-7"));
+		/* by default the pool is one tree: every vt-k's leaf() calls added up */
+		Result pool = post(t, "--report", "tree", "--format", "csv", "--raw", "--thread", "virtual");
+		Map<String, Long> leafByPool = new TreeMap<>();
+		List<List<String>> prow = csv(pool.out);
+		for (List<String> row : prow.subList(Math.min(1, prow.size()), prow.size()))
+			if (row.get(8).endsWith(V + "work;" + V + "leaf"))
+				leafByPool.merge(row.get(0).replaceAll("#[0-9]+$", ""), Long.parseLong(row.get(3)), Long::sum);
+		expectExact("the virtual threads' pool", map("vt-* (" + n + " threads)", (long) n * (n + 1) / 2), leafByPool);
 		Result carriers = post(t, "--report", "flat", "--format", "csv", "--raw", "--thread", "ForkJoinPool-*");
 		check(carriers.rc == 0 && !carriers.out.contains(V), "carrier trees must not hold virtual threads' methods");
 	}

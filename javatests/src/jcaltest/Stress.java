@@ -33,7 +33,8 @@ public final class Stress {
 	 * element, in package W) -> {calls summed over its contexts, highest RL}.
 	 */
 	private Map<String, Map<String, long[]>> perThread(Path t) throws Exception {
-		Runner.Result res = r.post(t, "--report", "tree", "--format", "csv");
+		/* each thread its own tree: short-0 .. short-2999 are one pool */
+		Runner.Result res = r.post(t, "--report", "tree", "--format", "csv", "--split-pools");
 		r.check(res.rc == 0, "tree report of " + t + ": exit " + res.rc + ": " + res.err);
 		Map<String, Map<String, long[]>> m = new TreeMap<>();
 		List<List<String>> rows = Runner.csv(res.out);
