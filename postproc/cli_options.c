@@ -77,6 +77,17 @@ static int set_order(struct cli *c, const char *arg)
 	return -1;
 }
 
+static int set_by(struct cli *c, const char *arg)
+{
+	if (!strcmp(arg, "method") || !strcmp(arg, "context")) {
+		c->by_context = !strcmp(arg, "context");
+		c->by_set = 1;
+		return 0;
+	}
+	msg("error", "--by '%s': expected method or context", arg);
+	return -1;
+}
+
 static int set_all(struct cli *c, const char *arg)
 {
 	(void)arg;
@@ -266,6 +277,10 @@ const struct cli_option cli_options[] = {
      set_report},
     {"format", 0, "text|csv|json", "text", "output format of the reports", set_format},
     {"sort", 0, "base|cum|calls|name", "base", "order of the flat report", set_sort},
+    {"by", 0, "method|context", "method",
+     "latency: a row per method, or per calling context (the contexts of every thread merged "
+     "by path)",
+     set_by},
     {"order", 0, "cum|call|base|name", "cum",
      "tree: each context's children by cum or base (largest first), by name, or in the order "
      "they were first called; ties in first-call order",
@@ -305,8 +320,8 @@ const struct cli_option cli_options[] = {
      "fold contexts under P% of their thread's cum, with their subtree, into the parent",
      set_min_pct},
     {"top", 0, "N", "all",
-     "arcs, callers, flat: the first N methods; other reports: only the N methods of largest "
-     "cum keep frames, the others fold into callers",
+     "arcs, callers, flat, latency: the first N rows; other reports: only the N methods of "
+     "largest cum keep frames, the others fold into callers",
      set_top},
     {"simple", 0, NULL, "off", "class names without their package", set_simple},
     {"merge-threads", 0, NULL, "off",
@@ -409,6 +424,24 @@ static int check_inputs(const struct cli *c)
 
 /* Checks what no single option can: the trace operand and the options
  * that exclude or need each other. Returns 0 or -1 after the message. */
+/* The reports of single calls (latency) read one trace again, call by
+ * call. Returns 0, or -1 after the message. */
+static int check_calls(const struct cli *c)
+{
+	const char *kind = c->report->name;
+
+	if (!strcmp(c->trace, "-"))
+		msg("error", "--report %s reads the trace again: give a file, not stdin", kind);
+	else if (c->sh.so.merge)
+		msg("error", "--report %s takes each call apart: --merge-threads does not apply",
+		    kind);
+	else if (c->sh.min_pct_set)
+		msg("error", "--report %s takes each call apart: --min-pct does not apply", kind);
+	else
+		return 0;
+	return -1;
+}
+
 static int check_args(int argc, char **argv, struct cli *c)
 {
 	const char *kind = c->report->name;
@@ -435,6 +468,12 @@ static int check_args(int argc, char **argv, struct cli *c)
 		msg("error", "--min-duration applies to --report chrome only");
 		return -1;
 	}
+	if (c->by_set && strcmp(kind, "latency")) {
+		msg("error", "--by applies to --report latency only");
+		return -1;
+	}
+	if (!strcmp(kind, "latency") && check_calls(c))
+		return -1;
 	if ((!strcmp(kind, "chrome") || c->sh.evented) && !strcmp(c->trace, "-")) {
 		msg("error", "--report %s reads the trace again: give a file, not stdin",
 		    !strcmp(kind, "chrome") ? "chrome" : "speedscope --speedscope-evented");

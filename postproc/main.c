@@ -185,6 +185,7 @@ static void fill_opts(struct run *r)
 	o->calib = r->in.calib;
 	o->calib_desc = r->in.calib_desc;
 	o->max_depth = r->c.sh.max_depth;
+	o->by_context = r->c.by_context;
 }
 
 /* One warning when figures passed what 64 bits hold (satsum.h): the

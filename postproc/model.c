@@ -209,8 +209,7 @@ static int index_signature(struct model *m, struct model_method *mm)
 	return 0;
 }
 
-/* The id whose tree node an event of method id counts for. */
-static uint32_t event_method(const struct model *m, uint32_t id)
+uint32_t model_event_method(const struct model *m, uint32_t id)
 {
 	struct model_method *mm;
 
@@ -409,7 +408,7 @@ static int on_events(void *ctx, const struct trace_event_batch *b)
 	}
 	if (m->nmethods_merged) {
 		for (size_t k = 0; k < b->n; k++)
-			ids[k] = event_method(m, b->method[k]);
+			ids[k] = model_event_method(m, b->method[k]);
 		method = ids;
 	}
 	if (m->workers)
@@ -570,8 +569,8 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 		return -1;
 	}
 	if (grow(&t->snap_map, &t->snap_cap, (size_t)t->snap_next + 1) ||
-	    (tn->index &&
-	     calltree_child(&t->tree, t->snap_map[tn->parent], event_method(m, tn->method), &idx)))
+	    (tn->index && calltree_child(&t->tree, t->snap_map[tn->parent],
+					 model_event_method(m, tn->method), &idx)))
 		return oom(m);
 	t->snap_map[t->snap_next++] = idx;
 	n = &t->tree.nodes[idx];

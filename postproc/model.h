@@ -97,6 +97,7 @@ struct model_metric {
 	char unit[32]; /* "ns" for tsc (converted) and cputime; "" unknown */
 	char why[128]; /* why the agent chose it, "" if not recorded */
 	double tsc_hz; /* > 0: values are TSC ticks, shown as ns */
+	int offcpu;    /* made by offcpu_add (postproc/offcpu.h), not recorded */
 };
 
 struct model_meta {
@@ -195,6 +196,10 @@ int model_finish(struct model *m);
  * with_sig) for every method, adding "<unknown method #id>" entries for ids
  * used in events without a METHOD record. Returns 0 or -1 (no memory). */
 int model_names(struct model *m, int with_sig);
+
+/* The id whose tree node an event of method id counts for: the first
+ * copy's, for a copy of a method another class loader defined too. */
+uint32_t model_event_method(const struct model *m, uint32_t id);
 
 /* Display name of a method id (after model_names). */
 const char *model_method_name(const struct model *m, uint32_t id);

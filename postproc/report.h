@@ -46,7 +46,8 @@ struct report_opts {
 	 * pseudo-frame (report_view_get). 0: REPORT_MAX_DEPTH_DEFAULT;
 	 * REPORT_MAX_DEPTH_NONE: no limit. */
 	uint32_t max_depth;
-	char *err; /* REPORT_ERR_LEN bytes for why a report failed */
+	int by_context; /* latency: per calling context rather than per method */
+	char *err;	/* REPORT_ERR_LEN bytes for why a report failed */
 };
 
 #define REPORT_ERR_LEN 256
@@ -84,6 +85,8 @@ int report_summary(const struct model *m, const struct report_opts *o);
 int report_arcs(const struct model *m, const struct report_opts *o);
 int report_callers(const struct model *m, const struct report_opts *o);
 int report_hot(const struct model *m, const struct report_opts *o);
+/* latency: o->err says why when it is not out of memory (a snapshot...) */
+int report_latency(const struct model *m, const struct report_opts *o);
 
 /* Exports: each writes its own format (o->format does not apply) and
  * returns 0, or -1 with o->err set when it is not out of memory. */

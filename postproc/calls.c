@@ -1,0 +1,275 @@
+/*
+ * calls.c - the trace read again, call by call, with each call's duration
+ * (see calls.h).
+ */
+#include "postproc/calls.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "common/u64map.h"
+#include "postproc/offcpu.h"
+#include "postproc/progress.h"
+
+/* An open call, or (frame 0) what ran outside any frame. */
+struct cframe {
+	uint64_t start[JCAL_MAX_METRICS];
+	struct calls_callee *callees;
+	size_t n, cap;
+};
+
+struct cthread {
+	struct calls_state *st;
+	const struct model_thread *t;
+	struct calltree tree;
+	int has_tree;
+	uint64_t first[JCAL_MAX_METRICS]; /* metric values at its first event */
+	struct cframe *fr;		  /* fr[0]: outside any frame */
+	size_t depth, cap;
+};
+
+struct calls_state {
+	const struct model *m;
+	const struct calls_opts *o;
+	struct cthread *th;
+	size_t n;
+	struct u64map idx; /* serial -> index in th */
+	struct offcpu_parts off;
+	int failed; /* a callback ran out of memory */
+};
+
+uint64_t calls_value(const struct model *m, unsigned metric, uint64_t v)
+{
+	return offcpu_is(m, metric) ? v : model_value(m, metric, v);
+}
+
+/* Adds what the call of node took to frame f's callees. */
+static int callee_add(struct cframe *f, uint32_t node, uint64_t v)
+{
+	for (size_t i = f->n; i-- > 0;)
+		if (f->callees[i].node == node) {
+			f->callees[i].value += v;
+			return 0;
+		}
+	if (grow(&f->callees, &f->cap, f->n + 1))
+		return -1;
+	f->callees[f->n].node = node;
+	f->callees[f->n++].value = v;
+	return 0;
+}
+
+/* Room for need frames, the new ones empty. Returns 0 or -1. */
+static int frames_room(struct cthread *c, size_t need)
+{
+	size_t old = c->cap;
+
+	if (grow(&c->fr, &c->cap, need))
+		return -1;
+	memset(c->fr + old, 0, (c->cap - old) * sizeof(*c->fr));
+	return 0;
+}
+
+static int on_enter(void *ctx, uint32_t node, const uint64_t *metric)
+{
+	struct cthread *c = ctx;
+	struct cframe *f;
+
+	(void)node;
+	if (frames_room(c, c->depth + 2))
+		return -1;
+	f = &c->fr[++c->depth];
+	memcpy(f->start, metric, c->tree.nmetrics * sizeof(*metric));
+	f->n = 0;
+	return 0;
+}
+
+static int on_leave(void *ctx, uint32_t node, const uint64_t *cum, const uint64_t *raw, int live)
+{
+	struct cthread *c = ctx;
+	struct calls_state *st = c->st;
+	const struct calls_opts *o = st->o;
+	struct calls_call call = {0};
+	struct cframe *f = live || !c->depth ? &c->fr[0] : &c->fr[c->depth];
+	int rc;
+
+	call.thread = (size_t)(c - st->th);
+	call.node = node;
+	call.method = c->tree.nodes[node].method;
+	call.value = offcpu_call(&st->off, o->metric, cum, raw, c->tree.nmetrics);
+	call.live = live || !c->depth;
+	call.start = call.live ? c->first : f->start;
+	call.nmetrics = c->tree.nmetrics;
+	call.callees = f->callees;
+	call.ncallees = f->n;
+	rc = o->call(o->ctx, &call);
+	if (rc)
+		return rc;
+	if (call.live) {
+		/* a frame inserted above the root: what ran outside any frame
+		 * so far was its, and it is now what ran there */
+		c->fr[0].n = 0;
+	} else {
+		c->depth--;
+	}
+	return o->callees ? callee_add(&c->fr[c->depth], node, call.value) : 0;
+}
+
+/* The thread's tree, made at its first event with nm metrics. */
+static int thread_setup(struct cthread *c, unsigned nm, const uint64_t *metric)
+{
+	const struct model *m = c->st->m;
+	struct calltree_comp comp = m->comp;
+	struct calltree_watch w = {c, on_enter, on_leave};
+
+	comp.counted = NULL; /* the summary's counts are the first read's */
+	if (calltree_init(&c->tree, nm, m->has_comp ? &comp : NULL))
+		return -1;
+	c->has_tree = 1;
+	if (calltree_watch(&c->tree, &w) || frames_room(c, 4))
+		return -1;
+	memcpy(c->first, metric, nm * sizeof(*metric));
+	return 0;
+}
+
+static int on_event(void *ctx, const struct trace_event *e)
+{
+	struct calls_state *st = ctx;
+	uint32_t *v = u64map_find(&st->idx, e->thread);
+	uint64_t fit[JCAL_MAX_METRICS] = {0};
+	struct cthread *c;
+	unsigned nm;
+
+	if (!v)
+		return 0;
+	c = &st->th[*v];
+	nm = e->nmetrics < JCAL_MAX_METRICS ? e->nmetrics : JCAL_MAX_METRICS;
+	/* metrics the thread's first chunk had and this one lacks are 0, extra
+	 * ones dropped, as the model does */
+	memcpy(fit, e->metric, nm * sizeof(*fit));
+	if (!c->has_tree && thread_setup(c, nm ? nm : 1, fit))
+		goto oom;
+	if (calltree_event(&c->tree,
+			   e->transition == JCAL_TR_CONTROL ? e->method
+							    : model_event_method(st->m, e->method),
+			   e->transition, e->type, fit) == -ENOMEM)
+		goto oom;
+	return 0; /* an event the builder refuses is the first read's to report */
+oom:
+	st->failed = 1;
+	return -1;
+}
+
+/* Refuses what holds no single calls. Returns 0 or -1 with err. */
+static int readable(const struct model *m, const struct calls_opts *o, char *err, size_t len)
+{
+	if (m->snapshot)
+		snprintf(err, len,
+			 "single calls need a trace: a tree snapshot (output=tree) keeps only "
+			 "their sums; record with output=trace or output=both");
+	else if (m->ninputs || m->folded)
+		snprintf(err, len,
+			 "single calls are read from one trace again: give one trace, not several "
+			 "inputs or --merge-threads");
+	else if (!o->path || !strcmp(o->path, "-"))
+		snprintf(err, len, "this report reads the trace again: give a file, not stdin");
+	else
+		return 0;
+	return -1;
+}
+
+/* The selected threads, indexed by serial. Returns 0 or -1. */
+static int threads_setup(struct calls_state *st)
+{
+	const struct model *m = st->m;
+
+	st->th = calloc(m->nthreads ? m->nthreads : 1, sizeof(*st->th));
+	if (!st->th || u64map_init(&st->idx, m->nthreads + 1))
+		return -1;
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct model_thread *t = m->thread_list[i];
+
+		if (!model_thread_selected(st->o->sel, t))
+			continue;
+		st->th[st->n].st = st;
+		st->th[st->n].t = t;
+		if (u64map_put(&st->idx, t->serial, (uint32_t)st->n))
+			return -1;
+		st->n++;
+	}
+	return 0;
+}
+
+int calls_read(const struct model *m, const struct calls_opts *o, struct calls_state **out,
+	       char *err, size_t errlen)
+{
+	struct calls_state *st;
+	struct trace_visitor v = {0};
+	struct trace_result res;
+	enum trace_status ts;
+
+	*out = NULL;
+	err[0] = '\0';
+	if (readable(m, o, err, errlen))
+		return -1;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		goto oom;
+	*out = st;
+	st->m = m;
+	st->o = o;
+	offcpu_parts(m, &st->off);
+	if (threads_setup(st))
+		goto oom;
+	v.ctx = st;
+	v.event = on_event;
+	ts = progress_read(o->path, &v, &res, o->progress, "calls");
+	if (st->failed)
+		goto oom;
+	if (ts != TRACE_OK && ts != TRACE_TRUNCATED) {
+		snprintf(err, errlen, "%s: %s", o->path,
+			 res.msg[0] ? res.msg : trace_status_str(ts));
+		return -1;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		if (st->th[i].has_tree && calltree_finish(&st->th[i].tree))
+			goto oom;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+size_t calls_nthreads(const struct calls_state *st)
+{
+	return st ? st->n : 0;
+}
+
+const struct model_thread *calls_thread(const struct calls_state *st, size_t i)
+{
+	return st->th[i].t;
+}
+
+const struct calltree *calls_tree(const struct calls_state *st, size_t i)
+{
+	return st->th[i].has_tree ? &st->th[i].tree : NULL;
+}
+
+void calls_free(struct calls_state *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; st->th && i < st->n; i++) {
+		struct cthread *c = &st->th[i];
+
+		for (size_t k = 0; k < c->cap; k++)
+			free(c->fr[k].callees);
+		free(c->fr);
+		if (c->has_tree)
+			calltree_free(&c->tree);
+	}
+	free(st->th);
+	u64map_free(&st->idx);
+	free(st);
+}

@@ -1,0 +1,340 @@
+/*
+ * latency.c - per method or context, the durations of its single calls
+ * and their percentiles (see latency.h).
+ */
+#include "postproc/latency.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "common/satsum.h"
+#include "common/u64map.h"
+
+/* A context's durations while the trace is read. */
+struct vals {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+struct lthread {
+	struct vals *node; /* by node of the thread's tree */
+	size_t cap;
+};
+
+struct collect {
+	struct lthread *th;
+	size_t nth;
+	uint64_t calls;
+};
+
+static int collect(void *ctx, const struct calls_call *c)
+{
+	struct collect *k = ctx;
+	struct lthread *t = &k->th[c->thread];
+	struct vals *v;
+
+	if (c->node >= t->cap) {
+		size_t old = t->cap;
+
+		if (grow(&t->node, &t->cap, (size_t)c->node + 1))
+			return -1;
+		memset(t->node + old, 0, (t->cap - old) * sizeof(*t->node));
+	}
+	v = &t->node[c->node];
+	if (grow(&v->v, &v->cap, v->n + 1))
+		return -1;
+	v->v[v->n++] = c->value;
+	k->calls++;
+	return 0;
+}
+
+uint64_t latency_rank(const uint64_t *v, size_t n, unsigned permille)
+{
+	size_t rank = (size_t)(((unsigned __int128)n * permille + 999) / 1000);
+
+	return v[rank ? rank - 1 : 0];
+}
+
+/* Whether method matches pats, cached in map (method -> 1 + match). */
+static int matches(const struct model *m, struct u64map *map, const char **pats, size_t n,
+		   uint32_t method)
+{
+	uint32_t *v = u64map_find(map, method);
+	char buf[1024];
+	int x;
+
+	if (v)
+		return (int)*v - 1;
+	shape_method_name(m, method, buf, sizeof(buf));
+	x = shape_match(pats, n, buf);
+	u64map_put(map, method, (uint32_t)x + 1); /* no memory: asked again */
+	return x;
+}
+
+/* What the rows are built from: per thread, each node's row (or
+ * UINT32_MAX: left out). */
+struct build {
+	const struct model *m;
+	const struct latency_opts *o;
+	struct latency *l;
+	struct u64map rowmap; /* method or context -> row */
+	struct u64map ctxmap; /* (parent context << 32 | method) -> context */
+	struct u64map inc, exc;
+	size_t cap_ctx;
+	size_t cap_rows;
+};
+
+/* The merged context of node n (its parent's known: pre-order). */
+static int context_of(struct build *b, uint32_t parent_ctx, uint32_t method, uint32_t *out)
+{
+	struct latency *l = b->l;
+	uint64_t key = ((uint64_t)parent_ctx << 32) | method;
+	uint32_t *v = u64map_find(&b->ctxmap, key);
+
+	if (v) {
+		*out = *v;
+		return 0;
+	}
+	if (l->nctx == UINT32_MAX - 1 || grow(&l->ctx_parent, &b->cap_ctx, (size_t)l->nctx + 1))
+		return -1;
+	if (!(l->ctx_method = realloc(l->ctx_method, b->cap_ctx * sizeof(*l->ctx_method))))
+		return -1;
+	l->ctx_parent[l->nctx] = parent_ctx;
+	l->ctx_method[l->nctx] = method;
+	if (u64map_put(&b->ctxmap, key, l->nctx))
+		return -1;
+	*out = l->nctx++;
+	return 0;
+}
+
+/* The row of key (method or context) for method, made when new. */
+static int row_of(struct build *b, uint64_t key, uint32_t method, uint32_t ctx, uint32_t *out)
+{
+	struct latency *l = b->l;
+	uint32_t *v = u64map_find(&b->rowmap, key);
+
+	if (v) {
+		*out = *v;
+		return 0;
+	}
+	if (grow(&l->rows, &b->cap_rows, l->nrows + 1))
+		return -1;
+	memset(&l->rows[l->nrows], 0, sizeof(*l->rows));
+	l->rows[l->nrows].method = method;
+	l->rows[l->nrows].context = ctx;
+	if (u64map_put(&b->rowmap, key, (uint32_t)l->nrows))
+		return -1;
+	*out = (uint32_t)l->nrows++;
+	return 0;
+}
+
+/* For each node of t, its row (UINT32_MAX: none) in map, nodes in
+ * pre-order; with count, their calls counted into the rows. Returns 0 or
+ * -1. */
+static int map_nodes(struct build *b, const struct calltree *t, const struct lthread *lt,
+		     uint32_t *map, int count)
+{
+	const struct shape_opts *s = b->o->shp;
+	uint32_t *ctx = malloc((size_t)t->nnodes * sizeof(*ctx));
+	uint8_t *inc = malloc(t->nnodes);
+	int rc = -1;
+
+	if (!ctx || !inc)
+		goto out;
+	map[CALLTREE_ROOT] = UINT32_MAX;
+	ctx[CALLTREE_ROOT] = 0;
+	inc[CALLTREE_ROOT] = 0;
+	for (uint32_t i = 1; i < t->nnodes; i++) {
+		uint32_t n = t->order[i], p = t->nodes[n].parent, meth = t->nodes[n].method;
+		size_t calls = n < lt->cap ? lt->node[n].n : 0;
+
+		inc[n] = inc[p] || (s && s->ninclude &&
+				    matches(b->m, &b->inc, s->include, s->ninclude, meth));
+		ctx[n] = 0;
+		if (b->o->by_context && context_of(b, ctx[p], meth, &ctx[n]))
+			goto out;
+		map[n] = UINT32_MAX;
+		if (!calls || (s && s->ninclude && !inc[n]) ||
+		    (s && s->nexclude && matches(b->m, &b->exc, s->exclude, s->nexclude, meth)))
+			continue;
+		if (row_of(b, b->o->by_context ? ctx[n] : meth, meth, ctx[n], &map[n]))
+			goto out;
+		if (count)
+			b->l->rows[map[n]].calls += calls;
+	}
+	rc = 0;
+out:
+	free(ctx);
+	free(inc);
+	return rc;
+}
+
+/* Moves each kept node's durations into its row's vals (room made). */
+static void move_vals(const struct calltree *t, struct lthread *lt, const uint32_t *map,
+		      uint64_t **vals, size_t *fill)
+{
+	for (uint32_t n = 1; n < t->nnodes && n < lt->cap; n++) {
+		struct vals *v = &lt->node[n];
+
+		if (map[n] != UINT32_MAX) {
+			memcpy(vals[map[n]] + fill[map[n]], v->v, v->n * sizeof(*v->v));
+			fill[map[n]] += v->n;
+		}
+		free(v->v);
+		v->v = NULL;
+		v->n = v->cap = 0;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void row_stats(struct latency_row *r, uint64_t *v)
+{
+	size_t n = (size_t)r->calls;
+
+	qsort(v, n, sizeof(*v), cmp_u64);
+	r->min = v[0];
+	r->max = v[n - 1];
+	r->p50 = latency_rank(v, n, 500);
+	r->p90 = latency_rank(v, n, 900);
+	r->p99 = latency_rank(v, n, 990);
+	r->p999 = latency_rank(v, n, 999);
+	r->total = 0;
+	for (size_t i = 0; i < n; i++)
+		r->total = satsum_add(r->total, v[i], 0);
+}
+
+static const struct model *sort_model;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct latency_row *x = a, *y = b;
+	int c;
+
+	if (x->p99 != y->p99)
+		return x->p99 < y->p99 ? 1 : -1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	c = strcmp(model_method_name(sort_model, x->method),
+		   model_method_name(sort_model, y->method));
+	if (c)
+		return c;
+	return x->context < y->context ? -1 : x->context > y->context;
+}
+
+/* The rows from the threads' durations: a first pass maps the nodes to
+ * rows and counts their calls, a second moves the durations. Returns 0 or
+ * -1. */
+static int rows_build(struct build *b, struct calls_state *cs, struct collect *k)
+{
+	struct latency *l = b->l;
+	uint32_t *map = NULL;
+	uint64_t **vals = NULL;
+	size_t *fill = NULL;
+	int rc = -1;
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass) {
+			vals = calloc(l->nrows ? l->nrows : 1, sizeof(*vals));
+			fill = calloc(l->nrows ? l->nrows : 1, sizeof(*fill));
+			if (!vals || !fill)
+				goto out;
+			for (size_t r = 0; r < l->nrows; r++)
+				if (!(vals[r] = malloc((size_t)l->rows[r].calls * sizeof(**vals))))
+					goto out;
+		}
+		for (size_t i = 0; i < k->nth; i++) {
+			const struct calltree *t = calls_tree(cs, i);
+
+			if (!t)
+				continue;
+			l->nthreads += !pass;
+			free(map);
+			map = malloc((size_t)t->nnodes * sizeof(*map));
+			if (!map || map_nodes(b, t, &k->th[i], map, !pass))
+				goto out;
+			if (pass)
+				move_vals(t, &k->th[i], map, vals, fill);
+		}
+	}
+	for (size_t r = 0; r < l->nrows; r++)
+		row_stats(&l->rows[r], vals[r]);
+	sort_model = b->m;
+	if (l->nrows)
+		qsort(l->rows, l->nrows, sizeof(*l->rows), cmp_rows);
+	rc = 0;
+out:
+	for (size_t r = 0; vals && r < l->nrows; r++)
+		free(vals[r]);
+	free(vals);
+	free(fill);
+	free(map);
+	return rc;
+}
+
+int latency_build(const struct model *m, const struct latency_opts *o, struct latency *l, char *err,
+		  size_t errlen)
+{
+	struct calls_opts co = {0};
+	struct calls_state *cs = NULL;
+	struct collect k = {0};
+	struct build b = {0};
+	int rc = -1;
+
+	memset(l, 0, sizeof(*l));
+	co.path = o->path;
+	co.metric = o->metric;
+	co.sel = o->sel;
+	co.progress = o->progress;
+	co.call = collect;
+	co.ctx = &k;
+	k.th = calloc(m->nthreads ? m->nthreads : 1, sizeof(*k.th));
+	k.nth = m->nthreads;
+	if (!k.th) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (calls_read(m, &co, &cs, err, errlen))
+		goto out;
+	k.nth = calls_nthreads(cs);
+	l->calls = k.calls;
+	b.m = m;
+	b.o = o;
+	b.l = l;
+	if (u64map_init(&b.rowmap, 256) || u64map_init(&b.ctxmap, 256) || u64map_init(&b.inc, 64) ||
+	    u64map_init(&b.exc, 64) || context_of(&b, 0, CALLTREE_ROOT_METHOD, &(uint32_t){0}) ||
+	    rows_build(&b, cs, &k)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < m->nthreads; i++) {
+		for (size_t n = 0; n < k.th[i].cap; n++)
+			free(k.th[i].node[n].v);
+		free(k.th[i].node);
+	}
+	free(k.th);
+	calls_free(cs);
+	u64map_free(&b.rowmap);
+	u64map_free(&b.ctxmap);
+	u64map_free(&b.inc);
+	u64map_free(&b.exc);
+	if (rc)
+		latency_free(l);
+	return rc;
+}
+
+void latency_free(struct latency *l)
+{
+	free(l->rows);
+	free(l->ctx_parent);
+	free(l->ctx_method);
+	memset(l, 0, sizeof(*l));
+}
