@@ -165,13 +165,9 @@ oom:
 static int readable(const struct model *m, const struct calls_opts *o, char *err, size_t len)
 {
 	if (m->snapshot)
-		snprintf(err, len,
-			 "single calls need a trace: a tree snapshot (output=tree) keeps only "
-			 "their sums; record with output=trace or output=both");
+		snprintf(err, len, "%s", CALLS_NEED_TRACE);
 	else if (m->ninputs || m->folded)
-		snprintf(err, len,
-			 "single calls are read from one trace again: give one trace, not several "
-			 "inputs or --merge-threads");
+		snprintf(err, len, "%s", CALLS_ONE_TRACE);
 	else if (!o->path || !strcmp(o->path, "-"))
 		snprintf(err, len, "this report reads the trace again: give a file, not stdin");
 	else

@@ -67,6 +67,14 @@ struct calls_opts {
 
 struct calls_state; /* calls.c */
 
+/* Why a snapshot, and several inputs, have no single calls. */
+#define CALLS_NEED_TRACE                                                                           \
+	"single calls need a trace: a tree snapshot (output=tree) keeps only their sums; record "  \
+	"with output=trace or output=both"
+#define CALLS_ONE_TRACE                                                                            \
+	"single calls are read from one trace again: give one trace, not several inputs or "       \
+	"--merge-threads"
+
 /* Reads the trace; each call goes to o->call. Returns 0, or -1 with err
  * set (a snapshot or merged profile, I/O, a bad trace, no memory). The
  * threads' trees stay for calls_thread and calls_tree until calls_free. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "postproc/calls.h"
 #include "postproc/diff_options.h"
 #include "postproc/msg.h"
 #include "postproc/threadsel.h"
@@ -432,6 +433,10 @@ static int check_calls(const struct cli *c)
 
 	if (!strcmp(c->trace, "-"))
 		msg("error", "--report %s reads the trace again: give a file, not stdin", kind);
+	else if (c->ninputs > 1)
+		msg("error", "--report %s: %s", kind, CALLS_ONE_TRACE);
+	else if (model_peek_snapshot(c->trace))
+		msg("error", "--report %s: %s", kind, CALLS_NEED_TRACE);
 	else if (c->sh.so.merge)
 		msg("error", "--report %s takes each call apart: --merge-threads does not apply",
 		    kind);

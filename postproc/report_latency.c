@@ -76,8 +76,9 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 		w[0] = report_width(w[0], l->rows[i].calls);
 		for (int k = 0; k < 7; k++)
 			w[k + 1] = report_width(w[k + 1], f[k]);
-		shown += l->rows[i].calls;
 	}
+	for (size_t i = 0; i < l->nrows; i++)
+		shown += l->rows[i].calls; /* every row's, --top or not */
 	report_metric_label(m, o->metric, label, sizeof(label));
 	fputs("Latency  metric ", o->out);
 	text_escape(o->out, label);

@@ -1,0 +1,132 @@
+package jcaltest;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The reports of single calls end to end (docs/jcal-post.md, latency, slow,
+ * "Off the CPU") on jcaltest.work.Latency recorded with metric=cputime+tsc:
+ * the calls of each method exactly; request's p50 a spin and its p90 a nap
+ * (a sleep of 20 ms, so at least 20 ms of wall time: the only timing bound,
+ * and a generous one); the durations of a method's calls adding up to its cum
+ * in the flat report; a snapshot refused in one line. Run by jcaltest.Main
+ * (javatests/run.sh).
+ */
+final class LatencyTests {
+	private static final String W = "jcaltest.work.Latency";
+	private static final String REQ = W + ".request", SPIN = W + ".spin", NAP = W + ".nap";
+	private static final long SLEEP_NS = 20_000_000L;
+	private final Runner r;
+	private Path trace;
+
+	private LatencyTests(Runner r) {
+		this.r = r;
+	}
+
+	/** The workload, recorded once with both metrics. */
+	private Path trace() throws Exception {
+		if (trace != null)
+			return trace;
+		trace = r.tmp.resolve("latency.bin");
+		Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java,
+				"-agentpath:" + r.agent + "=trace,quiet,metric=cputime+tsc,out=" + trace, "-cp", r.classes, W));
+		r.check(j.rc == 0, "latency workload: exit " + j.rc + ": " + j.err);
+		return trace;
+	}
+
+	/** The rows of a CSV report by their first column (the method), each a map of column to value. */
+	private Map<String, Map<String, String>> rows(Runner.Result res, String what) {
+		Map<String, Map<String, String>> m = new HashMap<>();
+		r.check(res.rc == 0, what + ": exit " + res.rc + ": " + res.err);
+		List<List<String>> csv = Runner.csv(res.out);
+		if (csv.isEmpty())
+			return m;
+		List<String> head = csv.get(0);
+		for (List<String> row : csv.subList(1, csv.size())) {
+			Map<String, String> v = new HashMap<>();
+			for (int i = 0; i < head.size() && i < row.size(); i++)
+				v.put(head.get(i), row.get(i));
+			m.put(row.get(0), v);
+		}
+		return m;
+	}
+
+	private long num(Map<String, Map<String, String>> rows, String method, String col) {
+		Map<String, String> row = rows.get(method);
+		if (row == null || row.get(col) == null) {
+			r.check(false, method + ": no column " + col + " in " + rows.keySet());
+			return -1;
+		}
+		return Long.parseLong(row.get(col));
+	}
+
+	/** Calls exact; request: p50 a spin, p90 and p99 a nap of at least 20 ms of wall time. */
+	private void testLatency() throws Exception {
+		Path t = trace();
+		Map<String, Map<String, String>> wall = rows(
+				r.post(t, "--report", "latency", "--metric", "tsc", "--format", "csv"), "latency tsc");
+		r.expectExact("latency calls", Map.of(REQ, 100L, SPIN, 87L, NAP, 13L),
+				Map.of(REQ, num(wall, REQ, "calls"), SPIN, num(wall, SPIN, "calls"), NAP, num(wall, NAP, "calls")));
+		long p50 = num(wall, REQ, "p50"), p90 = num(wall, REQ, "p90"), p99 = num(wall, REQ, "p99");
+		r.check(p90 >= SLEEP_NS && p99 >= SLEEP_NS, "request: p90 " + p90 + " and p99 " + p99 + " ns are naps of 20 ms");
+		r.check(p50 < p90, "request: p50 " + p50 + " (a spin) below p90 " + p90 + " (a nap)");
+		r.check(num(wall, NAP, "min") >= SLEEP_NS, "nap: every call at least 20 ms: min " + num(wall, NAP, "min"));
+		r.check(num(wall, SPIN, "max") <= num(wall, REQ, "max"), "spin: no call longer than request's longest");
+		/* the metric's calls add up to the flat report's cum (no recursion here) */
+		for (String metric : List.of("cputime", "tsc")) {
+			Map<String, Map<String, String>> lat = rows(
+					r.post(t, "--report", "latency", "--metric", metric, "--format", "csv"), "latency " + metric);
+			Map<String, Map<String, String>> flat = rows(
+					r.post(t, "--report", "flat", "--metric", metric, "--format", "csv"), "flat " + metric);
+			Map<String, Long> want = new HashMap<>(), got = new HashMap<>();
+			for (String m : List.of(REQ, SPIN, NAP)) {
+				want.put(m, num(flat, m, "cum"));
+				got.put(m, num(lat, m, "total"));
+			}
+			r.expectExact("latency totals = flat cum (" + metric + ")", want, got);
+		}
+	}
+
+	/** --by context: request's one context under the lambda; --thread and --include select. */
+	private void testContexts() throws Exception {
+		Path t = trace();
+		Runner.Result res = r.post(t, "--report", "latency", "--by", "context", "--thread", "worker", "--include",
+				REQ, "--format", "csv");
+		r.check(res.rc == 0, "latency --by context: exit " + res.rc + ": " + res.err);
+		Map<String, Long> calls = new HashMap<>();
+		List<String> outside = new ArrayList<>();
+		for (List<String> row : Runner.csv(res.out)) {
+			if (row.size() < 3 || row.get(0).equals("method"))
+				continue;
+			String ctx = row.get(1);
+			if (!ctx.contains(REQ))
+				outside.add(ctx);
+			if (ctx.endsWith(";" + REQ) || ctx.endsWith(";" + REQ + ";" + SPIN) || ctx.endsWith(";" + REQ + ";" + NAP))
+				calls.put(row.get(0), Long.parseLong(row.get(2)));
+		}
+		r.expectExact("latency --by context: calls under request", Map.of(REQ, 100L, SPIN, 87L, NAP, 13L), calls);
+		r.check(outside.isEmpty(), "--include request: every context has it on its path: " + outside);
+	}
+
+	/** A snapshot has no single calls: one error line, exit 2 (the report does not apply), before it is read. */
+	private void testSnapshotRefused() throws Exception {
+		Path s = r.tmp.resolve("latency.tree");
+		Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java,
+				"-agentpath:" + r.agent + "=trace,quiet,output=tree,out=" + s, "-cp", r.classes, W));
+		r.check(j.rc == 0, "snapshot: exit " + j.rc + ": " + j.err);
+		Runner.Result res = r.post(s, "--report", "latency");
+		r.check(res.rc == 2 && res.out.isEmpty() && res.errLines().size() == 1
+				&& res.err.startsWith("jcal-post: error: ") && res.err.contains("need a trace"),
+				"latency of a snapshot: one error line: " + res.rc + " " + res.err);
+	}
+
+	static Runner.Tests tests(Runner r) {
+		LatencyTests s = new LatencyTests(r);
+		return new Runner.Tests().add("latency-percentiles", s::testLatency)
+				.add("latency-contexts", s::testContexts)
+				.add("latency-snapshot-refused", s::testSnapshotRefused);
+	}
+}
