@@ -321,8 +321,9 @@ const struct cli_option cli_options[] = {
      "fold contexts under P% of their thread's cum, with their subtree, into the parent",
      set_min_pct},
     {"top", 0, "N", "all",
-     "arcs, callers, flat, latency: the first N rows; other reports: only the N methods of "
-     "largest cum keep frames, the others fold into callers",
+     "arcs, callers, flat, latency: the first N rows; slow: the N slowest calls (default 20); "
+     "other reports: only the N methods of largest cum keep frames, the others fold into "
+     "callers",
      set_top},
     {"simple", 0, NULL, "off", "class names without their package", set_simple},
     {"merge-threads", 0, NULL, "off",
@@ -425,7 +426,7 @@ static int check_inputs(const struct cli *c)
 
 /* Checks what no single option can: the trace operand and the options
  * that exclude or need each other. Returns 0 or -1 after the message. */
-/* The reports of single calls (latency) read one trace again, call by
+/* The reports of single calls (latency, slow) read one trace again, call by
  * call. Returns 0, or -1 after the message. */
 static int check_calls(const struct cli *c)
 {
@@ -477,7 +478,7 @@ static int check_args(int argc, char **argv, struct cli *c)
 		msg("error", "--by applies to --report latency only");
 		return -1;
 	}
-	if (!strcmp(kind, "latency") && check_calls(c))
+	if ((!strcmp(kind, "latency") || !strcmp(kind, "slow")) && check_calls(c))
 		return -1;
 	if ((!strcmp(kind, "chrome") || c->sh.evented) && !strcmp(c->trace, "-")) {
 		msg("error", "--report %s reads the trace again: give a file, not stdin",

@@ -28,6 +28,10 @@ const struct report_kind report_kinds[] = {
      "per method (--by context: per calling context), calls and min, p50, p90, p99, p99.9, "
      "max, mean of single calls' durations (reads the trace again)",
      REPORT_SHAPED | REPORT_LIST},
+    {"slow", report_slow,
+     "the slowest single calls (--top N, default 20): method, duration, thread, start, "
+     "calling context, largest callees (reads the trace again)",
+     REPORT_SHAPED | REPORT_LIST},
     {"collapsed", export_collapsed,
      "export: folded stacks 'a;b;c base' (flame graphs; thread as first frame)", REPORT_SHAPED},
     {"speedscope", export_speedscope,

@@ -21,6 +21,8 @@ final class LatencyTests {
 	private static final long SLEEP_NS = 20_000_000L;
 	private final Runner r;
 	private Path trace;
+	/* the wall clock (ns since the epoch) before and after the recorded run */
+	private long before, after;
 
 	private LatencyTests(Runner r) {
 		this.r = r;
@@ -31,8 +33,10 @@ final class LatencyTests {
 		if (trace != null)
 			return trace;
 		trace = r.tmp.resolve("latency.bin");
+		before = System.currentTimeMillis() * 1_000_000L;
 		Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java,
 				"-agentpath:" + r.agent + "=trace,quiet,metric=cputime+tsc,out=" + trace, "-cp", r.classes, W));
+		after = (System.currentTimeMillis() + 1) * 1_000_000L;
 		r.check(j.rc == 0, "latency workload: exit " + j.rc + ": " + j.err);
 		return trace;
 	}
@@ -111,6 +115,40 @@ final class LatencyTests {
 		r.check(outside.isEmpty(), "--include request: every context has it on its path: " + outside);
 	}
 
+	/**
+	 * The slowest calls below nap: its 13 calls, each at least 20 ms, on the thread worker, under
+	 * request, started within the run, with Thread.sleep their largest callee.
+	 */
+	private void testSlow() throws Exception {
+		Path t = trace();
+		Runner.Result res = r.post(t, "--report", "slow", "--metric", "tsc", "--include", NAP, "--top", "1000",
+				"--format", "csv");
+		r.check(res.rc == 0, "slow: exit " + res.rc + ": " + res.err);
+		List<List<String>> rows = Runner.csv(res.out);
+		r.check(!rows.isEmpty() && rows.get(0).equals(
+				List.of("rank", "method", "duration", "thread", "start", "start_ns", "path", "callees")),
+				"slow: the CSV header: " + (rows.isEmpty() ? "none" : rows.get(0)));
+		int naps = 0;
+		long last = Long.MAX_VALUE;
+		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size())) {
+			long d = Long.parseLong(row.get(2));
+			r.check(d <= last, "slow: longest first: " + d + " after " + last);
+			last = d;
+			if (!row.get(1).equals(NAP))
+				continue;
+			naps++;
+			long start = Long.parseLong(row.get(5));
+			r.check(d >= SLEEP_NS, "slow: a nap of at least 20 ms: " + row);
+			r.check(row.get(3).startsWith("worker#"), "slow: nap on the thread worker: " + row);
+			r.check(row.get(6).endsWith(";" + REQ + ";" + NAP), "slow: nap's path ends request;nap: " + row);
+			r.check(start >= before && start <= after, "slow: nap started within the run [" + before + ", " + after
+					+ "]: " + row);
+			r.check(row.get(4).endsWith("Z") && row.get(4).contains("T"), "slow: start as UTC time: " + row);
+			r.check(row.get(7).startsWith("java.lang.Thread.sleep"), "slow: nap's largest callee Thread.sleep: " + row);
+		}
+		r.check(naps == 13, "slow: every nap listed: " + naps + " of 13");
+	}
+
 	/** A snapshot has no single calls: one error line, exit 2 (the report does not apply), before it is read. */
 	private void testSnapshotRefused() throws Exception {
 		Path s = r.tmp.resolve("latency.tree");
@@ -127,6 +165,7 @@ final class LatencyTests {
 		LatencyTests s = new LatencyTests(r);
 		return new Runner.Tests().add("latency-percentiles", s::testLatency)
 				.add("latency-contexts", s::testContexts)
+				.add("slow-calls", s::testSlow)
 				.add("latency-snapshot-refused", s::testSnapshotRefused);
 	}
 }
