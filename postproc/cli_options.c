@@ -291,7 +291,10 @@ const struct cli_option cli_options[] = {
      "virtual or platform thread; repeatable. With several inputs NAME matches a thread's own "
      "name or its name with its input ('main [2 host:pid]')",
      set_thread},
-    {"metric", 0, "NAME", "the first one", "metric to show when the trace has several", set_metric},
+    {"metric", 0, "NAME", "the first one",
+     "metric to show when the trace has several; offcpu: wall time minus CPU time, for a "
+     "recording of metric=cputime+tsc",
+     set_metric},
     {"sig", 0, NULL, "off, names are package.Class.method",
      "append the JVM signature to method names", set_sig},
     {"calib", 0, "FILE|DIR|inrun",

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/satsum.h"
+
 #define OFFCPU_NAME "offcpu"
 
 int offcpu_is(const struct model *m, unsigned metric)
@@ -47,6 +49,26 @@ uint64_t offcpu_call(const struct offcpu_parts *p, unsigned metric, const uint64
 	return metric < nm ? cum[metric] : 0;
 }
 
+int offcpu_thread(const struct model *m, const struct calltree *t, uint64_t *wall, uint64_t *off)
+{
+	int w = find(m, "tsc"), c = find(m, "cputime");
+	double hz;
+
+	*wall = *off = 0;
+	if (w < 0 || c < 0 || (unsigned)w >= t->nmetrics || (unsigned)c >= t->nmetrics || !t->nodes)
+		return -1;
+	hz = m->metric[w].tsc_hz;
+	*wall = model_ticks_value(hz, calltree_fig(t, CALLTREE_ROOT, (unsigned)w)->raw_cum);
+	for (uint32_t k = 0; k < t->nnodes; k++) {
+		const struct calltree_fig *f = calltree_fig(t, k, 0);
+
+		*off =
+		    satsum_add(*off, offcpu_of(model_ticks_value(hz, f[w].raw_base), f[c].raw_base),
+			       SATSUM_CUM);
+	}
+	return 0;
+}
+
 /* Gives t's tree n metrics (more than it has), the new ones 0. Returns 0
  * or -1. */
 static int extend(struct calltree *t, unsigned n)
@@ -81,8 +103,8 @@ static void fill(struct calltree *t, const struct offcpu_parts *p)
 		struct calltree_fig *c = calltree_fig(t, n, p->index);
 		struct calltree_fig *pf = calltree_fig(t, t->nodes[n].parent, p->index);
 
-		pf->raw_cum += c->raw_cum;
-		pf->cum += c->cum;
+		satsum_addto(&pf->raw_cum, c->raw_cum, SATSUM_RAW_CUM);
+		satsum_addto(&pf->cum, c->cum, SATSUM_CUM);
 	}
 }
 

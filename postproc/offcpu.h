@@ -33,6 +33,12 @@ struct offcpu_parts {
  * or -1 with err saying why (no tsc or no cputime metric, no memory). */
 int offcpu_add(struct model *m, char *err, size_t len);
 
+/* A thread's wall time (its tree's raw tsc cum, in ns) and the part of it
+ * off the CPU (the sum of its contexts' off-CPU bases, as --metric offcpu
+ * gives its root's cum). Returns 0, or -1 when m has no tsc and cputime
+ * metrics. */
+int offcpu_thread(const struct model *m, const struct calltree *t, uint64_t *wall, uint64_t *off);
+
 /* Whether metric is the one offcpu_add made. */
 int offcpu_is(const struct model *m, unsigned metric);
 

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The reports of single calls end to end (docs/jcal-post.md, latency, slow,
@@ -149,6 +151,52 @@ final class LatencyTests {
 		r.check(naps == 13, "slow: every nap listed: " + naps + " of 13");
 	}
 
+	/**
+	 * --metric offcpu on a recording of output=both: nap off the CPU at least 90 % of its wall time;
+	 * the trace and its snapshot give the same off-CPU figures exactly; the summary's worker off the
+	 * CPU at least the 13 sleeps' 90 % and at most its wall time; a trace of cputime alone refused in
+	 * one line.
+	 */
+	private void testOffCpu() throws Exception {
+		Path t = r.tmp.resolve("offcpu.bin"), snap = r.tmp.resolve("offcpu.bin.tree");
+		Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java,
+				"-agentpath:" + r.agent + "=trace,quiet,output=both,metric=cputime+tsc,out=" + t, "-cp", r.classes,
+				W));
+		r.check(j.rc == 0, "offcpu workload: exit " + j.rc + ": " + j.err);
+		Map<String, Map<String, String>> off = rows(
+				r.post(t, "--report", "flat", "--metric", "offcpu", "--format", "csv"), "flat offcpu");
+		Map<String, Map<String, String>> wall = rows(
+				r.post(t, "--report", "flat", "--metric", "tsc", "--format", "csv"), "flat tsc");
+		long napOff = num(off, NAP, "cum"), napWall = num(wall, NAP, "cum");
+		r.check(napOff * 10 >= napWall * 9, "nap: off the CPU " + napOff + " of " + napWall + " ns, >= 90 %");
+		r.check(napOff <= napWall, "nap: off the CPU no more than its wall time");
+		Map<String, Map<String, String>> offSnap = rows(
+				r.post(snap, "--report", "flat", "--metric", "offcpu", "--format", "csv"), "flat offcpu snapshot");
+		for (String m : List.of(REQ, SPIN, NAP))
+			r.check(off.get(m) != null && off.get(m).equals(offSnap.get(m)),
+					m + ": the same off-CPU row from the trace and the snapshot: " + off.get(m) + " vs " + offSnap.get(m));
+		Runner.Result sum = r.post(t, "--report", "summary", "--format", "json");
+		Matcher w = Pattern.compile("\"name\":\"worker\"[^}]*\"wall\":(\\d+),\"offcpu\":(\\d+)").matcher(sum.out);
+		boolean found = sum.rc == 0 && w.find();
+		r.check(found, "summary: the worker's wall and offcpu: " + sum.rc + " " + sum.err);
+		if (found) {
+			long tw = Long.parseLong(w.group(1)), to = Long.parseLong(w.group(2));
+			r.check(to * 10 >= 13 * SLEEP_NS * 9 && to <= tw,
+					"summary: worker off the CPU " + to + " ns of " + tw + ": at least 90 % of 13 sleeps of 20 ms");
+		}
+		Path cpu = r.tmp.resolve("cputime.bin");
+		j = r.run(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent + "=trace,quiet,metric=cputime,out=" + cpu,
+				"-cp", r.classes, W));
+		r.check(j.rc == 0, "cputime workload: exit " + j.rc + ": " + j.err);
+		Runner.Result res = r.post(cpu, "--report", "flat", "--metric", "offcpu");
+		List<String> errors = new ArrayList<>();
+		for (String line : res.errLines())
+			if (line.startsWith("jcal-post: error: "))
+				errors.add(line);
+		r.check(res.rc == 1 && res.out.isEmpty() && errors.size() == 1 && errors.get(0).contains("metric=cputime+tsc"),
+				"--metric offcpu of a cputime trace: one error line, exit 1: " + res.rc + " " + res.err);
+	}
+
 	/** A snapshot has no single calls: one error line, exit 2 (the report does not apply), before it is read. */
 	private void testSnapshotRefused() throws Exception {
 		Path s = r.tmp.resolve("latency.tree");
@@ -166,6 +214,7 @@ final class LatencyTests {
 		return new Runner.Tests().add("latency-percentiles", s::testLatency)
 				.add("latency-contexts", s::testContexts)
 				.add("slow-calls", s::testSlow)
+				.add("offcpu", s::testOffCpu)
 				.add("latency-snapshot-refused", s::testSnapshotRefused);
 	}
 }
