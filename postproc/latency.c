@@ -72,8 +72,9 @@ static int matches(const struct model *m, struct u64map *map, const char **pats,
 	return x;
 }
 
-/* What the rows are built from: per thread, each node's row (or
- * UINT32_MAX: left out). */
+/* What the rows are built from: the rows by method or context, the
+ * merged contexts, the filters' answers, and per row the nodes whose
+ * durations it takes. */
 struct build {
 	const struct model *m;
 	const struct latency_opts *o;
@@ -83,6 +84,11 @@ struct build {
 	struct u64map inc, exc;
 	size_t cap_ctx;
 	size_t cap_rows;
+	struct src *src; /* every kept node, in lists by row */
+	uint32_t nsrc;
+	size_t cap_src;
+	uint32_t *head; /* by row, its list's first src (UINT32_MAX: none) */
+	size_t cap_head;
 };
 
 /* The merged context of node n (its parent's known: pre-order). */
@@ -129,20 +135,41 @@ static int row_of(struct build *b, uint64_t key, uint32_t method, uint32_t ctx, 
 	return 0;
 }
 
-/* For each node of t, its row (UINT32_MAX: none) in map, nodes in
- * pre-order; with count, their calls counted into the rows. Returns 0 or
- * -1. */
-static int map_nodes(struct build *b, const struct calltree *t, const struct lthread *lt,
-		     uint32_t *map, int count)
+/* A kept node of a thread, in its row's list (build.src). */
+struct src {
+	uint32_t thread, node;
+	uint32_t next; /* the row's next, UINT32_MAX: none */
+};
+
+/* Puts node n of thread th (its calls) in row r's list. Returns 0 or -1. */
+static int src_add(struct build *b, uint32_t r, size_t th, uint32_t n, size_t calls)
+{
+	if (b->nsrc == UINT32_MAX || grow(&b->src, &b->cap_src, (size_t)b->nsrc + 1))
+		return -1;
+	if (r >= b->cap_head) {
+		size_t old = b->cap_head;
+
+		if (grow(&b->head, &b->cap_head, (size_t)r + 1))
+			return -1;
+		memset(b->head + old, 0xff, (b->cap_head - old) * sizeof(*b->head));
+	}
+	b->src[b->nsrc] = (struct src){(uint32_t)th, n, b->head[r]};
+	b->head[r] = b->nsrc++;
+	b->l->rows[r].calls += calls;
+	return 0;
+}
+
+/* Each node of thread th (tree t) that has calls and passes the filters
+ * goes into the list of its row (made when new). Returns 0 or -1. */
+static int map_nodes(struct build *b, const struct calltree *t, const struct lthread *lt, size_t th)
 {
 	const struct shape_opts *s = b->o->shp;
-	uint32_t *ctx = malloc((size_t)t->nnodes * sizeof(*ctx));
+	uint32_t *ctx = malloc((size_t)t->nnodes * sizeof(*ctx)), row;
 	uint8_t *inc = malloc(t->nnodes);
 	int rc = -1;
 
 	if (!ctx || !inc)
 		goto out;
-	map[CALLTREE_ROOT] = UINT32_MAX;
 	ctx[CALLTREE_ROOT] = 0;
 	inc[CALLTREE_ROOT] = 0;
 	for (uint32_t i = 1; i < t->nnodes; i++) {
@@ -154,37 +181,18 @@ static int map_nodes(struct build *b, const struct calltree *t, const struct lth
 		ctx[n] = 0;
 		if (b->o->by_context && context_of(b, ctx[p], meth, &ctx[n]))
 			goto out;
-		map[n] = UINT32_MAX;
 		if (!calls || (s && s->ninclude && !inc[n]) ||
 		    (s && s->nexclude && matches(b->m, &b->exc, s->exclude, s->nexclude, meth)))
 			continue;
-		if (row_of(b, b->o->by_context ? ctx[n] : meth, meth, ctx[n], &map[n]))
+		if (row_of(b, b->o->by_context ? ctx[n] : meth, meth, ctx[n], &row) ||
+		    src_add(b, row, th, n, calls))
 			goto out;
-		if (count)
-			b->l->rows[map[n]].calls += calls;
 	}
 	rc = 0;
 out:
 	free(ctx);
 	free(inc);
 	return rc;
-}
-
-/* Moves each kept node's durations into its row's vals (room made). */
-static void move_vals(const struct calltree *t, struct lthread *lt, const uint32_t *map,
-		      uint64_t **vals, size_t *fill)
-{
-	for (uint32_t n = 1; n < t->nnodes && n < lt->cap; n++) {
-		struct vals *v = &lt->node[n];
-
-		if (map[n] != UINT32_MAX) {
-			memcpy(vals[map[n]] + fill[map[n]], v->v, v->n * sizeof(*v->v));
-			fill[map[n]] += v->n;
-		}
-		free(v->v);
-		v->v = NULL;
-		v->n = v->cap = 0;
-	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -228,54 +236,52 @@ static int cmp_rows(const void *a, const void *b)
 	return x->context < y->context ? -1 : x->context > y->context;
 }
 
-/* The rows from the threads' durations: a first pass maps the nodes to
- * rows and counts their calls, a second moves the durations. Returns 0 or
- * -1. */
+/* Row r's figures from the durations of its nodes, which are freed. */
+static int row_fill(struct build *b, struct collect *k, uint32_t r)
+{
+	struct latency_row *row = &b->l->rows[r];
+	uint64_t *v = malloc((size_t)row->calls * sizeof(*v));
+	size_t fill = 0;
+
+	if (!v)
+		return -1;
+	for (uint32_t i = b->head[r]; i != UINT32_MAX; i = b->src[i].next) {
+		struct vals *x = &k->th[b->src[i].thread].node[b->src[i].node];
+
+		memcpy(v + fill, x->v, x->n * sizeof(*v));
+		fill += x->n;
+		free(x->v);
+		x->v = NULL;
+		x->n = x->cap = 0;
+	}
+	row_stats(row, v);
+	free(v);
+	return 0;
+}
+
+/* The rows from the threads' durations: the nodes mapped to rows, then
+ * each row's durations gathered, sorted and freed in turn, so that memory
+ * holds the nodes' durations and one row's at most. Returns 0 or -1. */
 static int rows_build(struct build *b, struct calls_state *cs, struct collect *k)
 {
 	struct latency *l = b->l;
-	uint32_t *map = NULL;
-	uint64_t **vals = NULL;
-	size_t *fill = NULL;
-	int rc = -1;
 
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass) {
-			vals = calloc(l->nrows ? l->nrows : 1, sizeof(*vals));
-			fill = calloc(l->nrows ? l->nrows : 1, sizeof(*fill));
-			if (!vals || !fill)
-				goto out;
-			for (size_t r = 0; r < l->nrows; r++)
-				if (!(vals[r] = malloc((size_t)l->rows[r].calls * sizeof(**vals))))
-					goto out;
-		}
-		for (size_t i = 0; i < k->nth; i++) {
-			const struct calltree *t = calls_tree(cs, i);
+	for (size_t i = 0; i < k->nth; i++) {
+		const struct calltree *t = calls_tree(cs, i);
 
-			if (!t)
-				continue;
-			l->nthreads += !pass;
-			free(map);
-			map = malloc((size_t)t->nnodes * sizeof(*map));
-			if (!map || map_nodes(b, t, &k->th[i], map, !pass))
-				goto out;
-			if (pass)
-				move_vals(t, &k->th[i], map, vals, fill);
-		}
+		if (!t)
+			continue;
+		l->nthreads++;
+		if (map_nodes(b, t, &k->th[i], i))
+			return -1;
 	}
 	for (size_t r = 0; r < l->nrows; r++)
-		row_stats(&l->rows[r], vals[r]);
+		if (row_fill(b, k, (uint32_t)r))
+			return -1;
 	sort_model = b->m;
 	if (l->nrows)
 		qsort(l->rows, l->nrows, sizeof(*l->rows), cmp_rows);
-	rc = 0;
-out:
-	for (size_t r = 0; vals && r < l->nrows; r++)
-		free(vals[r]);
-	free(vals);
-	free(fill);
-	free(map);
-	return rc;
+	return 0;
 }
 
 int latency_build(const struct model *m, const struct latency_opts *o, struct latency *l, char *err,
@@ -326,6 +332,8 @@ out:
 	u64map_free(&b.ctxmap);
 	u64map_free(&b.inc);
 	u64map_free(&b.exc);
+	free(b.src);
+	free(b.head);
 	if (rc)
 		latency_free(l);
 	return rc;
