@@ -13,6 +13,7 @@
 
 #include "native-tests/modelgen.h"
 #include "native-tests/test.h"
+#include "native-tests/xorshift.h"
 #include "postproc/latency.h"
 #include "postproc/report.h"
 
@@ -289,8 +290,46 @@ static void test_rank(void)
 	CHECK_EQ_U(latency_rank(v, 4, 500), 2);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* latency_sort against qsort: random values, few distinct ones, sorted,
+ * reversed, all equal; lengths around its insertion-sort cut. */
+static void test_sort(void)
+{
+	static uint64_t a[100000], b[100000];
+	static const size_t lens[] = {0, 1, 2, 15, 16, 17, 33, 1000, 100000};
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned shape = 0; shape < 5; shape++)
+		for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+			size_t n = lens[li];
+
+			for (size_t i = 0; i < n; i++) {
+				uint64_t r = xorshift_next(&rng);
+
+				a[i] = shape == 0   ? r
+				       : shape == 1 ? r % 7
+				       : shape == 2 ? i
+				       : shape == 3 ? n - i
+						    : 42;
+				b[i] = a[i];
+			}
+			latency_sort(a, n);
+			qsort(b, n, sizeof(*b), cmp_u64);
+			if (memcmp(a, b, n * sizeof(*a)))
+				fprintf(stderr, "  shape %u, %zu values: not sorted\n", shape, n);
+			CHECK(!memcmp(a, b, n * sizeof(*a)));
+		}
+}
+
 int main(void)
 {
+	RUN(test_sort);
 	RUN(test_rank);
 	RUN(test_percentiles);
 	RUN(test_contexts_and_filters);

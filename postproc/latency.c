@@ -195,18 +195,53 @@ out:
 	return rc;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sorts v[0..n) ascending in place (latency.h): a quicksort (median of three, the
+ * smaller side first so the stack stays shallow) that ends in an insertion
+ * sort; no comparison callback and no buffer of n values beside v, which
+ * qsort's merge sort would take. */
+void latency_sort(uint64_t *v, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	while (n > 16) {
+		size_t mid = n / 2, i = 0, j = n - 1;
+		uint64_t a = v[0], b = v[mid], c = v[n - 1], p, t;
 
-	return x < y ? -1 : x > y;
+		p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		for (;;) { /* Hoare: v[0..i) <= p, v(j..n) >= p */
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i >= j)
+				break;
+			t = v[i];
+			v[i++] = v[j];
+			v[j--] = t;
+		}
+		/* v[0..j] <= p <= v[j+1..n) */
+		if (j + 1 < n - j - 1) {
+			latency_sort(v, j + 1);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			latency_sort(v + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		size_t k = i;
+
+		for (; k > 0 && v[k - 1] > x; k--)
+			v[k] = v[k - 1];
+		v[k] = x;
+	}
 }
 
 static void row_stats(struct latency_row *r, uint64_t *v)
 {
 	size_t n = (size_t)r->calls;
 
-	qsort(v, n, sizeof(*v), cmp_u64);
+	latency_sort(v, n);
 	r->min = v[0];
 	r->max = v[n - 1];
 	r->p50 = latency_rank(v, n, 500);

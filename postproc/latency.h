@@ -61,6 +61,9 @@ int latency_build(const struct model *m, const struct latency_opts *o, struct la
 
 void latency_free(struct latency *l);
 
+/* Sorts v[0..n) ascending, in place (no buffer beside it). */
+void latency_sort(uint64_t *v, size_t n);
+
 /* The nearest-rank percentile permille/1000 of v[0..n) (sorted, n > 0). */
 uint64_t latency_rank(const uint64_t *v, size_t n, unsigned permille);
 
