@@ -96,6 +96,38 @@ final class LatencyTests {
 		}
 	}
 
+	/**
+	 * Compensated by this JVM's own calibration table: per calling context, its calls' durations add up
+	 * to its cum in the tree report exactly, in every context of every thread (merged by path), both
+	 * metrics of the trace.
+	 */
+	private void testCalibratedContexts() throws Exception {
+		Path t = trace(), dir = r.tmp.resolve("calib");
+		Runner.Result c = r.runFor(r.tmp.toFile(),
+				List.of(r.java, "-agentpath:" + r.agent + "=calibrate,metric=cputime+tsc,quiet", "-version"),
+				Map.of("JCAL_CALIB_DIR", dir.toString()), null, 300);
+		r.check(c != null && c.rc == 0, "calibrate: " + (c == null ? "timed out" : c.rc + ": " + c.err));
+		for (String metric : List.of("cputime", "tsc")) {
+			Runner.Result tree = r.post(t, "--report", "tree", "--format", "csv", "--all", "--calib", dir.toString(),
+					"--metric", metric);
+			Runner.Result lat = r.post(t, "--report", "latency", "--by", "context", "--format", "csv", "--calib",
+					dir.toString(), "--metric", metric);
+			r.check(tree.rc == 0 && lat.rc == 0 && !tree.err.contains("no calibration table"),
+					"calibrated tree and latency: " + tree.err + lat.err);
+			Map<String, Long> want = new HashMap<>(), got = new HashMap<>();
+			List<List<String>> rows = Runner.csv(tree.out);
+			int path = rows.isEmpty() ? -1 : rows.get(0).indexOf("path"), cum = rows.isEmpty() ? -1 : rows.get(0).indexOf("cum");
+			for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size()))
+				if (!row.get(path).isEmpty())
+					want.merge(row.get(path), Long.parseLong(row.get(cum)), Long::sum);
+			rows = Runner.csv(lat.out);
+			for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size()))
+				got.put(row.get(1), Long.parseLong(row.get(rows.get(0).indexOf("total"))));
+			r.check(want.size() > 100, "calibrated: the tree's contexts: " + want.size());
+			r.expectExact("calibrated " + metric + ": each context's calls add up to its cum", want, got);
+		}
+	}
+
 	/** --by context: request's one context under the lambda; --thread and --include select. */
 	private void testContexts() throws Exception {
 		Path t = trace();
@@ -213,6 +245,7 @@ final class LatencyTests {
 		LatencyTests s = new LatencyTests(r);
 		return new Runner.Tests().add("latency-percentiles", s::testLatency)
 				.add("latency-contexts", s::testContexts)
+				.add("latency-calibrated-contexts", s::testCalibratedContexts)
 				.add("slow-calls", s::testSlow)
 				.add("offcpu", s::testOffCpu)
 				.add("latency-snapshot-refused", s::testSnapshotRefused);
