@@ -75,11 +75,11 @@ static void test_slowest(void)
 	CHECK_EQ_I(st, 0);
 	/* of equal durations the one that ended first comes first; the
 	 * callees of a call are those of that call only, each context once */
-	CHECK_STR(s, "rank,method,duration,thread,start,start_ns,path,callees\n"
-		     "1,M.main,161,main#1,,,M.main,M.work=160\n"
-		     "2,M.work,50,main#1,,,M.main;M.work,M.b=40;M.a=2\n"
-		     "3,M.work,50,main#1,,,M.main;M.work,M.b=20;M.a=20\n"
-		     "4,M.b,40,main#1,,,M.main;M.work;M.b,\n");
+	CHECK_STR(s, "rank,method,duration,thread,start,start_ns,path,self,callees\n"
+		     "1,M.main,161,main#1,,,M.main,1,M.work=160\n"
+		     "2,M.work,50,main#1,,,M.main;M.work,8,M.b=40;M.a=2\n"
+		     "3,M.work,50,main#1,,,M.main;M.work,10,M.b=20;M.a=20\n"
+		     "4,M.b,40,main#1,,,M.main;M.work;M.b,40,\n");
 	free(s);
 	/* --thread, and the default of 20 is more than there are */
 	{
@@ -89,8 +89,8 @@ static void test_slowest(void)
 		o.top = 0;
 		o.sel = &sel;
 		s = run_slow(&m, &o, path, &st);
-		CHECK_STR(s, "rank,method,duration,thread,start,start_ns,path,callees\n"
-			     "1,M.other,40,\"w,1#2\",,,M.other,\n");
+		CHECK_STR(s, "rank,method,duration,thread,start,start_ns,path,self,callees\n"
+			     "1,M.other,40,\"w,1#2\",,,M.other,40,\n");
 		free(s);
 		o.sel = NULL;
 	}
@@ -104,21 +104,21 @@ static void test_slowest(void)
 		o.shaping = &so;
 		o.top = 2;
 		s = run_slow(&m, &o, path, &st);
-		CHECK_STR(s, "rank,method,duration,thread,start,start_ns,path,callees\n"
-			     "1,M.b,40,main#1,,,M.main;M.work;M.b,\n"
-			     "2,M.other,40,\"w,1#2\",,,M.other,\n");
+		CHECK_STR(s, "rank,method,duration,thread,start,start_ns,path,self,callees\n"
+			     "1,M.b,40,main#1,,,M.main;M.work;M.b,40,\n"
+			     "2,M.other,40,\"w,1#2\",,,M.other,40,\n");
 		free(s);
 		so.nexclude = 0;
 		so.include = inc;
 		so.ninclude = 1;
 		o.top = 0;
 		s = run_slow(&m, &o, path, &st);
-		CHECK_STR(s, "rank,method,duration,thread,start,start_ns,path,callees\n"
-			     "1,M.b,40,main#1,,,M.main;M.work;M.b,\n"
-			     "2,M.b,10,main#1,,,M.main;M.work;M.b,\n"
-			     "3,M.b,10,main#1,,,M.main;M.work;M.b,\n"
-			     "4,M.b,3,main#1,,,M.main;M.work;M.b,\n"
-			     "5,M.b,1,main#1,,,M.main;M.work;M.b,\n");
+		CHECK_STR(s, "rank,method,duration,thread,start,start_ns,path,self,callees\n"
+			     "1,M.b,40,main#1,,,M.main;M.work;M.b,40,\n"
+			     "2,M.b,10,main#1,,,M.main;M.work;M.b,10,\n"
+			     "3,M.b,10,main#1,,,M.main;M.work;M.b,10,\n"
+			     "4,M.b,3,main#1,,,M.main;M.work;M.b,3,\n"
+			     "5,M.b,1,main#1,,,M.main;M.work;M.b,1,\n");
 		free(s);
 		o.shaping = NULL;
 	}
@@ -128,20 +128,24 @@ static void test_slowest(void)
 	CHECK_STR(s, "Slowest calls  metric ticks (ticks)  2 of 16 calls, longest first\n"
 		     "  1  161  M.main  thread \"main\" #1\n"
 		     "     path  M.main\n"
+		     "     self     1   0.62%\n"
 		     "     callee 160  99.38%  M.work\n"
 		     "  2  50  M.work  thread \"main\" #1\n"
 		     "     path  M.main > M.work\n"
+		     "     self    8  16.00%\n"
 		     "     callee 40  80.00%  M.b\n"
 		     "             2   4.00%  M.a\n");
 	free(s);
 	o.format = REPORT_JSON;
 	o.top = 1;
 	s = run_slow(&m, &o, path, &st);
-	CHECK_STR(s, "{\"metric\":{\"name\":\"ticks\",\"unit\":\"ticks\"},\"calibrated\":false,"
-		     "\"seen\":16,\"calls\":[\n"
-		     "{\"rank\":1,\"method\":\"M.main\",\"duration\":161,\"thread\":\"main\","
-		     "\"serial\":1,\"start\":null,\"start_ns\":null,\"live\":false,\"path\":["
-		     "\"M.main\"],\"callees\":[{\"method\":\"M.work\",\"duration\":160}]}\n]}\n");
+	CHECK_STR(
+	    s,
+	    "{\"metric\":{\"name\":\"ticks\",\"unit\":\"ticks\"},\"calibrated\":false,"
+	    "\"seen\":16,\"calls\":[\n"
+	    "{\"rank\":1,\"method\":\"M.main\",\"duration\":161,\"thread\":\"main\","
+	    "\"serial\":1,\"start\":null,\"start_ns\":null,\"live\":false,\"path\":["
+	    "\"M.main\"],\"self\":1,\"callees\":[{\"method\":\"M.work\",\"duration\":160}]}\n]}\n");
 	free(s);
 	model_free(&m);
 	unlink(path);
@@ -196,11 +200,11 @@ static void test_wall_clock_start(void)
 	s = run_slow(&m, &o, path, &st);
 	CHECK_EQ_I(st, 0);
 	CHECK_STR(s,
-		  "rank,method,duration,thread,start,start_ns,path,callees\n"
+		  "rank,method,duration,thread,start,start_ns,path,self,callees\n"
 		  "1,M.main,1600,main#1,2023-11-14T22:13:20.000000000Z,1700000000000000000,M.main,"
-		  "M.nap=1000\n"
+		  "600,M.nap=1000\n"
 		  "2,M.nap,1000,main#1,2023-11-14T22:13:20.000000500Z,1700000000000000500,"
-		  "M.main;M.nap,\n");
+		  "M.main;M.nap,1000,\n");
 	free(s);
 	model_free(&m);
 	unlink(path);

@@ -101,6 +101,9 @@ static void text_call(const struct model *m, const struct report_opts *o, const 
 	fputs(c->live ? "  (live before tracing)\n     path  " : "\n     path  ", o->out);
 	path(o->out, m, t, c->node, REPORT_TEXT);
 	fputc('\n', o->out);
+	fprintf(o->out, "     self   %*" PRIu64 " %6.2f%%\n", (int)report_width(1, d),
+		calls_value(m, o->metric, c->self),
+		report_pct(calls_value(m, o->metric, c->self), d));
 	for (unsigned k = 0; k < c->ncallees; k++) {
 		uint64_t v = calls_value(m, o->metric, c->callee[k].value);
 
@@ -128,7 +131,7 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 
 static void csv(const struct model *m, const struct report_opts *o, const struct slow *s)
 {
-	fputs("rank,method,duration,thread,start,start_ns,path,callees\n", o->out);
+	fputs("rank,method,duration,thread,start,start_ns,path,self,callees\n", o->out);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct slow_call *c = &s->calls[i];
 		const struct calltree *t = calls_tree(s->cs, c->thread);
@@ -145,7 +148,7 @@ static void csv(const struct model *m, const struct report_opts *o, const struct
 			fprintf(o->out, "%" PRIu64, c->start_ns);
 		fputc(',', o->out);
 		csv_built(o->out, m, o->metric, t, c, 0);
-		fputc(',', o->out);
+		fprintf(o->out, ",%" PRIu64 ",", calls_value(m, o->metric, c->self));
 		csv_built(o->out, m, o->metric, t, c, 1);
 		fputc('\n', o->out);
 	}
@@ -172,7 +175,7 @@ static void json_call(const struct model *m, const struct report_opts *o, const 
 		fputs("null,\"start_ns\":null", o->out);
 	fprintf(o->out, ",\"live\":%s,\"path\":", c->live ? "true" : "false");
 	path(o->out, m, t, c->node, REPORT_JSON);
-	fputs(",\"callees\":[", o->out);
+	fprintf(o->out, ",\"self\":%" PRIu64 ",\"callees\":[", calls_value(m, o->metric, c->self));
 	for (unsigned k = 0; k < c->ncallees; k++) {
 		fputs(k ? ",{\"method\":" : "{\"method\":", o->out);
 		json_string(o->out, model_method_name(m, t->nodes[c->callee[k].node].method));

@@ -94,7 +94,12 @@ static void sift_up(struct slow_call *h, size_t i)
 /* The SLOW_CALLEES largest of c's callees into sc, largest first. */
 static void callees(struct slow_call *sc, const struct calls_call *c)
 {
+	uint64_t all = 0;
+
 	sc->ncallees = 0;
+	for (size_t i = 0; i < c->ncallees; i++)
+		all += c->callees[i].value;
+	sc->self = sc->value > all ? sc->value - all : 0;
 	for (size_t i = 0; i < c->ncallees; i++) {
 		unsigned at = sc->ncallees;
 

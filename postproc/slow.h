@@ -36,6 +36,7 @@ struct slow_call {
 	uint64_t seq; /* the order the calls ended in */
 	struct calls_callee callee[SLOW_CALLEES];
 	unsigned ncallees; /* largest first */
+	uint64_t self;	   /* its duration less all its callees' (0 if they took more) */
 };
 
 struct slow {

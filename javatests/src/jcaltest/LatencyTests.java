@@ -160,7 +160,7 @@ final class LatencyTests {
 		r.check(res.rc == 0, "slow: exit " + res.rc + ": " + res.err);
 		List<List<String>> rows = Runner.csv(res.out);
 		r.check(!rows.isEmpty() && rows.get(0).equals(
-				List.of("rank", "method", "duration", "thread", "start", "start_ns", "path", "callees")),
+				List.of("rank", "method", "duration", "thread", "start", "start_ns", "path", "self", "callees")),
 				"slow: the CSV header: " + (rows.isEmpty() ? "none" : rows.get(0)));
 		int naps = 0;
 		long last = Long.MAX_VALUE;
@@ -178,7 +178,7 @@ final class LatencyTests {
 			r.check(start >= before && start <= after, "slow: nap started within the run [" + before + ", " + after
 					+ "]: " + row);
 			r.check(row.get(4).endsWith("Z") && row.get(4).contains("T"), "slow: start as UTC time: " + row);
-			r.check(row.get(7).startsWith("java.lang.Thread.sleep"), "slow: nap's largest callee Thread.sleep: " + row);
+			r.check(row.get(8).startsWith("java.lang.Thread.sleep"), "slow: nap's largest callee Thread.sleep: " + row);
 		}
 		r.check(naps == 13, "slow: every nap listed: " + naps + " of 13");
 	}
