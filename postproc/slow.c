@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/grow.h"
 #include "common/u64map.h"
 
 struct keep {
@@ -15,6 +16,7 @@ struct keep {
 	const struct slow_opts *o;
 	struct slow *s;
 	size_t top;
+	size_t cap;		/* calls s->calls has room for */
 	struct u64map inc, exc; /* method -> 1 + match */
 	int wall;		/* index of the TSC metric, or -1 */
 	double hz;
@@ -149,6 +151,10 @@ static int on_call(void *ctx, const struct calls_call *c)
 	sc.start_metric = k->o->metric < c->nmetrics ? c->start[k->o->metric] : 0;
 	callees(&sc, c);
 	if (s->n < k->top) {
+		/* room as calls come, not for --top N at once: N may be far more
+		 * than the trace's calls */
+		if (grow(&s->calls, &k->cap, s->n + 1))
+			return -1;
 		s->calls[s->n] = sc;
 		sift_up(s->calls, s->n++);
 	} else {
@@ -190,14 +196,14 @@ int slow_build(const struct model *m, const struct slow_opts *o, struct slow *s,
 	co.progress = o->progress;
 	co.call = on_call;
 	co.ctx = &k;
-	s->calls = calloc(k.top, sizeof(*s->calls));
-	if (!s->calls || u64map_init(&k.inc, 64) || u64map_init(&k.exc, 64)) {
+	if (u64map_init(&k.inc, 64) || u64map_init(&k.exc, 64)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	if (calls_read(m, &co, &s->cs, err, errlen))
 		goto out;
-	qsort(s->calls, s->n, sizeof(*s->calls), by_duration);
+	if (s->n)
+		qsort(s->calls, s->n, sizeof(*s->calls), by_duration);
 	rc = 0;
 out:
 	u64map_free(&k.inc);
