@@ -323,9 +323,13 @@ static int on_thread_end(void *ctx, const struct trace_thread *tt)
 	if (m->workers && t->has_tree &&
 	    tree_error(m, t->serial, tree_workers_rest(m->workers, t->serial, &t->tree)))
 		return -1;
-	/* or no thread at all: folded into the others' tree (model_fold) */
-	if (m->fold && m->fold->while_reading)
-		return tree_error(m, t->serial, model_fold_ended(m, t));
+	/* or no thread at all: folded into the others' tree (model_fold),
+	 * which frees t: its serial is read before */
+	if (m->fold && m->fold->while_reading) {
+		uint32_t serial = t->serial;
+
+		return tree_error(m, serial, model_fold_ended(m, t));
+	}
 	if (t->has_tree && !m->workers)
 		calltree_rest(&t->tree);
 	return 0;
