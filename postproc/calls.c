@@ -22,7 +22,8 @@ struct cframe {
 
 struct cthread {
 	struct calls_state *st;
-	const struct model_thread *t;
+	const struct model_thread *t;	/* the profile's */
+	const struct model_thread *own; /* the input's (the same for one input) */
 	struct calltree tree;
 	int has_tree;
 	uint64_t first[JCAL_MAX_METRICS]; /* metric values at its first event */
@@ -31,14 +32,22 @@ struct cthread {
 };
 
 struct calls_state {
-	const struct model *m;
-	const struct calls_opts *o;
+	const struct model *m;	 /* the profile */
+	const struct model *src; /* the input read */
+	struct calls_opts o;	 /* a copy */
+	struct u64map meth;	 /* merged: the input's method id -> 1 + the profile's */
+	int wall;		 /* the input's TSC metric, or -1 */
+	int tsc_value;		 /* merged: durations of TSC ticks converted here */
 	struct cthread *th;
 	size_t n;
 	struct u64map idx; /* serial -> index in th */
 	struct offcpu_parts off;
 	int failed; /* a callback ran out of memory */
 };
+
+/* A method of no METHOD record, in a merged profile: named "<unknown
+ * method>" (model_method_name). */
+#define CALLS_UNKNOWN_METHOD (UINT32_MAX - 3)
 
 uint64_t calls_value(const struct model *m, unsigned metric, uint64_t v)
 {
@@ -85,22 +94,37 @@ static int on_enter(void *ctx, uint32_t node, const uint64_t *metric)
 	return 0;
 }
 
+/* The wall-clock start of a call of c entered at metric values start. */
+static uint64_t wall_start(const struct cthread *c, const uint64_t *start)
+{
+	const struct model_thread *t = c->own;
+	int w = c->st->wall;
+
+	if (w < 0 || !t->start_ns || t->nstart_metric <= (unsigned)w ||
+	    c->tree.nmetrics <= (unsigned)w || start[w] < t->start_metric[w])
+		return 0;
+	return t->start_ns +
+	       model_ticks_value(c->st->src->metric[w].tsc_hz, start[w] - t->start_metric[w]);
+}
+
 static int on_leave(void *ctx, uint32_t node, const uint64_t *cum, const uint64_t *raw, int live)
 {
 	struct cthread *c = ctx;
 	struct calls_state *st = c->st;
-	const struct calls_opts *o = st->o;
+	const struct calls_opts *o = &st->o;
 	struct calls_call call = {0};
 	struct cframe *f = live || !c->depth ? &c->fr[0] : &c->fr[c->depth];
 	int rc;
 
+	call.source = o->source;
 	call.thread = (size_t)(c - st->th);
 	call.node = node;
 	call.method = c->tree.nodes[node].method;
 	call.value = offcpu_call(&st->off, o->metric, cum, raw, c->tree.nmetrics);
+	if (st->tsc_value)
+		call.value = model_value(st->src, o->metric, call.value);
 	call.live = live || !c->depth;
-	call.start = call.live ? c->first : f->start;
-	call.nmetrics = c->tree.nmetrics;
+	call.start_ns = wall_start(c, call.live ? c->first : f->start);
 	call.callees = f->callees;
 	call.ncallees = f->n;
 	rc = o->call(o->ctx, &call);
@@ -119,7 +143,7 @@ static int on_leave(void *ctx, uint32_t node, const uint64_t *cum, const uint64_
 /* The thread's tree, made at its first event with nm metrics. */
 static int thread_setup(struct cthread *c, unsigned nm, const uint64_t *metric)
 {
-	const struct model *m = c->st->m;
+	const struct model *m = c->st->src;
 	struct calltree_comp comp = m->comp;
 	struct calltree_watch w = {c, on_enter, on_leave};
 
@@ -131,6 +155,24 @@ static int thread_setup(struct cthread *c, unsigned nm, const uint64_t *metric)
 		return -1;
 	memcpy(c->first, metric, nm * sizeof(*metric));
 	return 0;
+}
+
+/* The profile's method for the input's method id. */
+static uint32_t event_method(struct calls_state *st, uint32_t id)
+{
+	const struct model_method *mm;
+	uint32_t *v, pid = CALLS_UNKNOWN_METHOD;
+
+	id = model_event_method(st->src, id);
+	if (st->src == st->m)
+		return id;
+	if ((v = u64map_find(&st->meth, id)))
+		return *v - 1;
+	HASH_FIND(hh, st->src->methods, &id, sizeof(id), mm);
+	if (!mm || model_method_lookup(st->m, mm, &pid) != 0)
+		pid = CALLS_UNKNOWN_METHOD;
+	u64map_put(&st->meth, id, pid + 1); /* no memory: looked up again */
+	return pid;
 }
 
 static int on_event(void *ctx, const struct trace_event *e)
@@ -152,7 +194,7 @@ static int on_event(void *ctx, const struct trace_event *e)
 		goto oom;
 	if (calltree_event(&c->tree,
 			   e->transition == JCAL_TR_CONTROL ? e->method
-							    : model_event_method(st->m, e->method),
+							    : event_method(st, e->method),
 			   e->transition, e->type, fit) == -ENOMEM)
 		goto oom;
 	return 0; /* an event the builder refuses is the first read's to report */
@@ -164,9 +206,9 @@ oom:
 /* Refuses what holds no single calls. Returns 0 or -1 with err. */
 static int readable(const struct model *m, const struct calls_opts *o, char *err, size_t len)
 {
-	if (m->snapshot)
+	if (m->snapshot || (o->src && o->src->snapshot))
 		snprintf(err, len, "%s", CALLS_NEED_TRACE);
-	else if (m->ninputs || m->folded)
+	else if ((m->ninputs && !o->src) || m->folded)
 		snprintf(err, len, "%s", CALLS_ONE_TRACE);
 	else if (!o->path || !strcmp(o->path, "-"))
 		snprintf(err, len, "this report reads the trace again: give a file, not stdin");
@@ -175,22 +217,39 @@ static int readable(const struct model *m, const struct calls_opts *o, char *err
 	return -1;
 }
 
-/* The selected threads, indexed by serial. Returns 0 or -1. */
+/* The profile's thread of the input's thread t (t itself for one input),
+ * or NULL. */
+static const struct model_thread *profile_thread(const struct calls_state *st,
+						 const struct model_thread *t)
+{
+	if (st->src == st->m)
+		return t;
+	for (size_t i = 0; i < st->m->nthreads; i++) {
+		const struct model_thread *p = st->m->thread_list[i];
+
+		if (p->input == st->o.input && p->own_serial == t->serial)
+			return p;
+	}
+	return NULL;
+}
+
+/* The selected threads of the input, indexed by serial. Returns 0 or -1. */
 static int threads_setup(struct calls_state *st)
 {
-	const struct model *m = st->m;
+	const struct model *m = st->src;
 
 	st->th = calloc(m->nthreads ? m->nthreads : 1, sizeof(*st->th));
 	if (!st->th || u64map_init(&st->idx, m->nthreads + 1))
 		return -1;
 	for (size_t i = 0; i < m->nthreads; i++) {
-		const struct model_thread *t = m->thread_list[i];
+		const struct model_thread *t = profile_thread(st, m->thread_list[i]);
 
-		if (!model_thread_selected(st->o->sel, t))
+		if (!t || !model_thread_selected(st->o.sel, t))
 			continue;
 		st->th[st->n].st = st;
 		st->th[st->n].t = t;
-		if (u64map_put(&st->idx, t->serial, (uint32_t)st->n))
+		st->th[st->n].own = m->thread_list[i];
+		if (u64map_put(&st->idx, m->thread_list[i]->serial, (uint32_t)st->n))
 			return -1;
 		st->n++;
 	}
@@ -214,9 +273,15 @@ int calls_read(const struct model *m, const struct calls_opts *o, struct calls_s
 		goto oom;
 	*out = st;
 	st->m = m;
-	st->o = o;
-	offcpu_parts(m, &st->off);
-	if (threads_setup(st))
+	st->src = o->src ? o->src : m;
+	st->o = *o;
+	st->wall = model_metric_index(st->src, "tsc");
+	if (st->wall >= 0 && !(st->src->metric[st->wall].tsc_hz > 0))
+		st->wall = -1;
+	st->tsc_value =
+	    st->src != m && o->metric < st->src->nmetrics && st->src->metric[o->metric].tsc_hz > 0;
+	offcpu_parts(st->src, &st->off);
+	if (u64map_init(&st->meth, 64) || threads_setup(st))
 		goto oom;
 	v.ctx = st;
 	v.event = on_event;
@@ -267,5 +332,58 @@ void calls_free(struct calls_state *st)
 	}
 	free(st->th);
 	u64map_free(&st->idx);
+	u64map_free(&st->meth);
 	free(st);
+}
+
+int calls_read_all(const struct model *m, const struct calls_opts *o, const struct calls_inputs *in,
+		   struct calls_state ***sts, size_t *n, char *err, size_t errlen)
+{
+	size_t count = m->ninputs ? m->ninputs : 1;
+
+	*n = 0;
+	if (!(*sts = calloc(count, sizeof(**sts)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (!m->ninputs) {
+		*n = 1;
+		return calls_read(m, o, &(*sts)[0], err, errlen);
+	}
+	if (!in || !in->load) {
+		snprintf(err, errlen, "%s", CALLS_ONE_TRACE);
+		return -1;
+	}
+	for (size_t i = 0; i < count; i++) {
+		struct calls_opts so = *o;
+		const struct model *sub;
+		int rc;
+
+		if (in->load(in->ctx, i, &sub)) {
+			snprintf(err, errlen, "%s: not read again", m->inputs[i].path);
+			return -1;
+		}
+		so.src = sub;
+		so.input = (uint32_t)i;
+		so.path = m->inputs[i].path;
+		so.source = i;
+		rc = calls_read(m, &so, &(*sts)[i], err, errlen);
+		*n = i + 1;
+		if ((*sts)[i]) { /* the input's model goes: only the profile's stays */
+			(*sts)[i]->src = NULL;
+			for (size_t k = 0; k < (*sts)[i]->n; k++)
+				(*sts)[i]->th[k].own = NULL;
+		}
+		in->drop(in->ctx);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+void calls_free_all(struct calls_state **sts, size_t n)
+{
+	for (size_t i = 0; sts && i < n; i++)
+		calls_free(sts[i]);
+	free(sts);
 }

@@ -429,6 +429,15 @@ static int check_inputs(const struct cli *c)
 
 /* Checks what no single option can: the trace operand and the options
  * that exclude or need each other. Returns 0 or -1 after the message. */
+/* Whether an input is a tree snapshot. */
+static int any_snapshot(const struct cli *c)
+{
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (model_peek_snapshot(c->inputs[i]) == 1)
+			return 1;
+	return 0;
+}
+
 /* The reports of single calls (latency, slow) read one trace again, call by
  * call. Returns 0, or -1 after the message. */
 static int check_calls(const struct cli *c)
@@ -437,9 +446,7 @@ static int check_calls(const struct cli *c)
 
 	if (!strcmp(c->trace, "-"))
 		msg("error", "--report %s reads the trace again: give a file, not stdin", kind);
-	else if (c->ninputs > 1)
-		msg("error", "--report %s: %s", kind, CALLS_ONE_TRACE);
-	else if (model_peek_snapshot(c->trace))
+	else if (any_snapshot(c))
 		msg("error", "--report %s: %s", kind, CALLS_NEED_TRACE);
 	else if (c->sh.so.merge)
 		msg("error", "--report %s takes each call apart: --merge-threads does not apply",

@@ -22,25 +22,45 @@ struct lthread {
 	size_t cap;
 };
 
-struct collect {
+/* The threads of one read (one input of a merged profile). */
+struct lsource {
 	struct lthread *th;
-	size_t nth;
+	size_t cap;
+};
+
+struct collect {
+	struct lsource *src;
+	size_t cap;
 	uint64_t calls;
 };
+
+/* Room for index i in the array *a of *cap elements of size, new ones
+ * zeroed. Returns 0 or -1. */
+static int room(void *a, size_t *cap, size_t i, size_t size)
+{
+	size_t old = *cap;
+
+	if (i < old)
+		return 0;
+	if (grow_array(a, cap, i + 1, size))
+		return -1;
+	memset(*(char **)a + old * size, 0, (*cap - old) * size);
+	return 0;
+}
 
 static int collect(void *ctx, const struct calls_call *c)
 {
 	struct collect *k = ctx;
-	struct lthread *t = &k->th[c->thread];
+	struct lthread *t;
 	struct vals *v;
 
-	if (c->node >= t->cap) {
-		size_t old = t->cap;
+	if (room(&k->src, &k->cap, c->source, sizeof(*k->src)) ||
+	    room(&k->src[c->source].th, &k->src[c->source].cap, c->thread, sizeof(struct lthread)))
+		return -1;
+	t = &k->src[c->source].th[c->thread];
 
-		if (grow(&t->node, &t->cap, (size_t)c->node + 1))
-			return -1;
-		memset(t->node + old, 0, (t->cap - old) * sizeof(*t->node));
-	}
+	if (room(&t->node, &t->cap, c->node, sizeof(*t->node)))
+		return -1;
 	v = &t->node[c->node];
 	if (grow(&v->v, &v->cap, v->n + 1))
 		return -1;
@@ -89,6 +109,7 @@ struct build {
 	size_t cap_src;
 	uint32_t *head; /* by row, its list's first src (UINT32_MAX: none) */
 	size_t cap_head;
+	size_t source; /* the read being mapped */
 };
 
 /* The merged context of node n (its parent's known: pre-order). */
@@ -135,13 +156,14 @@ static int row_of(struct build *b, uint64_t key, uint32_t method, uint32_t ctx, 
 	return 0;
 }
 
-/* A kept node of a thread, in its row's list (build.src). */
+/* A kept node of a thread of a read, in its row's list (build.src). */
 struct src {
-	uint32_t thread, node;
+	uint32_t source, thread, node;
 	uint32_t next; /* the row's next, UINT32_MAX: none */
 };
 
-/* Puts node n of thread th (its calls) in row r's list. Returns 0 or -1. */
+/* Puts node n of thread th of read b->source (its calls) in row r's list.
+ * Returns 0 or -1. */
 static int src_add(struct build *b, uint32_t r, size_t th, uint32_t n, size_t calls)
 {
 	if (b->nsrc == UINT32_MAX || grow(&b->src, &b->cap_src, (size_t)b->nsrc + 1))
@@ -153,7 +175,7 @@ static int src_add(struct build *b, uint32_t r, size_t th, uint32_t n, size_t ca
 			return -1;
 		memset(b->head + old, 0xff, (b->cap_head - old) * sizeof(*b->head));
 	}
-	b->src[b->nsrc] = (struct src){(uint32_t)th, n, b->head[r]};
+	b->src[b->nsrc] = (struct src){(uint32_t)b->source, (uint32_t)th, n, b->head[r]};
 	b->head[r] = b->nsrc++;
 	b->l->rows[r].calls += calls;
 	return 0;
@@ -281,7 +303,8 @@ static int row_fill(struct build *b, struct collect *k, uint32_t r)
 	if (!v)
 		return -1;
 	for (uint32_t i = b->head[r]; i != UINT32_MAX; i = b->src[i].next) {
-		struct vals *x = &k->th[b->src[i].thread].node[b->src[i].node];
+		struct vals *x =
+		    &k->src[b->src[i].source].th[b->src[i].thread].node[b->src[i].node];
 
 		memcpy(v + fill, x->v, x->n * sizeof(*v));
 		fill += x->n;
@@ -297,19 +320,23 @@ static int row_fill(struct build *b, struct collect *k, uint32_t r)
 /* The rows from the threads' durations: the nodes mapped to rows, then
  * each row's durations gathered, sorted and freed in turn, so that memory
  * holds the nodes' durations and one row's at most. Returns 0 or -1. */
-static int rows_build(struct build *b, struct calls_state *cs, struct collect *k)
+static int rows_build(struct build *b, struct calls_state **cs, size_t ncs, struct collect *k)
 {
 	struct latency *l = b->l;
+	static const struct lthread none;
 
-	for (size_t i = 0; i < k->nth; i++) {
-		const struct calltree *t = calls_tree(cs, i);
+	for (size_t s = 0; s < ncs; s++)
+		for (size_t i = 0; cs[s] && i < calls_nthreads(cs[s]); i++) {
+			const struct calltree *t = calls_tree(cs[s], i);
+			int have = s < k->cap && i < k->src[s].cap;
 
-		if (!t)
-			continue;
-		l->nthreads++;
-		if (map_nodes(b, t, &k->th[i], i))
-			return -1;
-	}
+			if (!t)
+				continue;
+			l->nthreads++;
+			b->source = s;
+			if (map_nodes(b, t, have ? &k->src[s].th[i] : &none, i))
+				return -1;
+		}
 	for (size_t r = 0; r < l->nrows; r++)
 		if (row_fill(b, k, (uint32_t)r))
 			return -1;
@@ -323,7 +350,8 @@ int latency_build(const struct model *m, const struct latency_opts *o, struct la
 		  size_t errlen)
 {
 	struct calls_opts co = {0};
-	struct calls_state *cs = NULL;
+	struct calls_state **cs = NULL;
+	size_t ncs = 0;
 	struct collect k = {0};
 	struct build b = {0};
 	int rc = -1;
@@ -335,34 +363,30 @@ int latency_build(const struct model *m, const struct latency_opts *o, struct la
 	co.progress = o->progress;
 	co.call = collect;
 	co.ctx = &k;
-	k.th = calloc(m->nthreads ? m->nthreads : 1, sizeof(*k.th));
-	k.nth = m->nthreads;
-	if (!k.th) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (calls_read(m, &co, &cs, err, errlen))
+	if (calls_read_all(m, &co, o->inputs, &cs, &ncs, err, errlen))
 		goto out;
-	k.nth = calls_nthreads(cs);
 	l->calls = k.calls;
 	b.m = m;
 	b.o = o;
 	b.l = l;
 	if (u64map_init(&b.rowmap, 256) || u64map_init(&b.ctxmap, 256) || u64map_init(&b.inc, 64) ||
 	    u64map_init(&b.exc, 64) || context_of(&b, 0, CALLTREE_ROOT_METHOD, &(uint32_t){0}) ||
-	    rows_build(&b, cs, &k)) {
+	    rows_build(&b, cs, ncs, &k)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	rc = 0;
 out:
-	for (size_t i = 0; i < m->nthreads; i++) {
-		for (size_t n = 0; n < k.th[i].cap; n++)
-			free(k.th[i].node[n].v);
-		free(k.th[i].node);
+	for (size_t s = 0; s < k.cap; s++) {
+		for (size_t i = 0; i < k.src[s].cap; i++) {
+			for (size_t n = 0; n < k.src[s].th[i].cap; n++)
+				free(k.src[s].th[i].node[n].v);
+			free(k.src[s].th[i].node);
+		}
+		free(k.src[s].th);
 	}
-	free(k.th);
-	calls_free(cs);
+	free(k.src);
+	calls_free_all(cs, ncs);
 	u64map_free(&b.rowmap);
 	u64map_free(&b.ctxmap);
 	u64map_free(&b.inc);

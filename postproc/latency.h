@@ -52,6 +52,7 @@ struct latency_opts {
 	const struct shape_opts *shp; /* --include, --exclude; may be NULL */
 	int by_context;
 	FILE *progress;
+	const struct calls_inputs *inputs; /* a merged profile's inputs (calls.h) */
 };
 
 /* Reads the trace and fills l, its rows by p99 then calls (descending),

@@ -933,23 +933,31 @@ size_t model_thread_count(const struct model_thread *t)
 	return t->group ? t->nfolded : 1;
 }
 
-int model_method_import(struct model *m, const struct model_method *src, uint32_t *id)
+int model_method_lookup(const struct model *m, const struct model_method *src, uint32_t *id)
 {
 	struct model_sig_idx *si;
-	struct trace_method tm;
 	char *key;
 
-	if (src->defined) {
-		if (asprintf(&key, "%s\1%s\1%s", src->class_sig ? src->class_sig : "",
-			     src->name ? src->name : "", src->sig ? src->sig : "") < 0)
-			return -1;
-		HASH_FIND_STR(m->sig_idx, key, si);
-		free(key);
-		if (si) {
-			*id = si->id;
-			return 0;
-		}
-	}
+	if (!src->defined)
+		return 1;
+	if (asprintf(&key, "%s\1%s\1%s", src->class_sig ? src->class_sig : "",
+		     src->name ? src->name : "", src->sig ? src->sig : "") < 0)
+		return -1;
+	HASH_FIND_STR(m->sig_idx, key, si);
+	free(key);
+	if (!si)
+		return 1;
+	*id = si->id;
+	return 0;
+}
+
+int model_method_import(struct model *m, const struct model_method *src, uint32_t *id)
+{
+	struct trace_method tm;
+	int found = model_method_lookup(m, src, id);
+
+	if (found <= 0)
+		return found; /* found, or no memory */
 	/* ids from 1, below the pseudo-frames' */
 	if (m->next_method >= CALLTREE_COLD_METHOD)
 		return -1;

@@ -282,6 +282,11 @@ void model_fold_serials(struct model *m, uint32_t min, uint32_t max, int zero);
  * with m->err. */
 int model_fold_done(struct model *m);
 
+/* The id of m's method of src's class, name and signature (src from
+ * another model) in *id: 0; 1 when m has none or src has no METHOD record;
+ * -1 when out of memory. */
+int model_method_lookup(const struct model *m, const struct model_method *src, uint32_t *id);
+
 /* A method defined in another model, as m's: the id of m's method of the
  * same class, name and signature, defined here when new; an undefined one
  * (no METHOD record) always gets a new id. For merged profiles. Returns 0

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "postproc/calib_apply.h"
+#include "postproc/calls.h"
 #include "postproc/flat.h"
 #include "postproc/model.h"
 #include "postproc/shaping.h"
@@ -47,7 +48,9 @@ struct report_opts {
 	 * REPORT_MAX_DEPTH_NONE: no limit. */
 	uint32_t max_depth;
 	int by_context; /* latency: per calling context rather than per method */
-	char *err;	/* REPORT_ERR_LEN bytes for why a report failed */
+	/* latency, slow: a merged profile's inputs, loaded again one by one */
+	const struct calls_inputs *inputs;
+	char *err; /* REPORT_ERR_LEN bytes for why a report failed */
 };
 
 #define REPORT_ERR_LEN 256

@@ -193,6 +193,7 @@ int report_latency(const struct model *m, const struct report_opts *o)
 	lo.shp = o->shaping;
 	lo.by_context = o->by_context;
 	lo.progress = o->progress;
+	lo.inputs = o->inputs;
 	if (latency_build(m, &lo, &l, err, REPORT_ERR_LEN))
 		return -1;
 	n = o->top && l.nrows > o->top ? o->top : l.nrows; /* --top N: the first N rows */

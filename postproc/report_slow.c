@@ -86,7 +86,7 @@ static void text_call(const struct model *m, const struct report_opts *o, const 
 		      size_t i)
 {
 	const struct slow_call *c = &s->calls[i];
-	const struct calltree *t = calls_tree(s->cs, c->thread);
+	const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
 	uint64_t d = calls_value(m, o->metric, c->value);
 	char start[64];
 
@@ -94,8 +94,8 @@ static void text_call(const struct model *m, const struct report_opts *o, const 
 	fprintf(o->out, "%3zu  %" PRIu64 "  ", i + 1, d);
 	text_escape(o->out, model_method_name(m, c->method));
 	fputs("  thread \"", o->out);
-	text_escape(o->out, calls_thread(s->cs, c->thread)->name);
-	fprintf(o->out, "\" #%" PRIu32, calls_thread(s->cs, c->thread)->serial);
+	text_escape(o->out, calls_thread(s->cs[c->source], c->thread)->name);
+	fprintf(o->out, "\" #%" PRIu32, calls_thread(s->cs[c->source], c->thread)->serial);
 	if (start[0])
 		fprintf(o->out, "  start %s", start);
 	fputs(c->live ? "  (live before tracing)\n     path  " : "\n     path  ", o->out);
@@ -134,11 +134,12 @@ static void csv(const struct model *m, const struct report_opts *o, const struct
 	fputs("rank,method,duration,thread,start,start_ns,path,self,callees\n", o->out);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct slow_call *c = &s->calls[i];
-		const struct calltree *t = calls_tree(s->cs, c->thread);
+		const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
 		char label[300], start[64];
 
 		start_text(c, start, sizeof(start));
-		report_thread_label(calls_thread(s->cs, c->thread), label, sizeof(label));
+		report_thread_label(calls_thread(s->cs[c->source], c->thread), label,
+				    sizeof(label));
 		fprintf(o->out, "%zu,", i + 1);
 		csv_field(o->out, model_method_name(m, c->method));
 		fprintf(o->out, ",%" PRIu64 ",", calls_value(m, o->metric, c->value));
@@ -158,8 +159,8 @@ static void json_call(const struct model *m, const struct report_opts *o, const 
 		      size_t i)
 {
 	const struct slow_call *c = &s->calls[i];
-	const struct calltree *t = calls_tree(s->cs, c->thread);
-	const struct model_thread *th = calls_thread(s->cs, c->thread);
+	const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
+	const struct model_thread *th = calls_thread(s->cs[c->source], c->thread);
 	char start[64];
 
 	start_text(c, start, sizeof(start));
@@ -211,6 +212,7 @@ int report_slow(const struct model *m, const struct report_opts *o)
 	so.shp = o->shaping;
 	so.top = o->top;
 	so.progress = o->progress;
+	so.inputs = o->inputs;
 	if (slow_build(m, &so, &s, err, REPORT_ERR_LEN))
 		return -1;
 	if (o->format == REPORT_TEXT)

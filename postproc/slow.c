@@ -18,9 +18,6 @@ struct keep {
 	size_t top;
 	size_t cap;		/* calls s->calls has room for */
 	struct u64map inc, exc; /* method -> 1 + match */
-	int wall;		/* index of the TSC metric, or -1 */
-	double hz;
-	struct calls_state **cs; /* for the threads and trees while reading */
 };
 
 /* Whether method matches pats, cached in map. */
@@ -117,28 +114,17 @@ static void callees(struct slow_call *sc, const struct calls_call *c)
 	}
 }
 
-/* The wall-clock start of a call of thread t: the thread's start time plus
- * the TSC's ticks since then (0 when unknown). */
-static uint64_t wall_start(const struct keep *k, const struct model_thread *t,
-			   const uint64_t *start)
-{
-	unsigned w = (unsigned)k->wall;
-
-	if (k->wall < 0 || !t->start_ns || t->nstart_metric <= w || start[w] < t->start_metric[w])
-		return 0;
-	return t->start_ns + model_ticks_value(k->hz, start[w] - t->start_metric[w]);
-}
-
 static int on_call(void *ctx, const struct calls_call *c)
 {
 	struct keep *k = ctx;
 	struct slow *s = k->s;
-	const struct calltree *t = calls_tree(*k->cs, c->thread);
+	const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
 	struct slow_call sc;
 
 	if (!kept(k, t, c->node))
 		return 0;
 	memset(&sc, 0, sizeof(sc));
+	sc.source = c->source;
 	sc.thread = c->thread;
 	sc.node = c->node;
 	sc.method = c->method;
@@ -147,8 +133,7 @@ static int on_call(void *ctx, const struct calls_call *c)
 	sc.seq = s->seen++;
 	if (s->n == k->top && !less(&s->calls[0], &sc))
 		return 0; /* not among the longest */
-	sc.start_ns = wall_start(k, calls_thread(*k->cs, c->thread), c->start);
-	sc.start_metric = k->o->metric < c->nmetrics ? c->start[k->o->metric] : 0;
+	sc.start_ns = c->start_ns;
 	callees(&sc, c);
 	if (s->n < k->top) {
 		/* room as calls come, not for --top N at once: N may be far more
@@ -182,13 +167,7 @@ int slow_build(const struct model *m, const struct slow_opts *o, struct slow *s,
 	k.m = m;
 	k.o = o;
 	k.s = s;
-	k.cs = &s->cs;
 	k.top = o->top ? o->top : SLOW_TOP_DEFAULT;
-	k.wall = model_metric_index(m, "tsc");
-	if (k.wall >= 0 && m->metric[k.wall].tsc_hz > 0)
-		k.hz = m->metric[k.wall].tsc_hz;
-	else
-		k.wall = -1;
 	co.path = o->path;
 	co.metric = o->metric;
 	co.sel = o->sel;
@@ -200,7 +179,7 @@ int slow_build(const struct model *m, const struct slow_opts *o, struct slow *s,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (calls_read(m, &co, &s->cs, err, errlen))
+	if (calls_read_all(m, &co, o->inputs, &s->cs, &s->ncs, err, errlen))
 		goto out;
 	if (s->n)
 		qsort(s->calls, s->n, sizeof(*s->calls), by_duration);
@@ -216,7 +195,7 @@ out:
 void slow_free(struct slow *s)
 {
 	free(s->calls);
-	calls_free(s->cs);
+	calls_free_all(s->cs, s->ncs);
 	memset(s, 0, sizeof(*s));
 }
 

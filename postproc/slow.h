@@ -25,15 +25,12 @@
 #define SLOW_TOP_DEFAULT 20
 
 struct slow_call {
-	size_t thread; /* calls_thread / calls_tree index */
+	size_t source, thread; /* its read and thread (calls_thread, calls_tree) */
 	uint32_t node, method;
-	uint64_t value; /* duration, the metric's stored unit (calls_value) */
-	int live;	/* live before tracing: started at the thread's first event */
-	/* wall-clock start in ns since the epoch; 0 when the trace has no
-	 * TSC to place it (then start_metric, the metric at entry, stored
-	 * unit) */
-	uint64_t start_ns, start_metric;
-	uint64_t seq; /* the order the calls ended in */
+	uint64_t value;	   /* duration, the metric's stored unit (calls_value) */
+	int live;	   /* live before tracing: started at the thread's first event */
+	uint64_t start_ns; /* wall-clock start, ns since the epoch; 0 unknown (no TSC) */
+	uint64_t seq;	   /* the order the calls ended in */
 	struct calls_callee callee[SLOW_CALLEES];
 	unsigned ncallees; /* largest first */
 	uint64_t self;	   /* its duration less all its callees' (0 if they took more) */
@@ -42,8 +39,9 @@ struct slow_call {
 struct slow {
 	struct slow_call *calls; /* longest first */
 	size_t n;
-	uint64_t seen; /* calls that passed the filters */
-	struct calls_state *cs;
+	uint64_t seen;		 /* calls that passed the filters */
+	struct calls_state **cs; /* the reads: one, or one per input */
+	size_t ncs;
 };
 
 struct slow_opts {
@@ -53,6 +51,7 @@ struct slow_opts {
 	const struct shape_opts *shp; /* --include, --exclude; may be NULL */
 	size_t top;		      /* 0: SLOW_TOP_DEFAULT */
 	FILE *progress;
+	const struct calls_inputs *inputs; /* a merged profile's inputs (calls.h) */
 };
 
 /* Reads the trace into s. Returns 0, or -1 with err (calls_read's
