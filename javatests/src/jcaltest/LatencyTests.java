@@ -234,6 +234,35 @@ final class LatencyTests {
 				"--metric offcpu of a cputime trace: one error line, exit 1: " + res.rc + " " + res.err);
 	}
 
+	/**
+	 * Two runs at once (jcal-post FILE FILE): each trace read again with its own calibration, the calls
+	 * of both counted, the slow calls' threads named with their input.
+	 */
+	private void testTwoRuns() throws Exception {
+		Path t = trace(), t2 = r.tmp.resolve("latency2.bin");
+		Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java,
+				"-agentpath:" + r.agent + "=trace,quiet,metric=cputime+tsc,out=" + t2, "-cp", r.classes, W));
+		r.check(j.rc == 0, "second run: exit " + j.rc + ": " + j.err);
+		List<String> both = List.of(t.toString(), t2.toString());
+		List<String> cmd = new ArrayList<>(List.of(r.post));
+		cmd.addAll(both);
+		cmd.addAll(List.of("--report", "latency", "--metric", "tsc", "--format", "csv"));
+		Map<String, Map<String, String>> rows = rows(r.run(r.tmp.toFile(), cmd), "latency of two runs");
+		r.expectExact("latency of two runs: calls", Map.of(REQ, 200L, SPIN, 174L, NAP, 26L),
+				Map.of(REQ, num(rows, REQ, "calls"), SPIN, num(rows, SPIN, "calls"), NAP, num(rows, NAP, "calls")));
+		r.check(num(rows, NAP, "min") >= SLEEP_NS, "two runs: every nap at least 20 ms: " + rows.get(NAP));
+		cmd = new ArrayList<>(List.of(r.post));
+		cmd.addAll(both);
+		cmd.addAll(List.of("--report", "slow", "--metric", "tsc", "--include", NAP, "--top", "1000", "--format", "csv"));
+		Runner.Result res = r.run(r.tmp.toFile(), cmd);
+		Map<String, Integer> naps = new HashMap<>();
+		for (List<String> row : Runner.csv(res.out))
+			if (row.size() > 3 && row.get(1).equals(NAP))
+				naps.merge(row.get(3).replaceAll(":[0-9]+\\]#[0-9]+$", "]"), 1, Integer::sum);
+		r.check(res.rc == 0 && naps.size() == 2 && naps.values().stream().allMatch(n -> n == 13),
+				"two runs: 13 naps on each run's worker, named with its input: " + naps + " " + res.err);
+	}
+
 	/** A snapshot has no single calls: one error line, exit 2 (the report does not apply), before it is read. */
 	private void testSnapshotRefused() throws Exception {
 		Path s = r.tmp.resolve("latency.tree");
@@ -253,6 +282,7 @@ final class LatencyTests {
 				.add("latency-calibrated-contexts", s::testCalibratedContexts)
 				.add("slow-calls", s::testSlow)
 				.add("offcpu", s::testOffCpu)
+				.add("latency-two-runs", s::testTwoRuns)
 				.add("latency-snapshot-refused", s::testSnapshotRefused);
 	}
 }
