@@ -4,7 +4,7 @@
  * known: the N longest calls in order, exactly, with their thread, path
  * and largest callees in that call; the wall-clock start from a trace
  * with a TSC (thread start time plus ticks since); --include, --exclude,
- * --thread; every format.
+ * --thread; every format; a caller of 5000 callees.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +210,57 @@ static void test_wall_clock_start(void)
 	unlink(path);
 }
 
+/* M.main calls 5000 methods twice over, M.m<i> lasting i % 11 + 1 each
+ * time: main's largest callees are the first five of 22, in the order
+ * they were first called; a caller of that many callees takes no longer
+ * than one of a few (each callee is found at once). */
+static void test_wide_caller(void)
+{
+	enum { N = 5000 };
+	char path[64], name[16], *s;
+	struct report_opts o = {.format = REPORT_CSV, .top = 1};
+	struct tracegen tg;
+	struct model m;
+	uint64_t t = 0, sum = 0;
+	char want[256];
+	int st;
+
+	tmp_path(path, sizeof(path));
+	CHECK_EQ_I(tg_open(&tg, path), 0);
+	mg_write_meta(&tg.rb, NULL, NULL);
+	trace_rec_method(&tg.rb, 1, JCAL_ACC_STATIC, "LM;", "main", "()V");
+	for (unsigned i = 1; i <= N; i++) {
+		snprintf(name, sizeof(name), "m%u", i);
+		trace_rec_method(&tg.rb, 1 + i, JCAL_ACC_STATIC, "LM;", name, "()V");
+	}
+	trace_rec_thread_start(&tg.rb, 1, 1, 4242, 0, 0, "main", 1, (uint64_t[]){0});
+	tg_flush(&tg);
+	tg_events_begin(&tg, 1, 1);
+	tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 1, &t);
+	for (unsigned r = 0; r < 2; r++)
+		for (unsigned i = 1; i <= N; i++) {
+			tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 1 + i, &t);
+			t += i % 11 + 1;
+			sum += i % 11 + 1;
+			tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 1 + i, &t);
+		}
+	tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 1, &t);
+	tg_events_end(&tg);
+	trace_rec_end(&tg.rb, 4 * N + 2, 1, 0);
+	CHECK_EQ_I(tg_close(&tg), 0);
+	CHECK_EQ_I(load_file(&m, path), 0);
+	s = run_slow(&m, &o, path, &st);
+	CHECK_EQ_I(st, 0);
+	snprintf(want, sizeof(want),
+		 "rank,method,duration,thread,start,start_ns,path,self,callees\n"
+		 "1,M.main,%llu,main#1,,,M.main,0,M.m10=22;M.m21=22;M.m32=22;M.m43=22;M.m54=22\n",
+		 (unsigned long long)sum);
+	CHECK_STR(s, want);
+	free(s);
+	model_free(&m);
+	unlink(path);
+}
+
 static void test_time(void)
 {
 	char buf[64];
@@ -225,5 +276,6 @@ int main(void)
 	RUN(test_time);
 	RUN(test_slowest);
 	RUN(test_wall_clock_start);
+	RUN(test_wide_caller);
 	return test_summary("report-slow");
 }

@@ -18,6 +18,7 @@ struct cframe {
 	uint64_t start[JCAL_MAX_METRICS];
 	struct calls_callee *callees;
 	size_t n, cap;
+	uint32_t gen; /* which opening of the frame (cthread.slot) */
 };
 
 struct cthread {
@@ -29,6 +30,14 @@ struct cthread {
 	uint64_t first[JCAL_MAX_METRICS]; /* metric values at its first event */
 	struct cframe *fr;		  /* fr[0]: outside any frame */
 	size_t depth, cap;
+	/* with callees: per node, where it is among the callees of the frame
+	 * of opening gen, so that a callee is found at once, however many
+	 * its caller has */
+	struct {
+		uint32_t gen, at;
+	} * slot;
+	size_t nslot;
+	uint32_t gen;
 };
 
 struct calls_state {
@@ -54,16 +63,25 @@ uint64_t calls_value(const struct model *m, unsigned metric, uint64_t v)
 	return offcpu_is(m, metric) ? v : model_value(m, metric, v);
 }
 
-/* Adds what the call of node took to frame f's callees. */
-static int callee_add(struct cframe *f, uint32_t node, uint64_t v)
+/* Adds what the call of node took to the callees of c's frame f. */
+static int callee_add(struct cthread *c, struct cframe *f, uint32_t node, uint64_t v)
 {
-	for (size_t i = f->n; i-- > 0;)
-		if (f->callees[i].node == node) {
-			f->callees[i].value += v;
-			return 0;
-		}
-	if (grow(&f->callees, &f->cap, f->n + 1))
+	size_t old = c->nslot;
+
+	if (node >= old) {
+		if (grow(&c->slot, &c->nslot, (size_t)node + 1))
+			return -1;
+		memset(c->slot + old, 0xff, (c->nslot - old) * sizeof(*c->slot));
+	}
+	if (c->slot[node].gen == f->gen && c->slot[node].at < f->n &&
+	    f->callees[c->slot[node].at].node == node) {
+		f->callees[c->slot[node].at].value += v;
+		return 0;
+	}
+	if (f->n >= UINT32_MAX || grow(&f->callees, &f->cap, f->n + 1))
 		return -1;
+	c->slot[node].gen = f->gen;
+	c->slot[node].at = (uint32_t)f->n;
 	f->callees[f->n].node = node;
 	f->callees[f->n++].value = v;
 	return 0;
@@ -91,6 +109,7 @@ static int on_enter(void *ctx, uint32_t node, const uint64_t *metric)
 	f = &c->fr[++c->depth];
 	memcpy(f->start, metric, c->tree.nmetrics * sizeof(*metric));
 	f->n = 0;
+	f->gen = ++c->gen;
 	return 0;
 }
 
@@ -134,10 +153,11 @@ static int on_leave(void *ctx, uint32_t node, const uint64_t *cum, const uint64_
 		/* a frame inserted above the root: what ran outside any frame
 		 * so far was its, and it is now what ran there */
 		c->fr[0].n = 0;
+		c->fr[0].gen = ++c->gen;
 	} else {
 		c->depth--;
 	}
-	return o->callees ? callee_add(&c->fr[c->depth], node, call.value) : 0;
+	return o->callees ? callee_add(c, &c->fr[c->depth], node, call.value) : 0;
 }
 
 /* The thread's tree, made at its first event with nm metrics. */
@@ -327,6 +347,7 @@ void calls_free(struct calls_state *st)
 		for (size_t k = 0; k < c->cap; k++)
 			free(c->fr[k].callees);
 		free(c->fr);
+		free(c->slot);
 		if (c->has_tree)
 			calltree_free(&c->tree);
 	}
