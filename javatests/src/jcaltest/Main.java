@@ -58,7 +58,8 @@ public final class Main {
 			new Suite("SoftwareCounters", "jcalswcounters", SoftwareCounters::tests),
 			new Suite("WorkFit", "jcalworkfit", WorkFit::tests),
 			new Suite("DiffTests", "jcaldiff", DiffTests::tests),
-			new Suite("MergeTests", "jcalmerge", MergeTests::tests));
+			new Suite("MergeTests", "jcalmerge", MergeTests::tests),
+			new Suite("LatencyTests", "jcallatency", LatencyTests::tests));
 
 	private int passed, failed, skipped;
 	/* Processes a suite left running, "suite: pid command" each. */
