@@ -273,6 +273,9 @@ void calltree_free(struct calltree *t)
 	free(t->order);
 	pending_free(t);
 	free(t->comp_count);
+	if (t->watch)
+		free(t->watch->at);
+	free(t->watch);
 	seqkey_stepper_free(&t->keys);
 	u64map_free(&t->children);
 	memset(t, 0, sizeof(*t));
@@ -315,14 +318,20 @@ static inline uint64_t step_delta(struct calltree *t, uint64_t v, uint64_t last)
 static void add_step(struct calltree *t, uint32_t node, const struct seqkey *key, const uint64_t *d)
 {
 	struct calltree_fig *f = calltree_fig(t, node, 0);
+	struct calltree_watching *w = t->watch;
 
 	for (unsigned i = 0; i < t->nmetrics; i++) {
-		satsum_addto(&f[i].raw_base, d[i], SATSUM_RAW_BASE);
+		uint64_t c = d[i];
+
 		if (t->comp.fn) {
-			int64_t c = t->comp.fn(t->comp.ctx, key, i, d[i]);
-			satsum_addto(&f[i].base, c > 0 ? (uint64_t)c : 0, SATSUM_BASE);
-		} else {
-			satsum_addto(&f[i].base, d[i], SATSUM_BASE);
+			int64_t v = t->comp.fn(t->comp.ctx, key, i, d[i]);
+			c = v > 0 ? (uint64_t)v : 0;
+		}
+		satsum_addto(&f[i].raw_base, d[i], SATSUM_RAW_BASE);
+		satsum_addto(&f[i].base, c, SATSUM_BASE);
+		if (w) { /* wraps as the frames' differences do: exact below 2^64 */
+			w->raw_total[i] += d[i];
+			w->total[i] += c;
 		}
 	}
 }
@@ -354,6 +363,10 @@ static int control(struct calltree *t, unsigned kind, const uint64_t *metric)
 			uint64_t d = metric[i] >= t->last[i] ? metric[i] - t->last[i] : 0;
 			satsum_addto(&f[i].raw_base, d, SATSUM_RAW_BASE);
 			satsum_addto(&f[i].base, d, SATSUM_BASE);
+			if (t->watch) {
+				t->watch->raw_total[i] += d;
+				t->watch->total[i] += d;
+			}
 		}
 	}
 	if (kind == JCAL_CTL_STOP)
@@ -467,13 +480,62 @@ static void pending_flush(struct calltree *t)
 	p->n = 0;
 }
 
+/* calltree_watch: the frame at stack index k ends now; live: it was live
+ * before tracing (node n, not on the stack). */
+static int watch_leave(struct calltree *t, uint32_t k, uint32_t n, int live)
+{
+	struct calltree_watching *w = t->watch;
+	uint64_t cum[JCAL_MAX_METRICS], raw[JCAL_MAX_METRICS];
+	const uint64_t *at = live ? NULL : &w->at[(size_t)k * 2 * t->nmetrics];
+
+	for (unsigned i = 0; i < t->nmetrics; i++) {
+		raw[i] = w->raw_total[i] - (at ? at[i] : 0);
+		cum[i] = w->total[i] - (at ? at[t->nmetrics + i] : 0);
+	}
+	return w->w.leave && w->w.leave(w->w.ctx, live ? n : t->stack[k], cum, raw, live) ? -ENOMEM
+											  : 0;
+}
+
+/* calltree_watch, after an event's charge: an entry opens frame d0 (node
+ * n); an exit ends the frames it popped, and an unmatched one the frame of
+ * node n inserted above the root. */
+static int watch_event(struct calltree *t, int entry, const struct seqkey_step *st, uint32_t d0,
+		       uint32_t n, const uint64_t *metric)
+{
+	struct calltree_watching *w = t->watch;
+	const unsigned nm = t->nmetrics;
+
+	if (entry) {
+		uint64_t *at;
+
+		if (grow(&w->at, &w->cap, ((size_t)d0 + 1) * 2 * nm))
+			return -ENOMEM;
+		at = &w->at[(size_t)d0 * 2 * nm];
+		memcpy(at, w->raw_total, nm * sizeof(*at));
+		memcpy(at + nm, w->total, nm * sizeof(*at));
+		return w->w.enter && w->w.enter(w->w.ctx, n, metric) ? -ENOMEM : 0;
+	}
+	for (uint32_t k = d0; k > d0 - st->popped; k--)
+		if (watch_leave(t, k - 1, 0, 0))
+			return -ENOMEM;
+	return st->unmatched ? watch_leave(t, 0, n, 1) : 0;
+}
+
+int calltree_watch(struct calltree *t, const struct calltree_watch *w)
+{
+	if (!t->watch && !(t->watch = calloc(1, sizeof(*t->watch))))
+		return -ENOMEM;
+	t->watch->w = *w;
+	return 0;
+}
+
 /* One event (see calltree_event); with deferred, a delta's charge waits in
  * the pending list (calltree_events). */
 static inline __attribute__((always_inline)) int event_in(struct calltree *t, uint32_t method,
 							  unsigned transition, unsigned type,
 							  const uint64_t *metric, int deferred)
 {
-	uint32_t charged = top_node(t), n;
+	uint32_t charged = top_node(t), n = CALLTREE_NONE, d0 = t->keys.depth;
 	struct seqkey_step st;
 	int err;
 
@@ -524,6 +586,8 @@ static inline __attribute__((always_inline)) int event_in(struct calltree *t, ui
 	t->stats.events++;
 	t->stats.by_type[type]++;
 	t->stats.by_transition[transition]++;
+	if (t->watch)
+		return watch_event(t, transition == JCAL_TR_ENTRY, &st, d0, n, metric);
 	return 0;
 }
 
@@ -684,7 +748,7 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 	 * a table their deltas are counted by key in comp_count (given to
 	 * comp.counted at the end); with a batch hook they wait in pend (room
 	 * made for one here) until it is full, calltree_flush or the end. */
-	if (t->nmetrics == 1 && !t->finished &&
+	if (t->nmetrics == 1 && !t->finished && !t->watch &&
 	    (t->comp.table || !t->comp.fn || t->comp.batch || t->unsafe)) {
 		struct fast_state f;
 		int err;
@@ -756,7 +820,10 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
 		return n ? -EINVAL : 0;
 	if (pending_reserve(t, pending_count(t) + n) || (nm == 1 && comp_counts(t)))
 		return -ENOMEM;
-	if (nm == 1)
+	if (t->watch) /* each delta charged as it comes (calltree_watch) */
+		for (size_t k = 0; k < n && !err; k++)
+			err = event_in(t, method[k], transition[k], type[k], &metric[k * nm], 0);
+	else if (nm == 1)
 		err = events_one_metric(t, method, transition, type, metric, n);
 	else
 		for (size_t k = 0; k < n && !err; k++)
@@ -904,7 +971,7 @@ int calltree_decode(struct calltree *t, struct event_run *r)
 	size_t room;
 	int err = 0;
 
-	if (t->finished || t->nmetrics != 1 || r->nmetrics != 1)
+	if (t->finished || t->nmetrics != 1 || r->nmetrics != 1 || t->watch)
 		return 0;
 	/* an event takes 2 bytes at least: a small chunk needs little room */
 	room = (size_t)(r->end - r->p) / 2 + 1;
@@ -1081,6 +1148,9 @@ int calltree_finish(struct calltree *t)
 		return 0;
 	pending_flush(t);
 	comp_counts_give(t);
+	for (uint32_t k = t->keys.depth; t->watch && k > 0; k--)
+		if (watch_leave(t, k - 1, 0, 0))
+			return -ENOMEM;
 	satsum_addto(&t->stats.open_frames, t->keys.depth, SATSUM_EVENTS);
 	t->keys.depth = 0;
 	t->order = malloc((size_t)t->nnodes * sizeof(*t->order));

@@ -97,7 +97,29 @@ struct calltree_comp {
 	void (*counted)(void *ctx, const uint64_t *deltas_by_key, uint64_t clamped);
 };
 
-struct calltree_pending; /* common/calltree_internal.h */
+struct calltree_pending;  /* common/calltree_internal.h */
+struct calltree_watching; /* common/calltree_internal.h */
+
+/*
+ * Optional (calltree_watch): each single call as it ends, with what it
+ * cost. A call's cum is what its frame and the frames opened above it were
+ * charged while it was open, raw and compensated: the same charges the
+ * nodes take, so the cums of a node's calls add up to the node's cum.
+ */
+struct calltree_watch {
+	void *ctx;
+	/* A frame opened at an entry event: its node and the event's metric
+	 * values (nmetrics). 0, or -1 when out of memory. May be NULL. */
+	int (*enter)(void *ctx, uint32_t node, const uint64_t *metric);
+	/* A call ended: its node, its cum and raw cum (nmetrics each), and
+	 * live 1 for a frame that was live before tracing started (an exit of
+	 * a method not on the stack: no enter, it ran from the thread's first
+	 * event). Frames unwound by a mismatched exit end at it, innermost
+	 * first; frames still open at calltree_finish end there. 0, or -1 when
+	 * out of memory. */
+	int (*leave)(void *ctx, uint32_t node, const uint64_t *cum, const uint64_t *raw_cum,
+		     int live);
+};
 
 struct calltree_node {
 	uint32_t parent;      /* CALLTREE_NONE for the root */
@@ -151,7 +173,8 @@ struct calltree {
 	uint64_t last[JCAL_MAX_METRICS];
 	struct calltree_comp comp;
 	struct calltree_stats stats;
-	struct calltree_pending *pend; /* deferred charges, NULL for none (calltree_internal.h) */
+	struct calltree_pending *pend;	 /* deferred charges, NULL for none (calltree_internal.h) */
+	struct calltree_watching *watch; /* calltree_watch, NULL for none */
 	/* deltas compensated inline through comp.table (SEQKEY_COUNT, by
 	 * seqkey_index; NULL without a table, or until the first events) and
 	 * how many were clamped; handed to comp.counted by calltree_finish or
@@ -228,6 +251,14 @@ int calltree_events(struct calltree *t, const uint32_t *method, const uint8_t *t
  * calltree_events() would for the event it stopped at (r is past it).
  */
 int calltree_decode(struct calltree *t, struct event_run *r);
+
+/*
+ * Has w told of every call of t from the next event on (before the first
+ * one). Every event then takes the general path, each delta charged and
+ * compensated as it comes (slower: for reports of single calls, not for
+ * building trees). Returns 0 or -ENOMEM.
+ */
+int calltree_watch(struct calltree *t, const struct calltree_watch *w);
 
 /* Closes open frames and computes level, RL, cum and order. Returns 0 or
  * -ENOMEM. Call once, after the last event. */

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/calltree.h"
+
 /* Deltas whose charge calltree_events() has deferred to the end of its
  * batch: struct calltree's pend, made at the first batch and freed by
  * calltree_rest and calltree_free. */
@@ -17,6 +19,16 @@ struct calltree_pending {
 	uint64_t *delta; /* n * nmetrics raw deltas */
 	int64_t *out;	 /* scratch for the batch compensation */
 	size_t n, cap;
+};
+
+/* calltree_watch's state: what every charge added up to so far (raw and
+ * compensated, per metric), and at each open frame's entry (at: 2 *
+ * nmetrics values per frame, the totals then raw first). */
+struct calltree_watching {
+	struct calltree_watch w;
+	uint64_t total[JCAL_MAX_METRICS], raw_total[JCAL_MAX_METRICS];
+	uint64_t *at;
+	size_t cap; /* values at has room for */
 };
 
 #endif

@@ -834,6 +834,97 @@ static void test_events_batch_same_tree(void)
 	free(metric);
 }
 
+/* calltree_watch's view: per node, its calls that ended and their cums
+ * and raw cums added up; frames opened and not yet ended. */
+struct watched {
+	uint64_t calls[1 << 16], cum[1 << 16][2], raw[1 << 16][2];
+	uint64_t open, live;
+	unsigned nm;
+	int bad;
+};
+
+static int watch_enter(void *ctx, uint32_t node, const uint64_t *metric)
+{
+	struct watched *w = ctx;
+
+	(void)metric;
+	w->open++;
+	w->bad |= node >= (1u << 16);
+	return 0;
+}
+
+static int watch_leave(void *ctx, uint32_t node, const uint64_t *cum, const uint64_t *raw, int live)
+{
+	struct watched *w = ctx;
+
+	if (node >= (1u << 16) || (!live && !w->open)) {
+		w->bad = 1;
+		return 0;
+	}
+	w->open -= !live;
+	w->live += live != 0;
+	w->calls[node]++;
+	for (unsigned i = 0; i < w->nm; i++) {
+		w->cum[node][i] += cum[i];
+		w->raw[node][i] += raw[i];
+	}
+	return 0;
+}
+
+/* calltree_watch tells every call as it ends: as many as each node has
+ * calls, their cums adding up to the node's cum, raw and compensated, on
+ * eq_gen's events (unmatched and mismatched exits, region gaps, metrics
+ * going back, frames open at the end); the tree is the one built without
+ * it, by calltree_events or one event at a time. */
+static void test_watch_sums(void)
+{
+	enum { N = 60000 };
+	static struct watched w;
+	uint32_t *method = malloc(N * sizeof(*method));
+	uint8_t *tr = malloc(N), *type = malloc(N);
+	uint64_t *metric = malloc((size_t)N * 2 * sizeof(*metric));
+
+	for (unsigned nm = 1; nm <= 2; nm++) {
+		for (unsigned c = 0; c < 3; c++) {
+			struct calltree_watch cb = {&w, watch_enter, watch_leave};
+			struct calltree a, b;
+			int ea = eq_start(&a, &b, nm, c, method, tr, type, metric, N), eb;
+
+			memset(&w, 0, sizeof(w));
+			w.nm = nm;
+			CHECK_EQ_I(calltree_watch(&b, &cb), 0);
+			eb = c == 1 ? calltree_events(&b, method, tr, type, metric, N) : 0;
+			for (size_t k = 0; c != 1 && k < N && !eb; k++)
+				eb = calltree_event(&b, method[k], tr[k], type[k], &metric[k * nm]);
+			CHECK_EQ_I(calltree_finish(&b), 0);
+			CHECK(!w.bad && w.open == 0 && w.live == b.stats.unmatched_exits);
+			CHECK_EQ_U(b.nnodes < (1u << 16), 1);
+			for (uint32_t n = 1; n < b.nnodes && n < (1u << 16); n++) {
+				int same = w.calls[n] == b.nodes[n].calls;
+
+				for (unsigned i = 0; i < nm; i++)
+					same &= w.cum[n][i] == calltree_fig(&b, n, i)->cum &&
+						w.raw[n][i] == calltree_fig(&b, n, i)->raw_cum;
+				if (!same) {
+					CHECK(!"a node's calls do not add up to it");
+					fprintf(stderr,
+						"  node %u: calls %" PRIu64 "/%" PRIu64
+						" cum %" PRIu64 "/%" PRIu64 "\n",
+						n, w.calls[n], b.nodes[n].calls, w.cum[n][0],
+						calltree_fig(&b, n, 0)->cum);
+					break;
+				}
+			}
+			/* eq_finish finishes b again (nothing to do) and compares */
+			eq_finish(&a, &b, ea, eb);
+		}
+	}
+	free(method);
+	free(tr);
+	free(type);
+	free(metric);
+}
+
 /* The n events of eq_gen (nm metrics) encoded into chunks of random
  * lengths, each taken by calltree_decode() straight from its bytes (or,
  * for two metrics, which it leaves, by calltree_events()) into b. Returns
@@ -1339,5 +1430,6 @@ int main(void)
 	RUN(test_decode_cut_at_chunk_end);
 	RUN(test_table_inline_same_tree);
 	RUN(test_decode_stops_at_bad_event);
+	RUN(test_watch_sums);
 	return test_summary("calltree");
 }

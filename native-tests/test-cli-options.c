@@ -162,6 +162,44 @@ static void test_parse(void)
 	cli_free(&c);
 }
 
+/* The reports of single calls: --by for latency only; several inputs
+ * taken; stdin, --merge-threads and --min-pct refused. */
+static void test_parse_calls(void)
+{
+	static const struct {
+		int line;
+		const char *args[6];
+		int rc, by_context;
+	} cases[] = {
+	    {__LINE__, {"--report", "latency", "--by", "context", "t.bin"}, 0, 1},
+	    {__LINE__, {"--report", "latency", "--by", "method", "t.bin"}, 0, 0},
+	    {__LINE__, {"--report", "slow", "--top", "5", "t.bin"}, 0, 0},
+	    {__LINE__, {"--report", "flat", "--by", "context", "t.bin"}, -1, 0},
+	    {__LINE__, {"--report", "latency", "--by", "path", "t.bin"}, -1, 0},
+	    {__LINE__, {"--report", "latency", "--merge-threads", "t.bin"}, -1, 0},
+	    {__LINE__, {"--report", "slow", "--min-pct", "1", "t.bin"}, -1, 0},
+	    {__LINE__, {"--report", "latency", "-"}, -1, 0},
+	    {__LINE__, {"--report", "slow", "a.bin", "b.bin"}, 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[8] = {"jcal-post"};
+		int argc = 1, rc;
+		struct cli c;
+
+		for (size_t k = 0; k < 6 && cases[i].args[k]; k++)
+			argv[argc++] = (char *)cases[i].args[k];
+		CHECK_EQ_I(cli_init(&c, argc), 0);
+		optind = 0;
+		rc = cli_parse(argc, argv, &c);
+		if (rc != cases[i].rc || (!rc && c.by_context != cases[i].by_context))
+			fprintf(stderr, "  case of line %d: %d\n", cases[i].line, rc);
+		CHECK_EQ_I(rc, cases[i].rc);
+		CHECK(rc || c.by_context == cases[i].by_context);
+		cli_free(&c);
+	}
+}
+
 static void test_diff_table(void)
 {
 	for (size_t i = 0; i < diff_noptions; i++) {
@@ -229,6 +267,7 @@ int main(void)
 	RUN(test_man_names_every_option);
 	RUN(test_table_is_consistent);
 	RUN(test_parse);
+	RUN(test_parse_calls);
 	RUN(test_diff_table);
 	RUN(test_diff_help_and_man);
 	return test_summary("cli-options");

@@ -6,6 +6,7 @@
  * added, one removed) and for two runs of one build: the exact CSV of
  * flat, tree and collapsed, trace against snapshot, sets of runs, the
  * gate's exit status 3 and its lines on stderr, exit 0 for one build,
+ * --merge (each side's inputs summed into one profile),
  * and the errors (one line, exit 1 or 2). Needs build/jcal-post (run
  * from the repository root after make).
  */
@@ -47,14 +48,14 @@ static void path_of(char *buf, size_t len, const char *name)
  * not exit. */
 static int diff(const char *const *args)
 {
-	char *argv[32];
+	static char *argv[1024];
 	size_t n = 0;
 	pid_t pid;
 	int st;
 
 	argv[n++] = "build/jcal-post";
 	argv[n++] = "diff";
-	for (; *args && n < 31; args++)
+	for (; *args && n < 1023; args++)
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
 	fflush(NULL);
@@ -202,6 +203,102 @@ static void test_sets(void)
 	       "");
 }
 
+/* --merge: each side's inputs one profile, counts summed (two runs of
+ * BASE's build against a trace and a snapshot of NEW's), its threads
+ * grouped by their own names; one run a side. */
+static void test_merge(void)
+{
+	const char *flat[] = {"--merge", base,	  same,	      "--",  new_,
+			      snap,	 "--raw", "--format", "csv", NULL};
+	const char *tree[] = {base,	  same,	  "--",	     new_,	 snap,	"--raw",
+			      "--report", "tree", "--merge", "--format", "csv", NULL};
+	const char *text[] = {"--merge", base, same, "--", new_, "--raw", NULL};
+	const char *one[] = {"--merge", base, "--", new_, "--raw", "--format", "csv", NULL};
+	const char *thr[] = {"--merge",	 base,	same,	    "--",	new_,	    snap,   "--raw",
+			     "--format", "csv", "--thread", "main [2*", "--report", "tree", NULL};
+	const char *metric[] = {"--merge", base, same, "--", new_, cycles, "--raw", NULL};
+	char *o, *e;
+
+	expect(__LINE__, diff(flat), 0,
+	       "method,calls_base,calls_new,calls_delta,base_base,base_new,base_delta,cum_base,"
+	       "cum_new,cum_delta,status\n"
+	       "app.Work.step,2,6,4,2,12,10,2,12,10,changed\n"
+	       "app.New.added,0,2,2,0,2,2,0,2,2,added\n"
+	       "app.Old.gone,2,0,-2,2,0,-2,2,0,-2,removed\n"
+	       "app.Main.main,2,2,0,6,10,4,10,24,14,same\n",
+	       "");
+	expect(__LINE__, diff(tree), 0,
+	       "thread,level,path,calls_base,calls_new,calls_delta,base_base,base_new,base_delta,"
+	       "cum_base,cum_new,cum_delta,status\n"
+	       "main,0,,2,2,0,0,0,0,10,24,14,same\n"
+	       "main,1,app.Main.main,2,2,0,6,10,4,10,24,14,same\n"
+	       "main,2,app.Main.main;app.Work.step,2,6,4,2,12,10,2,12,10,changed\n"
+	       "main,2,app.Main.main;app.New.added,0,2,2,0,2,2,0,2,2,added\n"
+	       "main,2,app.Main.main;app.Old.gone,2,0,-2,2,0,-2,2,0,-2,removed\n",
+	       "");
+	/* the head names both inputs of the merged side, and its events */
+	expect(__LINE__, diff(text), 0, NULL, "");
+	o = slurp(out_path);
+	CHECK(o && strstr(o, "base.bin + ") &&
+	      strstr(o, "same.bin: JVM unknown, mode events, 12 "
+			"events, 2 threads, calibration none"));
+	CHECK(o && strstr(o, "one run a side"));
+	free(o);
+	/* a side of one input is that input, as without --merge */
+	expect(__LINE__, diff(one), 0, flat_csv, "");
+	/* --thread by the name with its input: the second input's main of each side */
+	expect(__LINE__, diff(thr), 0,
+	       "thread,level,path,calls_base,calls_new,calls_delta,base_base,base_new,base_delta,"
+	       "cum_base,cum_new,cum_delta,status\n"
+	       "main,0,,1,1,0,0,0,0,5,12,7,same\n"
+	       "main,1,app.Main.main,1,1,0,3,5,2,5,12,7,same\n"
+	       "main,2,app.Main.main;app.Work.step,1,3,2,1,6,5,1,6,5,changed\n"
+	       "main,2,app.Main.main;app.New.added,0,1,1,0,1,1,0,1,1,added\n"
+	       "main,2,app.Main.main;app.Old.gone,1,0,-1,1,0,-1,1,0,-1,removed\n",
+	       "");
+	/* inputs of other metrics inside a side: the merge's one line */
+	expect(__LINE__, diff(metric), 1, "", NULL);
+	e = slurp(err_path);
+	CHECK(e && strstr(e, "jcal-post: error: ") == e && strstr(e, "cannot be added") &&
+	      strchr(e, '\n') == e + strlen(e) - 1);
+	free(e);
+}
+
+/* More inputs a side than the runs of a set take: summed with --merge
+ * (300 links to one trace: every count 300 times), refused without. */
+static void test_merge_many(void)
+{
+	enum { MANY = 300 };
+	static char links[MANY][128];
+	static const char *args[MANY + 8];
+	size_t n = 0;
+	char *o;
+
+	args[n++] = "--merge";
+	for (int i = 0; i < MANY; i++) {
+		snprintf(links[i], sizeof(links[i]), "%s/many-%d.bin", dir, i);
+		CHECK(symlink(base, links[i]) == 0);
+		args[n++] = links[i];
+	}
+	args[n++] = "--";
+	args[n++] = new_;
+	args[n++] = "--raw";
+	args[n++] = "--format";
+	args[n++] = "csv";
+	args[n] = NULL;
+	expect(__LINE__, diff(args), 0, NULL, "");
+	o = slurp(out_path);
+	CHECK(o && strstr(o, "\napp.Old.gone,300,0,-300,300,0,-300,300,0,-300,removed\n") &&
+	      strstr(o, "\napp.Work.step,300,3,-297,300,6,-294,300,6,-294,changed\n") &&
+	      strstr(o, "\napp.Main.main,300,1,-299,900,5,-895,1500,12,-1488,changed\n"));
+	free(o);
+	expect(__LINE__, diff(args + 1), 2, "",
+	       "jcal-post: error: more than 256 inputs on a side (--merge takes up to 100000, "
+	       "summed)\n");
+	for (int i = 0; i < MANY; i++)
+		unlink(links[i]);
+}
+
 static void test_errors(void)
 {
 	char missing[128];
@@ -299,6 +396,8 @@ int main(void)
 	RUN(test_snapshot);
 	RUN(test_gate);
 	RUN(test_sets);
+	RUN(test_merge);
+	RUN(test_merge_many);
 	RUN(test_errors);
 	RUN(test_help);
 	{

@@ -289,6 +289,9 @@ static size_t check_chrome(const char *s, double *dursum)
 			if (dur)
 				*dursum += dur->num;
 			nx++;
+		} else if (!strcmp(ph->str, "i")) { /* a mark of the slowest spans */
+			CHECK(jv_is(jv_get(e, "ts"), JV_NUM) &&
+			      jv_is(jv_get(jv_get(e, "args"), "duration"), JV_NUM));
 		} else {
 			CHECK_STR(ph->str, "M");
 			CHECK(jv_is(jv_get(jv_get(e, "args"), "name"), JV_STR) ||
@@ -319,6 +322,14 @@ static void test_chrome(void)
 	CHECK(strstr(s, "{\"name\":\"C\",\"cat\":\"java\",\"ph\":\"X\",\"pid\":1,\"tid\":1,"
 			"\"ts\":0,\"dur\":19}") != NULL);
 	CHECK(strstr(s, "\"args\":{\"name\":\"main\"}") != NULL);
+	/* every span among the 20 slowest: marked, longest first (of equal
+	 * ones the first to end) */
+	CHECK(strstr(s, "\"slow_marked\":10") != NULL);
+	CHECK(strstr(s, "{\"name\":\"slow #1\",\"cat\":\"slow\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,"
+			"\"tid\":1,\"ts\":0,\"args\":{\"method\":\"C\",\"duration\":19}}") != NULL);
+	CHECK(strstr(s, "\"name\":\"slow #2\"") < strstr(s, "\"name\":\"slow #10\""));
+	CHECK(strstr(s, "\"slow #2\",\"cat\":\"slow\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":1,"
+			"\"ts\":9,\"args\":{\"method\":\"B\",\"duration\":9}}") != NULL);
 	free(s);
 	o.min_duration = 2;
 	s = run(export_chrome, &m, &o);

@@ -7,7 +7,8 @@
  * inputs; the pprof export's labels (host, pid, thread, jvm, label=);
  * inputs of other metrics refused in one line; TSC figures of different
  * frequencies added as ns; a merged profile folded (flat, callers,
- * --merge-threads) as it is kept apart; the errors of several inputs.
+ * --merge-threads) as it is kept apart; the reports of single calls
+ * (latency, slow) reading each input again; the errors of several inputs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,31 @@ static void test_three_runs(void)
 	CHECK(s && strstr(s, "\ninputs,3\n") && strstr(s, "\nthreads,3\n"));
 	CHECK(s && strstr(s, "\nevents,18\n"));
 	free(s);
+}
+
+/* The reports of single calls read each input again with its own table:
+ * main's one call a run (45 calibrated by hostA's table, 35 by hostB's),
+ * a's two (9 and 7 each); a snapshot among the inputs refused. */
+static void test_single_calls(void)
+{
+	const char *lat[] = {trace_a,	 trace_b,   "--calib",	tables, "--estimator", "min",
+			     "--report", "latency", "--format", "csv",	NULL};
+	const char *slow[] = {trace_a, trace_b,	   "--calib", tables,	  "--estimator",
+			      "min",   "--report", "slow",    "--format", "csv",
+			      "--top", "3",	   NULL};
+	const char *snap[] = {trace_a, snap_c, "--report", "latency", NULL};
+	char out[128];
+
+	check_run(lat, "method,calls,min,p50,p90,p99,p99_9,max,mean,total\n"
+		       "M.main,2,35,35,45,45,45,45,40,80\n"
+		       "M.a,4,7,7,9,9,9,9,8,32\n");
+	check_run(slow, "rank,method,duration,thread,start,start_ns,path,self,callees\n"
+			"1,M.main,45,main [1 hostA:101]#1,,,M.main,27,M.a=18\n"
+			"2,M.main,35,main [2 hostB:202]#2,,,M.main,21,M.a=14\n"
+			"3,M.a,9,main [1 hostA:101]#1,,,M.main;M.a,9,\n");
+	path_of(out, sizeof(out), "out.txt");
+	fprintf(stderr, "  (an error line expected:)\n");
+	CHECK_EQ_I(postrun(snap, out, err_path, 0), 2);
 }
 
 /* --- the labels of the pprof export, decoded --- */
@@ -364,6 +390,13 @@ static void test_tsc(void)
 	/* 1 GHz: 30 and 20 ns; 4 GHz: 7.5 rounds to 8 per context, 5 */
 	check_run(args, "method,calls,base,cum,raw_base,raw_cum\n"
 			"M.main,2,38,63,38,63\nM.a,4,25,25,25,25\n");
+	/* single calls converted with their own trace's frequency: main 50 and
+	 * 12.5 ns, a 10 and 2.5 ns */
+	const char *lat[] = {t1, t4, "--raw", "--report", "latency", "--format", "csv", NULL};
+
+	check_run(lat, "method,calls,min,p50,p90,p99,p99_9,max,mean,total\n"
+		       "M.main,2,13,13,50,50,50,50,32,63\n"
+		       "M.a,4,3,3,10,10,10,10,7,26\n");
 }
 
 /* --- folded as kept apart --- */
@@ -477,6 +510,7 @@ int main(void)
 	}
 	write_runs();
 	RUN(test_three_runs);
+	RUN(test_single_calls);
 	RUN(test_pprof_labels);
 	RUN(test_errors);
 	RUN(test_tsc);

@@ -9,7 +9,9 @@
  *    callers, and --merge-threads tree and pprof, with tree workers and
  *    without (the same trace's per-thread tree report needs 320 MB);
  *  - 1 000 tree snapshots of one program merged (native-tests/snapgen.h):
- *    flat, --merge-threads tree, and the summary listing every input.
+ *    flat, --merge-threads tree, and the summary listing every input;
+ *  - the summary of 100 inputs of 20 200 contexts each (each thread kept
+ *    as its counts, merge.c's shells).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +194,97 @@ static void test_snapshots(void)
 	free(s);
 }
 
+/* A trace of one thread of many contexts: main calls each of WIDE_A
+ * methods once, each of them each of WIDE_B methods once: WIDE_A * (1 +
+ * WIDE_B) contexts, one tick a call. Returns 0 or -1. */
+#define WIDE_A 200u
+#define WIDE_B 100u
+#define WIDE_INPUTS 100u
+static int wide_write(const char *path)
+{
+	static struct tracegen tg;
+	uint64_t v[JCAL_MAX_METRICS] = {0}, t = 1000, events = 0;
+	char name[16];
+
+	if (tg_open(&tg, path))
+		return -1;
+	trace_rec_meta(&tg.rb, "mode", "events");
+	trace_rec_meta(&tg.rb, "metrics", "ticks");
+	for (uint32_t a = 0; a < WIDE_A; a++) {
+		snprintf(name, sizeof(name), "a%u", a);
+		trace_rec_method(&tg.rb, 1 + a, JCAL_ACC_STATIC, "Lgen/A;", name, "()V");
+	}
+	for (uint32_t b = 0; b < WIDE_B; b++) {
+		snprintf(name, sizeof(name), "b%u", b);
+		trace_rec_method(&tg.rb, 1 + WIDE_A + b, JCAL_ACC_STATIC, "Lgen/B;", name, "()V");
+	}
+	v[0] = t;
+	trace_rec_thread_start(&tg.rb, 1, 1, 100, 0, 1, "main", 1, v);
+	tg_flush(&tg);
+	for (uint32_t a = 0; a < WIDE_A; a++) {
+		tg_events_begin(&tg, 1, 1);
+		v[0] = ++t;
+		tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 1 + a, v);
+		for (uint32_t b = 0; b < WIDE_B; b++) {
+			v[0] = ++t;
+			tg_event(&tg, JCAL_TR_ENTRY, JCAL_MT_INTERP_STATIC, 1 + WIDE_A + b, v);
+			v[0] = ++t;
+			tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 1 + WIDE_A + b, v);
+		}
+		v[0] = ++t;
+		tg_event(&tg, JCAL_TR_EXIT, JCAL_MT_INTERP_STATIC, 1 + a, v);
+		tg_events_end(&tg);
+		events += 2 + 2 * WIDE_B;
+	}
+	v[0] = ++t;
+	trace_rec_thread_end(&tg.rb, 1, 2, events, 1, v);
+	trace_rec_end(&tg.rb, events, 1, 0);
+	return tg_close(&tg);
+}
+
+/* The summary of many inputs shows each thread's counts, not its contexts:
+ * 100 inputs of 20 200 contexts each (links to one trace), summed exactly
+ * under the limit that a copy of every input's tree (about 180 MB) passed. */
+static void test_summary_wide(void)
+{
+	static char links[WIDE_INPUTS][128];
+	static const char *args[WIDE_INPUTS + 8];
+	char trace[128], out[128], want[128];
+	size_t n = 0, len;
+	char *s;
+
+	if (!have_post())
+		return;
+	path_of(trace, sizeof(trace), "wide.bin");
+	path_of(out, sizeof(out), "wide.txt");
+	CHECK_EQ_I(wide_write(trace), 0);
+	for (unsigned i = 0; i < WIDE_INPUTS; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "wide-%u.bin", i);
+		path_of(links[i], sizeof(links[i]), name);
+		CHECK(symlink(trace, links[i]) == 0);
+		args[n++] = links[i];
+	}
+	args[n++] = "--raw";
+	args[n++] = "--report";
+	args[n++] = "summary";
+	args[n++] = "--format";
+	args[n++] = "csv";
+	args[n] = NULL;
+	CHECK_EQ_I(postrun(args, out, err_path, LIMIT), 0);
+	s = postrun_slurp(out, &len);
+	snprintf(want, sizeof(want), "\ncontexts,%u\n", WIDE_INPUTS * WIDE_A * (1 + WIDE_B));
+	CHECK(s && strstr(s, want));
+	snprintf(want, sizeof(want), "\nthreads,%u\n", WIDE_INPUTS);
+	CHECK(s && strstr(s, want));
+	snprintf(want, sizeof(want), "\nevents,%u\n", WIDE_INPUTS * WIDE_A * (2 + 2 * WIDE_B));
+	CHECK(s && strstr(s, want));
+	if (s && !strstr(s, want))
+		fprintf(stderr, "  got:\n%.2000s\n", s);
+	free(s);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -204,6 +297,7 @@ int main(void)
 	snprintf(err_path, sizeof(err_path), "%s/err.txt", dir);
 	RUN(test_threads);
 	RUN(test_snapshots);
+	RUN(test_summary_wide);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		fprintf(stderr, "  cannot remove %s\n", dir);

@@ -126,7 +126,8 @@ static int terminal_safe(const char *s, size_t n)
 
 static void test_text_reports(void)
 {
-	static const char *const kinds[] = {"tree", "flat", "hot", "arcs", "callers", "summary"};
+	static const char *const kinds[] = {"tree",    "flat",	  "hot",     "arcs",
+					    "callers", "summary", "latency", "slow"};
 	struct model m;
 	char *s;
 	size_t n;
@@ -178,7 +179,8 @@ static void test_collapsed(void)
 
 static void test_json_html(void)
 {
-	static const char *const kinds[] = {"tree", "flat", "hot", "arcs", "callers", "summary"};
+	static const char *const kinds[] = {"tree",    "flat",	  "hot",     "arcs",
+					    "callers", "summary", "latency", "slow"};
 	static const char *const exports[] = {"speedscope", "chrome", "html"};
 	struct model m;
 	char *s;

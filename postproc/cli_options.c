@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "postproc/calls.h"
 #include "postproc/diff_options.h"
 #include "postproc/msg.h"
 #include "postproc/threadsel.h"
@@ -74,6 +75,17 @@ static int set_order(struct cli *c, const char *arg)
 	if (!tree_order_parse(arg, &c->order))
 		return 0;
 	msg("error", "--order '%s': expected cum, call, base or name", arg);
+	return -1;
+}
+
+static int set_by(struct cli *c, const char *arg)
+{
+	if (!strcmp(arg, "method") || !strcmp(arg, "context")) {
+		c->by_context = !strcmp(arg, "context");
+		c->by_set = 1;
+		return 0;
+	}
+	msg("error", "--by '%s': expected method or context", arg);
 	return -1;
 }
 
@@ -273,6 +285,10 @@ const struct cli_option cli_options[] = {
      set_report},
     {"format", 0, "text|csv|json", "text", "output format of the reports", set_format},
     {"sort", 0, "base|cum|calls|name", "base", "order of the flat report", set_sort},
+    {"by", 0, "method|context", "method",
+     "latency: a row per method, or per calling context (the contexts of every thread merged "
+     "by path)",
+     set_by},
     {"order", 0, "cum|call|base|name", "cum",
      "tree: each context's children by cum or base (largest first), by name, or in the order "
      "they were first called; ties in first-call order",
@@ -282,7 +298,10 @@ const struct cli_option cli_options[] = {
      "virtual or platform thread; repeatable. With several inputs NAME matches a thread's own "
      "name or its name with its input ('main [2 host:pid]')",
      set_thread},
-    {"metric", 0, "NAME", "the first one", "metric to show when the trace has several", set_metric},
+    {"metric", 0, "NAME", "the first one",
+     "metric to show when the trace has several; offcpu: wall time minus CPU time, for a "
+     "recording of metric=cputime+tsc",
+     set_metric},
     {"sig", 0, NULL, "off, names are package.Class.method",
      "append the JVM signature to method names", set_sig},
     {"calib", 0, "FILE|DIR|inrun",
@@ -312,8 +331,9 @@ const struct cli_option cli_options[] = {
      "fold contexts under P% of their thread's cum, with their subtree, into the parent",
      set_min_pct},
     {"top", 0, "N", "all",
-     "arcs, callers, flat: the first N methods; other reports: only the N methods of largest "
-     "cum keep frames, the others fold into callers",
+     "arcs, callers, flat, latency: the first N rows; slow: the N slowest calls (default 20); "
+     "other reports: only the N methods of largest cum keep frames, the others fold into "
+     "callers",
      set_top},
     {"simple", 0, NULL, "off", "class names without their package", set_simple},
     {"merge-threads", 0, NULL, "off",
@@ -421,6 +441,35 @@ static int check_inputs(const struct cli *c)
 
 /* Checks what no single option can: the trace operand and the options
  * that exclude or need each other. Returns 0 or -1 after the message. */
+/* Whether an input is a tree snapshot. */
+static int any_snapshot(const struct cli *c)
+{
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (model_peek_snapshot(c->inputs[i]) == 1)
+			return 1;
+	return 0;
+}
+
+/* The reports of single calls (latency, slow) read one trace again, call by
+ * call. Returns 0, or -1 after the message. */
+static int check_calls(const struct cli *c)
+{
+	const char *kind = c->report->name;
+
+	if (!strcmp(c->trace, "-"))
+		msg("error", "--report %s reads the trace again: give a file, not stdin", kind);
+	else if (any_snapshot(c))
+		msg("error", "--report %s: %s", kind, CALLS_NEED_TRACE);
+	else if (c->sh.so.merge)
+		msg("error", "--report %s takes each call apart: --merge-threads does not apply",
+		    kind);
+	else if (c->sh.min_pct_set)
+		msg("error", "--report %s takes each call apart: --min-pct does not apply", kind);
+	else
+		return 0;
+	return -1;
+}
+
 static int check_args(int argc, char **argv, struct cli *c)
 {
 	const char *kind = c->report->name;
@@ -447,6 +496,12 @@ static int check_args(int argc, char **argv, struct cli *c)
 		msg("error", "--min-duration applies to --report chrome only");
 		return -1;
 	}
+	if (c->by_set && strcmp(kind, "latency")) {
+		msg("error", "--by applies to --report latency only");
+		return -1;
+	}
+	if ((!strcmp(kind, "latency") || !strcmp(kind, "slow")) && check_calls(c))
+		return -1;
 	if ((!strcmp(kind, "chrome") || c->sh.evented) && !strcmp(c->trace, "-")) {
 		msg("error", "--report %s reads the trace again: give a file, not stdin",
 		    !strcmp(kind, "chrome") ? "chrome" : "speedscope --speedscope-evented");

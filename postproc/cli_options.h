@@ -41,12 +41,17 @@ struct cli {
 	int sig;
 	const char *metric;
 	enum flat_sort sort;
-	enum tree_order order; /* --order */
-	unsigned jobs;	       /* --jobs: tree-building threads, 0 none */
+	enum tree_order order;	/* --order */
+	unsigned jobs;		/* --jobs: tree-building threads, 0 none */
+	int by_context, by_set; /* --by context; --by given */
 	struct cli_shape sh;
 	/* Not an option: set by main.c when the report shows no thread apart,
 	 * so that the threads are folded as they are read (model_fold). */
 	int fold;
+	/* Not an option: set by main.c for the summary of several inputs,
+	 * which shows each thread's counts but none of its contexts: the
+	 * merged profile keeps each thread as a shell (merge.c). */
+	int shells;
 };
 
 /* One option: what the parser, --help and the man page read. */

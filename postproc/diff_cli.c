@@ -2,7 +2,8 @@
  * diff_cli.c - jcal-post diff: its command line (the table of
  * diff_options.c, and jcal-post's handlers for the options they share),
  * the load of every input one after the other (input.c) into the diff
- * model, the gate, the report, the messages and the exit status: 0 ok, 1
+ * model, or with --merge of each side's inputs as one profile (merge.c),
+ * the gate, the report, the messages and the exit status: 0 ok, 1
  * bad input or output, 2 usage error, 3 a --fail-on gate failed
  * (docs/jcal-post.md, "Comparing two runs").
  */
@@ -16,6 +17,7 @@
 #include "common/satsum.h"
 #include "postproc/diff_options.h"
 #include "postproc/input.h"
+#include "postproc/merge.h"
 #include "postproc/msg.h"
 #include "postproc/samefile.h"
 #include "postproc/shaping.h"
@@ -114,8 +116,13 @@ static int inputs(struct diff_run_state *s, int npos, int split)
 		    !s->nbase ? "BASE" : "NEW", !s->nbase ? "before" : "after");
 		return -1;
 	}
-	if (s->nbase > DIFF_MAX_RUNS || s->nnew > DIFF_MAX_RUNS) {
-		msg("error", "more than %d inputs on a side", DIFF_MAX_RUNS);
+	if (!s->d.merge && (s->nbase > DIFF_MAX_RUNS || s->nnew > DIFF_MAX_RUNS)) {
+		msg("error", "more than %d inputs on a side (--merge takes up to %d, summed)",
+		    DIFF_MAX_RUNS, MERGE_MAX_INPUTS);
+		return -1;
+	}
+	if (s->d.merge && (s->nbase > MERGE_MAX_INPUTS || s->nnew > MERGE_MAX_INPUTS)) {
+		msg("error", "more than %d inputs on a side", MERGE_MAX_INPUTS);
 		return -1;
 	}
 	for (int i = 0; i < npos; i++)
@@ -195,13 +202,14 @@ static int check_files(const struct diff_run_state *s)
 }
 
 /* The metric of input in, or -1 after the message (*status set). */
-static int metric_of(struct diff_run_state *s, const struct input *in, int *status)
+static int metric_of(struct diff_run_state *s, const struct input *in, const char *what,
+		     int *status)
 {
 	char have[256];
 	int mi = 0;
 
 	if (s->c.metric && (mi = input_metric(in, s->c.metric, have, sizeof(have))) < 0) {
-		msg("error", "--metric '%s': %s has %s", s->c.metric, in->c.trace, have);
+		msg("error", "--metric '%s': %s has %s", s->c.metric, what, have);
 		*status = 2;
 		return -1;
 	}
@@ -211,7 +219,7 @@ static int metric_of(struct diff_run_state *s, const struct input *in, int *stat
 		    "%s measures %s (%s), %s measures %s (%s): compare runs of one metric "
 		    "(--metric "
 		    "NAME picks one every input has)",
-		    in->c.trace, in->m.metric[mi].name, in->m.metric[mi].unit, s->inputs[0],
+		    what, in->m.metric[mi].name, in->m.metric[mi].unit, s->dm.runs[0].path,
 		    s->dm.metric, s->dm.unit);
 		*status = 1;
 		return -1;
@@ -219,45 +227,101 @@ static int metric_of(struct diff_run_state *s, const struct input *in, int *stat
 	return mi;
 }
 
-/* --thread: at least one thread of in must match. */
-static int threads_match(struct diff_run_state *s, const struct input *in)
+/* --thread: at least one thread of in (named what) must match. */
+static int threads_match(struct diff_run_state *s, const struct input *in, const char *what)
 {
 	char names[512];
 
 	if (!s->c.nthreads)
 		return 0;
 	for (size_t i = 0; i < in->m.nthreads; i++)
-		if (threadsel_match(&s->sel, in->m.thread_list[i]->serial,
-				    in->m.thread_list[i]->name, in->m.thread_list[i]->flags))
+		if (model_thread_selected(&s->sel, in->m.thread_list[i]))
 			return 0;
 	model_thread_names(&in->m, names, sizeof(names));
-	msg("error", "--thread: no thread of %s matches (threads: %s)", in->c.trace,
+	msg("error", "--thread: no thread of %s matches (threads: %s)", what,
 	    in->m.nthreads ? names : "none");
 	return -1;
 }
 
-/* Loads input i and adds it to the model. Returns an exit status, or GO_ON. */
-static int add_input(struct diff_run_state *s, unsigned i)
+/* What the reports call a side of n inputs from first (--merge): its
+ * inputs joined by " + ", or the first and last of many. */
+static void side_name(const struct diff_run_state *s, unsigned first, unsigned n, char *buf,
+		      size_t len)
+{
+	if (n == 1) {
+		snprintf(buf, len, "%s", s->inputs[first]);
+	} else if (n <= 3) {
+		buf[0] = '\0';
+		for (unsigned k = 0; k < n; k++)
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", k ? " + " : "",
+				 s->inputs[first + k]);
+	} else {
+		snprintf(buf, len, "%s + ... + %s (%u inputs)", s->inputs[first],
+			 s->inputs[first + n - 1], n);
+	}
+}
+
+/* Loads n inputs from first into in: the one input, or (--merge) their
+ * merged profile. Returns 0, or 1 after the message. */
+static int open_side(struct diff_run_state *s, struct input *in, unsigned first, unsigned n)
+{
+	struct cli c = s->c;
+
+	if (n == 1)
+		return input_open(in, &c, s->inputs[first]);
+	c.inputs = s->inputs + first;
+	c.ninputs = n;
+	c.fold = 0; /* threads kept apart: the tree report groups them by name */
+	return merge_open(in, &c);
+}
+
+/* A merged side's events, snapshot flag and calibration as the reports
+ * describe a run (calib in buf). */
+static void describe_merged(const struct input *in, struct diff_run *desc, char *buf, size_t len)
+{
+	size_t cal = 0, snaps = 0;
+
+	desc->events = 0;
+	for (size_t k = 0; k < in->m.ninputs; k++) {
+		satsum_addto(&desc->events, in->m.inputs[k].events, SATSUM_EVENTS);
+		cal += in->m.inputs[k].calibrated != 0;
+		snaps += in->m.inputs[k].snapshot != 0;
+	}
+	desc->snapshot = snaps == in->m.ninputs;
+	desc->calibrated = cal > 0;
+	desc->calib = NULL;
+	if (cal) {
+		snprintf(buf, len, "each input with its own table (%zu of %zu calibrated)", cal,
+			 in->m.ninputs);
+		desc->calib = buf;
+	}
+}
+
+/* Loads n inputs from first (one, or with --merge a side) and adds them
+ * to the model as one run. Returns an exit status, or GO_ON. */
+static int add_input(struct diff_run_state *s, unsigned first, unsigned n)
 {
 	static struct input in; /* large: not on the stack */
+	static char path[4096], calib[256];
 	struct shape_opts so = s->c.sh.so;
 	struct shape_info info;
 	struct diff_import im = {0};
 	struct diff_run desc = {0};
 	int status = GO_ON, mi;
 
-	if (input_open(&in, &s->c, s->inputs[i])) {
+	side_name(s, first, n, path, sizeof(path));
+	if (open_side(s, &in, first, n)) {
 		input_free(&in);
 		return 1;
 	}
-	if ((mi = metric_of(s, &in, &status)) < 0 || threads_match(s, &in))
+	if ((mi = metric_of(s, &in, path, &status)) < 0 || threads_match(s, &in, path))
 		goto out;
 	so.top = 0; /* --top N: the first N rows */
 	so.metric = (unsigned)mi;
 	so.sig = s->c.sig;
 	so.sel = &s->sel;
 	if (shape_active(&so) && shape_apply(&in.m, &so, &info)) {
-		msg("error", "out of memory while shaping the trees of %s", s->inputs[i]);
+		msg("error", "out of memory while shaping the trees of %s", path);
 		goto out;
 	}
 	im.metric = (unsigned)mi;
@@ -266,13 +330,15 @@ static int add_input(struct diff_run_state *s, unsigned i)
 		im.max_depth = s->c.sh.max_depth == REPORT_MAX_DEPTH_NONE ? 0
 			       : s->c.sh.max_depth			  ? s->c.sh.max_depth
 						   : REPORT_MAX_DEPTH_DEFAULT;
-	desc.path = (char *)s->inputs[i];
+	desc.path = path;
 	desc.calib = (char *)in.calib_desc;
 	desc.calibrated = in.calibrated;
 	desc.snapshot = in.m.snapshot;
 	desc.events = input_events(&in);
+	if (in.m.ninputs)
+		describe_merged(&in, &desc, calib, sizeof(calib));
 	if (diff_model_add(&s->dm, &in.m, &im, &desc)) {
-		msg("error", "out of memory while comparing %s", s->inputs[i]);
+		msg("error", "out of memory while comparing %s", path);
 		goto out;
 	}
 	status = GO_ON;
@@ -300,18 +366,24 @@ static void calibration_note(const struct diff_run_state *s)
 /* Loads every input into the model. Returns an exit status, or GO_ON. */
 static int load(struct diff_run_state *s)
 {
-	if (diff_model_init(&s->dm, s->nbase, s->nnew, s->c.sig)) {
+	int st;
+
+	if (diff_model_init(&s->dm, s->d.merge ? 1 : s->nbase, s->d.merge ? 1 : s->nnew,
+			    s->c.sig)) {
 		msg("error", "out of memory");
 		return 1;
 	}
 	s->have_model = 1;
 	s->sel.pats = s->c.threads;
 	s->sel.npats = s->c.nthreads;
-	for (unsigned i = 0; i < s->nbase + s->nnew; i++) {
-		int st = add_input(s, i);
-
-		if (st != GO_ON)
+	if (s->d.merge) {
+		if ((st = add_input(s, 0, s->nbase)) != GO_ON ||
+		    (st = add_input(s, s->nbase, s->nnew)) != GO_ON)
 			return st;
+	} else {
+		for (unsigned i = 0; i < s->nbase + s->nnew; i++)
+			if ((st = add_input(s, i, 1)) != GO_ON)
+				return st;
 	}
 	if (diff_model_finish(&s->dm)) {
 		msg("error", "out of memory");

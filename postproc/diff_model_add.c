@@ -229,7 +229,8 @@ static int add_thread(struct run_ctx *c, const struct model_thread *th,
 {
 	const struct calltree *t = &th->tree;
 	uint32_t *names = malloc(((size_t)t->nnodes + 1) * sizeof(*names));
-	uint32_t grp = group_of(c->dm, th->name), g;
+	/* a merged profile's thread by its own name, not its input's */
+	uint32_t grp = group_of(c->dm, th->plain ? th->plain : th->name), g;
 	int err = -1;
 
 	if (!names || grp == DIFF_NONE || add_flat(c, t, im->metric, names) ||
@@ -299,7 +300,7 @@ int diff_model_add(struct diff_model *dm, const struct model *m, const struct di
 	for (size_t i = 0; i < m->nthreads && !err; i++) {
 		const struct model_thread *th = m->thread_list[i];
 
-		if (!threadsel_match(im->sel, th->serial, th->name, th->flags))
+		if (!model_thread_selected(im->sel, th))
 			continue;
 		threads++;
 		err = add_thread(&c, th, im);

@@ -76,6 +76,13 @@ static int set_all(struct diff_opts *d, const char *arg)
 	return 0;
 }
 
+static int set_merge(struct diff_opts *d, const char *arg)
+{
+	(void)arg;
+	d->merge = 1;
+	return 0;
+}
+
 static int show_help(struct diff_opts *d, const char *arg)
 {
 	(void)d, (void)arg;
@@ -101,6 +108,11 @@ const struct diff_option diff_options[] = {
      NULL},
     {"exclude", 0, "PATTERN", "none",
      "fold frames of matching methods into their caller in every input; repeatable", NULL},
+    {"merge", 0, NULL, "off (a side's inputs are runs of one build, compared by their medians)",
+     "each side's inputs merged into one profile as jcal-post FILE... merges them (counts "
+     "summed, each input compensated with its own table, threads matched by their own names), "
+     "the two profiles compared as one run a side: a fleet's recordings before and after",
+     set_merge},
     {"fail-on", 0, "calls:PCT|cum:PCT", "none",
      "the gate: exit with status 3 when a method in scope has more calls (or a larger "
      "calibrated cum) in NEW than in BASE by more than PCT percent (0, 5%, 2.5%; a method BASE "
@@ -159,12 +171,14 @@ void diff_options_free(struct diff_opts *d)
 static const char usage[] =
     "usage: jcal-post diff BASE NEW [options]\n"
     "       jcal-post diff BASE... -- NEW... [options]   several runs on each side\n"
+    "       jcal-post diff --merge BASE... -- NEW...     each side one merged profile\n"
     "Compares two runs: BASE and NEW are each a trace or a tree snapshot (mixed\n"
     "allowed), each loaded and calibrated as jcal-post loads one. Methods match by\n"
     "class, name and descriptor, with the addresses and counters of generated classes\n"
     "(lambdas, hidden classes, proxies...) normalised; threads by name, pool numbers\n"
     "normalised. With several runs a side, figures are medians and cost changes are\n"
-    "judged against the runs' spread (docs/jcal-post.md, \"Comparing two runs\").\n\n";
+    "judged against the runs' spread; with --merge each side's inputs are summed into\n"
+    "one profile (docs/jcal-post.md, \"Comparing two runs\").\n\n";
 
 /* Writes text word by word from column col, wrapped at HELP_WIDTH to
  * HELP_INDENT (on the next line when col is past it). */
@@ -211,7 +225,8 @@ void diff_options_man(FILE *f)
 		     "snapshot, loaded and calibrated as jcal-post loads one; methods matched by "
 		     "class, name and descriptor with the addresses and counters of generated "
 		     "classes normalised, threads by name with pool numbers normalised. Exit "
-		     "status 3 when a --fail-on gate failed.");
+		     "status 3 when a --fail-on gate failed. With --merge, each side's inputs are "
+		     "merged into one profile, their counts summed.");
 	fputs("\n.PP\nOptions of \\fBjcal\\-post diff\\fR:\n", f);
 	for (size_t i = 0; i < diff_noptions; i++)
 		roff_option(f, diff_options[i].short_name, diff_options[i].name,

@@ -22,6 +22,7 @@ struct diff_opts {
 	int value_set;
 	double min_pct; /* --min-pct (html) */
 	int min_pct_set, all;
+	int merge;		 /* --merge: each side's inputs one merged profile */
 	struct diff_gate *gates; /* --fail-on, in the order given */
 	size_t ngates;
 };

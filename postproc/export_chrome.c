@@ -10,6 +10,13 @@
  * metric one count is shown as one microsecond. Spans shorter than
  * --min-duration (in the metric's unit, ns or counts) are left out. Frames
  * live before tracing started begin at the thread's first event.
+ *
+ * The CHROME_SLOW longest spans written (kept in a heap as they close) are
+ * marked at the end: an instant event ("ph":"i", on the thread's track) at
+ * each one's start, "slow #1" for the longest, its method and duration in
+ * args, so that the slowest calls are found on the timeline (the
+ * --report slow of the timeline's raw figures). Not for a tree snapshot,
+ * whose spans are laid out, not timed.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,13 +27,93 @@
 #include "postproc/report.h"
 #include "postproc/report_util.h"
 
+/* Spans marked as the slowest. */
+#define CHROME_SLOW 20
+
+struct chrome_span {
+	uint32_t serial, method;
+	uint64_t opened, dur, seq;
+};
+
 struct chrome {
 	const struct model *m;
 	FILE *out;
 	int time; /* metric in ns */
 	uint64_t min;
 	uint64_t written, dropped;
+	struct chrome_span slow[CHROME_SLOW]; /* a min-heap by dur */
+	size_t nslow;
 };
+
+/* a is shorter than b (of equal ones the later): less in the heap. */
+static int span_less(const struct chrome_span *a, const struct chrome_span *b)
+{
+	return a->dur != b->dur ? a->dur < b->dur : a->seq > b->seq;
+}
+
+/* Keeps s among the CHROME_SLOW longest spans. */
+static void slow_keep(struct chrome *c, const struct chrome_span *s)
+{
+	struct chrome_span *h = c->slow, t;
+	size_t i = 0;
+
+	if (c->nslow < CHROME_SLOW) {
+		i = c->nslow++;
+		h[i] = *s;
+		for (; i && span_less(&h[i], &h[(i - 1) / 2]); i = (i - 1) / 2) {
+			t = h[i];
+			h[i] = h[(i - 1) / 2];
+			h[(i - 1) / 2] = t;
+		}
+		return;
+	}
+	if (!span_less(h, s))
+		return;
+	h[0] = *s;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+
+		if (l < c->nslow && span_less(&h[l], &h[min]))
+			min = l;
+		if (r < c->nslow && span_less(&h[r], &h[min]))
+			min = r;
+		if (min == i)
+			return;
+		t = h[i];
+		h[i] = h[min];
+		h[min] = t;
+		i = min;
+	}
+}
+
+static int span_longer(const void *a, const void *b)
+{
+	const struct chrome_span *x = a, *y = b;
+
+	return span_less(x, y) ? 1 : span_less(y, x) ? -1 : 0;
+}
+
+static void put_us(struct chrome *c, uint64_t v);
+
+/* The marks of the slowest spans, longest first. */
+static void slow_marks(struct chrome *c)
+{
+	qsort(c->slow, c->nslow, sizeof(c->slow[0]), span_longer);
+	for (size_t i = 0; i < c->nslow; i++) {
+		const struct chrome_span *s = &c->slow[i];
+
+		fprintf(c->out,
+			",\n{\"name\":\"slow #%zu\",\"cat\":\"slow\",\"ph\":\"i\",\"s\":\"t\","
+			"\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":",
+			i + 1, s->serial);
+		put_us(c, s->opened);
+		fputs(",\"args\":{\"method\":", c->out);
+		json_string(c->out, model_method_name(c->m, s->method));
+		fputs(",\"duration\":", c->out);
+		put_us(c, s->dur);
+		fputs("}}", c->out);
+	}
+}
 
 static void put_us(struct chrome *c, uint64_t v)
 {
@@ -71,6 +158,11 @@ static int ch_close(void *ctx, const struct model_thread *t, uint32_t method, ui
 	fputs(",\"dur\":", c->out);
 	put_us(c, at - opened);
 	fputc('}', c->out);
+	if (!c->m->snapshot) {
+		struct chrome_span s = {t->serial, method, opened, at - opened, c->written};
+
+		slow_keep(c, &s);
+	}
 	c->written++;
 	return 0;
 }
@@ -104,11 +196,13 @@ int export_chrome(const struct model *m, const struct report_opts *o)
 	json_string(o->out, base ? base + 1 : o->trace_path ? o->trace_path : "jcal");
 	fputs("}}", o->out);
 	err = replay_run(m, &ro, &cb, o->err, REPORT_ERR_LEN);
+	if (!err)
+		slow_marks(&c);
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"metric\":", o->out);
 	json_string(o->out, m->metric[o->metric].name);
 	fprintf(o->out,
 		",\"unit\":\"%s\",\"spans\":%" PRIu64 ",\"dropped_spans\":%" PRIu64
-		",\"min_duration\":%" PRIu64 "}}\n",
-		c.time ? "ns" : "count (shown as us)", c.written, c.dropped, c.min);
+		",\"min_duration\":%" PRIu64 ",\"slow_marked\":%zu}}\n",
+		c.time ? "ns" : "count (shown as us)", c.written, c.dropped, c.min, c.nslow);
 	return err;
 }

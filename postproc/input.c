@@ -11,6 +11,7 @@
 #include "common/satsum.h"
 #include "postproc/calib_cli.h"
 #include "postproc/msg.h"
+#include "postproc/offcpu.h"
 #include "postproc/progress.h"
 
 /* A fresh model for a read of the file (again): its compensation, and
@@ -134,6 +135,21 @@ static void describe(struct input *in)
 	in->calib_desc = in->cal.active ? in->desc : none;
 }
 
+/* --metric offcpu: the metric made from tsc and cputime (offcpu.h).
+ * Returns 0, or 1 after the message. */
+static int add_offcpu(struct input *in)
+{
+	char err[256];
+
+	if (!in->c.metric || strcmp(in->c.metric, "offcpu") ||
+	    model_metric_index(&in->m, "offcpu") >= 0)
+		return 0;
+	if (!offcpu_add(&in->m, err, sizeof(err)))
+		return 0;
+	msg("error", "--metric offcpu: %s: %s", in->c.trace, err);
+	return 1;
+}
+
 int input_open(struct input *in, const struct cli *c, const char *path)
 {
 	memset(in, 0, sizeof(*in));
@@ -170,7 +186,7 @@ int input_open(struct input *in, const struct cli *c, const char *path)
 		return 1;
 	}
 	describe(in);
-	return 0;
+	return add_offcpu(in);
 }
 
 int input_metric(const struct input *in, const char *name, char *have, size_t len)

@@ -35,6 +35,10 @@
 struct run {
 	struct cli c;
 	struct input in; /* the trace, loaded and calibrated */
+	/* latency, slow of a merged profile: one input loaded again at a time */
+	struct input sub;
+	int have_sub;
+	struct calls_inputs reload;
 	struct threadsel sel;
 	struct report_opts o;
 	FILE *out;
@@ -154,6 +158,8 @@ static int open_trace(struct run *r)
 	int metric;
 
 	r->c.fold = fold_wanted(&r->c);
+	/* the summary of several inputs: each thread's counts, not its tree */
+	r->c.shells = r->c.ninputs > 1 && !strcmp(r->c.report->name, "summary");
 	if (r->c.ninputs > 1 ? merge_open(&r->in, &r->c) : input_open(&r->in, &r->c, r->c.trace))
 		return 1;
 	if ((metric = select_metric(r)) < 0)
@@ -167,6 +173,30 @@ static int open_trace(struct run *r)
 	}
 	r->o.metric = (unsigned)metric;
 	return GO_ON;
+}
+
+/* calls_inputs.load: input i of a merged profile loaded again as
+ * merge_open loaded it, with its own calibration, not folded. */
+static int reload_input(void *ctx, size_t i, const struct model **m)
+{
+	struct run *r = ctx;
+	struct cli c = r->c;
+
+	c.fold = 0;
+	r->have_sub = 1;
+	if (input_open(&r->sub, &c, r->c.inputs[i]))
+		return -1;
+	*m = &r->sub.m;
+	return 0;
+}
+
+static void reload_drop(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (r->have_sub)
+		input_free(&r->sub);
+	r->have_sub = 0;
 }
 
 /* The report's options from the command line and the calibration. */
@@ -185,6 +215,9 @@ static void fill_opts(struct run *r)
 	o->calib = r->in.calib;
 	o->calib_desc = r->in.calib_desc;
 	o->max_depth = r->c.sh.max_depth;
+	o->by_context = r->c.by_context;
+	r->reload = (struct calls_inputs){reload_input, reload_drop, r};
+	o->inputs = &r->reload;
 }
 
 /* One warning when figures passed what 64 bits hold (satsum.h): the
@@ -288,6 +321,7 @@ static int close_output(struct run *r, int status)
 
 static void run_free(struct run *r)
 {
+	reload_drop(r);
 	input_free(&r->in);
 	cli_free(&r->c);
 }

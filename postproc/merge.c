@@ -14,6 +14,7 @@
 
 #include "common/u64map.h"
 #include "postproc/msg.h"
+#include "postproc/report.h"
 
 /* Notes printed while the inputs load. */
 #define MERGE_NOTES 4
@@ -246,8 +247,37 @@ static struct model_thread *thread_of(struct merge *mg, const struct model_threa
 	return n;
 }
 
-/* One thread of the input as a thread of the profile (a copy of its tree),
- * or folded into the profile's group. Returns 0 or -1 (no memory). */
+/* n as a shell of t (cli.shells): a tree of its root's calls and
+ * figures, t's counts, its contexts counted (and those past the summary's
+ * depth limit). Returns 0 or -1 (no memory). */
+static int shell_of(const struct merge *mg, const struct model_thread *t, struct model_thread *n)
+{
+	const struct calltree *src = &t->tree;
+	const uint32_t limit = mg->c.sh.max_depth ? mg->c.sh.max_depth : REPORT_MAX_DEPTH_DEFAULT;
+
+	n->shell = 1;
+	if (calltree_init(&n->tree, src->nmetrics ? src->nmetrics : 1, NULL) ||
+	    calltree_finish(&n->tree)) {
+		calltree_free(&n->tree);
+		return -1;
+	}
+	n->shell_contexts = src->nnodes ? src->nnodes - 1 : 0;
+	if (src->max_level > limit)
+		for (uint32_t k = 0; k < src->nnodes; k++)
+			n->shell_deep += src->nodes[k].level > limit;
+	n->tree.stats = src->stats;
+	n->tree.max_level = src->max_level;
+	if (!src->nnodes)
+		return 0;
+	n->tree.nodes[CALLTREE_ROOT].calls = src->nodes[CALLTREE_ROOT].calls;
+	for (unsigned k = 0; k < src->nmetrics; k++)
+		*calltree_fig(&n->tree, CALLTREE_ROOT, k) = *calltree_fig(src, CALLTREE_ROOT, k);
+	return 0;
+}
+
+/* One thread of the input as a thread of the profile (a copy of its tree,
+ * or its shell), or folded into the profile's group. Returns 0 or -1 (no
+ * memory). */
 static int add_thread(struct merge *mg, const struct model_thread *t)
 {
 	struct model_thread *n;
@@ -265,13 +295,19 @@ static int add_thread(struct merge *mg, const struct model_thread *t)
 		model_thread_free(n);
 		return err;
 	}
-	if (tree_group_init(&g, t->tree.nmetrics) ||
-	    tree_group_add(&g, &t->tree, 0, 0, map_id, mg) || tree_group_finish(&g)) {
+	if (mg->c.shells) {
+		if (shell_of(mg, t, n)) {
+			model_thread_free(n);
+			return -1;
+		}
+	} else if (tree_group_init(&g, t->tree.nmetrics) ||
+		   tree_group_add(&g, &t->tree, 0, 0, map_id, mg) || tree_group_finish(&g)) {
 		tree_group_free(&g);
 		model_thread_free(n);
 		return -1;
+	} else {
+		tree_group_take(&g, &n->tree);
 	}
-	tree_group_take(&g, &n->tree);
 	HASH_ADD(hh, mg->m->threads, serial, sizeof(n->serial), n);
 	mg->m->nthreads++;
 	return 0;

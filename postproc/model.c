@@ -213,8 +213,7 @@ static int index_signature(struct model *m, struct model_method *mm)
 	return 0;
 }
 
-/* The id whose tree node an event of method id counts for. */
-static uint32_t event_method(const struct model *m, uint32_t id)
+uint32_t model_event_method(const struct model *m, uint32_t id)
 {
 	struct model_method *mm;
 
@@ -419,7 +418,7 @@ static int on_events(void *ctx, const struct trace_event_batch *b)
 	}
 	if (m->nmethods_merged) {
 		for (size_t k = 0; k < b->n; k++)
-			ids[k] = event_method(m, b->method[k]);
+			ids[k] = model_event_method(m, b->method[k]);
 		method = ids;
 	}
 	if (m->workers)
@@ -580,8 +579,8 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 		return -1;
 	}
 	if (grow(&t->snap_map, &t->snap_cap, (size_t)t->snap_next + 1) ||
-	    (tn->index &&
-	     calltree_child(&t->tree, t->snap_map[tn->parent], event_method(m, tn->method), &idx)))
+	    (tn->index && calltree_child(&t->tree, t->snap_map[tn->parent],
+					 model_event_method(m, tn->method), &idx)))
 		return oom(m);
 	t->snap_map[t->snap_next++] = idx;
 	n = &t->tree.nodes[idx];
@@ -940,23 +939,31 @@ size_t model_thread_count(const struct model_thread *t)
 	return t->group ? t->nfolded : 1;
 }
 
-int model_method_import(struct model *m, const struct model_method *src, uint32_t *id)
+int model_method_lookup(const struct model *m, const struct model_method *src, uint32_t *id)
 {
 	struct model_sig_idx *si;
-	struct trace_method tm;
 	char *key;
 
-	if (src->defined) {
-		if (asprintf(&key, "%s\1%s\1%s", src->class_sig ? src->class_sig : "",
-			     src->name ? src->name : "", src->sig ? src->sig : "") < 0)
-			return -1;
-		HASH_FIND_STR(m->sig_idx, key, si);
-		free(key);
-		if (si) {
-			*id = si->id;
-			return 0;
-		}
-	}
+	if (!src->defined)
+		return 1;
+	if (asprintf(&key, "%s\1%s\1%s", src->class_sig ? src->class_sig : "",
+		     src->name ? src->name : "", src->sig ? src->sig : "") < 0)
+		return -1;
+	HASH_FIND_STR(m->sig_idx, key, si);
+	free(key);
+	if (!si)
+		return 1;
+	*id = si->id;
+	return 0;
+}
+
+int model_method_import(struct model *m, const struct model_method *src, uint32_t *id)
+{
+	struct trace_method tm;
+	int found = model_method_lookup(m, src, id);
+
+	if (found <= 0)
+		return found; /* found, or no memory */
 	/* ids from 1, below the pseudo-frames' */
 	if (m->next_method >= CALLTREE_COLD_METHOD)
 		return -1;

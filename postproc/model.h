@@ -63,6 +63,11 @@ struct model_thread {
 	 * (model_fold, --merge-threads), nfolded of them. */
 	int group;
 	size_t nfolded;
+	/* A shell (cli.shells): tree holds the root and the counts only;
+	 * the contexts it had, and those deeper than the summary's depth
+	 * limit, counted before the rest was let go. */
+	int shell;
+	uint64_t shell_contexts, shell_deep;
 	/* A pool's group (pools.h): its threads' serials (nfolded), its index
 	 * in model.pools. */
 	uint32_t *pool_serials;
@@ -101,6 +106,7 @@ struct model_metric {
 	char unit[32]; /* "ns" for tsc (converted) and cputime; "" unknown */
 	char why[128]; /* why the agent chose it, "" if not recorded */
 	double tsc_hz; /* > 0: values are TSC ticks, shown as ns */
+	int offcpu;    /* made by offcpu_add (postproc/offcpu.h), not recorded */
 };
 
 struct model_meta {
@@ -203,6 +209,10 @@ int model_finish(struct model *m);
  * used in events without a METHOD record. Returns 0 or -1 (no memory). */
 int model_names(struct model *m, int with_sig);
 
+/* The id whose tree node an event of method id counts for: the first
+ * copy's, for a copy of a method another class loader defined too. */
+uint32_t model_event_method(const struct model *m, uint32_t id);
+
 /* Display name of a method id (after model_names). */
 const char *model_method_name(const struct model *m, uint32_t id);
 
@@ -283,6 +293,11 @@ void model_fold_serials(struct model *m, uint32_t min, uint32_t max, int zero);
 /* ...and after the last, the group as the thread list. Returns 0 or -1
  * with m->err. */
 int model_fold_done(struct model *m);
+
+/* The id of m's method of src's class, name and signature (src from
+ * another model) in *id: 0; 1 when m has none or src has no METHOD record;
+ * -1 when out of memory. */
+int model_method_lookup(const struct model *m, const struct model_method *src, uint32_t *id);
 
 /* A method defined in another model, as m's: the id of m's method of the
  * same class, name and signature, defined here when new; an undefined one

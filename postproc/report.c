@@ -24,6 +24,14 @@ const struct report_kind report_kinds[] = {
     {"callers", report_callers,
      "bottom-up, per method the contexts leading to it and their share of its base",
      REPORT_SHAPED | REPORT_LIST},
+    {"latency", report_latency,
+     "per method (--by context: per calling context), calls and min, p50, p90, p99, p99.9, "
+     "max, mean of single calls' durations (reads the trace again)",
+     REPORT_SHAPED | REPORT_LIST},
+    {"slow", report_slow,
+     "the slowest single calls (--top N, default 20): method, duration, thread, start, "
+     "calling context, largest callees (reads the trace again)",
+     REPORT_SHAPED | REPORT_LIST},
     {"collapsed", export_collapsed,
      "export: folded stacks 'a;b;c base' (flame graphs; thread as first frame)", REPORT_SHAPED},
     {"speedscope", export_speedscope,

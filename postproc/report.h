@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "postproc/calib_apply.h"
+#include "postproc/calls.h"
 #include "postproc/flat.h"
 #include "postproc/model.h"
 #include "postproc/shaping.h"
@@ -46,6 +47,9 @@ struct report_opts {
 	 * pseudo-frame (report_view_get). 0: REPORT_MAX_DEPTH_DEFAULT;
 	 * REPORT_MAX_DEPTH_NONE: no limit. */
 	uint32_t max_depth;
+	int by_context; /* latency: per calling context rather than per method */
+	/* latency, slow: a merged profile's inputs, loaded again one by one */
+	const struct calls_inputs *inputs;
 	char *err; /* REPORT_ERR_LEN bytes for why a report failed */
 };
 
@@ -84,6 +88,9 @@ int report_summary(const struct model *m, const struct report_opts *o);
 int report_arcs(const struct model *m, const struct report_opts *o);
 int report_callers(const struct model *m, const struct report_opts *o);
 int report_hot(const struct model *m, const struct report_opts *o);
+/* latency: o->err says why when it is not out of memory (a snapshot...) */
+int report_latency(const struct model *m, const struct report_opts *o);
+int report_slow(const struct model *m, const struct report_opts *o);
 
 /* Exports: each writes its own format (o->format does not apply) and
  * returns 0, or -1 with o->err set when it is not out of memory. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "postproc/offcpu.h"
 #include "postproc/output.h"
 #include "postproc/report.h"
 #include "postproc/report_util.h"
@@ -36,10 +37,14 @@ static void add_up(const struct model_thread *const *list, size_t n, unsigned mi
 		const struct calltree_stats *s = &tr->stats;
 
 		calltree_stats_add(&t->s, s);
-		t->contexts += tr->nnodes ? tr->nnodes - 1 : 0;
+		t->contexts += list[i]->shell ? list[i]->shell_contexts
+			       : tr->nnodes   ? tr->nnodes - 1
+					      : 0;
 		if (tr->max_level > t->max_level)
 			t->max_level = tr->max_level;
-		if (tr->max_level > limit)
+		if (list[i]->shell)
+			t->deep += list[i]->shell_deep;
+		else if (tr->max_level > limit)
 			for (uint32_t k = 0; k < tr->nnodes; k++)
 				t->deep += tr->nodes[k].level > limit;
 		/* the tree's own metrics: a figure past them is another node's */
@@ -213,6 +218,28 @@ static void threads_text(FILE *f, const struct model *m, const struct model_thre
 			" events  cum %" PRIu64 "\n",
 			model_thread_kind(th), th->java_tid, th->os_tid, th->tree.stats.events,
 			model_value(m, mi, calltree_fig(&th->tree, CALLTREE_ROOT, mi)->cum));
+	}
+}
+
+/* With tsc and cputime: per thread its wall time and the part of it off
+ * the CPU (offcpu.h). */
+static void offcpu_text(FILE *f, const struct model *m, const struct model_thread *const *list,
+			size_t n)
+{
+	uint64_t wall, off;
+
+	if (!n || offcpu_thread(m, &list[0]->tree, &wall, &off))
+		return;
+	fputs("Off the CPU (wall time minus CPU time, raw, ns)\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_thread *th = list[i];
+
+		if (offcpu_thread(m, &th->tree, &wall, &off))
+			continue;
+		fprintf(f, "  #%-4" PRIu32 " ", th->serial);
+		text_escape_n(f, th->name, 24);
+		fprintf(f, " wall %12" PRIu64 "  off CPU %12" PRIu64 " (%6.2f%%)\n", wall, off,
+			report_pct(off, wall));
 	}
 }
 
@@ -396,6 +423,7 @@ static int text(const struct model *m, const struct report_opts *o,
 	if (m->ninputs)
 		inputs_text(f, m);
 	threads_text(f, m, list, n, mi);
+	offcpu_text(f, m, list, n);
 	return 0;
 }
 
@@ -523,15 +551,20 @@ static int json(const struct model *m, const struct report_opts *o,
 	fputs(",\n\"thread_list\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct model_thread *th = list[i];
+		uint64_t wall, off;
 
 		fprintf(f, "%s{\"serial\":%" PRIu32 ",\"name\":", i ? ",\n" : "\n", th->serial);
 		json_string(f, th->name);
 		fprintf(f,
 			",\"java_tid\":%" PRIu64 ",\"os_tid\":%" PRIu32 ",\"kind\":\"%s\""
-			",\"events\":%" PRIu64 ",\"cum\":%" PRIu64 "}",
+			",\"events\":%" PRIu64 ",\"cum\":%" PRIu64,
 			th->java_tid, th->os_tid, model_thread_kind(th), th->tree.stats.events,
 			model_value(m, o->metric,
 				    calltree_fig(&th->tree, CALLTREE_ROOT, o->metric)->cum));
+		/* with tsc and cputime: its wall time and the part off the CPU */
+		if (!offcpu_thread(m, &th->tree, &wall, &off))
+			fprintf(f, ",\"wall\":%" PRIu64 ",\"offcpu\":%" PRIu64, wall, off);
+		fputc('}', f);
 	}
 	fputs("\n]}\n", f);
 	return 0;
@@ -567,7 +600,24 @@ static void inputs_csv(FILE *f, const struct model *m)
 	}
 }
 
-static int csv(const struct model *m, const struct report_opts *o, size_t n, const struct totals *t)
+/* With tsc and cputime: "thread.SERIAL.wall" and "thread.SERIAL.offcpu"
+ * rows (offcpu.h). */
+static void offcpu_csv(FILE *f, const struct model *m, const struct model_thread *const *list,
+		       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t wall, off;
+
+		if (!offcpu_thread(m, &list[i]->tree, &wall, &off))
+			fprintf(f,
+				"thread.%" PRIu32 ".wall,%" PRIu64 "\nthread.%" PRIu32
+				".offcpu,%" PRIu64 "\n",
+				list[i]->serial, wall, list[i]->serial, off);
+	}
+}
+
+static int csv(const struct model *m, const struct report_opts *o,
+	       const struct model_thread *const *list, size_t n, const struct totals *t)
 {
 	FILE *f = o->out;
 	char buf[32];
@@ -616,6 +666,7 @@ static int csv(const struct model *m, const struct report_opts *o, size_t n, con
 	}
 	if (throttled_summary_csv(m, o)) /* mode=bci, throttle= */
 		return -1;
+	offcpu_csv(f, m, list, n);
 	if (m->ninputs)
 		inputs_csv(f, m);
 	for (size_t i = 0; i < m->nmeta; i++) {
@@ -647,7 +698,7 @@ int report_summary(const struct model *m, const struct report_opts *o)
 		err = text(m, o, list, n, &t);
 		break;
 	case REPORT_CSV:
-		err = csv(m, o, n, &t);
+		err = csv(m, o, list, n, &t);
 		break;
 	case REPORT_JSON:
 		err = json(m, o, list, n, &t);

@@ -58,7 +58,9 @@ public final class Main {
 			new Suite("AgentClock", "jcalagentclock", AgentClock::tests),
 			new Suite("SoftwareCounters", "jcalswcounters", SoftwareCounters::tests),
 			new Suite("WorkFit", "jcalworkfit", WorkFit::tests),
-			new Suite("DiffTests", "jcaldiff", DiffTests::tests));
+			new Suite("DiffTests", "jcaldiff", DiffTests::tests),
+			new Suite("MergeTests", "jcalmerge", MergeTests::tests),
+			new Suite("LatencyTests", "jcallatency", LatencyTests::tests));
 
 	private int passed, failed, skipped;
 	/* Processes a suite left running, "suite: pid command" each. */

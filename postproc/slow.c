@@ -1,0 +1,212 @@
+/*
+ * slow.c - the slowest single calls, kept in a heap as the trace is read
+ * again (see slow.h).
+ */
+#include "postproc/slow.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/grow.h"
+#include "common/u64map.h"
+
+struct keep {
+	const struct model *m;
+	const struct slow_opts *o;
+	struct slow *s;
+	size_t top;
+	size_t cap;		/* calls s->calls has room for */
+	struct u64map inc, exc; /* method -> 1 + match */
+};
+
+/* Whether method matches pats, cached in map. */
+static int matches(const struct model *m, struct u64map *map, const char **pats, size_t n,
+		   uint32_t method)
+{
+	uint32_t *v = u64map_find(map, method);
+	char buf[1024];
+	int x;
+
+	if (v)
+		return (int)*v - 1;
+	shape_method_name(m, method, buf, sizeof(buf));
+	x = shape_match(pats, n, buf);
+	u64map_put(map, method, (uint32_t)x + 1); /* no memory: asked again */
+	return x;
+}
+
+/* Whether a call of node in tree t passes --include and --exclude. */
+static int kept(struct keep *k, const struct calltree *t, uint32_t node)
+{
+	const struct shape_opts *s = k->o->shp;
+
+	if (!s)
+		return 1;
+	if (s->nexclude && matches(k->m, &k->exc, s->exclude, s->nexclude, t->nodes[node].method))
+		return 0;
+	if (!s->ninclude)
+		return 1;
+	for (uint32_t n = node; n != CALLTREE_ROOT && n != CALLTREE_NONE; n = t->nodes[n].parent)
+		if (matches(k->m, &k->inc, s->include, s->ninclude, t->nodes[n].method))
+			return 1;
+	return 0;
+}
+
+/* a is shorter than b: less in the heap (ties: the later call is less, so
+ * the first of equal calls stays). */
+static int less(const struct slow_call *a, const struct slow_call *b)
+{
+	return a->value != b->value ? a->value < b->value : a->seq > b->seq;
+}
+
+static void sift_down(struct slow_call *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+		struct slow_call tmp;
+
+		if (l < n && less(&h[l], &h[min]))
+			min = l;
+		if (r < n && less(&h[r], &h[min]))
+			min = r;
+		if (min == i)
+			return;
+		tmp = h[i];
+		h[i] = h[min];
+		h[min] = tmp;
+		i = min;
+	}
+}
+
+static void sift_up(struct slow_call *h, size_t i)
+{
+	while (i && less(&h[i], &h[(i - 1) / 2])) {
+		struct slow_call tmp = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+}
+
+/* The SLOW_CALLEES largest of c's callees into sc, largest first. */
+static void callees(struct slow_call *sc, const struct calls_call *c)
+{
+	uint64_t all = 0;
+
+	sc->ncallees = 0;
+	for (size_t i = 0; i < c->ncallees; i++)
+		all += c->callees[i].value;
+	sc->self = sc->value > all ? sc->value - all : 0;
+	for (size_t i = 0; i < c->ncallees; i++) {
+		unsigned at = sc->ncallees;
+
+		while (at > 0 && sc->callee[at - 1].value < c->callees[i].value)
+			at--;
+		if (at >= SLOW_CALLEES)
+			continue;
+		if (sc->ncallees < SLOW_CALLEES)
+			sc->ncallees++;
+		memmove(&sc->callee[at + 1], &sc->callee[at],
+			(sc->ncallees - 1 - at) * sizeof(sc->callee[0]));
+		sc->callee[at] = c->callees[i];
+	}
+}
+
+static int on_call(void *ctx, const struct calls_call *c)
+{
+	struct keep *k = ctx;
+	struct slow *s = k->s;
+	const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
+	struct slow_call sc;
+
+	if (!kept(k, t, c->node))
+		return 0;
+	memset(&sc, 0, sizeof(sc));
+	sc.source = c->source;
+	sc.thread = c->thread;
+	sc.node = c->node;
+	sc.method = c->method;
+	sc.value = c->value;
+	sc.live = c->live;
+	sc.seq = s->seen++;
+	if (s->n == k->top && !less(&s->calls[0], &sc))
+		return 0; /* not among the longest */
+	sc.start_ns = c->start_ns;
+	callees(&sc, c);
+	if (s->n < k->top) {
+		/* room as calls come, not for --top N at once: N may be far more
+		 * than the trace's calls */
+		if (grow(&s->calls, &k->cap, s->n + 1))
+			return -1;
+		s->calls[s->n] = sc;
+		sift_up(s->calls, s->n++);
+	} else {
+		s->calls[0] = sc;
+		sift_down(s->calls, s->n, 0);
+	}
+	return 0;
+}
+
+static int by_duration(const void *a, const void *b)
+{
+	const struct slow_call *x = a, *y = b;
+
+	return less(x, y) ? 1 : less(y, x) ? -1 : 0;
+}
+
+int slow_build(const struct model *m, const struct slow_opts *o, struct slow *s, char *err,
+	       size_t errlen)
+{
+	struct calls_opts co = {0};
+	struct keep k = {0};
+	int rc = -1;
+
+	memset(s, 0, sizeof(s[0]));
+	k.m = m;
+	k.o = o;
+	k.s = s;
+	k.top = o->top ? o->top : SLOW_TOP_DEFAULT;
+	co.path = o->path;
+	co.metric = o->metric;
+	co.sel = o->sel;
+	co.callees = 1;
+	co.progress = o->progress;
+	co.call = on_call;
+	co.ctx = &k;
+	if (u64map_init(&k.inc, 64) || u64map_init(&k.exc, 64)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (calls_read_all(m, &co, o->inputs, &s->cs, &s->ncs, err, errlen))
+		goto out;
+	if (s->n)
+		qsort(s->calls, s->n, sizeof(*s->calls), by_duration);
+	rc = 0;
+out:
+	u64map_free(&k.inc);
+	u64map_free(&k.exc);
+	if (rc)
+		slow_free(s);
+	return rc;
+}
+
+void slow_free(struct slow *s)
+{
+	free(s->calls);
+	calls_free_all(s->cs, s->ncs);
+	memset(s, 0, sizeof(*s));
+}
+
+void slow_time(uint64_t ns, char *buf, size_t len)
+{
+	time_t sec = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char day[32];
+
+	if (!gmtime_r(&sec, &tm) || !strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm))
+		snprintf(buf, len, "%llu", (unsigned long long)ns);
+	else
+		snprintf(buf, len, "%s.%09lluZ", day, (unsigned long long)(ns % 1000000000ull));
+}
