@@ -512,6 +512,13 @@ static long now_s(void)
 	return (long)ts.tv_sec;
 }
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* record: start with duration=, wait, poll status until it says the
  * recording ended; on SIGINT/SIGTERM (or past the grace period) stop it. */
 static int cmd_record(struct target *t, const struct launcher_args *a, const char *abs_out)
@@ -649,22 +656,26 @@ static int rotate_once(struct target *t, const struct launcher_args *a, struct l
 	return LOOP_ON;
 }
 
-/* Waits until the next rotation is due (every a->loop_s from started) or
+/* Waits until the next rotation is due (every a->loop_s from started, and
+ * a second at least after the last, so that %t names a new file) or
  * the recording's end: LOOP_ON (rotate now), LOOP_ENDED (-d reached: the
  * agent ends the recording itself) or LOOP_EXITED. A signal returns
  * LOOP_ON with interrupted set. */
-static int loop_wait(struct target *t, const struct launcher_args *a, long started, unsigned k)
+static int loop_wait(struct target *t, const struct launcher_args *a, long long started,
+		     long long last, unsigned k)
 {
-	long due = started + (long)k * a->loop_s;
+	long long due = started + (long long)k * a->loop_s * 1000;
+	long long end = started + (long long)a->duration_s * 1000;
 
+	if (due < last + 1000)
+		due = last + 1000;
 	for (;;) {
-		long now = now_s();
-		if (a->duration_s && started + a->duration_s <= due &&
-		    now >= started + a->duration_s)
+		long long now = now_ms();
+		if (a->duration_s && end <= due && now >= end)
 			return LOOP_ENDED;
 		if (now >= due)
 			return LOOP_ON;
-		if (nap(200))
+		if (nap(due - now < 200 ? (long)(due - now) : 200))
 			return LOOP_ON;
 		if (!proc_handle_alive(&t->p.proc))
 			return LOOP_EXITED;
@@ -697,6 +708,20 @@ static int loop_drain(struct target *t, const struct launcher_args *a)
 	}
 }
 
+/* Whether the agent of t still records (a status that says so). */
+static int still_recording(struct target *t, const struct launcher_args *a)
+{
+	struct launcher_args st = *a;
+	char *reply = NULL;
+
+	st.cmd = LAUNCHER_CMD_STATUS;
+	st.opts[0] = '\0';
+	int on = proc_handle_alive(&t->p.proc) &&
+		 send_command(t, &st, NULL, &reply) == JCAL_EXIT_OK && reply_recording(reply);
+	free(reply);
+	return on;
+}
+
 /* record --loop: start into the first file, then a rotation every period
  * until -d, jcal stop, a signal or the JVM's exit; each complete file is
  * said as it is, --keep applied as each new one begins. */
@@ -719,23 +744,28 @@ static int cmd_loop(struct target *t, const struct launcher_args *a, const char 
 		return code != JCAL_EXIT_OK ? code
 					    : error(JCAL_EXIT_ATTACH_FAILED, "out of memory");
 	}
-	long started = now_s();
+	long long started = now_ms(), last = started;
 	for (unsigned k = 1; end == LOOP_ON; k++) {
-		end = loop_wait(t, a, started, k);
+		end = loop_wait(t, a, started, last, k);
 		if (interrupted || end != LOOP_ON)
 			break;
+		last = now_ms();
 		end = rotate_once(t, a, &lf, pattern, &code);
-		if (end < 0)
-			break;
 	}
-	if (end == LOOP_ON && interrupted) {
+	/* a signal, or a rotation refused: nothing records unattended */
+	if ((end == LOOP_ON && interrupted) || (end < 0 && still_recording(t, a))) {
 		struct launcher_args stop = *a;
 		stop.cmd = LAUNCHER_CMD_STOP;
 		stop.opts[0] = '\0';
 		fprintf(stderr, "jcal: %s: stopping the recording of process %d\n",
-			strsignal(interrupted), (int)t->p.pid);
-		code = send_command(t, &stop, NULL, NULL);
-		end = code == JCAL_EXIT_OK || code == JCAL_EXIT_NOT_RECORDING ? LOOP_ENDED : -1;
+			end < 0 ? "the rotation failed" : strsignal(interrupted), (int)t->p.pid);
+		int c = send_command(t, &stop, NULL, NULL);
+		if (end == LOOP_ON) {
+			code = c;
+			end = c == JCAL_EXIT_OK || c == JCAL_EXIT_NOT_RECORDING ? LOOP_ENDED : -1;
+		} else if (c == JCAL_EXIT_OK) {
+			say_written(t, lf.name[lf.n - 1]);
+		}
 	} else if (end == LOOP_ENDED) {
 		code = loop_drain(t, a);
 		if (code == JCAL_EXIT_NO_PROCESS)
