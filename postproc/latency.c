@@ -76,22 +76,6 @@ uint64_t latency_rank(const uint64_t *v, size_t n, unsigned permille)
 	return v[rank ? rank - 1 : 0];
 }
 
-/* Whether method matches pats, cached in map (method -> 1 + match). */
-static int matches(const struct model *m, struct u64map *map, const char **pats, size_t n,
-		   uint32_t method)
-{
-	uint32_t *v = u64map_find(map, method);
-	char buf[1024];
-	int x;
-
-	if (v)
-		return (int)*v - 1;
-	shape_method_name(m, method, buf, sizeof(buf));
-	x = shape_match(pats, n, buf);
-	u64map_put(map, method, (uint32_t)x + 1); /* no memory: asked again */
-	return x;
-}
-
 /* What the rows are built from: the rows by method or context, the
  * merged contexts, the filters' answers, and per row the nodes whose
  * durations it takes. */
@@ -198,13 +182,15 @@ static int map_nodes(struct build *b, const struct calltree *t, const struct lth
 		uint32_t n = t->order[i], p = t->nodes[n].parent, meth = t->nodes[n].method;
 		size_t calls = n < lt->cap ? lt->node[n].n : 0;
 
-		inc[n] = inc[p] || (s && s->ninclude &&
-				    matches(b->m, &b->inc, s->include, s->ninclude, meth));
+		inc[n] =
+		    inc[p] || (s && s->ninclude &&
+			       shape_method_matches(b->m, &b->inc, s->include, s->ninclude, meth));
 		ctx[n] = 0;
 		if (b->o->by_context && context_of(b, ctx[p], meth, &ctx[n]))
 			goto out;
 		if (!calls || (s && s->ninclude && !inc[n]) ||
-		    (s && s->nexclude && matches(b->m, &b->exc, s->exclude, s->nexclude, meth)))
+		    (s && s->nexclude &&
+		     shape_method_matches(b->m, &b->exc, s->exclude, s->nexclude, meth)))
 			continue;
 		if (row_of(b, b->o->by_context ? ctx[n] : meth, meth, ctx[n], &row) ||
 		    src_add(b, row, th, n, calls))

@@ -41,24 +41,7 @@ static void context(FILE *f, const struct model *m, const struct latency *l, uin
 		return; /* the stream's error is not set: the row is just shorter */
 	for (uint32_t k = c, i = depth; k; k = l->ctx_parent[k])
 		path[--i] = l->ctx_method[k];
-	if (fmt == REPORT_JSON)
-		fputc('[', f);
-	for (uint32_t i = 0; i < depth; i++) {
-		const char *name = model_method_name(m, path[i]);
-
-		if (fmt == REPORT_TEXT) {
-			fputs(i ? " > " : "", f);
-			text_escape(f, name);
-		} else if (fmt == REPORT_JSON) {
-			fputs(i ? "," : "", f);
-			json_string(f, name);
-		} else {
-			fputs(i ? ";" : "", f);
-			fputs(name, f); /* within the field csv_field quoted: see csv_row */
-		}
-	}
-	if (fmt == REPORT_JSON)
-		fputc(']', f);
+	report_path(f, m, path, depth, fmt);
 	free(path);
 }
 

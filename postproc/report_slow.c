@@ -26,22 +26,7 @@ static void path(FILE *f, const struct model *m, const struct calltree *t, uint3
 		return;
 	for (uint32_t n = node, i = depth; n != CALLTREE_ROOT; n = t->nodes[n].parent)
 		p[--i] = t->nodes[n].method;
-	fputs(fmt == REPORT_JSON ? "[" : "", f);
-	for (uint32_t i = 0; i < depth; i++) {
-		const char *name = model_method_name(m, p[i]);
-
-		if (fmt == REPORT_TEXT) {
-			fputs(i ? " > " : "", f);
-			text_escape(f, name);
-		} else if (fmt == REPORT_JSON) {
-			fputs(i ? "," : "", f);
-			json_string(f, name);
-		} else {
-			fputs(i ? ";" : "", f);
-			fputs(name, f);
-		}
-	}
-	fputs(fmt == REPORT_JSON ? "]" : "", f);
+	report_path(f, m, p, depth, fmt);
 	free(p);
 }
 

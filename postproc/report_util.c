@@ -139,3 +139,24 @@ void report_csv_node(FILE *f, const struct model *m, unsigned mi, const char *la
 	    n->level, n->rl, n->calls, model_value(m, mi, nf->base), model_value(m, mi, nf->cum),
 	    model_value(m, mi, nf->raw_base), model_value(m, mi, nf->raw_cum));
 }
+
+void report_path(FILE *f, const struct model *m, const uint32_t *path, uint32_t depth,
+		 enum report_format fmt)
+{
+	fputs(fmt == REPORT_JSON ? "[" : "", f);
+	for (uint32_t i = 0; i < depth; i++) {
+		const char *name = model_method_name(m, path[i]);
+
+		if (fmt == REPORT_TEXT) {
+			fputs(i ? " > " : "", f);
+			text_escape(f, name);
+		} else if (fmt == REPORT_JSON) {
+			fputs(i ? "," : "", f);
+			json_string(f, name);
+		} else {
+			fputs(i ? ";" : "", f);
+			fputs(name, f);
+		}
+	}
+	fputs(fmt == REPORT_JSON ? "]" : "", f);
+}

@@ -1,7 +1,7 @@
 /*
- * report_util.h - small helpers shared by the arcs and callers reports and
- * the exports: notes about shaped threads, frame labels, the metric's
- * kind, JSON strings safe inside HTML.
+ * report_util.h - small helpers shared by the reports and the exports:
+ * notes about shaped threads, frame labels, calling-context paths, the
+ * metric's kind, JSON strings safe inside HTML.
  */
 #ifndef JCAL_REPORT_UTIL_H
 #define JCAL_REPORT_UTIL_H
@@ -21,6 +21,12 @@ int report_metric_is_time(const struct model *m, unsigned i);
 
 /* "name#serial", as the CSV reports print a thread. */
 void report_thread_label(const struct model_thread *t, char *buf, size_t len);
+
+/* The methods path[0..depth) as "a > b > c" (text), "a;b;c" (CSV, the
+ * field quoted by the caller) or a JSON array: a calling context, root
+ * first. */
+void report_path(FILE *f, const struct model *m, const uint32_t *path, uint32_t depth,
+		 enum report_format fmt);
 
 /* json_string() whose output is also safe inside an HTML <script>: '<',
  * '>' and '&' become \u escapes. */

@@ -514,3 +514,18 @@ out:
 	free(list);
 	return err;
 }
+
+int shape_method_matches(const struct model *m, struct u64map *cache, const char **pats,
+			 size_t npats, uint32_t method)
+{
+	uint32_t *v = u64map_find(cache, method);
+	char buf[1024];
+	int x;
+
+	if (v)
+		return (int)*v - 1;
+	shape_method_name(m, method, buf, sizeof(buf));
+	x = shape_match(pats, npats, buf);
+	u64map_put(cache, method, (uint32_t)x + 1);
+	return x;
+}

@@ -99,4 +99,11 @@ void shape_method_name(const struct model *m, uint32_t method, char *buf, size_t
 /* Glob match of a method name against patterns (any of them). */
 int shape_match(const char **pats, size_t npats, const char *name);
 
+struct u64map;
+/* shape_match() of a method's shape_method_name(), the answer cached in
+ * cache (method -> 1 + match; a method not cached for want of memory is
+ * asked again next time). */
+int shape_method_matches(const struct model *m, struct u64map *cache, const char **pats,
+			 size_t npats, uint32_t method);
+
 #endif

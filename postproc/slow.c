@@ -20,22 +20,6 @@ struct keep {
 	struct u64map inc, exc; /* method -> 1 + match */
 };
 
-/* Whether method matches pats, cached in map. */
-static int matches(const struct model *m, struct u64map *map, const char **pats, size_t n,
-		   uint32_t method)
-{
-	uint32_t *v = u64map_find(map, method);
-	char buf[1024];
-	int x;
-
-	if (v)
-		return (int)*v - 1;
-	shape_method_name(m, method, buf, sizeof(buf));
-	x = shape_match(pats, n, buf);
-	u64map_put(map, method, (uint32_t)x + 1); /* no memory: asked again */
-	return x;
-}
-
 /* Whether a call of node in tree t passes --include and --exclude. */
 static int kept(struct keep *k, const struct calltree *t, uint32_t node)
 {
@@ -43,12 +27,14 @@ static int kept(struct keep *k, const struct calltree *t, uint32_t node)
 
 	if (!s)
 		return 1;
-	if (s->nexclude && matches(k->m, &k->exc, s->exclude, s->nexclude, t->nodes[node].method))
+	if (s->nexclude &&
+	    shape_method_matches(k->m, &k->exc, s->exclude, s->nexclude, t->nodes[node].method))
 		return 0;
 	if (!s->ninclude)
 		return 1;
 	for (uint32_t n = node; n != CALLTREE_ROOT && n != CALLTREE_NONE; n = t->nodes[n].parent)
-		if (matches(k->m, &k->inc, s->include, s->ninclude, t->nodes[n].method))
+		if (shape_method_matches(k->m, &k->inc, s->include, s->ninclude,
+					 t->nodes[n].method))
 			return 1;
 	return 0;
 }
