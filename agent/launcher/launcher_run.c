@@ -592,11 +592,19 @@ static int cmd_record(struct target *t, const struct launcher_args *a, const cha
 	return code;
 }
 
-/* --keep's remove: a file of the loop, said. */
+/* --keep's remove: a file of the loop, said; as the caller, whose file it
+ * is when jcal copied it from a stage. */
 static int remove_old(const char *name, void *ctx)
 {
-	(void)ctx;
-	if (unlink(name) && errno != ENOENT) {
+	const struct target *t = ctx;
+	char err[256];
+	int rc = run_as_caller() ? -1 : unlink(name);
+	int e = errno;
+
+	if (run_as_owner(t->p.uid, t->p.gid, err, sizeof(err)))
+		fprintf(stderr, "jcal: warning: cannot switch to user %s: %s\n", t->p.user, err);
+	errno = e;
+	if (rc && errno != ENOENT) {
 		fprintf(stderr, "jcal: warning: --keep: cannot remove ");
 		launcher_put_escaped(stderr, name, 0);
 		fprintf(stderr, ": %s\n", strerror(errno));
@@ -627,31 +635,46 @@ enum loop_end { LOOP_ON, LOOP_ENDED, LOOP_EXITED };
 static int rotate_once(struct target *t, const struct launcher_args *a, struct loop_files *lf,
 		       const char *pattern, int *code)
 {
-	char name[PATH_MAX], agent_out[2 * PATH_MAX], err[PATH_MAX + 256];
+	char name[PATH_MAX], agent_out[2 * PATH_MAX], err[2 * PATH_MAX + 256];
 	struct launcher_args rot = *a;
+	struct out_stage next;
 	char *reply = NULL;
+	int done;
 
 	if (loop_files_next(lf, pattern, t->p.nspid, time(NULL), name, sizeof(name), agent_out,
 			    sizeof(agent_out), err, sizeof(err))) {
 		*code = error(JCAL_EXIT_USAGE, "%s", err);
 		return -1;
 	}
+	/* staged (out_stage.h): each file its own stage, copied once complete */
+	if (t->staged && (out_stage_create(&next, &t->p, name, err, sizeof(err)) ||
+			  loop_files_escape(next.inside, agent_out, sizeof(agent_out)))) {
+		*code = error(JCAL_EXIT_ATTACH_FAILED, "a stage for %s: %s", name, err);
+		return -1;
+	}
 	rot.cmd = LAUNCHER_CMD_ROTATE;
 	rot.opts[0] = '\0';
 	*code = send_command(t, &rot, agent_out, &reply);
 	free(reply);
+	if (t->staged && *code != JCAL_EXIT_OK)
+		out_stage_remove(&next);
+	if (t->staged && *code == JCAL_EXIT_OK) {
+		deliver(t, &t->stage, &done); /* says where the file went */
+		t->stage = next;
+	}
 	if (*code == JCAL_EXIT_NOT_RECORDING)
 		return LOOP_ENDED;
 	if (*code == JCAL_EXIT_NO_PROCESS || !proc_handle_alive(&t->p.proc))
 		return LOOP_EXITED;
 	if (*code != JCAL_EXIT_OK)
 		return -1;
-	say_written(t, lf->name[lf->n - 1]);
+	if (!t->staged)
+		say_written(t, lf->name[lf->n - 1]);
 	if (loop_files_add(lf, name)) {
 		*code = error(JCAL_EXIT_ATTACH_FAILED, "out of memory");
 		return -1;
 	}
-	loop_files_trim(lf, remove_old, NULL);
+	loop_files_trim(lf, remove_old, t);
 	fflush(stdout);
 	return LOOP_ON;
 }
@@ -738,7 +761,15 @@ static int cmd_loop(struct target *t, const struct launcher_args *a, const char 
 	if (loop_files_next(&lf, pattern, t->p.nspid, time(NULL), name, sizeof(name), agent_out,
 			    sizeof(agent_out), err, sizeof(err)))
 		return error(JCAL_EXIT_USAGE, "%s", err);
+	/* staged: the stage run_on made for the first file, and its name */
+	if (t->staged && (snprintf(name, sizeof(name), "%s", t->stage.dest) < 0 ||
+			  loop_files_escape(t->stage.inside, agent_out, sizeof(agent_out)))) {
+		out_stage_remove(&t->stage);
+		return error(JCAL_EXIT_USAGE, "file name too long: %s", t->stage.inside);
+	}
 	code = send_command(t, a, agent_out, NULL);
+	if (code != JCAL_EXIT_OK && t->staged)
+		out_stage_remove(&t->stage);
 	if (code != JCAL_EXIT_OK || loop_files_add(&lf, name)) {
 		loop_files_free(&lf);
 		return code != JCAL_EXIT_OK ? code
@@ -776,6 +807,9 @@ static int cmd_loop(struct target *t, const struct launcher_args *a, const char 
 				  "the recording did not end %d s after -d: jcal stop %d ends it",
 				  RECORD_GRACE_S, (int)t->p.pid);
 	}
+	int done = 0;
+	if (t->staged) /* the last file, copied when complete (a stop, VM death) */
+		deliver(t, &t->stage, &done);
 	if (end == LOOP_EXITED && access(lf.name[lf.n - 1], F_OK) != 0) {
 		/* killed: no VM death, the file stays OUT.part */
 		code = error(JCAL_EXIT_NO_PROCESS,
@@ -789,7 +823,7 @@ static int cmd_loop(struct target *t, const struct launcher_args *a, const char 
 		       (int)t->p.pid);
 		code = JCAL_EXIT_OK;
 	}
-	if (end == LOOP_ENDED || end == LOOP_EXITED)
+	if ((end == LOOP_ENDED || end == LOOP_EXITED) && !t->staged)
 		say_written(t, lf.name[lf.n - 1]);
 	loop_files_free(&lf);
 	return end < 0 ? code : JCAL_EXIT_OK;
@@ -869,16 +903,8 @@ static int run_on(struct target *t, const struct launcher_args *a, const char *e
 		return code;
 	if (out && (code = stage_output(t, abs_out, &agent_out)) != 0)
 		return code;
-	if (a->cmd == LAUNCHER_CMD_RECORD && a->loop_s) {
-		if (t->staged) {
-			out_stage_remove(&t->stage);
-			return error(JCAL_EXIT_USAGE,
-				     "--loop writes where the JVM can write itself: give -o a "
-				     "directory that user %s can write, in the JVM's file system",
-				     t->p.user);
-		}
+	if (a->cmd == LAUNCHER_CMD_RECORD && a->loop_s)
 		return cmd_loop(t, a, abs_out);
-	}
 	if (a->cmd == LAUNCHER_CMD_RECORD)
 		return finish_stage(t, a->cmd, cmd_record(t, a, agent_out));
 	code = finish_stage(t, a->cmd, send_command(t, a, agent_out, NULL));

@@ -10,11 +10,26 @@
 
 #include "agent/base/options.h"
 
-int loop_files_next(struct loop_files *lf, const char *pattern, pid_t pid, time_t t, char *name,
-		    size_t namelen, char *agent_out, size_t agentlen, char *err, size_t errlen)
+int loop_files_escape(const char *in, char *out, size_t outlen)
 {
 	size_t o = 0;
 
+	for (const char *c = in; *c; c++) {
+		if (o + 3 > outlen)
+			return -1;
+		if (*c == '%')
+			out[o++] = '%';
+		out[o++] = *c;
+	}
+	if (!outlen)
+		return -1;
+	out[o] = '\0';
+	return 0;
+}
+
+int loop_files_next(struct loop_files *lf, const char *pattern, pid_t pid, time_t t, char *name,
+		    size_t namelen, char *agent_out, size_t agentlen, char *err, size_t errlen)
+{
 	if (!jcal_options_out_varies(pattern)) {
 		snprintf(err, errlen,
 			 "--loop writes a file per period: -o needs %%n (its number) or %%t (its "
@@ -24,20 +39,10 @@ int loop_files_next(struct loop_files *lf, const char *pattern, pid_t pid, time_
 	}
 	if (jcal_options_expand_out_seq(pattern, pid, t, lf->seq + 1, name, namelen, err, errlen))
 		return -1;
-	for (const char *c = name; *c; c++) {
-		if (o + 3 > agentlen) {
-			snprintf(err, errlen, "file name too long: %s", name);
-			return -1;
-		}
-		if (*c == '%')
-			agent_out[o++] = '%';
-		agent_out[o++] = *c;
-	}
-	if (!agentlen) {
+	if (loop_files_escape(name, agent_out, agentlen)) {
 		snprintf(err, errlen, "file name too long: %s", name);
 		return -1;
 	}
-	agent_out[o] = '\0';
 	lf->seq++;
 	return 0;
 }

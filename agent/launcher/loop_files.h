@@ -29,6 +29,10 @@ struct loop_files {
 int loop_files_next(struct loop_files *lf, const char *pattern, pid_t pid, time_t t, char *name,
 		    size_t namelen, char *agent_out, size_t agentlen, char *err, size_t errlen);
 
+/* in with each '%' doubled, for the agent's out= (which expands %): 0, or
+ * -1 when it does not fit in outlen. */
+int loop_files_escape(const char *in, char *out, size_t outlen);
+
 /* name is being written now (the start's, or a rotation's). 0, or -1
  * (out of memory). */
 int loop_files_add(struct loop_files *lf, const char *name);

@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,10 +42,16 @@ public final class LiveLoop {
 		final Path go, stop;
 
 		App(Runner r, Path dir) throws Exception {
+			this(r, dir, List.of());
+		}
+
+		/** The same run after prefix (setpriv ... to run it as another user). */
+		App(Runner r, Path dir, List<String> prefix) throws Exception {
 			go = dir.resolve("go");
 			stop = dir.resolve("stop");
-			p = new ProcessBuilder(r.java, "-cp", r.classes, W + "LoopCalls", go.toString(), stop.toString())
-					.redirectError(dir.resolve("app.err").toFile()).start();
+			List<String> cmd = new ArrayList<>(prefix);
+			cmd.addAll(List.of(r.java, "-cp", r.classes, W + "LoopCalls", go.toString(), stop.toString()));
+			p = new ProcessBuilder(cmd).redirectError(dir.resolve("app.err").toFile()).start();
 			out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
 			String line = out.readLine();
 			if (!"ready".equals(line))
@@ -275,6 +282,65 @@ public final class LiveLoop {
 		}
 	}
 
+	/**
+	 * The JVM runs as nobody, which cannot write the directory of -o (root's,
+	 * mode 700): each file of the loop is written into a stage of the JVM's
+	 * /tmp and copied into place once complete; the calls summed over the
+	 * files are still exact, --keep removes root's copies, no stage is left.
+	 */
+	private boolean testStaged() throws Exception {
+		Runner.Result id = r.run(r.tmp.toFile(), List.of("id", "-u"));
+		Runner.Result nobody = r.run(r.tmp.toFile(), List.of("id", "-u", "nobody"));
+		if (!id.out.trim().equals("0") || nobody.rc != 0 || !Files.isExecutable(Path.of("/usr/bin/setpriv"))) {
+			System.out.println("     SKIP: needs root, setpriv and the user nobody");
+			return false;
+		}
+		/* the workload's go and stop files where nobody can see them */
+		Path pub = Files.createTempDirectory(Path.of("/tmp"), "jcalloop",
+				PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+		Path dir = Files.createTempDirectory(r.tmp, "loop"); /* root's, 700 */
+		try (App app = new App(r, pub, List.of("setpriv", "--reuid=nobody", "--regid=" + nobody.out.trim(),
+				"--clear-groups"));
+				Record rec = new Record(dir, List.of(Long.toString(app.p.pid()), "--loop", "1s", "--keep", "3", "-o",
+						"app-%n.bin"))) {
+			awaitRecording(app.p.pid());
+			Files.createFile(app.go);
+			Thread.sleep(4500);
+			long[] made = app.made();
+			int rc = rec.end();
+			String said = rec.said();
+			r.check(rc == 0, "staged: exit 0 expected, got " + rc + ": " + said);
+			r.check(said.contains("jcal copies the file"), "staged: jcal says it stages: " + said);
+			List<Path> files = files(dir, "bin");
+			r.check(files.size() == 3, "staged --keep 3: 3 files expected, got " + files + ": " + said);
+			checkComplete(files, "staged");
+			int last = files.isEmpty() ? 0 : number(files.get(files.size() - 1));
+			r.check(last >= 4 && said.contains("--keep: removed"), "staged: older files removed: " + said);
+			long[] got = summed(files);
+			r.check(got[0] > 0 && got[0] < made[0], "staged: the kept files hold part of the calls: " + got[0]);
+			try (Stream<Path> l = Files.list(Path.of("/tmp"))) {
+				r.check(l.noneMatch(f -> f.getFileName().toString().startsWith("jcal-out-") && ownedByNobody(f)),
+						"staged: no stage left in /tmp");
+			}
+		} finally {
+			try (Stream<Path> l = Files.list(pub)) {
+				for (Path f : (Iterable<Path>) l::iterator)
+					Files.deleteIfExists(f);
+			}
+			Files.deleteIfExists(pub);
+		}
+		return true;
+	}
+
+	/** A stage directory of the JVM's user, nobody (only this test runs a JVM as nobody). */
+	private static boolean ownedByNobody(Path f) {
+		try {
+			return Files.getOwner(f).getName().equals("nobody");
+		} catch (Exception e) {
+			return false;
+		}
+	}
+
 	/** A pattern naming one file for all, or --keep without --loop: usage errors. */
 	private void testUsage() throws Exception {
 		Runner.Result same = r.run(r.tmp.toFile(), List.of(jcal, "record", "1", "--loop", "1s", "-o", "app.bin"));
@@ -296,6 +362,7 @@ public final class LiveLoop {
 				.add("loop-keep", l::testKeep)
 				.add("loop-duration", l::testDuration)
 				.add("loop-stop", l::testStop)
+				.addSkippable("loop-staged", l::testStaged)
 				.add("loop-usage", l::testUsage);
 	}
 }
