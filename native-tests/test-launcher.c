@@ -661,6 +661,12 @@ static void test_loop_files(void)
 				   sizeof(err)),
 		   -1);
 	CHECK(strstr(err, "too long") != NULL);
+	/* a stage's path as the agent's out= */
+	CHECK_EQ_I(loop_files_escape("/tmp/jcal-out-x/a%b", agent, sizeof(agent)), 0);
+	CHECK_STR(agent, "/tmp/jcal-out-x/a%%b");
+	CHECK_EQ_I(loop_files_escape("%%", agent, 5), 0);
+	CHECK_STR(agent, "%%%%");
+	CHECK_EQ_I(loop_files_escape("%%", agent, 4), -1);
 	loop_files_free(&lf);
 }
 
