@@ -10,6 +10,7 @@
 
 #include "common/calib_comp.h"
 #include "common/grow.h"
+#include "common/lathist.h"
 #include "common/satsum.h"
 
 static uint64_t child_key(uint32_t parent, uint32_t method)
@@ -39,6 +40,14 @@ static int node_new(struct calltree *t, uint32_t parent, uint32_t method, uint32
 		if (!figs)
 			return -ENOMEM; /* nodes grown, cap not: grown again next time */
 		t->figs = figs;
+		if (t->hist) {
+			struct lathist **h = realloc(t->hist, cap * sizeof(*h));
+
+			if (!h)
+				return -ENOMEM;
+			memset(h + t->cap, 0, (cap - t->cap) * sizeof(*h));
+			t->hist = h;
+		}
 		t->cap = (uint32_t)cap;
 	}
 	n = &t->nodes[t->nnodes];
@@ -276,6 +285,9 @@ void calltree_free(struct calltree *t)
 	if (t->watch)
 		free(t->watch->at);
 	free(t->watch);
+	for (uint32_t i = 0; t->hist && i < t->nnodes; i++)
+		lathist_free(t->hist[i]);
+	free(t->hist);
 	seqkey_stepper_free(&t->keys);
 	u64map_free(&t->children);
 	memset(t, 0, sizeof(*t));
@@ -492,6 +504,9 @@ static int watch_leave(struct calltree *t, uint32_t k, uint32_t n, int live)
 		raw[i] = w->raw_total[i] - (at ? at[i] : 0);
 		cum[i] = w->total[i] - (at ? at[t->nmetrics + i] : 0);
 	}
+	if (t->hist &&
+	    lathist_add(&t->hist[live ? n : t->stack[k]], w->total[0] - (at ? at[t->nmetrics] : 0)))
+		return -ENOMEM;
 	return w->w.leave && w->w.leave(w->w.ctx, live ? n : t->stack[k], cum, raw, live) ? -ENOMEM
 											  : 0;
 }
@@ -526,6 +541,15 @@ int calltree_watch(struct calltree *t, const struct calltree_watch *w)
 	if (!t->watch && !(t->watch = calloc(1, sizeof(*t->watch))))
 		return -ENOMEM;
 	t->watch->w = *w;
+	return 0;
+}
+
+int calltree_keep_hists(struct calltree *t)
+{
+	if (!t->hist && !(t->hist = calloc(t->cap ? t->cap : 1, sizeof(*t->hist))))
+		return -ENOMEM;
+	if (!t->watch && !(t->watch = calloc(1, sizeof(*t->watch))))
+		return -ENOMEM; /* t->hist stays: calltree_free frees it */
 	return 0;
 }
 
@@ -1125,6 +1149,11 @@ int calltree_merge(struct calltree *dst, const struct calltree *src)
 		/* the root's one call is the thread's: dst has its own */
 		if (order[k] != CALLTREE_ROOT)
 			satsum_addto(&d->calls, s->calls, SATSUM_CALLS);
+		if (dst->hist && src->hist &&
+		    lathist_merge(&dst->hist[map[order[k]]], src->hist[order[k]])) {
+			rc = -ENOMEM;
+			break;
+		}
 		for (unsigned i = 0; i < nm; i++) {
 			const struct calltree_fig *sf = calltree_fig(src, order[k], i);
 			struct calltree_fig *df = calltree_fig(dst, map[order[k]], i);
