@@ -553,6 +553,26 @@ int calltree_keep_hists(struct calltree *t)
 	return 0;
 }
 
+int calltree_hists_copy(const struct calltree *t, struct lathist **out)
+{
+	const struct calltree_watching *w = t->watch;
+
+	memset(out, 0, (size_t)t->nnodes * sizeof(*out));
+	for (uint32_t i = 0; t->hist && i < t->nnodes; i++)
+		if (lathist_merge(&out[i], t->hist[i]))
+			goto oom;
+	for (uint32_t k = 0; t->hist && w && k < t->keys.depth; k++)
+		if (lathist_add(&out[t->stack[k]],
+				w->total[0] - w->at[(size_t)k * 2 * t->nmetrics + t->nmetrics]))
+			goto oom;
+	return 0;
+oom:
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		lathist_free(out[i]);
+	memset(out, 0, (size_t)t->nnodes * sizeof(*out));
+	return -ENOMEM;
+}
+
 /* One event (see calltree_event); with deferred, a delta's charge waits in
  * the pending list (calltree_events). */
 static inline __attribute__((always_inline)) int event_in(struct calltree *t, uint32_t method,

@@ -271,6 +271,12 @@ int calltree_watch(struct calltree *t, const struct calltree_watch *w);
  */
 int calltree_keep_hists(struct calltree *t);
 
+/* Copies of t's histograms into out (t->nnodes entries, NULL each for
+ * none), the calls still open counted as if they ended now, as
+ * calltree_finish would end them: what a snapshot of a tree still taking
+ * events shows. Returns 0, or -ENOMEM with out freed. */
+int calltree_hists_copy(const struct calltree *t, struct lathist **out);
+
 /* The histogram of node's calls (NULL: none, or the tree keeps none). */
 static inline const struct lathist *calltree_hist(const struct calltree *t, uint32_t node)
 {

@@ -23,6 +23,7 @@
 #define LATHIST_BUCKETS 976u /* 16 + 60 * 16: every uint64_t value has one */
 /* the relative error of a value read back, as a fraction: 1/32 */
 #define LATHIST_ERROR_DIV (2u * LATHIST_SUB)
+#define LATHIST_ERROR_PCT "3.2" /* 100 / LATHIST_ERROR_DIV = 3.125, rounded up */
 
 struct lathist {
 	uint64_t count, sum; /* sum saturates at UINT64_MAX */
