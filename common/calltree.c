@@ -648,6 +648,10 @@ struct fast_state {
 	 * raw (FAST_RAW: no compensation) or through comp.table (FAST_TABLE) */
 	enum { FAST_DEFER, FAST_RAW, FAST_TABLE } charge;
 	uint64_t clamped; /* FAST_TABLE: deltas below their comp */
+	/* calltree_keep_hists without a watcher of its own, charged at once
+	 * (FAST_RAW, FAST_TABLE): the watch state, its totals (raw, comp) */
+	struct calltree_watching *w;
+	uint64_t rtot, tot;
 };
 
 static inline void fast_load(const struct calltree *t, struct fast_state *f)
@@ -669,6 +673,14 @@ static inline void fast_load(const struct calltree *t, struct fast_state *f)
 		    : t->comp.fn    ? FAST_DEFER
 				    : FAST_RAW;
 	f->clamped = t->comp_clamped;
+	f->w = t->hist ? t->watch : NULL;
+	f->rtot = f->tot = 0;
+	if (f->w) {
+		f->rtot = f->w->raw_total[0];
+		f->tot = f->w->total[0];
+		if (f->room > f->w->cap / 2) /* a frame's totals at its entry: 2 values */
+			f->room = (uint32_t)(f->w->cap / 2);
+	}
 }
 
 static inline void fast_store(struct calltree *t, const struct fast_state *f)
@@ -682,6 +694,10 @@ static inline void fast_store(struct calltree *t, const struct fast_state *f)
 	if (t->pend)
 		t->pend->n = f->np;
 	t->comp_clamped = f->clamped;
+	if (f->w) {
+		f->w->raw_total[0] = f->rtot;
+		f->w->total[0] = f->tot;
+	}
 }
 
 /*
@@ -700,6 +716,7 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	struct calltree_pending *p = t->pend;
 	uint32_t charged, node;
 	unsigned between, after;
+	uint64_t call_cum = 0; /* calltree_keep_hists: the cum of the call an exit ends */
 
 	/* a step that is not charged, or whose metric went back: the general
 	 * way, which keeps the account of rebase() */
@@ -734,11 +751,14 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 		const uint64_t d = metric - f->last;
 		struct calltree_fig *fig = &t->figs[charged]; /* one metric */
 
+		uint64_t cd = d;
+
 		if (f->charge == FAST_TABLE) {
 			const uint64_t c = calib_table_comp_prepared(t->comp.table, i, d);
 
+			cd = calib_comp_sub(d, c);
 			fig->raw_base += d;
-			fig->base += calib_comp_sub(d, c);
+			fig->base += cd;
 			t->comp_count[i]++;
 			f->clamped += d < c;
 		} else if (f->charge == FAST_RAW) {
@@ -749,6 +769,18 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 			p->key[f->np] = (uint16_t)i;
 			p->delta[f->np++] = d;
 		}
+		if (f->w) { /* calltree_keep_hists: as watch_event does (never deferred) */
+			uint64_t *at = &f->w->at[2 * (size_t)(f->depth - (tr == JCAL_TR_ENTRY))];
+
+			f->rtot += d;
+			f->tot += cd;
+			if (tr == JCAL_TR_ENTRY) {
+				at[0] = f->rtot;
+				at[1] = f->tot;
+			} else {
+				call_cum = f->tot - at[1];
+			}
+		}
 	}
 	f->m1 = between;
 	f->t1 = tr;
@@ -756,6 +788,8 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	t->stats.events++;
 	t->stats.by_type[ty]++;
 	t->stats.by_transition[tr]++;
+	if (f->w && tr != JCAL_TR_ENTRY)
+		return lathist_add(&t->hist[charged], call_cum);
 	return 0;
 }
 
@@ -780,6 +814,16 @@ static inline int slow_event(struct calltree *t, struct fast_state *f, uint32_t 
 	return err;
 }
 
+/* Whether the common steps of calltree_event() may be taken inline with
+ * the tree watched: only for its histograms (calltree_keep_hists, no
+ * watcher of its own) and with each delta charged at once (no deferral,
+ * whose compensation would come after the call's end). */
+static inline int hists_fast(const struct calltree *t)
+{
+	return t->hist && !t->watch->w.enter && !t->watch->w.leave && !t->unsafe &&
+	       (t->comp.table || !t->comp.fn);
+}
+
 /* Deferred charges calltree_event() gathers before it compensates them
  * together (a tree with a batch hook and no table). */
 #define SINGLE_BATCH 256
@@ -792,8 +836,9 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 	 * a table their deltas are counted by key in comp_count (given to
 	 * comp.counted at the end); with a batch hook they wait in pend (room
 	 * made for one here) until it is full, calltree_flush or the end. */
-	if (t->nmetrics == 1 && !t->finished && !t->watch &&
-	    (t->comp.table || !t->comp.fn || t->comp.batch || t->unsafe)) {
+	if (t->nmetrics == 1 && !t->finished &&
+	    (!t->watch ? t->comp.table || !t->comp.fn || t->comp.batch || t->unsafe
+		       : hists_fast(t))) {
 		struct fast_state f;
 		int err;
 

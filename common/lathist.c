@@ -43,25 +43,32 @@ static uint64_t sat_add(uint64_t a, uint64_t b, uint64_t top)
 	return a > top - b || b > top ? top : a + b;
 }
 
-/* The place of bucket i in h: where it is, or where it would go. */
+/* The place of bucket i in h: where it is, or where it would go. The
+ * last place found first; then a search without branches on the data
+ * (a context's buckets are few, and which way a step goes is random). */
 static uint32_t find(const struct lathist *h, unsigned i, int *found)
 {
-	uint32_t lo = 0, hi = h ? h->n : 0;
+	const uint64_t key = (uint64_t)i << 54;
+	const uint64_t *b;
+	uint32_t lo = 0, n;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		unsigned at = lathist_index_at(h, mid);
-
-		if (at == i) {
-			*found = 1;
-			return mid;
-		}
-		if (at < i)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!h || !h->n) {
+		*found = 0;
+		return 0;
 	}
-	*found = 0;
+	b = h->b;
+	/* the last bucket used and its neighbours: a context's calls jitter
+	 * around their usual time */
+	for (uint32_t k = h->hint ? h->hint - 1u : 0; k <= h->hint + 1u && k < h->n; k++)
+		if ((b[k] & ~COUNT_MASK) == key) {
+			*found = 1;
+			return k;
+		}
+	/* the first bucket whose index is >= i: lo + (the half below it) */
+	for (n = h->n; n > 1; n -= n / 2)
+		lo = (b[lo + n / 2 - 1] & ~COUNT_MASK) < key ? lo + n / 2 : lo;
+	lo += (b[lo] & ~COUNT_MASK) < key;
+	*found = lo < h->n && (b[lo] & ~COUNT_MASK) == key;
 	return lo;
 }
 
@@ -69,7 +76,7 @@ static uint32_t find(const struct lathist *h, unsigned i, int *found)
 static int reserve(struct lathist **h, uint32_t need)
 {
 	struct lathist *p = *h;
-	uint32_t cap = p ? p->cap : 0;
+	uint32_t cap = p ? p->cap : 0; /* uint16_t's doubling would wrap */
 
 	if (p && need <= cap)
 		return 0;
@@ -84,7 +91,7 @@ static int reserve(struct lathist **h, uint32_t need)
 		memset(p, 0, sizeof(*p));
 		p->min = UINT64_MAX;
 	}
-	p->cap = cap;
+	p->cap = (uint16_t)cap;
 	*h = p;
 	return 0;
 }
@@ -101,6 +108,7 @@ int lathist_add_bucket(struct lathist **h, unsigned i, uint64_t count)
 	if (!found && reserve(h, (*h ? (*h)->n : 0) + 1))
 		return -ENOMEM;
 	p = *h;
+	p->hint = (uint16_t)at;
 	if (found) {
 		p->b[at] = (uint64_t)i << 54 | sat_add(p->b[at] & COUNT_MASK, count, COUNT_MASK);
 	} else {
@@ -112,7 +120,7 @@ int lathist_add_bucket(struct lathist **h, unsigned i, uint64_t count)
 	return 0;
 }
 
-int lathist_add(struct lathist **h, uint64_t v)
+int lathist_add_slow(struct lathist **h, uint64_t v)
 {
 	if (lathist_add_bucket(h, lathist_bucket(v), 1))
 		return -ENOMEM;
@@ -157,7 +165,7 @@ int lathist_merge(struct lathist **dst, const struct lathist *src)
 	}
 	memcpy(d->b, b, (size_t)k * sizeof(*b));
 	free(b);
-	d->n = k;
+	d->n = (uint16_t)k;
 	d->count = sat_add(d->count, src->count, UINT64_MAX);
 	d->sum = sat_add(d->sum, src->sum, UINT64_MAX);
 	if (src->min < d->min)

@@ -28,7 +28,9 @@
 struct lathist {
 	uint64_t count, sum; /* sum saturates at UINT64_MAX */
 	uint64_t min, max;
-	uint32_t n, cap; /* buckets in use, room in b */
+	uint16_t n, cap; /* buckets in use, room in b (at most LATHIST_BUCKETS) */
+	uint16_t hint;	 /* where the last value went: calls of a context are alike */
+	uint16_t unused;
 	/* the buckets in use, in rising order: index << 54 | count (a bucket's
 	 * count saturates at 2^54 - 1) */
 	uint64_t b[];
@@ -49,9 +51,36 @@ static inline uint64_t lathist_count_at(const struct lathist *h, uint32_t k)
 	return h->b[k] & ((1ull << 54) - 1);
 }
 
+/* lathist_add's way for a value whose bucket is not the last one used. */
+int lathist_add_slow(struct lathist **h, uint64_t v);
+
 /* Adds value v to *h (allocated at the first value). Returns 0 or
- * -ENOMEM (*h unchanged). */
-int lathist_add(struct lathist **h, uint64_t v);
+ * -ENOMEM (*h unchanged). Inline for the common case, a value in the
+ * bucket of the one before (a context's calls take alike times): the
+ * tree builder adds one at the end of every call. */
+static inline int lathist_add(struct lathist **h, uint64_t v)
+{
+	struct lathist *p = *h;
+
+	if (__builtin_expect(p != NULL && p->hint < p->n, 1)) {
+		uint64_t *b = &p->b[p->hint];
+		unsigned k = 63u - (unsigned)__builtin_clzll(v | 1);
+		unsigned i = v < LATHIST_SUB ? (unsigned)v
+					     : LATHIST_SUB + (k - 4) * LATHIST_SUB +
+						   (unsigned)((v >> (k - 4)) & (LATHIST_SUB - 1));
+
+		if ((unsigned)(*b >> 54) == i && (*b & ((1ull << 54) - 1)) != (1ull << 54) - 1 &&
+		    p->count != UINT64_MAX && p->sum <= UINT64_MAX - v) {
+			(*b)++;
+			p->count++;
+			p->sum += v;
+			p->min = v < p->min ? v : p->min;
+			p->max = v > p->max ? v : p->max;
+			return 0;
+		}
+	}
+	return lathist_add_slow(h, v);
+}
 
 /* Adds count values to bucket i of *h without touching min, max and sum
  * (a reader rebuilding a histogram sets those itself). Returns 0, -EINVAL
