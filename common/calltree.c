@@ -863,6 +863,11 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 void calltree_flush(struct calltree *t)
 {
 	pending_flush(t);
+	if (t->comp_count && t->comp.counted) { /* the counts so far, handed over once */
+		t->comp.counted(t->comp.ctx, t->comp_count, t->comp_clamped);
+		memset(t->comp_count, 0, SEQKEY_COUNT * sizeof(*t->comp_count));
+		t->comp_clamped = 0;
+	}
 }
 
 void calltree_rest(struct calltree *t)

@@ -89,9 +89,9 @@ struct calltree_comp {
 	 * steps itself, as it takes them, rather than deferring them to the
 	 * batch function (the same values, without storing and reloading
 	 * each delta). What it compensated so goes to counted() when the tree
-	 * is finished or rests (calltree_rest; the sums over the calls are
-	 * the counts): per seqkey_index the number of deltas, and how many
-	 * were below their comp (may be NULL).
+	 * is flushed, finished or rests (calltree_flush, calltree_rest; the
+	 * sums over the calls are the counts): per seqkey_index the number of
+	 * deltas, and how many were below their comp (may be NULL).
 	 */
 	const struct calib_table *table;
 	void (*counted)(void *ctx, const uint64_t *deltas_by_key, uint64_t clamped);
@@ -218,8 +218,9 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 		   const uint64_t *metric);
 
 /* Charges what calltree_event() deferred (with a batch hook and no table,
- * it compensates its common steps in batches): call before reading the
- * figures of a tree still taking events. */
+ * it compensates its common steps in batches) and hands the compensation
+ * counts so far to comp.counted: call before reading the figures of a
+ * tree still taking events. */
 void calltree_flush(struct calltree *t);
 
 /*
