@@ -10,6 +10,7 @@
 
 #include "common/calib_comp.h"
 #include "common/grow.h"
+#include "common/lathist.h"
 #include "common/satsum.h"
 
 static uint64_t child_key(uint32_t parent, uint32_t method)
@@ -39,6 +40,14 @@ static int node_new(struct calltree *t, uint32_t parent, uint32_t method, uint32
 		if (!figs)
 			return -ENOMEM; /* nodes grown, cap not: grown again next time */
 		t->figs = figs;
+		if (t->hist) {
+			struct lathist **h = realloc(t->hist, cap * sizeof(*h));
+
+			if (!h)
+				return -ENOMEM;
+			memset(h + t->cap, 0, (cap - t->cap) * sizeof(*h));
+			t->hist = h;
+		}
 		t->cap = (uint32_t)cap;
 	}
 	n = &t->nodes[t->nnodes];
@@ -276,6 +285,9 @@ void calltree_free(struct calltree *t)
 	if (t->watch)
 		free(t->watch->at);
 	free(t->watch);
+	for (uint32_t i = 0; t->hist && i < t->nnodes; i++)
+		lathist_free(t->hist[i]);
+	free(t->hist);
 	seqkey_stepper_free(&t->keys);
 	u64map_free(&t->children);
 	memset(t, 0, sizeof(*t));
@@ -492,6 +504,9 @@ static int watch_leave(struct calltree *t, uint32_t k, uint32_t n, int live)
 		raw[i] = w->raw_total[i] - (at ? at[i] : 0);
 		cum[i] = w->total[i] - (at ? at[t->nmetrics + i] : 0);
 	}
+	if (t->hist &&
+	    lathist_add(&t->hist[live ? n : t->stack[k]], w->total[0] - (at ? at[t->nmetrics] : 0)))
+		return -ENOMEM;
 	return w->w.leave && w->w.leave(w->w.ctx, live ? n : t->stack[k], cum, raw, live) ? -ENOMEM
 											  : 0;
 }
@@ -527,6 +542,35 @@ int calltree_watch(struct calltree *t, const struct calltree_watch *w)
 		return -ENOMEM;
 	t->watch->w = *w;
 	return 0;
+}
+
+int calltree_keep_hists(struct calltree *t)
+{
+	if (!t->hist && !(t->hist = calloc(t->cap ? t->cap : 1, sizeof(*t->hist))))
+		return -ENOMEM;
+	if (!t->watch && !(t->watch = calloc(1, sizeof(*t->watch))))
+		return -ENOMEM; /* t->hist stays: calltree_free frees it */
+	return 0;
+}
+
+int calltree_hists_copy(const struct calltree *t, struct lathist **out)
+{
+	const struct calltree_watching *w = t->watch;
+
+	memset(out, 0, (size_t)t->nnodes * sizeof(*out));
+	for (uint32_t i = 0; t->hist && i < t->nnodes; i++)
+		if (lathist_merge(&out[i], t->hist[i]))
+			goto oom;
+	for (uint32_t k = 0; t->hist && w && k < t->keys.depth; k++)
+		if (lathist_add(&out[t->stack[k]],
+				w->total[0] - w->at[(size_t)k * 2 * t->nmetrics + t->nmetrics]))
+			goto oom;
+	return 0;
+oom:
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		lathist_free(out[i]);
+	memset(out, 0, (size_t)t->nnodes * sizeof(*out));
+	return -ENOMEM;
 }
 
 /* One event (see calltree_event); with deferred, a delta's charge waits in
@@ -604,6 +648,10 @@ struct fast_state {
 	 * raw (FAST_RAW: no compensation) or through comp.table (FAST_TABLE) */
 	enum { FAST_DEFER, FAST_RAW, FAST_TABLE } charge;
 	uint64_t clamped; /* FAST_TABLE: deltas below their comp */
+	/* calltree_keep_hists without a watcher of its own, charged at once
+	 * (FAST_RAW, FAST_TABLE): the watch state, its totals (raw, comp) */
+	struct calltree_watching *w;
+	uint64_t rtot, tot;
 };
 
 static inline void fast_load(const struct calltree *t, struct fast_state *f)
@@ -625,6 +673,14 @@ static inline void fast_load(const struct calltree *t, struct fast_state *f)
 		    : t->comp.fn    ? FAST_DEFER
 				    : FAST_RAW;
 	f->clamped = t->comp_clamped;
+	f->w = t->hist ? t->watch : NULL;
+	f->rtot = f->tot = 0;
+	if (f->w) {
+		f->rtot = f->w->raw_total[0];
+		f->tot = f->w->total[0];
+		if (f->room > f->w->cap / 2) /* a frame's totals at its entry: 2 values */
+			f->room = (uint32_t)(f->w->cap / 2);
+	}
 }
 
 static inline void fast_store(struct calltree *t, const struct fast_state *f)
@@ -638,6 +694,10 @@ static inline void fast_store(struct calltree *t, const struct fast_state *f)
 	if (t->pend)
 		t->pend->n = f->np;
 	t->comp_clamped = f->clamped;
+	if (f->w) {
+		f->w->raw_total[0] = f->rtot;
+		f->w->total[0] = f->tot;
+	}
 }
 
 /*
@@ -656,6 +716,7 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	struct calltree_pending *p = t->pend;
 	uint32_t charged, node;
 	unsigned between, after;
+	uint64_t call_cum = 0; /* calltree_keep_hists: the cum of the call an exit ends */
 
 	/* a step that is not charged, or whose metric went back: the general
 	 * way, which keeps the account of rebase() */
@@ -690,11 +751,14 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 		const uint64_t d = metric - f->last;
 		struct calltree_fig *fig = &t->figs[charged]; /* one metric */
 
+		uint64_t cd = d;
+
 		if (f->charge == FAST_TABLE) {
 			const uint64_t c = calib_table_comp_prepared(t->comp.table, i, d);
 
+			cd = calib_comp_sub(d, c);
 			fig->raw_base += d;
-			fig->base += calib_comp_sub(d, c);
+			fig->base += cd;
 			t->comp_count[i]++;
 			f->clamped += d < c;
 		} else if (f->charge == FAST_RAW) {
@@ -705,6 +769,18 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 			p->key[f->np] = (uint16_t)i;
 			p->delta[f->np++] = d;
 		}
+		if (f->w) { /* calltree_keep_hists: as watch_event does (never deferred) */
+			uint64_t *at = &f->w->at[2 * (size_t)(f->depth - (tr == JCAL_TR_ENTRY))];
+
+			f->rtot += d;
+			f->tot += cd;
+			if (tr == JCAL_TR_ENTRY) {
+				at[0] = f->rtot;
+				at[1] = f->tot;
+			} else {
+				call_cum = f->tot - at[1];
+			}
+		}
 	}
 	f->m1 = between;
 	f->t1 = tr;
@@ -712,6 +788,8 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	t->stats.events++;
 	t->stats.by_type[ty]++;
 	t->stats.by_transition[tr]++;
+	if (f->w && tr != JCAL_TR_ENTRY)
+		return lathist_add(&t->hist[charged], call_cum);
 	return 0;
 }
 
@@ -736,6 +814,16 @@ static inline int slow_event(struct calltree *t, struct fast_state *f, uint32_t 
 	return err;
 }
 
+/* Whether the common steps of calltree_event() may be taken inline with
+ * the tree watched: only for its histograms (calltree_keep_hists, no
+ * watcher of its own) and with each delta charged at once (no deferral,
+ * whose compensation would come after the call's end). */
+static inline int hists_fast(const struct calltree *t)
+{
+	return t->hist && !t->watch->w.enter && !t->watch->w.leave && !t->unsafe &&
+	       (t->comp.table || !t->comp.fn);
+}
+
 /* Deferred charges calltree_event() gathers before it compensates them
  * together (a tree with a batch hook and no table). */
 #define SINGLE_BATCH 256
@@ -748,8 +836,9 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 	 * a table their deltas are counted by key in comp_count (given to
 	 * comp.counted at the end); with a batch hook they wait in pend (room
 	 * made for one here) until it is full, calltree_flush or the end. */
-	if (t->nmetrics == 1 && !t->finished && !t->watch &&
-	    (t->comp.table || !t->comp.fn || t->comp.batch || t->unsafe)) {
+	if (t->nmetrics == 1 && !t->finished &&
+	    (!t->watch ? t->comp.table || !t->comp.fn || t->comp.batch || t->unsafe
+		       : hists_fast(t))) {
 		struct fast_state f;
 		int err;
 
@@ -774,6 +863,11 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 void calltree_flush(struct calltree *t)
 {
 	pending_flush(t);
+	if (t->comp_count && t->comp.counted) { /* the counts so far, handed over once */
+		t->comp.counted(t->comp.ctx, t->comp_count, t->comp_clamped);
+		memset(t->comp_count, 0, SEQKEY_COUNT * sizeof(*t->comp_count));
+		t->comp_clamped = 0;
+	}
 }
 
 void calltree_rest(struct calltree *t)
@@ -1125,6 +1219,11 @@ int calltree_merge(struct calltree *dst, const struct calltree *src)
 		/* the root's one call is the thread's: dst has its own */
 		if (order[k] != CALLTREE_ROOT)
 			satsum_addto(&d->calls, s->calls, SATSUM_CALLS);
+		if (dst->hist && src->hist &&
+		    lathist_merge(&dst->hist[map[order[k]]], src->hist[order[k]])) {
+			rc = -ENOMEM;
+			break;
+		}
 		for (unsigned i = 0; i < nm; i++) {
 			const struct calltree_fig *sf = calltree_fig(src, order[k], i);
 			struct calltree_fig *df = calltree_fig(dst, map[order[k]], i);

@@ -89,15 +89,16 @@ struct calltree_comp {
 	 * steps itself, as it takes them, rather than deferring them to the
 	 * batch function (the same values, without storing and reloading
 	 * each delta). What it compensated so goes to counted() when the tree
-	 * is finished or rests (calltree_rest; the sums over the calls are
-	 * the counts): per seqkey_index the number of deltas, and how many
-	 * were below their comp (may be NULL).
+	 * is flushed, finished or rests (calltree_flush, calltree_rest; the
+	 * sums over the calls are the counts): per seqkey_index the number of
+	 * deltas, and how many were below their comp (may be NULL).
 	 */
 	const struct calib_table *table;
 	void (*counted)(void *ctx, const uint64_t *deltas_by_key, uint64_t clamped);
 };
 
 struct calltree_pending;  /* common/calltree_internal.h */
+struct lathist;		  /* common/lathist.h */
 struct calltree_watching; /* common/calltree_internal.h */
 
 /*
@@ -175,6 +176,10 @@ struct calltree {
 	struct calltree_stats stats;
 	struct calltree_pending *pend;	 /* deferred charges, NULL for none (calltree_internal.h) */
 	struct calltree_watching *watch; /* calltree_watch, NULL for none */
+	/* calltree_keep_hists: per node (cap entries), the histogram of its
+	 * ended calls' compensated cum of metric 0 (NULL: none yet); NULL
+	 * for a tree that keeps none */
+	struct lathist **hist;
 	/* deltas compensated inline through comp.table (SEQKEY_COUNT, by
 	 * seqkey_index; NULL without a table, or until the first events) and
 	 * how many were clamped; handed to comp.counted by calltree_finish or
@@ -218,8 +223,9 @@ int calltree_event(struct calltree *t, uint32_t method, unsigned transition, uns
 		   const uint64_t *metric);
 
 /* Charges what calltree_event() deferred (with a batch hook and no table,
- * it compensates its common steps in batches): call before reading the
- * figures of a tree still taking events. */
+ * it compensates its common steps in batches) and hands the compensation
+ * counts so far to comp.counted: call before reading the figures of a
+ * tree still taking events. */
 void calltree_flush(struct calltree *t);
 
 /*
@@ -260,6 +266,29 @@ int calltree_decode(struct calltree *t, struct event_run *r);
  */
 int calltree_watch(struct calltree *t, const struct calltree_watch *w);
 
+/*
+ * Has every context of t keep the histogram of its calls' durations
+ * (common/lathist.h): each call's compensated cum of metric 0, as
+ * calltree_watch reports it, added to t->hist[node] when the call ends
+ * (frames still open at calltree_finish end there). Like calltree_watch,
+ * every event then takes the general path. calltree_merge and
+ * calltree_fold merge the histograms. Call before the first event.
+ * Returns 0 or -ENOMEM.
+ */
+int calltree_keep_hists(struct calltree *t);
+
+/* Copies of t's histograms into out (t->nnodes entries, NULL each for
+ * none), the calls still open counted as if they ended now, as
+ * calltree_finish would end them: what a snapshot of a tree still taking
+ * events shows. Returns 0, or -ENOMEM with out freed. */
+int calltree_hists_copy(const struct calltree *t, struct lathist **out);
+
+/* The histogram of node's calls (NULL: none, or the tree keeps none). */
+static inline const struct lathist *calltree_hist(const struct calltree *t, uint32_t node)
+{
+	return t->hist ? t->hist[node] : NULL;
+}
+
 /* Closes open frames and computes level, RL, cum and order. Returns 0 or
  * -ENOMEM. Call once, after the last event. */
 int calltree_finish(struct calltree *t);
@@ -278,9 +307,9 @@ void calltree_stats_add(struct calltree_stats *d, const struct calltree_stats *s
 
 /* Adds src (not finished) into dst (not finished): every context of src
  * to the same path of dst, created when missing, with its calls and
- * metric; the statistics added up. For trees of ended threads kept as one
- * (the agent's output=tree). Returns 0 or -ENOMEM (dst may then hold part
- * of src). */
+ * metric (and its histogram, when both keep them); the statistics added up. For trees of ended
+ * threads kept as one (the agent's output=tree). Returns 0 or -ENOMEM (dst may then hold part of
+ * src). */
 int calltree_merge(struct calltree *dst, const struct calltree *src);
 
 /* The nodes in pre-order, children in creation order (order has nnodes

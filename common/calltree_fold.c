@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/lathist.h"
 #include "common/satsum.h"
 
 int calltree_fold_heat(const struct calltree *t, uint64_t *heat)
@@ -57,6 +58,7 @@ static uint32_t mark(const struct calltree *t, const uint32_t *order, const uint
 struct compaction {
 	struct calltree_node *nodes;
 	struct calltree_fig *figs;
+	struct lathist **hist; /* with t->hist */
 	struct u64map map;
 	uint32_t kept;
 	uint32_t *nkids;
@@ -70,6 +72,7 @@ static int compact_alloc(struct compaction *c, const struct calltree *t, const u
 	c->kept = kept;
 	c->nodes = malloc((size_t)kept * sizeof(*c->nodes));
 	c->figs = malloc((size_t)kept * t->nmetrics * sizeof(*c->figs));
+	c->hist = t->hist ? calloc(kept, sizeof(*c->hist)) : NULL;
 	c->nkids = calloc(t->nnodes, sizeof(*c->nkids));
 	if (c->nkids) {
 		/* a kept node's parent is kept: removal goes down whole subtrees */
@@ -79,9 +82,11 @@ static int compact_alloc(struct compaction *c, const struct calltree *t, const u
 			if (!removed[i] && c->nkids[i] > CALLTREE_CHILD_SCAN)
 				mapped += c->nkids[i];
 	}
-	if (!c->nodes || !c->figs || !c->nkids || u64map_init(&c->map, mapped + 1)) {
+	if (!c->nodes || !c->figs || !c->nkids || (t->hist && !c->hist) ||
+	    u64map_init(&c->map, mapped + 1)) {
 		free(c->nodes);
 		free(c->figs);
+		free(c->hist);
 		free(c->nkids);
 		return -ENOMEM;
 	}
@@ -105,6 +110,8 @@ static void compact(struct calltree *t, struct compaction *c, const uint8_t *rem
 		*n = t->nodes[i];
 		memcpy(&c->figs[(size_t)newidx[i] * t->nmetrics], calltree_fig(t, i, 0),
 		       t->nmetrics * sizeof(*c->figs));
+		if (t->hist)
+			c->hist[newidx[i]] = t->hist[i];
 		n->parent = i == CALLTREE_ROOT ? CALLTREE_NONE : newidx[t->nodes[i].parent];
 		n->first_child = n->last_child = n->next_sibling = n->hint = CALLTREE_NONE;
 	}
@@ -131,6 +138,11 @@ static void compact(struct calltree *t, struct compaction *c, const uint8_t *rem
 	}
 	free(t->nodes);
 	free(t->figs);
+	for (uint32_t i = 0; t->hist && i < t->nnodes; i++)
+		if (removed[i])
+			lathist_free(t->hist[i]);
+	free(t->hist);
+	t->hist = c->hist;
 	t->nodes = nn;
 	t->figs = c->figs;
 	t->nnodes = t->cap = c->kept;
@@ -171,8 +183,48 @@ static void move_figures(struct calltree *t, const uint32_t *order, uint32_t n0,
 	}
 }
 
+/*
+ * The histograms of the pseudo-frames after the fold, made aside in fresh
+ * (t->nnodes entries, zeroed): each one's own and those of the folded
+ * contexts right under it (whose calls it takes; their descendants' calls
+ * were within theirs). made[f] says fresh[f] was made. Returns 0, or
+ * -ENOMEM with fresh freed and t unchanged.
+ */
+static int fold_hists(const struct calltree *t, const uint32_t *order, uint32_t n0,
+		      const uint8_t *removed, struct lathist **fresh, uint8_t *made)
+{
+	for (uint32_t i = 1; i < n0; i++) {
+		uint32_t v = order[i], p = t->nodes[v].parent, f;
+
+		if (!removed[v] || removed[p])
+			continue;
+		f = calltree_child_find(t, p, CALLTREE_COLD_METHOD);
+		if ((!made[f] && lathist_merge(&fresh[f], t->hist[f])) ||
+		    lathist_merge(&fresh[f], t->hist[v])) {
+			for (uint32_t k = 0; k < t->nnodes; k++)
+				lathist_free(fresh[k]);
+			return -ENOMEM;
+		}
+		made[f] = 1;
+	}
+	return 0;
+}
+
+/* Puts the histograms fold_hists made in place (none can fail now). */
+static void fold_hists_put(struct calltree *t, struct lathist **fresh, const uint8_t *made)
+{
+	for (uint32_t k = 0; k < t->nnodes; k++) {
+		if (!made[k])
+			continue;
+		lathist_free(t->hist[k]);
+		t->hist[k] = fresh[k];
+	}
+}
+
 int64_t calltree_fold(struct calltree *t, const uint64_t *heat, uint64_t cutoff)
 {
+	struct lathist **fresh = NULL;
+	uint8_t *made = NULL;
 	uint32_t n0 = t->nnodes, nremoved, *order, *newidx = NULL;
 	struct compaction c;
 	uint8_t *removed;
@@ -203,8 +255,19 @@ int64_t calltree_fold(struct calltree *t, const uint64_t *heat, uint64_t cutoff)
 		}
 	}
 	newidx = malloc((size_t)t->nnodes * sizeof(*newidx));
-	if (!newidx || compact_alloc(&c, t, removed, t->nnodes - nremoved))
+	if (t->hist) {
+		fresh = calloc(t->nnodes, sizeof(*fresh));
+		made = calloc(t->nnodes, 1);
+		if (!fresh || !made || fold_hists(t, order, n0, removed, fresh, made))
+			goto out;
+	}
+	if (!newidx || compact_alloc(&c, t, removed, t->nnodes - nremoved)) {
+		for (uint32_t k = 0; fresh && k < t->nnodes; k++)
+			lathist_free(fresh[k]);
 		goto out;
+	}
+	if (t->hist)
+		fold_hists_put(t, fresh, made);
 	move_figures(t, order, n0, removed);
 	compact(t, &c, removed, newidx);
 	err = 0;
@@ -212,5 +275,7 @@ out:
 	free(order);
 	free(removed);
 	free(newidx);
+	free(fresh);
+	free(made);
 	return err ? err : (int64_t)n0 - (int64_t)t->nnodes;
 }

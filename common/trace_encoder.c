@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "common/grow.h"
+#include "common/lathist.h"
 #include "common/trace_encoder.h"
 
 /* Longest string stored in a record; longer ones are cut (JVM names are at
@@ -405,6 +406,41 @@ void trace_rec_tree_thread(struct trace_recbuf *rb, const struct trace_tree_thre
 	for (unsigned i = 0; i < TRACE_TS_COUNT; i++)
 		p += varint_put(p, t->stat[i]);
 	rec_end(rb, TRACE_REC_TREE_THREAD, s, p);
+}
+
+void trace_rec_tree_hists(struct trace_recbuf *rb, uint32_t serial, const uint32_t *node,
+			  const struct lathist *const *h, uint32_t count)
+{
+	size_t room = 2 * VARINT_MAX_LEN;
+	uint8_t *s, *p;
+
+	if (!count)
+		return;
+	for (uint32_t k = 0; k < count; k++)
+		room += (6 + 2 * (size_t)h[k]->n) * VARINT_MAX_LEN;
+	s = rec_begin(rb, room);
+	if (!s)
+		return;
+	p = s;
+	p += varint_put(p, serial);
+	p += varint_put(p, count);
+	for (uint32_t k = 0; k < count; k++) {
+		const struct lathist *x = h[k];
+		unsigned prev = 0;
+
+		p += varint_put(p, node[k]);
+		p += varint_put(p, x->count);
+		p += varint_put(p, x->sum);
+		p += varint_put(p, x->min);
+		p += varint_put(p, x->max);
+		p += varint_put(p, x->n);
+		for (uint32_t b = 0; b < x->n; b++) {
+			p += varint_put(p, lathist_index_at(x, b) - prev);
+			p += varint_put(p, lathist_count_at(x, b));
+			prev = lathist_index_at(x, b);
+		}
+	}
+	rec_end(rb, TRACE_REC_TREE_HISTS, s, p);
 }
 
 void trace_rec_tree_nodes(struct trace_recbuf *rb, const struct trace_tree_node *nodes,

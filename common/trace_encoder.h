@@ -149,7 +149,7 @@ void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text);
 /* The file header (TRACE_FILE_HEADER_LEN bytes), its stop field "none". */
 void trace_header_encode(uint8_t out[TRACE_FILE_HEADER_LEN]);
 
-/* The file header of a tree snapshot (format 3.0). */
+/* The file header of a tree snapshot (format 3.1). */
 void trace_snapshot_header(uint8_t out[TRACE_FILE_HEADER_LEN]);
 
 /* A thread's TREE_THREAD record, then its nodes in TREE_NODES records of
@@ -158,6 +158,12 @@ void trace_snapshot_header(uint8_t out[TRACE_FILE_HEADER_LEN]);
 void trace_rec_tree_thread(struct trace_recbuf *rb, const struct trace_tree_thread *t);
 void trace_rec_tree_nodes(struct trace_recbuf *rb, const struct trace_tree_node *nodes,
 			  uint32_t count);
+
+struct lathist;
+/* A TREE_HISTS record of thread serial: the histograms h[k] (not empty) of
+ * nodes node[k] (snapshot indices), k < count (docs/trace-format.md). */
+void trace_rec_tree_hists(struct trace_recbuf *rb, uint32_t serial, const uint32_t *node,
+			  const struct lathist *const *h, uint32_t count);
 
 /*
  * The trace's CRC-32: zlib's crc32() (polynomial, bit order and chaining:

@@ -29,9 +29,10 @@
  * TREE_THREAD and TREE_NODES records instead of events. It has its own
  * major version, so that a 2.x reader, which skips records it does not
  * know, refuses it rather than showing empty trees. This reader reads 3.x
- * as it reads 2.x. */
+ * as it reads 2.x. 3.1 adds the TREE_HISTS records, which a 3.0 reader
+ * skips. */
 #define TRACE_SNAPSHOT_VERSION_MAJOR 3
-#define TRACE_SNAPSHOT_VERSION_MINOR 0
+#define TRACE_SNAPSHOT_VERSION_MINOR 1
 
 /* Why the agent stopped writing before the end (the stop field). */
 enum trace_stop {
@@ -73,6 +74,8 @@ enum trace_record_kind {
 				       varint n, n x varint stat */
 	TRACE_REC_TREE_NODES = 11,  /* varint serial, u8 nmetrics, varint first, varint count,
 				       count x node */
+	/* 3.1: */
+	TRACE_REC_TREE_HISTS = 12, /* varint serial, varint count, count x histogram */
 };
 
 /* Event tag byte in an EVENTS chunk:

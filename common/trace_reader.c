@@ -15,6 +15,7 @@
 
 #include "common/event_decode.h"
 #include "common/grow.h"
+#include "common/lathist.h"
 #include "common/trace_encoder.h"
 #include "common/trace_reader.h"
 #include "common/varint.h"
@@ -210,6 +211,7 @@ static const char *const rec_names[] = {
     [TRACE_REC_LABEL] = "LABEL",
     [TRACE_REC_TREE_THREAD] = "TREE_THREAD",
     [TRACE_REC_TREE_NODES] = "TREE_NODES",
+    [TRACE_REC_TREE_HISTS] = "TREE_HISTS",
 };
 
 /* The fewest bytes a node of a TREE_NODES record takes: parent, method and
@@ -311,6 +313,65 @@ static int decode_tree_nodes(struct trace_dec *d, struct cur *c)
 			return 1;
 	}
 	return 0;
+}
+
+/* One histogram of a TREE_HISTS record into *h (emptied first). Returns 0
+ * or -1 when malformed or inconsistent; -ENOMEM when memory runs out. */
+static int decode_hist(struct cur *c, struct lathist **h, uint32_t *node)
+{
+	uint64_t count, sum, min, max, n;
+	unsigned i = 0;
+
+	if (*h) {
+		(*h)->n = 0;
+		(*h)->count = 0;
+	}
+	*node = cur_u32(c);
+	count = cur_uv(c);
+	sum = cur_uv(c);
+	min = cur_uv(c);
+	max = cur_uv(c);
+	n = cur_uv(c);
+	/* a bucket takes 2 bytes at least: what the record cannot hold is
+	 * refused before anything is sized by it */
+	if (c->bad || !n || n > LATHIST_BUCKETS || n > (uint64_t)(c->end - c->p) / 2)
+		return -1;
+	for (uint64_t b = 0; b < n; b++) {
+		uint64_t gap = cur_uv(c), k = cur_uv(c);
+
+		if (c->bad || (b && !gap) || gap >= LATHIST_BUCKETS - i || !k)
+			return -1;
+		i += (unsigned)gap;
+		if (lathist_add_bucket(h, i, k))
+			return -ENOMEM;
+	}
+	(*h)->sum = sum;
+	(*h)->min = min;
+	(*h)->max = max;
+	return (*h)->count == count && lathist_valid(*h) ? 0 : -1;
+}
+
+/* The histograms of a TREE_HISTS record, one callback each. */
+static int decode_tree_hists(struct trace_dec *d, struct cur *c)
+{
+	const struct trace_visitor *v = d->v;
+	struct lathist *h = NULL;
+	uint32_t serial = cur_u32(c), count = cur_u32(c), node;
+	int r = 0;
+
+	if (c->bad)
+		return -1;
+	for (uint32_t k = 0; k < count && !r; k++) {
+		r = decode_hist(c, &h, &node);
+		if (r == -ENOMEM) {
+			DEC_FAIL(d, TRACE_CORRUPT, "%s", "out of memory for a TREE_HISTS record");
+			r = -2;
+		} else if (!r && v && v->tree_hist && v->tree_hist(v->ctx, serial, node, h)) {
+			r = 1;
+		}
+	}
+	lathist_free(h);
+	return r;
 }
 
 /* Decodes one known record; returns 1 when the callback refused it (any
@@ -415,6 +476,8 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		return decode_tree_thread(d, c);
 	case TRACE_REC_TREE_NODES:
 		return decode_tree_nodes(d, c);
+	case TRACE_REC_TREE_HISTS:
+		return decode_tree_hists(d, c);
 	case TRACE_REC_LABEL: {
 		uint32_t id = cur_u32(c);
 		const char *text = cur_str(c);

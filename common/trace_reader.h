@@ -78,6 +78,8 @@ struct trace_end {
 
 /* Callbacks; any may be NULL. A non-zero return stops the read
  * (status TRACE_ABORTED). Strings are valid only during the call. */
+struct lathist; /* common/lathist.h */
+
 struct trace_visitor {
 	void *ctx;
 	int (*meta)(void *ctx, const char *key, const char *value);
@@ -103,6 +105,9 @@ struct trace_visitor {
 	/* Tree snapshots (3.0): a thread's tree, then each of its nodes. */
 	int (*tree_thread)(void *ctx, const struct trace_tree_thread *t);
 	int (*tree_node)(void *ctx, const struct trace_tree_node *n);
+	/* 3.1: the histogram of a thread's node (its snapshot index), checked
+	 * (lathist_valid); h is the reader's, valid during the call. */
+	int (*tree_hist)(void *ctx, uint32_t serial, uint32_t node, const struct lathist *h);
 };
 
 enum trace_status {

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/lathist.h"
+
 void tree_snapshot_stats(const struct calltree_stats *s, uint64_t open_frames,
 			 uint64_t out[TRACE_TS_COUNT])
 {
@@ -53,6 +55,35 @@ static int maybe_flush(struct trace_recbuf *rb, const struct tree_snapshot_sink 
 		return -ENOMEM;
 	if (sink && trace_recbuf_pending(rb) >= TREE_SNAPSHOT_FLUSH_BYTES)
 		return sink->flush(sink->ctx, rb);
+	return 0;
+}
+
+/* Histograms a TREE_HISTS record holds at most (the writer's choice). */
+#define HISTS_PER_RECORD 256u
+
+/* The TREE_HISTS records of t's nodes (order: the snapshot's pre-order),
+ * after its nodes. */
+static int write_hists(struct trace_recbuf *rb, uint32_t serial, const struct calltree *t,
+		       const uint32_t *order, const struct tree_snapshot_sink *sink)
+{
+	const struct lathist *h[HISTS_PER_RECORD];
+	uint32_t node[HISTS_PER_RECORD], nb = 0;
+	int err;
+
+	for (uint32_t i = 0; t->hist && i < t->nnodes; i++) {
+		const struct lathist *x = t->hist[order[i]];
+
+		if (x && x->count) {
+			h[nb] = x;
+			node[nb++] = i;
+		}
+		if (nb && (nb == HISTS_PER_RECORD || i + 1 == t->nnodes)) {
+			trace_rec_tree_hists(rb, serial, node, h, nb);
+			nb = 0;
+			if ((err = maybe_flush(rb, sink)))
+				return err;
+		}
+	}
 	return 0;
 }
 
@@ -104,7 +135,7 @@ int tree_snapshot_write(struct trace_recbuf *rb, uint32_t serial, const struct c
 				goto out;
 		}
 	}
-	err = 0;
+	err = write_hists(rb, serial, t, order, sink);
 out:
 	free(order);
 	free(pos);

@@ -1,7 +1,8 @@
 /*
  * tree_snapshot.h - a thread's calling-context tree as the records of a
  * tree snapshot (common/trace_tree.h, docs/trace-format.md): one
- * TREE_THREAD record, then the nodes in pre-order. The agent writes its
+ * TREE_THREAD record, then the nodes in pre-order, then the histograms
+ * of the nodes' calls (t->hist, when the tree keeps them). The agent writes its
  * in-memory trees with it (agent/core/tree_dump.c); the tests write trees
  * built from events and read them back.
  */
@@ -25,7 +26,9 @@ struct tree_snapshot_sink {
 
 /*
  * Appends the records of thread serial's tree t to rb (frames still open
- * are counted as open frames, as calltree_finish would; t is not changed)
+ * are counted as open frames, as calltree_finish would; t is not changed;
+ * its histograms are written as they are: calltree_hists_copy counts the
+ * open calls in)
  * and hands rb to sink whenever it passes TREE_SNAPSHOT_FLUSH_BYTES (sink
  * may be NULL: all in rb). flags: TRACE_TREE_*. Returns 0, -ENOMEM (also
  * when rb dropped a record), or the sink's error.

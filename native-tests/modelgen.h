@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/lathist.h"
 #include "common/tree_snapshot.h"
 #include "native-tests/golden.h"
 #include "postproc/model.h"
@@ -32,6 +33,10 @@ struct mg_names {
 
 static const char *const *mg_meta;
 static int mg_nometrics;
+/* mg_snapshot_file: the trees keep the histograms of their calls, written
+ * as the agent writes them (open calls counted as ending at the last
+ * event, calltree_hists_copy). */
+static int mg_snapshot_hists;
 
 /* The meta records of a file: mode, the metric, then mg_meta's. */
 static inline void mg_write_meta(struct trace_recbuf *rb, const char *metric, const char *unit)
@@ -296,7 +301,8 @@ static inline int mg_snapshot_file(const char *path, const char *const *scripts,
 
 		trace_rec_thread_start(&rb, ti + 1, ti + 1, 4242 + ti, 0, 0, names[ti], 1,
 				       (uint64_t[]){0});
-		if (calltree_init(&t, 1, NULL)) {
+		if (calltree_init(&t, 1, NULL) || (mg_snapshot_hists && calltree_keep_hists(&t))) {
+			calltree_free(&t);
 			err = 1;
 			break;
 		}
@@ -313,6 +319,16 @@ static inline int mg_snapshot_file(const char *path, const char *const *scripts,
 			p = strchr(p, '\n');
 			if (p)
 				p++;
+		}
+		if (mg_snapshot_hists) { /* the copies, open calls in, take the originals' place */
+			struct lathist **c = malloc((size_t)t.cap * sizeof(*c));
+
+			err |= !c || calltree_hists_copy(&t, c) != 0;
+			for (uint32_t i = 0; c && i < t.nnodes; i++) {
+				lathist_free(t.hist[i]);
+				t.hist[i] = err ? NULL : c[i];
+			}
+			free(c);
 		}
 		err |= tree_snapshot_write(&rb, ti + 1, &t, TRACE_TREE_ENDED, &sink) != 0;
 		calltree_free(&t);

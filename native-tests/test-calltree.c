@@ -10,6 +10,7 @@
 #include "common/calib_comp.h"
 #include "common/calltree.h"
 #include "common/calltree_internal.h"
+#include "common/lathist.h"
 #include "native-tests/golden.h"
 #include "common/satsum.h"
 #include "common/seqkey.h"
@@ -1404,6 +1405,85 @@ static void test_decode_stops_at_bad_event(void)
 	}
 }
 
+/* calltree_watch's leave for test_hists_inline: nothing (its presence
+ * keeps every event on the general path). */
+static int hl_leave(void *ctx, uint32_t node, const uint64_t *cum, const uint64_t *raw, int live)
+{
+	(void)ctx, (void)node, (void)cum, (void)raw, (void)live;
+	return 0;
+}
+
+/* The histograms a tree keeps on calltree_event()'s inline path (no
+ * compensation, or a table applied inline, as the agent's output=tree)
+ * are the general path's (a tree also watched), event for event, with
+ * entries past the stacks' room, mismatched and unmatched exits. */
+static void test_hists_inline(void)
+{
+	for (unsigned with_table = 0; with_table < 2; with_table++) {
+		struct calib_table tab;
+		struct tb_counts ca, cb;
+		struct calltree_comp hook = {.fn = tb_fn, .ctx = &ca};
+		struct calltree_comp own = {tb_fn, &cb, tb_batch, &tab, tb_counted};
+		struct calltree_watch w = {.leave = hl_leave};
+		struct calltree a, b;
+		uint64_t rng = 99 + with_table, v = 1;
+		uint32_t stack[64];
+		unsigned d = 0;
+
+		tb_table(&tab, CALIB_EST_MIN);
+		memset(&ca, 0, sizeof(ca));
+		memset(&cb, 0, sizeof(cb));
+		ca.t = cb.t = &tab;
+		CHECK_EQ_I(calltree_init(&a, 1, with_table ? &hook : NULL), 0);
+		CHECK_EQ_I(calltree_init(&b, 1, with_table ? &own : NULL), 0);
+		CHECK_EQ_I(calltree_keep_hists(&a), 0);
+		CHECK_EQ_I(calltree_keep_hists(&b), 0);
+		CHECK_EQ_I(calltree_watch(&a, &w), 0);
+		for (int e = 0; e < 200000; e++) {
+			uint64_t r = xorshift_next(&rng);
+			uint32_t m = 1 + (uint32_t)(r >> 8) % 40;
+			unsigned tr = JCAL_TR_ENTRY;
+
+			v += 1 + (r >> 20) % 300;
+			if (d && (d == 64 || r % 16 < 7)) {
+				tr = r % 11 == 0 ? JCAL_TR_THROW : JCAL_TR_EXIT;
+				if (r % 29 == 0 && d > 1 && stack[d - 2] != stack[d - 1])
+					d--; /* mismatched: the frame below the top */
+				m = stack[--d];
+			} else if (!d && r % 13 == 0) {
+				tr = JCAL_TR_EXIT; /* live before the trace */
+			} else {
+				stack[d++] = m;
+			}
+			CHECK_EQ_I(calltree_event(&a, m, tr, JCAL_MT_INTERP, &v), 0);
+			CHECK_EQ_I(calltree_event(&b, m, tr, JCAL_MT_INTERP, &v), 0);
+		}
+		CHECK_EQ_U(a.nnodes, b.nnodes);
+		CHECK_EQ_I(calltree_finish(&a), 0);
+		CHECK_EQ_I(calltree_finish(&b), 0);
+		for (uint32_t i = 0; i < a.nnodes && i < b.nnodes; i++) {
+			const struct lathist *x = calltree_hist(&a, i), *y = calltree_hist(&b, i);
+
+			CHECK((x == NULL) == (y == NULL));
+			if (x && y &&
+			    !(x->count == y->count && x->sum == y->sum && x->min == y->min &&
+			      x->max == y->max && x->n == y->n &&
+			      !memcmp(x->b, y->b, x->n * sizeof(x->b[0])))) {
+				fprintf(stderr,
+					"  node %u: %" PRIu64 " calls, %" PRIu64 " vs %" PRIu64
+					"\n",
+					i, x->count, x->sum, y->sum);
+				CHECK(0);
+				break;
+			}
+			CHECK_EQ_U(y ? y->count : 0, i ? b.nodes[i].calls : 0);
+		}
+		calltree_free(&a);
+		calltree_free(&b);
+		calib_table_free(&tab);
+	}
+}
+
 int main(void)
 {
 	RUN(test_fig4a_tree);
@@ -1429,6 +1509,7 @@ int main(void)
 	RUN(test_decode_implicit_exit_past_shadow);
 	RUN(test_decode_cut_at_chunk_end);
 	RUN(test_table_inline_same_tree);
+	RUN(test_hists_inline);
 	RUN(test_decode_stops_at_bad_event);
 	RUN(test_watch_sums);
 	return test_summary("calltree");

@@ -248,7 +248,107 @@ static void test_unbalanced(void)
 	unlink(path);
 }
 
-/* A snapshot and stdin: one line saying why, no report. */
+/* The numbers of a CSV row of the latency report (after the method). */
+static int csv_nums(const char *line, uint64_t v[9])
+{
+	const char *p = strchr(line, ',');
+
+	for (int k = 0; k < 9; k++) {
+		if (!p)
+			return -1;
+		v[k] = strtoull(p + 1, NULL, 10);
+		p = strchr(p + 1, ',');
+	}
+	return 0;
+}
+
+/* Whether got is within 1/32 of want (lathist.h). */
+static int within(uint64_t got, uint64_t want)
+{
+	uint64_t d = got > want ? got - want : want - got;
+
+	return d * LATHIST_ERROR_DIV <= want;
+}
+
+/*
+ * The same threads as a trace and as a snapshot with histograms: the same
+ * rows, calls, min, max, mean and total exact, each percentile within
+ * 1/32 of the trace's; open frames and frames live before tracing counted
+ * as in the trace. The report says where its figures come from.
+ */
+static void test_snapshot_hists(void)
+{
+	char *work = script_work(0), trace[64], snap[64], *a, *b, *la, *lb, *sa, *sb;
+	const char *scripts[] = {work, "0 E M.a\n5 X M.a\n9 X M.live\n10 E M.open\n12 E M.b\n"
+				       "15 X M.b\n"};
+	const char *names[] = {"main", "other"};
+	struct report_opts o = {.format = REPORT_CSV};
+	struct model mt, ms;
+	int st, rows = 0;
+
+	tmp_path(trace, sizeof(trace));
+	tmp_path(snap, sizeof(snap));
+	CHECK_EQ_I(mg_trace_file(trace, scripts, names, 2, NULL, NULL), 0);
+	mg_snapshot_hists = 1;
+	CHECK_EQ_I(mg_snapshot_file(snap, scripts, names, 2), 0);
+	mg_snapshot_hists = 0;
+	CHECK_EQ_I(load_file(&mt, trace, NULL), 0);
+	CHECK_EQ_I(load_file(&ms, snap, NULL), 0);
+	for (int by = 0; by < 2; by++) {
+		o.by_context = by;
+		a = run_latency(&mt, &o, trace, &st);
+		CHECK_EQ_I(st, 0);
+		b = run_latency(&ms, &o, snap, &st);
+		CHECK_EQ_I(st, 0);
+		/* rows in the same order: by p99, and the p99s are far apart */
+		la = strtok_r(a, "\n", &sa);
+		lb = strtok_r(b, "\n", &sb);
+		CHECK_STR(lb, la); /* the header */
+		for (la = strtok_r(NULL, "\n", &sa), lb = strtok_r(NULL, "\n", &sb); la && lb;
+		     la = strtok_r(NULL, "\n", &sa), lb = strtok_r(NULL, "\n", &sb), rows++) {
+			uint64_t x[9], y[9];
+
+			CHECK(!strncmp(la, lb, (size_t)(strchr(la, ',') - la)));
+			if (csv_nums(by ? strchr(la, ',') : la, x) ||
+			    csv_nums(by ? strchr(lb, ',') : lb, y)) {
+				CHECK(0);
+				continue;
+			}
+			/* calls min p50 p90 p99 p99.9 max mean total */
+			CHECK_EQ_U(y[0], x[0]);
+			CHECK_EQ_U(y[1], x[1]);
+			CHECK_EQ_U(y[6], x[6]);
+			CHECK_EQ_U(y[7], x[7]);
+			CHECK_EQ_U(y[8], x[8]);
+			for (int k = 2; k < 6; k++)
+				if (!within(y[k], x[k])) {
+					fprintf(stderr, "  %s\n  %s\n", la, lb);
+					CHECK(0);
+				}
+		}
+		CHECK(!la && !lb);
+		free(a);
+		free(b);
+	}
+	/* 7 methods; 8 contexts (M.leaf under M.work and under M.main) */
+	CHECK_EQ_I(rows, 15);
+	o.by_context = 0;
+	o.format = REPORT_TEXT;
+	b = run_latency(&ms, &o, snap, &st);
+	CHECK(strstr(b, "percentiles by nearest rank, from histograms, within 3.2%\n") != NULL);
+	free(b);
+	o.format = REPORT_JSON;
+	b = run_latency(&ms, &o, snap, &st);
+	CHECK(strstr(b, "\"from_histograms\":true,\"relative_error\":0.03125,") != NULL);
+	free(b);
+	model_free(&mt);
+	model_free(&ms);
+	unlink(trace);
+	unlink(snap);
+	free(work);
+}
+
+/* A snapshot without histograms, and stdin: one line saying why, no report. */
 static void test_refusals(void)
 {
 	const char *script = "0 E M.a\n5 X M.a\n";
@@ -264,7 +364,7 @@ static void test_refusals(void)
 	s = run_latency(&m, &o, path, &st);
 	CHECK_EQ_I(st, -1);
 	CHECK_STR(s, "");
-	CHECK(strstr(err_buf, "need a trace") && !strchr(err_buf, '\n'));
+	CHECK(strstr(err_buf, "keeps no durations of single calls") && !strchr(err_buf, '\n'));
 	free(s);
 	model_free(&m);
 	CHECK_EQ_I(mg_trace_file(path, &script, names, 1, NULL, NULL), 0);
@@ -336,5 +436,6 @@ int main(void)
 	RUN(test_compensated_sums);
 	RUN(test_unbalanced);
 	RUN(test_refusals);
+	RUN(test_snapshot_hists);
 	return test_summary("report-latency");
 }

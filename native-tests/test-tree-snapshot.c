@@ -13,6 +13,7 @@
 #include "postproc/model.h"
 #include "native-tests/test.h"
 #include "native-tests/tracegen.h"
+#include "common/lathist.h"
 #include "common/tree_snapshot.h"
 
 struct ev {
@@ -189,6 +190,16 @@ static void test_snapshot_equals_trace(void)
 	unlink(spath);
 }
 
+/* tree_hist: a copy of node 3's histogram of thread 1 into *ctx. */
+static int copy_hist(void *ctx, uint32_t serial, uint32_t node, const struct lathist *h)
+{
+	struct lathist **out = ctx;
+
+	if (serial != 1 || node != 3)
+		return -1;
+	return lathist_merge(out, h);
+}
+
 /* A node whose parent is not an earlier node is corrupt, and so is a node
  * of a thread without TREE_THREAD. */
 static void test_bad_tree_records(void)
@@ -229,9 +240,59 @@ static void test_bad_tree_records(void)
 	trace_recbuf_free(&rb);
 }
 
+/* A TREE_HISTS record written, read back the same; each way of damaging
+ * one is corrupt (one line), never a crash. */
+static void test_hists_records(void)
+{
+	struct lathist *h = NULL, *back = NULL;
+	const struct lathist *hs[1];
+	uint32_t node[1] = {3};
+	struct trace_recbuf rb;
+	struct trace_result res;
+	size_t len;
+
+	for (uint64_t v = 1; v < 5000000; v = v * 3 + 1)
+		CHECK_EQ_I(lathist_add(&h, v), 0);
+	hs[0] = h;
+	for (int damage = 0; damage < 5; damage++) {
+		struct lathist saved = *h;
+
+		if (damage == 1)
+			h->count++; /* the buckets add up to less */
+		else if (damage == 2)
+			h->min = h->max + 1;
+		else if (damage == 3)
+			h->max = 0; /* not in the last bucket */
+		else if (damage == 4)
+			h->n = 0;
+		trace_recbuf_init(&rb);
+		trace_rec_tree_hists(&rb, 1, node, hs, 1);
+		len = trace_recbuf_finish(&rb);
+		*h = saved;
+		memset(&res, 0, sizeof(res));
+		struct trace_visitor v = {0};
+		v.ctx = &back;
+		v.tree_hist = copy_hist;
+		CHECK_EQ_I(trace_decode_chunk(TRACE_CHUNK_RECORDS, rb.buf + TRACE_CHUNK_HEADER_LEN,
+					      len - TRACE_CHUNK_HEADER_LEN, &v, &res),
+			   damage ? TRACE_CORRUPT : TRACE_OK);
+		if (damage) {
+			CHECK(strstr(res.msg, "TREE_HISTS") != NULL && !strchr(res.msg, '\n'));
+		} else {
+			CHECK(back && back->count == h->count && back->sum == h->sum &&
+			      back->min == h->min && back->max == h->max && back->n == h->n &&
+			      !memcmp(back->b, h->b, h->n * sizeof(h->b[0])));
+		}
+		trace_recbuf_free(&rb);
+	}
+	lathist_free(h);
+	lathist_free(back);
+}
+
 int main(void)
 {
 	RUN(test_snapshot_equals_trace);
 	RUN(test_bad_tree_records);
+	RUN(test_hists_records);
 	return test_summary("tree-snapshot");
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/lathist.h"
 #include "common/satsum.h"
 #include "common/u64map.h"
 
@@ -165,8 +166,9 @@ static int src_add(struct build *b, uint32_t r, size_t th, uint32_t n, size_t ca
 	return 0;
 }
 
-/* Each node of thread th (tree t) that has calls and passes the filters
- * goes into the list of its row (made when new). Returns 0 or -1. */
+/* Each node of thread th (tree t) that has calls (in lt, or in t's
+ * histograms when lt is NULL) and passes the filters goes into the list
+ * of its row (made when new). Returns 0 or -1. */
 static int map_nodes(struct build *b, const struct calltree *t, const struct lthread *lt, size_t th)
 {
 	const struct shape_opts *s = b->o->shp;
@@ -180,7 +182,8 @@ static int map_nodes(struct build *b, const struct calltree *t, const struct lth
 	inc[CALLTREE_ROOT] = 0;
 	for (uint32_t i = 1; i < t->nnodes; i++) {
 		uint32_t n = t->order[i], p = t->nodes[n].parent, meth = t->nodes[n].method;
-		size_t calls = n < lt->cap ? lt->node[n].n : 0;
+		const struct lathist *h = lt ? NULL : calltree_hist(t, n);
+		size_t calls = lt ? (n < lt->cap ? lt->node[n].n : 0) : h ? (size_t)h->count : 0;
 
 		inc[n] =
 		    inc[p] || (s && s->ninclude &&
@@ -332,6 +335,137 @@ static int rows_build(struct build *b, struct calls_state **cs, size_t ncs, stru
 	return 0;
 }
 
+/* Row r's figures from the histograms of its nodes (threads of sub). */
+static int row_fill_hists(struct build *b, const struct model *sub, uint32_t r)
+{
+	struct latency_row *row = &b->l->rows[r];
+	struct lathist *h = NULL;
+
+	for (uint32_t i = b->head[r]; i != UINT32_MAX; i = b->src[i].next)
+		if (lathist_merge(&h, calltree_hist(&sub->thread_list[b->src[i].thread]->tree,
+						    b->src[i].node))) {
+			lathist_free(h);
+			return -1;
+		}
+	row->calls = h ? h->count : 0;
+	row->min = lathist_percentile(h, 0);
+	row->max = lathist_percentile(h, 1000);
+	row->p50 = lathist_percentile(h, 500);
+	row->p90 = lathist_percentile(h, 900);
+	row->p99 = lathist_percentile(h, 990);
+	row->p999 = lathist_percentile(h, 999);
+	row->total = h ? h->sum : 0;
+	lathist_free(h);
+	return 0;
+}
+
+/* The rows from the histograms of the snapshot read again into sub. */
+static int rows_build_hists(struct build *b, const struct model *sub)
+{
+	struct latency *l = b->l;
+
+	for (size_t i = 0; i < sub->nthreads; i++) {
+		const struct model_thread *t = sub->thread_list[i];
+
+		if (!t || !t->has_tree || !t->tree.hist ||
+		    (b->o->sel && !model_thread_selected(b->o->sel, t)))
+			continue;
+		l->nthreads++;
+		b->source = 0;
+		if (map_nodes(b, &t->tree, NULL, i))
+			return -1;
+	}
+	for (size_t r = 0; r < l->nrows; r++) {
+		if (row_fill_hists(b, sub, (uint32_t)r))
+			return -1;
+		l->calls += l->rows[r].calls;
+	}
+	sort_model = b->m;
+	if (l->nrows)
+		qsort(l->rows, l->nrows, sizeof(*l->rows), cmp_rows);
+	return 0;
+}
+
+/* Why a snapshot's histograms cannot answer, or NULL. */
+static const char *hists_refused(const struct model *m, const struct latency_opts *o)
+{
+	if (m->ninputs || m->folded)
+		return CALLS_ONE_TRACE;
+	if (!o->path || !strcmp(o->path, "-"))
+		return "this report reads the snapshot again: give a file, not stdin";
+	if (o->metric != 0)
+		return "a snapshot's histograms are of its first metric's durations: choose it "
+		       "with --metric";
+	if (m->snapshot_raw)
+		return "a snapshot's histograms are of compensated durations: --raw does not "
+		       "apply to them";
+	return NULL;
+}
+
+/* latency_build for a tree snapshot (a file of output=tree, or a live
+ * dump): the snapshot read again with its histograms. */
+static int build_from_hists(const struct model *m, const struct latency_opts *o, struct latency *l,
+			    char *err, size_t errlen)
+{
+	struct model sub;
+	struct trace_result res;
+	enum trace_status ts;
+	struct build b = {0};
+	const char *why = hists_refused(m, o);
+	int rc = -1;
+
+	if (why) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	model_init(&sub, NULL);
+	sub.want_hists = 1;
+	ts = model_load(&sub, o->path, &res);
+	if (ts != TRACE_OK && ts != TRACE_TRUNCATED) {
+		snprintf(err, errlen, "%s: %s", o->path,
+			 sub.err[0]   ? sub.err
+			 : res.msg[0] ? res.msg
+				      : trace_status_str(ts));
+		goto out;
+	}
+	if (model_finish(&sub)) {
+		snprintf(err, errlen, "%s: %s", o->path, sub.err[0] ? sub.err : "out of memory");
+		goto out;
+	}
+	l->from_hists = 1;
+	b.m = m;
+	b.o = o;
+	b.l = l;
+	if (u64map_init(&b.rowmap, 256) || u64map_init(&b.ctxmap, 256) || u64map_init(&b.inc, 64) ||
+	    u64map_init(&b.exc, 64) || context_of(&b, 0, CALLTREE_ROOT_METHOD, &(uint32_t){0}) ||
+	    rows_build_hists(&b, &sub)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < sub.nthreads; i++)
+		if (sub.thread_list[i] && sub.thread_list[i]->has_tree &&
+		    !sub.thread_list[i]->tree.hist && sub.thread_list[i]->tree.nnodes > 1)
+			l->threads_without++;
+	if (!l->nthreads && l->threads_without) {
+		snprintf(err, errlen,
+			 "%s: this snapshot keeps no durations of single calls (format 3.0, "
+			 "before histograms): record a trace (output=trace or both), or take the "
+			 "snapshot with a newer agent",
+			 o->path);
+		goto out;
+	}
+	rc = 0;
+out:
+	model_free(&sub);
+	u64map_free(&b.rowmap);
+	u64map_free(&b.ctxmap);
+	u64map_free(&b.inc);
+	u64map_free(&b.exc);
+	free(b.src);
+	free(b.head);
+	return rc;
+}
+
 int latency_build(const struct model *m, const struct latency_opts *o, struct latency *l, char *err,
 		  size_t errlen)
 {
@@ -343,6 +477,12 @@ int latency_build(const struct model *m, const struct latency_opts *o, struct la
 	int rc = -1;
 
 	memset(l, 0, sizeof(*l));
+	if (m->snapshot) {
+		rc = build_from_hists(m, o, l, err, errlen);
+		if (rc)
+			latency_free(l);
+		return rc;
+	}
 	co.path = o->path;
 	co.metric = o->metric;
 	co.sel = o->sel;

@@ -3,7 +3,7 @@
  * per calling context, from a trace read again (calls.h): the rows of
  * --report latency (docs/jcal-post.md, latency).
  *
- * Exact: every call's duration is kept (8 bytes a call of the selected
+ * From a trace, exact: every call's duration is kept (8 bytes a call of the selected
  * threads while the trace is read) and each row's are sorted.
  * Percentiles are by nearest rank: the p-th of n sorted durations is the
  * one of rank ceil(p/100 * n), 1 the shortest; so p50 of 100 calls is the
@@ -43,6 +43,13 @@ struct latency {
 	 * has none) */
 	uint32_t *ctx_parent, *ctx_method;
 	uint32_t nctx;
+	/* from a tree snapshot: the figures come from the histograms of its
+	 * contexts (common/lathist.h), the percentiles within 1 /
+	 * LATHIST_ERROR_DIV of the exact ones; min, max, calls and total exact.
+	 * threads_without: threads with calls whose tree has no histograms
+	 * (a snapshot of format 3.0) */
+	int from_hists;
+	size_t threads_without;
 };
 
 struct latency_opts {
@@ -55,8 +62,8 @@ struct latency_opts {
 	const struct calls_inputs *inputs; /* a merged profile's inputs (calls.h) */
 };
 
-/* Reads the trace and fills l, its rows by p99 then calls (descending),
- * then name. Returns 0, or -1 with err (calls_read's errors). */
+/* Reads the trace (or the tree snapshot: its histograms) and fills l, its rows by p99 then calls
+ * (descending), then name. Returns 0, or -1 with err (calls_read's errors). */
 int latency_build(const struct model *m, const struct latency_opts *o, struct latency *l, char *err,
 		  size_t errlen);
 

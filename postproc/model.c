@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/lathist.h"
 #include "postproc/model_internal.h"
 #include "postproc/names.h"
 #include "postproc/overloads.h"
@@ -597,6 +598,30 @@ static int on_tree_node(void *ctx, const struct trace_tree_node *tn)
 	return 0;
 }
 
+/* A snapshot's histogram of a node's calls (after the node), kept when
+ * the model wants them; copies of one method add up as their calls do. */
+static int on_tree_hist(void *ctx, uint32_t serial, uint32_t node, const struct lathist *h)
+{
+	struct model *m = ctx;
+	struct model_thread *t;
+
+	if (!m->want_hists)
+		return 0;
+	t = thread_get(m, serial);
+	if (!t)
+		return oom(m);
+	if (!t->snap_map || node >= t->snap_next) {
+		snprintf(m->err, sizeof(m->err),
+			 "thread #%u: a histogram of tree node %u, which it does not have (yet)",
+			 serial, node);
+		return -1;
+	}
+	if ((!t->tree.hist && calltree_keep_hists(&t->tree)) ||
+	    lathist_merge(&t->tree.hist[t->snap_map[node]], h))
+		return oom(m);
+	return 0;
+}
+
 int model_peek_snapshot(const char *path)
 {
 	unsigned char h[12];
@@ -644,6 +669,7 @@ void model_visitor(struct model *m, struct trace_visitor *v)
 	v->end = on_end;
 	v->tree_thread = on_tree_thread;
 	v->tree_node = on_tree_node;
+	v->tree_hist = on_tree_hist;
 }
 
 enum trace_status model_load(struct model *m, const char *path, struct trace_result *res)

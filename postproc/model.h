@@ -141,6 +141,10 @@ struct model {
 	 * snapshot_raw: its compensated figures are replaced by the raw ones
 	 * (--raw). */
 	int snapshot, snapshot_raw;
+	/* The snapshot's histograms of calls (format 3.1) are kept in the
+	 * trees (calltree_keep_hists): set before the load by the readers of
+	 * single calls' durations (latency.c); else they are skipped. */
+	int want_hists;
 	int has_end;
 	struct trace_end end;
 	uint64_t compiled_loads, compiled_unloads;

@@ -26,7 +26,7 @@ const struct report_kind report_kinds[] = {
      REPORT_SHAPED | REPORT_LIST},
     {"latency", report_latency,
      "per method (--by context: per calling context), calls and min, p50, p90, p99, p99.9, "
-     "max, mean of single calls' durations (reads the trace again)",
+     "max, mean of single calls' durations (reads the trace, or a snapshot's histograms, again)",
      REPORT_SHAPED | REPORT_LIST},
     {"slow", report_slow,
      "the slowest single calls (--top N, default 20): method, duration, thread, start, "

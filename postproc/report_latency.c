@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "common/lathist.h"
 #include "postproc/latency.h"
 #include "postproc/output.h"
 #include "postproc/report.h"
@@ -66,9 +67,10 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 	fputs("Latency  metric ", o->out);
 	text_escape(o->out, label);
 	fprintf(o->out,
-		"%s  %zu thread%s  %" PRIu64 " calls  per %s; percentiles by nearest rank\n",
+		"%s  %zu thread%s  %" PRIu64 " calls  per %s; percentiles by nearest rank%s\n",
 		o->calibrated ? "  calibrated" : "", l->nthreads, l->nthreads == 1 ? "" : "s",
-		shown, o->by_context ? "calling context" : "method");
+		shown, o->by_context ? "calling context" : "method",
+		l->from_hists ? ", from histograms, within " LATHIST_ERROR_PCT "%" : "");
 	fprintf(o->out, "%*s", w[0], "Calls");
 	for (int k = 0; k < 7; k++)
 		fprintf(o->out, " %*s", w[k + 1], heads[k]);
@@ -141,9 +143,12 @@ static void json(const struct model *m, const struct report_opts *o, const struc
 	json_string(o->out, m->metric[o->metric].unit);
 	fprintf(
 	    o->out,
-	    "},\"calibrated\":%s,\"by\":\"%s\",\"percentiles\":\"nearest-rank\",\"threads\":%zu,"
-	    "\"rows\":[",
+	    "},\"calibrated\":%s,\"by\":\"%s\",\"percentiles\":\"nearest-rank\",\"threads\":%zu,",
 	    o->calibrated ? "true" : "false", o->by_context ? "context" : "method", l->nthreads);
+	if (l->from_hists)
+		fprintf(o->out, "\"from_histograms\":true,\"relative_error\":%.6g,",
+			1.0 / LATHIST_ERROR_DIV);
+	fputs("\"rows\":[", o->out);
 	for (size_t i = 0; i < n; i++) {
 		const struct latency_row *r = &l->rows[i];
 

@@ -224,13 +224,41 @@ static void compensate_batch(void *ctx, const uint16_t *key, const uint64_t *del
 	tt->fallback_global += c.global;
 }
 
+/* The counts of the deltas the tree builder compensated itself through
+ * the table (calltree_comp's table), handed over when the tree is flushed
+ * (a snapshot, a fold, the thread's end). */
+static void compensate_counted(void *ctx, const uint64_t *by_key, uint64_t clamped)
+{
+	struct tree_thread *tt = ctx;
+
+	for (unsigned i = 0; i < SEQKEY_COUNT; i++) {
+		const uint64_t k = by_key[i];
+
+		if (!k)
+			continue;
+		tt->deltas += k;
+		tt->fallback_similar += k * table.step[i].similar;
+		tt->fallback_global += k * table.step[i].global;
+		if (!atomic_load_explicit(&key_seen[i], memory_order_relaxed))
+			atomic_store_explicit(&key_seen[i], 1, memory_order_relaxed);
+	}
+	tt->clamped += clamped;
+}
+
 const struct calltree_comp *tree_comp_hook(struct tree_thread *tt, struct calltree_comp *comp)
 {
 	const int state = atomic_load_explicit(&table_state, memory_order_acquire);
 
 	*comp = (struct calltree_comp){.fn = compensate, .ctx = tt, .batch = NULL};
-	if (state == 1)
+	if (state == 1) {
 		comp->batch = compensate_batch;
+		/* applied inside the builder, as each delta comes: the trees'
+		 * histograms then stay on its inline path (common/calltree.h) */
+		if (table.prepared) {
+			comp->table = &table;
+			comp->counted = compensate_counted;
+		}
+	}
 	return state == 2 ? NULL : comp;
 }
 

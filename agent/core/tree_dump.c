@@ -22,6 +22,7 @@
 #include "agent/core/trace_file.h"
 #include "common/calib_comp.h"
 #include "common/safe_open.h"
+#include "common/lathist.h"
 #include "common/tree_snapshot.h"
 
 struct out {
@@ -134,9 +135,11 @@ static int copy_tree(const struct calltree *t, struct calltree *c)
 	*c = *t;
 	c->nodes = malloc((size_t)t->nnodes * sizeof(*c->nodes));
 	c->figs = malloc(nfigs * sizeof(*c->figs));
-	if (!c->nodes || !c->figs) {
+	c->hist = t->hist ? malloc((size_t)t->nnodes * sizeof(*c->hist)) : NULL;
+	if (!c->nodes || !c->figs || (t->hist && (!c->hist || calltree_hists_copy(t, c->hist)))) {
 		free(c->nodes);
 		free(c->figs);
+		free(c->hist);
 		return -1;
 	}
 	memcpy(c->nodes, t->nodes, (size_t)t->nnodes * sizeof(*c->nodes));
@@ -171,6 +174,9 @@ static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads
 		rc = tree_snapshot_write(rb, tt->serial, &c, flags, &sink);
 		free(c.nodes);
 		free(c.figs);
+		for (uint32_t i = 0; c.hist && i < c.nnodes; i++)
+			lathist_free(c.hist[i]);
+		free(c.hist);
 		(*threads)++;
 		*nodes += c.nnodes - 1;
 	}

@@ -44,7 +44,7 @@ static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int 
 	tt->serial = serial;
 	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1,
 			  compensated ? tree_comp_hook(tt, &comp) : NULL) ||
-	    pthread_mutex_init(&tt->lock, NULL)) {
+	    calltree_keep_hists(&tt->tree) || pthread_mutex_init(&tt->lock, NULL)) {
 		calltree_free(&tt->tree);
 		free(tt);
 		return NULL;
@@ -226,7 +226,8 @@ void tree_registry_reset(void)
 		}
 		unsigned nm = tt->tree.nmetrics;
 		calltree_free(&tt->tree);
-		tt->failed = calltree_init(&tt->tree, nm, tree_comp_hook(tt, &comp)) != 0;
+		tt->failed = calltree_init(&tt->tree, nm, tree_comp_hook(tt, &comp)) != 0 ||
+			     calltree_keep_hists(&tt->tree) != 0;
 		tt->lost = tt->deltas = tt->clamped = tt->uncompensated = 0;
 		tt->fallback_similar = tt->fallback_global = 0;
 		tt->counted = 0;

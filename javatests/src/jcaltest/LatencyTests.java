@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * the calls of each method exactly; request's p50 a spin and its p90 a nap
  * (a sleep of 20 ms, so at least 20 ms of wall time: the only timing bound,
  * and a generous one); the durations of a method's calls adding up to its cum
- * in the flat report; a snapshot refused in one line. Run by jcaltest.Main
+ * in the flat report; a snapshot's figures from its histograms within their bound of the trace's. Run by jcaltest.Main
  * (javatests/run.sh).
  */
 final class LatencyTests {
@@ -263,16 +263,69 @@ final class LatencyTests {
 				"two runs: 13 naps on each run's worker, named with its input: " + naps + " " + res.err);
 	}
 
-	/** A snapshot has no single calls: one error line, exit 2 (the report does not apply), before it is read. */
-	private void testSnapshotRefused() throws Exception {
-		Path s = r.tmp.resolve("latency.tree");
+	/**
+	 * output=both: the snapshot's histograms against the trace of the same run. Calls exact for request,
+	 * spin and nap (100, 87, 13), min, max and total equal to the trace's, each percentile within 1/32
+	 * (the histograms' bound, docs/jcal-post.md, latency) of the trace's exact one, per method and per
+	 * context; the report says so in its header. slow, which needs single calls, refuses the snapshot in
+	 * one line, exit 2.
+	 */
+	private void testSnapshotHistograms() throws Exception {
+		Path t = r.tmp.resolve("hist.bin"), s = r.tmp.resolve("hist.bin.tree");
 		Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java,
-				"-agentpath:" + r.agent + "=trace,quiet,output=tree,out=" + s, "-cp", r.classes, W));
-		r.check(j.rc == 0, "snapshot: exit " + j.rc + ": " + j.err);
-		Runner.Result res = r.post(s, "--report", "latency");
+				"-agentpath:" + r.agent + "=trace,quiet,output=both,metric=tsc,out=" + t, "-cp", r.classes, W));
+		r.check(j.rc == 0, "output=both: exit " + j.rc + ": " + j.err);
+		for (String by : List.of("method", "context")) {
+			Map<String, Map<String, String>> exact = rowsBy(
+					r.post(t, "--report", "latency", "--by", by, "--format", "csv"), "latency of the trace", by);
+			Map<String, Map<String, String>> hist = rowsBy(
+					r.post(s, "--report", "latency", "--by", by, "--format", "csv"), "latency of the snapshot", by);
+			r.check(exact.keySet().equals(hist.keySet()), "snapshot by " + by + ": the trace's rows: "
+					+ exact.keySet() + " vs " + hist.keySet());
+			for (String key : exact.keySet()) {
+				Map<String, String> a = exact.get(key), b = hist.get(key);
+				if (b == null)
+					continue;
+				for (String col : List.of("calls", "min", "max", "total"))
+					r.check(a.get(col).equals(b.get(col)),
+							"snapshot by " + by + ", " + key + ": " + col + " " + b.get(col) + ", trace " + a.get(col));
+				for (String col : List.of("p50", "p90", "p99", "p99_9")) {
+					long want = Long.parseLong(a.get(col)), got = Long.parseLong(b.get(col));
+					/* 1 ns more for the conversion of ticks to ns, rounded once each way */
+					r.check(Math.abs(got - want) * 32 <= want + 32, "snapshot by " + by + ", " + key + ": " + col
+							+ " " + got + " not within 1/32 of the trace's " + want);
+				}
+			}
+		}
+		Map<String, Map<String, String>> hist = rows(r.post(s, "--report", "latency", "--format", "csv"),
+				"latency of the snapshot");
+		r.expectExact("latency of the snapshot: calls", Map.of(REQ, 100L, SPIN, 87L, NAP, 13L),
+				Map.of(REQ, num(hist, REQ, "calls"), SPIN, num(hist, SPIN, "calls"), NAP, num(hist, NAP, "calls")));
+		r.check(num(hist, REQ, "p90") >= SLEEP_NS - SLEEP_NS / 32, "snapshot: request's p90 a nap: " + hist.get(REQ));
+		Runner.Result text = r.post(s, "--report", "latency");
+		r.check(text.rc == 0 && text.out.contains("from histograms, within 3.2%"),
+				"latency of a snapshot: the header says where the figures come from: " + text.out + text.err);
+		Runner.Result res = r.post(s, "--report", "slow");
 		r.check(res.rc == 2 && res.out.isEmpty() && res.errLines().size() == 1
 				&& res.err.startsWith("jcal-post: error: ") && res.err.contains("need a trace"),
-				"latency of a snapshot: one error line: " + res.rc + " " + res.err);
+				"slow of a snapshot: one error line: " + res.rc + " " + res.err);
+	}
+
+	/** rows(), keyed by the method or, by context, by the context column. */
+	private Map<String, Map<String, String>> rowsBy(Runner.Result res, String what, String by) {
+		Map<String, Map<String, String>> m = new HashMap<>();
+		r.check(res.rc == 0, what + ": exit " + res.rc + ": " + res.err);
+		List<List<String>> csv = Runner.csv(res.out);
+		if (csv.isEmpty())
+			return m;
+		List<String> head = csv.get(0);
+		for (List<String> row : csv.subList(1, csv.size())) {
+			Map<String, String> v = new HashMap<>();
+			for (int i = 0; i < head.size() && i < row.size(); i++)
+				v.put(head.get(i), row.get(i));
+			m.put(v.get(by), v);
+		}
+		return m;
 	}
 
 	static Runner.Tests tests(Runner r) {
@@ -283,6 +336,6 @@ final class LatencyTests {
 				.add("slow-calls", s::testSlow)
 				.add("offcpu", s::testOffCpu)
 				.add("latency-two-runs", s::testTwoRuns)
-				.add("latency-snapshot-refused", s::testSnapshotRefused);
+				.add("latency-snapshot-histograms", s::testSnapshotHistograms);
 	}
 }

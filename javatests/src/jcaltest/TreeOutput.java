@@ -130,7 +130,7 @@ public final class TreeOutput {
 		r.expectExact("mode=" + mode + ": calls in the trace", expected, calls(t));
 		Runner.Result sum = post(s, "--report", "summary");
 		r.check(sum.rc == 0 && sum.out.contains("(applied in the agent), estimator cond")
-				&& sum.out.contains("format:                3.0,"),
+				&& sum.out.contains("format:                3.1,"),
 				"the snapshot's summary names the agent's compensation: " + sum.out + sum.err);
 	}
 
@@ -312,7 +312,8 @@ public final class TreeOutput {
 	/**
 	 * dump while the program runs (a later load of the library, through
 	 * jcmd): each dump is a complete snapshot, taken from running trees, and
-	 * the final one at the end has at least as many calls.
+	 * the final one at the end has at least as many calls; the latency report
+	 * of a dump counts every call of tick() from its histograms.
 	 */
 	private void testDumpWhileRunning() throws Exception {
 		Path s = r.tmp.resolve("spin.tree");
@@ -330,6 +331,17 @@ public final class TreeOutput {
 				long n = ticks(d);
 				r.check(n > last, "dump " + k + ": tick() calls " + n + " after " + last);
 				last = n;
+				/* the latency of a live dump, from its histograms: every call of tick(), an open
+				 * one ending at the dump (docs/jcal-post.md, latency) */
+				Runner.Result lat = post(d, "--report", "latency", "--include", W + "TimedSpin.tick",
+						"--format", "csv");
+				Long lc = null;
+				for (List<String> row : Runner.csv(lat.out))
+					if (row.size() > 1 && row.get(0).equals(W + "TimedSpin.tick"))
+						lc = Long.parseLong(row.get(1));
+				r.check(lat.rc == 0 && lc != null && lc == n,
+						"dump " + k + ": latency from the histograms counts tick()'s " + n + " calls: " + lc + " "
+								+ lat.err);
 			}
 			r.check(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "the program ends normally");
 			long end = ticks(s);
