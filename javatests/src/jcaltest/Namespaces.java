@@ -45,6 +45,45 @@ public final class Namespaces {
 		return res.rc == 0 ? null : String.join(" ", unshare) + " is not permitted here: " + res.err.trim();
 	}
 
+	/*
+	 * What the JVM behind unshare loads, at paths its tmpfs /tmp does not
+	 * hide: the test classes and the agent (libjcal.so and its jars) as they
+	 * are, or copies under /var/tmp when the build lies in /tmp (a clone
+	 * made there): [classes, library].
+	 */
+	private String[] seen;
+
+	private String[] visibleBuild() throws Exception {
+		if (seen != null)
+			return seen;
+		Path lib = Path.of(k.jcal).resolveSibling("libjcal.so");
+		if (!r.classes.startsWith("/tmp/") && !lib.toString().startsWith("/tmp/"))
+			return seen = new String[] { r.classes, lib.toString() };
+		Path dir = Files.createTempDirectory(Path.of("/var/tmp"), "jcalns");
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+			try (Stream<Path> all = Files.walk(dir)) {
+				for (Path q : all.sorted(java.util.Comparator.reverseOrder()).toList())
+					Files.deleteIfExists(q);
+			} catch (java.io.IOException e) {
+				System.err.println("could not remove " + dir + ": " + e);
+			}
+		}));
+		Path classes = dir.resolve("classes");
+		try (Stream<Path> all = Files.walk(Path.of(r.classes))) {
+			for (Path from : all.toList()) {
+				Path to = classes.resolve(Path.of(r.classes).relativize(from).toString());
+				if (Files.isDirectory(from))
+					Files.createDirectories(to);
+				else
+					Files.copy(from, to);
+			}
+		}
+		for (String f : List.of("libjcal.so", "jcal-agent.jar", "jcal-calibrator.jar"))
+			Files.copy(lib.resolveSibling(f), dir.resolve(f));
+		System.out.println("      (the build is in /tmp, which the namespace hides: its classes and agent copied to " + dir + ")");
+		return seen = new String[] { classes.toString(), dir.resolve("libjcal.so").toString() };
+	}
+
 	/** A LiveServer run by java behind unshare, with a tmpfs of its own on /tmp. */
 	private static List<String> inNamespace(List<String> unshare, String java, String classes) {
 		List<String> cmd = new ArrayList<>(unshare);
@@ -89,7 +128,8 @@ public final class Namespaces {
 		for (String java : k.javas) {
 			String w = java + ": ";
 			Path dir = Files.createTempDirectory(r.tmp, "ns");
-			try (Live.Server s = new Live.Server(dir.resolve("server.log"), inNamespace(unshare, java, r.classes),
+			String[] b = visibleBuild();
+			try (Live.Server s = new Live.Server(dir.resolve("server.log"), inNamespace(unshare, java, b[0]),
 					Map.of())) {
 				long pid = jvmPid(s);
 				Runner.Result list = jcal("list");
@@ -100,7 +140,7 @@ public final class Namespaces {
 				s.work(300);
 				Path out = dir.resolve("ns.bin");
 				long t0 = System.nanoTime();
-				Runner.Result st = jcal("start", pid, "-o", out);
+				Runner.Result st = jcal("start", pid, "-o", out, "--lib", b[1]);
 				double attach = (System.nanoTime() - t0) / 1e9;
 				r.check(st != null && st.rc == 0 && st.out.contains("another mount namespace"),
 						w + "start: " + (st == null ? "" : st.rc + " " + st.out + st.err));
@@ -124,7 +164,7 @@ public final class Namespaces {
 					r.check(calls(out, W + "LiveServer.leaf") == 50L * n, w + "leaf() calls " + calls(out, W + "LiveServer.leaf"));
 				}
 				Path rec = dir.resolve("rec-%p.bin");
-				Runner.Result res = jcal("record", pid, "-d", "1s", "-o", rec);
+				Runner.Result res = jcal("record", pid, "-d", "1s", "-o", rec, "--lib", b[1]);
 				String nspid = nsNote == null ? "" + pid : "1";
 				Path recOut = dir.resolve("rec-" + nspid + ".bin");
 				r.check(res != null && res.rc == 0 && res.out.endsWith("written to " + recOut + "\n") && Files.isRegularFile(recOut),
