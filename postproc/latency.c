@@ -389,14 +389,8 @@ static int rows_build_hists(struct build *b, const struct model *sub)
 /* Why a snapshot's histograms cannot answer, or NULL. */
 static const char *hists_refused(const struct model *m, const struct latency_opts *o)
 {
-	const char *v;
-
 	if (m->ninputs || m->folded)
 		return CALLS_ONE_TRACE;
-	if ((v = model_meta(m, "snapshot.hists")) && !strcmp(v, "off"))
-		return "this snapshot was recorded with hists=off, so it keeps no durations of "
-		       "single calls: record again without hists=off, or a trace (output=trace or "
-		       "both)";
 	if (!o->path || !strcmp(o->path, "-"))
 		return "this report reads the snapshot again: give a file, not stdin";
 	if (o->metric != 0)
@@ -422,6 +416,14 @@ static int build_from_hists(const struct model *m, const struct latency_opts *o,
 
 	if (why) {
 		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	if ((why = model_meta(m, "snapshot.hists")) && !strcmp(why, "off")) {
+		snprintf(err, errlen,
+			 "%s: this snapshot was recorded with hists=off, so it keeps no durations "
+			 "of single calls: record again without hists=off, or a trace "
+			 "(output=trace or both)",
+			 o->path);
 		return -1;
 	}
 	model_init(&sub, NULL);
