@@ -120,6 +120,7 @@ static int take_options(const struct jcal_options *o)
 	jcal.opts.start_manual = o->start_manual;
 	jcal.opts.output = o->output;
 	jcal.opts.maxcontexts = o->maxcontexts;
+	jcal.opts.hists_off = o->hists_off;
 	snprintf(jcal.opts.calib, sizeof(jcal.opts.calib), "%s", o->calib);
 	/* this recording's own labels (label=) */
 	jcal.opts.nlabels = o->nlabels;

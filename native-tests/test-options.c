@@ -93,6 +93,18 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,output=tree,maxcontexts=", -1, "maxcontexts=", 0},
     {__LINE__, "trace,output=tree,maxcontexts=-5", -1, "maxcontexts=-5", 0},
     {__LINE__, "trace,maxcontexts=5000", -1, "'maxcontexts=5000' needs output=tree", 0},
+    {__LINE__, "trace,output=tree,hists=off", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,output=both,hists=on", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "start,output=tree,hists=off", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "trace,hists=on", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,output=tree,hists=no", -1,
+     "bad value in option 'hists=no' (expected on or off)", 0},
+    {__LINE__, "trace,output=tree,hists=", -1, "'hists='", 0},
+    {__LINE__, "trace,output=tree,hists=OFF", -1, "'hists=OFF'", 0},
+    {__LINE__, "trace,output=tree,hists=off,hists=on", -1, "'hists=on': hists= was given already",
+     0},
+    {__LINE__, "trace,hists=off", -1, "'hists=off' needs output=tree or output=both", 0},
+    {__LINE__, "start,hists=off", -1, "'hists=off' needs output=tree", 0},
     {__LINE__, "trace,mode=bci,throttle=10000:200", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,mode=bci,output=tree,throttle=1:1", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,mode=bci,throttle=0:200", -1, "'throttle=0:200' (expected CALLS:NS", 0},
@@ -226,6 +238,10 @@ static void test_later_start(void)
 	     "start,out=x,output=tree,calib=/c,maxcontexts=5000,duration=5s,start=manual,"
 	     "include=a.*,exclude=b.*,log=/l,loglevel=debug,quiet,reply=/r",
 	     NULL},
+	    /* the new recording's own: an agent loaded with hists=off records
+	     * the next one with them, and the other way round */
+	    {__LINE__, "trace,output=tree,hists=off", "cputime", "start,output=tree", NULL},
+	    {__LINE__, "trace,output=tree", "cputime", "start,output=both,hists=off", NULL},
 	    {__LINE__, "trace,mode=bci", "cputime", "start,mode=events",
 	     "option 'mode=events': this JVM's agent records in mode=bci (fixed when it was "
 	     "loaded"},
@@ -267,14 +283,15 @@ static void test_later_policies(void)
 		const char *key;
 		enum jcal_later later;
 	} some[] = {
-	    {"stop", JCAL_LATER_COMMAND},	 {"out", JCAL_LATER_RECORDING},
-	    {"rotate", JCAL_LATER_COMMAND},	 {"output", JCAL_LATER_RECORDING},
-	    {"calib", JCAL_LATER_RECORDING},	 {"maxsize", JCAL_LATER_RECORDING},
-	    {"include", JCAL_LATER_AGENT},	 {"log", JCAL_LATER_AGENT},
-	    {"loglevel", JCAL_LATER_AGENT},	 {"mode", JCAL_LATER_FIXED},
-	    {"metric", JCAL_LATER_FIXED},	 {"throttle", JCAL_LATER_FIXED},
-	    {"recalibrate", JCAL_LATER_REFUSED}, {"label", JCAL_LATER_RECORDING},
-	    {"table", JCAL_LATER_REFUSED},
+	    {"stop", JCAL_LATER_COMMAND},	   {"out", JCAL_LATER_RECORDING},
+	    {"rotate", JCAL_LATER_COMMAND},	   {"output", JCAL_LATER_RECORDING},
+	    {"calib", JCAL_LATER_RECORDING},	   {"maxsize", JCAL_LATER_RECORDING},
+	    {"include", JCAL_LATER_AGENT},	   {"log", JCAL_LATER_AGENT},
+	    {"loglevel", JCAL_LATER_AGENT},	   {"mode", JCAL_LATER_FIXED},
+	    {"metric", JCAL_LATER_FIXED},	   {"throttle", JCAL_LATER_FIXED},
+	    {"recalibrate", JCAL_LATER_REFUSED},   {"label", JCAL_LATER_RECORDING},
+	    {"table", JCAL_LATER_REFUSED},	   {"hists", JCAL_LATER_RECORDING},
+	    {"maxcontexts", JCAL_LATER_RECORDING},
 	};
 	size_t found = 0;
 
@@ -586,13 +603,27 @@ static void test_expand_out(void)
 	CHECK(jcal_options_out_varies("a%") == 0);
 }
 
+/* hists=on|off: on by default (hists_off 0, a zeroed struct) */
+static void test_hists_values(void)
+{
+	struct jcal_options o;
+	char err[256];
+
+	CHECK(jcal_options_parse("trace,output=tree", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.hists_off, 0);
+	CHECK(jcal_options_parse("trace,output=tree,hists=off", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.hists_off, 1);
+	CHECK(jcal_options_parse("trace,output=both,hists=on", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.hists_off, 0);
+}
+
 static void test_help_text(void)
 {
 	const char *h = jcal_options_help();
 	static const char *const keys[] = {
-	    "help",	"trace",    "calibrate", "out=",  "metric=", "mode=",
-	    "table=",	"log=",	    "loglevel=", "quiet", "start=",  "recalibrate=",
-	    "include=", "exclude=", "calib=",	 "label="};
+	    "help",	"trace",    "calibrate", "out=",   "metric=", "mode=",
+	    "table=",	"log=",	    "loglevel=", "quiet",  "start=",  "recalibrate=",
+	    "include=", "exclude=", "calib=",	 "label=", "hists="};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(strstr(h, keys[i]) != NULL);
 }
@@ -601,6 +632,7 @@ int main(void)
 {
 	RUN(test_option_table);
 	RUN(test_option_values);
+	RUN(test_hists_values);
 	RUN(test_bci_filters);
 	RUN(test_expand_out);
 	RUN(test_help_text);

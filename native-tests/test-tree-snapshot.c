@@ -3,7 +3,8 @@
  * reader's TREE records, postproc/model.c): a tree written as a snapshot
  * and read back by jcal-post's model equals the tree jcal-post builds from
  * a trace of the same events, node by node, raw and compensated; several
- * chunks; --raw; bad records refused.
+ * chunks; --raw; a tree without histograms writes none; bad records
+ * refused.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,8 +93,9 @@ static int flush_to(void *ctx, struct trace_recbuf *rb)
 	return err;
 }
 
-/* The snapshot of the same events, the tree built with the hook. */
-static void write_snapshot(const char *path, const struct ev *e, size_t n)
+/* The snapshot of the same events, the tree built with the hook, and
+ * with histograms (calltree_keep_hists) when hists. */
+static void write_snapshot(const char *path, const struct ev *e, size_t n, int hists)
 {
 	struct calltree_comp comp = {.fn = tenth, .ctx = NULL, .batch = NULL};
 	uint8_t h[TRACE_FILE_HEADER_LEN];
@@ -109,6 +111,8 @@ static void write_snapshot(const char *path, const struct ev *e, size_t n)
 	trace_recbuf_init(&rb);
 	write_methods(&rb);
 	CHECK_EQ_I(calltree_init(&t, 2, &comp), 0);
+	if (hists)
+		CHECK_EQ_I(calltree_keep_hists(&t), 0);
 	for (size_t i = 0; i < n; i++) {
 		m[0] = e[i].v;
 		m[1] = 3 * e[i].v;
@@ -169,7 +173,7 @@ static void test_snapshot_equals_trace(void)
 	close(mkstemp(tpath));
 	close(mkstemp(spath));
 	write_trace(tpath, e, n);
-	write_snapshot(spath, e, n);
+	write_snapshot(spath, e, n, 0);
 	load(&mt, tpath, &comp, 0);
 	load(&ms, spath, NULL, 0);
 	CHECK(ms.snapshot);
@@ -198,6 +202,86 @@ static int copy_hist(void *ctx, uint32_t serial, uint32_t node, const struct lat
 	if (serial != 1 || node != 3)
 		return -1;
 	return lathist_merge(out, h);
+}
+
+/* What a snapshot holds: tree nodes, and histograms with their calls. */
+struct snap_count {
+	uint64_t nodes, hists, hist_calls;
+};
+
+static int count_node(void *ctx, const struct trace_tree_node *n)
+{
+	(void)n;
+	((struct snap_count *)ctx)->nodes++;
+	return 0;
+}
+
+static int count_hist(void *ctx, uint32_t serial, uint32_t node, const struct lathist *h)
+{
+	struct snap_count *c = ctx;
+
+	(void)serial, (void)node;
+	c->hists++;
+	c->hist_calls += h->count;
+	return 0;
+}
+
+static struct snap_count count_snapshot(const char *path)
+{
+	struct snap_count c = {0};
+	struct trace_visitor v = {0};
+	struct trace_result res;
+
+	v.ctx = &c;
+	v.tree_node = count_node;
+	v.tree_hist = count_hist;
+	CHECK_EQ_I(trace_read_file(path, &v, &res), TRACE_OK);
+	return c;
+}
+
+/* A tree that keeps no histograms (the agent's hists=off) writes a
+ * snapshot without TREE_HISTS records, and jcal-post's model, asked for
+ * them, finds none; its nodes and figures are those of the tree that
+ * keeps them. */
+static void test_snapshot_without_hists(void)
+{
+	static struct ev e[8000];
+	char with[] = "/tmp/jcal-snap-hXXXXXX", without[] = "/tmp/jcal-snap-nXXXXXX";
+	size_t n = make_events(e, sizeof(e) / sizeof(e[0]));
+	struct snap_count a, b;
+	struct model mw, mn;
+	struct trace_result res;
+
+	close(mkstemp(with));
+	close(mkstemp(without));
+	write_snapshot(with, e, n, 1);
+	write_snapshot(without, e, n, 0);
+	a = count_snapshot(with);
+	b = count_snapshot(without);
+	CHECK_EQ_U(a.nodes, 3006);
+	CHECK_EQ_U(b.nodes, 3006);
+	/* one per node with an ended call, as tree_snapshot_write finds them
+	 * (main and g still open are not in): run (its unmatched exit ends a
+	 * call), f twice, the 3000 natives */
+	CHECK_EQ_U(a.hists, 3003);
+	CHECK_EQ_U(a.hist_calls, 3003);
+	CHECK_EQ_U(b.hists, 0);
+	CHECK_EQ_U(b.hist_calls, 0);
+	model_init(&mw, NULL);
+	mw.want_hists = 1;
+	CHECK_EQ_I(model_load(&mw, with, &res), TRACE_OK);
+	CHECK_EQ_I(model_finish(&mw), 0);
+	model_init(&mn, NULL);
+	mn.want_hists = 1;
+	CHECK_EQ_I(model_load(&mn, without, &res), TRACE_OK);
+	CHECK_EQ_I(model_finish(&mn), 0);
+	CHECK(mw.thread_list[0]->tree.hist != NULL);
+	CHECK(mn.thread_list[0]->tree.hist == NULL);
+	same_trees(&mw, &mn, 0);
+	model_free(&mw);
+	model_free(&mn);
+	unlink(with);
+	unlink(without);
 }
 
 /* A node whose parent is not an earlier node is corrupt, and so is a node
@@ -292,6 +376,7 @@ static void test_hists_records(void)
 int main(void)
 {
 	RUN(test_snapshot_equals_trace);
+	RUN(test_snapshot_without_hists);
 	RUN(test_bad_tree_records);
 	RUN(test_hists_records);
 	return test_summary("tree-snapshot");

@@ -418,6 +418,14 @@ static int build_from_hists(const struct model *m, const struct latency_opts *o,
 		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
+	if ((why = model_meta(m, "snapshot.hists")) && !strcmp(why, "off")) {
+		snprintf(err, errlen,
+			 "%s: this snapshot was recorded with hists=off, so it keeps no durations "
+			 "of single calls: record again without hists=off, or a trace "
+			 "(output=trace or both)",
+			 o->path);
+		return -1;
+	}
 	model_init(&sub, NULL);
 	sub.want_hists = 1;
 	ts = model_load(&sub, o->path, &res);

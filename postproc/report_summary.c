@@ -162,6 +162,8 @@ static void snapshot_text(FILE *f, const struct model *m, const struct totals *t
 		    "%s (their trees are one thread, \"<ended threads>\"; the 256 threads that "
 		    "ended last keep their own)",
 		    v);
+	if ((v = model_meta(m, "snapshot.hists")) && !strcmp(v, "off"))
+		row(f, "histograms:", "none (the agent ran with hists=off: no --report latency)");
 	if ((v = model_meta(m, "snapshot.lost_events")) && strcmp(v, "0"))
 		row(f, "events not in the trees:", "%s (the agent ran out of memory)", v);
 	if (!model_meta(m, "snapshot.calib.table"))

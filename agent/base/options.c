@@ -475,6 +475,18 @@ static int opt_maxcontexts(struct jcal_options *o, const char *val, const char *
 	return 0;
 }
 
+static int opt_hists(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	if (!strcmp(val, "on"))
+		o->hists_off = 0;
+	else if (!strcmp(val, "off"))
+		o->hists_off = 1;
+	else
+		return fail(err, errlen, "bad value in option '%s' (expected on or off)", tok);
+	return 0;
+}
+
 /* "CALLS:NS": two decimal numbers of at least 1 (no sign, no overflow). */
 static int parse_throttle(const char *s, uint64_t *calls, uint64_t *avg)
 {
@@ -596,6 +608,11 @@ static const struct opt_row {
      "output=tree|both: at most about N calling contexts in all\n"
      "(1000 or more); the coldest fold into <cold contexts>",
      opt_maxcontexts, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
+    {"hists", "on|off", ONCE,
+     "output=tree|both: each context keeps the histogram of its\n"
+     "calls' durations (on, default; jcal-post --report latency\n"
+     "reads them), or none (off: the cheapest recording)",
+     opt_hists, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"throttle", "CALLS:NS", ONCE,
      "mode=bci: a method called more than CALLS times (counted\n"
      "from the agent's load, inside start=manual regions or\n"
@@ -915,6 +932,10 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 	if (o->maxcontexts && o->output == JCAL_OUTPUT_TRACE) {
 		snprintf(err, errlen, "option 'maxcontexts=%llu' needs output=tree or output=both",
 			 (unsigned long long)o->maxcontexts);
+		return -1;
+	}
+	if (o->hists_off && o->output == JCAL_OUTPUT_TRACE) {
+		snprintf(err, errlen, "option 'hists=off' needs output=tree or output=both");
 		return -1;
 	}
 	if (o->output != JCAL_OUTPUT_TRACE && o->command == JCAL_CMD_CALIBRATE) {

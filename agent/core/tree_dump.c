@@ -88,6 +88,8 @@ static void write_meta(struct trace_recbuf *rb, int at_end)
 	trace_rec_meta(rb, "snapshot.when", at_end ? "end" : "dump");
 	meta_u64(rb, "snapshot.maxcontexts", jcal.opts.maxcontexts);
 	meta_u64(rb, "snapshot.folds", atomic_load(&tree_fold_count));
+	if (jcal.opts.hists_off) /* no TREE_HISTS records, and jcal-post says why */
+		trace_rec_meta(rb, "snapshot.hists", "off");
 	/* threads defined in the snapshot without a tree of their own: in
 	 * "<ended threads>" */
 	meta_u64(rb, "snapshot.ended_merged", tree_registry_ended_merged);

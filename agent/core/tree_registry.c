@@ -32,6 +32,14 @@ static unsigned ended_kept;
 static struct tree_thread *ended_head, *ended_tail;
 static struct tree_thread *ended_all;
 
+/* The recording's trees keep histograms unless hists=off, decided once
+ * per tree: a tree without them takes every event without that work
+ * (calltree.c, fast_load). 0 or -ENOMEM. */
+static int tree_hists_keep(struct calltree *t)
+{
+	return jcal.opts.hists_off ? 0 : calltree_keep_hists(t);
+}
+
 /* A tree for thread serial, not in the registry yet; compensated by the
  * table (a thread's) or not (the merged tree, which takes no events). */
 static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int compensated)
@@ -44,7 +52,7 @@ static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int 
 	tt->serial = serial;
 	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1,
 			  compensated ? tree_comp_hook(tt, &comp) : NULL) ||
-	    calltree_keep_hists(&tt->tree) || pthread_mutex_init(&tt->lock, NULL)) {
+	    tree_hists_keep(&tt->tree) || pthread_mutex_init(&tt->lock, NULL)) {
 		calltree_free(&tt->tree);
 		free(tt);
 		return NULL;
@@ -227,7 +235,7 @@ void tree_registry_reset(void)
 		unsigned nm = tt->tree.nmetrics;
 		calltree_free(&tt->tree);
 		tt->failed = calltree_init(&tt->tree, nm, tree_comp_hook(tt, &comp)) != 0 ||
-			     calltree_keep_hists(&tt->tree) != 0;
+			     tree_hists_keep(&tt->tree) != 0;
 		tt->lost = tt->deltas = tt->clamped = tt->uncompensated = 0;
 		tt->fallback_similar = tt->fallback_global = 0;
 		tt->counted = 0;

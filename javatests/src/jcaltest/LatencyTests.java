@@ -311,6 +311,36 @@ final class LatencyTests {
 				"slow of a snapshot: one error line: " + res.rc + " " + res.err);
 	}
 
+	/**
+	 * output=tree,hists=off: the trees keep no histograms, the calls exactly as with them (100, 87, 13);
+	 * latency refuses the snapshot in one error line, exit 1, that names hists=off (not the format of a
+	 * snapshot older than histograms); the summary says so.
+	 */
+	private void testSnapshotHistsOff() throws Exception {
+		Path s = r.tmp.resolve("nohists.bin");
+		Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java,
+				"-agentpath:" + r.agent + "=trace,quiet,output=tree,hists=off,metric=tsc,out=" + s, "-cp", r.classes,
+				W));
+		r.check(j.rc == 0, "output=tree,hists=off: exit " + j.rc + ": " + j.err);
+		Map<String, Map<String, String>> flat = rows(r.post(s, "--report", "flat", "--format", "csv"),
+				"flat of a hists=off snapshot");
+		r.expectExact("hists=off: calls", Map.of(REQ, 100L, SPIN, 87L, NAP, 13L),
+				Map.of(REQ, num(flat, REQ, "calls"), SPIN, num(flat, SPIN, "calls"), NAP, num(flat, NAP, "calls")));
+		Runner.Result res = r.post(s, "--report", "latency");
+		List<String> errors = new ArrayList<>();
+		for (String line : res.errLines())
+			if (line.startsWith("jcal-post: error: "))
+				errors.add(line);
+		r.check(res.rc == 1 && res.out.isEmpty() && errors.size() == 1
+				&& errors.get(0).equals("jcal-post: error: " + s + ": this snapshot was recorded with hists=off, so it "
+						+ "keeps no durations of single calls: record again without hists=off, or a trace "
+						+ "(output=trace or both)"),
+				"latency of a hists=off snapshot: one error line naming hists=off, exit 1: " + res.rc + " " + res.err);
+		Runner.Result sum = r.post(s, "--report", "summary");
+		r.check(sum.rc == 0 && sum.out.contains("none (the agent ran with hists=off: no --report latency)"),
+				"summary of a hists=off snapshot: its histograms row: " + sum.rc + " " + sum.err);
+	}
+
 	/** rows(), keyed by the method or, by context, by the context column. */
 	private Map<String, Map<String, String>> rowsBy(Runner.Result res, String what, String by) {
 		Map<String, Map<String, String>> m = new HashMap<>();
@@ -336,6 +366,7 @@ final class LatencyTests {
 				.add("slow-calls", s::testSlow)
 				.add("offcpu", s::testOffCpu)
 				.add("latency-two-runs", s::testTwoRuns)
-				.add("latency-snapshot-histograms", s::testSnapshotHistograms);
+				.add("latency-snapshot-histograms", s::testSnapshotHistograms)
+				.add("latency-snapshot-hists-off", s::testSnapshotHistsOff);
 	}
 }

@@ -192,6 +192,19 @@ final class LaterStart {
 		refused(s, dir, jvm + ": maxsize= with output=tree", new String[] {"maxsize=", "output=tree"}, "output=tree",
 				"maxsize=2M");
 		refused(s, dir, jvm + ": maxcontexts= without trees", "maxcontexts=", "maxcontexts=5000");
+		/* hists=off, passed on by jcal start, is that recording's own: the next one keeps histograms */
+		Path f = record(s, dir, "f.tree", k + 5, "output=tree", "hists=off"),
+				g = record(s, dir, "g.tree", k + 6, "output=tree");
+		exact(f, jvm + ": tree with hists=off", k + 5, k + 5);
+		exact(g, jvm + ": tree after hists=off", k + 6, k + 6);
+		r.check("off".equals(meta(f).get("snapshot.hists")) && meta(g).get("snapshot.hists") == null,
+				jvm + ": snapshot.hists off, then absent: " + meta(f).get("snapshot.hists") + ", "
+						+ meta(g).get("snapshot.hists"));
+		Runner.Result lf = r.post(f, "--report", "latency"), lg = r.post(g, "--report", "latency");
+		r.check(lf.rc == 1 && lf.err.contains("recorded with hists=off") && lg.rc == 0,
+				jvm + ": latency refuses the hists=off snapshot only: " + lf.rc + " " + lf.err + "; " + lg.rc + " "
+						+ lg.err);
+		refused(s, dir, jvm + ": hists=off without trees", "'hists=off' needs output=tree", "hists=off");
 	}
 
 	/** mode=, clock=, metric=, throttle=: the load's, refused unless the same. */
