@@ -1,0 +1,73 @@
+#!/bin/bash
+# tomcat-overhead.sh [REQUESTS] [RUNS] [AGENT_OPTS...] - what `jcal record`
+# costs a real server: Debian's Apache Tomcat 10 with its examples, started
+# without any agent as user tomcat, the HelloWorld servlet under `ab -c 4`
+# on loopback; requests/s before, during and after a recording made by
+# attaching to it (docs/performance.md, "Attaching to a running JVM").
+#
+# Per run: a fresh Tomcat; 3 x REQUESTS requests of warm-up; REQUESTS
+# before; `jcal start PID [AGENT_OPTS]`, REQUESTS during, `jcal stop`;
+# REQUESTS after. Prints ab's requests/s of each phase, the ratios
+# during/before and after/before, and the servlet's calls in the recording
+# (exactly REQUESTS: the recording counts what it saw). JAVA_HOME picks the
+# JDK Tomcat runs on. Needs root (Tomcat runs as tomcat, as Debian's
+# service does) and the packages tomcat10, tomcat10-examples and
+# apache2-utils (installed when missing). Never fails on the figures.
+set -eu
+cd "$(dirname "$0")/.."
+REQUESTS=${1:-5000}
+RUNS=${2:-3}
+shift $(($# < 2 ? $# : 2))
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+URL=http://127.0.0.1:8080/examples/servlets/servlet/HelloWorldExample
+SERVLET=HelloWorldExample.doGet
+[ -x build/jcal ] && [ -x build/jcal-post ] || {
+	echo "tomcat-overhead.sh: build first: make all" >&2
+	exit 1
+}
+[ "$(id -u)" = 0 ] || {
+	echo "tomcat-overhead.sh: run as root (Tomcat runs as user tomcat)" >&2
+	exit 1
+}
+if ! dpkg -s tomcat10 tomcat10-examples apache2-utils >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q tomcat10 tomcat10-examples apache2-utils >/dev/null
+fi
+OUT=$(mktemp -d /tmp/jcal-tomcat.XXXXXX)
+chmod 755 "$OUT"
+TPID=
+cleanup() {
+	[ -n "$TPID" ] && kill "$TPID" 2>/dev/null && wait "$TPID" 2>/dev/null
+	rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+# ab's requests per second of N requests, 4 at a time.
+rate() { ab -q -k -n "$1" -c 4 "$URL" 2>/dev/null | awk '/^Requests per second/ {print $4}'; }
+
+echo "JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); agent options: ${*:-(default)}"
+printf '%4s %10s %10s %10s %8s %8s %8s\n' run before during after dur/bef aft/bef calls
+for run in $(seq "$RUNS"); do
+	runuser -u tomcat -- env JAVA_HOME="$JAVA_HOME" CATALINA_HOME=/usr/share/tomcat10 \
+		CATALINA_BASE=/var/lib/tomcat10 CATALINA_TMPDIR=/var/cache/tomcat10 \
+		/usr/share/tomcat10/bin/catalina.sh run >"$OUT/catalina.log" 2>&1 &
+	TPID=$!
+	for _ in $(seq 100); do
+		curl -sf -o /dev/null "$URL" && break
+		sleep 0.2
+	done
+	PID=$(pgrep -u tomcat -f org.apache.catalina.startup.Bootstrap | head -1)
+	rate $((REQUESTS * 3)) >/dev/null
+	before=$(rate "$REQUESTS")
+	build/jcal start "$PID" -o "$OUT/rec.bin" "$@" >/dev/null
+	during=$(rate "$REQUESTS")
+	build/jcal stop "$PID" >/dev/null
+	after=$(rate "$REQUESTS")
+	calls=$(build/jcal-post "$OUT/rec.bin" --raw --report flat --format csv 2>/dev/null |
+		awk -F, -v m="$SERVLET" 'index($0, m) {print $2; exit}')
+	awk -v r="$run" -v b="$before" -v d="$during" -v a="$after" -v c="${calls:-?}" \
+		'BEGIN {printf "%4d %10.0f %10.0f %10.0f %8.2f %8.2f %8s\n", r, b, d, a, d / b, a / b, c}'
+	kill "$TPID"
+	wait "$TPID" 2>/dev/null || true
+	TPID=
+	rm -f "$OUT/rec.bin"
+done
