@@ -35,4 +35,33 @@ static inline void text_wrap(FILE *f, const char *text, int col, int indent, int
 	fputc('\n', f);
 }
 
+/* text_wrap() of a help text whose label ended at column col: from column
+ * indent of this line, or of the next when col is past it. */
+static inline void text_wrap_after(FILE *f, int col, const char *text, int indent, int width)
+{
+	if (col > indent) {
+		fputc('\n', f);
+		col = 0;
+	}
+	fprintf(f, "%*s", indent - col, "");
+	text_wrap(f, text, indent, indent, width);
+}
+
+/* One option of a --help: "  -s, --name ARG" (no "-s, " without a short
+ * name, no ARG without one), then its help with " (default: DEF)" when def
+ * is given, wrapped by text_wrap_after(). */
+static inline void text_help_option(FILE *f, char short_name, const char *name, const char *arg,
+				    const char *help, const char *def, int indent, int width)
+{
+	char text[1024];
+	int col =
+	    short_name ? fprintf(f, "  -%c, --%s", short_name, name) : fprintf(f, "  --%s", name);
+
+	if (arg)
+		col += fprintf(f, " %s", arg);
+	if (def)
+		snprintf(text, sizeof(text), "%s (default: %s)", help, def);
+	text_wrap_after(f, col, def ? text : help, indent, width);
+}
+
 #endif

@@ -559,22 +559,8 @@ int cli_parse(int argc, char **argv, struct cli *c)
 
 /* ---- --help and the man page ---- */
 
-/* Writes text word by word from column col, wrapped at HELP_WIDTH to
- * HELP_INDENT (on the next line when col is past it). */
-static void wrap(FILE *f, int col, const char *text)
-{
-	if (col > HELP_INDENT) {
-		fputc('\n', f);
-		col = 0;
-	}
-	fprintf(f, "%*s", HELP_INDENT - col, "");
-	text_wrap(f, text, HELP_INDENT, HELP_INDENT, HELP_WIDTH);
-}
-
 void cli_help(FILE *f)
 {
-	char text[1024];
-
 	fputs("usage: jcal-post FILE... [options]\n"
 	      "       jcal-post diff BASE NEW [options]          compare two runs (see jcal-post\n"
 	      "                                                  diff --help)\n"
@@ -585,19 +571,14 @@ void cli_help(FILE *f)
 	      f);
 	for (size_t i = 0; i < cli_noptions; i++) {
 		const struct cli_option *op = &cli_options[i];
-		int col;
 
-		col = op->short_name ? fprintf(f, "  -%c, --%s", op->short_name, op->name)
-				     : fprintf(f, "  --%s", op->name);
-		if (op->arg)
-			col += fprintf(f, " %s", op->arg);
-		if (op->def)
-			snprintf(text, sizeof(text), "%s (default: %s)", op->help, op->def);
-		wrap(f, col, op->def ? text : op->help);
+		text_help_option(f, op->short_name, op->name, op->arg, op->help, op->def,
+				 HELP_INDENT, HELP_WIDTH);
 	}
 	fputs("\nReports (--report KIND):\n", f);
 	for (size_t k = 0; k < report_nkinds; k++)
-		wrap(f, fprintf(f, "  %s", report_kinds[k].name), report_kinds[k].help);
+		text_wrap_after(f, fprintf(f, "  %s", report_kinds[k].name), report_kinds[k].help,
+				HELP_INDENT, HELP_WIDTH);
 	fputs("\nExit status: 0 ok (a truncated trace is reported with a warning), 1 bad input\n"
 	      "or output, 2 usage error.\n",
 	      f);

@@ -180,37 +180,19 @@ static const char usage[] =
     "judged against the runs' spread; with --merge each side's inputs are summed into\n"
     "one profile (docs/jcal-post.md, \"Comparing two runs\").\n\n";
 
-/* Writes text word by word from column col, wrapped at HELP_WIDTH to
- * HELP_INDENT (on the next line when col is past it). */
-static void wrap(FILE *f, int col, const char *text)
-{
-	if (col > HELP_INDENT) {
-		fputc('\n', f);
-		col = 0;
-	}
-	fprintf(f, "%*s", HELP_INDENT - col, "");
-	text_wrap(f, text, HELP_INDENT, HELP_INDENT, HELP_WIDTH);
-}
-
 void diff_options_help(FILE *f)
 {
-	char text[1024];
-
 	fputs(usage, f);
 	for (size_t i = 0; i < diff_noptions; i++) {
 		const struct diff_option *op = &diff_options[i];
-		int col = op->short_name ? fprintf(f, "  -%c, --%s", op->short_name, op->name)
-					 : fprintf(f, "  --%s", op->name);
 
-		if (op->arg)
-			col += fprintf(f, " %s", op->arg);
-		if (op->def)
-			snprintf(text, sizeof(text), "%s (default: %s)", op->help, op->def);
-		wrap(f, col, op->def ? text : op->help);
+		text_help_option(f, op->short_name, op->name, op->arg, op->help, op->def,
+				 HELP_INDENT, HELP_WIDTH);
 	}
 	fputs("\nReports (--report KIND):\n", f);
 	for (size_t k = 0; k < diff_report_nkinds; k++)
-		wrap(f, fprintf(f, "  %s", diff_report_kinds[k].name), diff_report_kinds[k].help);
+		text_wrap_after(f, fprintf(f, "  %s", diff_report_kinds[k].name),
+				diff_report_kinds[k].help, HELP_INDENT, HELP_WIDTH);
 	fputs("\nExit status: 0 ok, 1 bad input or output, 2 usage error, 3 a --fail-on gate\n"
 	      "failed.\n",
 	      f);
