@@ -371,6 +371,7 @@ void agent_rec_close(JNIEnv *jni, const char *reason)
 	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX];
 	struct trace_recbuf *rb;
 
+	throttle_read_counts(jni); /* mode=bci, throttle=: the counting probes' calls */
 	events = thread_state_flush_all(jcal.jvmti, jni, &threads, &filtered);
 	lost = atomic_load(&jcal.lost_events);
 	rb = trace_file_lock();

@@ -19,6 +19,7 @@
 #include "common/attach_reply.h"
 #include "agent/core/agent_state.h"
 #include "agent/bci/bci_agent.h"
+#include "agent/bci/throttle.h"
 #include "agent/base/jvmti_check.h"
 #include "agent/base/log.h"
 #include "agent/core/method_table.h"
@@ -75,6 +76,13 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 				  "entry/exit events after start-up): recording in mode=bci");
 		jcal.opts.mode = JCAL_MODE_BCI;
 	}
+	/* A server attached to keeps its speed: throttling by default
+	 * (docs/live-profiling.md, "What a recording costs a server"). */
+	int throttle_given = jcal.opts.throttle_given;
+	if (jcal.opts.mode == JCAL_MODE_BCI && !throttle_given) {
+		jcal.opts.throttle_calls = JCAL_ATTACH_THROTTLE_CALLS;
+		jcal.opts.throttle_avg = JCAL_ATTACH_THROTTLE_NS;
+	}
 	/* start,throttle= without mode=: the parser left it to the mode chosen */
 	if (jcal.opts.throttle_calls && jcal.opts.mode != JCAL_MODE_BCI) {
 		jcal_error("option 'throttle=%llu:%llu' needs mode=bci (this JVM offers method "
@@ -94,8 +102,18 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	int rc = agent_load_attached(vm, options, session_stop);
 	if (rc != JCAL_ATTACH_OK)
 		return rc;
-	jcal_info("attached: recording in mode=%s to %s%s", jcal_mode_name(jcal.opts.mode),
-		  jcal.out_path, jcal.opts.duration_s ? " until duration= or stop" : " until stop");
+	char thr[256] = "";
+	if (jcal.opts.mode == JCAL_MODE_BCI && jcal.opts.throttle_calls && !throttle_given)
+		snprintf(
+		    thr, sizeof(thr),
+		    " (throttle=%u:%u by default: methods called more than %u times whose calls "
+		    "average under %u ns keep only a probe that counts them; throttle=off keeps "
+		    "every probe)",
+		    JCAL_ATTACH_THROTTLE_CALLS, JCAL_ATTACH_THROTTLE_NS, JCAL_ATTACH_THROTTLE_CALLS,
+		    JCAL_ATTACH_THROTTLE_NS);
+	jcal_info("attached: recording in mode=%s to %s%s%s", jcal_mode_name(jcal.opts.mode),
+		  jcal.out_path, jcal.opts.duration_s ? " until duration= or stop" : " until stop",
+		  thr);
 	return JCAL_ATTACH_OK;
 }
 
@@ -250,6 +268,7 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 	log = NULL;
 	atomic_store(&jcal.stopped, 0);
 	if (jcal.opts.mode == JCAL_MODE_BCI) {
+		throttle_new_recording(jni); /* counted calls from here */
 		bci_agent_set_probes(jcal.jvmti, jni, 1);
 	} else if (!jcal.opts.start_manual) {
 		jcal_method_events(JVMTI_ENABLE, NULL, jvmti_check);

@@ -6,11 +6,15 @@
 # attaching to it (docs/performance.md, "Attaching to a running JVM").
 #
 # Per run: a fresh Tomcat; 3 x REQUESTS requests of warm-up; REQUESTS
-# before; `jcal start PID [AGENT_OPTS]`, REQUESTS during, `jcal stop`;
-# REQUESTS after. Prints ab's requests/s of each phase, the ratios
-# during/before and after/before, and the servlet's calls in the recording
-# (exactly REQUESTS: the recording counts what it saw). JAVA_HOME picks the
-# JDK Tomcat runs on. Needs root (Tomcat runs as tomcat, as Debian's
+# before; `jcal start PID [AGENT_OPTS]`, then REQUESTS right after the
+# start (the attach, the probes going in, throttling deciding) and 4 x
+# REQUESTS more (the recording settled), `jcal stop`; REQUESTS after.
+# Prints ab's requests/s of each phase, the ratios to before (first,
+# settled, and the whole recording: all its requests over all its time),
+# and the servlet's calls in the recording (exactly 5 x REQUESTS: the
+# recording counts what it saw). JAVA_HOME picks the
+# JDK Tomcat runs on; KEEP=DIR keeps each run's recording as
+# DIR/tomcat-RUN.bin. Needs root (Tomcat runs as tomcat, as Debian's
 # service does) and the packages tomcat10, tomcat10-examples and
 # apache2-utils (installed when missing). Never fails on the figures.
 set -eu
@@ -43,9 +47,12 @@ trap cleanup EXIT
 
 # ab's requests per second of N requests, 4 at a time.
 rate() { ab -q -k -n "$1" -c 4 "$URL" 2>/dev/null | awk '/^Requests per second/ {print $4}'; }
+# Seconds ab took for N requests.
+took() { ab -q -k -n "$1" -c 4 "$URL" 2>/dev/null | awk '/^Time taken for tests/ {print $5}'; }
 
 echo "JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); agent options: ${*:-(default)}"
-printf '%4s %10s %10s %10s %8s %8s %8s\n' run before during after dur/bef aft/bef calls
+printf '%4s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' run before first settled after \
+	fst/bef set/bef rec/bef aft/bef calls
 for run in $(seq "$RUNS"); do
 	runuser -u tomcat -- env JAVA_HOME="$JAVA_HOME" CATALINA_HOME=/usr/share/tomcat10 \
 		CATALINA_BASE=/var/lib/tomcat10 CATALINA_TMPDIR=/var/cache/tomcat10 \
@@ -59,15 +66,19 @@ for run in $(seq "$RUNS"); do
 	rate $((REQUESTS * 3)) >/dev/null
 	before=$(rate "$REQUESTS")
 	build/jcal start "$PID" -o "$OUT/rec.bin" "$@" >/dev/null
-	during=$(rate "$REQUESTS")
+	t1=$(took "$REQUESTS")
+	t2=$(took $((REQUESTS * 4)))
 	build/jcal stop "$PID" >/dev/null
 	after=$(rate "$REQUESTS")
 	calls=$(build/jcal-post "$OUT/rec.bin" --raw --report flat --format csv 2>/dev/null |
 		awk -F, -v m="$SERVLET" 'index($0, m) {print $2; exit}')
-	awk -v r="$run" -v b="$before" -v d="$during" -v a="$after" -v c="${calls:-?}" \
-		'BEGIN {printf "%4d %10.0f %10.0f %10.0f %8.2f %8.2f %8s\n", r, b, d, a, d / b, a / b, c}'
+	awk -v r="$run" -v b="$before" -v t1="$t1" -v t2="$t2" -v n="$REQUESTS" -v a="$after" \
+		-v c="${calls:-?}" 'BEGIN {f = n / t1; s = 4 * n / t2; w = 5 * n / (t1 + t2)
+		printf "%4d %8.0f %8.0f %8.0f %8.0f %8.2f %8.2f %8.2f %8.2f %8s\n",
+			r, b, f, s, a, f / b, s / b, w / b, a / b, c}'
 	kill "$TPID"
 	wait "$TPID" 2>/dev/null || true
 	TPID=
+	[ -n "${KEEP:-}" ] && cp "$OUT/rec.bin" "$KEEP/tomcat-$run.bin"
 	rm -f "$OUT/rec.bin"
 done

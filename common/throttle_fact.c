@@ -43,16 +43,25 @@ int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen
 			     (unsigned long long)f->final_calls);
 		if (n < 0 || (size_t)n >= vallen - used)
 			return -1;
+		n += (int)used;
+	}
+	if (f->has_counted) {
+		size_t used = (size_t)n;
+		n = snprintf(val + used, vallen - used, " counted=%llu",
+			     (unsigned long long)f->counted);
+		if (n < 0 || (size_t)n >= vallen - used)
+			return -1;
 	}
 	return 0;
 }
 
 int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *f)
 {
-	static const char *const names[] = {"time_ns", "calls", "timed", "sum", "final_calls"};
+	static const char *const names[] = {"time_ns", "calls",	      "timed",
+					    "sum",     "final_calls", "counted"};
 	size_t plen = strlen(THROTTLE_META_PREFIX);
 	const char *p;
-	uint64_t id, v[5];
+	uint64_t id, v[6];
 	unsigned seen = 0;
 
 	if (!key || strncmp(key, THROTTLE_META_PREFIX, plen))
@@ -68,7 +77,7 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 		if (!eq)
 			return -1;
 		nlen = (size_t)(eq - p);
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 6; i++)
 			if (strlen(names[i]) == nlen && !strncmp(p, names[i], nlen))
 				k = i;
 		end = eq + 1;
@@ -96,6 +105,10 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 	if (seen & 0x10) {
 		f->final_calls = v[4];
 		f->has_final = 1;
+	}
+	if (seen & 0x20) {
+		f->counted = v[5];
+		f->has_counted = 1;
 	}
 	return 0;
 }

@@ -48,10 +48,15 @@ struct throttle_fact {
 	uint64_t timed, sum;  /* at the decision: completed calls and their own time's sum */
 	uint64_t final_calls; /* entries counted when the recording ended */
 	int has_final;	      /* final_calls known (written when the recording ends) */
+	/* entries counted in this recording by the probe it kept, which only
+	 * counts (jcal.Tracker.count), after its other probes went: with the
+	 * recorded ones, its calls in the recording */
+	uint64_t counted;
+	int has_counted; /* counted known (written when the recording ends) */
 };
 
 /* Formats f as a meta record: key "throttle.method.ID", value
- * "time_ns=T calls=N timed=K sum=S[ final_calls=F]". Returns 0, or -1
+ * "time_ns=T calls=N timed=K sum=S[ final_calls=F][ counted=C]". Returns 0, or -1
  * when a buffer is too small. */
 int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen, char *val,
 			 size_t vallen);

@@ -255,6 +255,9 @@ static void test_later_start(void)
 	     "option 'throttle=100:51': this JVM's agent throttles with throttle=100:50"},
 	    {__LINE__, "trace,mode=bci", "cputime", "start,throttle=1:1",
 	     "option 'throttle=1:1': this JVM's agent was loaded without throttle="},
+	    {__LINE__, "trace,mode=bci", "cputime", "start,throttle=off", NULL},
+	    {__LINE__, "trace,mode=bci,throttle=1000:5000", "cputime", "start,throttle=off",
+	     "option 'throttle=off': this JVM's agent throttles with throttle=1000:5000"},
 	    {__LINE__, "trace", "cputime", "start,recalibrate=start",
 	     "option 'recalibrate=' is not available for a later recording"},
 	    {__LINE__, "trace", "cputime", "start,out=a,mode=bci,clock=raw", "'mode=bci'"},
@@ -428,10 +431,17 @@ static void test_option_values(void)
 
 	/* throttle=CALLS:NS, off by default */
 	CHECK(jcal_options_parse("trace,mode=bci", &o, err, sizeof(err)) == 0);
-	CHECK(!o.throttle_calls && !o.throttle_avg);
+	CHECK(!o.throttle_calls && !o.throttle_avg && !o.throttle_given);
 	CHECK(jcal_options_parse("trace,mode=bci,throttle=10000:200", &o, err, sizeof(err)) == 0);
 	CHECK_EQ_U(o.throttle_calls, 10000);
 	CHECK_EQ_U(o.throttle_avg, 200);
+	CHECK(o.throttle_given);
+	/* off: said, so that an attach does not throttle by default */
+	CHECK(jcal_options_parse("start,throttle=off", &o, err, sizeof(err)) == 0);
+	CHECK(!o.throttle_calls && !o.throttle_avg && o.throttle_given);
+	CHECK(jcal_options_parse("trace,throttle=off", &o, err, sizeof(err)) == 0);
+	CHECK(jcal_options_parse("start,throttle=Off", &o, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "'throttle=Off'") && strstr(err, "or off"));
 	CHECK(jcal_options_parse("trace,mode=bci,throttle=18446744073709551615:1", &o, err,
 				 sizeof(err)) == 0);
 	CHECK_EQ_U(o.throttle_calls, UINT64_MAX);

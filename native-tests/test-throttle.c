@@ -134,12 +134,13 @@ static int fact_eq(const struct throttle_fact *a, const struct throttle_fact *b)
 {
 	return a->method == b->method && a->time_ns == b->time_ns && a->calls == b->calls &&
 	       a->timed == b->timed && a->sum == b->sum && a->final_calls == b->final_calls &&
-	       a->has_final == b->has_final;
+	       a->has_final == b->has_final && a->counted == b->counted &&
+	       a->has_counted == b->has_counted;
 }
 
 static void test_fact_round_trip(void)
 {
-	struct throttle_fact f = {7, 1795451460297956490ull, 31499, 31487, 1156680, 0, 0}, g;
+	struct throttle_fact f = {7, 1795451460297956490ull, 31499, 31487, 1156680, 0, 0, 0, 0}, g;
 	char key[64], val[256];
 
 	CHECK(throttle_fact_format(&f, key, sizeof(key), val, sizeof(val)) == 0);
@@ -157,6 +158,23 @@ static void test_fact_round_trip(void)
 	CHECK(g.has_final);
 	CHECK_EQ_U(g.final_calls, 31500);
 	CHECK_EQ_U(g.sum, 1156680);
+	CHECK(!g.has_counted);
+	/* the calls its counting probe counted in the recording */
+	f.counted = 968501;
+	f.has_counted = 1;
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, sizeof(val)) == 0);
+	CHECK_STR(val, "time_ns=1795451460297956490 calls=31499 timed=31487 sum=1156680 "
+		       "final_calls=31500 counted=968501");
+	CHECK(throttle_fact_parse(key, val, &g) == 0);
+	CHECK(fact_eq(&f, &g));
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, 92) == -1);
+	f.has_final = 0; /* counted without final_calls reads back too */
+	f.final_calls = 0;
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, sizeof(val)) == 0);
+	CHECK(throttle_fact_parse(key, val, &g) == 0);
+	CHECK(fact_eq(&f, &g));
+	f.has_final = 1;
+	f.final_calls = 31500;
 	/* buffers too small */
 	CHECK(throttle_fact_format(&f, key, 10, val, sizeof(val)) == -1);
 	CHECK(throttle_fact_format(&f, key, sizeof(key), val, 40) == -1);
@@ -175,6 +193,9 @@ static void test_fact_parse_errors(void)
 				  &g) == 0);
 	CHECK_EQ_U(g.calls, 2);
 	CHECK(!g.has_final);
+	CHECK(!g.has_counted);
+	CHECK(throttle_fact_parse("throttle.method.3", "time_ns=1 calls=2 timed=3 sum=4 counted=x",
+				  &g) == -1);
 	/* malformed */
 	CHECK(throttle_fact_parse("throttle.method.", "time_ns=1 calls=2 timed=3 sum=4", &g) == -1);
 	CHECK(throttle_fact_parse("throttle.method.0", "time_ns=1 calls=2 timed=3 sum=4", &g) ==

@@ -41,6 +41,12 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	return x->method < y->method ? -1 : x->method > y->method;
 }
 
+void flat_sort_rows(struct flat_row *rows, size_t n, enum flat_sort sort)
+{
+	if (n)
+		qsort_r(rows, n, sizeof(*rows), row_cmp, &sort);
+}
+
 int flat_sort_parse(const char *s, enum flat_sort *out)
 {
 	static const char *names[] = {"base", "cum", "calls", "name"};
@@ -96,8 +102,7 @@ int flat_build(const struct calltree *const *trees, size_t ntrees, unsigned metr
 		}
 	}
 	u64map_free(&idx);
-	if (n)
-		qsort_r(r, n, sizeof(*r), row_cmp, &sort);
+	flat_sort_rows(r, n, sort);
 	*rows = r;
 	*nrows = n;
 	return 0;

@@ -38,6 +38,9 @@ int flat_build(const struct calltree *const *trees, size_t ntrees, unsigned metr
 	       enum flat_sort sort, flat_name_fn name, void *name_ctx, struct flat_row **rows,
 	       size_t *nrows);
 
+/* Sorts rows as flat_build does (after a caller changed them). */
+void flat_sort_rows(struct flat_row *rows, size_t n, enum flat_sort sort);
+
 /* Parses "base", "cum", "calls" or "name"; returns 0 or -1. */
 int flat_sort_parse(const char *s, enum flat_sort *out);
 

@@ -207,6 +207,7 @@ static void fill_opts(struct run *r)
 	o->out = r->out;
 	o->format = r->c.format;
 	o->sel = &r->sel;
+	o->some_threads = r->sel.npats > 0;
 	o->sort = r->c.sort;
 	o->order = r->c.order;
 	o->trace_path = r->in.m.ninputs ? NULL : r->c.trace;

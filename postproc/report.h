@@ -28,6 +28,7 @@ struct report_opts {
 	enum report_format format;
 	unsigned metric;		 /* index of the metric shown */
 	const struct threadsel *sel;	 /* NULL: all threads */
+	int some_threads;		 /* --thread given: not every thread is shown */
 	enum flat_sort sort;		 /* flat report order */
 	enum tree_order order;		 /* tree report: children by cum (0), call, base, name */
 	int calibrated;			 /* compensation applied: text shows raw columns too */

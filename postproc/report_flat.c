@@ -60,6 +60,12 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 	}
 }
 
+/* --include or --exclude chose the methods shown. */
+static int shaping_filters(const struct report_opts *o)
+{
+	return o->shaping && (o->shaping->ninclude || o->shaping->nexclude);
+}
+
 int report_flat(const struct model *m, const struct report_opts *o)
 {
 	const struct model_thread **list;
@@ -83,6 +89,15 @@ int report_flat(const struct model *m, const struct report_opts *o)
 			     SATSUM_RAW_CUM);
 	}
 	if (flat_build(trees, nt, mi, o->sort, name_of, (void *)m, &r, &n)) {
+		free(trees);
+		free(list);
+		return -1;
+	}
+	/* mode=bci, throttle=: a throttled method's calls after its probes went
+	 * were counted for the whole JVM, so over every thread only */
+	if (!o->some_threads && throttled_rule(m) &&
+	    throttled_flat_calls(m, !shaping_filters(o), name_of, (void *)m, &r, &n, o->sort)) {
+		free(r);
 		free(trees);
 		free(list);
 		return -1;

@@ -95,6 +95,69 @@ static uint32_t node_method(const struct model *m, uint32_t id)
 	return mm && mm->aliased ? mm->canon : id;
 }
 
+int throttled_counted(const struct model *m, uint32_t method, uint64_t *counted)
+{
+	struct throttle_fact f;
+	char key[64];
+	const char *v;
+
+	if (!throttled_rule(m))
+		return 0;
+	snprintf(key, sizeof(key), THROTTLE_META_PREFIX "%" PRIu32, method);
+	v = model_meta(m, key);
+	if (!v || throttle_fact_parse(key, v, &f) || !f.has_counted)
+		return 0;
+	*counted = f.counted;
+	return 1;
+}
+
+/* Whether a method id has a row in rows[0..n). */
+static int has_row(const struct flat_row *rows, size_t n, uint32_t method)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].method == method)
+			return 1;
+	return 0;
+}
+
+int throttled_flat_calls(const struct model *m, int add_rows, flat_name_fn name, void *name_ctx,
+			 struct flat_row **rows, size_t *n, enum flat_sort sort)
+{
+	struct throttle_fact *v;
+	size_t nv, bad;
+
+	for (size_t i = 0; i < *n; i++) {
+		uint64_t c;
+
+		if (throttled_counted(m, (*rows)[i].method, &c))
+			satsum_addto(&(*rows)[i].calls, c, SATSUM_CALLS);
+	}
+	if (add_rows) {
+		if (throttled_list(m, &v, &nv, &bad))
+			return -1;
+		for (size_t k = 0; k < nv; k++) {
+			uint32_t id = node_method(m, v[k].method);
+
+			if (!v[k].has_counted || !v[k].counted || has_row(*rows, *n, id))
+				continue;
+			struct flat_row *g = realloc(*rows, (*n + 1) * sizeof(*g));
+			if (!g) {
+				free(v);
+				return -1;
+			}
+			*rows = g;
+			memset(&g[*n], 0, sizeof(g[*n]));
+			g[*n].method = id;
+			g[*n].name = name(name_ctx, id);
+			g[*n].calls = v[k].counted;
+			(*n)++;
+		}
+		free(v);
+	}
+	flat_sort_rows(*rows, *n, sort);
+	return 0;
+}
+
 /* rec[i]: the entries of v[i]'s method in the trace (every thread's tree),
  * in one pass over the nodes. Returns 0 or -1 (no memory). */
 static int recorded_calls(const struct model *m, const struct throttle_fact *v, size_t n,
@@ -166,8 +229,9 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 	fprintf(o->out, "%zu method%s (throttle=", n, n == 1 ? "" : "s");
 	text_escape(o->out, throttled_rule(m));
 	fputs("): probes removed while the program ran; their later calls are their callers' "
-	      "time; calls counted since the agent loaded, inside regions or not, and those of "
-	      "them recorded here",
+	      "time; calls counted since the agent loaded, inside regions or not, those of "
+	      "them recorded here, and those counted here after the probes went (by the one "
+	      "probe kept, which counts: the flat report adds them)",
 	      o->out);
 	if (bad)
 		fprintf(o->out, "; %zu unreadable record%s", bad, bad == 1 ? "" : "s");
@@ -179,9 +243,11 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 			fprintf(o->out, "    at %9.3f s", s);
 		else
 			fputs("    at         ? s", o->out);
-		fprintf(o->out,
-			"  after %" PRIu64 " calls, %" PRIu64 " recorded (%savg %" PRIu64 " %s)  ",
-			throttled_calls(&v[i]), rec[i], throttled_self(m) ? "own time " : "",
+		fprintf(o->out, "  after %" PRIu64 " calls, %" PRIu64 " recorded",
+			throttled_calls(&v[i]), rec[i]);
+		if (v[i].has_counted)
+			fprintf(o->out, ", %" PRIu64 " counted after", v[i].counted);
+		fprintf(o->out, " (%savg %" PRIu64 " %s)  ", throttled_self(m) ? "own time " : "",
 			avg_of(m, &v[i]), m->metric[0].unit[0] ? m->metric[0].unit : "raw");
 		text_escape(o->out, model_method_name(m, v[i].method));
 		fputc('\n', o->out);
@@ -212,6 +278,9 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 			"\n",
 			i, v[i].time_ns, i, throttled_calls(&v[i]), i, v[i].calls, i, rec[i], i,
 			avg_of(m, &v[i]));
+		if (v[i].has_counted)
+			fprintf(o->out, "throttled.%zu.counted_calls,%" PRIu64 "\n", i,
+				v[i].counted);
 	}
 	free(rec);
 	free(v);
@@ -239,9 +308,12 @@ int throttled_summary_json(const struct model *m, const struct report_opts *o)
 		fprintf(o->out,
 			",\"id\":%" PRIu32 ",\"time_ns\":%" PRIu64
 			",\"seconds\":%.6f,\"calls\":%" PRIu64 ",\"calls_at_throttling\":%" PRIu64
-			",\"recorded_calls\":%" PRIu64 ",\"avg\":%" PRIu64 "}",
+			",\"recorded_calls\":%" PRIu64 ",\"avg\":%" PRIu64,
 			v[i].method, v[i].time_ns, s >= 0 ? s : 0.0, throttled_calls(&v[i]),
 			v[i].calls, rec[i], avg_of(m, &v[i]));
+		if (v[i].has_counted)
+			fprintf(o->out, ",\"counted_calls\":%" PRIu64, v[i].counted);
+		fputc('}', o->out);
 	}
 	fputs("]}", o->out);
 	free(rec);

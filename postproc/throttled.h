@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "postproc/flat.h"
 #include "postproc/model.h"
 #include "common/throttle_fact.h"
 
@@ -25,6 +26,20 @@ int throttled_list(const struct model *m, struct throttle_fact **out, size_t *n,
 /* Whether method id is one of them (a record that does not parse counts:
  * the method lost its probes all the same). */
 int throttled_is(const struct model *m, uint32_t method);
+
+/* The calls of throttled method id that its counting probe counted in the
+ * recording after its other probes went (the record's counted field):
+ * 1 with *counted, 0 when the method was not throttled or its agent did
+ * not count (a JDK class, an older agent). */
+int throttled_counted(const struct model *m, uint32_t method, uint64_t *counted);
+
+/* Rows of a flat profile over every thread: each throttled method's row
+ * gets its counted calls (so its calls are all its calls in the
+ * recording); with add_rows, a throttled method counted but not recorded
+ * gets a row of its own (calls only); the rows are sorted again. *rows is
+ * realloc'ed. Returns 0, or -1 when out of memory. */
+int throttled_flat_calls(const struct model *m, int add_rows, flat_name_fn name, void *name_ctx,
+			 struct flat_row **rows, size_t *n, enum flat_sort sort);
 
 /* Whether the trace was recorded with throttle= (its meta "throttle"). */
 static inline const char *throttled_rule(const struct model *m)

@@ -514,10 +514,15 @@ static int parse_throttle(const char *s, uint64_t *calls, uint64_t *avg)
 static int opt_throttle(struct jcal_options *o, const char *val, const char *tok, char *err,
 			size_t errlen)
 {
+	o->throttle_given = 1;
+	if (!strcmp(val, "off")) {
+		o->throttle_calls = o->throttle_avg = 0;
+		return 0;
+	}
 	if (parse_throttle(val, &o->throttle_calls, &o->throttle_avg))
 		return fail(err, errlen,
 			    "bad value in option '%s' (expected CALLS:NS, two whole numbers of "
-			    "at least 1, such as 10000:200)",
+			    "at least 1, such as 10000:200, or off)",
 			    tok);
 	return 0;
 }
@@ -613,13 +618,14 @@ static const struct opt_row {
      "calls' durations (on, default; jcal-post --report latency\n"
      "reads them), or none (off: the cheapest recording)",
      opt_hists, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
-    {"throttle", "CALLS:NS", ONCE,
+    {"throttle", "CALLS:NS|off", ONCE,
      "mode=bci: a method called more than CALLS times (counted\n"
      "from the agent's load, inside start=manual regions or\n"
      "not) whose calls average under NS (the first metric's\n"
      "unit) loses its probes while the program runs, so the\n"
-     "JIT inlines it again; its later time goes to its callers\n"
-     "(default off)",
+     "JIT inlines it again; it keeps one that counts its calls\n"
+     "(JDK classes: none); its later time goes to its callers\n"
+     "(default off at start-up; 1000:5000 when attached)",
      opt_throttle, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"
@@ -735,15 +741,20 @@ static int fixed_differs(const char *key, const struct jcal_options *agent, cons
 			 metrics);
 	else if (!strcmp(key, "throttle") && (o->throttle_calls != agent->throttle_calls ||
 					      o->throttle_avg != agent->throttle_avg)) {
+		char want[64];
 		if (agent->throttle_calls)
 			snprintf(have, sizeof(have), "throttles with throttle=%llu:%llu",
 				 (unsigned long long)agent->throttle_calls,
 				 (unsigned long long)agent->throttle_avg);
 		else
 			snprintf(have, sizeof(have), "was loaded without throttle=");
-		snprintf(err, errlen, "option 'throttle=%llu:%llu': this JVM's agent %s",
-			 (unsigned long long)o->throttle_calls, (unsigned long long)o->throttle_avg,
-			 have);
+		if (o->throttle_calls)
+			snprintf(want, sizeof(want), "%llu:%llu",
+				 (unsigned long long)o->throttle_calls,
+				 (unsigned long long)o->throttle_avg);
+		else
+			snprintf(want, sizeof(want), "off");
+		snprintf(err, errlen, "option 'throttle=%s': this JVM's agent %s", want, have);
 	} else
 		return 0;
 	snprintf(err + strlen(err), errlen - strlen(err),

@@ -70,6 +70,14 @@ enum jcal_loglevel {
 	JCAL_LOG_DEBUG,
 };
 
+/* The throttle= rule of an agent that attaches to a running JVM in
+ * mode=bci without throttle= (docs/live-profiling.md, "What a recording
+ * costs a server"): a method called more than 1,000 times whose calls
+ * average under 5 us of their own time keeps only the probe that counts
+ * its calls. */
+#define JCAL_ATTACH_THROTTLE_CALLS 1000
+#define JCAL_ATTACH_THROTTLE_NS 5000
+
 struct jcal_options {
 	enum jcal_command command;
 	enum jcal_mode mode;
@@ -106,8 +114,10 @@ struct jcal_options {
 	int out_given;		       /* out= was in the options */
 	/* throttle=CALLS:NS (mode=bci): a method called more than CALLS times
 	 * whose calls average under NS (metric units) loses its probes;
-	 * 0 = off */
+	 * 0 = off (throttle=off, or not given: then off, but on with
+	 * JCAL_ATTACH_THROTTLE_* when the agent attaches to a running JVM) */
 	uint64_t throttle_calls, throttle_avg;
+	int throttle_given; /* throttle= (CALLS:NS or off) was in the options */
 	uint32_t given;	    /* bit i: row i of the option table was in the string */
 	int loglevel_given; /* loglevel= or quiet was in the options */
 	/* label=KEY:VALUE (repeatable): written as the meta records label.KEY,

@@ -107,9 +107,12 @@ static int assign_id(void *ctx, const char *cls, const char *name, const char *d
 
 	(void)cls;
 	m = method_table_define(rc->csig, name, desc, access);
-	/* throttle=: a method picked keeps its code without probes */
-	if (!m || m->id > INT32_MAX || throttle_skips(m))
+	if (!m || m->id > INT32_MAX)
 		return -1;
+	/* throttle=: a method picked keeps only the probe that counts its
+	 * calls, or none (bci/throttle.h) */
+	if (throttle_skips(m))
+		return throttle_counter(m, id) ? BCI_COUNT_ONLY : -1;
 	*id = m->id;
 	return 0;
 }

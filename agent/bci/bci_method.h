@@ -87,6 +87,7 @@ struct bci_method {
 	struct cf_smt smt;
 	int has_smt, smt_index;
 	int handler;		/* add the catch-all handler */
+	int count_only;		/* only TRACKER.count(slot) at entry (BCI_COUNT_ONLY) */
 	uint32_t handler_start; /* old pc where its range starts */
 	uint32_t new_len, handler_pc, ntramp;
 	uint16_t access;

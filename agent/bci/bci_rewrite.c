@@ -263,7 +263,7 @@ static void layout_pass(struct bci_method *m)
 	for (uint32_t i = 0; i < m->nin; i++) {
 		struct bci_insn *in = &m->in[i];
 		m->lab[in->pc] = pos;
-		if (in->ret)
+		if (in->ret && !m->count_only)
 			pos += PROBE_LEN;
 		in->npc = pos;
 		if (in->op == BCI_OP_TABLESWITCH || in->op == BCI_OP_LOOKUPSWITCH)
@@ -349,15 +349,15 @@ static uint8_t *emit_probe(struct bci_method *m, uint8_t *p, uint16_t method_cp)
 	return p + PROBE_LEN;
 }
 
-static void emit_code(struct bci_method *m, uint8_t *out, const uint16_t mref[3])
+static void emit_code(struct bci_method *m, uint8_t *out, const uint16_t mref[4])
 {
 	const uint8_t *code = m->code.code;
-	uint8_t *p = emit_probe(m, out, mref[0]);
+	uint8_t *p = emit_probe(m, out, mref[m->count_only ? 3 : 0]);
 
 	for (uint32_t i = 0; i < m->nin; i++) {
 		const struct bci_insn *in = &m->in[i];
 		const uint8_t *src = code + in->pc;
-		if (in->ret)
+		if (in->ret && !m->count_only)
 			p = emit_probe(m, p, mref[1]);
 		if (in->op == BCI_OP_TABLESWITCH || in->op == BCI_OP_LOOKUPSWITCH) {
 			uint32_t ob = in->pc + 1 + (3 - in->pc % 4);
@@ -465,7 +465,7 @@ static void method_free(struct bci_method *m)
 }
 
 struct class_refs {
-	uint16_t mref[3];   /* enter, exit, exitThrow */
+	uint16_t mref[4];   /* enter, exit, exitThrow, count */
 	uint16_t throwable; /* Class java/lang/Throwable */
 	uint16_t smt_name;  /* Utf8 "StackMapTable" */
 };
@@ -538,8 +538,18 @@ static enum method_verdict analyse_method(struct bci_method *m, struct cf_member
 		note(m, "skipped: instrumented code would be %u bytes (limit 65535)", m->new_len);
 		return METHOD_SKIP;
 	}
-	if (m->cfg->method_id(m->cfg->ctx, m->cls, m->name, m->desc, mb->access, &m->id))
+	switch (m->cfg->method_id(m->cfg->ctx, m->cls, m->name, m->desc, mb->access, &m->id)) {
+	case 0:
+		break;
+	case BCI_COUNT_ONLY: /* one probe at entry: laid out again without the others */
+		m->count_only = 1;
+		m->handler = 0;
+		if (layout(m))
+			return METHOD_SKIP;
+		break;
+	default:
 		return METHOD_IGNORE;
+	}
 	if (m->id > 32767) {
 		m->probe_id_cp = cf_cp_integer(c, (int32_t)m->id);
 		if (!m->probe_id_cp) {
@@ -750,9 +760,11 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 	refs.mref[0] = cf_cp_methodref(&c, tracker, "enter", "(I)V");
 	refs.mref[1] = cf_cp_methodref(&c, tracker, "exit", "(I)V");
 	refs.mref[2] = cf_cp_methodref(&c, tracker, "exitThrow", "(I)V");
+	refs.mref[3] = cf_cp_methodref(&c, tracker, "count", "(I)V");
 	refs.throwable = cf_cp_class(&c, "java/lang/Throwable");
 	refs.smt_name = cf_cp_utf8(&c, "StackMapTable");
-	if (!refs.mref[0] || !refs.mref[1] || !refs.mref[2] || !refs.throwable || !refs.smt_name) {
+	if (!refs.mref[0] || !refs.mref[1] || !refs.mref[2] || !refs.mref[3] || !refs.throwable ||
+	    !refs.smt_name) {
 		snprintf(err, errlen, "%s: constant pool full or out of memory", cls);
 		goto done;
 	}

@@ -13,6 +13,8 @@
  * StackMapTable are relocated; max_stack grows by what the probes need.
  * With native_prefix, native methods get Java wrappers first (bci_native.h),
  * which are then instrumented like the rest.
+ * A method the configuration wants only counted (BCI_COUNT_ONLY) gets one
+ * probe, at entry: invokestatic TRACKER.count(I)V with its counter's slot.
  */
 #ifndef JCAL_BCI_REWRITE_H
 #define JCAL_BCI_REWRITE_H
@@ -21,12 +23,15 @@
 #include <stdint.h>
 
 #define BCI_TRACKER_CLASS "jcal/Tracker"
+#define BCI_COUNT_ONLY 2 /* method_id's answer: only count the method's calls */
 
 struct bci_config {
 	const char *tracker; /* internal name; NULL = BCI_TRACKER_CLASS */
 	/* Called for each method that can be instrumented (names in modified
 	 * UTF-8, the class in internal form "a/b/C"). Returns 0 and sets *id
-	 * (1 .. 2^31-1) to instrument it, non-zero to leave it alone. */
+	 * (1 .. 2^31-1) to instrument it, BCI_COUNT_ONLY and sets *id to a
+	 * counter's slot (0 .. 2^31-1) to give it only the counting probe,
+	 * any other value to leave it alone. */
 	int (*method_id)(void *ctx, const char *cls, const char *name, const char *desc,
 			 uint16_t access, uint32_t *id);
 	/* Optional: one line per method that could not be (fully) instrumented. */

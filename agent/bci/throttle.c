@@ -46,6 +46,162 @@ struct done {
 static struct done *done;
 static size_t ndone, done_cap;
 
+/*
+ * The counting probes: a throttled method of a class outside the JDK keeps
+ * one probe, jcal.Tracker.count(slot), and its calls are counted in Java
+ * (a LongAdder per slot). Slots are handed out by the throttle thread
+ * (nslots, its own), made in Java before the retransform that puts the
+ * probe in, and read when a recording's file begins (base: the counts
+ * then) and ends (counted: the counts then minus base). Under done_mutex:
+ * base, nbase, and done[].f.counted.
+ */
+static uint32_t nslots;
+static uint64_t *base;
+static size_t nbase;
+
+/* The JDK's own classes lose every probe, as before: the counter itself
+ * (LongAdder) and what it uses are JDK code that must never count. */
+static int countable(const struct jcal_method *m)
+{
+	static const char *const jdk[] = {"Ljava/", "Ljdk/", "Lsun/", "Lcom/sun/", "Ljcal/"};
+
+	if (!m->csig)
+		return 0;
+	for (size_t i = 0; i < sizeof(jdk) / sizeof(jdk[0]); i++)
+		if (!strncmp(m->csig, jdk[i], strlen(jdk[i])))
+			return 0;
+	return 1;
+}
+
+/* jcal.Tracker's static method name with signature sig; NULL (exception
+ * cleared) when it cannot be found. *cls is a local ref to free. */
+static jmethodID tracker_method(JNIEnv *jni, jclass *cls, const char *name, const char *sig)
+{
+	jmethodID mid = NULL;
+
+	*cls = (*jni)->FindClass(jni, "jcal/Tracker");
+	if (*cls)
+		mid = (*jni)->GetStaticMethodID(jni, *cls, name, sig);
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	return mid;
+}
+
+/* jcal.Tracker.counters(n): the slots 0..n-1 exist. 0, or -1. */
+static int make_counters(JNIEnv *jni, uint32_t n)
+{
+	jclass cls = NULL;
+	jmethodID mid = tracker_method(jni, &cls, "counters", "(I)V");
+	int rc = -1;
+
+	if (mid) {
+		(*jni)->CallStaticVoidMethod(jni, cls, mid, (jint)n);
+		rc = (*jni)->ExceptionCheck(jni) ? -1 : 0;
+		(*jni)->ExceptionClear(jni);
+	}
+	if (cls)
+		(*jni)->DeleteLocalRef(jni, cls);
+	return rc;
+}
+
+/* jcal.Tracker.counts(): every slot's calls, malloc'ed in *out (n of
+ * them). 0, or -1 (nothing to read, or it failed). */
+static int read_counters(JNIEnv *jni, uint64_t **out, size_t *n)
+{
+	jclass cls = NULL;
+	jmethodID mid;
+	jlongArray a = NULL;
+
+	*out = NULL;
+	*n = 0;
+	if (!jni && (!jcal.vm || (*jcal.vm)->GetEnv(jcal.vm, (void **)&jni, JNI_VERSION_1_6)))
+		return -1;
+	mid = tracker_method(jni, &cls, "counts", "()[J");
+	if (mid)
+		a = (*jni)->CallStaticObjectMethod(jni, cls, mid);
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	if (cls)
+		(*jni)->DeleteLocalRef(jni, cls);
+	if (!a)
+		return -1;
+	jsize len = (*jni)->GetArrayLength(jni, a);
+	*out = malloc((len ? (size_t)len : 1) * sizeof(**out));
+	if (*out) {
+		(*jni)->GetLongArrayRegion(jni, a, 0, len, (jlong *)*out);
+		*n = (size_t)len;
+	}
+	(*jni)->DeleteLocalRef(jni, a);
+	return *out ? 0 : -1;
+}
+
+/* Gives the batch's countable methods a counter (made in Java first). */
+static void give_counters(JNIEnv *jni, struct jcal_method **ms, size_t n)
+{
+	uint32_t first = nslots, next = nslots;
+
+	for (size_t j = 0; j < n; j++)
+		if (!ms[j]->thr_counter && countable(ms[j]) && next < INT32_MAX)
+			ms[j]->thr_counter = ++next;
+	if (next == first)
+		return;
+	if (make_counters(jni, next)) {
+		jcal_warn("throttle: cannot make the counters of jcal.Tracker: the methods "
+			  "throttled now lose every probe, and their later calls are not counted");
+		for (size_t j = 0; j < n; j++)
+			if (ms[j]->thr_counter > first)
+				ms[j]->thr_counter = 0;
+		return;
+	}
+	nslots = next;
+}
+
+void throttle_new_recording(JNIEnv *jni)
+{
+	uint64_t *v;
+	size_t n;
+
+	if (!throttle_count_on || read_counters(jni, &v, &n))
+		v = NULL, n = 0;
+	pthread_mutex_lock(&done_mutex);
+	free(base);
+	base = v;
+	nbase = n;
+	pthread_mutex_unlock(&done_mutex);
+}
+
+void throttle_read_counts(JNIEnv *jni)
+{
+	uint64_t *v = NULL;
+	size_t n = 0;
+	int ok;
+
+	if (!throttle_count_on)
+		return;
+	ok = !read_counters(jni, &v, &n);
+	pthread_mutex_lock(&done_mutex);
+	for (size_t i = 0; i < ndone; i++) {
+		struct throttle_fact *f = &done[i].f;
+		uint32_t slot;
+
+		/* start=manual: the probe counted outside the regions too */
+		f->has_counted =
+		    ok && !jcal.opts.start_manual && throttle_counter(done[i].m, &slot);
+		if (!f->has_counted)
+			continue;
+		uint64_t now = slot < n ? v[slot] : 0, was = slot < nbase ? base[slot] : 0;
+		f->counted = now >= was ? now - was : 0;
+	}
+	if (ok) { /* the next file of a rotation counts from here */
+		free(base);
+		base = v;
+		nbase = n;
+	} else {
+		free(v);
+	}
+	pthread_mutex_unlock(&done_mutex);
+}
+
 void throttle_onload(void)
 {
 	const struct metric_desc *d = &jcal.metrics.m[0];
@@ -127,6 +283,7 @@ static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method 
 	jclass *cls = NULL;
 	uint64_t t0 = mono_ns();
 
+	give_counters(jni, ms, n);
 	for (size_t j = 0; j < n; j++) /* the hook leaves these out from now on */
 		atomic_store(&ms[j]->thr_state, THROTTLE_TAKING);
 	jint k = find_classes(jvmti, jni, ms, n, &cls);
@@ -151,6 +308,7 @@ static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method 
 		if (!k || e != JVMTI_ERROR_NONE) {
 			/* the class keeps its instrumented version */
 			atomic_store(&m->thr_state, THROTTLE_FAILED);
+			m->thr_counter = 0;
 			jcal_warn("throttle: %s%s%s keeps its probes: %s", m->csig, m->name, m->sig,
 				  k ? "RetransformClasses failed (loglevel=debug says why)"
 				    : "its class was not found");
@@ -283,6 +441,7 @@ unsigned throttle_finish(struct trace_recbuf *rb)
 		f.final_calls = throttle_count_calls(done[i].m);
 		f.has_final = 1;
 		write_fact(rb, &f);
+		done[i].f.has_counted = 0; /* read again for the next file */
 	}
 	n = (unsigned)ndone;
 	pthread_mutex_unlock(&done_mutex);

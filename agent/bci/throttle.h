@@ -33,6 +33,21 @@ static inline int throttle_skips(struct jcal_method *m)
 	int st = atomic_load_explicit(&m->thr_state, memory_order_relaxed);
 	return st == THROTTLE_TAKING || st == THROTTLE_DONE;
 }
+/* Such a method keeps one probe that only counts its calls
+ * (jcal.Tracker.count) when it has a counter: 1 with its slot in *slot. */
+static inline int throttle_counter(const struct jcal_method *m, uint32_t *slot)
+{
+	if (!m->thr_counter)
+		return 0;
+	*slot = m->thr_counter - 1;
+	return 1;
+}
+/* A recording (or the next file of a rotation) begins: its counted calls
+ * start from the counters' values now. jni: the calling thread's. */
+void throttle_new_recording(JNIEnv *jni);
+/* The recording's file ends: each throttled method's calls counted in it
+ * (read now, before the file lock; throttle_finish writes them). */
+void throttle_read_counts(JNIEnv *jni);
 /* Each recording's file: the meta "throttle" (the rule) and a record for
  * every method throttled so far. Caller holds the file lock. */
 void throttle_write_meta(struct trace_recbuf *rb);

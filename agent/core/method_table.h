@@ -41,6 +41,9 @@ struct jcal_method {
 	atomic_uint_fast64_t thr_calls, thr_timed, thr_sum;
 	atomic_int thr_state;
 	struct jcal_method *thr_next;
+	/* its counter's slot in jcal.Tracker + 1 once throttled with the probe
+	 * that only counts (bci/throttle.c); 0: none, it has no probe at all */
+	uint32_t thr_counter;
 	UT_hash_handle hh;
 	/* The (class, name, descriptor) key, NUL-separated, and its hash
 	 * handle; primary is set on a jmethodID entry that only redirects to

@@ -2,17 +2,19 @@
  * jcal-bci-rewrite.c - command-line front end of agent/bci/bci_rewrite.c, for
  * the verifier tests: rewrites class files on disk with mode=bci probes.
  *
- *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class
- *   jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR [-f FILES] IN.class...
+ *   jcal-bci-rewrite [-c] [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class
+ *   jcal-bci-rewrite [-c] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR [-f FILES]
+ * IN.class...
  *
  * -p: native methods get wrappers that call them renamed PREFIX+NAME, as
  * the agent does with the JVMTI native method prefix (agent/bci/bci_native.h).
  * Method ids are assigned in order from FIRST_ID (default 1); MAP gets one
- * line per id: "ID CLASS NAME DESC". With -d, OUT is OUTDIR/CLASS.class
- * (the class's internal name). Classes that need no change are copied.
- * FILES: more input paths, one a line. LIST gets one line per input:
- * "rewritten CLASS", "unchanged CLASS" (nothing instrumented) or
- * "error PATH: MESSAGE" (the rewriter refused it; nothing written).
+ * line per id: "ID CLASS NAME DESC". -c: every method of an even id only
+ * counts its calls (the probe of a throttled method, BCI_COUNT_ONLY, with
+ * the id as its counter's slot); its MAP line reads "cID CLASS NAME DESC". With -d, OUT is
+ * OUTDIR/CLASS.class (the class's internal name). Classes that need no change are copied. FILES:
+ * more input paths, one a line. LIST gets one line per input: "rewritten CLASS", "unchanged CLASS"
+ * (nothing instrumented) or "error PATH: MESSAGE" (the rewriter refused it; nothing written).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@
 struct ids {
 	uint32_t next;
 	const char *prefix; /* -p */
+	int count;	    /* -c */
 	FILE *map;
 	FILE *list; /* -l: one status line per class */
 };
@@ -38,9 +41,10 @@ static int assign(void *ctx, const char *cls, const char *name, const char *desc
 
 	(void)access;
 	*id = ids->next++;
+	int counted = ids->count && *id % 2 == 0;
 	if (ids->map)
-		fprintf(ids->map, "%u %s %s %s\n", *id, cls, name, desc);
-	return 0;
+		fprintf(ids->map, "%s%u %s %s %s\n", counted ? "c" : "", *id, cls, name, desc);
+	return counted ? BCI_COUNT_ONLY : 0;
 }
 
 static void note(void *ctx, const char *msg)
@@ -159,10 +163,11 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class\n"
-		"       jcal-bci-rewrite [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR "
-		"[-f FILES] IN.class...\n");
+	fprintf(
+	    stderr,
+	    "usage: jcal-bci-rewrite [-c] [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class\n"
+	    "       jcal-bci-rewrite [-c] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR "
+	    "[-f FILES] IN.class...\n");
 	exit(1);
 }
 
@@ -195,7 +200,7 @@ int main(int argc, char **argv)
 	const char *outdir = NULL, *map = NULL, *list = NULL, *files = NULL;
 	int opt, rc = 0;
 
-	while ((opt = getopt(argc, argv, "s:m:d:l:f:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "cs:m:d:l:f:p:")) != -1) {
 		if (opt == 's')
 			ids.next = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (opt == 'm')
@@ -208,6 +213,8 @@ int main(int argc, char **argv)
 			files = optarg;
 		else if (opt == 'p')
 			ids.prefix = optarg;
+		else if (opt == 'c')
+			ids.count = 1;
 		else
 			usage();
 	}

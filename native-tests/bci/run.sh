@@ -6,7 +6,9 @@
 # loader and compares results and probe counts with the originals.
 # Native methods get the agent's wrappers (-p, agent/bci/bci_native.h).
 # Configurations: JDK 17 javac (class version 61), --release 8 (52), method
-# ids above 32767 (ldc_w probes), and Temurin 25 (69) when installed.
+# ids above 32767 (ldc_w probes), every other method only counted (-c, the
+# probe of a throttled method) with small and large ids, and Temurin 25
+# (69) when installed.
 # Ends with "bci: N passed, N failed" over all configurations.
 set -u
 cd "$(dirname "$0")/../.."
@@ -23,9 +25,9 @@ java8="Basics Switches Ctors Exceptions Lambdas Wide Big Natives"
 mkdir -p "$base/gen/bcitest"
 native-tests/bci/gen-big.sh "$base/gen/bcitest/Big.java" || exit 1
 
-# config NAME JDK FIRST_ID "JAVAC OPTIONS" CLASSES
+# config NAME JDK FIRST_ID "JAVAC OPTIONS" CLASSES [REWRITER OPTION]
 config() {
-	name=$1 jdk=$2 first=$3 opts=$4 classes=$5
+	name=$1 jdk=$2 first=$3 opts=$4 classes=$5 ropt=${6:-}
 	dir=$base/$name
 	rm -rf "$dir"
 	mkdir -p "$dir/orig" "$dir/rewritten" "$dir/harness"
@@ -43,7 +45,7 @@ config() {
 	# shellcheck disable=SC2086
 	if ! "$jdk/bin/javac" $opts -d "$dir/orig" $srcs ||
 		! "$jdk/bin/javac" -d "$dir/harness" $(find native-tests/bci/harness -name '*.java') ||
-		! "$tool" -s "$first" -p 'jcal$' -m "$dir/map.txt" -d "$dir/rewritten" $(find "$dir/orig" -name '*.class') \
+		! "$tool" $ropt -s "$first" -p 'jcal$' -m "$dir/map.txt" -d "$dir/rewritten" $(find "$dir/orig" -name '*.class') \
 			2>"$dir/notes.txt"; then
 		echo "FAIL $name: build or rewrite failed"
 		cat "$dir/notes.txt"
@@ -66,6 +68,8 @@ config() {
 config jdk17 "$jh" 1 "" "$all"
 config jdk17-bigids "$jh" 40000 "" "$all"
 config release8 "$jh" 1 "--release 8" "$java8"
+config jdk17-count "$jh" 1 "" "$all" -c
+config release8-count-bigids "$jh" 40001 "--release 8" "$java8" -c
 if [ -x "$jh25/bin/javac" ]; then
 	config jdk25 "$jh25" 1 "" "$all"
 else

@@ -1,6 +1,7 @@
 package jcal;
 
 import java.lang.invoke.MethodHandle;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The probes of mode=bci (agent/bci/bci_agent.c). The agent rewrites every
@@ -15,6 +16,12 @@ import java.lang.invoke.MethodHandle;
  * transition; the native side handles the common event there and answers
  * 1 for the rest, which then takes the JNI native (jcal.TrackerNatives), as every
  * probe does on older JDKs or when the downcalls are not available.
+ *
+ * A throttled method (the agent's throttle= option) keeps one probe only,
+ * count(slot) at its start, which counts its calls in Java, exactly and
+ * cheaply enough for the JIT to inline it: one LongAdder per slot, made by
+ * the agent (counters) before any code calls count with that slot, read
+ * by the agent when a recording starts and ends (counts).
  */
 public final class Tracker {
 	private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
@@ -67,6 +74,36 @@ public final class Tracker {
 			return;
 		}
 		TrackerNatives.enter0(id);
+	}
+
+	/** The counters of the throttled methods, by slot; only ever grows. */
+	private static volatile LongAdder[] counters = new LongAdder[0];
+
+	/** Entry of a throttled method: one more call of its counter's slot. */
+	public static void count(int slot) {
+		LongAdder[] c = counters;
+		if (slot < c.length)
+			c[slot].increment();
+	}
+
+	/** Agent: makes the slots 0 .. n-1 (those that exist are kept). */
+	static synchronized void counters(int n) {
+		LongAdder[] c = counters;
+		if (n <= c.length)
+			return;
+		LongAdder[] g = java.util.Arrays.copyOf(c, n);
+		for (int i = c.length; i < n; i++)
+			g[i] = new LongAdder();
+		counters = g;
+	}
+
+	/** Agent: each slot's calls so far. */
+	static long[] counts() {
+		LongAdder[] c = counters;
+		long[] v = new long[c.length];
+		for (int i = 0; i < c.length; i++)
+			v[i] = c[i].sum();
+		return v;
 	}
 
 	/** Normal exit of method id. */

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -406,6 +407,85 @@ public final class Live {
 		}
 	}
 
+	/** The summary's CSV rows (key, value) of t. */
+	private Map<String, String> summaryCsv(Path t) throws Exception {
+		Map<String, String> m = new java.util.HashMap<>();
+		for (List<String> row : Runner.csv(r.post(t, "--report", "summary", "--format", "csv").out))
+			if (row.size() == 2)
+				m.put(row.get(0), row.get(1));
+		return m;
+	}
+
+	/** Index N of the summary's throttled.N.* rows of method, or -1. */
+	private static int throttledIndex(Map<String, String> sum, String method) {
+		for (int i = 0; sum.containsKey("throttled." + i + ".method"); i++)
+			if (sum.get("throttled." + i + ".method").equals(method))
+				return i;
+		return -1;
+	}
+
+	/**
+	 * An attach throttles by default (throttle=1000:5000): leaf(), called
+	 * 50 times a request for well under 5 us, keeps only the probe that
+	 * counts, so every report over all threads still gives its exact calls
+	 * (those recorded before the throttling plus those counted after), the
+	 * summary says when and how many of each, and a second recording of
+	 * the same JVM, where leaf() is only counted, gives them exactly too.
+	 * A later start with throttle=off is refused: the rule is the load's.
+	 */
+	private void testThrottleDefault() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "throttle");
+		String leaf = W + "LiveServer.leaf";
+		try (Server s = new Server(r, dir.resolve("server.log"))) {
+			s.work(200);
+			Path out = dir.resolve("first.bin");
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", out.toString());
+			r.check(st.rc == 0 && (st.out + st.err).contains("throttle=1000:5000 by default"),
+					"jcal start says it throttles by default: " + st.out + st.err);
+			int k = 2000;
+			s.work(k);
+			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "jcal stop");
+			r.check(calls(out, HANDLE) == k && calls(out, W + "LiveServer.compute") == k,
+					"handle() and compute() exact: " + calls(out, HANDLE) + " " + calls(out, W + "LiveServer.compute"));
+			r.check(calls(out, leaf) == 50L * k, "leaf() exact in the flat report: " + calls(out, leaf) + ", made " + 50L * k);
+			Map<String, String> sum = summaryCsv(out);
+			int i = throttledIndex(sum, leaf);
+			r.check(i >= 0, "leaf() is throttled: " + sum);
+			if (i >= 0) {
+				long rec = Long.parseLong(sum.get("throttled." + i + ".recorded_calls"));
+				long counted = Long.parseLong(sum.getOrDefault("throttled." + i + ".counted_calls", "-1"));
+				r.check(rec > 1000 && counted > 0 && rec + counted == 50L * k,
+						"leaf(): recorded " + rec + " + counted " + counted + " = " + 50L * k);
+				/* the tree keeps the recorded calls only, and says which method lost its probes */
+				Runner.Result tree = r.post(out, "--report", "tree", "--thread", "*");
+				r.check(tree.out.contains("LiveServer.leaf [throttled]"), "the tree marks leaf(): " + tree.out);
+				Long inThreads = r.flatCalls(out, "").get(leaf);
+				r.check(inThreads != null && inThreads == 50L * k, "flatCalls: " + inThreads);
+			}
+			Runner.Result text = r.post(out, "--report", "summary");
+			r.check(text.out.contains("(throttle=1000:5000): probes removed") && text.out.contains(" counted after ("),
+					"the summary's throttled: section: " + text.out);
+			/* the rule is the load's */
+			Runner.Result off = launcher("start", Long.toString(s.pid), "-o", dir.resolve("off.bin").toString(),
+					"throttle=off");
+			r.check(off.rc != 0 && off.err.contains("throttle=off") && off.err.contains("throttles with throttle=1000:5000"),
+					"a later throttle=off is refused: " + off.rc + " " + off.err);
+			/* a second recording: leaf() only counted */
+			Path out2 = dir.resolve("second.bin");
+			r.check(launcher("start", Long.toString(s.pid), "-o", out2.toString()).rc == 0, "second start");
+			int k2 = 500;
+			s.work(k2);
+			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "second stop");
+			r.check(calls(out2, HANDLE) == k2, "second: handle() exact: " + calls(out2, HANDLE));
+			r.check(calls(out2, leaf) == 50L * k2, "second: leaf() exact, only counted: " + calls(out2, leaf));
+			Map<String, String> sum2 = summaryCsv(out2);
+			int j = throttledIndex(sum2, leaf);
+			r.check(j >= 0 && "0".equals(sum2.get("throttled." + j + ".recorded_calls"))
+					&& ("" + 50L * k2).equals(sum2.get("throttled." + j + ".counted_calls")),
+					"second: leaf() recorded 0, counted " + 50L * k2 + ": " + sum2);
+		}
+	}
+
 	/** status of an output=tree recording counts the events its trees took. */
 	private void testTreeStatus() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "treestatus");
@@ -464,6 +544,7 @@ public final class Live {
 				.add("live-limits-at-start", l::testLimitsAtStart)
 				.add("live-daemon-rerecord", l::testDaemonRerecord)
 				.add("live-tree-status", l::testTreeStatus)
+				.add("live-throttle-default", l::testThrottleDefault)
 				.add("live-control-without-agent", l::testControlWithoutAgent);
 	}
 }

@@ -121,8 +121,17 @@ public final class Throttle {
 		Map<String, List<String>> f = flat(t);
 		Map<String, String> s = summary(t);
 		long phase1 = (long) ROUNDS * K;
-		r.check(calls(f, "tiny") == phase1,
-				what + ": tiny() recorded exactly its first phase's calls " + phase1 + ": " + calls(f, "tiny"));
+		/* all its calls: the first phase's recorded, the second's counted by
+		 * the one probe it kept */
+		r.check(calls(f, "tiny") == 2 * phase1,
+				what + ": tiny() has exactly its calls of both phases " + 2 * phase1 + ": " + calls(f, "tiny"));
+		r.check(("" + phase1).equals(s.get("throttled.0.counted_calls")),
+				what + ": the second phase's calls counted after the throttling: " + s.get("throttled.0.counted_calls"));
+		Map<String, List<String>> mainOnly = new HashMap<>();
+		for (List<String> row : Runner.csv(r.post(t, "--report", "flat", "--format", "csv", "--thread", "main").out))
+			mainOnly.put(row.get(0), row);
+		r.check(calls(mainOnly, "tiny") == phase1,
+				what + ": with --thread, the recorded calls only (the counted ones are the JVM's): " + calls(mainOnly, "tiny"));
 		r.check(calls(f, "caller") == 2 * ROUNDS, what + ": caller() keeps its probes: " + calls(f, "caller"));
 		r.check(calls(f, "heavy") == HEAVY, what + ": heavy() keeps its probes: " + calls(f, "heavy"));
 		/* every counted call was recorded; the workload was waiting when
@@ -135,7 +144,8 @@ public final class Throttle {
 		r.check(text.out.contains(WORK + ".tiny [throttled]") && !text.out.contains("heavy [throttled]"),
 				what + ": the text mark: " + text.out);
 		Runner.Result sum = r.post(t, "--report", "summary");
-		r.check(sum.out.contains("throttled:") && sum.out.contains("after " + phase1 + " calls, " + phase1 + " recorded"),
+		r.check(sum.out.contains("throttled:")
+				&& sum.out.contains("after " + phase1 + " calls, " + phase1 + " recorded, " + phase1 + " counted after"),
 				what + ": the summary's throttled: section: " + sum.out);
 		Runner.Result json = r.post(t, "--report", "summary", "--format", "json");
 		r.check(json.out.contains("\"throttle\":{\"rule\":\"" + (ROUNDS * K - 1) + ":2000\""), what + ": JSON throttle rule");
@@ -158,7 +168,8 @@ public final class Throttle {
 	/**
 	 * start=manual: phase 1 runs outside every region (unrecorded) and still
 	 * counts toward the rule, so tiny() loses its probes before the region;
-	 * inside it, tiny() records nothing, caller() and heavy() (not picked)
+	 * inside it, tiny() records nothing (its counting probe counts outside
+	 * regions too, so its count is not reported), caller() and heavy() (not picked)
 	 * keep their probes and record exactly their calls in the region.
 	 */
 	void testWarmup() throws Exception {
@@ -173,7 +184,10 @@ public final class Throttle {
 			String what = "warm-up " + (p == t ? "trace" : "snapshot");
 			Map<String, List<String>> f = flat(p);
 			Map<String, String> s = summary(p);
+			/* its counting probe counted outside the regions too: not reported */
 			r.check(callsOrZero(f, "tiny") == 0, what + ": tiny() records nothing in the region: " + callsOrZero(f, "tiny"));
+			r.check(!s.containsKey("throttled.0.counted_calls"),
+					what + ": no counted calls with start=manual: " + s.get("throttled.0.counted_calls"));
 			r.check(calls(f, "caller") == ROUNDS, what + ": caller() records its calls in the region: " + calls(f, "caller"));
 			r.check(calls(f, "heavy") == HEAVY, what + ": heavy() records its calls in the region: " + calls(f, "heavy"));
 			checkTinyFacts(what, s, phase1, 0);
@@ -243,8 +257,9 @@ public final class Throttle {
 		for (List<String> row : Runner.csv(r.post(t, "--report", "flat", "--format", "csv").out))
 			f.put(row.get(0), row);
 		List<String> down = f.get("jcaltest.work.ThrottleRecursion.down");
-		r.check(down != null && down.get(1).equals("" + phase1) && down.get(6).equals("1"),
-				"recursion: down() recorded exactly phase 1's calls, marked throttled: " + down);
+		r.check(down != null && down.get(1).equals("" + 2 * phase1) && down.get(6).equals("1"),
+				"recursion: down() has exactly its calls, phase 1's recorded and phase 2's counted, marked throttled: "
+						+ down);
 		Map<String, String> s = summary(t);
 		r.check("1".equals(s.get("throttled")) && "self".equals(s.get("throttled.time")),
 				"recursion: one method throttled on its own time: " + s.get("throttled") + " " + s.get("throttled.time"));
@@ -255,7 +270,8 @@ public final class Throttle {
 		r.check("0".equals(s.get("unmatched_exits")) && "0".equals(s.get("mismatched_exits")),
 				"recursion: balanced: unmatched " + s.get("unmatched_exits") + ", mismatched " + s.get("mismatched_exits"));
 		Runner.Result text = r.post(t, "--report", "summary");
-		r.check(text.out.contains("after " + phase1 + " calls, " + phase1 + " recorded (own time avg "),
+		r.check(text.out.contains("after " + phase1 + " calls, " + phase1 + " recorded, " + phase1
+				+ " counted after (own time avg "),
 				"recursion: the summary's line: " + text.out);
 	}
 

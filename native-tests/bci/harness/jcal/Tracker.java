@@ -4,10 +4,12 @@ import java.util.ArrayDeque;
 
 /* Test stand-in for the agent's tracker: counts the probes of rewritten
  * classes per method id and checks, per thread, that every exit or exitThrow
- * closes the innermost open enter of the same id. */
+ * closes the innermost open enter of the same id. count(id) is the only
+ * probe of a method that is only counted (jcal-bci-rewrite -c). */
 public final class Tracker {
 	public static final int MAX_ID = 1 << 17;
-	public static final long[] ENTERS = new long[MAX_ID], EXITS = new long[MAX_ID], THROWS = new long[MAX_ID];
+	public static final long[] ENTERS = new long[MAX_ID], EXITS = new long[MAX_ID], THROWS = new long[MAX_ID],
+			COUNTS = new long[MAX_ID];
 	public static int errors;
 	public static String firstError;
 	private static final ThreadLocal<ArrayDeque<Integer>> STACK = new ThreadLocal<>();
@@ -42,6 +44,10 @@ public final class Tracker {
 		stack().push(id);
 	}
 
+	public static synchronized void count(int id) {
+		COUNTS[id]++;
+	}
+
 	public static synchronized void exit(int id) {
 		EXITS[id]++;
 		close(id, "exit");
@@ -61,6 +67,7 @@ public final class Tracker {
 		java.util.Arrays.fill(ENTERS, 0);
 		java.util.Arrays.fill(EXITS, 0);
 		java.util.Arrays.fill(THROWS, 0);
+		java.util.Arrays.fill(COUNTS, 0);
 		errors = 0;
 		firstError = null;
 		stack().clear();
