@@ -254,6 +254,8 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 	} else if (!jcal.opts.start_manual) {
 		jcal_method_events(JVMTI_ENABLE, NULL, jvmti_check);
 	}
+	if (jcal.opts.output != JCAL_OUTPUT_TREE) /* a trace to record them in */
+		jcal_monitor_events(JVMTI_ENABLE, jvmti_check);
 	recording_limits_start(&jcal.opts, session_stop);
 	describe_output(what, sizeof(what));
 	jcal_info("recording in mode=%s, %s, to %s", jcal_mode_name(jcal.opts.mode), what,
