@@ -267,10 +267,11 @@ static void test_summary_split(void)
 	CHECK(strstr(s, "\nthread.2.offcpu,0\n"
 			"thread.1.blocked,490\nthread.1.blocked_count,2\nthread.1.wait,595\n"
 			"thread.1.wait_count,2\nthread.1.other,315\nthread.1.blocked.p.Lock,490\n"
-			"thread.1.wait.p.Box,595\n"
+			"thread.1.blocked_count.p.Lock,2\nthread.1.wait.p.Box,595\n"
+			"thread.1.wait_count.p.Box,2\n"
 			"thread.2.blocked,0\nthread.2.blocked_count,1\nthread.2.wait,0\n"
-			"thread.2.wait_count,0\nthread.2.other,0\nthread.2.blocked.p.Lock,0\n") !=
-	      NULL);
+			"thread.2.wait_count,0\nthread.2.other,0\nthread.2.blocked.p.Lock,0\n"
+			"thread.2.blocked_count.p.Lock,1\n") != NULL);
 	free(s);
 	o.format = REPORT_TEXT;
 	s = run(report_summary, &m, &o, &st);

@@ -109,10 +109,14 @@ int wait_summary_csv(FILE *f, const struct model *m, const struct model_thread *
 		}
 		for (size_t k = 0; k < s.n; k++) {
 			wait_class_name(m, s.by_cls[k].cls, cls, sizeof(cls));
-			snprintf(key, sizeof(key), "thread.%" PRIu32 ".%s.%s", sn,
-				 s.by_cls[k].kind == TRACE_MON_ENTER ? "blocked" : "wait", cls);
+			const char *kind = s.by_cls[k].kind == TRACE_MON_ENTER ? "blocked" : "wait";
+
+			snprintf(key, sizeof(key), "thread.%" PRIu32 ".%s.%s", sn, kind, cls);
 			csv_field(f, key);
 			fprintf(f, ",%" PRIu64 "\n", s.by_cls[k].time);
+			snprintf(key, sizeof(key), "thread.%" PRIu32 ".%s_count.%s", sn, kind, cls);
+			csv_field(f, key);
+			fprintf(f, ",%" PRIu64 "\n", s.by_cls[k].count);
 		}
 		wait_thread_sum_free(&s);
 	}
