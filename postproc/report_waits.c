@@ -38,7 +38,9 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 	      o->out);
 	if (!n) {
 		fprintf(o->out, "No monitor events in this trace%s.\n",
-			m->snapshot ? " (a tree snapshot keeps none)" : "");
+			m->snapshot  ? " (a tree snapshot keeps none)"
+			: m->ninputs ? " (a profile of several inputs keeps none: give one trace)"
+				     : "");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
