@@ -576,8 +576,7 @@ static int setup_jvmti(void)
 							    JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL),
 			 "SetEventNotificationMode(ClassFileLoadHook)"))
 		return -1;
-	if (jcal.opts.output != JCAL_OUTPUT_TREE) /* a trace to record them in */
-		jcal_monitor_events(JVMTI_ENABLE, jvmti_check);
+	jcal_monitor_events(JVMTI_ENABLE, jvmti_check);
 	return 0;
 }
 

@@ -35,7 +35,10 @@ void jcal_monitor_events(jvmtiEventMode mode, int (*check)(jvmtiEnv *, jvmtiErro
 	    JVMTI_EVENT_MONITOR_WAITED,
 	};
 
-	if (!jcal.monitor_events)
+	/* a recording to write them in: a trace, and not monitors=off */
+	if (!jcal.monitor_events ||
+	    (mode == JVMTI_ENABLE &&
+	     (jcal.opts.output == JCAL_OUTPUT_TREE || jcal.opts.monitors_off)))
 		return;
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
 		check(jcal.jvmti,

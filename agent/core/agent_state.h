@@ -68,8 +68,9 @@ void jcal_tracing_stop(void);
 void jcal_method_events(jvmtiEventMode mode, jthread thread,
 			int (*check)(jvmtiEnv *, jvmtiError, const char *));
 
-/* Enables (when jcal.monitor_events) or disables the four monitor events
- * for every thread, reporting a failure through check. */
+/* Enables (when jcal.monitor_events, the recording writes a trace and
+ * monitors= is not off) or disables the four monitor events for every
+ * thread, reporting a failure through check. */
 void jcal_monitor_events(jvmtiEventMode mode, int (*check)(jvmtiEnv *, jvmtiError, const char *));
 
 static inline int jcal_stopped(void)

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * and a generous one), the one Object.wait(20) on a Contend$Box exactly, timed
  * out; the summary's Waiting part of the taker thread the same; and an agent
  * attached later by jcal start, stopped and started again, recording exactly
- * the rounds run while each recording ran. Run by
+ * the rounds run while each recording ran; with monitors=off, none. Run by
  * jcaltest.Main (javatests/run.sh).
  */
 final class WaitTests {
@@ -181,6 +181,21 @@ final class WaitTests {
 		}
 	}
 
+	/** monitors=off: no MONITOR record, so no waits and no Waiting part; the calls as ever. */
+	private void testOff() throws Exception {
+		Path t = r.tmp.resolve("contend-off.bin");
+		Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent
+				+ "=trace,quiet,monitors=off,metric=cputime+tsc,out=" + t, "-cp", r.classes, W));
+		r.check(j.rc == 0, "contend workload (monitors=off): exit " + j.rc + ": " + j.err);
+		r.check(waits(t).isEmpty(), "monitors=off: waits recorded");
+		Runner.Result text = r.post(t, "--report", "waits");
+		r.check(text.out.contains("\nNo monitor events in this trace.\n"), "monitors=off: " + text.out);
+		r.check(!r.post(t, "--report", "summary").out.contains("Waiting"), "monitors=off: the summary's Waiting part");
+		r.expectExact("monitors=off: calls", Map.of(W + ".take", ROUNDS, W + ".pause", 1L),
+				Map.of(W + ".take", r.flatCalls(t, W + ".take").getOrDefault(W + ".take", -1L), W + ".pause",
+						r.flatCalls(t, W + ".pause").getOrDefault(W + ".pause", -1L)));
+	}
+
 	private void testEvents() throws Exception {
 		check("events");
 	}
@@ -192,6 +207,6 @@ final class WaitTests {
 	static Runner.Tests tests(Runner r) {
 		WaitTests s = new WaitTests(r);
 		return new Runner.Tests().add("waits-events", s::testEvents).add("waits-bci", s::testBci)
-				.add("waits-later-start", s::testLaterStart);
+				.add("waits-later-start", s::testLaterStart).add("waits-off", s::testOff);
 	}
 }
