@@ -21,9 +21,11 @@
 #include "agent/core/thread_state.h"
 #include "agent/core/trace_file.h"
 
-/* Frames looked at for the caller of Object.wait (Object.wait(long),
- * wait0 and wait() come first). */
-#define MONITOR_FRAMES 8
+/* Frames looked at for the caller of Object.wait: above it at most
+ * Object.wait0 (JDK 21 and later), wait(long) and wait(). A contended
+ * enter needs the top frame only: the stack walk is most of what a
+ * record costs (docs/performance.md, "The monitor events"). */
+#define MONITOR_FRAMES 4
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -82,7 +84,8 @@ static uint32_t top_method(jvmtiEnv *jvmti, JNIEnv *jni, int skip_object)
 	jvmtiFrameInfo f[MONITOR_FRAMES];
 	jint n = 0;
 
-	if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, MONITOR_FRAMES, f, &n) != JVMTI_ERROR_NONE)
+	if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, skip_object ? MONITOR_FRAMES : 1, f, &n) !=
+	    JVMTI_ERROR_NONE)
 		return 0;
 	for (jint i = 0; i < n; i++) {
 		struct jcal_method *m = method_table_get(jvmti, jni, f[i].method);
