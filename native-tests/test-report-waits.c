@@ -31,7 +31,9 @@ static void tmp_path(char *path, size_t len)
 }
 
 /* A MONITOR record of thread serial: kind, method, class, flags, cputime
- * and tsc from..to (two metrics, cputime first), wall_ns 999. */
+ * and tsc from..to (two metrics, cputime first, or cputime alone); its own
+ * span wall_ns ten times the tsc's, plus 7 (so that a test sees which of
+ * the two a figure comes from). */
 static void monitor(struct trace_recbuf *rb, uint32_t serial, unsigned kind, uint32_t method,
 		    const char *cls, uint32_t flags, uint64_t c0, uint64_t c1, uint64_t t0,
 		    uint64_t t1, unsigned nmetrics)
@@ -42,7 +44,7 @@ static void monitor(struct trace_recbuf *rb, uint32_t serial, unsigned kind, uin
 				  .method = method,
 				  .class_sig = cls,
 				  .time_ns = 1700000000000000000ull,
-				  .wall_ns = 999,
+				  .wall_ns = t1 > t0 ? 10 * (t1 - t0) + 7 : 7,
 				  .nmetrics = nmetrics,
 				  .start = {c0, t0},
 				  .end = {c1, t1}};
@@ -180,7 +182,7 @@ static void test_record_decode(void)
 		   TRACE_OK);
 	CHECK_EQ_I(ngot, 1);
 	CHECK(got.thread == 3 && got.kind == TRACE_MON_WAIT && got.method == 9 &&
-	      got.flags == TRACE_MON_TIMED_OUT && got.wall_ns == 999 && got.nmetrics == 2);
+	      got.flags == TRACE_MON_TIMED_OUT && got.wall_ns == 3977 && got.nmetrics == 2);
 	CHECK(got.start[0] == 1 && got.end[0] == 2 && got.start[1] == 3 && got.end[1] == 400);
 	CHECK_EQ_I(trace_decode_chunk(TRACE_CHUNK_RECORDS, rb.buf + TRACE_CHUNK_HEADER_LEN,
 				      trace_recbuf_pending(&rb), &old, &res),
@@ -212,38 +214,38 @@ static void test_report(void)
 	s = run(report_waits, &m, &o, &st);
 	CHECK_EQ_I(st, 0);
 	CHECK_STR(s, "kind,method,class,count,total,max,timeouts\n"
-		     "monitor,M.main,p.Lock,1,300,300,0\n"
-		     "monitor,M.nap,p.Lock,1,200,200,0\n"
-		     "monitor,M.spin,p.Lock,1,30,30,0\n"
-		     "wait,M.nap,p.Box,2,600,500,1\n");
+		     "monitor,M.main,p.Lock,1,3007,3007,0\n"
+		     "monitor,M.nap,p.Lock,1,2007,2007,0\n"
+		     "monitor,M.spin,p.Lock,1,307,307,0\n"
+		     "wait,M.nap,p.Box,2,6014,5007,1\n");
 	free(s);
 	o.sel = &sel;
 	s = run(report_waits, &m, &o, &st);
 	CHECK_STR(s, "kind,method,class,count,total,max,timeouts\n"
-		     "monitor,M.spin,p.Lock,1,30,30,0\n");
+		     "monitor,M.spin,p.Lock,1,307,307,0\n");
 	free(s);
 	o.sel = NULL;
 	o.format = REPORT_TEXT;
 	s = run(report_waits, &m, &o, &st);
 	CHECK_STR(s, "Waits the JVM reported (wall time, ns): blocked entering a contended monitor "
 		     "(monitor), in Object.wait (wait)\n"
-		     "Kind     Count  Total  Max  Timeouts  Monitor class  Method\n"
-		     "monitor      1    300  300         0  p.Lock         M.main\n"
-		     "monitor      1    200  200         0  p.Lock         M.nap\n"
-		     "monitor      1     30   30         0  p.Lock         M.spin\n"
-		     "wait         2    600  500         1  p.Box          M.nap\n");
+		     "Kind     Count  Total   Max  Timeouts  Monitor class  Method\n"
+		     "monitor      1   3007  3007         0  p.Lock         M.main\n"
+		     "monitor      1   2007  2007         0  p.Lock         M.nap\n"
+		     "monitor      1    307   307         0  p.Lock         M.spin\n"
+		     "wait         2   6014  5007         1  p.Box          M.nap\n");
 	free(s);
 	o.format = REPORT_JSON;
 	s = run(report_waits, &m, &o, &st);
 	CHECK_STR(s, "{\"unit\":\"ns\",\"waits\":[\n"
 		     "{\"kind\":\"monitor\",\"method\":\"M.main\",\"class\":\"p.Lock\",\"count\":1,"
-		     "\"total\":300,\"max\":300,\"timeouts\":0},\n"
+		     "\"total\":3007,\"max\":3007,\"timeouts\":0},\n"
 		     "{\"kind\":\"monitor\",\"method\":\"M.nap\",\"class\":\"p.Lock\",\"count\":1,"
-		     "\"total\":200,\"max\":200,\"timeouts\":0},\n"
+		     "\"total\":2007,\"max\":2007,\"timeouts\":0},\n"
 		     "{\"kind\":\"monitor\",\"method\":\"M.spin\",\"class\":\"p.Lock\",\"count\":1,"
-		     "\"total\":30,\"max\":30,\"timeouts\":0},\n"
+		     "\"total\":307,\"max\":307,\"timeouts\":0},\n"
 		     "{\"kind\":\"wait\",\"method\":\"M.nap\",\"class\":\"p.Box\",\"count\":2,"
-		     "\"total\":600,\"max\":500,\"timeouts\":1}\n]}\n");
+		     "\"total\":6014,\"max\":5007,\"timeouts\":1}\n]}\n");
 	free(s);
 	model_free(&m);
 	unlink(path);
@@ -300,8 +302,8 @@ static void test_summary_split(void)
 	unlink(path);
 }
 
-/* cputime alone: the waits' wall time is the record's own span (999 ns
- * each), and the summary says so, without "other". */
+/* cputime alone: the summary gives the waits' wall time, the records' own
+ * spans, and says so, without "other"; the report is the same as with tsc. */
 static void test_without_tsc(void)
 {
 	char path[64], *s;
@@ -317,17 +319,17 @@ static void test_without_tsc(void)
 	CHECK(strstr(s,
 		     "Waiting (the JVM's monitor events; wall time, ns; (N) waits; other: the "
 		     "rest of the time off the CPU: sleep, park, I/O)\n"
-		     "  #1    main                     monitor         1998 (2)  Object.wait      "
-		     "   1998 (2)\n") != NULL);
+		     "  #1    main                     monitor         5014 (2)  Object.wait      "
+		     "   6014 (2)\n") != NULL);
 	CHECK(!strstr(s, "other   "));
 	free(s);
 	o.format = REPORT_CSV;
 	s = run(report_waits, &m, &o, &st);
 	CHECK_STR(s, "kind,method,class,count,total,max,timeouts\n"
-		     "monitor,M.main,p.Lock,1,999,999,0\n"
-		     "monitor,M.nap,p.Lock,1,999,999,0\n"
-		     "monitor,M.spin,p.Lock,1,999,999,0\n"
-		     "wait,M.nap,p.Box,2,1998,999,1\n");
+		     "monitor,M.main,p.Lock,1,3007,3007,0\n"
+		     "monitor,M.nap,p.Lock,1,2007,2007,0\n"
+		     "monitor,M.spin,p.Lock,1,307,307,0\n"
+		     "wait,M.nap,p.Box,2,6014,5007,1\n");
 	free(s);
 	model_free(&m);
 	unlink(path);

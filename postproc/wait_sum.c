@@ -28,16 +28,15 @@ void wait_clock_init(const struct model *m, struct wait_clock *c)
 
 uint64_t wait_wall(const struct wait_clock *c, const struct waits_rec *r)
 {
-	if (c->tsc && c->wall_i < r->nmetrics)
-		return model_ticks_value(c->hz, r->delta[c->wall_i]);
+	(void)c;
 	return r->wall_ns;
 }
 
 uint64_t wait_off(const struct wait_clock *c, const struct waits_rec *r)
 {
-	uint64_t w = wait_wall(c, r);
-
-	return c->cpu && c->cpu_i < r->nmetrics ? offcpu_of(w, r->delta[c->cpu_i]) : w;
+	if (!c->tsc || !c->cpu || c->wall_i >= r->nmetrics || c->cpu_i >= r->nmetrics)
+		return r->wall_ns;
+	return offcpu_of(model_ticks_value(c->hz, r->delta[c->wall_i]), r->delta[c->cpu_i]);
 }
 
 void wait_class_name(const struct model *m, uint32_t cls, char *buf, size_t len)

@@ -5,9 +5,11 @@
  * the monitor's class (the summary); per kind, method and class, the
  * waits' count, total and longest (--report waits).
  *
- * A wait's wall time is its thread's tsc reading's difference (in ns) when
- * the trace has the tsc metric, else the record's own wall clock span; its
- * time off the CPU is that less its cputime difference, with both metrics.
+ * A wait's wall time is the record's own span (the agent's monotonic
+ * clock: a virtual thread's wait counts while it was unmounted too); its
+ * time off the CPU, with tsc and cputime, is its thread's tsc difference
+ * (ns) less its cputime difference, as the thread's off-CPU time is
+ * counted (else its wall time).
  */
 #ifndef JCAL_WAIT_SUM_H
 #define JCAL_WAIT_SUM_H
@@ -27,7 +29,7 @@ struct wait_clock {
 
 void wait_clock_init(const struct model *m, struct wait_clock *c);
 uint64_t wait_wall(const struct wait_clock *c, const struct waits_rec *r);
-/* Its time off the CPU: wall less CPU time; the wall time without cputime. */
+/* Its time off the CPU: tsc less cputime; the wall time without both. */
 uint64_t wait_off(const struct wait_clock *c, const struct waits_rec *r);
 
 /* One kind and class of a thread's waits. */

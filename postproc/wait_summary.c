@@ -1,8 +1,8 @@
 /*
  * wait_summary.c - the summary's figures of the waits the JVM reported
- * (wait_summary.h). The times are off the CPU (wall less CPU time) when
- * the trace has tsc and cputime, so that blocked, Object.wait and other
- * add up to the thread's time off the CPU; else wall time.
+ * (wait_summary.h). The times are off the CPU (tsc less cputime) when the
+ * trace has both, so that blocked, Object.wait and other add up to the
+ * thread's time off the CPU; else wall time (wait_sum.h).
  */
 #include "postproc/wait_summary.h"
 
