@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/trace_reader.h"
@@ -358,6 +359,54 @@ static void test_none(void)
 	model_free(&m);
 }
 
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* jcal-post on a file whose MONITOR record is malformed (its metric
+ * lists of two lengths) in a chunk whose CRC is right: one error line
+ * naming the record, exit 1, no crash. */
+static void test_bad_record_end_to_end(void)
+{
+	static const uint8_t rec[] = {13, 12, 1, 1, 0, 0, 1, 'L', 0, 0, 1, 5, 2, 1};
+	uint8_t file[TRACE_FILE_HEADER_LEN + TRACE_CHUNK_HEADER_LEN + sizeof(rec)];
+	uint8_t *h = file + TRACE_FILE_HEADER_LEN;
+	char path[64], cmd[256], err[80], e[1024];
+	size_t n, lines = 0;
+	FILE *f;
+	int st;
+
+	trace_header_encode(file);
+	memset(h, 0, TRACE_CHUNK_HEADER_LEN);
+	put_u32(h, TRACE_CHUNK_MAGIC);
+	h[4] = TRACE_CHUNK_RECORDS;
+	put_u32(h + 8, sizeof(rec));
+	memcpy(h + TRACE_CHUNK_HEADER_LEN, rec, sizeof(rec));
+	put_u32(h + TRACE_CHUNK_CRC_OFFSET, trace_chunk_crc(h, rec, sizeof(rec)));
+	tmp_path(path, sizeof(path));
+	f = fopen(path, "wb");
+	CHECK(f && fwrite(file, 1, sizeof(file), f) == sizeof(file));
+	if (f)
+		fclose(f);
+	snprintf(err, sizeof(err), "%s.err", path);
+	snprintf(cmd, sizeof(cmd), "build/jcal-post %s --report waits >/dev/null 2>%s", path, err);
+	st = system(cmd);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	f = fopen(err, "r");
+	n = f ? fread(e, 1, sizeof(e) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	e[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		lines += e[i] == '\n';
+	CHECK(strstr(e, "jcal-post: error: ") && strstr(e, "MONITOR record at payload byte 0"));
+	CHECK_EQ_U(lines, 1);
+	unlink(path);
+	unlink(err);
+}
+
 int main(void)
 {
 	RUN(test_record_bytes);
@@ -366,5 +415,6 @@ int main(void)
 	RUN(test_summary_split);
 	RUN(test_without_tsc);
 	RUN(test_none);
+	RUN(test_bad_record_end_to_end);
 	return test_summary("report-waits");
 }
