@@ -23,7 +23,7 @@
 
 /* Frames looked at for the caller of Object.wait: above it at most
  * Object.wait0 (JDK 21 and later), wait(long) and wait(). A contended
- * enter needs the top frame only: the stack walk is most of what a
+ * enter needs the top frame only: the stack walk is about half of what a
  * record costs (docs/performance.md, "The monitor events"). */
 #define MONITOR_FRAMES 4
 
