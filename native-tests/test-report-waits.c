@@ -359,6 +359,59 @@ static void test_none(void)
 	model_free(&m);
 }
 
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = s; p && (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/* The timeline of tsc: each wait a span on its thread, in the method's;
+ * with cputime, or another thread selected, not those. */
+static void test_chrome(void)
+{
+	char path[64], *s;
+	struct report_opts o = {.format = REPORT_TEXT, .metric = 1};
+	const char *pats[] = {"w"};
+	struct threadsel sel = {pats, 1};
+	struct model m;
+	int st;
+
+	tmp_path(path, sizeof(path));
+	CHECK_EQ_I(write_trace(path, 1), 0);
+	CHECK_EQ_I(load(&m, path), 0);
+	o.trace_path = path;
+	s = run(export_chrome, &m, &o, &st);
+	CHECK_EQ_I(st, 0);
+	CHECK(strstr(s,
+		     "\n{\"name\":\"blocked on p.Lock\",\"cat\":\"monitor\",\"ph\":\"X\",\"pid\":1,"
+		     "\"tid\":1,\"ts\":1.100,\"dur\":0.300,\"args\":{\"class\":\"p.Lock\","
+		     "\"method\":\"M.main\"}},\n") != NULL);
+	CHECK(strstr(s,
+		     "\n{\"name\":\"Object.wait on p.Box\",\"cat\":\"wait\",\"ph\":\"X\",\"pid\":1,"
+		     "\"tid\":1,\"ts\":1.800,\"dur\":0.500,\"args\":{\"class\":\"p.Box\","
+		     "\"method\":\"M.nap\",\"timed_out\":true}},\n") != NULL);
+	CHECK_EQ_U(count(s, "\"cat\":\"monitor\""), 3);
+	CHECK_EQ_U(count(s, "\"cat\":\"wait\""), 2);
+	CHECK(strstr(s, ",\"slow_marked\":3,\"waits\":5}}\n") != NULL);
+	free(s);
+	o.sel = &sel;
+	s = run(export_chrome, &m, &o, &st);
+	CHECK_EQ_U(count(s, "\"cat\":\"monitor\""), 1);
+	CHECK(strstr(s, "\"tid\":2,\"ts\":0.060,\"dur\":0.030,") != NULL);
+	free(s);
+	o.sel = NULL;
+	o.metric = 0;
+	s = run(export_chrome, &m, &o, &st);
+	CHECK_EQ_U(count(s, "\"cat\":\"monitor\"") + count(s, "\"cat\":\"wait\""), 0);
+	CHECK(s && strstr(s, ",\"slow_marked\":3}}\n") != NULL);
+	free(s);
+	model_free(&m);
+	unlink(path);
+}
+
 static void put_u32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -415,6 +468,7 @@ int main(void)
 	RUN(test_summary_split);
 	RUN(test_without_tsc);
 	RUN(test_none);
+	RUN(test_chrome);
 	RUN(test_bad_record_end_to_end);
 	return test_summary("report-waits");
 }

@@ -125,9 +125,7 @@ static int cmp_shown(const void *a, const void *b)
 	return x->method < y->method ? -1 : x->method > y->method;
 }
 
-/* Whether sel selects the thread of serial (one without a record: only
- * when every thread is). */
-static int selected(const struct model *m, const struct threadsel *sel, uint32_t serial)
+int wait_selected(const struct model *m, const struct threadsel *sel, uint32_t serial)
 {
 	struct model_thread *t;
 
@@ -174,7 +172,7 @@ int wait_rows(const struct model *m, const struct threadsel *sel, struct wait_ro
 		const struct waits_rec *w = &m->waits.r[i];
 		uint64_t t = wait_wall(&c, w);
 
-		if (!selected(m, sel, w->serial))
+		if (!wait_selected(m, sel, w->serial))
 			continue;
 		r[k++] = (struct wait_row){
 		    w->kind,	 w->method ? model_event_method(m, w->method) : 0, w->cls, 1, t, t,

@@ -67,6 +67,10 @@ struct wait_row {
 int wait_rows(const struct model *m, const struct threadsel *sel, struct wait_row **rows,
 	      size_t *n);
 
+/* Whether sel (NULL: every thread) selects the thread of serial; one
+ * without a THREAD_START record only when every thread is. */
+int wait_selected(const struct model *m, const struct threadsel *sel, uint32_t serial);
+
 /* The Java name of class cls of m's waits ("pkg.C$D") into buf. */
 void wait_class_name(const struct model *m, uint32_t cls, char *buf, size_t len);
 

@@ -59,8 +59,10 @@ int waits_add(struct waits *w, const struct trace_monitor *m)
 	r->cls = (uint32_t)cls;
 	r->wall_ns = m->wall_ns;
 	r->nmetrics = m->nmetrics;
-	for (unsigned i = 0; i < m->nmetrics && i < JCAL_MAX_METRICS; i++)
+	for (unsigned i = 0; i < m->nmetrics && i < JCAL_MAX_METRICS; i++) {
+		r->start[i] = m->start[i];
 		r->delta[i] = m->end[i] >= m->start[i] ? m->end[i] - m->start[i] : 0;
+	}
 	return 0;
 }
 

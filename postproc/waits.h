@@ -21,6 +21,7 @@ struct waits_rec {
 	uint32_t cls;	   /* index in waits.cls */
 	uint64_t wall_ns;  /* the record's own wall clock span */
 	unsigned nmetrics;
+	uint64_t start[JCAL_MAX_METRICS]; /* the thread's metric values at the start */
 	uint64_t delta[JCAL_MAX_METRICS]; /* end - start per metric; 0 when it went back */
 };
 

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * exactly 5 (in Contend.take, the taker thread's), each blocked while the
  * holder sleeps 50 ms (so at least 5 x 40 ms in all: the only timing bound,
  * and a generous one), the one Object.wait(20) on a Contend$Box exactly, timed
- * out; the summary's Waiting part of the taker thread the same; and an agent
+ * out; the summary's Waiting part of the taker thread and the timeline's
+ * spans the same; and an agent
  * attached later by jcal start, stopped and started again, recording exactly
  * the rounds run while each recording ran; with monitors=off, none. Run by
  * jcaltest.Main (javatests/run.sh).
@@ -106,6 +107,14 @@ final class WaitTests {
 		long off = Long.parseLong(kv.get("thread." + serial + ".blocked." + LOCK));
 		r.check(off >= BLOCKED_MIN_NS, mode + ": the summary's blocked time off the CPU " + off + " ns");
 		r.check(kv.containsKey("thread." + serial + ".other"), mode + ": no other off-CPU time of the taker");
+		/* the timeline: each contended enter a span of its own */
+		Runner.Result ch = r.post(t, "--report", "chrome", "--metric", "tsc");
+		r.check(ch.rc == 0, mode + ": chrome: exit " + ch.rc + ": " + ch.err);
+		int spans = 0;
+		for (int i = ch.out.indexOf("{\"name\":\"blocked on " + LOCK + "\""); i >= 0; i = ch.out.indexOf(
+				"{\"name\":\"blocked on " + LOCK + "\"", i + 1))
+			spans++;
+		r.check(spans == ROUNDS, mode + ": chrome: " + spans + " spans blocked on " + LOCK + ", expected " + ROUNDS);
 		Runner.Result text = r.post(t, "--report", "summary");
 		r.check(text.out.contains("Waiting (the JVM's monitor events; off the CPU, raw, ns")
 				&& text.out.contains("  " + LOCK + "\n"), mode + ": the summary's Waiting part: " + text.out);
