@@ -30,6 +30,7 @@
 #include "agent/core/region_control.h"
 #include "agent/base/log.h"
 #include "agent/core/method_table.h"
+#include "agent/core/monitor_events.h"
 #include "agent/core/thread_state.h"
 #include "agent/recording_limits.h"
 #include "agent/core/trace_file.h"
@@ -453,6 +454,33 @@ static int vthreads_offered(const jvmtiCapabilities *pot, jvmtiCapabilities *cap
 	return 1;
 }
 
+/* A recording asks for the JVM's monitor events (monitor_events.c) when
+ * the JVM offers them; without them, one line says what is missing. */
+static void want_monitor_events(jvmtiEnv *jvmti, jvmtiCapabilities *caps)
+{
+	jvmtiCapabilities pot;
+
+	if (jcal.opts.command != JCAL_CMD_TRACE)
+		return;
+	memset(&pot, 0, sizeof(pot));
+	if (!jvmti_check_debug(jvmti, (*jvmti)->GetPotentialCapabilities(jvmti, &pot),
+			       "GetPotentialCapabilities") &&
+	    pot.can_generate_monitor_events)
+		caps->can_generate_monitor_events = 1;
+	else
+		jcal_info("this JVM offers no monitor events: the trace will not say which waits "
+			  "were on a monitor or in Object.wait");
+}
+
+/* The monitor events' callbacks. */
+static void monitor_callbacks(jvmtiEventCallbacks *cb)
+{
+	cb->MonitorContendedEnter = monitor_contended_enter;
+	cb->MonitorContendedEntered = monitor_contended_entered;
+	cb->MonitorWait = monitor_wait;
+	cb->MonitorWaited = monitor_waited;
+}
+
 static int setup_jvmti(void)
 {
 	jvmtiEnv *jvmti = jcal.jvmti;
@@ -481,6 +509,7 @@ static int setup_jvmti(void)
 		bci_agent_onload(&caps);
 	if (jcal.vthreads)
 		jcal_caps_set_virtual_threads(&caps);
+	want_monitor_events(jvmti, &caps);
 	if (live) {
 		/* In a running JVM some capabilities are no longer offered: do
 		 * without compiled-code events or virtual-thread support then. */
@@ -496,6 +525,7 @@ static int setup_jvmti(void)
 	}
 	if (check((*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities"))
 		return -1;
+	jcal.monitor_events = caps.can_generate_monitor_events;
 
 	memset(&cb, 0, sizeof(cb));
 	cb.base.VMInit = on_vm_init;
@@ -508,6 +538,7 @@ static int setup_jvmti(void)
 	cb.base.CompiledMethodUnload = event_compiled_unload;
 	if (bci)
 		cb.base.ClassFileLoadHook = bci_agent_class_file_load_hook;
+	monitor_callbacks(&cb.base);
 	cb.VirtualThreadStart = on_vthread_start;
 	cb.VirtualThreadEnd = on_vthread_end;
 	if (check((*jvmti)->SetEventCallbacks(
@@ -546,6 +577,7 @@ static int setup_jvmti(void)
 							    JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL),
 			 "SetEventNotificationMode(ClassFileLoadHook)"))
 		return -1;
+	jcal_monitor_events(JVMTI_ENABLE, jvmti_check);
 	return 0;
 }
 

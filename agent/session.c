@@ -139,6 +139,7 @@ static int take_options(const struct jcal_options *o)
 	jcal.opts.output = o->output;
 	jcal.opts.maxcontexts = o->maxcontexts;
 	jcal.opts.hists_off = o->hists_off;
+	jcal.opts.monitors_off = o->monitors_off;
 	snprintf(jcal.opts.calib, sizeof(jcal.opts.calib), "%s", o->calib);
 	/* this recording's own labels (label=) */
 	jcal.opts.nlabels = o->nlabels;
@@ -273,6 +274,7 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 	} else if (!jcal.opts.start_manual) {
 		jcal_method_events(JVMTI_ENABLE, NULL, jvmti_check);
 	}
+	jcal_monitor_events(JVMTI_ENABLE, jvmti_check);
 	recording_limits_start(&jcal.opts, session_stop);
 	describe_output(what, sizeof(what));
 	jcal_info("recording in mode=%s, %s, to %s", jcal_mode_name(jcal.opts.mode), what,

@@ -5,7 +5,8 @@
 # on loopback; requests/s before, during and after a recording made by
 # attaching to it (docs/performance.md, "Attaching to a running JVM").
 #
-# Per run: a fresh Tomcat; 3 x REQUESTS requests of warm-up; REQUESTS
+# Per run: a fresh Tomcat; 10 x REQUESTS requests of warm-up (the JIT
+# compiles Tomcat for longer than 3 x: the rate before would be low); REQUESTS
 # before; `jcal start PID [AGENT_OPTS]`, then REQUESTS right after the
 # start (the attach, the probes going in, throttling deciding) and 4 x
 # REQUESTS more (the recording settled), `jcal stop`; REQUESTS after.
@@ -63,7 +64,7 @@ for run in $(seq "$RUNS"); do
 		sleep 0.2
 	done
 	PID=$(pgrep -u tomcat -f org.apache.catalina.startup.Bootstrap | head -1)
-	rate $((REQUESTS * 3)) >/dev/null
+	rate $((REQUESTS * 10)) >/dev/null
 	before=$(rate "$REQUESTS")
 	build/jcal start "$PID" -o "$OUT/rec.bin" "$@" >/dev/null
 	t1=$(took "$REQUESTS")

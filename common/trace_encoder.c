@@ -380,6 +380,24 @@ void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text)
 	rec_end(rb, TRACE_REC_LABEL, s, p);
 }
 
+void trace_rec_monitor(struct trace_recbuf *rb, const struct trace_monitor *m)
+{
+	uint8_t *s = rec_begin(rb, 6 * VARINT_MAX_LEN + str_room(m->class_sig) + 2 * METRICS_ROOM);
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, m->thread);
+	p += varint_put(p, m->kind);
+	p += varint_put(p, m->flags);
+	p += varint_put(p, m->method);
+	p = put_str(p, m->class_sig);
+	p += varint_put(p, m->time_ns);
+	p += varint_put(p, m->wall_ns);
+	p = put_metrics(p, m->nmetrics, m->start);
+	p = put_metrics(p, m->nmetrics, m->end);
+	rec_end(rb, TRACE_REC_MONITOR, s, p);
+}
+
 /* ---- tree snapshots (3.0) ---- */
 
 void trace_snapshot_header(uint8_t out[TRACE_FILE_HEADER_LEN])

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "common/trace_format.h"
+#include "common/trace_monitor.h"
 #include "common/trace_tree.h"
 #include "common/varint.h"
 
@@ -145,6 +146,8 @@ void trace_rec_compiled_unload(struct trace_recbuf *rb, uint32_t method, uint64_
 void trace_rec_end(struct trace_recbuf *rb, uint64_t events, uint64_t threads,
 		   uint64_t lost_events);
 void trace_rec_label(struct trace_recbuf *rb, uint32_t id, const char *text);
+/* A MONITOR record (m->nmetrics readings at each end). */
+void trace_rec_monitor(struct trace_recbuf *rb, const struct trace_monitor *m);
 
 /* The file header (TRACE_FILE_HEADER_LEN bytes), its stop field "none". */
 void trace_header_encode(uint8_t out[TRACE_FILE_HEADER_LEN]);

@@ -76,6 +76,10 @@ enum trace_record_kind {
 				       count x node */
 	/* 3.1: */
 	TRACE_REC_TREE_HISTS = 12, /* varint serial, varint count, count x histogram */
+	/* 2.0, added later (older readers skip it): a thread's wait on a
+	 * monitor, common/trace_monitor.h */
+	TRACE_REC_MONITOR = 13, /* varint serial, kind, flags, method, str class, varint
+				   time_ns, wall_ns, metrics list start, metrics list end */
 };
 
 /* Event tag byte in an EVENTS chunk:

@@ -212,6 +212,7 @@ static const char *const rec_names[] = {
     [TRACE_REC_TREE_THREAD] = "TREE_THREAD",
     [TRACE_REC_TREE_NODES] = "TREE_NODES",
     [TRACE_REC_TREE_HISTS] = "TREE_HISTS",
+    [TRACE_REC_MONITOR] = "MONITOR",
 };
 
 /* The fewest bytes a node of a TREE_NODES record takes: parent, method and
@@ -374,6 +375,34 @@ static int decode_tree_hists(struct trace_dec *d, struct cur *c)
 	return r;
 }
 
+/* A MONITOR record (common/trace_monitor.h): its two metric lists must
+ * have the same length. */
+static int decode_monitor(struct trace_dec *d, struct cur *c)
+{
+	const struct trace_visitor *v = d->v;
+	struct trace_monitor m;
+	struct trace_thread a, b;
+
+	memset(&m, 0, sizeof(m));
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	m.thread = cur_u32(c);
+	m.kind = cur_u32(c);
+	m.flags = cur_u32(c);
+	m.method = cur_u32(c);
+	m.class_sig = cur_str(c);
+	m.time_ns = cur_uv(c);
+	m.wall_ns = cur_uv(c);
+	cur_metrics(c, &a);
+	cur_metrics(c, &b);
+	if (c->bad || a.nmetrics != b.nmetrics)
+		return -1;
+	m.nmetrics = a.nmetrics;
+	memcpy(m.start, a.metric, sizeof(m.start));
+	memcpy(m.end, b.metric, sizeof(m.end));
+	return v && v->monitor && v->monitor(v->ctx, &m) ? 1 : 0;
+}
+
 /* Decodes one known record; returns 1 when the callback refused it (any
  * non-zero return: a refusal is not a malformed record), -1 when the
  * record is malformed, -2 when it failed with its own message, else 0. */
@@ -478,6 +507,8 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		return decode_tree_nodes(d, c);
 	case TRACE_REC_TREE_HISTS:
 		return decode_tree_hists(d, c);
+	case TRACE_REC_MONITOR:
+		return decode_monitor(d, c);
 	case TRACE_REC_LABEL: {
 		uint32_t id = cur_u32(c);
 		const char *text = cur_str(c);

@@ -19,6 +19,7 @@
 
 #include "common/event_decode.h"
 #include "common/trace_format.h"
+#include "common/trace_monitor.h"
 #include "common/trace_tree.h"
 
 struct trace_method {
@@ -102,6 +103,9 @@ struct trace_visitor {
 	int (*events_raw)(void *ctx, uint32_t thread, struct event_run *r);
 	int (*end)(void *ctx, const struct trace_end *e);
 	int (*label)(void *ctx, uint32_t id, const char *text);
+	/* A MONITOR record: a thread's wait on a monitor (common/trace_monitor.h;
+	 * both metric lists of the same length, else corrupt). */
+	int (*monitor)(void *ctx, const struct trace_monitor *m);
 	/* Tree snapshots (3.0): a thread's tree, then each of its nodes. */
 	int (*tree_thread)(void *ctx, const struct trace_tree_thread *t);
 	int (*tree_node)(void *ctx, const struct trace_tree_node *n);

@@ -51,8 +51,16 @@ run() {
 run basic Basic Basic.main=1 Basic.a=3 Basic.b=6 Basic.leaf=12
 run threads Threads Threads.step=4 Threads.leaf=1000 'Threads$Worker.run=4'
 run exceptions Exceptions Exceptions.thrower=5 Exceptions.after=5
+# the monitor events' callbacks: 5 contended enters of a Contend$Lock in take
+run contend Contend Contend.take=5 Contend.pause=1
+got=$("$post" "$tmp/contend.bin" --report waits --format csv 2>/dev/null |
+	awk -F, '$1 == "monitor" && $3 == "jcaltest.work.Contend$Lock" { n += $4 } END { print n + 0 }')
+if [ "$got" != 5 ]; then
+	echo "contend: 5 contended enters of jcaltest.work.Contend\$Lock expected, got '$got'"
+	fail=1
+fi
 if [ $fail = 0 ]; then
-	echo "ok   asan-agent: Basic, Threads, Exceptions under libjcal.so built with ASan+UBSan"
+	echo "ok   asan-agent: Basic, Threads, Exceptions, Contend under libjcal.so built with ASan+UBSan"
 else
 	echo "FAIL asan-agent"
 fi

@@ -163,7 +163,8 @@ static void test_parse(void)
 }
 
 /* The reports of single calls: --by for latency only; several inputs
- * taken; stdin, --merge-threads and --min-pct refused. */
+ * taken; stdin, --merge-threads and --min-pct refused. The waits report
+ * takes --thread and refuses the options that shape trees. */
 static void test_parse_calls(void)
 {
 	static const struct {
@@ -180,6 +181,13 @@ static void test_parse_calls(void)
 	    {__LINE__, {"--report", "slow", "--min-pct", "1", "t.bin"}, -1, 0},
 	    {__LINE__, {"--report", "latency", "-"}, -1, 0},
 	    {__LINE__, {"--report", "slow", "a.bin", "b.bin"}, 0, 0},
+	    /* waits: --thread only; the options that shape trees refused */
+	    {__LINE__, {"--report", "waits", "--thread", "main", "t.bin"}, 0, 0},
+	    {__LINE__, {"--report", "waits", "--include", "*x", "t.bin"}, -1, 0},
+	    {__LINE__, {"--report", "waits", "--exclude", "*x", "t.bin"}, -1, 0},
+	    {__LINE__, {"--report", "waits", "--top", "1", "t.bin"}, -1, 0},
+	    {__LINE__, {"--report", "waits", "--min-pct", "1", "t.bin"}, -1, 0},
+	    {__LINE__, {"--report", "waits", "--merge-threads", "t.bin"}, -1, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -104,6 +104,14 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,output=tree,hists=off,hists=on", -1, "'hists=on': hists= was given already",
      0},
     {__LINE__, "trace,hists=off", -1, "'hists=off' needs output=tree or output=both", 0},
+    {__LINE__, "trace,monitors=off", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,monitors=on", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "start,monitors=off", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "trace,monitors=no", -1, "bad value in option 'monitors=no' (expected on or off)",
+     0},
+    {__LINE__, "trace,monitors=", -1, "'monitors='", 0},
+    {__LINE__, "trace,monitors=off,monitors=on", -1, "'monitors=on': monitors= was given already",
+     0},
     {__LINE__, "start,hists=off", -1, "'hists=off' needs output=tree", 0},
     {__LINE__, "trace,mode=bci,throttle=10000:200", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,mode=bci,output=tree,throttle=1:1", 0, NULL, JCAL_CMD_TRACE},
@@ -286,15 +294,15 @@ static void test_later_policies(void)
 		const char *key;
 		enum jcal_later later;
 	} some[] = {
-	    {"stop", JCAL_LATER_COMMAND},	   {"out", JCAL_LATER_RECORDING},
-	    {"rotate", JCAL_LATER_COMMAND},	   {"output", JCAL_LATER_RECORDING},
-	    {"calib", JCAL_LATER_RECORDING},	   {"maxsize", JCAL_LATER_RECORDING},
-	    {"include", JCAL_LATER_AGENT},	   {"log", JCAL_LATER_AGENT},
-	    {"loglevel", JCAL_LATER_AGENT},	   {"mode", JCAL_LATER_FIXED},
-	    {"metric", JCAL_LATER_FIXED},	   {"throttle", JCAL_LATER_FIXED},
-	    {"recalibrate", JCAL_LATER_REFUSED},   {"label", JCAL_LATER_RECORDING},
-	    {"table", JCAL_LATER_REFUSED},	   {"hists", JCAL_LATER_RECORDING},
-	    {"maxcontexts", JCAL_LATER_RECORDING},
+	    {"stop", JCAL_LATER_COMMAND},	 {"out", JCAL_LATER_RECORDING},
+	    {"rotate", JCAL_LATER_COMMAND},	 {"output", JCAL_LATER_RECORDING},
+	    {"calib", JCAL_LATER_RECORDING},	 {"maxsize", JCAL_LATER_RECORDING},
+	    {"include", JCAL_LATER_AGENT},	 {"log", JCAL_LATER_AGENT},
+	    {"loglevel", JCAL_LATER_AGENT},	 {"mode", JCAL_LATER_FIXED},
+	    {"metric", JCAL_LATER_FIXED},	 {"throttle", JCAL_LATER_FIXED},
+	    {"recalibrate", JCAL_LATER_REFUSED}, {"label", JCAL_LATER_RECORDING},
+	    {"table", JCAL_LATER_REFUSED},	 {"hists", JCAL_LATER_RECORDING},
+	    {"monitors", JCAL_LATER_RECORDING},	 {"maxcontexts", JCAL_LATER_RECORDING},
 	};
 	size_t found = 0;
 
@@ -627,13 +635,27 @@ static void test_hists_values(void)
 	CHECK_EQ_I(o.hists_off, 0);
 }
 
+/* monitors=on|off: on by default (monitors_off 0, a zeroed struct) */
+static void test_monitors_values(void)
+{
+	struct jcal_options o;
+	char err[256];
+
+	CHECK(jcal_options_parse("trace", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.monitors_off, 0);
+	CHECK(jcal_options_parse("trace,monitors=off", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.monitors_off, 1);
+	CHECK(jcal_options_parse("trace,mode=bci,monitors=on", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.monitors_off, 0);
+}
+
 static void test_help_text(void)
 {
 	const char *h = jcal_options_help();
 	static const char *const keys[] = {
 	    "help",	"trace",    "calibrate", "out=",   "metric=", "mode=",
 	    "table=",	"log=",	    "loglevel=", "quiet",  "start=",  "recalibrate=",
-	    "include=", "exclude=", "calib=",	 "label=", "hists="};
+	    "include=", "exclude=", "calib=",	 "label=", "hists=",  "monitors="};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(strstr(h, keys[i]) != NULL);
 }
@@ -643,6 +665,7 @@ int main(void)
 	RUN(test_option_table);
 	RUN(test_option_values);
 	RUN(test_hists_values);
+	RUN(test_monitors_values);
 	RUN(test_bci_filters);
 	RUN(test_expand_out);
 	RUN(test_help_text);

@@ -60,6 +60,14 @@ static int hostile_model(struct model *m)
 	trace_rec_method(&tg.rb, 1, JCAL_ACC_STATIC, RUN_CLASS, RUN_NAME, "()V");
 	trace_rec_method(&tg.rb, 2, JCAL_ACC_STATIC, "Lp/B;", STEP_NAME, "()V");
 	trace_rec_thread_start(&tg.rb, 1, 1, 4242, 0, 1, THREAD, 1, &zero);
+	/* a wait on a monitor of a class whose name holds escapes, in run */
+	trace_rec_monitor(&tg.rb, &(struct trace_monitor){.thread = 1,
+							  .kind = TRACE_MON_ENTER,
+							  .method = 1,
+							  .class_sig = RUN_CLASS,
+							  .wall_ns = 5,
+							  .nmetrics = 1,
+							  .end = {5}});
 	tg_flush(&tg);
 	tg_events_begin(&tg, 1, 1);
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
@@ -126,8 +134,8 @@ static int terminal_safe(const char *s, size_t n)
 
 static void test_text_reports(void)
 {
-	static const char *const kinds[] = {"tree",    "flat",	  "hot",     "arcs",
-					    "callers", "summary", "latency", "slow"};
+	static const char *const kinds[] = {"tree",    "flat",	  "hot",  "arcs", "callers",
+					    "summary", "latency", "slow", "waits"};
 	struct model m;
 	char *s;
 	size_t n;
@@ -179,8 +187,8 @@ static void test_collapsed(void)
 
 static void test_json_html(void)
 {
-	static const char *const kinds[] = {"tree",    "flat",	  "hot",     "arcs",
-					    "callers", "summary", "latency", "slow"};
+	static const char *const kinds[] = {"tree",    "flat",	  "hot",  "arcs", "callers",
+					    "summary", "latency", "slow", "waits"};
 	static const char *const exports[] = {"speedscope", "chrome", "html"};
 	struct model m;
 	char *s;

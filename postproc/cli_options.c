@@ -439,8 +439,27 @@ static int check_inputs(const struct cli *c)
 	return 0;
 }
 
-/* Checks what no single option can: the trace operand and the options
- * that exclude or need each other. Returns 0 or -1 after the message. */
+/* The waits report lists the JVM's waits, not the trees: the options that
+ * shape trees would change nothing. Returns 0, or -1 after the message. */
+static int check_waits(const struct cli *c)
+{
+	const struct shape_opts *so = &c->sh.so;
+	const char *opt = so->ninclude	      ? "--include"
+			  : so->nexclude      ? "--exclude"
+			  : so->top	      ? "--top"
+			  : c->sh.min_pct_set ? "--min-pct"
+			  : so->merge	      ? "--merge-threads"
+					      : NULL;
+
+	if (!opt)
+		return 0;
+	msg("error",
+	    "--report waits lists the JVM's waits per method and monitor class: %s does "
+	    "not apply (--thread selects the threads)",
+	    opt);
+	return -1;
+}
+
 /* Whether an input is a tree snapshot. */
 static int any_snapshot(const struct cli *c)
 {
@@ -471,6 +490,8 @@ static int check_calls(const struct cli *c)
 	return -1;
 }
 
+/* Checks what no single option can: the trace operand and the options
+ * that exclude or need each other. Returns 0 or -1 after the message. */
 static int check_args(int argc, char **argv, struct cli *c)
 {
 	const char *kind = c->report->name;
@@ -502,6 +523,8 @@ static int check_args(int argc, char **argv, struct cli *c)
 		return -1;
 	}
 	if ((!strcmp(kind, "latency") || !strcmp(kind, "slow")) && check_calls(c))
+		return -1;
+	if (!strcmp(kind, "waits") && check_waits(c))
 		return -1;
 	if ((!strcmp(kind, "chrome") || c->sh.evented) && !strcmp(c->trace, "-")) {
 		msg("error", "--report %s reads the trace again: give a file, not stdin",

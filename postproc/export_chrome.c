@@ -17,6 +17,12 @@
  * args, so that the slowest calls are found on the timeline (the
  * --report slow of the timeline's raw figures). Not for a tree snapshot,
  * whose spans are laid out, not timed.
+ *
+ * With the tsc metric (wall time), the waits the JVM reported (MONITOR
+ * records, wait_sum.h) are spans of their own on their thread's track,
+ * inside the span of the method they happened in: "blocked on CLASS"
+ * (cat monitor) and "Object.wait on CLASS" (cat wait), placed by the
+ * thread's tsc readings at both ends, as the method spans are.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -26,6 +32,7 @@
 #include "postproc/replay.h"
 #include "postproc/report.h"
 #include "postproc/report_util.h"
+#include "postproc/wait_sum.h"
 
 /* Spans marked as the slowest. */
 #define CHROME_SLOW 20
@@ -123,6 +130,47 @@ static void put_us(struct chrome *c, uint64_t v)
 		fprintf(c->out, "%" PRIu64, v);
 }
 
+/* The waits of the selected threads as spans (with the tsc metric, mi);
+ * returns how many were written. */
+static uint64_t wait_spans(struct chrome *c, unsigned mi, const struct threadsel *sel)
+{
+	const struct waits *w = &c->m->waits;
+	char cls[1024], name[1100];
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct waits_rec *r = &w->r[i];
+		uint64_t a, b;
+
+		if (mi >= r->nmetrics || !wait_selected(c->m, sel, r->serial))
+			continue;
+		a = model_value(c->m, mi, r->start[mi]);
+		b = model_value(c->m, mi, r->start[mi] + r->delta[mi]);
+		if (b - a < c->min)
+			continue;
+		wait_class_name(c->m, r->cls, cls, sizeof(cls));
+		snprintf(name, sizeof(name), "%s on %s",
+			 r->kind == TRACE_MON_ENTER ? "blocked" : "Object.wait", cls);
+		fputs(",\n{\"name\":", c->out);
+		json_string(c->out, name);
+		fprintf(c->out,
+			",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":",
+			r->kind == TRACE_MON_ENTER ? "monitor" : "wait", r->serial);
+		put_us(c, a);
+		fputs(",\"dur\":", c->out);
+		put_us(c, b - a);
+		fputs(",\"args\":{\"class\":", c->out);
+		json_string(c->out, cls);
+		fputs(",\"method\":", c->out);
+		json_string(c->out, r->method ? model_method_name(c->m, r->method) : "<unknown>");
+		if (r->kind == TRACE_MON_WAIT)
+			fprintf(c->out, ",\"timed_out\":%s", r->timed_out ? "true" : "false");
+		fputs("}}", c->out);
+		n++;
+	}
+	return n;
+}
+
 static int ch_begin(void *ctx, const struct model_thread *t, uint64_t at)
 {
 	struct chrome *c = ctx;
@@ -173,6 +221,7 @@ int export_chrome(const struct model *m, const struct report_opts *o)
 	struct replay_opts ro = {0};
 	struct replay_cb cb = {0};
 	const char *base = o->trace_path ? strrchr(o->trace_path, '/') : NULL;
+	uint64_t waits = 0;
 	int err;
 
 	c.m = m;
@@ -198,11 +247,17 @@ int export_chrome(const struct model *m, const struct report_opts *o)
 	err = replay_run(m, &ro, &cb, o->err, REPORT_ERR_LEN);
 	if (!err)
 		slow_marks(&c);
+	/* the waits the JVM reported, on a wall-time timeline */
+	if (!err && m->waits.n && !strcmp(m->metric[o->metric].name, "tsc"))
+		waits = wait_spans(&c, o->metric, ro.sel);
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"metric\":", o->out);
 	json_string(o->out, m->metric[o->metric].name);
 	fprintf(o->out,
 		",\"unit\":\"%s\",\"spans\":%" PRIu64 ",\"dropped_spans\":%" PRIu64
-		",\"min_duration\":%" PRIu64 ",\"slow_marked\":%zu}}\n",
+		",\"min_duration\":%" PRIu64 ",\"slow_marked\":%zu",
 		c.time ? "ns" : "count (shown as us)", c.written, c.dropped, c.min, c.nslow);
+	if (waits)
+		fprintf(o->out, ",\"waits\":%" PRIu64, waits);
+	fputs("}}\n", o->out);
 	return err;
 }

@@ -107,6 +107,7 @@ void model_free(struct model *m)
 	free(m->pools);
 	model_fold_free(m);
 	inputs_free(m);
+	waits_free(&m->waits);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -349,6 +350,17 @@ static int on_compiled(void *ctx, const struct trace_compiled *c)
 		m->compiled_loads++;
 	else
 		m->compiled_unloads++;
+	return 0;
+}
+
+static int on_monitor(void *ctx, const struct trace_monitor *mon)
+{
+	struct model *m = ctx;
+
+	if (waits_add(&m->waits, mon)) {
+		snprintf(m->err, sizeof(m->err), "out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -663,6 +675,7 @@ void model_visitor(struct model *m, struct trace_visitor *v)
 	v->thread_name = on_thread_name;
 	v->thread_end = on_thread_end;
 	v->compiled = on_compiled;
+	v->monitor = on_monitor;
 	v->event = on_event;
 	v->events = on_events;
 	v->events_raw = on_events_raw;

@@ -18,6 +18,7 @@
 #include "common/trace_reader.h"
 #include "postproc/model_method.h"
 #include "postproc/tree_group.h"
+#include "postproc/waits.h"
 
 struct tree_workers;
 struct model_fold;
@@ -148,6 +149,7 @@ struct model {
 	int has_end;
 	struct trace_end end;
 	uint64_t compiled_loads, compiled_unloads;
+	struct waits waits;	      /* the JVM's monitor events (MONITOR records) */
 	char err[256];		      /* why a callback stopped the read */
 	struct tree_workers *workers; /* model_jobs(): trees built by them */
 	int chunk_jobs;		      /* ...from chunks they decode themselves */

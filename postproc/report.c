@@ -32,6 +32,10 @@ const struct report_kind report_kinds[] = {
      "the slowest single calls (--top N, default 20): method, duration, thread, start, "
      "calling context, largest callees (reads the trace again)",
      REPORT_SHAPED | REPORT_LIST},
+    {"waits", report_waits,
+     "the JVM's monitor events: per kind (blocked on a contended monitor, Object.wait), method "
+     "and monitor class, count, total and max wall time, timeouts",
+     0},
     {"collapsed", export_collapsed,
      "export: folded stacks 'a;b;c base' (flame graphs; thread as first frame)", REPORT_SHAPED},
     {"speedscope", export_speedscope,

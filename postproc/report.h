@@ -92,6 +92,7 @@ int report_hot(const struct model *m, const struct report_opts *o);
 /* latency: o->err says why when it is not out of memory (a snapshot...) */
 int report_latency(const struct model *m, const struct report_opts *o);
 int report_slow(const struct model *m, const struct report_opts *o);
+int report_waits(const struct model *m, const struct report_opts *o);
 
 /* Exports: each writes its own format (o->format does not apply) and
  * returns 0, or -1 with o->err set when it is not out of memory. */

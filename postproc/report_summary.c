@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "postproc/offcpu.h"
+#include "postproc/wait_summary.h"
 #include "postproc/output.h"
 #include "postproc/report.h"
 #include "postproc/report_util.h"
@@ -426,7 +427,7 @@ static int text(const struct model *m, const struct report_opts *o,
 		inputs_text(f, m);
 	threads_text(f, m, list, n, mi);
 	offcpu_text(f, m, list, n);
-	return 0;
+	return wait_summary_text(f, m, list, n); /* the JVM's monitor events */
 }
 
 static void json_kv_str(FILE *f, const char *key, const char *v, int comma)
@@ -566,6 +567,8 @@ static int json(const struct model *m, const struct report_opts *o,
 		/* with tsc and cputime: its wall time and the part off the CPU */
 		if (!offcpu_thread(m, &th->tree, &wall, &off))
 			fprintf(f, ",\"wall\":%" PRIu64 ",\"offcpu\":%" PRIu64, wall, off);
+		if (wait_summary_json(f, m, th)) /* the JVM's monitor events */
+			return -1;
 		fputc('}', f);
 	}
 	fputs("\n]}\n", f);
@@ -669,6 +672,8 @@ static int csv(const struct model *m, const struct report_opts *o,
 	if (throttled_summary_csv(m, o)) /* mode=bci, throttle= */
 		return -1;
 	offcpu_csv(f, m, list, n);
+	if (wait_summary_csv(f, m, list, n)) /* the JVM's monitor events */
+		return -1;
 	if (m->ninputs)
 		inputs_csv(f, m);
 	for (size_t i = 0; i < m->nmeta; i++) {

@@ -35,9 +35,10 @@ run_suite native-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stackt
 run_suite native-tsan env TSAN_OPTIONS=halt_on_error=1 scripts/run-native-tests.sh build/tsan/tests
 run_suite java javatests/run.sh
 # The end-to-end tests again on the JDK >= 21 the virtual-thread tests use,
-# when there is one: the event path differs there (JVMTI 21, carriers).
+# when there is one: the event path differs there (JVMTI 21, carriers;
+# Object.wait goes through wait0, which WaitTests looks past).
 if [ -f build/javatests21/JAVA_HOME ]; then
-	run_suite java-jdk21 env JAVA_HOME="$(cat build/javatests21/JAVA_HOME)" SUITES="Runner Live LaterStart" javatests/run.sh
+	run_suite java-jdk21 env JAVA_HOME="$(cat build/javatests21/JAVA_HOME)" SUITES="Runner Live LaterStart WaitTests" javatests/run.sh
 else
 	echo "== java-jdk21"
 	echo "SKIP: no JDK >= 21 found (set JAVA21_HOME): the end-to-end tests ran on $JAVA_HOME only"

@@ -487,6 +487,18 @@ static int opt_hists(struct jcal_options *o, const char *val, const char *tok, c
 	return 0;
 }
 
+static int opt_monitors(struct jcal_options *o, const char *val, const char *tok, char *err,
+			size_t errlen)
+{
+	if (!strcmp(val, "on"))
+		o->monitors_off = 0;
+	else if (!strcmp(val, "off"))
+		o->monitors_off = 1;
+	else
+		return fail(err, errlen, "bad value in option '%s' (expected on or off)", tok);
+	return 0;
+}
+
 /* "CALLS:NS": two decimal numbers of at least 1 (no sign, no overflow). */
 static int parse_throttle(const char *s, uint64_t *calls, uint64_t *avg)
 {
@@ -618,6 +630,11 @@ static const struct opt_row {
      "calls' durations (on, default; jcal-post --report latency\n"
      "reads them), or none (off: the cheapest recording)",
      opt_hists, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
+    {"monitors", "on|off", ONCE,
+     "a trace records each wait the JVM reports: blocked on a\n"
+     "contended monitor, in Object.wait (on, default; jcal-post\n"
+     "--report waits), or none (off)",
+     opt_monitors, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"throttle", "CALLS:NS|off", ONCE,
      "mode=bci: a method called more than CALLS times (counted\n"
      "from the agent's load, inside start=manual regions or\n"

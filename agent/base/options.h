@@ -108,6 +108,8 @@ struct jcal_options {
 	int clock_given;      /* clock= was in the options */
 	uint64_t maxcontexts; /* 0 = no limit */
 	int hists_off;	      /* hists=off: the trees keep no histograms; 0 = on (the default) */
+	int monitors_off;     /* monitors=off: the JVM's monitor events not recorded; 0 = on (the
+				 default) */
 	unsigned duration_s;  /* duration=: stop the recording after this long; 0 = none */
 	uint64_t maxsize;     /* maxsize=: stop before the trace passes this many bytes; 0 = none */
 	char reply[JCAL_OPT_PATH_MAX]; /* reply=: where a command's answer goes; empty = stderr */

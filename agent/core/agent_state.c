@@ -26,12 +26,33 @@ void jcal_method_events(jvmtiEventMode mode, jthread thread,
 	      "SetEventNotificationMode(MethodExit)");
 }
 
+void jcal_monitor_events(jvmtiEventMode mode, int (*check)(jvmtiEnv *, jvmtiError, const char *))
+{
+	static const jvmtiEvent ev[] = {
+	    JVMTI_EVENT_MONITOR_CONTENDED_ENTER,
+	    JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
+	    JVMTI_EVENT_MONITOR_WAIT,
+	    JVMTI_EVENT_MONITOR_WAITED,
+	};
+
+	/* a recording to write them in: a trace, and not monitors=off */
+	if (!jcal.monitor_events ||
+	    (mode == JVMTI_ENABLE &&
+	     (jcal.opts.output == JCAL_OUTPUT_TREE || jcal.opts.monitors_off)))
+		return;
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		check(jcal.jvmti,
+		      (*jcal.jvmti)->SetEventNotificationMode(jcal.jvmti, mode, ev[i], NULL),
+		      "SetEventNotificationMode(Monitor*)");
+}
+
 void jcal_tracing_stop(void)
 {
 	atomic_store(&jcal.stopped, 1);
 	/* Also after VM death, or on threads that enabled them per thread
 	 * (calibrate, start=manual): failures are expected and harmless. */
 	jcal_method_events(JVMTI_DISABLE, NULL, jvmti_check_debug);
+	jcal_monitor_events(JVMTI_DISABLE, jvmti_check_debug);
 }
 
 void jcal_hold_wait(void)

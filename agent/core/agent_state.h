@@ -45,6 +45,9 @@ struct jcal_agent {
 	/* clock=agentfree: the period of the second read, in ordinary
 	 * events (common/agent_clock.h); JCAL_CLOCK_EVERY=N, 1 for every event */
 	unsigned clock_every;
+	/* can_generate_monitor_events was granted: the monitor events are
+	 * on while a recording with a trace runs (monitor_events.c) */
+	int monitor_events;
 	atomic_uint next_serial;	     /* thread serials, from 1 */
 	atomic_uint_fast64_t lost_events;    /* events dropped after tracing stopped on error */
 	atomic_uint_fast64_t probes_stopped; /* bci probes run while no recording ran */
@@ -64,6 +67,11 @@ void jcal_tracing_stop(void);
  * thread), reporting a failure through check (a jvmti_check.h checker). */
 void jcal_method_events(jvmtiEventMode mode, jthread thread,
 			int (*check)(jvmtiEnv *, jvmtiError, const char *));
+
+/* Enables (when jcal.monitor_events, the recording writes a trace and
+ * monitors= is not off) or disables the four monitor events for every
+ * thread, reporting a failure through check. */
+void jcal_monitor_events(jvmtiEventMode mode, int (*check)(jvmtiEnv *, jvmtiError, const char *));
 
 static inline int jcal_stopped(void)
 {

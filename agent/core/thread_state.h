@@ -22,6 +22,16 @@ struct throttle_thread;
 #define THREAD_BUFFER_BYTES (64 * 1024)
 #define VTHREAD_BUFFER_BYTES (16 * 1024) /* thousands may live at once */
 
+/* The start of a wait the JVM reported (monitor_events.c), until its end:
+ * the thread's metric readings, the wall clock and monotonic time, the
+ * recording it began in. */
+struct jcal_monitor_open {
+	uint8_t open;
+	uint32_t recording;
+	uint64_t time_ns, mono_ns;
+	uint64_t metric[JCAL_MAX_METRICS];
+};
+
 struct jcal_thread {
 	atomic_int busy; /* inside an event callback (see agent.c) */
 	uint32_t serial;
@@ -59,6 +69,8 @@ struct jcal_thread {
 	struct tree_thread *tree;	  /* output=tree|both: its calling-context tree */
 	struct throttle_thread *throttle; /* throttle=: its call counts (core/throttle_count.h) */
 	struct jcal_thread *prev, *next;  /* registry */
+	/* a contended monitor enter, an Object.wait under way */
+	struct jcal_monitor_open mon_enter, mon_wait;
 };
 
 /* What JVMTI thread-local storage holds once a thread has ended: events

@@ -119,6 +119,17 @@ static int fuzz_tr_label(void *ctx, uint32_t id, const char *text)
 	return 0;
 }
 
+/* A MONITOR record: its class string and both metric lists read. */
+static int fuzz_tr_monitor(void *ctx, const struct trace_monitor *m)
+{
+	struct fuzz_trace_ctx *c = ctx;
+
+	c->bytes += strlen(m->class_sig);
+	for (unsigned i = 0; i < m->nmetrics; i++)
+		c->bytes += (size_t)((m->end[i] - m->start[i]) & 1);
+	return 0;
+}
+
 static void fuzz_put_u32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -361,6 +372,7 @@ static inline int fuzz_trace_reader(const uint8_t *data, size_t size)
 		    .thread_end = fuzz_tr_thread,
 		    .event = fuzz_tr_event,
 		    .label = fuzz_tr_label,
+		    .monitor = fuzz_tr_monitor,
 		};
 		struct trace_result res;
 		unsigned kind = size ? data[0] % 4 : 0;

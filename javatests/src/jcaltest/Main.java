@@ -60,7 +60,8 @@ public final class Main {
 			new Suite("WorkFit", "jcalworkfit", WorkFit::tests),
 			new Suite("DiffTests", "jcaldiff", DiffTests::tests),
 			new Suite("MergeTests", "jcalmerge", MergeTests::tests),
-			new Suite("LatencyTests", "jcallatency", LatencyTests::tests));
+			new Suite("LatencyTests", "jcallatency", LatencyTests::tests),
+			new Suite("WaitTests", "jcalwaits", WaitTests::tests));
 
 	private int passed, failed, skipped;
 	/* Processes a suite left running, "suite: pid command" each. */
