@@ -8,12 +8,13 @@
 # Per run: a fresh Tomcat; 10 x REQUESTS requests of warm-up (the JIT
 # compiles Tomcat for longer than 3 x: the rate before would be low); REQUESTS
 # before; `jcal start PID [AGENT_OPTS]`, then REQUESTS right after the
-# start (the attach, the probes going in, throttling deciding) and 4 x
-# REQUESTS more (the recording settled), `jcal stop`; REQUESTS after.
+# start (the attach, the probes going in, throttling deciding) and
+# SETTLED x REQUESTS more (SETTLED=8 by default: the recording settled),
+# `jcal stop`; REQUESTS after.
 # Prints ab's requests/s of each phase, the ratios to before (first,
 # settled, and the whole recording: all its requests over all its time),
 # and the servlet's calls in the recording (exactly 5 x REQUESTS: the
-# recording counts what it saw). JAVA_HOME picks the
+# recording counts what it saw: (1 + SETTLED) x REQUESTS). JAVA_HOME picks the
 # JDK Tomcat runs on; KEEP=DIR keeps each run's recording as
 # DIR/tomcat-RUN.bin. Needs root (Tomcat runs as tomcat, as Debian's
 # service does) and the packages tomcat10, tomcat10-examples and
@@ -21,6 +22,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 REQUESTS=${1:-5000}
+SETTLED=${SETTLED:-8}
 RUNS=${2:-3}
 shift $(($# < 2 ? $# : 2))
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
@@ -68,13 +70,13 @@ for run in $(seq "$RUNS"); do
 	before=$(rate "$REQUESTS")
 	build/jcal start "$PID" -o "$OUT/rec.bin" "$@" >/dev/null
 	t1=$(took "$REQUESTS")
-	t2=$(took $((REQUESTS * 4)))
+	t2=$(took $((REQUESTS * SETTLED)))
 	build/jcal stop "$PID" >/dev/null
 	after=$(rate "$REQUESTS")
 	calls=$(build/jcal-post "$OUT/rec.bin" --raw --report flat --format csv 2>/dev/null |
 		awk -F, -v m="$SERVLET" 'index($0, m) {print $2; exit}')
 	awk -v r="$run" -v b="$before" -v t1="$t1" -v t2="$t2" -v n="$REQUESTS" -v a="$after" \
-		-v c="${calls:-?}" 'BEGIN {f = n / t1; s = 4 * n / t2; w = 5 * n / (t1 + t2)
+		-v k="$SETTLED" -v c="${calls:-?}" 'BEGIN {f = n / t1; s = k * n / t2; w = (k + 1) * n / (t1 + t2)
 		printf "%4d %8.0f %8.0f %8.0f %8.0f %8.2f %8.2f %8.2f %8.2f %8s\n",
 			r, b, f, s, a, f / b, s / b, w / b, a / b, c}'
 	kill "$TPID"

@@ -27,15 +27,21 @@
  * it): CALLS, and NS as given (the meta record's). */
 static uint64_t max_calls, rule_ns;
 
-/* The throttle thread takes the picked methods every THROTTLE_WAIT_MIN_NS,
- * and after a retransform waits THROTTLE_WAIT_FACTOR times as long as it
- * took (up to THROTTLE_WAIT_MAX_NS): a retransform stops every Java thread
+/* The throttle thread takes the picked methods every THROTTLE_WAIT_MIN_NS
+ * until it retransforms; then it waits twice as long as the time before
+ * (and at least THROTTLE_WAIT_FACTOR times as long as the retransform
+ * took), up to THROTTLE_WAIT_MAX_NS. A retransform stops every Java thread
  * while it runs (a safepoint, and the deoptimization of the code that
  * inlined the old methods), at a cost of ~5-35 ms whether one class or ten,
- * so methods picked in a burst are taken together in fewer of them. */
+ * and the retransformed classes' methods run interpreted until the JIT
+ * compiles them again: methods picked in a burst are taken together, and
+ * the stragglers of a server (methods that pass CALLS calls minutes
+ * later) come in a few large batches rather than a wave every second,
+ * each of which would set the JIT back (docs/agent-internals.md,
+ * "Throttling"). */
 #define THROTTLE_WAIT_FACTOR 9
 #define THROTTLE_WAIT_MIN_NS (20u * 1000 * 1000)
-#define THROTTLE_WAIT_MAX_NS (1000u * 1000 * 1000)
+#define THROTTLE_WAIT_MAX_NS (16000ull * 1000 * 1000)
 
 static pthread_mutex_t done_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* Methods throttled, in order, with what their record said. */
@@ -381,13 +387,15 @@ static void *throttle_main(void *arg)
 			else /* no memory: it keeps its probes */
 				atomic_store(&m->thr_state, THROTTLE_FAILED);
 		}
-		wait = THROTTLE_WAIT_MIN_NS;
 		if (n && !atomic_load(&jcal.dead)) {
 			uint64_t took = throttle_batch(jcal.jvmti, jni, ms, n);
+			wait *= 2;
 			if (took > THROTTLE_WAIT_MAX_NS / THROTTLE_WAIT_FACTOR)
 				wait = THROTTLE_WAIT_MAX_NS;
 			else if (took * THROTTLE_WAIT_FACTOR > wait)
 				wait = took * THROTTLE_WAIT_FACTOR;
+			if (wait > THROTTLE_WAIT_MAX_NS)
+				wait = THROTTLE_WAIT_MAX_NS;
 		}
 	}
 	free(ms);

@@ -1,7 +1,6 @@
 package jcal;
 
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The probes of mode=bci (agent/bci/bci_agent.c). The agent rewrites every
@@ -19,9 +18,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * A throttled method (the agent's throttle= option) keeps one probe only,
  * count(slot) at its start, which counts its calls in Java, exactly and
- * cheaply enough for the JIT to inline it: one LongAdder per slot, made by
- * the agent (counters) before any code calls count with that slot, read
- * by the agent when a recording starts and ends (counts).
+ * cheaply enough for the JIT to inline it: each thread counts in an array
+ * of its own (no atomic, no cache line shared with another thread), which
+ * the agent sums when a recording starts and ends (counts); the agent
+ * says how many slots exist (counters) before code calls count with them.
  */
 public final class Tracker {
 	private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
@@ -76,34 +76,98 @@ public final class Tracker {
 		TrackerNatives.enter0(id);
 	}
 
-	/** The counters of the throttled methods, by slot; only ever grows. */
-	private static volatile LongAdder[] counters = new LongAdder[0];
+	/**
+	 * One thread's calls of the throttled methods, by slot. Only its own
+	 * thread writes them (no atomic, no shared cache line); it replaces c
+	 * by a longer copy when a slot is past its end.
+	 */
+	private static final class Counts {
+		volatile long[] c;
+		final java.lang.ref.WeakReference<Thread> owner;
+
+		Counts(Thread t, int n) {
+			c = new long[n];
+			owner = new java.lang.ref.WeakReference<>(t);
+		}
+	}
+
+	private static final ThreadLocal<Counts> MINE = new ThreadLocal<>();
+	/* Guarded by ALL: every thread's counts, the calls of the threads gone
+	 * (their counts folded in by sweep), the slots the agent made. */
+	private static final java.util.ArrayList<Counts> ALL = new java.util.ArrayList<>();
+	private static long[] gone = new long[0];
+	private static int slots, sweepAt = 64;
 
 	/** Entry of a throttled method: one more call of its counter's slot. */
 	public static void count(int slot) {
-		LongAdder[] c = counters;
-		if (slot < c.length)
-			c[slot].increment();
+		Counts k = MINE.get();
+		if (k != null) {
+			long[] c = k.c;
+			if (slot < c.length) {
+				c[slot]++;
+				return;
+			}
+		}
+		countSlow(slot);
 	}
 
-	/** Agent: makes the slots 0 .. n-1 (those that exist are kept). */
-	static synchronized void counters(int n) {
-		LongAdder[] c = counters;
-		if (n <= c.length)
+	/* A thread's first count (its counts registered) or a slot past its array. */
+	private static void countSlow(int slot) {
+		if (slot < 0)
 			return;
-		LongAdder[] g = java.util.Arrays.copyOf(c, n);
-		for (int i = c.length; i < n; i++)
-			g[i] = new LongAdder();
-		counters = g;
+		Counts k = MINE.get();
+		if (k == null) {
+			synchronized (ALL) {
+				if (ALL.size() >= sweepAt) {
+					sweep();
+					sweepAt = Math.max(64, 2 * ALL.size());
+				}
+				k = new Counts(Thread.currentThread(), Math.max(slots, slot + 1));
+				ALL.add(k);
+			}
+			MINE.set(k);
+		}
+		long[] c = k.c;
+		if (slot >= c.length)
+			k.c = c = java.util.Arrays.copyOf(c, Math.max(slot + 1, 2 * c.length));
+		c[slot]++;
 	}
 
-	/** Agent: each slot's calls so far. */
+	/* Folds the counts of the threads that ended into gone. Holds ALL. */
+	private static void sweep() {
+		for (java.util.Iterator<Counts> it = ALL.iterator(); it.hasNext();) {
+			Counts k = it.next();
+			Thread t = k.owner.get();
+			if (t != null && t.isAlive())
+				continue;
+			long[] c = k.c;
+			if (c.length > gone.length)
+				gone = java.util.Arrays.copyOf(gone, c.length);
+			for (int i = 0; i < c.length; i++)
+				gone[i] += c[i];
+			it.remove();
+		}
+	}
+
+	/** Agent: the slots 0 .. n-1 exist (a thread's first array has them all). */
+	static void counters(int n) {
+		synchronized (ALL) {
+			slots = Math.max(slots, n);
+		}
+	}
+
+	/** Agent: each slot's calls so far, over every thread. */
 	static long[] counts() {
-		LongAdder[] c = counters;
-		long[] v = new long[c.length];
-		for (int i = 0; i < c.length; i++)
-			v[i] = c[i].sum();
-		return v;
+		synchronized (ALL) {
+			sweep();
+			long[] v = java.util.Arrays.copyOf(gone, Math.max(gone.length, slots));
+			for (Counts k : ALL) {
+				long[] c = k.c;
+				for (int i = 0; i < c.length && i < v.length; i++)
+					v[i] += c[i];
+			}
+			return v;
+		}
 	}
 
 	/** Normal exit of method id. */
