@@ -324,6 +324,66 @@ static void test_post_recorded(void)
 	model_free(&m);
 }
 
+/* The flat report of a trace whose throttled method 9 was counted 6 times
+ * after its probes went: calls 3 + 6; with a calibrated report its
+ * counted calls' time estimated at its recorded base per call (10), 60 in
+ * all, of which 7, which made 2 of its 3 recorded calls, loses 40 (the
+ * share of the call from the thread's root stays there). Raw: calls only. */
+static void test_post_flat_counted(void)
+{
+	struct model m;
+	struct trace_visitor v;
+	struct trace_thread tt = {.serial = 1, .java_tid = 1, .os_tid = 7, .name = "main"};
+	struct report_opts o;
+	char *out = NULL;
+	size_t len = 0;
+
+	model_init(&m, NULL);
+	memset(&v, 0, sizeof(v));
+	model_visitor(&m, &v);
+	CHECK(add_meta(&v, "metric.0.name", "cputime") == 0);
+	CHECK(add_meta(&v, "throttle", "10:20") == 0);
+	CHECK(add_meta(&v, "throttle.method.9",
+		       "time_ns=3 calls=11 timed=10 sum=100 final_calls=12 counted=6") == 0);
+	CHECK(v.thread_start(v.ctx, &tt) == 0);
+	/* 7 (100 of its own) { 9 9 } and 9 at the root, 10 each */
+	CHECK(event(&v, 7, JCAL_TR_ENTRY, 10) == 0);
+	CHECK(event(&v, 9, JCAL_TR_ENTRY, 110) == 0);
+	CHECK(event(&v, 9, JCAL_TR_EXIT, 120) == 0);
+	CHECK(event(&v, 9, JCAL_TR_ENTRY, 130) == 0);
+	CHECK(event(&v, 9, JCAL_TR_EXIT, 140) == 0);
+	CHECK(event(&v, 7, JCAL_TR_EXIT, 150) == 0);
+	CHECK(event(&v, 9, JCAL_TR_ENTRY, 160) == 0);
+	CHECK(event(&v, 9, JCAL_TR_EXIT, 170) == 0);
+	CHECK(model_finish(&m) == 0);
+	CHECK(model_names(&m, 0) == 0);
+	for (int calibrated = 0; calibrated < 2; calibrated++) {
+		memset(&o, 0, sizeof(o));
+		o.out = open_memstream(&out, &len);
+		o.format = REPORT_CSV;
+		o.calibrated = calibrated;
+		CHECK(o.out != NULL);
+		if (!o.out)
+			break;
+		CHECK(report_flat(&m, &o) == 0);
+		fclose(o.out);
+		CHECK(out &&
+		      strstr(out, "method,calls,base,cum,raw_base,raw_cum,throttled,estimated\n"));
+		if (calibrated) {
+			CHECK(out && strstr(out, ",9,90,90,90,90,1,60\n"));
+			CHECK(out && strstr(out, ",1,80,140,80,140,0,0\n"));
+		} else {
+			CHECK(out && strstr(out, ",9,30,30,30,30,1,0\n"));
+			CHECK(out && strstr(out, ",1,120,140,120,140,0,0\n"));
+		}
+		if (out && (!strstr(out, ",9,") || !strstr(out, ",1,")))
+			fprintf(stderr, "%s", out);
+		free(out);
+		out = NULL;
+	}
+	model_free(&m);
+}
+
 int main(void)
 {
 	RUN(test_decide);
@@ -333,5 +393,6 @@ int main(void)
 	RUN(test_fact_parse_errors);
 	RUN(test_post_list);
 	RUN(test_post_recorded);
+	RUN(test_post_flat_counted);
 	return test_summary("throttle");
 }

@@ -54,7 +54,10 @@ static void text(const struct model *m, const struct report_opts *o, const struc
 				model_value(m, mi, r[i].raw_cum));
 		fputs("  ", o->out);
 		text_escape(o->out, r[i].name);
-		if (throttled_is(m, r[i].method)) /* mode=bci, throttle= */
+		if (r[i].estimated) /* mode=bci, throttle=: its later calls' time */
+			fprintf(o->out, " [throttled, %" PRIu64 " of base estimated]",
+				model_value(m, mi, r[i].estimated));
+		else if (throttled_is(m, r[i].method))
 			fputs(THROTTLED_MARK, o->out);
 		fputc('\n', o->out);
 	}
@@ -96,7 +99,8 @@ int report_flat(const struct model *m, const struct report_opts *o)
 	/* mode=bci, throttle=: a throttled method's calls after its probes went
 	 * were counted for the whole JVM, so over every thread only */
 	if (!o->some_threads && throttled_rule(m) &&
-	    throttled_flat_calls(m, !shaping_filters(o), name_of, (void *)m, &r, &n, o->sort)) {
+	    throttled_flat_calls(m, !shaping_filters(o), o->calibrated, name_of, (void *)m, &r, &n,
+				 o->sort)) {
 		free(r);
 		free(trees);
 		free(list);
@@ -110,8 +114,9 @@ int report_flat(const struct model *m, const struct report_opts *o)
 		break;
 	case REPORT_CSV:
 		/* a trace recorded with throttle= has one more column */
-		fputs(throttled_rule(m) ? "method,calls,base,cum,raw_base,raw_cum,throttled\n"
-					: "method,calls,base,cum,raw_base,raw_cum\n",
+		fputs(throttled_rule(m)
+			  ? "method,calls,base,cum,raw_base,raw_cum,throttled,estimated\n"
+			  : "method,calls,base,cum,raw_base,raw_cum\n",
 		      o->out);
 		for (size_t i = 0; i < n; i++) {
 			csv_field(o->out, r[i].name);
@@ -120,7 +125,8 @@ int report_flat(const struct model *m, const struct report_opts *o)
 				model_value(m, mi, r[i].cum), model_value(m, mi, r[i].raw_base),
 				model_value(m, mi, r[i].raw_cum));
 			if (throttled_rule(m))
-				fprintf(o->out, ",%d", throttled_is(m, r[i].method));
+				fprintf(o->out, ",%d,%" PRIu64, throttled_is(m, r[i].method),
+					model_value(m, mi, r[i].estimated));
 			fputc('\n', o->out);
 		}
 		break;
@@ -136,8 +142,9 @@ int report_flat(const struct model *m, const struct report_opts *o)
 				model_value(m, mi, r[i].cum), model_value(m, mi, r[i].raw_base),
 				model_value(m, mi, r[i].raw_cum));
 			if (throttled_rule(m))
-				fprintf(o->out, ",\"throttled\":%s",
-					throttled_is(m, r[i].method) ? "true" : "false");
+				fprintf(o->out, ",\"throttled\":%s,\"estimated\":%" PRIu64,
+					throttled_is(m, r[i].method) ? "true" : "false",
+					model_value(m, mi, r[i].estimated));
 			fputc('}', o->out);
 		}
 		fputs("\n]\n", o->out);

@@ -111,17 +111,80 @@ int throttled_counted(const struct model *m, uint32_t method, uint64_t *counted)
 	return 1;
 }
 
-/* Whether a method id has a row in rows[0..n). */
-static int has_row(const struct flat_row *rows, size_t n, uint32_t method)
+/* Index of method's row in rows[0..n), or n. */
+static size_t row_of(const struct flat_row *rows, size_t n, uint32_t method)
 {
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].method == method)
-			return 1;
+	size_t i = 0;
+
+	while (i < n && rows[i].method != method)
+		i++;
+	return i;
+}
+
+/* v * num / den without overflow (den > 0, num <= den). */
+static uint64_t share(uint64_t v, uint64_t num, uint64_t den)
+{
+	return (uint64_t)((unsigned __int128)v * num / den);
+}
+
+/* x - y, or 0 when y is larger. */
+static uint64_t less(uint64_t x, uint64_t y)
+{
+	return x > y ? x - y : 0;
+}
+
+/* Row i's counted calls c: their time estimated at its recorded base per
+ * call, moved out of its callers' rows (throttled.h). Returns 0 or -1. */
+static int estimate(const struct model *m, struct flat_row *rows, size_t n, size_t i, uint64_t c)
+{
+	uint32_t method = rows[i].method;
+	uint64_t calls = rows[i].calls, total = 0;
+	uint64_t *from = calloc(n ? n : 1, sizeof(*from)); /* calls of it made by row j */
+
+	if (!from)
+		return -1;
+	for (size_t t = 0; t < m->nthreads; t++) {
+		const struct calltree *tr = &m->thread_list[t]->tree;
+
+		for (uint32_t k = 1; k < tr->nnodes; k++) {
+			const struct calltree_node *nd = &tr->nodes[k];
+			size_t j;
+
+			if (nd->method != method)
+				continue;
+			satsum_addto(&total, nd->calls, SATSUM_CALLS);
+			if (nd->parent == CALLTREE_NONE ||
+			    tr->nodes[nd->parent].parent == CALLTREE_NONE)
+				continue; /* from the thread's root: stays there */
+			j = row_of(rows, n, tr->nodes[nd->parent].method);
+			if (j < n && j != i)
+				satsum_addto(&from[j], nd->calls, SATSUM_CALLS);
+		}
+	}
+	if (calls && total) {
+		uint64_t est = rows[i].base / calls * c, raw = rows[i].raw_base / calls * c;
+
+		if (c && (est / c != rows[i].base / calls || raw / c != rows[i].raw_base / calls))
+			est = raw = UINT64_MAX; /* past 64 bits: saturated */
+		for (size_t j = 0; j < n; j++)
+			if (from[j]) {
+				uint64_t num = from[j] < total ? from[j] : total;
+				rows[j].base = less(rows[j].base, share(est, num, total));
+				rows[j].raw_base = less(rows[j].raw_base, share(raw, num, total));
+			}
+		rows[i].estimated = est;
+		rows[i].raw_estimated = raw;
+		satsum_addto(&rows[i].base, est, SATSUM_BASE);
+		satsum_addto(&rows[i].cum, est, SATSUM_CUM);
+		satsum_addto(&rows[i].raw_base, raw, SATSUM_RAW_BASE);
+		satsum_addto(&rows[i].raw_cum, raw, SATSUM_RAW_CUM);
+	}
+	free(from);
 	return 0;
 }
 
-int throttled_flat_calls(const struct model *m, int add_rows, flat_name_fn name, void *name_ctx,
-			 struct flat_row **rows, size_t *n, enum flat_sort sort)
+int throttled_flat_calls(const struct model *m, int add_rows, int times, flat_name_fn name,
+			 void *name_ctx, struct flat_row **rows, size_t *n, enum flat_sort sort)
 {
 	struct throttle_fact *v;
 	size_t nv, bad;
@@ -129,8 +192,11 @@ int throttled_flat_calls(const struct model *m, int add_rows, flat_name_fn name,
 	for (size_t i = 0; i < *n; i++) {
 		uint64_t c;
 
-		if (throttled_counted(m, (*rows)[i].method, &c))
-			satsum_addto(&(*rows)[i].calls, c, SATSUM_CALLS);
+		if (!throttled_counted(m, (*rows)[i].method, &c) || !c)
+			continue;
+		if (add_rows && times && estimate(m, *rows, *n, i, c))
+			return -1;
+		satsum_addto(&(*rows)[i].calls, c, SATSUM_CALLS);
 	}
 	if (add_rows) {
 		if (throttled_list(m, &v, &nv, &bad))
@@ -138,7 +204,7 @@ int throttled_flat_calls(const struct model *m, int add_rows, flat_name_fn name,
 		for (size_t k = 0; k < nv; k++) {
 			uint32_t id = node_method(m, v[k].method);
 
-			if (!v[k].has_counted || !v[k].counted || has_row(*rows, *n, id))
+			if (!v[k].has_counted || !v[k].counted || row_of(*rows, *n, id) < *n)
 				continue;
 			struct flat_row *g = realloc(*rows, (*n + 1) * sizeof(*g));
 			if (!g) {

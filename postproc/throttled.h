@@ -33,13 +33,19 @@ int throttled_is(const struct model *m, uint32_t method);
  * not count (a JDK class, an older agent). */
 int throttled_counted(const struct model *m, uint32_t method, uint64_t *counted);
 
-/* Rows of a flat profile over every thread: each throttled method's row
- * gets its counted calls (so its calls are all its calls in the
- * recording); with add_rows, a throttled method counted but not recorded
- * gets a row of its own (calls only); the rows are sorted again. *rows is
- * realloc'ed. Returns 0, or -1 when out of memory. */
-int throttled_flat_calls(const struct model *m, int add_rows, flat_name_fn name, void *name_ctx,
-			 struct flat_row **rows, size_t *n, enum flat_sort sort);
+/* Rows of a flat profile over every thread: each throttled
+ * method's row gets its counted calls (so its calls are all its calls in
+ * the recording), and, with times (a calibrated report: a raw base per call
+ * holds the probes' own cost) and when it recorded calls, the time of the counted ones
+ * estimated at its recorded base per call (row.estimated, added to its base
+ * and cum), taken out of the base of the methods that called it, in
+ * proportion to the calls each made of it in the recording (never below 0;
+ * the share of calls from a thread's root stays where it is). With
+ * add_rows, a throttled method counted but not recorded gets a row of its
+ * own (calls only). The rows are sorted again; *rows is realloc'ed.
+ * Returns 0, or -1 when out of memory. */
+int throttled_flat_calls(const struct model *m, int add_rows, int times, flat_name_fn name,
+			 void *name_ctx, struct flat_row **rows, size_t *n, enum flat_sort sort);
 
 /* Whether the trace was recorded with throttle= (its meta "throttle"). */
 static inline const char *throttled_rule(const struct model *m)

@@ -159,10 +159,10 @@ public final class Runner {
 		Result r = post(t, "--report", "flat", "--format", "csv");
 		check(r.rc == 0, "flat report of " + t + ": exit " + r.rc + ": " + r.err);
 		List<List<String>> rows = csv(r.out);
-		/* a recording with throttle= (an attach's default) adds the column throttled */
+		/* a recording with throttle= (an attach's default) adds the columns throttled and estimated */
 		List<String> head = List.of("method", "calls", "base", "cum", "raw_base", "raw_cum");
 		check(!rows.isEmpty() && (rows.get(0).equals(head) || rows.get(0).equals(List.of("method", "calls", "base",
-				"cum", "raw_base", "raw_cum", "throttled"))), "flat CSV header: " + (rows.isEmpty() ? "none" : rows.get(0)));
+				"cum", "raw_base", "raw_cum", "throttled", "estimated"))), "flat CSV header: " + (rows.isEmpty() ? "none" : rows.get(0)));
 		Map<String, Long> m = new TreeMap<>();
 		for (List<String> row : rows.subList(Math.min(1, rows.size()), rows.size()))
 			if (row.get(0).startsWith(prefix))
