@@ -12,6 +12,7 @@
 
 #include "common/satsum.h"
 #include "postproc/shaping.h"
+#include "postproc/throttled.h"
 
 /* What one run's import needs. */
 struct run_ctx {
@@ -281,6 +282,33 @@ static int describe(struct diff_model *dm, const struct model *m, const struct d
 	return 0;
 }
 
+/* mode=bci, throttle=: over every thread, a throttled method's calls
+ * counted after its probes went are its calls too (postproc/throttled.h,
+ * as the flat report adds them). Returns 0 or -1. */
+static int add_counted(struct run_ctx *c)
+{
+	struct throttle_fact *v;
+	size_t n, bad;
+
+	if (throttled_list(c->m, &v, &n, &bad))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t name;
+
+		if (!v[i].has_counted || !v[i].counted)
+			continue;
+		if ((name = name_of(c, v[i].method)) == DIFF_NONE) {
+			free(v);
+			return -1;
+		}
+		struct diff_fig *row = &c->dm->flat[(size_t)name * c->dm->nruns + c->run];
+		satsum_addto(&row->calls, v[i].counted, SATSUM_CALLS);
+		c->dm->flat_seen[(size_t)name * c->dm->nruns + c->run] = 1;
+	}
+	free(v);
+	return 0;
+}
+
 int diff_model_add(struct diff_model *dm, const struct model *m, const struct diff_import *im,
 		   const struct diff_run *desc)
 {
@@ -305,6 +333,8 @@ int diff_model_add(struct diff_model *dm, const struct model *m, const struct di
 		threads++;
 		err = add_thread(&c, th, im);
 	}
+	if (!err && (!im->sel || !im->sel->npats) && throttled_rule(m))
+		err = add_counted(&c);
 	u64map_free(&c.cache);
 	if (!err)
 		err = describe(dm, m, im, desc, threads);

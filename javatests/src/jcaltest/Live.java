@@ -483,6 +483,18 @@ public final class Live {
 			r.check(j >= 0 && "0".equals(sum2.get("throttled." + j + ".recorded_calls"))
 					&& ("" + 50L * k2).equals(sum2.get("throttled." + j + ".counted_calls")),
 					"second: leaf() recorded 0, counted " + 50L * k2 + ": " + sum2);
+			/* diff compares the exact calls too */
+			Runner.Result d = r.run(r.tmp.toFile(),
+					List.of(r.post, "diff", "--raw", out.toString(), out2.toString(), "--format", "csv"));
+			List<List<String>> rows = Runner.csv(d.out);
+			int mi = rows.isEmpty() ? -1 : rows.get(0).indexOf("method");
+			int bi = rows.isEmpty() ? -1 : rows.get(0).indexOf("calls_base");
+			int ni = rows.isEmpty() ? -1 : rows.get(0).indexOf("calls_new");
+			boolean seen = false;
+			for (List<String> row : rows)
+				if (mi >= 0 && bi >= 0 && ni >= 0 && row.size() > Math.max(bi, ni) && row.get(mi).equals(leaf))
+					seen = row.get(bi).equals("" + 50L * k) && row.get(ni).equals("" + 50L * k2);
+			r.check(seen, "diff: leaf() " + 50L * k + " -> " + 50L * k2 + ": " + d.out + d.err);
 		}
 	}
 
