@@ -507,6 +507,13 @@ int session_status(char *msg, size_t len)
 		 (unsigned long long)thread_state_live(), kthread_live(),
 		 (unsigned long long)methods, (unsigned long long)mids,
 		 (unsigned long long)mids_swept);
+	char rule[64];
+	size_t nthr, ncount;
+	if (throttle_status(rule, sizeof(rule), &nthr, &ncount) && strlen(msg) < len)
+		snprintf(msg + strlen(msg), len - strlen(msg),
+			 "throttle: %s, %zu methods throttled (%zu keep a probe that counts their "
+			 "calls)\n",
+			 rule, nthr, ncount);
 	if (jcal.opts.output != JCAL_OUTPUT_TRACE && strlen(msg) < len) {
 		uint64_t contexts, fc, fk;
 

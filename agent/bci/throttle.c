@@ -420,6 +420,23 @@ void throttle_start(void)
 			  strerror(rc));
 }
 
+int throttle_status(char *rule, size_t len, size_t *ndone_out, size_t *counted)
+{
+	uint32_t slot;
+
+	if (!throttle_count_on)
+		return 0;
+	snprintf(rule, len, "%llu:%llu", (unsigned long long)max_calls,
+		 (unsigned long long)rule_ns);
+	pthread_mutex_lock(&done_mutex);
+	*ndone_out = ndone;
+	*counted = 0;
+	for (size_t i = 0; i < ndone; i++)
+		*counted += (size_t)throttle_counter(done[i].m, &slot);
+	pthread_mutex_unlock(&done_mutex);
+	return 1;
+}
+
 void throttle_write_meta(struct trace_recbuf *rb)
 {
 	char rule[64];

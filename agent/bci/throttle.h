@@ -48,6 +48,9 @@ void throttle_new_recording(JNIEnv *jni);
 /* The recording's file ends: each throttled method's calls counted in it
  * (read now, before the file lock; throttle_finish writes them). */
 void throttle_read_counts(JNIEnv *jni);
+/* For status: the rule ("CALLS:NS") in rule, the methods throttled so far
+ * and how many of them keep the probe that counts. 0 without throttle=. */
+int throttle_status(char *rule, size_t len, size_t *done, size_t *counted);
 /* Each recording's file: the meta "throttle" (the rule) and a record for
  * every method throttled so far. Caller holds the file lock. */
 void throttle_write_meta(struct trace_recbuf *rb);

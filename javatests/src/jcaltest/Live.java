@@ -444,6 +444,9 @@ public final class Live {
 					"jcal start says it throttles by default: " + st.out + st.err);
 			int k = 2000;
 			s.work(k);
+			Runner.Result status = launcher("status", Long.toString(s.pid));
+			r.check(status.out.contains("\nthrottle: 1000:5000, ") && status.out.contains(" methods throttled ("),
+					"status says how many methods are throttled: " + status.out);
 			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "jcal stop");
 			r.check(calls(out, HANDLE) == k && calls(out, W + "LiveServer.compute") == k,
 					"handle() and compute() exact: " + calls(out, HANDLE) + " " + calls(out, W + "LiveServer.compute"));
