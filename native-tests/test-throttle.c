@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "postproc/merge_throttled.h"
 #include "postproc/model.h"
 #include "postproc/report.h"
 #include "native-tests/test.h"
@@ -384,6 +385,55 @@ static void test_post_flat_counted(void)
 	model_free(&m);
 }
 
+static uint32_t plus100(void *ctx, uint32_t id)
+{
+	(void)ctx;
+	return id + 100;
+}
+
+/* A merged profile's records: each input's taken to the profile's ids and
+ * added (earliest time; calls, timed, sum and counted summed). */
+static void test_merge_throttled(void)
+{
+	struct model a, b, out;
+	struct trace_visitor v;
+	struct merge_throttled t;
+
+	memset(&t, 0, sizeof(t));
+	model_init(&a, NULL);
+	model_init(&b, NULL);
+	model_init(&out, NULL);
+	model_visitor(&a, &v);
+	CHECK(add_meta(&v, "throttle", "1000:5000") == 0);
+	CHECK(add_meta(&v, "throttle.time", "self") == 0);
+	CHECK(add_meta(&v, "throttle.method.9",
+		       "time_ns=30 calls=1001 timed=1000 sum=500 final_calls=1001 counted=7") == 0);
+	model_visitor(&b, &v);
+	CHECK(add_meta(&v, "throttle", "1000:5000") == 0);
+	CHECK(add_meta(&v, "throttle.method.9",
+		       "time_ns=20 calls=1002 timed=1002 sum=600 final_calls=1003 counted=5") == 0);
+	CHECK(add_meta(&v, "throttle.method.4", "time_ns=40 calls=2000 timed=1 sum=1") == 0);
+	/* an input without throttle= adds nothing */
+	CHECK(merge_throttled_add(&t, &out, plus100, NULL) == 0 && t.n == 0);
+	CHECK(merge_throttled_add(&t, &a, plus100, NULL) == 0);
+	CHECK(merge_throttled_add(&t, &b, plus100, NULL) == 0);
+	model_visitor(&out, &v);
+	CHECK(merge_throttled_write(&t, &v) == 0);
+	CHECK(model_meta(&out, "throttle") && !strcmp(model_meta(&out, "throttle"), "1000:5000"));
+	CHECK(model_meta(&out, "throttle.time") &&
+	      !strcmp(model_meta(&out, "throttle.time"), "self"));
+	const char *m9 = model_meta(&out, "throttle.method.109"),
+		   *m4 = model_meta(&out, "throttle.method.104");
+	CHECK(m9 &&
+	      !strcmp(m9, "time_ns=20 calls=2003 timed=2002 sum=1100 final_calls=2004 counted=12"));
+	CHECK(m4 && !strcmp(m4, "time_ns=40 calls=2000 timed=1 sum=1 final_calls=2000"));
+	CHECK(!model_meta(&out, "throttle.method.9"));
+	merge_throttled_free(&t);
+	model_free(&a);
+	model_free(&b);
+	model_free(&out);
+}
+
 int main(void)
 {
 	RUN(test_decide);
@@ -394,5 +444,6 @@ int main(void)
 	RUN(test_post_list);
 	RUN(test_post_recorded);
 	RUN(test_post_flat_counted);
+	RUN(test_merge_throttled);
 	return test_summary("throttle");
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "common/u64map.h"
+#include "postproc/merge_throttled.h"
 #include "postproc/msg.h"
 #include "postproc/report.h"
 
@@ -20,19 +21,20 @@
 #define MERGE_NOTES 4
 
 struct merge {
-	struct cli c;		   /* per input: folded as read when the profile is and
-				    * no --thread needs the profile's names */
-	struct model *m;	   /* the profile */
-	struct input in;	   /* the input being added */
-	size_t i;		   /* its index */
-	struct u64map ids;	   /* its method ids -> the profile's */
-	uint32_t offset;	   /* its serials + offset = the profile's */
-	uint64_t next_serial;	   /* past the profile's largest serial */
-	struct model common;	   /* the first input's meta records, */
-	unsigned char *same;	   /* ...each still shared by every input */
-	struct threadsel sel;	   /* --thread, on the profile's threads */
-	int fold, fold_inputs;	   /* the profile folded; each input folded as read */
-	size_t ncalibrated, nsnap; /* inputs calibrated; tree snapshots */
+	struct cli c;		    /* per input: folded as read when the profile is and
+				     * no --thread needs the profile's names */
+	struct model *m;	    /* the profile */
+	struct input in;	    /* the input being added */
+	size_t i;		    /* its index */
+	struct u64map ids;	    /* its method ids -> the profile's */
+	uint32_t offset;	    /* its serials + offset = the profile's */
+	uint64_t next_serial;	    /* past the profile's largest serial */
+	struct model common;	    /* the first input's meta records, */
+	unsigned char *same;	    /* ...each still shared by every input */
+	struct threadsel sel;	    /* --thread, on the profile's threads */
+	int fold, fold_inputs;	    /* the profile folded; each input folded as read */
+	size_t ncalibrated, nsnap;  /* inputs calibrated; tree snapshots */
+	struct merge_throttled thr; /* mode=bci, throttle=: the inputs' throttled methods */
 };
 
 /* "a+b": the metrics of m. */
@@ -369,7 +371,8 @@ static int add_input(struct merge *mg)
 			}
 		}
 	}
-	if (meta_track(mg) || describe(mg) || map_methods(mg))
+	if (meta_track(mg) || describe(mg) || map_methods(mg) ||
+	    merge_throttled_add(&mg->thr, m, map_id, mg))
 		goto oom;
 	tsc_to_ns(m);
 	for (size_t k = 0; k < m->nthreads; k++)
@@ -407,6 +410,8 @@ static int finish(struct merge *mg)
 	for (size_t k = 0; k < mg->common.nmeta; k++)
 		if (mg->same[k] && v.meta(v.ctx, mg->common.meta[k].key, mg->common.meta[k].value))
 			return -1;
+	if (merge_throttled_write(&mg->thr, &v))
+		return -1;
 	if (mg->fold) {
 		if (model_fold_done(m))
 			return -1;
@@ -501,6 +506,7 @@ int merge_open(struct input *out, const struct cli *c)
 out:
 	input_free(&mg.in);
 	u64map_free(&mg.ids);
+	merge_throttled_free(&mg.thr);
 	model_free(&mg.common);
 	free(mg.same);
 	return rc;

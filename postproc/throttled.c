@@ -224,6 +224,16 @@ int throttled_flat_calls(const struct model *m, int add_rows, int times, flat_na
 	return 0;
 }
 
+/* Whether some thread of m kept only its counts (a summary of several
+ * inputs): the recorded entries are then not known. */
+static int shells(const struct model *m)
+{
+	for (size_t t = 0; t < m->nthreads; t++)
+		if (m->thread_list[t]->shell)
+			return 1;
+	return 0;
+}
+
 /* rec[i]: the entries of v[i]'s method in the trace (every thread's tree),
  * in one pass over the nodes. Returns 0 or -1 (no memory). */
 static int recorded_calls(const struct model *m, const struct throttle_fact *v, size_t n,
@@ -309,8 +319,11 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 			fprintf(o->out, "    at %9.3f s", s);
 		else
 			fputs("    at         ? s", o->out);
-		fprintf(o->out, "  after %" PRIu64 " calls, %" PRIu64 " recorded",
-			throttled_calls(&v[i]), rec[i]);
+		if (shells(m)) /* a summary of several inputs keeps no trees */
+			fprintf(o->out, "  after %" PRIu64 " calls", throttled_calls(&v[i]));
+		else
+			fprintf(o->out, "  after %" PRIu64 " calls, %" PRIu64 " recorded",
+				throttled_calls(&v[i]), rec[i]);
 		if (v[i].has_counted)
 			fprintf(o->out, ", %" PRIu64 " counted after", v[i].counted);
 		fprintf(o->out, " (%savg %" PRIu64 " %s)  ", throttled_self(m) ? "own time " : "",
@@ -339,11 +352,11 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 		csv_field(o->out, model_method_name(m, v[i].method));
 		fprintf(o->out,
 			"\nthrottled.%zu.time_ns,%" PRIu64 "\nthrottled.%zu.calls,%" PRIu64
-			"\nthrottled.%zu.calls_at_throttling,%" PRIu64
-			"\nthrottled.%zu.recorded_calls,%" PRIu64 "\nthrottled.%zu.avg,%" PRIu64
-			"\n",
-			i, v[i].time_ns, i, throttled_calls(&v[i]), i, v[i].calls, i, rec[i], i,
-			avg_of(m, &v[i]));
+			"\nthrottled.%zu.calls_at_throttling,%" PRIu64 "\n",
+			i, v[i].time_ns, i, throttled_calls(&v[i]), i, v[i].calls);
+		if (!shells(m)) /* a summary of several inputs keeps no trees */
+			fprintf(o->out, "throttled.%zu.recorded_calls,%" PRIu64 "\n", i, rec[i]);
+		fprintf(o->out, "throttled.%zu.avg,%" PRIu64 "\n", i, avg_of(m, &v[i]));
 		if (v[i].has_counted)
 			fprintf(o->out, "throttled.%zu.counted_calls,%" PRIu64 "\n", i,
 				v[i].counted);

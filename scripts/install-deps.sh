@@ -5,7 +5,8 @@
 # flame graph, Go's pprof, H2 and xalan, real programs for the live-profiling
 # and install tests, man-db to render the man pages; fop, batik and groovy
 # beside xalan and H2, whose classes the bci rewriter's jar test rewrites;
-# ASM for the -javaagent of the other-agents test),
+# ASM for the -javaagent of the other-agents test; Tomcat 10 with its
+# examples, attached to by the live tests),
 # when they are missing. A no-op when
 # everything is there; needs root (or sudo) only when something must be
 # installed. The test tools are optional: when they cannot be installed the
@@ -15,7 +16,7 @@ set -eu
 PACKAGES="make gcc libc6-dev openjdk-17-jdk-headless libpfm4-dev uthash-dev zlib1g-dev libisal-dev"
 LINT_PACKAGES="clang-format clang-tidy"
 TEST_PACKAGES="chromium golang-go libh2-java libxalan2-java man-db libasm-java"
-TEST_PACKAGES="$TEST_PACKAGES fop libbatik-java groovy checkstyle"
+TEST_PACKAGES="$TEST_PACKAGES fop libbatik-java groovy checkstyle tomcat10 tomcat10-examples"
 
 want_tests=0
 [ "${1:-}" = "--tests" ] && want_tests=1

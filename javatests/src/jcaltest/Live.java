@@ -407,6 +407,98 @@ public final class Live {
 		}
 	}
 
+	private static final String TOMCAT = "/usr/share/tomcat10";
+
+	/** GET url n times (keep-alive); the number of 200 answers. */
+	private static int get(String url, int n) throws Exception {
+		int ok = 0;
+		for (int i = 0; i < n; i++) {
+			HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+			if (c.getResponseCode() == 200)
+				ok++;
+			try (InputStream in = c.getInputStream()) {
+				in.readAllBytes();
+			}
+		}
+		return ok;
+	}
+
+	/**
+	 * A real server from Debian (tomcat10, tomcat10-examples) as users run
+	 * it: started without the agent as user tomcat (a private CATALINA_BASE
+	 * on a free port), `jcal start PID` with the attach's defaults
+	 * (throttling on), N requests to the examples' HelloWorld servlet,
+	 * `jcal stop`: the servlet's calls exactly N, and Tomcat's own request
+	 * path too (CoyoteAdapter.service once a request), throttled methods
+	 * among them or not.
+	 */
+	private boolean testTomcat() throws Exception {
+		if (!Files.isDirectory(Path.of(TOMCAT)) || !Files.isDirectory(Path.of("/usr/share/tomcat10-examples"))
+				|| !"root".equals(System.getProperty("user.name"))) {
+			System.out.println("      SKIP: needs root and tomcat10, tomcat10-examples (scripts/install-deps.sh --tests)");
+			return false;
+		}
+		/* outside the suite's own directory (0700): Tomcat runs as another user */
+		Path dir = Files.createTempDirectory("jcaltomcat");
+		Path base = dir.resolve("base");
+		int port;
+		try (java.net.ServerSocket ss = new java.net.ServerSocket(0)) {
+			port = ss.getLocalPort();
+		}
+		for (String d : List.of("conf", "logs", "work", "temp", "webapps", "lib"))
+			Files.createDirectories(base.resolve(d));
+		r.run(dir.toFile(), List.of("cp", "-r", "/etc/tomcat10/.", base.resolve("conf").toString()));
+		Path xml = base.resolve("conf/server.xml");
+		Files.writeString(xml, Files.readString(xml).replace("port=\"8080\"", "port=\"" + port + "\"")
+				.replace("port=\"8005\"", "port=\"-1\""));
+		r.run(dir.toFile(), List.of("chmod", "755", dir.toString()));
+		r.run(dir.toFile(), List.of("chown", "-R", "tomcat:tomcat", base.toString()));
+		String url = "http://127.0.0.1:" + port + "/examples/servlets/servlet/HelloWorldExample";
+		Path out = base.resolve("tomcat.bin");
+		Process tomcat = new ProcessBuilder("runuser", "-u", "tomcat", "--", "env",
+				"JAVA_HOME=" + Path.of(r.java).getParent().getParent(), "CATALINA_HOME=" + TOMCAT,
+				"CATALINA_BASE=" + base, "CATALINA_TMPDIR=" + base.resolve("temp"), TOMCAT + "/bin/catalina.sh", "run")
+				.redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
+		try {
+			long deadline = System.nanoTime() + 90_000_000_000L;
+			boolean up = false;
+			while (!up && System.nanoTime() < deadline) {
+				try {
+					up = get(url, 1) == 1;
+				} catch (java.io.IOException e) {
+					Thread.sleep(200);
+				}
+			}
+			r.check(up, "Tomcat answers on " + port + ": " + Files.readString(dir.resolve("server.log")));
+			if (!up)
+				return true;
+			Runner.Result ps = r.run(dir.toFile(), List.of("pgrep", "-u", "tomcat", "-f", "catalina.base=" + base));
+			String pid = ps.out.trim().split("\\s+")[0];
+			get(url, 2000); /* warm-up */
+			Runner.Result st = launcher("start", pid, "-o", out.toString());
+			r.check(st.rc == 0 && (st.out + st.err).contains("throttle=1000:5000 by default"),
+					"jcal start on Tomcat: " + st.out + st.err);
+			int n = 3000;
+			r.check(get(url, n) == n, "Tomcat answered every request");
+			r.check(launcher("stop", pid).rc == 0, "jcal stop on Tomcat");
+			r.check(calls(out, "HelloWorldExample.doGet") == n,
+					"HelloWorldExample.doGet: " + calls(out, "HelloWorldExample.doGet") + ", sent " + n);
+			r.check(calls(out, "org.apache.catalina.connector.CoyoteAdapter.service") == n,
+					"CoyoteAdapter.service: " + calls(out, "org.apache.catalina.connector.CoyoteAdapter.service"));
+			Map<String, String> sum = summaryCsv(out);
+			long thr = Long.parseLong(sum.getOrDefault("throttled", "0"));
+			r.check(thr > 0, "some of Tomcat's methods were throttled: " + thr);
+			System.out.println("      " + thr + " methods throttled");
+			r.check(get(url, 100) == 100, "Tomcat still answers after stop");
+		} finally {
+			r.run(r.tmp.toFile(), List.of("pkill", "-u", "tomcat", "-f", "catalina.base=" + base));
+			if (!tomcat.waitFor(30, TimeUnit.SECONDS))
+				tomcat.destroyForcibly();
+			r.run(r.tmp.toFile(), List.of("rm", "-rf", dir.toString()));
+		}
+		return true;
+	}
+
 	/** The summary's CSV rows (key, value) of t. */
 	private Map<String, String> summaryCsv(Path t) throws Exception {
 		Map<String, String> m = new java.util.HashMap<>();
@@ -560,6 +652,7 @@ public final class Live {
 				.add("live-daemon-rerecord", l::testDaemonRerecord)
 				.add("live-tree-status", l::testTreeStatus)
 				.add("live-throttle-default", l::testThrottleDefault)
+				.addSkippable("live-tomcat", l::testTomcat)
 				.add("live-control-without-agent", l::testControlWithoutAgent);
 	}
 }

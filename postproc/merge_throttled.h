@@ -1,0 +1,37 @@
+/*
+ * merge_throttled.h - the throttled methods of a merged profile (jcal-post
+ * FILE..., postproc/merge.c): each input's throttle.method.ID records
+ * (common/throttle_fact.h) taken to the profile's method ids and added up,
+ * so that the flat report of the profile counts every input's calls made
+ * after a method lost its probes (docs/jcal-post.md, "Many inputs").
+ */
+#ifndef JCAL_MERGE_THROTTLED_H
+#define JCAL_MERGE_THROTTLED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/throttle_fact.h"
+#include "common/trace_reader.h"
+#include "postproc/model.h"
+
+struct merge_throttled {
+	struct throttle_fact *f; /* by the profile's method id */
+	size_t n, cap;
+	char rule[64]; /* the first throttled input's throttle= */
+	char time[16]; /* its throttle.time */
+};
+
+/* Adds the input's records, its method ids through map(ctx, id). Returns 0
+ * or -1 (no memory). */
+int merge_throttled_add(struct merge_throttled *t, const struct model *in,
+			uint32_t (*map)(void *ctx, uint32_t id), void *ctx);
+
+/* The profile's meta records: throttle, throttle.time and one
+ * throttle.method.ID per method (earliest time, calls, timed, sum and
+ * counted added up); nothing when no input was throttled. 0 or -1. */
+int merge_throttled_write(const struct merge_throttled *t, struct trace_visitor *v);
+
+void merge_throttled_free(struct merge_throttled *t);
+
+#endif
