@@ -25,47 +25,16 @@ REQUESTS=${1:-5000}
 SETTLED=${SETTLED:-8}
 RUNS=${2:-3}
 shift $(($# < 2 ? $# : 2))
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
-URL=http://127.0.0.1:8080/examples/servlets/servlet/HelloWorldExample
 SERVLET=HelloWorldExample.doGet
-[ -x build/jcal ] && [ -x build/jcal-post ] || {
-	echo "tomcat-overhead.sh: build first: make all" >&2
-	exit 1
-}
-[ "$(id -u)" = 0 ] || {
-	echo "tomcat-overhead.sh: run as root (Tomcat runs as user tomcat)" >&2
-	exit 1
-}
-if ! dpkg -s tomcat10 tomcat10-examples apache2-utils >/dev/null 2>&1; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q tomcat10 tomcat10-examples apache2-utils >/dev/null
-fi
-OUT=$(mktemp -d /tmp/jcal-tomcat.XXXXXX)
-chmod 755 "$OUT"
-TPID=
-cleanup() {
-	[ -n "$TPID" ] && kill "$TPID" 2>/dev/null && wait "$TPID" 2>/dev/null
-	rm -rf "$OUT"
-}
-trap cleanup EXIT
-
-# ab's requests per second of N requests, 4 at a time.
-rate() { ab -q -k -n "$1" -c 4 "$URL" 2>/dev/null | awk '/^Requests per second/ {print $4}'; }
-# Seconds ab took for N requests.
-took() { ab -q -k -n "$1" -c 4 "$URL" 2>/dev/null | awk '/^Time taken for tests/ {print $5}'; }
+NAME=tomcat-overhead.sh
+# shellcheck source=bench/tomcat-lib.sh
+. bench/tomcat-lib.sh
 
 echo "JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); agent options: ${*:-(default)}"
 printf '%4s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' run before first settled after \
 	fst/bef set/bef rec/bef aft/bef calls
 for run in $(seq "$RUNS"); do
-	runuser -u tomcat -- env JAVA_HOME="$JAVA_HOME" CATALINA_HOME=/usr/share/tomcat10 \
-		CATALINA_BASE=/var/lib/tomcat10 CATALINA_TMPDIR=/var/cache/tomcat10 \
-		/usr/share/tomcat10/bin/catalina.sh run >"$OUT/catalina.log" 2>&1 &
-	TPID=$!
-	for _ in $(seq 100); do
-		curl -sf -o /dev/null "$URL" && break
-		sleep 0.2
-	done
-	PID=$(pgrep -u tomcat -f org.apache.catalina.startup.Bootstrap | head -1)
+	tomcat_start
 	rate $((REQUESTS * 10)) >/dev/null
 	before=$(rate "$REQUESTS")
 	build/jcal start "$PID" -o "$OUT/rec.bin" "$@" >/dev/null
@@ -79,9 +48,7 @@ for run in $(seq "$RUNS"); do
 		-v k="$SETTLED" -v c="${calls:-?}" 'BEGIN {f = n / t1; s = k * n / t2; w = (k + 1) * n / (t1 + t2)
 		printf "%4d %8.0f %8.0f %8.0f %8.0f %8.2f %8.2f %8.2f %8.2f %8s\n",
 			r, b, f, s, a, f / b, s / b, w / b, a / b, c}'
-	kill "$TPID"
-	wait "$TPID" 2>/dev/null || true
-	TPID=
+	tomcat_stop
 	[ -n "${KEEP:-}" ] && cp "$OUT/rec.bin" "$KEEP/tomcat-$run.bin"
 	rm -f "$OUT/rec.bin"
 done

@@ -14,39 +14,12 @@ cd "$(dirname "$0")/.."
 SEG=${1:-10000}
 WINDOWS=${2:-24}
 shift $(($# < 2 ? $# : 2))
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
-URL=http://127.0.0.1:8080/examples/servlets/servlet/HelloWorldExample
-[ -x build/jcal ] && [ -x build/jcal-post ] || {
-	echo "tomcat-windows.sh: build first: make all" >&2
-	exit 1
-}
-[ "$(id -u)" = 0 ] || {
-	echo "tomcat-windows.sh: run as root (Tomcat runs as user tomcat)" >&2
-	exit 1
-}
-if ! dpkg -s tomcat10 tomcat10-examples apache2-utils >/dev/null 2>&1; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q tomcat10 tomcat10-examples apache2-utils >/dev/null
-fi
-OUT=$(mktemp -d /tmp/jcal-tomcat.XXXXXX)
-chmod 755 "$OUT"
-TPID=
-cleanup() {
-	[ -n "$TPID" ] && kill "$TPID" 2>/dev/null && wait "$TPID" 2>/dev/null
-	rm -rf "$OUT"
-}
-trap cleanup EXIT
-rate() { ab -q -k -n "$1" -c 4 "$URL" 2>/dev/null | awk '/^Requests per second/ {printf "%.0f", $4}'; }
+NAME=tomcat-windows.sh
+# shellcheck source=bench/tomcat-lib.sh
+. bench/tomcat-lib.sh
 
 echo "JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); agent options: ${*:-(default)}"
-runuser -u tomcat -- env JAVA_HOME="$JAVA_HOME" CATALINA_HOME=/usr/share/tomcat10 \
-	CATALINA_BASE=/var/lib/tomcat10 CATALINA_TMPDIR=/var/cache/tomcat10 \
-	/usr/share/tomcat10/bin/catalina.sh run >"$OUT/catalina.log" 2>&1 &
-TPID=$!
-for _ in $(seq 100); do
-	curl -sf -o /dev/null "$URL" && break
-	sleep 0.2
-done
-PID=$(pgrep -u tomcat -f org.apache.catalina.startup.Bootstrap | head -1)
+tomcat_start
 rate 50000 >/dev/null
 printf 'before:'
 for _ in 1 2 3; do printf ' %s' "$(rate "$SEG")"; done

@@ -271,6 +271,16 @@ static int event(struct trace_visitor *v, uint32_t method, unsigned tr, uint64_t
 	return v->event(v->ctx, &e);
 }
 
+/* A model of a cputime trace recorded with throttle=10:20, fed through v. */
+static void throttled_trace(struct model *m, struct trace_visitor *v)
+{
+	model_init(m, NULL);
+	memset(v, 0, sizeof(*v));
+	model_visitor(m, v);
+	CHECK(add_meta(v, "metric.0.name", "cputime") == 0);
+	CHECK(add_meta(v, "throttle", "10:20") == 0);
+}
+
 /* The summary gives, beside the calls counted since the agent loaded, the
  * entries the trace recorded: 9 entered 3 times in two calling contexts,
  * 5 never (throttled before anything was recorded). */
@@ -284,11 +294,7 @@ static void test_post_recorded(void)
 	size_t len = 0;
 	uint64_t t = 0;
 
-	model_init(&m, NULL);
-	memset(&v, 0, sizeof(v));
-	model_visitor(&m, &v);
-	CHECK(add_meta(&v, "metric.0.name", "cputime") == 0);
-	CHECK(add_meta(&v, "throttle", "10:20") == 0);
+	throttled_trace(&m, &v);
 	CHECK(add_meta(&v, "throttle.method.5",
 		       "time_ns=2 calls=40 timed=40 sum=80 final_calls=40") == 0);
 	CHECK(add_meta(&v, "throttle.method.9",
@@ -339,11 +345,7 @@ static void test_post_flat_counted(void)
 	char *out = NULL;
 	size_t len = 0;
 
-	model_init(&m, NULL);
-	memset(&v, 0, sizeof(v));
-	model_visitor(&m, &v);
-	CHECK(add_meta(&v, "metric.0.name", "cputime") == 0);
-	CHECK(add_meta(&v, "throttle", "10:20") == 0);
+	throttled_trace(&m, &v);
 	CHECK(add_meta(&v, "throttle.method.9",
 		       "time_ns=3 calls=11 timed=10 sum=100 final_calls=12 counted=6") == 0);
 	CHECK(v.thread_start(v.ctx, &tt) == 0);
