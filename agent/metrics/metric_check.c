@@ -56,6 +56,7 @@ static void act_once(enum metric_event_action action)
 		while (perf_thread_cputime_ns() < until)
 			for (int i = 0; i < 1000; i++)
 				sink += (uint64_t)i;
+		(void)sink; /* clang: set but not used; volatile keeps the spin */
 		break;
 	default:
 		break;
