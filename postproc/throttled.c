@@ -67,8 +67,10 @@ static double since_start(const struct model *m, uint64_t t)
 	char *end;
 	unsigned long long v = s ? strtoull(s, &end, 10) : 0;
 
-	if (!s || *end || !v || t < v)
+	if (!s || *end || !v)
 		return -1;
+	if (t < v)
+		return -2; /* before this recording began (an earlier one of the JVM) */
 	return (double)(t - v) / 1e9;
 }
 
@@ -317,6 +319,8 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 
 		if (s >= 0)
 			fprintf(o->out, "    at %9.3f s", s);
+		else if (s == -2)
+			fputs("    before the start", o->out);
 		else
 			fputs("    at         ? s", o->out);
 		if (shells(m)) /* a summary of several inputs keeps no trees */

@@ -578,6 +578,9 @@ public final class Live {
 			r.check(j >= 0 && "0".equals(sum2.get("throttled." + j + ".recorded_calls"))
 					&& ("" + 50L * k2).equals(sum2.get("throttled." + j + ".counted_calls")),
 					"second: leaf() recorded 0, counted " + 50L * k2 + ": " + sum2);
+			Runner.Result text2 = r.post(out2, "--report", "summary");
+			r.check(text2.out.contains("    before the start  after "),
+					"second: a method throttled in the first recording lost its probes before the start: " + text2.out);
 			/* diff compares the exact calls too */
 			Runner.Result d = r.run(r.tmp.toFile(),
 					List.of(r.post, "diff", "--raw", out.toString(), out2.toString(), "--format", "csv"));
