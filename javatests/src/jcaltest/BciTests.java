@@ -306,6 +306,35 @@ public final class BciTests {
 		return true;
 	}
 
+	/**
+	 * Virtual threads and the counting probe: 3000 of them call leaf() 1 ..
+	 * 3000 times; leaf() is throttled early (throttle=100:1000000) and keeps
+	 * the probe that counts, which counts per thread, virtual ones too (each
+	 * its own array, those of ended threads folded): the flat report gives
+	 * exactly the calls made, recorded plus counted.
+	 */
+	private boolean testVirtualThreadsCounted() throws Exception {
+		String j = java21();
+		if (j == null) {
+			System.out.println("SKIP bci-virtual-threads-counted: no JDK >= 21 found (set JAVA21_HOME)");
+			return false;
+		}
+		int n = 3000;
+		Path t = r.tmp.resolve("bci-vthreads-counted.bin");
+		Runner.Result res = r.run(r.tmp.toFile(), List.of(j, "-Djdk.virtualThreadScheduler.parallelism=2",
+				"-Djdk.virtualThreadScheduler.maxPoolSize=2",
+				"-agentpath:" + r.agent + "=trace,quiet,mode=bci,throttle=100:1000000,out=" + t, "-cp",
+				BUILD.resolve("javatests21").toString(), "jcaltest21.VThreads", String.valueOf(n)));
+		r.check(res.rc == 0, "vthreads counted: exit " + res.rc + ": " + res.err);
+		long made = (long) n * (n + 1) / 2;
+		Long leaf = r.flatCalls(t, "jcaltest21.").get("jcaltest21.VThreads.leaf");
+		r.check(leaf != null && leaf == made, "vthreads counted: leaf() " + leaf + ", made " + made);
+		String s = summary(t);
+		r.check(s.contains("\"method\":\"jcaltest21.VThreads.leaf\"") && s.contains("\"counted_calls\":"),
+				"vthreads counted: leaf() throttled and counted: " + s);
+		return true;
+	}
+
 	/** include=/exclude=: what is instrumented, and the lists in the trace meta. */
 	private void testFilters() throws Exception {
 		Path t = trace("exclude", r.java, List.of(), ",exclude=jcaltest.work.BciMix$1;*.Nothing", W + "BciMix");
@@ -348,6 +377,7 @@ public final class BciTests {
 				.add("bci-filters", b::testFilters)
 				.add("bci-calibrate", b::testCalibrate)
 				.addSkippable("bci-new-jdk", b::testNewJdk)
-				.addSkippable("bci-virtual-threads", b::testVirtualThreads);
+				.addSkippable("bci-virtual-threads", b::testVirtualThreads)
+				.addSkippable("bci-virtual-threads-counted", b::testVirtualThreadsCounted);
 	}
 }
