@@ -78,8 +78,8 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	}
 	/* A server attached to keeps its speed: throttling by default
 	 * (docs/live-profiling.md, "What a recording costs a server"). */
-	int throttle_given = jcal.opts.throttle_given;
-	if (jcal.opts.mode == JCAL_MODE_BCI && !throttle_given) {
+	int throttle_default = jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.throttle_given;
+	if (throttle_default) {
 		jcal.opts.throttle_calls = JCAL_ATTACH_THROTTLE_CALLS;
 		jcal.opts.throttle_avg = JCAL_ATTACH_THROTTLE_NS;
 	}
@@ -103,7 +103,7 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	if (rc != JCAL_ATTACH_OK)
 		return rc;
 	char thr[256] = "";
-	if (jcal.opts.mode == JCAL_MODE_BCI && jcal.opts.throttle_calls && !throttle_given)
+	if (throttle_default)
 		snprintf(
 		    thr, sizeof(thr),
 		    " (throttle=%u:%u by default: methods called more than %u times whose calls "

@@ -22,7 +22,7 @@ struct flat_row {
 	uint64_t raw_base, raw_cum;
 	/* mode=bci, throttle=: the part of base (and cum) estimated for the
 	 * calls counted after the method lost its probes (throttled.h) */
-	uint64_t estimated, raw_estimated;
+	uint64_t estimated;
 };
 
 typedef const char *(*flat_name_fn)(void *ctx, uint32_t method);

@@ -1,9 +1,11 @@
 /*
  * throttled.c - the throttled methods of a mode=bci trace (throttled.h):
- * reads the throttle.method.ID meta records and writes the summary's
- * section about them in text, CSV and JSON.
+ * reads the throttle.method.ID meta records, adds their counted calls (and
+ * in a calibrated report their estimated time) to the flat report's rows,
+ * and writes the summary's section about them in text, CSV and JSON.
  */
 #include "common/satsum.h"
+#include "common/u64map.h"
 #include "postproc/throttled.h"
 
 #include <inttypes.h>
@@ -50,14 +52,21 @@ int throttled_list(const struct model *m, struct throttle_fact **out, size_t *n,
 	return 0;
 }
 
+/* The throttle.method.ID record of method (its key in key), or NULL: none,
+ * or a trace recorded without throttle=. */
+static const char *record_of(const struct model *m, uint32_t method, char *key, size_t len)
+{
+	if (!throttled_rule(m))
+		return NULL;
+	snprintf(key, len, THROTTLE_META_PREFIX "%" PRIu32, method);
+	return model_meta(m, key);
+}
+
 int throttled_is(const struct model *m, uint32_t method)
 {
 	char key[64];
 
-	if (!throttled_rule(m))
-		return 0;
-	snprintf(key, sizeof(key), THROTTLE_META_PREFIX "%" PRIu32, method);
-	return model_meta(m, key) != NULL;
+	return record_of(m, method, key, sizeof(key)) != NULL;
 }
 
 /* Seconds from the recording's start (meta start.time_ns) to t; -1 unknown. */
@@ -101,26 +110,20 @@ int throttled_counted(const struct model *m, uint32_t method, uint64_t *counted)
 {
 	struct throttle_fact f;
 	char key[64];
-	const char *v;
+	const char *v = record_of(m, method, key, sizeof(key));
 
-	if (!throttled_rule(m))
-		return 0;
-	snprintf(key, sizeof(key), THROTTLE_META_PREFIX "%" PRIu32, method);
-	v = model_meta(m, key);
 	if (!v || throttle_fact_parse(key, v, &f) || !f.has_counted)
 		return 0;
 	*counted = f.counted;
 	return 1;
 }
 
-/* Index of method's row in rows[0..n), or n. */
-static size_t row_of(const struct flat_row *rows, size_t n, uint32_t method)
+/* Index of method's row in rows[0..n) through idx (method -> row), or n. */
+static size_t row_of(const struct u64map *idx, size_t n, uint32_t method)
 {
-	size_t i = 0;
+	const uint32_t *v = u64map_find(idx, method);
 
-	while (i < n && rows[i].method != method)
-		i++;
-	return i;
+	return v ? *v : n;
 }
 
 /* v * num / den without overflow (den > 0, num <= den). */
@@ -137,7 +140,8 @@ static uint64_t less(uint64_t x, uint64_t y)
 
 /* Row i's counted calls c: their time estimated at its recorded base per
  * call, moved out of its callers' rows (throttled.h). Returns 0 or -1. */
-static int estimate(const struct model *m, struct flat_row *rows, size_t n, size_t i, uint64_t c)
+static int estimate(const struct model *m, const struct u64map *idx, struct flat_row *rows,
+		    size_t n, size_t i, uint64_t c)
 {
 	uint32_t method = rows[i].method;
 	uint64_t calls = rows[i].calls, total = 0;
@@ -158,7 +162,7 @@ static int estimate(const struct model *m, struct flat_row *rows, size_t n, size
 			if (nd->parent == CALLTREE_NONE ||
 			    tr->nodes[nd->parent].parent == CALLTREE_NONE)
 				continue; /* from the thread's root: stays there */
-			j = row_of(rows, n, tr->nodes[nd->parent].method);
+			j = row_of(idx, n, tr->nodes[nd->parent].method);
 			if (j < n && j != i)
 				satsum_addto(&from[j], nd->calls, SATSUM_CALLS);
 		}
@@ -166,7 +170,7 @@ static int estimate(const struct model *m, struct flat_row *rows, size_t n, size
 	if (calls && total) {
 		uint64_t est = rows[i].base / calls * c, raw = rows[i].raw_base / calls * c;
 
-		if (c && (est / c != rows[i].base / calls || raw / c != rows[i].raw_base / calls))
+		if (est / c != rows[i].base / calls || raw / c != rows[i].raw_base / calls)
 			est = raw = UINT64_MAX; /* past 64 bits: saturated */
 		for (size_t j = 0; j < n; j++)
 			if (from[j]) {
@@ -175,7 +179,6 @@ static int estimate(const struct model *m, struct flat_row *rows, size_t n, size
 				rows[j].raw_base = less(rows[j].raw_base, share(raw, num, total));
 			}
 		rows[i].estimated = est;
-		rows[i].raw_estimated = raw;
 		satsum_addto(&rows[i].base, est, SATSUM_BASE);
 		satsum_addto(&rows[i].cum, est, SATSUM_CUM);
 		satsum_addto(&rows[i].raw_base, raw, SATSUM_RAW_BASE);
@@ -185,45 +188,67 @@ static int estimate(const struct model *m, struct flat_row *rows, size_t n, size
 	return 0;
 }
 
-int throttled_flat_calls(const struct model *m, int add_rows, int times, flat_name_fn name,
-			 void *name_ctx, struct flat_row **rows, size_t *n, enum flat_sort sort)
+/* A row, calls only, for each throttled method counted but not recorded
+ * (no row in idx yet; each one added to it). Returns 0 or -1. */
+static int add_counted_rows(const struct model *m, struct u64map *idx, flat_name_fn name,
+			    void *name_ctx, struct flat_row **rows, size_t *n)
 {
 	struct throttle_fact *v;
 	size_t nv, bad;
+	int rc = 0;
 
-	for (size_t i = 0; i < *n; i++) {
+	if (throttled_list(m, &v, &nv, &bad))
+		return -1;
+	for (size_t k = 0; k < nv && !rc; k++) {
+		uint32_t id = node_method(m, v[k].method);
+		struct flat_row *g;
+
+		if (!v[k].has_counted || !v[k].counted || row_of(idx, *n, id) < *n)
+			continue;
+		if (!(g = realloc(*rows, (*n + 1) * sizeof(*g))) ||
+		    u64map_put(idx, id, (uint32_t)*n)) {
+			if (g)
+				*rows = g;
+			rc = -1;
+			break;
+		}
+		*rows = g;
+		memset(&g[*n], 0, sizeof(g[*n]));
+		g[*n].method = id;
+		g[*n].name = name(name_ctx, id);
+		g[*n].calls = v[k].counted;
+		(*n)++;
+	}
+	free(v);
+	return rc;
+}
+
+int throttled_flat_calls(const struct model *m, int add_rows, int times, flat_name_fn name,
+			 void *name_ctx, struct flat_row **rows, size_t *n, enum flat_sort sort)
+{
+	struct u64map idx; /* method -> its row */
+	int rc = 0;
+
+	if (u64map_init(&idx, *n + 1))
+		return -1;
+	for (size_t i = 0; i < *n && !rc; i++)
+		rc = u64map_put(&idx, (*rows)[i].method, (uint32_t)i);
+	for (size_t i = 0; i < *n && !rc; i++) {
 		uint64_t c;
 
 		if (!throttled_counted(m, (*rows)[i].method, &c) || !c)
 			continue;
-		if (add_rows && times && estimate(m, *rows, *n, i, c))
-			return -1;
-		satsum_addto(&(*rows)[i].calls, c, SATSUM_CALLS);
+		if (add_rows && times && estimate(m, &idx, *rows, *n, i, c))
+			rc = -1;
+		else
+			satsum_addto(&(*rows)[i].calls, c, SATSUM_CALLS);
 	}
-	if (add_rows) {
-		if (throttled_list(m, &v, &nv, &bad))
-			return -1;
-		for (size_t k = 0; k < nv; k++) {
-			uint32_t id = node_method(m, v[k].method);
-
-			if (!v[k].has_counted || !v[k].counted || row_of(*rows, *n, id) < *n)
-				continue;
-			struct flat_row *g = realloc(*rows, (*n + 1) * sizeof(*g));
-			if (!g) {
-				free(v);
-				return -1;
-			}
-			*rows = g;
-			memset(&g[*n], 0, sizeof(g[*n]));
-			g[*n].method = id;
-			g[*n].name = name(name_ctx, id);
-			g[*n].calls = v[k].counted;
-			(*n)++;
-		}
-		free(v);
-	}
-	flat_sort_rows(*rows, *n, sort);
-	return 0;
+	if (!rc && add_rows)
+		rc = add_counted_rows(m, &idx, name, name_ctx, rows, n);
+	u64map_free(&idx);
+	if (!rc)
+		flat_sort_rows(*rows, *n, sort);
+	return rc;
 }
 
 /* Whether some thread of m kept only its counts (a summary of several

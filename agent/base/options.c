@@ -475,28 +475,28 @@ static int opt_maxcontexts(struct jcal_options *o, const char *val, const char *
 	return 0;
 }
 
-static int opt_hists(struct jcal_options *o, const char *val, const char *tok, char *err,
-		     size_t errlen)
+/* An on|off option's value into *off (1 for off). */
+static int on_off(int *off, const char *val, const char *tok, char *err, size_t errlen)
 {
 	if (!strcmp(val, "on"))
-		o->hists_off = 0;
+		*off = 0;
 	else if (!strcmp(val, "off"))
-		o->hists_off = 1;
+		*off = 1;
 	else
 		return fail(err, errlen, "bad value in option '%s' (expected on or off)", tok);
 	return 0;
 }
 
+static int opt_hists(struct jcal_options *o, const char *val, const char *tok, char *err,
+		     size_t errlen)
+{
+	return on_off(&o->hists_off, val, tok, err, errlen);
+}
+
 static int opt_monitors(struct jcal_options *o, const char *val, const char *tok, char *err,
 			size_t errlen)
 {
-	if (!strcmp(val, "on"))
-		o->monitors_off = 0;
-	else if (!strcmp(val, "off"))
-		o->monitors_off = 1;
-	else
-		return fail(err, errlen, "bad value in option '%s' (expected on or off)", tok);
-	return 0;
+	return on_off(&o->monitors_off, val, tok, err, errlen);
 }
 
 /* "CALLS:NS": two decimal numbers of at least 1 (no sign, no overflow). */

@@ -55,7 +55,7 @@ static size_t ndone, done_cap;
 /*
  * The counting probes: a throttled method of a class outside the JDK keeps
  * one probe, jcal.Tracker.count(slot), and its calls are counted in Java
- * (a LongAdder per slot). Slots are handed out by the throttle thread
+ * (in an array of each thread's own). Slots are handed out by the throttle thread
  * (nslots, its own), made in Java before the retransform that puts the
  * probe in, and read when a recording's file begins (base: the counts
  * then) and ends (counted: the counts then minus base). Under done_mutex:
@@ -66,7 +66,8 @@ static uint64_t *base;
 static size_t nbase;
 
 /* The JDK's own classes lose every probe, as before: the counter itself
- * (LongAdder) and what it uses are JDK code that must never count. */
+ * (ThreadLocal, the arrays, the list of threads) is JDK code that must
+ * never count. */
 static int countable(const struct jcal_method *m)
 {
 	static const char *const jdk[] = {"Ljava/", "Ljdk/", "Lsun/", "Lcom/sun/", "Ljcal/"};
@@ -420,14 +421,20 @@ void throttle_start(void)
 			  strerror(rc));
 }
 
+/* The rule as given: "CALLS:NS" (the meta record's, status's). */
+static void rule_text(char *rule, size_t len)
+{
+	snprintf(rule, len, "%llu:%llu", (unsigned long long)max_calls,
+		 (unsigned long long)rule_ns);
+}
+
 int throttle_status(char *rule, size_t len, size_t *ndone_out, size_t *counted)
 {
 	uint32_t slot;
 
 	if (!throttle_count_on)
 		return 0;
-	snprintf(rule, len, "%llu:%llu", (unsigned long long)max_calls,
-		 (unsigned long long)rule_ns);
+	rule_text(rule, len);
 	pthread_mutex_lock(&done_mutex);
 	*ndone_out = ndone;
 	*counted = 0;
@@ -443,8 +450,7 @@ void throttle_write_meta(struct trace_recbuf *rb)
 
 	if (!throttle_count_on)
 		return;
-	snprintf(rule, sizeof(rule), "%llu:%llu", (unsigned long long)max_calls,
-		 (unsigned long long)rule_ns);
+	rule_text(rule, sizeof(rule));
 	trace_rec_meta(rb, THROTTLE_META_RULE, rule);
 	trace_rec_meta(rb, THROTTLE_META_TIME, THROTTLE_TIME_SELF);
 	pthread_mutex_lock(&done_mutex);

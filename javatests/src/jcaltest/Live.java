@@ -485,7 +485,7 @@ public final class Live {
 					"HelloWorldExample.doGet: " + calls(out, "HelloWorldExample.doGet") + ", sent " + n);
 			r.check(calls(out, "org.apache.catalina.connector.CoyoteAdapter.service") == n,
 					"CoyoteAdapter.service: " + calls(out, "org.apache.catalina.connector.CoyoteAdapter.service"));
-			Map<String, String> sum = summaryCsv(out);
+			Map<String, String> sum = r.summaryCsv(out);
 			long thr = Long.parseLong(sum.getOrDefault("throttled", "0"));
 			r.check(thr > 0, "some of Tomcat's methods were throttled: " + thr);
 			System.out.println("      " + thr + " methods throttled");
@@ -497,15 +497,6 @@ public final class Live {
 			r.run(r.tmp.toFile(), List.of("rm", "-rf", dir.toString()));
 		}
 		return true;
-	}
-
-	/** The summary's CSV rows (key, value) of t. */
-	private Map<String, String> summaryCsv(Path t) throws Exception {
-		Map<String, String> m = new java.util.HashMap<>();
-		for (List<String> row : Runner.csv(r.post(t, "--report", "summary", "--format", "csv").out))
-			if (row.size() == 2)
-				m.put(row.get(0), row.get(1));
-		return m;
 	}
 
 	/** Index N of the summary's throttled.N.* rows of method, or -1. */
@@ -543,7 +534,7 @@ public final class Live {
 			r.check(calls(out, HANDLE) == k && calls(out, W + "LiveServer.compute") == k,
 					"handle() and compute() exact: " + calls(out, HANDLE) + " " + calls(out, W + "LiveServer.compute"));
 			r.check(calls(out, leaf) == 50L * k, "leaf() exact in the flat report: " + calls(out, leaf) + ", made " + 50L * k);
-			Map<String, String> sum = summaryCsv(out);
+			Map<String, String> sum = r.summaryCsv(out);
 			int i = throttledIndex(sum, leaf);
 			r.check(i >= 0, "leaf() is throttled: " + sum);
 			if (i >= 0) {
@@ -573,7 +564,7 @@ public final class Live {
 			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "second stop");
 			r.check(calls(out2, HANDLE) == k2, "second: handle() exact: " + calls(out2, HANDLE));
 			r.check(calls(out2, leaf) == 50L * k2, "second: leaf() exact, only counted: " + calls(out2, leaf));
-			Map<String, String> sum2 = summaryCsv(out2);
+			Map<String, String> sum2 = r.summaryCsv(out2);
 			int j = throttledIndex(sum2, leaf);
 			r.check(j >= 0 && "0".equals(sum2.get("throttled." + j + ".recorded_calls"))
 					&& ("" + 50L * k2).equals(sum2.get("throttled." + j + ".counted_calls")),

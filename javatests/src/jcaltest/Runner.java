@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -152,6 +153,17 @@ public final class Runner {
 			rows.add(row);
 		}
 		return rows;
+	}
+
+	/** The summary's CSV rows of t: key -> value. */
+	Map<String, String> summaryCsv(Path t) throws Exception {
+		Result res = post(t, "--report", "summary", "--format", "csv");
+		check(res.rc == 0, "summary of " + t + ": exit " + res.rc + ": " + res.err);
+		Map<String, String> m = new HashMap<>();
+		for (List<String> row : csv(res.out))
+			if (row.size() == 2)
+				m.put(row.get(0), row.get(1));
+		return m;
 	}
 
 	/** Flat CSV -> method -> calls, for methods starting with prefix. */

@@ -78,13 +78,7 @@ public final class Throttle {
 
 	/** Summary CSV: key -> value. */
 	private Map<String, String> summary(Path t) throws Exception {
-		Runner.Result res = r.post(t, "--report", "summary", "--format", "csv");
-		r.check(res.rc == 0, "summary of " + t + ": " + res.err);
-		Map<String, String> m = new HashMap<>();
-		for (List<String> row : Runner.csv(res.out))
-			if (row.size() == 2)
-				m.put(row.get(0), row.get(1));
-		return m;
+		return r.summaryCsv(t);
 	}
 
 	/** Recorded calls of method in a flat report: 0 when it has no row. */

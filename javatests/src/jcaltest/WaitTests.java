@@ -88,17 +88,12 @@ final class WaitTests {
 		r.check(total >= BLOCKED_MIN_NS, mode + ": blocked " + total + " ns on " + LOCK + ", less than 5 x 40 ms");
 		r.check(num(w, pause, "total") >= 15_000_000L, mode + ": Object.wait(20) lasted " + num(w, pause, "total"));
 		/* the summary: the taker's waits split by class */
-		Runner.Result s = r.post(t, "--report", "summary", "--format", "csv");
-		r.check(s.rc == 0, "summary: exit " + s.rc + ": " + s.err);
-		Map<String, String> kv = new HashMap<>();
-		for (List<String> row : Runner.csv(s.out))
-			if (row.size() == 2)
-				kv.put(row.get(0), row.get(1));
+		Map<String, String> kv = r.summaryCsv(t);
 		String serial = null;
 		for (String k : kv.keySet())
 			if (k.startsWith("thread.") && k.endsWith(".blocked." + LOCK))
 				serial = k.substring("thread.".length(), k.length() - (".blocked." + LOCK).length());
-		r.check(serial != null, mode + ": the summary names no thread blocked on " + LOCK + ": " + s.out);
+		r.check(serial != null, mode + ": the summary names no thread blocked on " + LOCK + ": " + kv);
 		if (serial == null)
 			return;
 		/* (the thread may also wait for other monitors: the JDK's own, at its end) */
