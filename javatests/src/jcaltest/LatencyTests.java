@@ -45,19 +45,7 @@ final class LatencyTests {
 
 	/** The rows of a CSV report by their first column (the method), each a map of column to value. */
 	private Map<String, Map<String, String>> rows(Runner.Result res, String what) {
-		Map<String, Map<String, String>> m = new HashMap<>();
-		r.check(res.rc == 0, what + ": exit " + res.rc + ": " + res.err);
-		List<List<String>> csv = Runner.csv(res.out);
-		if (csv.isEmpty())
-			return m;
-		List<String> head = csv.get(0);
-		for (List<String> row : csv.subList(1, csv.size())) {
-			Map<String, String> v = new HashMap<>();
-			for (int i = 0; i < head.size() && i < row.size(); i++)
-				v.put(head.get(i), row.get(i));
-			m.put(row.get(0), v);
-		}
-		return m;
+		return rowsBy(res, what, "method"); /* flat's and latency's first column */
 	}
 
 	private long num(Map<String, Map<String, String>> rows, String method, String col) {
@@ -345,16 +333,8 @@ final class LatencyTests {
 	private Map<String, Map<String, String>> rowsBy(Runner.Result res, String what, String by) {
 		Map<String, Map<String, String>> m = new HashMap<>();
 		r.check(res.rc == 0, what + ": exit " + res.rc + ": " + res.err);
-		List<List<String>> csv = Runner.csv(res.out);
-		if (csv.isEmpty())
-			return m;
-		List<String> head = csv.get(0);
-		for (List<String> row : csv.subList(1, csv.size())) {
-			Map<String, String> v = new HashMap<>();
-			for (int i = 0; i < head.size() && i < row.size(); i++)
-				v.put(head.get(i), row.get(i));
+		for (Map<String, String> v : Runner.csvRecords(res.out))
 			m.put(v.get(by), v);
-		}
 		return m;
 	}
 

@@ -155,6 +155,22 @@ public final class Runner {
 		return rows;
 	}
 
+	/** The rows of a CSV report after its header, each a map of column to value. */
+	static List<Map<String, String>> csvRecords(String text) {
+		List<List<String>> csv = csv(text);
+		List<Map<String, String>> out = new ArrayList<>();
+		if (csv.isEmpty())
+			return out;
+		List<String> head = csv.get(0);
+		for (List<String> row : csv.subList(1, csv.size())) {
+			Map<String, String> v = new HashMap<>();
+			for (int i = 0; i < head.size() && i < row.size(); i++)
+				v.put(head.get(i), row.get(i));
+			out.add(v);
+		}
+		return out;
+	}
+
 	/** The summary's CSV rows of t: key -> value. */
 	Map<String, String> summaryCsv(Path t) throws Exception {
 		Result res = post(t, "--report", "summary", "--format", "csv");

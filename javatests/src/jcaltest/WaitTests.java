@@ -52,14 +52,8 @@ final class WaitTests {
 		List<List<String>> csv = Runner.csv(res.out);
 		r.check(!csv.isEmpty() && csv.get(0).equals(
 				List.of("kind", "method", "class", "count", "total", "max", "timeouts")), "waits header: " + res.out);
-		if (csv.isEmpty())
-			return m;
-		for (List<String> row : csv.subList(1, csv.size())) {
-			Map<String, String> v = new HashMap<>();
-			for (int i = 0; i < row.size(); i++)
-				v.put(csv.get(0).get(i), row.get(i));
-			m.put(row.get(0) + " " + row.get(1) + " " + row.get(2), v);
-		}
+		for (Map<String, String> v : Runner.csvRecords(res.out))
+			m.put(v.get("kind") + " " + v.get("method") + " " + v.get("class"), v);
 		return m;
 	}
 
