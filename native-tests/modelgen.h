@@ -340,6 +340,19 @@ static inline int mg_snapshot_file(const char *path, const char *const *scripts,
 	return err ? -1 : 0;
 }
 
+/* Loads the trace or snapshot at path into m (model_init with comp, NULL
+ * for none), finished and named. Returns 0, or -1 (m is then only fit for
+ * model_free). */
+static inline int mg_load(struct model *m, const char *path, const struct calltree_comp *comp)
+{
+	struct trace_result res;
+
+	model_init(m, comp);
+	if (model_load(m, path, &res) != TRACE_OK || model_finish(m) || model_names(m, 0))
+		return -1;
+	return 0;
+}
+
 /* Runs fn(m, o) into a memory string (free it); o->out is set here. */
 static inline char *mg_run(int (*fn)(const struct model *, const struct report_opts *),
 			   const struct model *m, struct report_opts *o, int *status)

@@ -39,16 +39,6 @@ static char *run(int (*fn)(const struct model *, const struct report_opts *), co
 }
 
 /* Loads a trace file into m as jcal-post does. */
-static int load_file(struct model *m, const char *path)
-{
-	struct trace_result res;
-
-	model_init(m, NULL);
-	if (model_load(m, path, &res) != TRACE_OK || model_finish(m) || model_names(m, 0))
-		return -1;
-	return 0;
-}
-
 static char *tmp_trace(const char *script)
 {
 	static char path[64];
@@ -221,7 +211,7 @@ static void test_speedscope_evented(void)
 	/* the fig4a script is a static buffer: copy it before the next use */
 	scripts[0] = strdup(fig);
 	CHECK_EQ_I(mg_trace_file(path, scripts, names, 2, NULL, NULL), 0);
-	CHECK_EQ_I(load_file(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	o.trace_path = path;
 	o.evented = 1;
 	s = run(export_speedscope, &m, &o);
@@ -313,7 +303,7 @@ static void test_chrome(void)
 	CHECK(path != NULL);
 	if (!path)
 		return;
-	CHECK_EQ_I(load_file(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	o.trace_path = path;
 	s = run(export_chrome, &m, &o);
 	/* fig4a's ten calls: C 19, A 7, B 1, B 3, B 1, B 9, A 7, B 3, A 1, X 1 */

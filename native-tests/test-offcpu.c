@@ -71,16 +71,6 @@ static int write_trace(const char *path, const char *hz)
 	return tg_close(&tg);
 }
 
-static int load(struct model *m, const char *path)
-{
-	struct trace_result res;
-
-	model_init(m, NULL);
-	if (model_load(m, path, &res) != TRACE_OK || model_finish(m) || model_names(m, 0))
-		return -1;
-	return 0;
-}
-
 static char *run(int (*fn)(const struct model *, const struct report_opts *), const struct model *m,
 		 struct report_opts *o, int *st)
 {
@@ -97,7 +87,7 @@ static void test_reports(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(write_trace(path, "1000000000"), 0);
-	CHECK_EQ_I(load(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	CHECK_EQ_I(offcpu_add(&m, err_buf, sizeof(err_buf)), 0);
 	CHECK_EQ_I(model_metric_index(&m, "offcpu"), 2);
 	CHECK(offcpu_is(&m, 2) && !offcpu_is(&m, 1));
@@ -143,7 +133,7 @@ static void test_tsc_frequency(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(write_trace(path, "2000000000"), 0);
-	CHECK_EQ_I(load(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	CHECK_EQ_I(offcpu_add(&m, err_buf, sizeof(err_buf)), 0);
 	s = run(report_flat, &m, &o, &st);
 	/* nap: 500 ns of wall, 10 of CPU; main: 300 and 190 */

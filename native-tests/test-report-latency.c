@@ -30,16 +30,6 @@ static void tmp_path(char *path, size_t len)
 		close(fd);
 }
 
-static int load_file(struct model *m, const char *path, const struct calltree_comp *comp)
-{
-	struct trace_result res;
-
-	model_init(m, comp);
-	if (model_load(m, path, &res) != TRACE_OK || model_finish(m) || model_names(m, 0))
-		return -1;
-	return 0;
-}
-
 /*
  * M.main calls M.work 100 times: call i lasts 1000 + i when i % 10 == 9
  * (ten slow ones), else 10, and calls M.leaf for 4 of them inside; then
@@ -88,7 +78,7 @@ static void test_percentiles(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(mg_trace_file(path, (const char *const *)&script, names, 1, NULL, NULL), 0);
-	CHECK_EQ_I(load_file(&m, path, NULL), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	s = run_latency(&m, &o, path, &st);
 	CHECK_EQ_I(st, 0);
 	/* main: 10 * 90 + (1009 + ... + 1099) + 7 + 1 = 11448 */
@@ -140,7 +130,7 @@ static void test_contexts_and_filters(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(mg_trace_file(path, (const char *const *)&script, names, 1, NULL, NULL), 0);
-	CHECK_EQ_I(load_file(&m, path, NULL), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	s = run_latency(&m, &o, path, &st);
 	CHECK_EQ_I(st, 0);
 	CHECK_STR(s, "method,context,calls,min,p50,p90,p99,p99_9,max,mean,total\n"
@@ -194,7 +184,7 @@ static void test_compensated_sums(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(mg_trace_file(path, scripts, names, 2, NULL, NULL), 0);
-	CHECK_EQ_I(load_file(&m, path, &comp), 0);
+	CHECK_EQ_I(mg_load(&m, path, &comp), 0);
 	o.sel = &sel;
 	s = run_latency(&m, &o, path, &st);
 	CHECK_EQ_I(st, 0);
@@ -235,7 +225,7 @@ static void test_unbalanced(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(mg_trace_file(path, &script, names, 1, NULL, NULL), 0);
-	CHECK_EQ_I(load_file(&m, path, NULL), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	s = run_latency(&m, &o, path, &st);
 	CHECK_EQ_I(st, 0);
 	CHECK_STR(s, "method,calls,min,p50,p90,p99,p99_9,max,mean,total\n"
@@ -292,8 +282,8 @@ static void test_snapshot_hists(void)
 	mg_snapshot_hists = 1;
 	CHECK_EQ_I(mg_snapshot_file(snap, scripts, names, 2), 0);
 	mg_snapshot_hists = 0;
-	CHECK_EQ_I(load_file(&mt, trace, NULL), 0);
-	CHECK_EQ_I(load_file(&ms, snap, NULL), 0);
+	CHECK_EQ_I(mg_load(&mt, trace, NULL), 0);
+	CHECK_EQ_I(mg_load(&ms, snap, NULL), 0);
 	for (int by = 0; by < 2; by++) {
 		o.by_context = by;
 		a = run_latency(&mt, &o, trace, &st);
@@ -360,7 +350,7 @@ static void test_refusals(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(mg_snapshot_file(path, &script, names, 1), 0);
-	CHECK_EQ_I(load_file(&m, path, NULL), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	s = run_latency(&m, &o, path, &st);
 	CHECK_EQ_I(st, -1);
 	CHECK_STR(s, "");
@@ -368,7 +358,7 @@ static void test_refusals(void)
 	free(s);
 	model_free(&m);
 	CHECK_EQ_I(mg_trace_file(path, &script, names, 1, NULL, NULL), 0);
-	CHECK_EQ_I(load_file(&m, path, NULL), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	s = run_latency(&m, &o, "-", &st);
 	CHECK_EQ_I(st, -1);
 	CHECK(strstr(err_buf, "not stdin") != NULL);

@@ -28,16 +28,6 @@ static void tmp_path(char *path, size_t len)
 		close(fd);
 }
 
-static int load_file(struct model *m, const char *path)
-{
-	struct trace_result res;
-
-	model_init(m, NULL);
-	if (model_load(m, path, &res) != TRACE_OK || model_finish(m) || model_names(m, 0))
-		return -1;
-	return 0;
-}
-
 static char *run_slow(const struct model *m, struct report_opts *o, const char *path, int *st)
 {
 	o->trace_path = path;
@@ -70,7 +60,7 @@ static void test_slowest(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(mg_trace_file(path, scripts, names, 2, NULL, NULL), 0);
-	CHECK_EQ_I(load_file(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	s = run_slow(&m, &o, path, &st);
 	CHECK_EQ_I(st, 0);
 	/* of equal durations the one that ended first comes first; the
@@ -196,7 +186,7 @@ static void test_wall_clock_start(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(write_tsc(path), 0);
-	CHECK_EQ_I(load_file(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	s = run_slow(&m, &o, path, &st);
 	CHECK_EQ_I(st, 0);
 	CHECK_STR(s,
@@ -248,7 +238,7 @@ static void test_wide_caller(void)
 	tg_events_end(&tg);
 	trace_rec_end(&tg.rb, 4 * N + 2, 1, 0);
 	CHECK_EQ_I(tg_close(&tg), 0);
-	CHECK_EQ_I(load_file(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	s = run_slow(&m, &o, path, &st);
 	CHECK_EQ_I(st, 0);
 	snprintf(want, sizeof(want),

@@ -107,16 +107,6 @@ static int write_trace(const char *path, int tsc)
 	return tg_close(&tg);
 }
 
-static int load(struct model *m, const char *path)
-{
-	struct trace_result res;
-
-	model_init(m, NULL);
-	if (model_load(m, path, &res) != TRACE_OK || model_finish(m) || model_names(m, 0))
-		return -1;
-	return 0;
-}
-
 static char *run(int (*fn)(const struct model *, const struct report_opts *), const struct model *m,
 		 struct report_opts *o, int *st)
 {
@@ -209,7 +199,7 @@ static void test_report(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(write_trace(path, 1), 0);
-	CHECK_EQ_I(load(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	CHECK_EQ_U(m.waits.n, 5);
 	CHECK_EQ_U(m.waits.other_kinds, 1);
 	s = run(report_waits, &m, &o, &st);
@@ -263,7 +253,7 @@ static void test_summary_split(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(write_trace(path, 1), 0);
-	CHECK_EQ_I(load(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	o.trace_path = path;
 	s = run(report_summary, &m, &o, &st);
 	CHECK_EQ_I(st, 0);
@@ -314,7 +304,7 @@ static void test_without_tsc(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(write_trace(path, 0), 0);
-	CHECK_EQ_I(load(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	o.trace_path = path;
 	s = run(report_summary, &m, &o, &st);
 	CHECK(strstr(s,
@@ -381,7 +371,7 @@ static void test_chrome(void)
 
 	tmp_path(path, sizeof(path));
 	CHECK_EQ_I(write_trace(path, 1), 0);
-	CHECK_EQ_I(load(&m, path), 0);
+	CHECK_EQ_I(mg_load(&m, path, NULL), 0);
 	o.trace_path = path;
 	s = run(export_chrome, &m, &o, &st);
 	CHECK_EQ_I(st, 0);
