@@ -139,6 +139,8 @@ static int take_options(const struct jcal_options *o)
 	jcal.opts.output = o->output;
 	jcal.opts.maxcontexts = o->maxcontexts;
 	jcal.opts.hists_off = o->hists_off;
+	jcal.opts.slow_ns = o->slow_ns;
+	jcal.opts.slow_max = o->slow_max;
 	jcal.opts.monitors_off = o->monitors_off;
 	snprintf(jcal.opts.calib, sizeof(jcal.opts.calib), "%s", o->calib);
 	/* this recording's own labels (label=) */
@@ -192,7 +194,8 @@ static int begin_output(const char *options, char *err, size_t errlen)
 		bci_agent_write_meta();
 	trace_file_begin();
 	agent_write_vm_meta(jcal.jvmti);
-	if (tree_recorder_choose_table(err, errlen))
+	if (tree_recorder_choose_table(err, errlen) ||
+	    (tree_recorder_on() && tree_recorder_slow_setup(0, err, errlen)))
 		return -1;
 	/* the trees start afresh, or are emptied and given back by their
 	 * threads (output=trace); the table stays: same JVM */

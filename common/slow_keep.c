@@ -55,6 +55,9 @@ void slow_keep_free(struct slow_keep *k)
 	pthread_mutex_destroy(&k->lock);
 	free(k->heap);
 	k->heap = NULL;
+	/* a watcher still attached to it offers nothing more */
+	k->cfg.threshold = UINT64_MAX;
+	atomic_store(&k->floor, UINT64_MAX);
 }
 
 void slow_keep_reset(struct slow_keep *k)

@@ -53,7 +53,8 @@ struct slow_keep {
 	size_t n;
 };
 
-/* Returns 0, or -ENOMEM / -EINVAL (max out of range). */
+/* Returns 0, or -ENOMEM / -EINVAL (max out of range). After
+ * slow_keep_free, a watcher still attached offers nothing. */
 int slow_keep_init(struct slow_keep *k, const struct slow_keep_cfg *cfg);
 void slow_keep_free(struct slow_keep *k);
 

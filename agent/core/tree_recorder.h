@@ -44,6 +44,12 @@ int tree_recorder_on(void);
  * read, and why). Returns 0, or -1 with err when calib= cannot be used. */
 int tree_recorder_choose_table(char *err, size_t errlen);
 
+/* slow=: whether this recording's metrics give it a duration to compare
+ * (a TSC or cputime); with keep, the keeper is made for it too (at the
+ * load, before any tree takes events; a later start makes it again in
+ * tree_recorder_reset). Returns 0, or -1 with err naming the option. */
+int tree_recorder_slow_setup(int keep, char *err, size_t errlen);
+
 /* A new Java thread's tree (NULL when memory runs out: its events are
  * counted as lost). */
 struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics);
