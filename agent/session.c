@@ -526,6 +526,14 @@ int session_status(char *msg, size_t len)
 			 jcal_output_name(jcal.opts.output), (unsigned long long)contexts,
 			 (unsigned long long)fc, (unsigned long long)fk);
 	}
+	uint64_t sns, sover, skept, smax;
+	if (jcal.opts.output != JCAL_OUTPUT_TRACE &&
+	    tree_recorder_slow_counts(&sns, &sover, &skept, &smax) && strlen(msg) < len)
+		snprintf(
+		    msg + strlen(msg), len - strlen(msg),
+		    "slow: %llu calls of at least %llu ns, the %llu longest kept (at most %llu)\n",
+		    (unsigned long long)sover, (unsigned long long)sns, (unsigned long long)skept,
+		    (unsigned long long)smax);
 	agent_rec_unlock();
 	return JCAL_ATTACH_OK;
 }

@@ -82,6 +82,11 @@ int tree_recorder_slow_setup(int keep, char *err, size_t errlen)
 	return 0;
 }
 
+int tree_recorder_slow_counts(uint64_t *ns, uint64_t *over, uint64_t *kept, uint64_t *max)
+{
+	return tree_slow_status(ns, over, kept, max);
+}
+
 struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics)
 {
 	return tree_registry_thread_new(serial, nmetrics);

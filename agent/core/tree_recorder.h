@@ -50,6 +50,10 @@ int tree_recorder_choose_table(char *err, size_t errlen);
  * tree_recorder_reset). Returns 0, or -1 with err naming the option. */
 int tree_recorder_slow_setup(int keep, char *err, size_t errlen);
 
+/* For status: 1 with slow='s threshold (ns), the calls at least that
+ * long so far, how many are kept and the most kept; 0 without slow=. */
+int tree_recorder_slow_counts(uint64_t *ns, uint64_t *over, uint64_t *kept, uint64_t *max);
+
 /* A new Java thread's tree (NULL when memory runs out: its events are
  * counted as lost). */
 struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics);

@@ -209,8 +209,7 @@ struct slow_keep *tree_slow_keeper(void);
  * -ENOMEM or the sink's error. */
 int tree_slow_write(struct trace_recbuf *rb, const struct tree_snapshot_sink *sink);
 
-/* For status: 1 with the threshold, the calls over it and those kept, or
- * 0 without slow=. */
-int tree_slow_status(uint64_t *ns, uint64_t *over, uint64_t *kept);
+/* tree_recorder_slow_counts(). */
+int tree_slow_status(uint64_t *ns, uint64_t *over, uint64_t *kept, uint64_t *max);
 
 #endif

@@ -130,7 +130,7 @@ int tree_slow_write(struct trace_recbuf *rb, const struct tree_snapshot_sink *si
 	return rc;
 }
 
-int tree_slow_status(uint64_t *ns, uint64_t *over, uint64_t *kept)
+int tree_slow_status(uint64_t *ns, uint64_t *over, uint64_t *kept, uint64_t *max)
 {
 	struct trace_slow *calls;
 	long n;
@@ -141,5 +141,6 @@ int tree_slow_status(uint64_t *ns, uint64_t *over, uint64_t *kept)
 	free(calls);
 	*ns = keeper_ns;
 	*kept = n > 0 ? (uint64_t)n : 0;
+	*max = keeper.cfg.max;
 	return 1;
 }
