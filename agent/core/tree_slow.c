@@ -59,7 +59,8 @@ int tree_slow_configure(void)
 
 	if (keeper_made) {
 		slow_keep_free(&keeper);
-		keeper_made = keeper_on = 0;
+		atomic_store(&keeper_on, 0);
+		keeper_made = 0;
 	}
 	if (!jcal.opts.slow_ns || m < 0)
 		return 0;
@@ -78,19 +79,20 @@ int tree_slow_configure(void)
 	cfg.max = jcal.opts.slow_max ? jcal.opts.slow_max : JCAL_SLOW_KEEP_DEFAULT;
 	if (slow_keep_init(&keeper, &cfg))
 		return -1;
-	keeper_made = keeper_on = 1;
+	keeper_made = 1;
+	atomic_store(&keeper_on, 1);
 	keeper_ns = jcal.opts.slow_ns;
 	return 0;
 }
 
 struct slow_keep *tree_slow_keeper(void)
 {
-	return keeper_on ? &keeper : NULL;
+	return atomic_load(&keeper_on) ? &keeper : NULL;
 }
 
 void tree_slow_reset(void)
 {
-	if (keeper_on)
+	if (atomic_load(&keeper_on))
 		slow_keep_reset(&keeper);
 }
 
@@ -109,7 +111,7 @@ int tree_slow_write(struct trace_recbuf *rb, const struct tree_snapshot_sink *si
 	long n;
 	int rc = 0;
 
-	if (!keeper_on)
+	if (!atomic_load(&keeper_on))
 		return 0;
 	n = slow_keep_list(&keeper, &calls, &over);
 	if (n < 0)
@@ -135,7 +137,7 @@ int tree_slow_status(uint64_t *ns, uint64_t *over, uint64_t *kept, uint64_t *max
 	struct trace_slow *calls;
 	long n;
 
-	if (!keeper_on)
+	if (!atomic_load(&keeper_on))
 		return 0;
 	n = slow_keep_list(&keeper, &calls, over);
 	free(calls);
