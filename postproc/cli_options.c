@@ -478,7 +478,7 @@ static int check_calls(const struct cli *c)
 
 	if (!strcmp(c->trace, "-"))
 		msg("error", "--report %s reads the trace again: give a file, not stdin", kind);
-	else if (any_snapshot(c) && c->ninputs > 1)
+	else if (any_snapshot(c) && c->ninputs > 1 && strcmp(kind, "slow"))
 		msg("error", "--report %s: %s", kind, CALLS_NEED_TRACE);
 	else if (c->sh.so.merge)
 		msg("error", "--report %s takes each call apart: --merge-threads does not apply",

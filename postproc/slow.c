@@ -201,14 +201,28 @@ static int from_snapshot(struct keep *k, char *err, size_t errlen)
 		   *max = model_meta(m, "snapshot.slow.max"),
 		   *over = model_meta(m, "snapshot.slow.over");
 
-	if (!ns) {
+	s->kept = 1;
+	if (m->ninputs) { /* a merged profile of snapshots (merge.c) */
+		if (m->slow_inputs < m->ninputs) {
+			snprintf(
+			    err, errlen,
+			    "--report slow of several inputs: each a trace, or each a snapshot "
+			    "of slow=; %zu of the %zu inputs are snapshots, %zu of them of "
+			    "slow=",
+			    m->snap_inputs, m->ninputs, m->slow_inputs);
+			return -1;
+		}
+		s->kept_ns = m->slow_ns;
+		s->kept_max = m->slow_max;
+		s->kept_over = m->slow_over;
+	} else if (!ns) {
 		snprintf(err, errlen, "--report slow: %s", SLOW_NEED_TRACE);
 		return -1;
+	} else {
+		s->kept_ns = strtoull(ns, NULL, 10);
+		s->kept_max = max ? strtoull(max, NULL, 10) : 0;
+		s->kept_over = over ? strtoull(over, NULL, 10) : 0;
 	}
-	s->kept = 1;
-	s->kept_ns = strtoull(ns, NULL, 10);
-	s->kept_max = max ? strtoull(max, NULL, 10) : 0;
-	s->kept_over = over ? strtoull(over, NULL, 10) : 0;
 	s->metric = m->nslow ? m->slow[0].metric : k->o->metric;
 	for (size_t i = 0; i < m->nslow; i++) {
 		const struct trace_slow *ts = &m->slow[i];
@@ -284,7 +298,7 @@ int slow_build(const struct model *m, const struct slow_opts *o, struct slow *s,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (m->snapshot && !m->ninputs) {
+	if ((m->snapshot && !m->ninputs) || m->snap_inputs) {
 		rc = from_snapshot(&k, err, errlen);
 		goto out;
 	}

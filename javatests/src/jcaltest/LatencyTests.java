@@ -360,6 +360,21 @@ final class LatencyTests {
 		Runner.Result text = r.post(s5, "--report", "slow", "--metric", "tsc");
 		r.check(text.rc == 0 && text.out.contains("Kept by the agent (slow=): the 5 longest calls of at least 10000000 ns"),
 				"slow=10ms:5: the text says what was kept: " + text.out + text.err);
+		/* the two snapshots as one profile: every call of each, longest first, named with its input */
+		Runner.Result merged = r.run(r.tmp.toFile(), List.of(r.post, s.toString(), s5.toString(), "--report", "slow",
+				"--top", "100000", "--format", "csv"));
+		List<Map<String, String>> both = Runner.csvRecords(merged.out);
+		long first = both.stream().filter(row -> row.get("thread").contains(" [1 ")).count();
+		long second = both.stream().filter(row -> row.get("thread").contains(" [2 ")).count();
+		boolean sorted = true;
+		for (int i = 1; i < both.size(); i++)
+			sorted &= Long.parseLong(both.get(i - 1).get("duration")) >= Long.parseLong(both.get(i).get("duration"));
+		r.check(merged.rc == 0 && first == all.stream().filter(row -> Long.parseLong(row.get("duration")) >= 10_000_000L).count()
+				&& second == 5 && sorted, "two snapshots of slow= merged: each one's calls, longest first: " + first + " + "
+				+ second + ", sorted " + sorted + ": " + merged.err);
+		Runner.Result mixed = r.run(r.tmp.toFile(), List.of(r.post, t.toString(), s5.toString(), "--report", "slow"));
+		r.check(mixed.rc == 1 && mixed.err.contains("each a trace, or each a snapshot of slow="),
+				"a trace and a snapshot: refused in one line: " + mixed.rc + " " + mixed.err);
 	}
 
 	/** Where two lists of rows part: their sizes and the first rows that differ. */
