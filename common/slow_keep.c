@@ -16,18 +16,6 @@ struct slow_kept {
 	uint64_t seq; /* the order it was offered in */
 };
 
-/* An open call of a watched thread (frame 0: what runs outside any). */
-struct slow_frame {
-	uint64_t gen; /* which call: a number no earlier call had */
-	int partial;  /* the tree folded while it was open */
-};
-
-/* A context's calls within the current call of its parent. */
-struct slow_ctx {
-	uint64_t gen; /* the parent's call they belong to (0: none yet) */
-	uint64_t value, raw;
-};
-
 /* ---- the keeper ---- */
 
 int slow_keep_init(struct slow_keep *k, const struct slow_keep_cfg *cfg)
@@ -170,29 +158,6 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Room for frames up to need, the new ones empty. */
-static int frames_room(struct slow_watch *w, size_t need)
-{
-	size_t old = w->nframe;
-
-	if (grow(&w->frame, &w->nframe, need))
-		return -1;
-	memset(w->frame + old, 0, (w->nframe - old) * sizeof(*w->frame));
-	return 0;
-}
-
-static int ctx_room(struct slow_watch *w, uint32_t node)
-{
-	size_t old = w->nctx;
-
-	if (node < old)
-		return 0;
-	if (grow(&w->ctx, &w->nctx, (size_t)node + 1))
-		return -1;
-	memset(w->ctx + old, 0, (w->nctx - old) * sizeof(*w->ctx));
-	return 0;
-}
-
 /* The path of node into c: its innermost TRACE_SLOW_PATH_MAX methods. */
 static void call_path(const struct calltree *t, uint32_t node, struct trace_slow *c)
 {
@@ -206,25 +171,24 @@ static void call_path(const struct calltree *t, uint32_t node, struct trace_slow
 		c->path[--i] = t->nodes[n].method;
 }
 
-/* The callees of the call of node whose frame is f: the contexts under it
- * with sums of f's generation, the largest TRACE_SLOW_CALLEES kept; self
- * is what the others leave. */
-static void call_callees(const struct slow_watch *w, uint32_t node, const struct slow_frame *f,
+/* The callees of the call of node of generation gen: the contexts under
+ * it with sums of that call (calltree_sum), the largest TRACE_SLOW_CALLEES
+ * kept; self is what all of them leave. */
+static void call_callees(const struct calltree *t, uint32_t node, uint64_t gen,
 			 struct trace_slow *c)
 {
-	const struct calltree *t = w->tree;
 	uint64_t all = 0, all_raw = 0;
 
 	for (uint32_t ch = t->nodes[node].first_child; ch != CALLTREE_NONE;
 	     ch = t->nodes[ch].next_sibling) {
-		const struct slow_ctx *s = ch < w->nctx ? &w->ctx[ch] : NULL;
+		uint64_t v, raw;
 		unsigned at;
 
-		if (!s || s->gen != f->gen)
+		if (!calltree_sum(t, ch, gen, &v, &raw))
 			continue;
-		all += s->value;
-		all_raw += s->raw;
-		for (at = c->ncallees; at > 0 && c->callee[at - 1].value < s->value; at--)
+		all += v;
+		all_raw += raw;
+		for (at = c->ncallees; at > 0 && c->callee[at - 1].value < v; at--)
 			;
 		if (at >= TRACE_SLOW_CALLEES)
 			continue;
@@ -233,8 +197,8 @@ static void call_callees(const struct slow_watch *w, uint32_t node, const struct
 		memmove(&c->callee[at + 1], &c->callee[at],
 			(c->ncallees - 1 - at) * sizeof(c->callee[0]));
 		c->callee[at].method = t->nodes[ch].method;
-		c->callee[at].value = s->value;
-		c->callee[at].raw = s->raw;
+		c->callee[at].value = v;
+		c->callee[at].raw = raw;
 	}
 	c->self = c->value > all ? c->value - all : 0;
 	c->raw_self = c->raw > all_raw ? c->raw - all_raw : 0;
@@ -247,100 +211,47 @@ static void call_callees(const struct slow_watch *w, uint32_t node, const struct
 	}
 }
 
-static void capture(struct slow_watch *w, uint32_t node, const struct slow_frame *f,
+/* calltree_sums_cfg.leave: a call of at least the threshold ended. */
+static int on_leave(void *ctx, const struct calltree *t, uint32_t node, uint64_t gen,
 		    const uint64_t *cum, const uint64_t *raw, int live)
 {
-	const struct slow_keep_cfg *cfg = &w->keep->cfg;
+	struct slow_watch *w = ctx;
+	struct slow_keep *k = w->keep;
+	const struct slow_keep_cfg *cfg = &k->cfg;
 	struct trace_slow c;
 
+	atomic_fetch_add_explicit(&k->over, 1, memory_order_relaxed);
+	if (cum[cfg->metric] < atomic_load_explicit(&k->floor, memory_order_relaxed))
+		return 0;
 	memset(&c, 0, sizeof(c));
 	c.thread = w->serial;
 	c.metric = cfg->metric;
 	c.value = cum[cfg->metric];
 	c.raw = raw[cfg->metric];
 	c.end_ns = cfg->now_ns ? cfg->now_ns() : realtime_ns();
-	if (cfg->wall >= 0 && cfg->wall_hz)
+	if (cfg->wall >= 0 && cfg->wall_hz && (unsigned)cfg->wall < t->nmetrics)
 		c.wall_ns =
 		    (uint64_t)((unsigned __int128)raw[cfg->wall] * 1000000000u / cfg->wall_hz);
-	c.flags = (live ? TRACE_SLOW_LIVE : 0) | (f->partial ? TRACE_SLOW_PARTIAL : 0);
-	call_path(w->tree, node, &c);
-	call_callees(w, node, f, &c);
-	slow_keep_offer(w->keep, &c);
-}
-
-static int on_enter(void *ctx, uint32_t node, const uint64_t *metric)
-{
-	struct slow_watch *w = ctx;
-
-	(void)node;
-	(void)metric;
-	if (frames_room(w, w->depth + 2))
-		return -1;
-	w->frame[++w->depth].gen = ++w->gen;
-	w->frame[w->depth].partial = 0;
-	return 0;
-}
-
-static int on_leave(void *ctx, uint32_t node, const uint64_t *cum, const uint64_t *raw, int live)
-{
-	struct slow_watch *w = ctx;
-	struct slow_keep *k = w->keep;
-	const unsigned m = k->cfg.metric;
-	const int outside = live || !w->depth;
-	struct slow_ctx *s;
-
-	if (cum[m] >= k->cfg.threshold) {
-		atomic_fetch_add_explicit(&k->over, 1, memory_order_relaxed);
-		if (cum[m] >= atomic_load_explicit(&k->floor, memory_order_relaxed))
-			capture(w, node, &w->frame[outside ? 0 : w->depth], cum, raw, outside);
-	}
-	if (outside) {
-		/* a frame inserted above the root: what ran outside any frame
-		 * so far was its, and it is now what runs there */
-		w->frame[0].gen = ++w->gen;
-		w->frame[0].partial = 0;
-	} else {
-		w->depth--;
-	}
-	if (ctx_room(w, node))
-		return -1;
-	s = &w->ctx[node];
-	if (s->gen != w->frame[w->depth].gen) {
-		s->gen = w->frame[w->depth].gen;
-		s->value = s->raw = 0;
-	}
-	s->value += cum[m];
-	s->raw += raw[m];
+	c.flags =
+	    (live ? TRACE_SLOW_LIVE : 0) | (calltree_sums_partial(t, gen) ? TRACE_SLOW_PARTIAL : 0);
+	call_path(t, node, &c);
+	call_callees(t, node, gen, &c);
+	slow_keep_offer(k, &c);
 	return 0;
 }
 
 int slow_watch_attach(struct slow_watch *w, struct calltree *t, struct slow_keep *k,
 		      uint32_t serial)
 {
-	struct calltree_watch cw = {w, on_enter, on_leave};
+	struct calltree_sums_cfg cfg = {k->cfg.metric, k->cfg.threshold, w, on_leave};
 
 	memset(w, 0, sizeof(*w));
 	w->keep = k;
-	w->tree = t;
 	w->serial = serial;
-	if (frames_room(w, 4))
-		return -ENOMEM;
-	w->frame[0].gen = ++w->gen;
-	return calltree_watch(t, &cw) ? -ENOMEM : 0;
-}
-
-void slow_watch_folded(struct slow_watch *w)
-{
-	free(w->ctx);
-	w->ctx = NULL;
-	w->nctx = 0;
-	for (size_t d = 0; d <= w->depth && d < w->nframe; d++)
-		w->frame[d].partial = 1;
+	return calltree_keep_sums(t, &cfg);
 }
 
 void slow_watch_free(struct slow_watch *w)
 {
-	free(w->frame);
-	free(w->ctx);
 	memset(w, 0, sizeof(*w));
 }

@@ -10,13 +10,13 @@
  * holds once full (or than the threshold) is turned away by one relaxed
  * load, without the lock.
  *
- * A watcher sums, per calling context, the time its calls took within the
- * current call of their parent (a generation number per open frame tells
- * a sum of this call from one of an earlier call of the same parent), so a
- * kept call's callees are exact at no cost per event but a few stores.
- * Memory: 24 bytes per context of the tree and 16 per open frame. A fold of
- * the tree (calltree_fold) renumbers contexts: slow_watch_folded() forgets
- * the sums, and the calls open then are marked TRACE_SLOW_PARTIAL.
+ * A watcher has the tree keep each call's callees (calltree_keep_sums:
+ * exact, a few stores a call, on the builder's inline path too) and be
+ * told of the calls of at least the threshold, the only ones it looks at:
+ * it counts them, and builds and offers those as long as the keeper's
+ * floor. A call open when the tree folded (calltree_fold renumbers
+ * contexts) is marked TRACE_SLOW_PARTIAL: its callees before the fold are
+ * in its self.
  */
 #ifndef JCAL_SLOW_KEEP_H
 #define JCAL_SLOW_KEEP_H
@@ -73,22 +73,14 @@ long slow_keep_list(struct slow_keep *k, struct trace_slow **out, uint64_t *over
  * first event; the tree's thread serial goes into its calls. */
 struct slow_watch {
 	struct slow_keep *keep;
-	const struct calltree *tree;
 	uint32_t serial;
-	struct slow_frame *frame; /* frame[0]: outside any frame; [1..depth] open calls */
-	size_t depth, nframe;
-	struct slow_ctx *ctx; /* per context: its sum within its parent's call */
-	size_t nctx;
-	uint32_t gen;
 };
 
-/* Has t tell w of its calls (calltree_watch: w is the watch's context and
- * must stay where it is). Returns 0 or -ENOMEM. */
+/* Has t keep its calls' callees and tell w of its calls of at least the
+ * keeper's threshold (w must stay where it is, and the keeper's metric be
+ * one of t's). Returns 0, -EINVAL or -ENOMEM. */
 int slow_watch_attach(struct slow_watch *w, struct calltree *t, struct slow_keep *k,
 		      uint32_t serial);
-
-/* t was folded (calltree_fold): its contexts renumbered. */
-void slow_watch_folded(struct slow_watch *w);
 
 void slow_watch_free(struct slow_watch *w);
 

@@ -4,8 +4,10 @@
  * hand-made call tree's slow calls with their paths, callees, self, wall
  * durations and end times; the bound (the longest kept, the first of
  * equal ones); random walks against a plain model of every call's
- * callees; a fold marks the open calls partial; the record decoded as
- * written, and malformed ones refused.
+ * callees; a fold marks the open calls partial; a call live before
+ * tracing; each on the tree builder's general path (two metrics) and its
+ * inline one (one); the record decoded as written, and malformed ones
+ * refused.
  */
 #include "common/slow_keep.h"
 
@@ -32,6 +34,10 @@ static int ev(struct calltree *t, unsigned trans, uint32_t method, uint64_t v)
 	return calltree_event(t, method, trans, JCAL_MT_INTERP_STATIC, m);
 }
 
+/* Metrics of the trees: 2 (every event on the builder's general path) or
+ * 1 (its inline path); each test runs with both. */
+static unsigned nmetrics = 2;
+
 static void setup(struct calltree *t, struct slow_keep *k, struct slow_watch *w, uint64_t threshold,
 		  size_t max)
 {
@@ -39,7 +45,7 @@ static void setup(struct calltree *t, struct slow_keep *k, struct slow_watch *w,
 
 	clock_now = 0;
 	CHECK_EQ_I(slow_keep_init(k, &cfg), 0);
-	CHECK_EQ_I(calltree_init(t, 2, NULL), 0);
+	CHECK_EQ_I(calltree_init(t, nmetrics, NULL), 0);
 	CHECK_EQ_I(slow_watch_attach(w, t, k, 7), 0);
 }
 
@@ -81,7 +87,7 @@ static void test_hand_made(void)
 	CHECK_EQ_U(got[0].ncallees, 2);
 	CHECK(got[0].callee[0].method == 3 && got[0].callee[0].value == 140);
 	CHECK(got[0].callee[1].method == 2 && got[0].callee[1].value == 80);
-	CHECK_EQ_U(got[0].wall_ns, 300); /* 600 ticks at 2 GHz */
+	CHECK_EQ_U(got[0].wall_ns, nmetrics == 2 ? 300 : 0); /* 600 ticks at 2 GHz */
 	CHECK_EQ_U(got[0].end_ns, 2000); /* the second call that ended over 100 */
 	/* C: 140 under A, B 20, self 120 */
 	CHECK(got[1].value == 140 && got[1].self == 120 && got[1].depth == 2 &&
@@ -279,7 +285,6 @@ static void test_fold(void)
 	CHECK_EQ_I(calltree_fold_heat(&t, heat), 0);
 	CHECK_EQ_I(calltree_fold(&t, heat, 1000), 0); /* B (heat 10) folds into <cold> */
 	CHECK_EQ_U(t.stats.folded_contexts, 1);
-	slow_watch_folded(&w);
 	free(heat);
 	CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, 3, 20), 0);
 	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 3, 50), 0);
@@ -293,6 +298,38 @@ static void test_fold(void)
 	CHECK(got[0].ncallees == 1 && got[0].callee[0].method == 3 &&
 	      got[0].callee[0].value == 30 && got[0].self == 170);
 	CHECK(got[1].value == 200 && got[1].flags == 0 && got[1].self == 160);
+	free(got);
+	teardown(&t, &k, &w);
+}
+
+/* B (2) called, then an exit of A (1), which was live before tracing:
+ * A's call ran from the first event, with B its callee; C (3) after it is
+ * a call of its own under the root. */
+static void test_live(void)
+{
+	struct calltree t;
+	struct slow_keep k;
+	struct slow_watch w;
+	struct trace_slow *got;
+	uint64_t over;
+
+	setup(&t, &k, &w, 50, 10);
+	CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, 2, 10), 0);
+	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 2, 60), 0);
+	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 1, 100), 0);
+	CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, 3, 100), 0);
+	CHECK_EQ_I(ev(&t, JCAL_TR_ENTRY, 2, 110), 0);
+	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 2, 130), 0);
+	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 3, 200), 0);
+	CHECK_EQ_I(slow_keep_list(&k, &got, &over), 3);
+	CHECK(got[0].value == 100 && got[0].path[0] == 3 && got[0].depth == 1 && !got[0].flags);
+	CHECK(got[0].ncallees == 1 && got[0].callee[0].method == 2 && got[0].callee[0].value == 20);
+	CHECK(got[1].value == 90 && got[1].path[0] == 1 && got[1].flags == TRACE_SLOW_LIVE);
+	CHECK(got[1].ncallees == 1 && got[1].callee[0].method == 2 &&
+	      got[1].callee[0].value == 50 && got[1].self == 40);
+	/* B's path as it was when B ended: A was not known yet (a trace's
+	 * report, read to its end, puts B under A) */
+	CHECK(got[2].value == 50 && got[2].depth == 1 && got[2].path[0] == 2);
 	free(got);
 	teardown(&t, &k, &w);
 }
@@ -378,11 +415,16 @@ static void test_cfg(void)
 
 int main(void)
 {
-	RUN(test_hand_made);
-	RUN(test_bound);
-	RUN(test_random_walks);
-	RUN(test_deep_path);
-	RUN(test_fold);
+	for (nmetrics = 2; nmetrics >= 1; nmetrics--) {
+		printf("  %u metric%s: the builder's %s path\n", nmetrics, nmetrics > 1 ? "s" : "",
+		       nmetrics > 1 ? "general" : "inline");
+		RUN(test_hand_made);
+		RUN(test_bound);
+		RUN(test_random_walks);
+		RUN(test_deep_path);
+		RUN(test_fold);
+		RUN(test_live);
+	}
 	RUN(test_record);
 	RUN(test_cfg);
 	return test_summary("slow-keep");

@@ -89,9 +89,8 @@ void tree_fold_all(void)
 
 		tree_handshake_take(tt);
 		heat = malloc((size_t)tt->tree.nnodes * sizeof(*heat));
-		if (heat && !calltree_fold_heat(&tt->tree, heat) &&
-		    calltree_fold(&tt->tree, heat, (uint64_t)cutoff) >= 0 && tt->watched)
-			slow_watch_folded(&tt->slow); /* its contexts renumbered */
+		if (heat && !calltree_fold_heat(&tt->tree, heat))
+			calltree_fold(&tt->tree, heat, (uint64_t)cutoff);
 		d = tree_registry_recount(tt);
 		tree_handshake_give(tt);
 		free(heat);
