@@ -13,24 +13,13 @@ N=${1:-300000}
 RUNS=${2:-5}
 BUILD=${BUILD:-build}
 JAVA=${JAVA:-java}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-loop_ms() { # loop_ms MODE [OPTS]: the loop's CPU time CallHeavy prints
-	"$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,output=tree,metric=tsc,mode=$1${2:-},out=$tmp/t.tree" \
-		-cp "$BUILD/bench" jcalbench.CallHeavy "$N" 2>"$tmp/err" |
-		sed -n "s/.*cpu_ms=\([0-9.]*\).*/\1/p" || { cat "$tmp/err" >&2; exit 1; }
-}
-# Calls per run, from a trace: (events) / 2 of the bench class's methods.
-"$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,include=jcalbench.*,out=$tmp/c.bin" \
-	-cp "$BUILD/bench" jcalbench.CallHeavy "$N" >/dev/null
-calls=$("$BUILD/jcal-post" "$tmp/c.bin" --raw --report flat --format csv 2>/dev/null |
-	awk -F, 'NR > 1 && $1 ~ /^jcalbench\./ {s += $2} END {print s}')
+. bench/callheavy-lib.sh
+calls=$(callheavy_calls)
 for r in $(seq "$RUNS"); do
 	for mode in events bci; do
-		loop_ms "$mode" >>"$tmp/none.$mode"
-		loop_ms "$mode" ,slow=1s >>"$tmp/watch.$mode"
-		loop_ms "$mode" ,slow=2us >>"$tmp/keep.$mode"
+		callheavy_ms "$BUILD/libjcal.so" "$mode" >>"$tmp/none.$mode"
+		callheavy_ms "$BUILD/libjcal.so" "$mode" ,slow=1s >>"$tmp/watch.$mode"
+		callheavy_ms "$BUILD/libjcal.so" "$mode" ,slow=2us >>"$tmp/keep.$mode"
 	done
 done
 echo "CallHeavy $N: $calls calls of jcalbench.*, output=tree,metric=tsc, medians of $RUNS runs"
