@@ -357,6 +357,9 @@ final class LatencyTests {
 		got = slowRows(s5, "slow of the snapshot");
 		r.check(want.size() == 5 && want.equals(got),
 				"slow=10ms:5: the trace's 5 longest calls: " + firstDifference(want, got));
+		Runner.Result sum5 = r.post(s5, "--report", "summary");
+		r.check(sum5.rc == 0 && sum5.out.matches("(?s).*\n  slow calls: +5 kept of the \\d+ calls of at least 10000000 ns \\(tsc; slow= keeps at most 5; --report slow\\)\n.*"),
+				"slow=10ms:5: the summary's slow calls row: " + sum5.out + sum5.err);
 		Runner.Result text = r.post(s5, "--report", "slow", "--metric", "tsc");
 		r.check(text.rc == 0 && text.out.contains("Kept by the agent (slow=): the 5 longest calls of at least 10000000 ns"),
 				"slow=10ms:5: the text says what was kept: " + text.out + text.err);
