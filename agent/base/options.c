@@ -761,7 +761,7 @@ static const struct opt_row {
 };
 
 #define NROWS (sizeof(opt_rows) / sizeof(opt_rows[0]))
-_Static_assert(NROWS <= 32, "the once-seen set of jcal_options_parse is a 32-bit mask");
+_Static_assert(NROWS <= 64, "the once-seen set of jcal_options_parse is a 64-bit mask");
 
 static char help_text[8192];
 
@@ -854,7 +854,7 @@ int jcal_options_later_check(const struct jcal_options *agent, const char *metri
 	for (size_t i = 0; i < NROWS; i++) {
 		const struct opt_row *r = &opt_rows[i];
 
-		if (!(o->given & (1u << i)))
+		if (!(o->given & (UINT64_C(1) << i)))
 			continue;
 		if (r->later == JCAL_LATER_FIXED &&
 		    fixed_differs(r->key, agent, metrics, o, err, errlen))
@@ -907,7 +907,7 @@ const char *jcal_options_help(void)
 }
 
 /* Parses one key[=value] token by its row; *seen holds the once-keys met so far. */
-static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *err, size_t errlen)
+static int parse_token(struct jcal_options *o, char *tok, uint64_t *seen, char *err, size_t errlen)
 {
 	char *eq = strchr(tok, '=');
 	const char *val = eq ? eq + 1 : NULL;
@@ -929,15 +929,15 @@ static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *
 	if (i == NROWS)
 		return fail(err, errlen, "unknown option '%s' (try 'help')", tok);
 	const struct opt_row *r = &opt_rows[i];
-	o->given |= 1u << i;
+	o->given |= UINT64_C(1) << i;
 	if (r->count == ONCE) {
-		if (*seen & (1u << i)) {
+		if (*seen & (UINT64_C(1) << i)) {
 			snprintf(err, errlen, "option '%s': %s= was given already (give it once%s)",
 				 tok, r->key,
 				 strcmp(r->key, "metric") ? "" : "; metric=A+B reads several");
 			return -1;
 		}
-		*seen |= 1u << i;
+		*seen |= UINT64_C(1) << i;
 	}
 	if (!r->syntax && val)
 		return fail(err, errlen, "option '%s' takes no value", tok);
@@ -991,7 +991,7 @@ int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_
 static int parse_all(const char *str, struct jcal_options *o, char *err, size_t errlen)
 {
 	char buf[4 * JCAL_OPT_PATH_MAX];
-	unsigned seen = 0;
+	uint64_t seen = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->loglevel = JCAL_LOG_INFO;

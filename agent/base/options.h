@@ -130,7 +130,7 @@ struct jcal_options {
 	 * JCAL_ATTACH_THROTTLE_* when the agent attaches to a running JVM) */
 	uint64_t throttle_calls, throttle_avg;
 	int throttle_given; /* throttle= (CALLS:NS or off) was in the options */
-	uint32_t given;	    /* bit i: row i of the option table was in the string */
+	uint64_t given;	    /* bit i: row i of the option table was in the string */
 	int loglevel_given; /* loglevel= or quiet was in the options */
 	/* label=KEY:VALUE (repeatable): written as the meta records label.KEY,
 	 * which jcal-post's pprof export gives every sample as a label;
