@@ -34,6 +34,11 @@ struct bci_config {
 	 * any other value to leave it alone. */
 	int (*method_id)(void *ctx, const char *cls, const char *name, const char *desc,
 			 uint16_t access, uint32_t *id);
+	/* Optional: called instead of method_id, with the same arguments and
+	 * answers, for a tiny method (bci_tiny.h): tiny=count answers
+	 * BCI_COUNT_ONLY. NULL: tiny methods go to method_id like the rest. */
+	int (*tiny_id)(void *ctx, const char *cls, const char *name, const char *desc,
+		       uint16_t access, uint32_t *id);
 	/* Optional: one line per method that could not be (fully) instrumented. */
 	void (*note)(void *ctx, const char *msg);
 	void *ctx;
@@ -50,6 +55,7 @@ struct bci_stats {
 	unsigned skipped;      /* could not be rewritten (see the notes) */
 	unsigned no_handler;   /* rewritten without the catch-all handler */
 	unsigned natives;      /* native methods given a wrapper (native_prefix) */
+	unsigned tiny;	       /* of the instrumented, tiny ones given only the counting probe */
 };
 
 /* Rewrites the class in in[0..len). Returns 0 and a malloc'd *out (NULL when
