@@ -97,8 +97,8 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 			end = strchr(end, ' ');
 			if (!end)
 				end = eq + 1 + strlen(eq + 1);
-			if (nlen == 6 && !strncmp(p, "reason", 6) &&
-			    (size_t)(end - eq - 1) == 4 && !strncmp(eq + 1, "tiny", 4))
+			if (nlen == 6 && !strncmp(p, "reason", 6) && (size_t)(end - eq - 1) == 4 &&
+			    !strncmp(eq + 1, "tiny", 4))
 				tiny = 1;
 		}
 		while (*end == ' ')

@@ -141,7 +141,8 @@ static int fact_eq(const struct throttle_fact *a, const struct throttle_fact *b)
 
 static void test_fact_round_trip(void)
 {
-	struct throttle_fact f = {7, 1795451460297956490ull, 31499, 31487, 1156680, 0, 0, 0, 0, 0}, g;
+	struct throttle_fact f = {7, 1795451460297956490ull, 31499, 31487, 1156680, 0, 0, 0, 0, 0},
+			     g;
 	char key[64], val[256];
 
 	CHECK(throttle_fact_format(&f, key, sizeof(key), val, sizeof(val)) == 0);
@@ -207,14 +208,14 @@ static void test_fact_parse_errors(void)
 	CHECK(throttle_fact_parse("throttle.method.3", "time_ns=1 calls=2 timed=3 sum=4 counted=x",
 				  &g) == -1);
 	/* reason=tiny marks a tiny method; another reason is a later agent's */
-	CHECK(throttle_fact_parse("throttle.method.3", "reason=tiny time_ns=1 calls=0 timed=0 sum=0",
-				  &g) == 0);
+	CHECK(throttle_fact_parse("throttle.method.3",
+				  "reason=tiny time_ns=1 calls=0 timed=0 sum=0", &g) == 0);
 	CHECK(g.tiny);
-	CHECK(throttle_fact_parse("throttle.method.3", "time_ns=1 calls=0 timed=0 sum=0 reason=tinyx",
-				  &g) == 0);
+	CHECK(throttle_fact_parse("throttle.method.3",
+				  "time_ns=1 calls=0 timed=0 sum=0 reason=tinyx", &g) == 0);
 	CHECK(!g.tiny);
-	CHECK(throttle_fact_parse("throttle.method.3", "time_ns=1 calls=0 timed=0 sum=0 reason=",
-				  &g) == 0);
+	CHECK(throttle_fact_parse("throttle.method.3",
+				  "time_ns=1 calls=0 timed=0 sum=0 reason=", &g) == 0);
 	CHECK(!g.tiny);
 	/* malformed */
 	CHECK(throttle_fact_parse("throttle.method.", "time_ns=1 calls=2 timed=3 sum=4", &g) == -1);
@@ -448,11 +449,14 @@ static void test_post_tiny(void)
 	CHECK(add_meta(&v, "throttle.tiny", "35") == 0);
 	CHECK(add_meta(&v, "start.time_ns", "100") == 0);
 	CHECK(add_meta(&v, "throttle.method.8",
-		       "time_ns=50 calls=0 timed=0 sum=0 final_calls=0 counted=0 reason=tiny") == 0);
+		       "time_ns=50 calls=0 timed=0 sum=0 final_calls=0 counted=0 reason=tiny") ==
+	      0);
 	CHECK(add_meta(&v, "throttle.method.6",
-		       "time_ns=60 calls=0 timed=0 sum=0 final_calls=0 counted=5 reason=tiny") == 0);
+		       "time_ns=60 calls=0 timed=0 sum=0 final_calls=0 counted=5 reason=tiny") ==
+	      0);
 	CHECK(add_meta(&v, "throttle.method.4",
-		       "time_ns=70 calls=0 timed=0 sum=0 final_calls=0 counted=7 reason=tiny") == 0);
+		       "time_ns=70 calls=0 timed=0 sum=0 final_calls=0 counted=7 reason=tiny") ==
+	      0);
 	CHECK(v.thread_start(v.ctx, &tt) == 0);
 	CHECK(event(&v, 1, JCAL_TR_ENTRY, 10) == 0);
 	CHECK(event(&v, 1, JCAL_TR_EXIT, 50) == 0);
@@ -460,10 +464,11 @@ static void test_post_tiny(void)
 	CHECK(model_names(&m, 0) == 0);
 	out = summary_of(&m, REPORT_TEXT);
 	CHECK(out && !strstr(out, "throttled:"));
-	CHECK(out && strstr(out, "  tiny:                  3 methods (tiny=count: no call, no loop, "
-				 "at most 35 bytes of bytecode): only a probe that counts their "
-				 "calls from the start, their time their callers'; 2 of them called "
-				 "here, 12 calls counted"));
+	CHECK(out &&
+	      strstr(out, "  tiny:                  3 methods (tiny=count: no call, no loop, "
+			  "at most 35 bytes of bytecode): only a probe that counts their "
+			  "calls from the start, their time their callers'; 2 of them called "
+			  "here, 12 calls counted"));
 	CHECK(out && strstr(out, "    from the start  7 counted  "));
 	CHECK(out && strstr(out, "    from the start  5 counted  "));
 	CHECK(out && strstr(out, "7 counted") < strstr(out, "5 counted"));
@@ -529,7 +534,8 @@ static void test_merge_throttled(void)
 	/* a tiny method (tiny=count) stays one */
 	CHECK(add_meta(&v, "throttle.tiny", "35") == 0);
 	CHECK(add_meta(&v, "throttle.method.6",
-		       "time_ns=10 calls=0 timed=0 sum=0 final_calls=0 counted=3 reason=tiny") == 0);
+		       "time_ns=10 calls=0 timed=0 sum=0 final_calls=0 counted=3 reason=tiny") ==
+	      0);
 	/* an input without throttle= adds nothing */
 	CHECK(merge_throttled_add(&t, &out, plus100, NULL) == 0 && t.n == 0);
 	CHECK(merge_throttled_add(&t, &a, plus100, NULL) == 0);
@@ -548,7 +554,8 @@ static void test_merge_throttled(void)
 	const char *m6 = model_meta(&out, "throttle.method.106");
 	CHECK(m6 && !strcmp(m6, "time_ns=10 calls=0 timed=0 sum=0 final_calls=0 counted=3 "
 				"reason=tiny"));
-	CHECK(model_meta(&out, "throttle.tiny") && !strcmp(model_meta(&out, "throttle.tiny"), "35"));
+	CHECK(model_meta(&out, "throttle.tiny") &&
+	      !strcmp(model_meta(&out, "throttle.tiny"), "35"));
 	merge_throttled_free(&t);
 	model_free(&a);
 	model_free(&b);

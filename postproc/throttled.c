@@ -415,7 +415,8 @@ static void tiny_text(const struct model *m, const struct report_opts *o, const 
 	const char *max = model_meta(m, THROTTLE_META_TINY);
 	size_t called = t->n - t->nrule;
 
-	fprintf(o->out, "  tiny:                  %zu method%s (tiny=count: no call, no loop, at most ",
+	fprintf(o->out,
+		"  tiny:                  %zu method%s (tiny=count: no call, no loop, at most ",
 		t->ntiny, t->ntiny == 1 ? "" : "s");
 	text_escape(o->out, max ? max : "?");
 	fprintf(o->out,
@@ -476,8 +477,7 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 			fprintf(o->out, "throttled.%zu.recorded_calls,%" PRIu64 "\n", i, t.rec[i]);
 		fprintf(o->out, "throttled.%zu.avg,%" PRIu64 "\n", i, avg_of(m, f));
 		if (f->has_counted)
-			fprintf(o->out, "throttled.%zu.counted_calls,%" PRIu64 "\n", i,
-				f->counted);
+			fprintf(o->out, "throttled.%zu.counted_calls,%" PRIu64 "\n", i, f->counted);
 		if (f->tiny)
 			fprintf(o->out, "throttled.%zu.reason,tiny\n", i);
 	}

@@ -125,7 +125,7 @@ struct jcal_options {
 	 * 0 = tiny=probe (or not given: then probe, but count when the agent
 	 * attaches to a running JVM) */
 	int tiny_count;
-	int tiny_given; /* tiny= was in the options */
+	int tiny_given;	    /* tiny= was in the options */
 	uint32_t given;	    /* bit i: row i of the option table was in the string */
 	int loglevel_given; /* loglevel= or quiet was in the options */
 	/* label=KEY:VALUE (repeatable): written as the meta records label.KEY,
