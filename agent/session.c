@@ -84,8 +84,11 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 		jcal.opts.throttle_calls = JCAL_ATTACH_THROTTLE_CALLS;
 		jcal.opts.throttle_avg = JCAL_ATTACH_THROTTLE_NS;
 	}
-	/* ... and tiny methods count only from the start (agent/bci/bci_tiny.h) */
-	int tiny_default = jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.tiny_given;
+	/* ... and tiny methods count only from the start (agent/bci/bci_tiny.h),
+	 * unless the recording is start=manual, which reports no counted calls:
+	 * a tiny method would then be in no report at all */
+	int tiny_default = jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.tiny_given &&
+			   !jcal.opts.start_manual;
 	if (tiny_default)
 		jcal.opts.tiny_count = 1;
 	if (jcal.opts.tiny_count && jcal.opts.mode != JCAL_MODE_BCI) {

@@ -467,7 +467,7 @@ static void test_post_tiny(void)
 	CHECK(out &&
 	      strstr(out, "  tiny:                  3 methods (tiny=count: no call, no loop, "
 			  "at most 35 bytes of bytecode): only a probe that counts their "
-			  "calls from the start, their time their callers'; 2 of them called "
+			  "calls from the start, their time their callers'; 2 of them counted "
 			  "here, 12 calls counted"));
 	CHECK(out && strstr(out, "    from the start  7 counted  "));
 	CHECK(out && strstr(out, "    from the start  5 counted  "));

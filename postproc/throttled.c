@@ -309,8 +309,8 @@ static int by_counted(const void *a, const void *b)
 }
 
 /* What a summary lists: the methods the rule throttled (by time), then the
- * tiny methods called in the recording (by counted calls); the tiny ones
- * not called here are only counted (ntiny). */
+ * tiny methods counted in the recording (by counted calls); the other tiny
+ * ones are only in ntiny. */
 struct tlist {
 	struct throttle_fact *v;
 	uint64_t *rec; /* each one's recorded entries */
@@ -421,7 +421,7 @@ static void tiny_text(const struct model *m, const struct report_opts *o, const 
 	text_escape(o->out, max ? max : "?");
 	fprintf(o->out,
 		" bytes of bytecode): only a probe that counts their calls from the start, "
-		"their time their callers'; %zu of them called here, %" PRIu64
+		"their time their callers'; %zu of them counted here, %" PRIu64
 		" calls counted (the flat report adds them)\n",
 		called, t->tiny_calls);
 	for (size_t i = t->nrule; i < t->n && i < t->nrule + TINY_TEXT_MAX; i++) {
@@ -431,7 +431,7 @@ static void tiny_text(const struct model *m, const struct report_opts *o, const 
 	}
 	if (called > TINY_TEXT_MAX)
 		fprintf(o->out,
-			"    and %zu more called here (--format csv or json lists them all; the "
+			"    and %zu more counted here (--format csv or json lists them all; the "
 			"flat report gives each one's calls)\n",
 			called - TINY_TEXT_MAX);
 }
