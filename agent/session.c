@@ -87,8 +87,8 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	/* ... and tiny methods count only from the start (agent/bci/bci_tiny.h),
 	 * unless the recording is start=manual, which reports no counted calls:
 	 * a tiny method would then be in no report at all */
-	int tiny_default = jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.tiny_given &&
-			   !jcal.opts.start_manual;
+	int tiny_default =
+	    jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.tiny_given && !jcal.opts.start_manual;
 	if (tiny_default)
 		jcal.opts.tiny_count = 1;
 	if (jcal.opts.tiny_count && jcal.opts.mode != JCAL_MODE_BCI) {

@@ -165,7 +165,8 @@ static void test_corpus_basics(void)
 	size_t len = 0, olen;
 	const uint8_t *in = find_file("bcitest/Basics.class", &len, &owned);
 	struct seen s = {.next_id = 1};
-	struct bci_config cfg = {.method_id = full_id, .tiny_id = tiny_slot, .ctx = &s};
+	struct bci_config cfg = {
+	    .method_id = full_id, .tiny_id = tiny_slot, .is_tiny = bci_tiny, .ctx = &s};
 	struct bci_config plain = {.method_id = full_id, .ctx = &s};
 	struct bci_stats st;
 	uint8_t *out = NULL;

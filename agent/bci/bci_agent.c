@@ -33,6 +33,7 @@
 #include "agent/core/agent_state.h"
 #include "agent/bci/bci_hidden.h"
 #include "agent/bci/bci_rewrite.h"
+#include "agent/bci/bci_tiny.h"
 #include "agent/bci/classfile.h"
 #include "agent/bci/bci_wrapped.h"
 #include "agent/core/event_recorder.h"
@@ -219,6 +220,7 @@ static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, i
 	cfg.tiny_id = on && jcal.opts.tiny_count && jcal.opts.command != JCAL_CMD_CALIBRATE
 			  ? assign_tiny
 			  : NULL;
+	cfg.is_tiny = bci_tiny;
 	cfg.note = note;
 	cfg.ctx = &rc;
 	cfg.native_prefix = prefix;

@@ -28,7 +28,6 @@
 #include "agent/bci/bci_method.h"
 #include "agent/bci/bci_native.h"
 #include "agent/bci/bci_stackmap.h"
-#include "agent/bci/bci_tiny.h"
 #include "agent/bci/classfile.h"
 
 #define PROBE_LEN 6   /* push id (3 bytes) + invokestatic (3) */
@@ -541,7 +540,8 @@ static enum method_verdict analyse_method(struct bci_method *m, struct cf_member
 	}
 	int (*pick)(void *, const char *, const char *, const char *, uint16_t, uint32_t *) =
 	    m->cfg->method_id;
-	if (m->cfg->tiny_id && bci_tiny(mb->access, m->code.code, m->code.code_len, m->code.nexc))
+	if (m->cfg->tiny_id && m->cfg->is_tiny &&
+	    m->cfg->is_tiny(mb->access, m->code.code, m->code.code_len, m->code.nexc))
 		pick = m->cfg->tiny_id;
 	switch (pick(m->cfg->ctx, m->cls, m->name, m->desc, mb->access, &m->id)) {
 	case 0:
