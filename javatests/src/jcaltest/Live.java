@@ -653,6 +653,17 @@ public final class Live {
 			r.check(calls(out2, HANDLE) == k2 && calls(out2, leaf) == 50L * k2,
 					"second: handle() and leaf() exact: " + calls(out2, HANDLE) + " " + calls(out2, leaf));
 		}
+		/* a first start=manual recording reports no counted calls: leaf()
+		 * keeps its probes unless tiny= says otherwise */
+		try (Server s = new Server(r, dir.resolve("manual.log"))) {
+			s.work(20);
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", dir.resolve("manual.bin").toString(),
+					"start=manual");
+			Runner.Result status = launcher("status", Long.toString(s.pid));
+			r.check(st.rc == 0 && !(st.out + st.err).contains("tiny=count") && status.out.contains("\ntiny: probe\n"),
+					"start=manual attaches with tiny=probe: " + st.out + st.err + status.out);
+			launcher("stop", Long.toString(s.pid));
+		}
 	}
 
 	/** status of an output=tree recording counts the events its trees took. */
