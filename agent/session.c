@@ -122,7 +122,7 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 		    thr, sizeof(thr),
 		    " (throttle=%u:%u by default: methods called more than %u times whose calls "
 		    "average under %u ns keep only a probe that counts them; throttle=off keeps "
-		    "every probe)",
+		    "their probes)",
 		    JCAL_ATTACH_THROTTLE_CALLS, JCAL_ATTACH_THROTTLE_NS, JCAL_ATTACH_THROTTLE_CALLS,
 		    JCAL_ATTACH_THROTTLE_NS);
 	if (tiny_default)
