@@ -652,6 +652,15 @@ public final class Live {
 			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "second stop");
 			r.check(calls(out2, HANDLE) == k2 && calls(out2, leaf) == 50L * k2,
 					"second: handle() and leaf() exact: " + calls(out2, HANDLE) + " " + calls(out2, leaf));
+			/* a third, output=tree: the snapshot carries the counts too */
+			Path out3 = dir.resolve("third.tree");
+			r.check(launcher("start", Long.toString(s.pid), "-o", out3.toString(), "output=tree").rc == 0,
+					"third start (output=tree)");
+			int k3 = 200;
+			s.work(k3);
+			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "third stop");
+			r.check(calls(out3, HANDLE) == k3 && calls(out3, leaf) == 50L * k3,
+					"third (tree): handle() and leaf() exact: " + calls(out3, HANDLE) + " " + calls(out3, leaf));
 		}
 		/* a first start=manual recording reports no counted calls: leaf()
 		 * keeps its probes unless tiny= says otherwise */
