@@ -753,7 +753,8 @@ jint agent_load(const char *options, const struct agent_hooks *with, recording_l
 		method_table_set_filter(events_filter_keep);
 	agent_write_header_meta(options);
 	if (jcal.opts.output != JCAL_OUTPUT_TRACE &&
-	    start_tree_table(jcal.jvmti, err, sizeof(err))) {
+	    (tree_recorder_slow_setup(1, err, sizeof(err)) ||
+	     start_tree_table(jcal.jvmti, err, sizeof(err)))) {
 		jcal_error("%s", err);
 		trace_file_abandon();
 		return JNI_ERR;

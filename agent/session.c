@@ -158,6 +158,8 @@ static int take_options(const struct jcal_options *o)
 	jcal.opts.output = o->output;
 	jcal.opts.maxcontexts = o->maxcontexts;
 	jcal.opts.hists_off = o->hists_off;
+	jcal.opts.slow_ns = o->slow_ns;
+	jcal.opts.slow_max = o->slow_max;
 	jcal.opts.monitors_off = o->monitors_off;
 	snprintf(jcal.opts.calib, sizeof(jcal.opts.calib), "%s", o->calib);
 	/* this recording's own labels (label=) */
@@ -211,7 +213,8 @@ static int begin_output(const char *options, char *err, size_t errlen)
 		bci_agent_write_meta();
 	trace_file_begin();
 	agent_write_vm_meta(jcal.jvmti);
-	if (tree_recorder_choose_table(err, errlen))
+	if (tree_recorder_choose_table(err, errlen) ||
+	    (tree_recorder_on() && tree_recorder_slow_setup(0, err, errlen)))
 		return -1;
 	/* the trees start afresh, or are emptied and given back by their
 	 * threads (output=trace); the table stays: same JVM */
@@ -550,6 +553,14 @@ int session_status(char *msg, size_t len)
 			 jcal_output_name(jcal.opts.output), (unsigned long long)contexts,
 			 (unsigned long long)fc, (unsigned long long)fk);
 	}
+	uint64_t sns, sover, skept, smax;
+	if (jcal.opts.output != JCAL_OUTPUT_TRACE &&
+	    tree_recorder_slow_counts(&sns, &sover, &skept, &smax) && strlen(msg) < len)
+		snprintf(
+		    msg + strlen(msg), len - strlen(msg),
+		    "slow: %llu calls of at least %llu ns, the %llu longest kept (at most %llu)\n",
+		    (unsigned long long)sover, (unsigned long long)sns, (unsigned long long)skept,
+		    (unsigned long long)smax);
 	agent_rec_unlock();
 	return JCAL_ATTACH_OK;
 }

@@ -15,28 +15,17 @@ N=${2:-300000}
 RUNS=${3:-5}
 BUILD=${BUILD:-build}
 JAVA=${JAVA:-java}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 BASE_OPTS=
 if [ "$BASE" = hists=off ]; then
 	BASE=$BUILD/libjcal.so
 	BASE_OPTS=,hists=off
 fi
-loop_ms() { # loop_ms LIB MODE [OPTS]: the loop's CPU time CallHeavy prints
-	"$JAVA" -agentpath:"$1=trace,quiet,output=tree,metric=tsc,mode=$2${3:-},out=$tmp/t.tree" \
-		-cp "$BUILD/bench" jcalbench.CallHeavy "$N" 2>"$tmp/err" |
-		sed -n "s/.*cpu_ms=\([0-9.]*\).*/\1/p" || { cat "$tmp/err" >&2; exit 1; }
-}
-# Calls per run, from a trace: (events) / 2 of the bench class's methods.
-"$JAVA" -agentpath:"$BUILD/libjcal.so=trace,quiet,mode=bci,include=jcalbench.*,out=$tmp/c.bin" \
-	-cp "$BUILD/bench" jcalbench.CallHeavy "$N" >/dev/null
-calls=$("$BUILD/jcal-post" "$tmp/c.bin" --raw --report flat --format csv 2>/dev/null |
-	awk -F, 'NR > 1 && $1 ~ /^jcalbench\./ {s += $2} END {print s}')
+. bench/callheavy-lib.sh
+calls=$(callheavy_calls)
 for r in $(seq "$RUNS"); do
 	for mode in events bci; do
-		loop_ms "$BASE" "$mode" "$BASE_OPTS" >>"$tmp/base.$mode"
-		loop_ms "$BUILD/libjcal.so" "$mode" >>"$tmp/hist.$mode"
+		callheavy_ms "$BASE" "$mode" "$BASE_OPTS" >>"$tmp/base.$mode"
+		callheavy_ms "$BUILD/libjcal.so" "$mode" >>"$tmp/hist.$mode"
 	done
 done
 echo "CallHeavy $N: $calls calls of jcalbench.*, output=tree,metric=tsc, medians of $RUNS runs${BASE_OPTS:+; base$BASE_OPTS}"

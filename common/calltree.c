@@ -285,6 +285,11 @@ void calltree_free(struct calltree *t)
 	if (t->watch)
 		free(t->watch->at);
 	free(t->watch);
+	if (t->sums) {
+		free(t->sums->frame_gen);
+		free(t->sums->slot);
+		free(t->sums);
+	}
 	for (uint32_t i = 0; t->hist && i < t->nnodes; i++)
 		lathist_free(t->hist[i]);
 	free(t->hist);
@@ -492,6 +497,47 @@ static void pending_flush(struct calltree *t)
 	p->n = 0;
 }
 
+/* calltree_keep_sums: frame k opens, with a new generation. 0 or -ENOMEM. */
+static int sums_enter(struct calltree_sums *s, size_t k)
+{
+	size_t old = s->frame_cap;
+
+	if (k >= old && grow(&s->frame_gen, &s->frame_cap, k + 1))
+		return -ENOMEM;
+	s->frame_gen[k] = ++s->gen;
+	return 0;
+}
+
+/* calltree_keep_sums: a call of node, of generation own, ended with cum and
+ * raw (cum[metric] at least the threshold: leave is told), within the call
+ * of generation parent of its parent. 0 or -ENOMEM. */
+static int sums_leave(struct calltree *t, uint32_t node, uint64_t parent, uint64_t own,
+		      const uint64_t *cum, const uint64_t *raw, int live)
+{
+	struct calltree_sums *s = t->sums;
+	const unsigned m = s->cfg.metric;
+	struct calltree_sum *x;
+
+	if (node >= s->nslot) {
+		size_t old = s->nslot;
+
+		if (grow(&s->slot, &s->nslot, (size_t)node + 1))
+			return -ENOMEM;
+		memset(s->slot + old, 0, (s->nslot - old) * sizeof(*s->slot));
+	}
+	x = &s->slot[node];
+	if (x->gen != parent) {
+		x->gen = parent;
+		x->value = x->raw = 0;
+	}
+	x->value += cum[m]; /* wraps as the frames' differences do */
+	x->raw += raw[m];
+	if (cum[m] >= s->cfg.threshold && s->cfg.leave &&
+	    s->cfg.leave(s->cfg.ctx, t, node, own, cum, raw, live))
+		return -ENOMEM;
+	return 0;
+}
+
 /* calltree_watch: the frame at stack index k ends now; live: it was live
  * before tracing (node n, not on the stack). */
 static int watch_leave(struct calltree *t, uint32_t k, uint32_t n, int live)
@@ -507,6 +553,17 @@ static int watch_leave(struct calltree *t, uint32_t k, uint32_t n, int live)
 	if (t->hist &&
 	    lathist_add(&t->hist[live ? n : t->stack[k]], w->total[0] - (at ? at[t->nmetrics] : 0)))
 		return -ENOMEM;
+	if (t->sums) {
+		struct calltree_sums *su = t->sums;
+		const uint64_t own = live ? su->root_gen : su->frame_gen[k];
+
+		if (live) /* inserted above the root: what runs outside any frame is a new call */
+			su->root_gen = ++su->gen;
+		if (sums_leave(t, live ? n : t->stack[k],
+			       live || !k ? su->root_gen : su->frame_gen[k - 1], own, cum, raw,
+			       live))
+			return -ENOMEM;
+	}
 	return w->w.leave && w->w.leave(w->w.ctx, live ? n : t->stack[k], cum, raw, live) ? -ENOMEM
 											  : 0;
 }
@@ -528,6 +585,8 @@ static int watch_event(struct calltree *t, int entry, const struct seqkey_step *
 		at = &w->at[(size_t)d0 * 2 * nm];
 		memcpy(at, w->raw_total, nm * sizeof(*at));
 		memcpy(at + nm, w->total, nm * sizeof(*at));
+		if (t->sums && sums_enter(t->sums, d0))
+			return -ENOMEM;
 		return w->w.enter && w->w.enter(w->w.ctx, n, metric) ? -ENOMEM : 0;
 	}
 	for (uint32_t k = d0; k > d0 - st->popped; k--)
@@ -551,6 +610,37 @@ int calltree_keep_hists(struct calltree *t)
 	if (!t->watch && !(t->watch = calloc(1, sizeof(*t->watch))))
 		return -ENOMEM; /* t->hist stays: calltree_free frees it */
 	return 0;
+}
+
+int calltree_keep_sums(struct calltree *t, const struct calltree_sums_cfg *cfg)
+{
+	if (cfg->metric >= t->nmetrics)
+		return -EINVAL;
+	if (!t->sums && !(t->sums = calloc(1, sizeof(*t->sums))))
+		return -ENOMEM;
+	t->sums->cfg = *cfg;
+	if (!t->sums->root_gen)
+		t->sums->root_gen = ++t->sums->gen;
+	if (!t->watch && !(t->watch = calloc(1, sizeof(*t->watch))))
+		return -ENOMEM; /* t->sums stays: calltree_free frees it */
+	return 0;
+}
+
+int calltree_sum(const struct calltree *t, uint32_t child, uint64_t gen, uint64_t *value,
+		 uint64_t *raw)
+{
+	const struct calltree_sums *s = t->sums;
+
+	if (!s || child >= s->nslot || s->slot[child].gen != gen)
+		return 0;
+	*value = s->slot[child].value;
+	*raw = s->slot[child].raw;
+	return 1;
+}
+
+int calltree_sums_partial(const struct calltree *t, uint64_t gen)
+{
+	return t->sums && gen <= t->sums->fold_gen;
 }
 
 int calltree_hists_copy(const struct calltree *t, struct lathist **out)
@@ -673,13 +763,15 @@ static inline void fast_load(const struct calltree *t, struct fast_state *f)
 		    : t->comp.fn    ? FAST_DEFER
 				    : FAST_RAW;
 	f->clamped = t->comp_clamped;
-	f->w = t->hist ? t->watch : NULL;
+	f->w = t->hist || t->sums ? t->watch : NULL;
 	f->rtot = f->tot = 0;
 	if (f->w) {
 		f->rtot = f->w->raw_total[0];
 		f->tot = f->w->total[0];
 		if (f->room > f->w->cap / 2) /* a frame's totals at its entry: 2 values */
 			f->room = (uint32_t)(f->w->cap / 2);
+		if (t->sums && f->room > t->sums->frame_cap) /* and its generation */
+			f->room = (uint32_t)t->sums->frame_cap;
 	}
 }
 
@@ -716,7 +808,8 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	struct calltree_pending *p = t->pend;
 	uint32_t charged, node;
 	unsigned between, after;
-	uint64_t call_cum = 0; /* calltree_keep_hists: the cum of the call an exit ends */
+	/* calltree_keep_hists, _sums: the cum and raw cum of the call an exit ends */
+	uint64_t call_cum = 0, call_raw = 0;
 
 	/* a step that is not charged, or whose metric went back: the general
 	 * way, which keeps the account of rebase() */
@@ -777,8 +870,11 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 			if (tr == JCAL_TR_ENTRY) {
 				at[0] = f->rtot;
 				at[1] = f->tot;
+				if (t->sums)
+					t->sums->frame_gen[f->depth - 1] = ++t->sums->gen;
 			} else {
 				call_cum = f->tot - at[1];
+				call_raw = f->rtot - at[0];
 			}
 		}
 	}
@@ -788,8 +884,16 @@ static inline __attribute__((always_inline)) int fast_event(struct calltree *t,
 	t->stats.events++;
 	t->stats.by_type[ty]++;
 	t->stats.by_transition[tr]++;
-	if (f->w && tr != JCAL_TR_ENTRY)
-		return lathist_add(&t->hist[charged], call_cum);
+	if (f->w && tr != JCAL_TR_ENTRY) {
+		const struct calltree_sums *su = t->sums;
+
+		if (t->hist && lathist_add(&t->hist[charged], call_cum))
+			return -ENOMEM;
+		if (su)
+			return sums_leave(t, charged,
+					  f->depth ? su->frame_gen[f->depth - 1] : su->root_gen,
+					  su->frame_gen[f->depth], &call_cum, &call_raw, 0);
+	}
 	return 0;
 }
 
@@ -820,7 +924,7 @@ static inline int slow_event(struct calltree *t, struct fast_state *f, uint32_t 
  * whose compensation would come after the call's end). */
 static inline int hists_fast(const struct calltree *t)
 {
-	return t->hist && !t->watch->w.enter && !t->watch->w.leave && !t->unsafe &&
+	return (t->hist || t->sums) && !t->watch->w.enter && !t->watch->w.leave && !t->unsafe &&
 	       (t->comp.table || !t->comp.fn);
 }
 

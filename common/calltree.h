@@ -100,6 +100,7 @@ struct calltree_comp {
 struct calltree_pending;  /* common/calltree_internal.h */
 struct lathist;		  /* common/lathist.h */
 struct calltree_watching; /* common/calltree_internal.h */
+struct calltree_sums;	  /* common/calltree_internal.h */
 
 /*
  * Optional (calltree_watch): each single call as it ends, with what it
@@ -120,6 +121,30 @@ struct calltree_watch {
 	 * out of memory. */
 	int (*leave)(void *ctx, uint32_t node, const uint64_t *cum, const uint64_t *raw_cum,
 		     int live);
+};
+
+struct calltree;
+
+/*
+ * Optional (calltree_keep_sums): what each call's callees took in it, and
+ * the calls of at least threshold told as they end. Every open call has a
+ * generation (a number no earlier call of the tree had; what runs outside
+ * any frame has one too) and every context a sum: when a call ends, its
+ * cum of metric is added to its context's sum for the current call of its
+ * parent (the sum emptied first when it held an earlier call's), so at a
+ * call's end the sums of its context's children of its generation are its
+ * callees' (calltree_sum). Exact, at a few stores a call, on the builder's
+ * inline path too (one metric).
+ */
+struct calltree_sums_cfg {
+	unsigned metric;    /* < the tree's nmetrics */
+	uint64_t threshold; /* leave is told of calls whose cum of metric is at least this */
+	void *ctx;
+	/* A call of node ended with gen, its cum and raw cum (nmetrics each;
+	 * live as in calltree_watch). The tree's nodes and sums are read-only
+	 * here. 0, or -1 when out of memory. */
+	int (*leave)(void *ctx, const struct calltree *t, uint32_t node, uint64_t gen,
+		     const uint64_t *cum, const uint64_t *raw, int live);
 };
 
 struct calltree_node {
@@ -180,6 +205,7 @@ struct calltree {
 	 * ended calls' compensated cum of metric 0 (NULL: none yet); NULL
 	 * for a tree that keeps none */
 	struct lathist **hist;
+	struct calltree_sums *sums; /* calltree_keep_sums, NULL for none (calltree_internal.h) */
 	/* deltas compensated inline through comp.table (SEQKEY_COUNT, by
 	 * seqkey_index; NULL without a table, or until the first events) and
 	 * how many were clamped; handed to comp.counted by calltree_finish or
@@ -276,6 +302,20 @@ int calltree_watch(struct calltree *t, const struct calltree_watch *w);
  * Returns 0 or -ENOMEM.
  */
 int calltree_keep_hists(struct calltree *t);
+
+/* Has t keep the sums of calltree_sums_cfg (before the first event).
+ * Returns 0, -EINVAL (metric) or -ENOMEM. */
+int calltree_keep_sums(struct calltree *t, const struct calltree_sums_cfg *cfg);
+
+/* What child's calls took (cum and raw cum of the sums' metric) within the
+ * call of generation gen of its parent: 1, or 0 when none. */
+int calltree_sum(const struct calltree *t, uint32_t child, uint64_t gen, uint64_t *value,
+		 uint64_t *raw);
+
+/* Whether the call of generation gen was open when the tree folded
+ * (calltree_fold renumbers contexts: its callees before the fold have no
+ * sums). */
+int calltree_sums_partial(const struct calltree *t, uint64_t gen);
 
 /* Copies of t's histograms into out (t->nnodes entries, NULL each for
  * none), the calls still open counted as if they ended now, as

@@ -2,6 +2,7 @@
  * calltree_fold.c - folding of cold contexts (see calltree_fold.h).
  */
 #include "common/calltree_fold.h"
+#include "common/calltree_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -151,6 +152,10 @@ static void compact(struct calltree *t, struct compaction *c, const uint8_t *rem
 	free(c->nkids);
 	for (uint32_t d = 0; d < t->keys.depth; d++)
 		t->stack[d] = newidx[t->stack[d]];
+	if (t->sums) { /* the sums were by the old numbers: the calls open now lose theirs */
+		memset(t->sums->slot, 0, t->sums->nslot * sizeof(*t->sums->slot));
+		t->sums->fold_gen = t->sums->gen;
+	}
 }
 
 /* Each removed subtree's figures up to its top, then into the pseudo-frame

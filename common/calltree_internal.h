@@ -31,4 +31,21 @@ struct calltree_watching {
 	size_t cap; /* values at has room for */
 };
 
+/* calltree_keep_sums' state: the generation of each open frame (by stack
+ * index) and of what runs outside any (root_gen), the last given, the
+ * last when the tree folded; per node its sum and the generation of its
+ * parent's call it belongs to (nslot of them, grown as nodes end). */
+struct calltree_sum {
+	uint64_t gen, value, raw;
+};
+
+struct calltree_sums {
+	struct calltree_sums_cfg cfg;
+	uint64_t gen, root_gen, fold_gen;
+	uint64_t *frame_gen;
+	size_t frame_cap;
+	struct calltree_sum *slot;
+	size_t nslot;
+};
+
 #endif

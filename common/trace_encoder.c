@@ -461,6 +461,37 @@ void trace_rec_tree_hists(struct trace_recbuf *rb, uint32_t serial, const uint32
 	rec_end(rb, TRACE_REC_TREE_HISTS, s, p);
 }
 
+void trace_rec_tree_slow(struct trace_recbuf *rb, const struct trace_slow *c)
+{
+	uint32_t depth = c->depth > TRACE_SLOW_PATH_MAX ? TRACE_SLOW_PATH_MAX : c->depth;
+	unsigned nc = c->ncallees > TRACE_SLOW_CALLEES ? TRACE_SLOW_CALLEES : c->ncallees;
+	uint8_t *s = rec_begin(rb, (12 + (size_t)depth + 3 * nc) * VARINT_MAX_LEN);
+
+	if (!s)
+		return;
+	uint8_t *p = s;
+	p += varint_put(p, c->thread);
+	p += varint_put(p, c->metric);
+	p += varint_put(p, c->value);
+	p += varint_put(p, c->raw);
+	p += varint_put(p, c->self);
+	p += varint_put(p, c->raw_self);
+	p += varint_put(p, c->end_ns);
+	p += varint_put(p, c->wall_ns);
+	p += varint_put(p, c->flags);
+	p += varint_put(p, c->omitted);
+	p += varint_put(p, depth);
+	for (uint32_t i = 0; i < depth; i++)
+		p += varint_put(p, c->path[i]);
+	p += varint_put(p, nc);
+	for (unsigned i = 0; i < nc; i++) {
+		p += varint_put(p, c->callee[i].method);
+		p += varint_put(p, c->callee[i].value);
+		p += varint_put(p, c->callee[i].raw);
+	}
+	rec_end(rb, TRACE_REC_TREE_SLOW, s, p);
+}
+
 void trace_rec_tree_nodes(struct trace_recbuf *rb, const struct trace_tree_node *nodes,
 			  uint32_t count)
 {

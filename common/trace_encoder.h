@@ -16,6 +16,7 @@
 
 #include "common/trace_format.h"
 #include "common/trace_monitor.h"
+#include "common/trace_slow.h"
 #include "common/trace_tree.h"
 #include "common/varint.h"
 
@@ -152,7 +153,7 @@ void trace_rec_monitor(struct trace_recbuf *rb, const struct trace_monitor *m);
 /* The file header (TRACE_FILE_HEADER_LEN bytes), its stop field "none". */
 void trace_header_encode(uint8_t out[TRACE_FILE_HEADER_LEN]);
 
-/* The file header of a tree snapshot (format 3.1). */
+/* The file header of a tree snapshot (format 3.x). */
 void trace_snapshot_header(uint8_t out[TRACE_FILE_HEADER_LEN]);
 
 /* A thread's TREE_THREAD record, then its nodes in TREE_NODES records of
@@ -167,6 +168,8 @@ struct lathist;
  * nodes node[k] (snapshot indices), k < count (docs/trace-format.md). */
 void trace_rec_tree_hists(struct trace_recbuf *rb, uint32_t serial, const uint32_t *node,
 			  const struct lathist *const *h, uint32_t count);
+/* A TREE_SLOW record: one call kept by slow= (3.2). */
+void trace_rec_tree_slow(struct trace_recbuf *rb, const struct trace_slow *c);
 
 /*
  * The trace's CRC-32: zlib's crc32() (polynomial, bit order and chaining:

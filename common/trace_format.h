@@ -29,10 +29,10 @@
  * TREE_THREAD and TREE_NODES records instead of events. It has its own
  * major version, so that a 2.x reader, which skips records it does not
  * know, refuses it rather than showing empty trees. This reader reads 3.x
- * as it reads 2.x. 3.1 adds the TREE_HISTS records, which a 3.0 reader
- * skips. */
+ * as it reads 2.x. 3.1 adds the TREE_HISTS records, 3.2 the TREE_SLOW
+ * records, which earlier 3.x readers skip. */
 #define TRACE_SNAPSHOT_VERSION_MAJOR 3
-#define TRACE_SNAPSHOT_VERSION_MINOR 1
+#define TRACE_SNAPSHOT_VERSION_MINOR 2
 
 /* Why the agent stopped writing before the end (the stop field). */
 enum trace_stop {
@@ -80,6 +80,8 @@ enum trace_record_kind {
 	 * monitor, common/trace_monitor.h */
 	TRACE_REC_MONITOR = 13, /* varint serial, kind, flags, method, str class, varint
 				   time_ns, wall_ns, metrics list start, metrics list end */
+	/* 3.2: a call kept by slow= (common/trace_slow.h) */
+	TRACE_REC_TREE_SLOW = 14,
 };
 
 /* Event tag byte in an EVENTS chunk:

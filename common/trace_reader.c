@@ -212,6 +212,7 @@ static const char *const rec_names[] = {
     [TRACE_REC_TREE_THREAD] = "TREE_THREAD",
     [TRACE_REC_TREE_NODES] = "TREE_NODES",
     [TRACE_REC_TREE_HISTS] = "TREE_HISTS",
+    [TRACE_REC_TREE_SLOW] = "TREE_SLOW",
     [TRACE_REC_MONITOR] = "MONITOR",
 };
 
@@ -403,6 +404,46 @@ static int decode_monitor(struct trace_dec *d, struct cur *c)
 	return v && v->monitor && v->monitor(v->ctx, &m) ? 1 : 0;
 }
 
+/* A TREE_SLOW record (common/trace_slow.h). */
+static int decode_tree_slow(struct trace_dec *d, struct cur *c)
+{
+	const struct trace_visitor *v = d->v;
+	struct trace_slow s;
+	uint64_t n;
+
+	memset(&s, 0, sizeof(s));
+	s.thread = cur_u32(c);
+	s.metric = cur_u32(c);
+	s.value = cur_uv(c);
+	s.raw = cur_uv(c);
+	s.self = cur_uv(c);
+	s.raw_self = cur_uv(c);
+	s.end_ns = cur_uv(c);
+	s.wall_ns = cur_uv(c);
+	s.flags = cur_u32(c);
+	s.omitted = cur_u32(c);
+	n = cur_uv(c);
+	if (c->bad || !n || n > TRACE_SLOW_PATH_MAX || s.metric >= JCAL_MAX_METRICS)
+		return -1;
+	s.depth = (uint32_t)n;
+	for (uint32_t i = 0; i < s.depth; i++)
+		s.path[i] = cur_u32(c);
+	n = cur_uv(c);
+	if (c->bad || n > TRACE_SLOW_CALLEES || s.self > s.value || s.raw_self > s.raw)
+		return -1;
+	s.ncallees = (unsigned)n;
+	for (unsigned i = 0; i < s.ncallees; i++) {
+		s.callee[i].method = cur_u32(c);
+		s.callee[i].value = cur_uv(c);
+		s.callee[i].raw = cur_uv(c);
+		if (s.callee[i].value > s.value || s.callee[i].raw > s.raw)
+			return -1;
+	}
+	if (c->bad)
+		return -1;
+	return v && v->tree_slow && v->tree_slow(v->ctx, &s) ? 1 : 0;
+}
+
 /* Decodes one known record; returns 1 when the callback refused it (any
  * non-zero return: a refusal is not a malformed record), -1 when the
  * record is malformed, -2 when it failed with its own message, else 0. */
@@ -509,6 +550,8 @@ static int decode_record(struct trace_dec *d, unsigned kind, struct cur *c)
 		return decode_tree_hists(d, c);
 	case TRACE_REC_MONITOR:
 		return decode_monitor(d, c);
+	case TRACE_REC_TREE_SLOW:
+		return decode_tree_slow(d, c);
 	case TRACE_REC_LABEL: {
 		uint32_t id = cur_u32(c);
 		const char *text = cur_str(c);

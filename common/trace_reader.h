@@ -79,7 +79,8 @@ struct trace_end {
 
 /* Callbacks; any may be NULL. A non-zero return stops the read
  * (status TRACE_ABORTED). Strings are valid only during the call. */
-struct lathist; /* common/lathist.h */
+struct lathist;	   /* common/lathist.h */
+struct trace_slow; /* common/trace_slow.h */
 
 struct trace_visitor {
 	void *ctx;
@@ -112,6 +113,10 @@ struct trace_visitor {
 	/* 3.1: the histogram of a thread's node (its snapshot index), checked
 	 * (lathist_valid); h is the reader's, valid during the call. */
 	int (*tree_hist)(void *ctx, uint32_t serial, uint32_t node, const struct lathist *h);
+	/* 3.2: a call kept by slow= (common/trace_slow.h), checked: a path of
+	 * 1..TRACE_SLOW_PATH_MAX frames, at most TRACE_SLOW_CALLEES callees,
+	 * self and the callees no longer than the call. */
+	int (*tree_slow)(void *ctx, const struct trace_slow *c);
 };
 
 enum trace_status {

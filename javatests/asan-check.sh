@@ -22,7 +22,8 @@ flat_calls() {
 	"$post" "$1" --report flat --format csv 2>/dev/null | awk -F, -v m="$2" '$1 == m { print $2 }'
 }
 
-# run NAME CLASS EXPECT...: EXPECT is METHOD=CALLS.
+# run NAME CLASS EXPECT...: EXPECT is METHOD=CALLS. OPTS: more agent options.
+OPTS=
 run() {
 	name=$1 cls=$2
 	shift 2
@@ -30,7 +31,7 @@ run() {
 	# safepoint polls); detect_leaks=0: the JVM never frees at exit.
 	LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0:handle_segv=0:abort_on_error=0:exitcode=86 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		"$JAVA_HOME/bin/java" "-agentpath:$agent=trace,quiet,metric=tsc,out=$tmp/$name.bin" \
+		"$JAVA_HOME/bin/java" "-agentpath:$agent=trace,quiet,metric=tsc$OPTS,out=$tmp/$name.bin" \
 		-cp "$classes" "$W.$cls" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
 	if [ $rc != 0 ] || grep -qE 'AddressSanitizer|runtime error|LeakSanitizer' "$tmp/$name.err"; then
@@ -59,8 +60,18 @@ if [ "$got" != 5 ]; then
 	echo "contend: 5 contended enters of jcaltest.work.Contend\$Lock expected, got '$got'"
 	fail=1
 fi
+# the trees with slow= (each call's callees kept, folded often), beside the trace
+OPTS=,output=both,slow=15ms:1000,maxcontexts=1000
+run slow Latency Latency.request=100 Latency.nap=13
+OPTS=
+got=$("$post" "$tmp/slow.bin.tree" --report slow --include "$W.Latency.nap" --top 100 --format csv 2>/dev/null |
+	awk -F, -v m="$W.Latency.nap" '$2 == m { n++ } END { print n + 0 }')
+if [ "$got" != 13 ]; then
+	echo "slow: the 13 naps of jcaltest.work.Latency among the calls kept expected, got '$got'"
+	fail=1
+fi
 if [ $fail = 0 ]; then
-	echo "ok   asan-agent: Basic, Threads, Exceptions, Contend under libjcal.so built with ASan+UBSan"
+	echo "ok   asan-agent: Basic, Threads, Exceptions, Contend, Latency with slow= under libjcal.so built with ASan+UBSan"
 else
 	echo "FAIL asan-agent"
 fi

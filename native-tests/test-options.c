@@ -94,6 +94,21 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,output=tree,maxcontexts=-5", -1, "maxcontexts=-5", 0},
     {__LINE__, "trace,maxcontexts=5000", -1, "'maxcontexts=5000' needs output=tree", 0},
     {__LINE__, "trace,output=tree,hists=off", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,output=tree,slow=50ms", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,output=both,slow=1us:10000", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,output=tree,slow=3600s:1", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,output=tree,slow=2500ns", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,slow=50ms", -1, "'slow=' needs output=tree", 0},
+    {__LINE__, "trace,output=tree,slow=50", -1, "'slow=50'", 0},
+    {__LINE__, "trace,output=tree,slow=999ns", -1, "'slow=999ns'", 0},
+    {__LINE__, "trace,output=tree,slow=3601s", -1, "'slow=3601s'", 0},
+    {__LINE__, "trace,output=tree,slow=99999999999999999999ms", -1, "'slow=9999", 0},
+    {__LINE__, "trace,output=tree,slow=50ms:0", -1, "'slow=50ms:0'", 0},
+    {__LINE__, "trace,output=tree,slow=50ms:10001", -1, "'slow=50ms:10001'", 0},
+    {__LINE__, "trace,output=tree,slow=50ms:", -1, "'slow=50ms:'", 0},
+    {__LINE__, "trace,output=tree,slow=50ms:5x", -1, "'slow=50ms:5x'", 0},
+    {__LINE__, "trace,output=tree,slow=ms", -1, "'slow=ms'", 0},
+    {__LINE__, "trace,output=tree,slow=50msx", -1, "'slow=50msx'", 0},
     {__LINE__, "trace,output=both,hists=on", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "start,output=tree,hists=off", 0, NULL, JCAL_CMD_START},
     {__LINE__, "trace,hists=on", 0, NULL, JCAL_CMD_TRACE},
@@ -334,6 +349,7 @@ static void test_later_policies(void)
 	    {"hists", JCAL_LATER_RECORDING},
 	    {"monitors", JCAL_LATER_RECORDING},
 	    {"maxcontexts", JCAL_LATER_RECORDING},
+	    {"slow", JCAL_LATER_RECORDING},
 	};
 	size_t found = 0;
 
@@ -674,6 +690,24 @@ static void test_hists_values(void)
 	CHECK_EQ_I(o.hists_off, 0);
 }
 
+/* slow=DURATION[:MAX]: none by default; MAX 100 unless given */
+static void test_slow_values(void)
+{
+	struct jcal_options o;
+	char err[256];
+
+	CHECK(jcal_options_parse("trace,output=tree", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.slow_ns, 0);
+	CHECK(jcal_options_parse("trace,output=tree,slow=50ms", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.slow_ns, 50000000);
+	CHECK_EQ_U(o.slow_max, JCAL_SLOW_KEEP_DEFAULT);
+	CHECK(jcal_options_parse("trace,output=both,slow=250us:7", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.slow_ns, 250000);
+	CHECK_EQ_U(o.slow_max, 7);
+	CHECK(jcal_options_parse("trace,output=both,slow=3600s", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_U(o.slow_ns, 3600000000000ull);
+}
+
 /* monitors=on|off: on by default (monitors_off 0, a zeroed struct) */
 static void test_monitors_values(void)
 {
@@ -704,6 +738,7 @@ int main(void)
 	RUN(test_option_table);
 	RUN(test_option_values);
 	RUN(test_hists_values);
+	RUN(test_slow_values);
 	RUN(test_monitors_values);
 	RUN(test_bci_filters);
 	RUN(test_expand_out);

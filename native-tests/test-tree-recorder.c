@@ -8,7 +8,9 @@
  * lock-free way with membarrier(2), and the temp-and-rename write), with
  * maxcontexts= small enough to fold all the time; at the end every
  * thread's calls and metric are all there, in the tree or counted as
- * folded. Which events say they did rare work.
+ * folded; slow= keeps the longest calls of all threads as they end (each
+ * snapshot holds at most its bound, every one at least its threshold, and
+ * a reset empties it). Which events say they did rare work.
  *
  * Runs threads: also run under ThreadSanitizer (make tsan).
  */
@@ -72,10 +74,38 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* slow= of the test: calls of at least SLOW_NS metric units, SLOW_MAX kept */
+#define SLOW_NS 400
+#define SLOW_MAX 50
+
 struct check {
 	uint64_t threads, nodes, announced, calls[THREADS + 1], folded_calls[THREADS + 1],
 	    raw[THREADS + 1];
+	uint64_t slow, slow_bad, slow_last, slow_over;
 };
+
+/* A call kept by slow=: of a worker, long enough, no longer than the one
+ * before it, its callees within it. */
+static int on_tree_slow(void *ctx, const struct trace_slow *t)
+{
+	struct check *c = ctx;
+
+	if (t->thread < 1 || t->thread > THREADS || t->value < SLOW_NS || t->depth < 1 ||
+	    t->depth > 6 || (c->slow && t->value > c->slow_last))
+		c->slow_bad++;
+	c->slow_last = t->value;
+	c->slow++;
+	return 0;
+}
+
+static int on_meta(void *ctx, const char *key, const char *value)
+{
+	struct check *c = ctx;
+
+	if (!strcmp(key, "snapshot.slow.over"))
+		c->slow_over = strtoull(value, NULL, 10);
+	return 0;
+}
 
 static int on_tree_thread(void *ctx, const struct trace_tree_thread *t)
 {
@@ -111,6 +141,8 @@ static enum trace_status read_back(const char *path, struct check *c)
 	v.ctx = c;
 	v.tree_thread = on_tree_thread;
 	v.tree_node = on_tree_node;
+	v.tree_slow = on_tree_slow;
+	v.meta = on_meta;
 	return trace_read_file(path, &v, &res);
 }
 
@@ -135,6 +167,8 @@ static void dumps_while_events_run(struct worker *w, const char *path)
 		CHECK_EQ_I(read_back(path, &c), TRACE_OK);
 		CHECK_EQ_U(c.threads, THREADS);
 		CHECK_EQ_U(c.nodes, c.announced);
+		CHECK_EQ_U(c.slow_bad, 0);
+		CHECK(c.slow <= SLOW_MAX && c.slow <= c.slow_over);
 	}
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(w[i].th, NULL);
@@ -154,8 +188,16 @@ static void dumps_while_events_run(struct worker *w, const char *path)
 		CHECK_EQ_U(c.calls[s] + c.folded_calls[s], w[i].entries);
 		CHECK_EQ_U(c.raw[s], w[i].last - w[i].first);
 	}
-	CHECK(ev >= entries);  /* every entry is an event the trees took */
+	CHECK(ev >= entries); /* every entry is an event the trees took */
+	/* many calls were that long: the bound is full, and status says so */
+	CHECK_EQ_U(c.slow, SLOW_MAX);
+	CHECK_EQ_U(c.slow_bad, 0);
+	uint64_t sns, sover, skept, smax;
+	CHECK_EQ_I(tree_recorder_slow_counts(&sns, &sover, &skept, &smax), 1);
+	CHECK(sns == SLOW_NS && sover == c.slow_over && skept == SLOW_MAX && smax == SLOW_MAX);
 	tree_recorder_reset(); /* frees w[0]'s ended tree, empties the others */
+	CHECK_EQ_I(tree_recorder_slow_counts(&sns, &sover, &skept, &smax), 1);
+	CHECK(sover == 0 && skept == 0);
 	tree_recorder_counts(&contexts, &fc, &fk, &ev);
 	CHECK_EQ_U(contexts, 0);
 	CHECK_EQ_U(fc, 0);
@@ -174,7 +216,12 @@ static void test_dumps_while_events_run(void)
 	snprintf(path, sizeof(path), "%s/t.tree", dir);
 	setenv("JCAL_CALIB_DIR", dir, 1); /* no table there: raw figures */
 	jcal.opts.maxcontexts = 1000;
+	jcal.opts.slow_ns = SLOW_NS; /* ns of cputime: the metric's units */
+	jcal.opts.slow_max = SLOW_MAX;
 	jcal.metrics.n = 1;
+	jcal.metrics.m[0].kind = METRIC_CPUTIME;
+	snprintf(jcal.metrics.m[0].name, sizeof(jcal.metrics.m[0].name), "cputime");
+	CHECK_EQ_I(tree_recorder_slow_setup(1, err, sizeof(err)), 0);
 	CHECK_EQ_I(trace_file_open_none(path), 0);
 	struct trace_recbuf *rb = trace_file_lock();
 	trace_rec_meta(rb, "metrics", "cputime");
@@ -204,6 +251,8 @@ static void test_dumps_while_events_run(void)
 #else
 	printf("  (ThreadSanitizer build: the lock-free event path is tested in the others)\n");
 #endif
+	jcal.opts.slow_ns = 0;
+	CHECK_EQ_I(tree_recorder_slow_setup(1, err, sizeof(err)), 0); /* none kept from now on */
 	/* nothing is left beside the snapshot */
 	CHECK_EQ_I(unlink(path), 0);
 	CHECK_EQ_I(rmdir(dir), 0);

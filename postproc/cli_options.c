@@ -470,16 +470,16 @@ static int any_snapshot(const struct cli *c)
 }
 
 /* The reports of single calls (latency, slow) read one trace again, call by
- * call; latency takes one tree snapshot too (its histograms). Returns 0, or
- * -1 after the message. */
+ * call; each takes one tree snapshot too (latency its histograms, slow the
+ * calls its agent kept with slow=). Returns 0, or -1 after the message. */
 static int check_calls(const struct cli *c)
 {
 	const char *kind = c->report->name;
 
 	if (!strcmp(c->trace, "-"))
 		msg("error", "--report %s reads the trace again: give a file, not stdin", kind);
-	else if (any_snapshot(c) && (strcmp(kind, "latency") || c->ninputs > 1))
-		msg("error", "--report %s: %s", kind, CALLS_NEED_TRACE); /* latency: histograms */
+	else if (any_snapshot(c) && c->ninputs > 1 && strcmp(kind, "slow"))
+		msg("error", "--report %s: %s", kind, CALLS_NEED_TRACE);
 	else if (c->sh.so.merge)
 		msg("error", "--report %s takes each call apart: --merge-threads does not apply",
 		    kind);

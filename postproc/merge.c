@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/grow.h"
 #include "common/u64map.h"
 #include "postproc/merge_throttled.h"
 #include "postproc/msg.h"
@@ -222,6 +223,64 @@ static void tsc_to_ns(struct model *m)
 	}
 }
 
+/* A snapshot's calls kept by slow= as the profile's: its threads' and
+ * methods' numbers, TSC figures in ns; its slow= counted in the profile's.
+ * Returns 0 or -1 (no memory). */
+static int add_slow(struct merge *mg)
+{
+	const struct model *m = &mg->in.m;
+	struct model *p = mg->m;
+	const char *ns = model_meta(m, "snapshot.slow.ns");
+	const char *max = model_meta(m, "snapshot.slow.max"),
+		   *over = model_meta(m, "snapshot.slow.over");
+
+	p->snap_inputs++;
+	if (!ns)
+		return 0;
+	uint64_t v = strtoull(ns, NULL, 10);
+	p->slow_ns = !p->slow_inputs++ || v < p->slow_ns ? v : p->slow_ns;
+	p->slow_max += max ? strtoull(max, NULL, 10) : 0;
+	p->slow_over += over ? strtoull(over, NULL, 10) : 0;
+	for (size_t i = 0; i < m->nslow; i++) {
+		struct trace_slow c = m->slow[i];
+		double hz = c.metric < m->nmetrics ? m->metric[c.metric].tsc_hz : 0;
+
+		c.thread += mg->offset;
+		for (uint32_t k = 0; k < c.depth; k++)
+			c.path[k] = map_id(mg, model_event_method(m, c.path[k]));
+		for (unsigned k = 0; k < c.ncallees; k++) {
+			c.callee[k].method = map_id(mg, model_event_method(m, c.callee[k].method));
+			if (hz > 0) {
+				c.callee[k].value = model_ticks_value(hz, c.callee[k].value);
+				c.callee[k].raw = model_ticks_value(hz, c.callee[k].raw);
+			}
+		}
+		if (hz > 0) {
+			c.value = model_ticks_value(hz, c.value);
+			c.raw = model_ticks_value(hz, c.raw);
+			c.self = model_ticks_value(hz, c.self);
+			c.raw_self = model_ticks_value(hz, c.raw_self);
+		}
+		if (grow(&p->slow, &p->slow_cap, p->nslow + 1))
+			return -1;
+		p->slow[p->nslow++] = c;
+	}
+	return 0;
+}
+
+/* Longest first; of equal ones, the earlier input's first (its order
+ * kept: the thread serials rise with the inputs). */
+static int slow_longer(const void *a, const void *b)
+{
+	const struct trace_slow *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value > y->value ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->end_ns < y->end_ns ? -1 : x->end_ns > y->end_ns;
+}
+
 /* The profile's record of thread t of the input: numbered after the
  * earlier inputs', named with its input; its tree not copied (tree zeroed:
  * the caller copies or folds t's). */
@@ -374,6 +433,8 @@ static int add_input(struct merge *mg)
 	if (meta_track(mg) || describe(mg) || map_methods(mg) ||
 	    merge_throttled_add(&mg->thr, m, map_id, mg))
 		goto oom;
+	if (m->snapshot && add_slow(mg))
+		goto oom;
 	tsc_to_ns(m);
 	for (size_t k = 0; k < m->nthreads; k++)
 		if (add_thread(mg, m->thread_list[k]))
@@ -412,6 +473,8 @@ static int finish(struct merge *mg)
 			return -1;
 	if (merge_throttled_write(&mg->thr, &v))
 		return -1;
+	if (m->nslow)
+		qsort(m->slow, m->nslow, sizeof(*m->slow), slow_longer);
 	if (mg->fold) {
 		if (model_fold_done(m))
 			return -1;

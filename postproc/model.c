@@ -87,6 +87,7 @@ void model_free(struct model *m)
 		free(m->meta[i].value);
 	}
 	free(m->meta);
+	free(m->slow);
 	HASH_ITER (hh, m->methods, mm, mtmp) {
 		HASH_DEL(m->methods, mm);
 		method_free(mm);
@@ -634,6 +635,25 @@ static int on_tree_hist(void *ctx, uint32_t serial, uint32_t node, const struct 
 	return 0;
 }
 
+/* A call kept by slow= (format 3.2), in the file's order. */
+static int on_tree_slow(void *ctx, const struct trace_slow *c)
+{
+	struct model *m = ctx;
+
+	if (grow(&m->slow, &m->slow_cap, m->nslow + 1))
+		return oom(m);
+	m->slow[m->nslow++] = *c;
+	return 0;
+}
+
+const struct model_thread *model_thread_find(const struct model *m, uint32_t serial)
+{
+	struct model_thread *t;
+
+	HASH_FIND(hh, m->threads, &serial, sizeof(serial), t);
+	return t;
+}
+
 int model_peek_snapshot(const char *path)
 {
 	unsigned char h[12];
@@ -683,6 +703,7 @@ void model_visitor(struct model *m, struct trace_visitor *v)
 	v->tree_thread = on_tree_thread;
 	v->tree_node = on_tree_node;
 	v->tree_hist = on_tree_hist;
+	v->tree_slow = on_tree_slow;
 }
 
 enum trace_status model_load(struct model *m, const char *path, struct trace_result *res)

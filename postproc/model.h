@@ -16,6 +16,7 @@
 
 #include "common/calltree.h"
 #include "common/trace_reader.h"
+#include "common/trace_slow.h"
 #include "postproc/model_method.h"
 #include "postproc/tree_group.h"
 #include "postproc/waits.h"
@@ -146,6 +147,15 @@ struct model {
 	 * trees (calltree_keep_hists): set before the load by the readers of
 	 * single calls' durations (latency.c); else they are skipped. */
 	int want_hists;
+	/* A snapshot of slow=: the calls its agent kept (TREE_SLOW records,
+	 * longest first; method ids as written), nslow of them. */
+	struct trace_slow *slow;
+	size_t nslow, slow_cap;
+	/* A merged profile (merge.c): its inputs that are snapshots, those of
+	 * them with slow=, and their slow= summed: the smallest DURATION, the
+	 * MAX and the calls that long added up. */
+	size_t snap_inputs, slow_inputs;
+	uint64_t slow_ns, slow_max, slow_over;
 	int has_end;
 	struct trace_end end;
 	uint64_t compiled_loads, compiled_unloads;
@@ -218,6 +228,9 @@ int model_names(struct model *m, int with_sig);
 /* The id whose tree node an event of method id counts for: the first
  * copy's, for a copy of a method another class loader defined too. */
 uint32_t model_event_method(const struct model *m, uint32_t id);
+
+/* The thread of serial, or NULL. */
+const struct model_thread *model_thread_find(const struct model *m, uint32_t serial);
 
 /* Display name of a method id (after model_names). */
 const char *model_method_name(const struct model *m, uint32_t id);

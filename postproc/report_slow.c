@@ -1,8 +1,8 @@
 /*
  * report_slow.c - the slow report (docs/jcal-post.md, slow): the longest
- * single calls (slow.h), each with its method, duration, thread, start on
- * the wall clock, calling context and largest callees, in text, CSV or
- * JSON.
+ * single calls (slow.h) of a trace, or those the agent kept in a snapshot
+ * (slow=), each with its method, duration, thread, start on the wall
+ * clock, calling context and largest callees, in text, CSV or JSON.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -12,37 +12,29 @@
 #include "postproc/report_util.h"
 #include "postproc/slow.h"
 
-/* The path of node in t, root first, as text ("a > b"), CSV ("a;b",
- * written raw: the caller quotes) or a JSON array. */
-static void path(FILE *f, const struct model *m, const struct calltree *t, uint32_t node,
-		 enum report_format fmt)
+/* The path of c, root first, as text ("a > b"), CSV ("a;b", written
+ * raw: the caller quotes) or a JSON array; frames left out of a
+ * snapshot's path first, as "... N frames". */
+static void path(FILE *f, const struct model *m, const struct slow_call *c, enum report_format fmt)
 {
-	uint32_t depth = 0, *p;
-
-	for (uint32_t n = node; n != CALLTREE_ROOT; n = t->nodes[n].parent)
-		depth++;
-	p = malloc((depth ? depth : 1) * sizeof(*p));
-	if (!p)
-		return;
-	for (uint32_t n = node, i = depth; n != CALLTREE_ROOT; n = t->nodes[n].parent)
-		p[--i] = t->nodes[n].method;
-	report_path(f, m, p, depth, fmt);
-	free(p);
+	if (c->omitted && fmt == REPORT_TEXT)
+		fprintf(f, "... %" PRIu32 " frames > ", c->omitted);
+	else if (c->omitted && fmt == REPORT_CSV)
+		fprintf(f, "... %" PRIu32 " frames;", c->omitted);
+	report_path(f, m, c->path, c->depth, fmt);
 }
 
 /* The callees of c as CSV ("name=duration;...", written raw). */
-static void csv_callees(FILE *f, const struct model *m, unsigned mi, const struct calltree *t,
-			const struct slow_call *c)
+static void csv_callees(FILE *f, const struct model *m, unsigned mi, const struct slow_call *c)
 {
 	for (unsigned i = 0; i < c->ncallees; i++)
-		fprintf(f, "%s%s=%" PRIu64, i ? ";" : "",
-			model_method_name(m, t->nodes[c->callee[i].node].method),
+		fprintf(f, "%s%s=%" PRIu64, i ? ";" : "", model_method_name(m, c->callee[i].method),
 			calls_value(m, mi, c->callee[i].value));
 }
 
 /* A CSV field written by fn into memory first, then quoted as needed. */
-static void csv_built(FILE *f, const struct model *m, unsigned mi, const struct calltree *t,
-		      const struct slow_call *c, int callees)
+static void csv_built(FILE *f, const struct model *m, unsigned mi, const struct slow_call *c,
+		      int callees)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -51,9 +43,9 @@ static void csv_built(FILE *f, const struct model *m, unsigned mi, const struct 
 	if (!mem)
 		return;
 	if (callees)
-		csv_callees(mem, m, mi, t, c);
+		csv_callees(mem, m, mi, c);
 	else
-		path(mem, m, t, c->node, REPORT_CSV);
+		path(mem, m, c, REPORT_CSV);
 	if (!fclose(mem))
 		csv_field(f, buf);
 	free(buf);
@@ -67,49 +59,69 @@ static void start_text(const struct slow_call *c, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
+static const char *thread_name(const struct slow_call *c)
+{
+	return c->th ? c->th->name : "";
+}
+
 static void text_call(const struct model *m, const struct report_opts *o, const struct slow *s,
 		      size_t i)
 {
 	const struct slow_call *c = &s->calls[i];
-	const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
-	uint64_t d = calls_value(m, o->metric, c->value);
+	uint64_t d = calls_value(m, s->metric, c->value);
 	char start[64];
 
 	start_text(c, start, sizeof(start));
 	fprintf(o->out, "%3zu  %" PRIu64 "  ", i + 1, d);
 	text_escape(o->out, model_method_name(m, c->method));
 	fputs("  thread \"", o->out);
-	text_escape(o->out, calls_thread(s->cs[c->source], c->thread)->name);
-	fprintf(o->out, "\" #%" PRIu32, calls_thread(s->cs[c->source], c->thread)->serial);
+	text_escape(o->out, thread_name(c));
+	fprintf(o->out, "\" #%" PRIu32, c->serial);
 	if (start[0])
 		fprintf(o->out, "  start %s", start);
 	fputs(c->live ? "  (live before tracing)\n     path  " : "\n     path  ", o->out);
-	path(o->out, m, t, c->node, REPORT_TEXT);
+	path(o->out, m, c, REPORT_TEXT);
 	fputc('\n', o->out);
-	fprintf(o->out, "     self   %*" PRIu64 " %6.2f%%\n", (int)report_width(1, d),
-		calls_value(m, o->metric, c->self),
-		report_pct(calls_value(m, o->metric, c->self), d));
+	fprintf(o->out, "     self   %*" PRIu64 " %6.2f%%%s\n", (int)report_width(1, d),
+		calls_value(m, s->metric, c->self),
+		report_pct(calls_value(m, s->metric, c->self), d),
+		c->partial ? "  (with its callees before the agent folded its tree)" : "");
 	for (unsigned k = 0; k < c->ncallees; k++) {
-		uint64_t v = calls_value(m, o->metric, c->callee[k].value);
+		uint64_t v = calls_value(m, s->metric, c->callee[k].value);
 
 		fprintf(o->out, "     %s %*" PRIu64 " %6.2f%%  ", k ? "      " : "callee",
 			(int)report_width(1, d), v, report_pct(v, d));
-		text_escape(o->out, model_method_name(m, t->nodes[c->callee[k].node].method));
+		text_escape(o->out, model_method_name(m, c->callee[k].method));
 		fputc('\n', o->out);
 	}
+}
+
+/* A snapshot's calls: which the agent kept. */
+static void text_kept(const struct model *m, const struct report_opts *o, const struct slow *s)
+{
+	fprintf(o->out,
+		"Kept by the agent (slow=): the %" PRIu64 " longest calls of at least %" PRIu64
+		" ns; %" PRIu64 " calls were that long",
+		s->kept_max, s->kept_ns, s->kept_over);
+	if (m->nslow < s->kept_over)
+		fprintf(o->out, ", the %zu longest kept", m->nslow);
+	fputs("\n", o->out);
 }
 
 static void text(const struct model *m, const struct report_opts *o, const struct slow *s)
 {
 	char label[128];
 
-	report_metric_label(m, o->metric, label, sizeof(label));
+	report_metric_label(m, s->metric, label, sizeof(label));
 	fputs("Slowest calls  metric ", o->out);
 	text_escape(o->out, label);
 	fprintf(o->out, "%s  %zu of %" PRIu64 " calls, longest first\n",
 		o->calibrated ? "  calibrated" : "", s->n, s->seen);
+	if (s->kept)
+		text_kept(m, o, s);
 	if (!s->n)
-		fputs("No method recorded a call.\n", o->out);
+		fputs(s->kept ? "No call was that long.\n" : "No method recorded a call.\n",
+		      o->out);
 	for (size_t i = 0; i < s->n; i++)
 		text_call(m, o, s, i);
 }
@@ -119,23 +131,21 @@ static void csv(const struct model *m, const struct report_opts *o, const struct
 	fputs("rank,method,duration,thread,start,start_ns,path,self,callees\n", o->out);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct slow_call *c = &s->calls[i];
-		const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
 		char label[300], start[64];
 
 		start_text(c, start, sizeof(start));
-		report_thread_label(calls_thread(s->cs[c->source], c->thread), label,
-				    sizeof(label));
+		snprintf(label, sizeof(label), "%s#%" PRIu32, thread_name(c), c->serial);
 		fprintf(o->out, "%zu,", i + 1);
 		csv_field(o->out, model_method_name(m, c->method));
-		fprintf(o->out, ",%" PRIu64 ",", calls_value(m, o->metric, c->value));
+		fprintf(o->out, ",%" PRIu64 ",", calls_value(m, s->metric, c->value));
 		csv_field(o->out, label);
 		fprintf(o->out, ",%s,", start);
 		if (c->start_ns)
 			fprintf(o->out, "%" PRIu64, c->start_ns);
 		fputc(',', o->out);
-		csv_built(o->out, m, o->metric, t, c, 0);
-		fprintf(o->out, ",%" PRIu64 ",", calls_value(m, o->metric, c->self));
-		csv_built(o->out, m, o->metric, t, c, 1);
+		csv_built(o->out, m, s->metric, c, 0);
+		fprintf(o->out, ",%" PRIu64 ",", calls_value(m, s->metric, c->self));
+		csv_built(o->out, m, s->metric, c, 1);
 		fputc('\n', o->out);
 	}
 }
@@ -144,29 +154,30 @@ static void json_call(const struct model *m, const struct report_opts *o, const 
 		      size_t i)
 {
 	const struct slow_call *c = &s->calls[i];
-	const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
-	const struct model_thread *th = calls_thread(s->cs[c->source], c->thread);
 	char start[64];
 
 	start_text(c, start, sizeof(start));
 	fprintf(o->out, "%s{\"rank\":%zu,\"method\":", i ? ",\n" : "\n", i + 1);
 	json_string(o->out, model_method_name(m, c->method));
 	fprintf(o->out,
-		",\"duration\":%" PRIu64 ",\"thread\":", calls_value(m, o->metric, c->value));
-	json_string(o->out, th->name);
-	fprintf(o->out, ",\"serial\":%" PRIu32 ",\"start\":", th->serial);
+		",\"duration\":%" PRIu64 ",\"thread\":", calls_value(m, s->metric, c->value));
+	json_string(o->out, thread_name(c));
+	fprintf(o->out, ",\"serial\":%" PRIu32 ",\"start\":", c->serial);
 	if (c->start_ns)
 		fprintf(o->out, "\"%s\",\"start_ns\":%" PRIu64, start, c->start_ns);
 	else
 		fputs("null,\"start_ns\":null", o->out);
 	fprintf(o->out, ",\"live\":%s,\"path\":", c->live ? "true" : "false");
-	path(o->out, m, t, c->node, REPORT_JSON);
-	fprintf(o->out, ",\"self\":%" PRIu64 ",\"callees\":[", calls_value(m, o->metric, c->self));
+	report_path(o->out, m, c->path, c->depth, REPORT_JSON);
+	if (s->kept)
+		fprintf(o->out, ",\"path_omitted\":%" PRIu32 ",\"partial\":%s", c->omitted,
+			c->partial ? "true" : "false");
+	fprintf(o->out, ",\"self\":%" PRIu64 ",\"callees\":[", calls_value(m, s->metric, c->self));
 	for (unsigned k = 0; k < c->ncallees; k++) {
 		fputs(k ? ",{\"method\":" : "{\"method\":", o->out);
-		json_string(o->out, model_method_name(m, t->nodes[c->callee[k].node].method));
+		json_string(o->out, model_method_name(m, c->callee[k].method));
 		fprintf(o->out, ",\"duration\":%" PRIu64 "}",
-			calls_value(m, o->metric, c->callee[k].value));
+			calls_value(m, s->metric, c->callee[k].value));
 	}
 	fputs("]}", o->out);
 }
@@ -174,11 +185,17 @@ static void json_call(const struct model *m, const struct report_opts *o, const 
 static void json(const struct model *m, const struct report_opts *o, const struct slow *s)
 {
 	fputs("{\"metric\":{\"name\":", o->out);
-	json_string(o->out, m->metric[o->metric].name);
+	json_string(o->out, m->metric[s->metric].name);
 	fputs(",\"unit\":", o->out);
-	json_string(o->out, m->metric[o->metric].unit);
-	fprintf(o->out, "},\"calibrated\":%s,\"seen\":%" PRIu64 ",\"calls\":[",
-		o->calibrated ? "true" : "false", s->seen);
+	json_string(o->out, m->metric[s->metric].unit);
+	fprintf(o->out, "},\"calibrated\":%s,\"seen\":%" PRIu64, o->calibrated ? "true" : "false",
+		s->seen);
+	if (s->kept)
+		fprintf(o->out,
+			",\"kept\":{\"min_ns\":%" PRIu64 ",\"max\":%" PRIu64 ",\"over\":%" PRIu64
+			"}",
+			s->kept_ns, s->kept_max, s->kept_over);
+	fputs(",\"calls\":[", o->out);
 	for (size_t i = 0; i < s->n; i++)
 		json_call(m, o, s, i);
 	fputs("\n]}\n", o->out);

@@ -165,6 +165,14 @@ static void snapshot_text(FILE *f, const struct model *m, const struct totals *t
 		    v);
 	if ((v = model_meta(m, "snapshot.hists")) && !strcmp(v, "off"))
 		row(f, "histograms:", "none (the agent ran with hists=off: no --report latency)");
+	if ((v = model_meta(m, "snapshot.slow.ns")))
+		row(f, "slow calls:",
+		    "%s kept of the %s calls of at least %s ns (%s; slow= keeps at most %s; "
+		    "--report slow)",
+		    or_unknown(model_meta(m, "snapshot.slow.kept")),
+		    or_unknown(model_meta(m, "snapshot.slow.over")), v,
+		    or_unknown(model_meta(m, "snapshot.slow.metric")),
+		    or_unknown(model_meta(m, "snapshot.slow.max")));
 	if ((v = model_meta(m, "snapshot.lost_events")) && strcmp(v, "0"))
 		row(f, "events not in the trees:", "%s (the agent ran out of memory)", v);
 	if (!model_meta(m, "snapshot.calib.table"))

@@ -20,8 +20,27 @@ struct keep {
 	struct u64map inc, exc; /* method -> 1 + match */
 };
 
-/* Whether a call of node in tree t passes --include and --exclude. */
-static int kept(struct keep *k, const struct calltree *t, uint32_t node)
+/* Whether a call whose path is path[0..depth) (root first, its method
+ * last) passes --include and --exclude. */
+static int kept(struct keep *k, const uint32_t *path, uint32_t depth)
+{
+	const struct shape_opts *s = k->o->shp;
+
+	if (!s || !depth)
+		return 1;
+	if (s->nexclude &&
+	    shape_method_matches(k->m, &k->exc, s->exclude, s->nexclude, path[depth - 1]))
+		return 0;
+	if (!s->ninclude)
+		return 1;
+	for (uint32_t i = depth; i-- > 0;)
+		if (shape_method_matches(k->m, &k->inc, s->include, s->ninclude, path[i]))
+			return 1;
+	return 0;
+}
+
+/* kept() for a call of node in tree t. */
+static int kept_in_tree(struct keep *k, const struct calltree *t, uint32_t node)
 {
 	const struct shape_opts *s = k->o->shp;
 
@@ -36,6 +55,22 @@ static int kept(struct keep *k, const struct calltree *t, uint32_t node)
 		if (shape_method_matches(k->m, &k->inc, s->include, s->ninclude,
 					 t->nodes[n].method))
 			return 1;
+	return 0;
+}
+
+/* The path of node in t into *path (malloc'ed), root first. 0 or -1. */
+static int tree_path(const struct calltree *t, uint32_t node, uint32_t **path, uint32_t *depth)
+{
+	uint32_t d = 0;
+
+	for (uint32_t n = node; n != CALLTREE_ROOT && n != CALLTREE_NONE; n = t->nodes[n].parent)
+		d++;
+	*path = malloc((d ? d : 1) * sizeof(**path));
+	if (!*path)
+		return -1;
+	*depth = d;
+	for (uint32_t n = node, i = d; i > 0; n = t->nodes[n].parent)
+		(*path)[--i] = t->nodes[n].method;
 	return 0;
 }
 
@@ -96,7 +131,10 @@ static void callees(struct slow_call *sc, const struct calls_call *c)
 			sc->ncallees++;
 		memmove(&sc->callee[at + 1], &sc->callee[at],
 			(sc->ncallees - 1 - at) * sizeof(sc->callee[0]));
-		sc->callee[at] = c->callees[i];
+		memmove(&sc->callee_node[at + 1], &sc->callee_node[at],
+			(sc->ncallees - 1 - at) * sizeof(sc->callee_node[0]));
+		sc->callee[at].value = c->callees[i].value;
+		sc->callee_node[at] = c->callees[i].node;
 	}
 }
 
@@ -107,7 +145,7 @@ static int on_call(void *ctx, const struct calls_call *c)
 	const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
 	struct slow_call sc;
 
-	if (!kept(k, t, c->node))
+	if (!kept_in_tree(k, t, c->node))
 		return 0;
 	memset(&sc, 0, sizeof(sc));
 	sc.source = c->source;
@@ -131,6 +169,100 @@ static int on_call(void *ctx, const struct calls_call *c)
 	} else {
 		s->calls[0] = sc;
 		sift_down(s->calls, s->n, 0);
+	}
+	return 0;
+}
+
+/* The calls kept from the trace's reads: their threads, paths and
+ * callees' methods, from the trees (final once read). 0 or -1. */
+static int resolve(struct slow *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct slow_call *c = &s->calls[i];
+		const struct calltree *t = calls_tree(s->cs[c->source], c->thread);
+
+		c->th = calls_thread(s->cs[c->source], c->thread);
+		c->serial = c->th->serial;
+		for (unsigned k = 0; k < c->ncallees; k++)
+			c->callee[k].method = t->nodes[c->callee_node[k]].method;
+		if (tree_path(t, c->node, &c->path, &c->depth))
+			return -1;
+	}
+	return 0;
+}
+
+/* A snapshot's calls kept by slow=, filtered; the first top of them
+ * (they come longest first). 0, or -1 with err. */
+static int from_snapshot(struct keep *k, char *err, size_t errlen)
+{
+	const struct model *m = k->m;
+	struct slow *s = k->s;
+	const char *ns = model_meta(m, "snapshot.slow.ns"),
+		   *max = model_meta(m, "snapshot.slow.max"),
+		   *over = model_meta(m, "snapshot.slow.over");
+
+	s->kept = 1;
+	if (m->ninputs) { /* a merged profile of snapshots (merge.c) */
+		if (m->slow_inputs < m->ninputs) {
+			snprintf(
+			    err, errlen,
+			    "--report slow of several inputs: each a trace, or each a snapshot "
+			    "of slow=; %zu of the %zu inputs are snapshots, %zu of them of "
+			    "slow=",
+			    m->snap_inputs, m->ninputs, m->slow_inputs);
+			return -1;
+		}
+		s->kept_ns = m->slow_ns;
+		s->kept_max = m->slow_max;
+		s->kept_over = m->slow_over;
+	} else if (!ns) {
+		snprintf(err, errlen, "--report slow: %s", SLOW_NEED_TRACE);
+		return -1;
+	} else {
+		s->kept_ns = strtoull(ns, NULL, 10);
+		s->kept_max = max ? strtoull(max, NULL, 10) : 0;
+		s->kept_over = over ? strtoull(over, NULL, 10) : 0;
+	}
+	s->metric = m->nslow ? m->slow[0].metric : k->o->metric;
+	for (size_t i = 0; i < m->nslow; i++) {
+		const struct trace_slow *ts = &m->slow[i];
+		const struct model_thread *th = model_thread_find(m, ts->thread);
+		struct slow_call *c;
+
+		if ((k->o->sel && (!th || !model_thread_selected(k->o->sel, th))) ||
+		    !kept(k, ts->path, ts->depth) || ts->metric >= m->nmetrics)
+			continue;
+		s->seen++;
+		if (s->n >= k->top)
+			continue;
+		if (grow(&s->calls, &k->cap, s->n + 1)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		c = &s->calls[s->n++];
+		memset(c, 0, sizeof(*c));
+		c->th = th;
+		c->serial = ts->thread;
+		c->method = ts->path[ts->depth - 1];
+		c->value = m->snapshot_raw ? ts->raw : ts->value;
+		c->self = m->snapshot_raw ? ts->raw_self : ts->self;
+		c->live = !!(ts->flags & TRACE_SLOW_LIVE);
+		c->partial = !!(ts->flags & TRACE_SLOW_PARTIAL);
+		c->start_ns =
+		    ts->wall_ns && ts->end_ns >= ts->wall_ns ? ts->end_ns - ts->wall_ns : 0;
+		c->omitted = ts->omitted;
+		c->depth = ts->depth;
+		if (!(c->path = malloc(ts->depth * sizeof(*c->path)))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		memcpy(c->path, ts->path, ts->depth * sizeof(*c->path));
+		c->ncallees = ts->ncallees < SLOW_CALLEES ? ts->ncallees : SLOW_CALLEES;
+		for (unsigned j = 0; j < c->ncallees; j++) {
+			c->callee[j].method = ts->callee[j].method;
+			c->callee[j].value =
+			    m->snapshot_raw ? ts->callee[j].raw : ts->callee[j].value;
+		}
 	}
 	return 0;
 }
@@ -161,14 +293,23 @@ int slow_build(const struct model *m, const struct slow_opts *o, struct slow *s,
 	co.progress = o->progress;
 	co.call = on_call;
 	co.ctx = &k;
+	s->metric = o->metric;
 	if (u64map_init(&k.inc, 64) || u64map_init(&k.exc, 64)) {
 		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if ((m->snapshot && !m->ninputs) || m->snap_inputs) {
+		rc = from_snapshot(&k, err, errlen);
 		goto out;
 	}
 	if (calls_read_all(m, &co, o->inputs, &s->cs, &s->ncs, err, errlen))
 		goto out;
 	if (s->n)
 		qsort(s->calls, s->n, sizeof(*s->calls), by_duration);
+	if (resolve(s)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	rc = 0;
 out:
 	u64map_free(&k.inc);
@@ -180,6 +321,8 @@ out:
 
 void slow_free(struct slow *s)
 {
+	for (size_t i = 0; i < s->n; i++)
+		free(s->calls[i].path);
 	free(s->calls);
 	calls_free_all(s->cs, s->ncs);
 	memset(s, 0, sizeof(*s));

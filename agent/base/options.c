@@ -475,6 +475,69 @@ static int opt_maxcontexts(struct jcal_options *o, const char *val, const char *
 	return 0;
 }
 
+_Static_assert(JCAL_SLOW_MIN_NS == 1000 && JCAL_SLOW_MAX_NS == 3600000000000ull &&
+		   JCAL_SLOW_KEEP_MAX == 10000,
+	       "the slow= error message names the bounds");
+
+/* A duration with a unit ns, us, ms or s into *ns (at most max). */
+static int parse_ns(const char *val, const char **end, uint64_t max, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	unsigned long long n = 0;
+	const char *p = val;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (unsigned)(*p - '0');
+		if (n > max)
+			return -1;
+	}
+	if (p == val)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t l = strlen(units[i].unit);
+
+		if (!strncmp(p, units[i].unit, l) && (p[l] == '\0' || p[l] == ':')) {
+			if (n > max / units[i].ns)
+				return -1;
+			*ns = n * units[i].ns;
+			*end = p + l;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* slow=DURATION[:MAX] */
+static int opt_slow(struct jcal_options *o, const char *val, const char *tok, char *err,
+		    size_t errlen)
+{
+	unsigned long long max = JCAL_SLOW_KEEP_DEFAULT;
+	const char *p;
+	uint64_t ns;
+
+	if (parse_ns(val, &p, JCAL_SLOW_MAX_NS, &ns) || ns < JCAL_SLOW_MIN_NS)
+		goto bad;
+	if (*p == ':') {
+		const char *q = ++p;
+
+		for (max = 0; *p >= '0' && *p <= '9' && max <= JCAL_SLOW_KEEP_MAX; p++)
+			max = max * 10 + (unsigned)(*p - '0');
+		if (p == q || *p || !max || max > JCAL_SLOW_KEEP_MAX)
+			goto bad;
+	}
+	o->slow_ns = ns;
+	o->slow_max = (unsigned)max;
+	return 0;
+bad:
+	return fail(err, errlen,
+		    "bad value in option '%s' (expected a duration from 1us to 1h with a unit ns, "
+		    "us, ms or s, and optionally :MAX, the calls kept, 1 to 10000: slow=50ms:200)",
+		    tok);
+}
+
 /* An on|off option's value into *off (1 for off). */
 static int on_off(int *off, const char *val, const char *tok, char *err, size_t errlen)
 {
@@ -643,6 +706,12 @@ static const struct opt_row {
      "calls' durations (on, default; jcal-post --report latency\n"
      "reads them), or none (off: the cheapest recording)",
      opt_hists, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
+    {"slow", "DURATION[:MAX]", ONCE,
+     "output=tree|both: keep the MAX (default 100) longest calls\n"
+     "of at least DURATION (50ms, 200us, 2s) with their calling\n"
+     "context and largest callees (jcal-post --report slow);\n"
+     "wall time when the metrics read the TSC, else CPU time",
+     opt_slow, JCAL_CMD_NONE, JCAL_LATER_RECORDING},
     {"monitors", "on|off", ONCE,
      "a trace records each wait the JVM reports: blocked on a\n"
      "contended monitor, in Object.wait (on, default; jcal-post\n"
@@ -712,7 +781,7 @@ static const struct opt_row {
 };
 
 #define NROWS (sizeof(opt_rows) / sizeof(opt_rows[0]))
-_Static_assert(NROWS <= 32, "the once-seen set of jcal_options_parse is a 32-bit mask");
+_Static_assert(NROWS <= 64, "the once-seen set of jcal_options_parse is a 64-bit mask");
 
 static char help_text[8192];
 
@@ -808,7 +877,7 @@ int jcal_options_later_check(const struct jcal_options *agent, const char *metri
 	for (size_t i = 0; i < NROWS; i++) {
 		const struct opt_row *r = &opt_rows[i];
 
-		if (!(o->given & (1u << i)))
+		if (!(o->given & (UINT64_C(1) << i)))
 			continue;
 		if (r->later == JCAL_LATER_FIXED &&
 		    fixed_differs(r->key, agent, metrics, o, err, errlen))
@@ -861,7 +930,7 @@ const char *jcal_options_help(void)
 }
 
 /* Parses one key[=value] token by its row; *seen holds the once-keys met so far. */
-static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *err, size_t errlen)
+static int parse_token(struct jcal_options *o, char *tok, uint64_t *seen, char *err, size_t errlen)
 {
 	char *eq = strchr(tok, '=');
 	const char *val = eq ? eq + 1 : NULL;
@@ -883,15 +952,15 @@ static int parse_token(struct jcal_options *o, char *tok, unsigned *seen, char *
 	if (i == NROWS)
 		return fail(err, errlen, "unknown option '%s' (try 'help')", tok);
 	const struct opt_row *r = &opt_rows[i];
-	o->given |= 1u << i;
+	o->given |= UINT64_C(1) << i;
 	if (r->count == ONCE) {
-		if (*seen & (1u << i)) {
+		if (*seen & (UINT64_C(1) << i)) {
 			snprintf(err, errlen, "option '%s': %s= was given already (give it once%s)",
 				 tok, r->key,
 				 strcmp(r->key, "metric") ? "" : "; metric=A+B reads several");
 			return -1;
 		}
-		*seen |= 1u << i;
+		*seen |= UINT64_C(1) << i;
 	}
 	if (!r->syntax && val)
 		return fail(err, errlen, "option '%s' takes no value", tok);
@@ -945,7 +1014,7 @@ int jcal_options_parse(const char *str, struct jcal_options *o, char *err, size_
 static int parse_all(const char *str, struct jcal_options *o, char *err, size_t errlen)
 {
 	char buf[4 * JCAL_OPT_PATH_MAX];
-	unsigned seen = 0;
+	uint64_t seen = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->loglevel = JCAL_LOG_INFO;
@@ -983,6 +1052,13 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 	if (o->maxcontexts && o->output == JCAL_OUTPUT_TRACE) {
 		snprintf(err, errlen, "option 'maxcontexts=%llu' needs output=tree or output=both",
 			 (unsigned long long)o->maxcontexts);
+		return -1;
+	}
+	if (o->slow_ns && o->output == JCAL_OUTPUT_TRACE) {
+		snprintf(
+		    err, errlen,
+		    "option 'slow=' needs output=tree or output=both (a trace keeps every call: "
+		    "jcal-post --report slow reads them)");
 		return -1;
 	}
 	if (o->hists_off && o->output == JCAL_OUTPUT_TRACE) {

@@ -62,6 +62,12 @@ enum jcal_clock {
 /* maxcontexts= bounds: below the minimum, folding would run all the time. */
 #define JCAL_MAXCONTEXTS_MIN 1000u
 #define JCAL_MAXCONTEXTS_MAX 1000000000u
+/* slow=DURATION[:MAX]: DURATION from 1us to 1h; MAX calls kept (default
+ * and bounds: common/slow_keep.h's SLOW_KEEP_MAX) */
+#define JCAL_SLOW_MIN_NS 1000ull
+#define JCAL_SLOW_MAX_NS 3600000000000ull
+#define JCAL_SLOW_KEEP_DEFAULT 100u
+#define JCAL_SLOW_KEEP_MAX 10000u
 
 enum jcal_loglevel {
 	JCAL_LOG_ERROR = 0,
@@ -108,10 +114,14 @@ struct jcal_options {
 	int clock_given;      /* clock= was in the options */
 	uint64_t maxcontexts; /* 0 = no limit */
 	int hists_off;	      /* hists=off: the trees keep no histograms; 0 = on (the default) */
-	int monitors_off;     /* monitors=off: the JVM's monitor events not recorded; 0 = on (the
-				 default) */
-	unsigned duration_s;  /* duration=: stop the recording after this long; 0 = none */
-	uint64_t maxsize;     /* maxsize=: stop before the trace passes this many bytes; 0 = none */
+	/* slow=DURATION[:MAX] (output=tree|both): the MAX longest calls of
+	 * at least slow_ns kept with their paths and callees; 0 = none */
+	uint64_t slow_ns;
+	unsigned slow_max;
+	int monitors_off;    /* monitors=off: the JVM's monitor events not recorded; 0 = on (the
+				default) */
+	unsigned duration_s; /* duration=: stop the recording after this long; 0 = none */
+	uint64_t maxsize;    /* maxsize=: stop before the trace passes this many bytes; 0 = none */
 	char reply[JCAL_OPT_PATH_MAX]; /* reply=: where a command's answer goes; empty = stderr */
 	int out_given;		       /* out= was in the options */
 	/* throttle=CALLS:NS (mode=bci): a method called more than CALLS times
@@ -126,7 +136,7 @@ struct jcal_options {
 	 * attaches to a running JVM) */
 	int tiny_count;
 	int tiny_given;	    /* tiny= was in the options */
-	uint32_t given;	    /* bit i: row i of the option table was in the string */
+	uint64_t given;	    /* bit i: row i of the option table was in the string */
 	int loglevel_given; /* loglevel= or quiet was in the options */
 	/* label=KEY:VALUE (repeatable): written as the meta records label.KEY,
 	 * which jcal-post's pprof export gives every sample as a label;

@@ -189,6 +189,7 @@ static int write_trees(struct out *o, struct trace_recbuf *rb, uint64_t *threads
 static int write_snapshot(struct out *o, int at_end, uint64_t *threads, uint64_t *nodes)
 {
 	uint8_t h[TRACE_FILE_HEADER_LEN];
+	struct tree_snapshot_sink sink = {flush_rb, o};
 	struct trace_recbuf rb;
 	int rc;
 
@@ -197,7 +198,9 @@ static int write_snapshot(struct out *o, int at_end, uint64_t *threads, uint64_t
 		return -EIO;
 	trace_recbuf_init(&rb);
 	write_meta(&rb, at_end);
-	rc = flush_rb(o, &rb);
+	rc = tree_slow_write(&rb, &sink); /* slow=: its meta and calls */
+	if (!rc)
+		rc = flush_rb(o, &rb);
 	if (!rc)
 		rc = write_trees(o, &rb, threads, nodes);
 	if (!rc) {

@@ -71,6 +71,22 @@ int tree_recorder_choose_table(char *err, size_t errlen)
 	return tree_comp_choose_table(err, errlen);
 }
 
+int tree_recorder_slow_setup(int keep, char *err, size_t errlen)
+{
+	if (tree_slow_check(err, errlen))
+		return -1;
+	if (keep && tree_slow_configure()) {
+		snprintf(err, errlen, "option 'slow=': out of memory for the calls to keep");
+		return -1;
+	}
+	return 0;
+}
+
+int tree_recorder_slow_counts(uint64_t *ns, uint64_t *over, uint64_t *kept, uint64_t *max)
+{
+	return tree_slow_status(ns, over, kept, max);
+}
+
 struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics)
 {
 	return tree_registry_thread_new(serial, nmetrics);

@@ -44,6 +44,16 @@ int tree_recorder_on(void);
  * read, and why). Returns 0, or -1 with err when calib= cannot be used. */
 int tree_recorder_choose_table(char *err, size_t errlen);
 
+/* slow=: whether this recording's metrics give it a duration to compare
+ * (a TSC or cputime); with keep, the keeper is made for it too (at the
+ * load, before any tree takes events; a later start makes it again in
+ * tree_recorder_reset). Returns 0, or -1 with err naming the option. */
+int tree_recorder_slow_setup(int keep, char *err, size_t errlen);
+
+/* For status: 1 with slow='s threshold (ns), the calls at least that
+ * long so far, how many are kept and the most kept; 0 without slow=. */
+int tree_recorder_slow_counts(uint64_t *ns, uint64_t *over, uint64_t *kept, uint64_t *max);
+
 /* A new Java thread's tree (NULL when memory runs out: its events are
  * counted as lost). */
 struct tree_thread *tree_recorder_thread_new(uint32_t serial, unsigned nmetrics);

@@ -7,6 +7,7 @@
  *   tree_registry.c   the registry of live and ended trees
  *   tree_fold.c       maxcontexts=: folding the coldest contexts
  *   tree_dump.c       the snapshot file (dump, stop, VM death)
+ *   tree_slow.c       slow=: the keeper of the slowest calls
  * What the event path calls of them is inline here.
  */
 #ifndef JCAL_TREE_RECORDER_INT_H
@@ -20,6 +21,8 @@
 #include "agent/core/agent_state.h"
 #include "agent/core/tree_recorder.h"
 #include "common/calltree.h"
+#include "common/slow_keep.h"
+#include "common/tree_snapshot.h"
 
 struct tree_thread {
 	pthread_mutex_t lock; /* the tree (see tree_handshake.c); the thread's definition */
@@ -41,6 +44,9 @@ struct tree_thread {
 	uint32_t os_tid, tflags;
 	char *name;
 	uint64_t start_metric[JCAL_MAX_METRICS], end_metric[JCAL_MAX_METRICS];
+	/* slow=: the watcher of the tree's calls (watched: attached) */
+	struct slow_watch slow;
+	int watched;
 	struct tree_thread *next;	/* registry */
 	struct tree_thread *ended_next; /* ended trees kept, in end order */
 };
@@ -182,5 +188,28 @@ int tree_dump_write(const char *path, char *err, size_t errlen);
 
 /* tree_recorder_finish(), the snapshot going to path. */
 int tree_dump_finish(const char *path, char *line, size_t len);
+
+/* ---- slow= (tree_slow.c) ---- */
+
+/* Whether this recording's metrics give slow= a duration: 0, or -1 with
+ * err naming the option and the fix. */
+int tree_slow_check(char *err, size_t errlen);
+
+/* The keeper made for this recording's slow= (none without): when the
+ * agent loads (metrics known, no tree yet) and at each recording's start,
+ * every tree taken (tree_registry_reset). 0, or -1 out of memory (no
+ * calls kept). */
+int tree_slow_configure(void);
+
+/* The keeper the trees' watchers offer their calls to; NULL without slow=. */
+struct slow_keep *tree_slow_keeper(void);
+
+/* The snapshot's slow.* meta and a TREE_SLOW record per call kept, the
+ * longest first (rb handed to sink past TREE_SNAPSHOT_FLUSH_BYTES). 0,
+ * -ENOMEM or the sink's error. */
+int tree_slow_write(struct trace_recbuf *rb, const struct tree_snapshot_sink *sink);
+
+/* tree_recorder_slow_counts(). */
+int tree_slow_status(uint64_t *ns, uint64_t *over, uint64_t *kept, uint64_t *max);
 
 #endif

@@ -4,6 +4,7 @@
  * their own, the others merged into "<ended threads>"), summed for counts
  * and the snapshot, emptied for a new recording.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "agent/core/tree_recorder_internal.h"
+#include "agent/base/log.h"
 
 /* Ended threads whose trees stay their own: the most recently ended ones;
  * past them, the tree of the longest ended is merged into one "<ended
@@ -40,6 +42,24 @@ static int tree_hists_keep(struct calltree *t)
 	return jcal.opts.hists_off ? 0 : calltree_keep_hists(t);
 }
 
+/* With slow=, a thread's tree tells its calls to the keeper (tree_slow.c).
+ * 0 or -ENOMEM. */
+static int tree_watch(struct tree_thread *tt)
+{
+	struct slow_keep *k = tree_slow_keeper();
+
+	if (tt->watched) {
+		slow_watch_free(&tt->slow);
+		tt->watched = 0;
+	}
+	if (!k)
+		return 0;
+	if (slow_watch_attach(&tt->slow, &tt->tree, k, tt->serial))
+		return -ENOMEM;
+	tt->watched = 1;
+	return 0;
+}
+
 /* A tree for thread serial, not in the registry yet; compensated by the
  * table (a thread's) or not (the merged tree, which takes no events). */
 static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int compensated)
@@ -52,8 +72,11 @@ static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int 
 	tt->serial = serial;
 	if (calltree_init(&tt->tree, nmetrics ? nmetrics : 1,
 			  compensated ? tree_comp_hook(tt, &comp) : NULL) ||
-	    tree_hists_keep(&tt->tree) || pthread_mutex_init(&tt->lock, NULL)) {
+	    tree_hists_keep(&tt->tree) || (compensated && tree_watch(tt)) ||
+	    pthread_mutex_init(&tt->lock, NULL)) {
 		calltree_free(&tt->tree);
+		if (tt->watched)
+			slow_watch_free(&tt->slow);
 		free(tt);
 		return NULL;
 	}
@@ -101,6 +124,8 @@ static struct tree_thread *ended_tree(unsigned nmetrics)
 static void free_thread(struct tree_thread *tt)
 {
 	calltree_free(&tt->tree);
+	if (tt->watched)
+		slow_watch_free(&tt->slow);
 	pthread_mutex_destroy(&tt->lock);
 	free(tt->name);
 	free(tt);
@@ -221,6 +246,13 @@ void tree_registry_reset(void)
 	pthread_mutex_lock(&tree_fold_mutex);
 	pthread_mutex_lock(&tree_registry_mutex);
 	tree_handshake_want_all(1);
+	/* every tree taken: the watchers' keeper can be made again */
+	for (struct tree_thread *tt = tree_registry_head; tt; tt = tt->next)
+		tree_handshake_take(tt);
+	if (tree_slow_configure())
+		jcal_warn("slow=: out of memory: no slow calls kept in this recording");
+	for (struct tree_thread *tt = tree_registry_head; tt; tt = tt->next)
+		tree_handshake_give(tt);
 	for (pp = &tree_registry_head; *pp;) {
 		struct tree_thread *tt = *pp;
 		struct calltree_comp comp;
@@ -235,7 +267,7 @@ void tree_registry_reset(void)
 		unsigned nm = tt->tree.nmetrics;
 		calltree_free(&tt->tree);
 		tt->failed = calltree_init(&tt->tree, nm, tree_comp_hook(tt, &comp)) != 0 ||
-			     tree_hists_keep(&tt->tree) != 0;
+			     tree_hists_keep(&tt->tree) != 0 || tree_watch(tt) != 0;
 		tt->lost = tt->deltas = tt->clamped = tt->uncompensated = 0;
 		tt->fallback_similar = tt->fallback_global = 0;
 		tt->counted = 0;

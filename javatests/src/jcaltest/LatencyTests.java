@@ -294,9 +294,114 @@ final class LatencyTests {
 		r.check(text.rc == 0 && text.out.contains("from histograms, within 3.2%"),
 				"latency of a snapshot: the header says where the figures come from: " + text.out + text.err);
 		Runner.Result res = r.post(s, "--report", "slow");
-		r.check(res.rc == 2 && res.out.isEmpty() && res.errLines().size() == 1
-				&& res.err.startsWith("jcal-post: error: ") && res.err.contains("need a trace"),
-				"slow of a snapshot: one error line: " + res.rc + " " + res.err);
+		List<String> errs = res.errLines().stream().filter(l -> l.startsWith("jcal-post: error: ")).toList();
+		r.check(res.rc == 1 && res.out.isEmpty() && errs.size() == 1
+				&& errs.get(0).startsWith("jcal-post: error: --report slow: ") && res.err.contains("need a trace")
+				&& res.err.contains("slow="),
+				"slow of a snapshot without slow=: one error line that names slow=: " + res.rc + " " + res.err);
+	}
+
+	/** The rows of the slow report as CSV records, with what a snapshot cannot match left out (start). */
+	private List<Map<String, String>> slowRows(Path f, String what, String... more) throws Exception {
+		List<String> args = new ArrayList<>(List.of("--report", "slow", "--metric", "tsc", "--format", "csv"));
+		args.addAll(List.of(more));
+		Runner.Result res = r.post(f, args.toArray(new String[0]));
+		r.check(res.rc == 0, what + ": exit " + res.rc + ": " + res.err);
+		List<Map<String, String>> rows = Runner.csvRecords(res.out);
+		for (Map<String, String> row : rows) {
+			row.remove("start");
+			row.remove("start_ns");
+		}
+		return rows;
+	}
+
+	/**
+	 * slow=10ms with output=both: the snapshot holds exactly the calls of at least 10 ms the trace of the
+	 * same run has, in the same order, each with the same duration, thread, path, self and callees (the
+	 * agent's trees charge every delta as jcal-post does); the 13 naps among them under request; the
+	 * JSON says what the agent kept and how many calls were that long. With slow=10ms:5, the 5 longest.
+	 * --include and --thread select from the kept calls as from a trace's.
+	 */
+	private void testSnapshotSlow() throws Exception {
+		Path t = r.tmp.resolve("slow.bin"), s = r.tmp.resolve("slow.bin.tree");
+		Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java,
+				"-agentpath:" + r.agent + "=trace,quiet,output=both,metric=tsc,slow=10ms:1000,out=" + t, "-cp",
+				r.classes, W));
+		r.check(j.rc == 0, "slow=10ms:1000: exit " + j.rc + ": " + j.err);
+		List<Map<String, String>> all = slowRows(t, "slow of the trace", "--top", "100000"), want = new ArrayList<>();
+		for (Map<String, String> row : all)
+			if (Long.parseLong(row.get("duration")) >= 10_000_000L)
+				want.add(row);
+		List<Map<String, String>> got = slowRows(s, "slow of the snapshot", "--top", "1000");
+		r.check(want.size() >= 13 + 13 && want.equals(got), "slow=10ms:1000: the snapshot's calls are the trace's "
+				+ want.size() + " of at least 10 ms: " + firstDifference(want, got));
+		long naps = got.stream().filter(row -> row.get("method").equals(NAP)
+				&& row.get("path").endsWith(";" + REQ + ";" + NAP) && row.get("thread").startsWith("worker#")).count();
+		r.check(naps == 13, "slow=10ms: 13 naps under request on worker: " + naps);
+		Runner.Result json = r.post(s, "--report", "slow", "--format", "json");
+		r.check(json.rc == 0 && json.out.contains("\"kept\":{\"min_ns\":10000000,\"max\":1000,\"over\":" + want.size() + "}"),
+				"slow=10ms:1000: the JSON says what was kept: " + json.out.substring(0, Math.min(400, json.out.length())) + json.err);
+		/* --include nap: nap and Thread.sleep under it, 13 each, all on worker */
+		List<Map<String, String>> naps2 = slowRows(s, "slow --include nap", "--include", NAP, "--thread", "worker",
+				"--top", "1000");
+		r.check(naps2.size() == 26 && naps2.stream().filter(row -> row.get("method").equals(NAP)).count() == 13
+				&& naps2.stream().allMatch(row -> row.get("path").contains(";" + NAP)),
+				"slow=10ms:1000 --include nap --thread worker: 13 naps and their 13 sleeps: " + naps2.size());
+
+		Path t5 = r.tmp.resolve("slow5.bin"), s5 = r.tmp.resolve("slow5.bin.tree");
+		j = r.run(r.tmp.toFile(), List.of(r.java,
+				"-agentpath:" + r.agent + "=trace,quiet,output=both,metric=tsc,slow=10ms:5,out=" + t5, "-cp",
+				r.classes, W));
+		r.check(j.rc == 0, "slow=10ms:5: exit " + j.rc + ": " + j.err);
+		want = slowRows(t5, "slow of the trace", "--top", "5");
+		got = slowRows(s5, "slow of the snapshot");
+		r.check(want.size() == 5 && want.equals(got),
+				"slow=10ms:5: the trace's 5 longest calls: " + firstDifference(want, got));
+		Runner.Result sum5 = r.post(s5, "--report", "summary");
+		r.check(sum5.rc == 0 && sum5.out.matches("(?s).*\n  slow calls: +5 kept of the \\d+ calls of at least 10000000 ns \\(tsc; slow= keeps at most 5; --report slow\\)\n.*"),
+				"slow=10ms:5: the summary's slow calls row: " + sum5.out + sum5.err);
+		Runner.Result text = r.post(s5, "--report", "slow", "--metric", "tsc");
+		r.check(text.rc == 0 && text.out.contains("Kept by the agent (slow=): the 5 longest calls of at least 10000000 ns"),
+				"slow=10ms:5: the text says what was kept: " + text.out + text.err);
+		/* the two snapshots as one profile: every call of each, longest first, named with its input */
+		Runner.Result merged = r.run(r.tmp.toFile(), List.of(r.post, s.toString(), s5.toString(), "--report", "slow",
+				"--top", "100000", "--format", "csv"));
+		List<Map<String, String>> both = Runner.csvRecords(merged.out);
+		long first = both.stream().filter(row -> row.get("thread").contains(" [1 ")).count();
+		long second = both.stream().filter(row -> row.get("thread").contains(" [2 ")).count();
+		boolean sorted = true;
+		for (int i = 1; i < both.size(); i++)
+			sorted &= Long.parseLong(both.get(i - 1).get("duration")) >= Long.parseLong(both.get(i).get("duration"));
+		r.check(merged.rc == 0 && first == all.stream().filter(row -> Long.parseLong(row.get("duration")) >= 10_000_000L).count()
+				&& second == 5 && sorted, "two snapshots of slow= merged: each one's calls, longest first: " + first + " + "
+				+ second + ", sorted " + sorted + ": " + merged.err);
+		Runner.Result mixed = r.run(r.tmp.toFile(), List.of(r.post, t.toString(), s5.toString(), "--report", "slow"));
+		r.check(mixed.rc == 1 && mixed.err.contains("each a trace, or each a snapshot of slow="),
+				"a trace and a snapshot: refused in one line: " + mixed.rc + " " + mixed.err);
+	}
+
+	/** Where two lists of rows part: their sizes and the first rows that differ. */
+	private static String firstDifference(List<Map<String, String>> a, List<Map<String, String>> b) {
+		for (int i = 0; i < Math.min(a.size(), b.size()); i++)
+			if (!a.get(i).equals(b.get(i)))
+				return a.size() + " and " + b.size() + " rows; row " + i + ":\n  trace    " + a.get(i)
+						+ "\n  snapshot " + b.get(i);
+		return a.size() + " and " + b.size() + " rows" + (a.size() == b.size() ? ", equal" : "");
+	}
+
+	/** slow= refused in one jcal: error line naming it when it cannot be kept: a trace, no unit, MAX 0. */
+	private void testSlowOptionErrors() throws Exception {
+		String[][] cases = {{"slow=10ms", "needs output=tree"}, {"output=tree,slow=10", "'slow=10'"},
+				{"output=tree,slow=10ms:0", "'slow=10ms:0'"}, {"output=tree,slow=2h", "'slow=2h'"}};
+		for (String[] c : cases) {
+			Path out = r.tmp.resolve("slowerr.bin");
+			Runner.Result j = r.run(r.tmp.toFile(), List.of(r.java,
+					"-agentpath:" + r.agent + "=trace,quiet," + c[0] + ",out=" + out, "-cp", r.classes, W));
+			List<String> lines = j.errLines().stream().filter(l -> l.startsWith("jcal: error:")).toList();
+			r.check(j.rc == 1 && lines.size() == 1 && lines.get(0).contains(c[1]) && !out.toFile().exists(),
+					c[0] + ": exit 1, one jcal: error: line naming " + c[1] + ", nothing written: " + j.rc + " "
+							+ j.err);
+		}
 	}
 
 	/**
@@ -347,6 +452,8 @@ final class LatencyTests {
 				.add("offcpu", s::testOffCpu)
 				.add("latency-two-runs", s::testTwoRuns)
 				.add("latency-snapshot-histograms", s::testSnapshotHistograms)
-				.add("latency-snapshot-hists-off", s::testSnapshotHistsOff);
+				.add("latency-snapshot-hists-off", s::testSnapshotHistsOff)
+				.add("slow-snapshot", s::testSnapshotSlow)
+				.add("slow-option-errors", s::testSlowOptionErrors);
 	}
 }

@@ -694,6 +694,44 @@ public final class Live {
 		}
 	}
 
+	/**
+	 * jcal start output=tree,slow=20ms on a running server: 40 quick requests and 3 slow ones (a nap of
+	 * 30 ms after the same work); status counts the calls kept; the snapshot at stop lists the slow
+	 * handler's 3 calls exactly, each at least 30 ms of wall time with nap its largest callee, and no
+	 * quick handler among the kept calls.
+	 */
+	private void testTreeSlow() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "treeslow");
+		String slow = W + "LiveServer$Slow.handle", nap = W + "LiveServer$Slow.nap";
+		try (Server s = new Server(r, dir.resolve("server.log"))) {
+			s.work(50);
+			Path out = dir.resolve("s.tree");
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", out.toString(), "output=tree",
+					"metric=cputime+tsc", "slow=20ms");
+			r.check(st.rc == 0, "jcal start output=tree,slow=20ms: " + st.out + st.err);
+			s.work(20);
+			for (int i = 0; i < 3; i++)
+				r.check("ok".equals(s.get("/slow")), "a slow request");
+			s.work(20);
+			Runner.Result status = launcher("status", Long.toString(s.pid));
+			r.check(status.rc == 0 && status.out.matches("(?s).*\nslow: \\d+ calls of at least 20000000 ns, the \\d+ longest kept \\(at most 100\\)\n.*"),
+					"status: the slow calls: " + status.out + status.err);
+			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "stop");
+			Runner.Result res = r.post(out, "--report", "slow", "--top", "100", "--format", "csv");
+			r.check(res.rc == 0, "slow of the snapshot: " + res.err);
+			List<Map<String, String>> rows = Runner.csvRecords(res.out);
+			long handlers = rows.stream().filter(row -> row.get("method").equals(slow)).count();
+			long quick = rows.stream().filter(row -> row.get("method").equals(HANDLE)).count();
+			r.check(handlers == 3 && quick == 0, "the slow handler's 3 calls, no quick one: " + handlers + ", " + quick
+					+ ": " + res.out);
+			for (Map<String, String> row : rows)
+				if (row.get("method").equals(slow))
+					r.check(Long.parseLong(row.get("duration")) >= 30_000_000L && row.get("callees").startsWith(nap + "=")
+							&& row.get("path").endsWith(slow),
+							"a slow request: 30 ms at least, nap its largest callee: " + row);
+		}
+	}
+
 	private void testLimitsAtStart() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "limits");
 		Path t = dir.resolve("d.bin");
@@ -727,6 +765,7 @@ public final class Live {
 		Live l = new Live(r);
 		return new Runner.Tests()
 				.add("live-start-stop", l::testStartStop)
+				.add("live-tree-slow", l::testTreeSlow)
 				.add("live-jcmd", l::testJcmd)
 				.add("live-same-out", l::testSameOut)
 				.addSkippable("live-h2", l::testH2)

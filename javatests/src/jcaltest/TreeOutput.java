@@ -130,7 +130,7 @@ public final class TreeOutput {
 		r.expectExact("mode=" + mode + ": calls in the trace", expected, calls(t));
 		Runner.Result sum = post(s, "--report", "summary");
 		r.check(sum.rc == 0 && sum.out.contains("(applied in the agent), estimator cond")
-				&& sum.out.contains("format:                3.1,"),
+				&& sum.out.contains("format:                3.2,"),
 				"the snapshot's summary names the agent's compensation: " + sum.out + sum.err);
 	}
 

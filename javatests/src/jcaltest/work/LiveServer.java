@@ -20,7 +20,8 @@ import com.sun.net.httpserver.HttpServer;
  * "live-worker" with -Djcaltest.daemon=true, on a pool of N threads with
  * -Djcaltest.threads=N), /region does the same work
  * inside a jcal.Control region (found by reflection: the agent puts the
- * class on the boot class path when it loads). Prints "port N", then
+ * class on the boot class path when it loads), /slow does the work of
+ * /work and then naps 30 ms (a slow request). Prints "port N", then
  * serves until stdin closes (at most 180 s).
  */
 public class LiveServer {
@@ -51,6 +52,27 @@ public class LiveServer {
 		public void handle(HttpExchange ex) throws IOException {
 			served.incrementAndGet();
 			sink += compute(50);
+			answer(ex, "ok\n");
+		}
+	}
+
+	/** /work's work, then a nap of NAP_MS: a slow request. */
+	static final class Slow implements HttpHandler {
+		static final int NAP_MS = 30;
+
+		static void nap() throws IOException {
+			try {
+				Thread.sleep(NAP_MS);
+			} catch (InterruptedException e) {
+				throw new IOException(e);
+			}
+		}
+
+		@Override
+		public void handle(HttpExchange ex) throws IOException {
+			served.incrementAndGet();
+			sink += compute(50);
+			nap();
 			answer(ex, "ok\n");
 		}
 	}
@@ -89,6 +111,7 @@ public class LiveServer {
 		s.createContext("/work", new Work());
 		s.createContext("/count", new Count());
 		s.createContext("/region", new Region());
+		s.createContext("/slow", new Slow());
 		/* -Djcaltest.daemon=true: requests run on one daemon thread,
 		 * "live-worker" (the dispatcher thread is not a daemon) */
 		if (Boolean.getBoolean("jcaltest.daemon"))
