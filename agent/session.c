@@ -19,6 +19,7 @@
 #include "common/attach_reply.h"
 #include "agent/core/agent_state.h"
 #include "agent/bci/bci_agent.h"
+#include "agent/bci/bci_tiny.h"
 #include "agent/bci/throttle.h"
 #include "agent/base/jvmti_check.h"
 #include "agent/base/log.h"
@@ -83,6 +84,19 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 		jcal.opts.throttle_calls = JCAL_ATTACH_THROTTLE_CALLS;
 		jcal.opts.throttle_avg = JCAL_ATTACH_THROTTLE_NS;
 	}
+	/* ... and tiny methods count only from the start (agent/bci/bci_tiny.h),
+	 * unless the recording is start=manual, which reports no counted calls:
+	 * a tiny method would then be in no report at all */
+	int tiny_default =
+	    jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.tiny_given && !jcal.opts.start_manual;
+	if (tiny_default)
+		jcal.opts.tiny_count = 1;
+	if (jcal.opts.tiny_count && jcal.opts.mode != JCAL_MODE_BCI) {
+		jcal_error("option 'tiny=count' needs mode=bci (this JVM offers method events: "
+			   "give mode=bci)");
+		agent_load_cancel();
+		return JCAL_ATTACH_BAD_OPTIONS;
+	}
 	/* start,throttle= without mode=: the parser left it to the mode chosen */
 	if (jcal.opts.throttle_calls && jcal.opts.mode != JCAL_MODE_BCI) {
 		jcal_error("option 'throttle=%llu:%llu' needs mode=bci (this JVM offers method "
@@ -102,18 +116,23 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	int rc = agent_load_attached(vm, options, session_stop);
 	if (rc != JCAL_ATTACH_OK)
 		return rc;
-	char thr[256] = "";
+	char thr[256] = "", tiny[160] = "";
 	if (throttle_default)
 		snprintf(
 		    thr, sizeof(thr),
 		    " (throttle=%u:%u by default: methods called more than %u times whose calls "
 		    "average under %u ns keep only a probe that counts them; throttle=off keeps "
-		    "every probe)",
+		    "their probes)",
 		    JCAL_ATTACH_THROTTLE_CALLS, JCAL_ATTACH_THROTTLE_NS, JCAL_ATTACH_THROTTLE_CALLS,
 		    JCAL_ATTACH_THROTTLE_NS);
-	jcal_info("attached: recording in mode=%s to %s%s%s", jcal_mode_name(jcal.opts.mode),
+	if (tiny_default)
+		snprintf(tiny, sizeof(tiny),
+			 " (tiny=count by default: tiny methods, no call, no loop, at most %d "
+			 "bytes, only count their calls; tiny=probe times them too)",
+			 BCI_TINY_MAX_BYTES);
+	jcal_info("attached: recording in mode=%s to %s%s%s%s", jcal_mode_name(jcal.opts.mode),
 		  jcal.out_path, jcal.opts.duration_s ? " until duration= or stop" : " until stop",
-		  thr);
+		  thr, tiny);
 	return JCAL_ATTACH_OK;
 }
 
@@ -510,13 +529,21 @@ int session_status(char *msg, size_t len)
 		 (unsigned long long)thread_state_live(), kthread_live(),
 		 (unsigned long long)methods, (unsigned long long)mids,
 		 (unsigned long long)mids_swept);
-	char rule[64];
-	size_t nthr, ncount;
-	if (throttle_status(rule, sizeof(rule), &nthr, &ncount) && strlen(msg) < len)
+	struct throttle_state thr;
+	if (throttle_status(&thr) && thr.rule_on && strlen(msg) < len)
 		snprintf(msg + strlen(msg), len - strlen(msg),
 			 "throttle: %s, %zu methods throttled (%zu keep a probe that counts their "
 			 "calls)\n",
-			 rule, nthr, ncount);
+			 thr.rule, thr.throttled, thr.counted);
+	if (jcal.opts.mode == JCAL_MODE_BCI && strlen(msg) < len) {
+		if (thr.tiny_on)
+			snprintf(msg + strlen(msg), len - strlen(msg),
+				 "tiny: count, %zu tiny methods keep only a probe that counts "
+				 "their calls\n",
+				 thr.tiny);
+		else
+			snprintf(msg + strlen(msg), len - strlen(msg), "tiny: probe\n");
+	}
 	if (jcal.opts.output != JCAL_OUTPUT_TRACE && strlen(msg) < len) {
 		uint64_t contexts, fc, fk;
 

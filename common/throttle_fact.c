@@ -51,6 +51,13 @@ int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen
 			     (unsigned long long)f->counted);
 		if (n < 0 || (size_t)n >= vallen - used)
 			return -1;
+		n += (int)used;
+	}
+	if (f->tiny) {
+		size_t used = (size_t)n;
+		n = snprintf(val + used, vallen - used, " reason=tiny");
+		if (n < 0 || (size_t)n >= vallen - used)
+			return -1;
 	}
 	return 0;
 }
@@ -63,6 +70,7 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 	const char *p;
 	uint64_t id, v[6];
 	unsigned seen = 0;
+	int tiny = 0;
 
 	if (!key || strncmp(key, THROTTLE_META_PREFIX, plen))
 		return 1;
@@ -89,6 +97,9 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 			end = strchr(end, ' ');
 			if (!end)
 				end = eq + 1 + strlen(eq + 1);
+			if (nlen == 6 && !strncmp(p, "reason", 6) && (size_t)(end - eq - 1) == 4 &&
+			    !strncmp(eq + 1, "tiny", 4))
+				tiny = 1;
 		}
 		while (*end == ' ')
 			end++;
@@ -102,6 +113,7 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 	f->calls = v[1];
 	f->timed = v[2];
 	f->sum = v[3];
+	f->tiny = tiny;
 	if (seen & 0x10) {
 		f->final_calls = v[4];
 		f->has_final = 1;

@@ -21,6 +21,10 @@
  * it; a trace without it averaged entry-to-exit (inclusive) time. */
 #define THROTTLE_META_TIME "throttle.time"
 #define THROTTLE_TIME_SELF "self"
+/* tiny=count (agent/bci/bci_tiny.h): the meta "throttle.tiny" is the
+ * largest tiny method in bytes of bytecode; each tiny method's record says
+ * reason=tiny. */
+#define THROTTLE_META_TINY "throttle.tiny"
 
 /* Whether a method with `calls` entries counted, `timed` of them completed
  * (entry and exit seen on one thread) for a sum of own time `sum`, is to be
@@ -53,18 +57,22 @@ struct throttle_fact {
 	 * recorded ones, its calls in the recording */
 	uint64_t counted;
 	int has_counted; /* counted known (written when the recording ends) */
+	/* reason=tiny: a tiny method, which had only the counting probe from
+	 * its first instrumentation (tiny=count); otherwise (no reason) the
+	 * rule took its probes out */
+	int tiny;
 };
 
 /* Formats f as a meta record: key "throttle.method.ID", value
- * "time_ns=T calls=N timed=K sum=S[ final_calls=F][ counted=C]". Returns 0, or -1
- * when a buffer is too small. */
+ * "time_ns=T calls=N timed=K sum=S[ final_calls=F][ counted=C][ reason=tiny]".
+ * Returns 0, or -1 when a buffer is too small. */
 int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen, char *val,
 			 size_t vallen);
 
 /* Parses a meta record. Returns 1 when key is not a throttle.method. key,
  * 0 with *f filled, -1 when the record is malformed (a bad id, a field
- * missing or not a number). Unknown name=value fields are skipped, so
- * later agents may add some. */
+ * missing or not a number). Unknown name=value fields (and reasons other
+ * than tiny) are skipped, so later agents may add some. */
 int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *f);
 
 #endif

@@ -143,6 +143,16 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,throttle=100:50", -1, "'throttle=100:50' needs mode=bci", 0},
     {__LINE__, "calibrate,mode=bci,throttle=100:50", 0, NULL, JCAL_CMD_CALIBRATE},
     {__LINE__, "calibrate,throttle=100:50", -1, "needs mode=bci", 0},
+    {__LINE__, "trace,mode=bci,tiny=count", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,mode=bci,tiny=probe", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,tiny=probe", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,tiny=count", -1, "'tiny=count' needs mode=bci", 0},
+    {__LINE__, "trace,mode=bci,tiny=on", -1,
+     "bad value in option 'tiny=on' (expected count or probe)", 0},
+    {__LINE__, "trace,mode=bci,tiny=", -1, "option 'tiny=' (expected count or probe)", 0},
+    {__LINE__, "trace,mode=bci,tiny", -1, "option 'tiny' needs a value", 0},
+    {__LINE__, "trace,mode=bci,tiny=count,tiny=count", -1, "tiny= was given already", 0},
+    {__LINE__, "calibrate,mode=bci,tiny=count", 0, NULL, JCAL_CMD_CALIBRATE},
     {__LINE__, "trace,label=service:web", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,label=service:web,label=env:prod,label=_x9:a b/c=d", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "start,label=run:2", 0, NULL, JCAL_CMD_START},
@@ -238,6 +248,8 @@ static const struct opt_case cases[] = {
     /* start without mode=: the running agent's mode decides (session.c) */
     {__LINE__, "start,throttle=100:50", 0, NULL, JCAL_CMD_START},
     {__LINE__, "start,mode=events,throttle=100:50", -1, "'throttle=100:50' needs mode=bci", 0},
+    {__LINE__, "start,tiny=count", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "start,mode=events,tiny=count", -1, "'tiny=count' needs mode=bci", 0},
     /* one command at a time, and which came first */
     {__LINE__, "start,stop", -1, "'stop' is a command, and 'start' came before it", 0},
     {__LINE__, "start,help", -1, "'help' is a command, and 'start'", 0},
@@ -281,6 +293,15 @@ static void test_later_start(void)
 	    {__LINE__, "trace,mode=bci", "cputime", "start,throttle=off", NULL},
 	    {__LINE__, "trace,mode=bci,throttle=1000:5000", "cputime", "start,throttle=off",
 	     "option 'throttle=off': this JVM's agent throttles with throttle=1000:5000"},
+	    /* tiny= is fixed at load too */
+	    {__LINE__, "trace,mode=bci", "cputime", "start,tiny=probe", NULL},
+	    {__LINE__, "trace,mode=bci,tiny=count", "cputime", "start,tiny=count", NULL},
+	    {__LINE__, "trace,mode=bci,tiny=count", "cputime", "start", NULL},
+	    {__LINE__, "trace,mode=bci", "cputime", "start,tiny=count",
+	     "option 'tiny=count': this JVM's agent was loaded with tiny=probe (fixed when it "
+	     "was loaded: stop the JVM to change it)"},
+	    {__LINE__, "trace,mode=bci,tiny=count", "cputime", "start,tiny=probe",
+	     "option 'tiny=probe': this JVM's agent was loaded with tiny=count"},
 	    {__LINE__, "trace", "cputime", "start,recalibrate=start",
 	     "option 'recalibrate=' is not available for a later recording"},
 	    {__LINE__, "trace", "cputime", "start,out=a,mode=bci,clock=raw", "'mode=bci'"},
@@ -309,15 +330,25 @@ static void test_later_policies(void)
 		const char *key;
 		enum jcal_later later;
 	} some[] = {
-	    {"stop", JCAL_LATER_COMMAND},	 {"out", JCAL_LATER_RECORDING},
-	    {"rotate", JCAL_LATER_COMMAND},	 {"output", JCAL_LATER_RECORDING},
-	    {"calib", JCAL_LATER_RECORDING},	 {"maxsize", JCAL_LATER_RECORDING},
-	    {"include", JCAL_LATER_AGENT},	 {"log", JCAL_LATER_AGENT},
-	    {"loglevel", JCAL_LATER_AGENT},	 {"mode", JCAL_LATER_FIXED},
-	    {"metric", JCAL_LATER_FIXED},	 {"throttle", JCAL_LATER_FIXED},
-	    {"recalibrate", JCAL_LATER_REFUSED}, {"label", JCAL_LATER_RECORDING},
-	    {"table", JCAL_LATER_REFUSED},	 {"hists", JCAL_LATER_RECORDING},
-	    {"monitors", JCAL_LATER_RECORDING},	 {"maxcontexts", JCAL_LATER_RECORDING},
+	    {"stop", JCAL_LATER_COMMAND},
+	    {"out", JCAL_LATER_RECORDING},
+	    {"rotate", JCAL_LATER_COMMAND},
+	    {"output", JCAL_LATER_RECORDING},
+	    {"calib", JCAL_LATER_RECORDING},
+	    {"maxsize", JCAL_LATER_RECORDING},
+	    {"include", JCAL_LATER_AGENT},
+	    {"log", JCAL_LATER_AGENT},
+	    {"loglevel", JCAL_LATER_AGENT},
+	    {"mode", JCAL_LATER_FIXED},
+	    {"metric", JCAL_LATER_FIXED},
+	    {"throttle", JCAL_LATER_FIXED},
+	    {"tiny", JCAL_LATER_FIXED},
+	    {"recalibrate", JCAL_LATER_REFUSED},
+	    {"label", JCAL_LATER_RECORDING},
+	    {"table", JCAL_LATER_REFUSED},
+	    {"hists", JCAL_LATER_RECORDING},
+	    {"monitors", JCAL_LATER_RECORDING},
+	    {"maxcontexts", JCAL_LATER_RECORDING},
 	    {"slow", JCAL_LATER_RECORDING},
 	};
 	size_t found = 0;
@@ -452,6 +483,14 @@ static void test_option_values(void)
 
 	CHECK(jcal_options_parse(NULL, &o, err, sizeof(err)) == 0);
 	CHECK_EQ_U(o.command, JCAL_CMD_NONE);
+
+	/* tiny=count|probe: probe by default (the attach turns count on) */
+	CHECK(jcal_options_parse("trace,mode=bci", &o, err, sizeof(err)) == 0);
+	CHECK(!o.tiny_count && !o.tiny_given);
+	CHECK(jcal_options_parse("trace,mode=bci,tiny=count", &o, err, sizeof(err)) == 0);
+	CHECK(o.tiny_count && o.tiny_given);
+	CHECK(jcal_options_parse("start,tiny=probe", &o, err, sizeof(err)) == 0);
+	CHECK(!o.tiny_count && o.tiny_given);
 
 	/* throttle=CALLS:NS, off by default */
 	CHECK(jcal_options_parse("trace,mode=bci", &o, err, sizeof(err)) == 0);

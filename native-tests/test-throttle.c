@@ -136,12 +136,13 @@ static int fact_eq(const struct throttle_fact *a, const struct throttle_fact *b)
 	return a->method == b->method && a->time_ns == b->time_ns && a->calls == b->calls &&
 	       a->timed == b->timed && a->sum == b->sum && a->final_calls == b->final_calls &&
 	       a->has_final == b->has_final && a->counted == b->counted &&
-	       a->has_counted == b->has_counted;
+	       a->has_counted == b->has_counted && a->tiny == b->tiny;
 }
 
 static void test_fact_round_trip(void)
 {
-	struct throttle_fact f = {7, 1795451460297956490ull, 31499, 31487, 1156680, 0, 0, 0, 0}, g;
+	struct throttle_fact f = {7, 1795451460297956490ull, 31499, 31487, 1156680, 0, 0, 0, 0, 0},
+			     g;
 	char key[64], val[256];
 
 	CHECK(throttle_fact_format(&f, key, sizeof(key), val, sizeof(val)) == 0);
@@ -176,6 +177,15 @@ static void test_fact_round_trip(void)
 	CHECK(fact_eq(&f, &g));
 	f.has_final = 1;
 	f.final_calls = 31500;
+	/* a tiny method's record (tiny=count): reason=tiny, last */
+	f.tiny = 1;
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, sizeof(val)) == 0);
+	CHECK_STR(val, "time_ns=1795451460297956490 calls=31499 timed=31487 sum=1156680 "
+		       "final_calls=31500 counted=968501 reason=tiny");
+	CHECK(throttle_fact_parse(key, val, &g) == 0);
+	CHECK(fact_eq(&f, &g) && g.tiny);
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, 100) == -1);
+	f.tiny = 0;
 	/* buffers too small */
 	CHECK(throttle_fact_format(&f, key, 10, val, sizeof(val)) == -1);
 	CHECK(throttle_fact_format(&f, key, sizeof(key), val, 40) == -1);
@@ -197,6 +207,16 @@ static void test_fact_parse_errors(void)
 	CHECK(!g.has_counted);
 	CHECK(throttle_fact_parse("throttle.method.3", "time_ns=1 calls=2 timed=3 sum=4 counted=x",
 				  &g) == -1);
+	/* reason=tiny marks a tiny method; another reason is a later agent's */
+	CHECK(throttle_fact_parse("throttle.method.3",
+				  "reason=tiny time_ns=1 calls=0 timed=0 sum=0", &g) == 0);
+	CHECK(g.tiny);
+	CHECK(throttle_fact_parse("throttle.method.3",
+				  "time_ns=1 calls=0 timed=0 sum=0 reason=tinyx", &g) == 0);
+	CHECK(!g.tiny);
+	CHECK(throttle_fact_parse("throttle.method.3",
+				  "time_ns=1 calls=0 timed=0 sum=0 reason=", &g) == 0);
+	CHECK(!g.tiny);
 	/* malformed */
 	CHECK(throttle_fact_parse("throttle.method.", "time_ns=1 calls=2 timed=3 sum=4", &g) == -1);
 	CHECK(throttle_fact_parse("throttle.method.0", "time_ns=1 calls=2 timed=3 sum=4", &g) ==
@@ -387,6 +407,102 @@ static void test_post_flat_counted(void)
 	model_free(&m);
 }
 
+/* Writes a summary of m in format fmt into a string (free it). */
+static char *summary_of(struct model *m, enum report_format fmt)
+{
+	struct report_opts o;
+	char *out = NULL;
+	size_t len = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.out = open_memstream(&out, &len);
+	o.format = fmt;
+	if (!o.out)
+		return NULL;
+	if (fmt == REPORT_CSV)
+		CHECK(throttled_summary_csv(m, &o) == 0);
+	else if (fmt == REPORT_JSON)
+		CHECK(throttled_summary_json(m, &o) == 0);
+	else
+		CHECK(throttled_summary_text(m, &o) == 0);
+	fclose(o.out);
+	return out;
+}
+
+/* tiny=count alone (throttle=off): tiny methods 4 (counted 7 times here),
+ * 6 (5 times) and 8 (never called here). The text summary has no
+ * "throttled:" part, a "tiny:" one that lists the two called, most
+ * counted first, "from the start"; CSV and JSON list them with reason
+ * tiny; the flat report gives each its counted calls, marked. */
+static void test_post_tiny(void)
+{
+	struct model m;
+	struct trace_visitor v;
+	struct trace_thread tt = {.serial = 1, .java_tid = 1, .os_tid = 7, .name = "main"};
+	char *out;
+
+	model_init(&m, NULL);
+	memset(&v, 0, sizeof(v));
+	model_visitor(&m, &v);
+	CHECK(add_meta(&v, "metric.0.name", "cputime") == 0);
+	CHECK(add_meta(&v, "throttle", "off") == 0);
+	CHECK(add_meta(&v, "throttle.tiny", "35") == 0);
+	CHECK(add_meta(&v, "start.time_ns", "100") == 0);
+	CHECK(add_meta(&v, "throttle.method.8",
+		       "time_ns=50 calls=0 timed=0 sum=0 final_calls=0 counted=0 reason=tiny") ==
+	      0);
+	CHECK(add_meta(&v, "throttle.method.6",
+		       "time_ns=60 calls=0 timed=0 sum=0 final_calls=0 counted=5 reason=tiny") ==
+	      0);
+	CHECK(add_meta(&v, "throttle.method.4",
+		       "time_ns=70 calls=0 timed=0 sum=0 final_calls=0 counted=7 reason=tiny") ==
+	      0);
+	CHECK(v.thread_start(v.ctx, &tt) == 0);
+	CHECK(event(&v, 1, JCAL_TR_ENTRY, 10) == 0);
+	CHECK(event(&v, 1, JCAL_TR_EXIT, 50) == 0);
+	CHECK(model_finish(&m) == 0);
+	CHECK(model_names(&m, 0) == 0);
+	out = summary_of(&m, REPORT_TEXT);
+	CHECK(out && !strstr(out, "throttled:"));
+	CHECK(out &&
+	      strstr(out, "  tiny:                  3 methods (tiny=count: no call, no loop, "
+			  "at most 35 bytes of bytecode): only a probe that counts their "
+			  "calls from the start, their time their callers'; 2 of them counted "
+			  "here, 12 calls counted"));
+	CHECK(out && strstr(out, "    from the start  7 counted  "));
+	CHECK(out && strstr(out, "    from the start  5 counted  "));
+	CHECK(out && strstr(out, "7 counted") < strstr(out, "5 counted"));
+	free(out);
+	out = summary_of(&m, REPORT_CSV);
+	CHECK(out && strstr(out, "throttled,0\n"));
+	CHECK(out && strstr(out, "throttled.tiny,3\nthrottled.tiny_called,2\n"));
+	CHECK(out && strstr(out, "throttled.0.counted_calls,7\nthrottled.0.reason,tiny\n"));
+	CHECK(out && strstr(out, "throttled.1.counted_calls,5\nthrottled.1.reason,tiny\n"));
+	CHECK(out && !strstr(out, "throttled.2."));
+	free(out);
+	out = summary_of(&m, REPORT_JSON);
+	CHECK(out && strstr(out, "\"rule\":\"off\""));
+	CHECK(out && strstr(out, "\"tiny\":3,\"tiny_called\":2"));
+	CHECK(out && strstr(out, "\"counted_calls\":7,\"reason\":\"tiny\"") == NULL);
+	CHECK(out && strstr(out, ",\"reason\":\"tiny\",\"counted_calls\":7}"));
+	free(out);
+	/* the flat report: 4 and 6 get rows of their own, marked */
+	struct report_opts o;
+	size_t len = 0;
+	out = NULL;
+	memset(&o, 0, sizeof(o));
+	o.out = open_memstream(&out, &len);
+	o.format = REPORT_CSV;
+	CHECK(o.out && report_flat(&m, &o) == 0);
+	if (o.out)
+		fclose(o.out);
+	CHECK(out && strstr(out, ",7,0,0,0,0,1,0\n"));
+	CHECK(out && strstr(out, ",5,0,0,0,0,1,0\n"));
+	CHECK(out && strstr(out, ",1,40,40,40,40,0,0\n"));
+	free(out);
+	model_free(&m);
+}
+
 static uint32_t plus100(void *ctx, uint32_t id)
 {
 	(void)ctx;
@@ -415,6 +531,11 @@ static void test_merge_throttled(void)
 	CHECK(add_meta(&v, "throttle.method.9",
 		       "time_ns=20 calls=1002 timed=1002 sum=600 final_calls=1003 counted=5") == 0);
 	CHECK(add_meta(&v, "throttle.method.4", "time_ns=40 calls=2000 timed=1 sum=1") == 0);
+	/* a tiny method (tiny=count) stays one */
+	CHECK(add_meta(&v, "throttle.tiny", "35") == 0);
+	CHECK(add_meta(&v, "throttle.method.6",
+		       "time_ns=10 calls=0 timed=0 sum=0 final_calls=0 counted=3 reason=tiny") ==
+	      0);
 	/* an input without throttle= adds nothing */
 	CHECK(merge_throttled_add(&t, &out, plus100, NULL) == 0 && t.n == 0);
 	CHECK(merge_throttled_add(&t, &a, plus100, NULL) == 0);
@@ -430,6 +551,11 @@ static void test_merge_throttled(void)
 	      !strcmp(m9, "time_ns=20 calls=2003 timed=2002 sum=1100 final_calls=2004 counted=12"));
 	CHECK(m4 && !strcmp(m4, "time_ns=40 calls=2000 timed=1 sum=1 final_calls=2000"));
 	CHECK(!model_meta(&out, "throttle.method.9"));
+	const char *m6 = model_meta(&out, "throttle.method.106");
+	CHECK(m6 && !strcmp(m6, "time_ns=10 calls=0 timed=0 sum=0 final_calls=0 counted=3 "
+				"reason=tiny"));
+	CHECK(model_meta(&out, "throttle.tiny") &&
+	      !strcmp(model_meta(&out, "throttle.tiny"), "35"));
 	merge_throttled_free(&t);
 	model_free(&a);
 	model_free(&b);
@@ -446,6 +572,7 @@ int main(void)
 	RUN(test_post_list);
 	RUN(test_post_recorded);
 	RUN(test_post_flat_counted);
+	RUN(test_post_tiny);
 	RUN(test_merge_throttled);
 	return test_summary("throttle");
 }

@@ -39,6 +39,7 @@ int merge_throttled_add(struct merge_throttled *t, const struct model *in,
 	struct throttle_fact *v;
 	size_t n, bad;
 	const char *rule = throttled_rule(in), *time = model_meta(in, THROTTLE_META_TIME);
+	const char *tiny = model_meta(in, THROTTLE_META_TINY);
 
 	if (!rule)
 		return 0;
@@ -46,6 +47,8 @@ int merge_throttled_add(struct merge_throttled *t, const struct model *in,
 		snprintf(t->rule, sizeof(t->rule), "%s", rule);
 		snprintf(t->time, sizeof(t->time), "%s", time ? time : "");
 	}
+	if (!t->tiny[0] && tiny)
+		snprintf(t->tiny, sizeof(t->tiny), "%s", tiny);
 	if (throttled_list(in, &v, &n, &bad))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
@@ -62,6 +65,7 @@ int merge_throttled_add(struct merge_throttled *t, const struct model *in,
 		satsum_addto(&e->timed, v[i].timed, SATSUM_CALLS);
 		satsum_addto(&e->sum, v[i].sum, SATSUM_BASE);
 		satsum_addto(&e->counted, v[i].has_counted ? v[i].counted : 0, SATSUM_CALLS);
+		e->tiny |= v[i].tiny;
 	}
 	free(v);
 	return 0;
@@ -74,7 +78,8 @@ int merge_throttled_write(const struct merge_throttled *t, struct trace_visitor 
 	if (!t->rule[0])
 		return 0;
 	if (v->meta(v->ctx, THROTTLE_META_RULE, t->rule) ||
-	    (t->time[0] && v->meta(v->ctx, THROTTLE_META_TIME, t->time)))
+	    (t->time[0] && v->meta(v->ctx, THROTTLE_META_TIME, t->time)) ||
+	    (t->tiny[0] && v->meta(v->ctx, THROTTLE_META_TINY, t->tiny)))
 		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		struct throttle_fact f = t->f[i];

@@ -298,49 +298,96 @@ static int recorded_calls(const struct model *m, const struct throttle_fact *v, 
 	return 0;
 }
 
-/* The list for a summary, with each method's recorded entries in *rec
- * (malloc'ed): 1 with it, 0 for a trace without throttle=, -1 out of
- * memory. */
-static int summary_list(const struct model *m, struct throttle_fact **v, size_t *n, size_t *bad,
-			uint64_t **rec)
+/* Tiny methods by their counted calls, most first, then by id. */
+static int by_counted(const void *a, const void *b)
 {
-	*rec = NULL;
+	const struct throttle_fact *x = a, *y = b;
+
+	if (x->counted != y->counted)
+		return x->counted > y->counted ? -1 : 1;
+	return x->method < y->method ? -1 : x->method > y->method;
+}
+
+/* What a summary lists: the methods the rule throttled (by time), then the
+ * tiny methods counted in the recording (by counted calls); the other tiny
+ * ones are only in ntiny. */
+struct tlist {
+	struct throttle_fact *v;
+	uint64_t *rec; /* each one's recorded entries */
+	size_t n, nrule, bad;
+	size_t ntiny;	     /* tiny methods in all */
+	uint64_t tiny_calls; /* the listed tiny methods' counted calls */
+};
+
+static void tlist_free(struct tlist *t)
+{
+	free(t->rec);
+	free(t->v);
+}
+
+/* The list for a summary: 1 with it, 0 for a trace without throttle= or
+ * tiny=count, -1 out of memory. */
+static int summary_list(const struct model *m, struct tlist *t)
+{
+	struct throttle_fact *all;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
 	if (!throttled_rule(m))
 		return 0;
-	if (throttled_list(m, v, n, bad))
+	if (throttled_list(m, &all, &n, &t->bad))
 		return -1;
-	if (!(*rec = malloc((*n ? *n : 1) * sizeof(**rec))) || recorded_calls(m, *v, *n, *rec)) {
-		free(*rec);
-		free(*v);
-		*rec = NULL;
-		*v = NULL;
+	t->v = malloc((n ? n : 1) * sizeof(*t->v));
+	t->rec = malloc((n ? n : 1) * sizeof(*t->rec));
+	if (!t->v || !t->rec) {
+		free(all);
+		tlist_free(t);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!all[i].tiny)
+			t->v[t->n++] = all[i];
+	t->nrule = t->n;
+	for (size_t i = 0; i < n; i++) {
+		if (!all[i].tiny)
+			continue;
+		t->ntiny++;
+		if (all[i].has_counted && all[i].counted) {
+			t->v[t->n++] = all[i];
+			satsum_addto(&t->tiny_calls, all[i].counted, SATSUM_CALLS);
+		}
+	}
+	free(all);
+	qsort(t->v + t->nrule, t->n - t->nrule, sizeof(*t->v), by_counted);
+	if (recorded_calls(m, t->v, t->n, t->rec)) {
+		tlist_free(t);
 		return -1;
 	}
 	return 1;
 }
 
-int throttled_summary_text(const struct model *m, const struct report_opts *o)
-{
-	struct throttle_fact *v;
-	uint64_t *rec;
-	size_t n, bad;
-	int have = summary_list(m, &v, &n, &bad, &rec);
+/* The tiny methods listed in the text summary at most (the CSV and JSON
+ * summaries list every one called in the recording). */
+#define TINY_TEXT_MAX 20
 
-	if (have <= 0)
-		return have;
+/* The "throttled:" part of the text summary: the methods the rule
+ * throttled. */
+static void rule_text(const struct model *m, const struct report_opts *o, const struct tlist *t)
+{
 	fputs("  throttled:             ", o->out);
-	fprintf(o->out, "%zu method%s (throttle=", n, n == 1 ? "" : "s");
+	fprintf(o->out, "%zu method%s (throttle=", t->nrule, t->nrule == 1 ? "" : "s");
 	text_escape(o->out, throttled_rule(m));
 	fputs("): probes removed while the program ran; their later calls are their callers' "
 	      "time; calls counted since the agent loaded, inside regions or not, those of "
 	      "them recorded here, and those counted here after the probes went (by the one "
 	      "probe kept, which counts: the flat report adds them)",
 	      o->out);
-	if (bad)
-		fprintf(o->out, "; %zu unreadable record%s", bad, bad == 1 ? "" : "s");
+	if (t->bad)
+		fprintf(o->out, "; %zu unreadable record%s", t->bad, t->bad == 1 ? "" : "s");
 	fputc('\n', o->out);
-	for (size_t i = 0; i < n; i++) {
-		double s = since_start(m, v[i].time_ns);
+	for (size_t i = 0; i < t->nrule; i++) {
+		const struct throttle_fact *f = &t->v[i];
+		double s = since_start(m, f->time_ns);
 
 		if (s >= 0)
 			fprintf(o->out, "    at %9.3f s", s);
@@ -349,82 +396,128 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 		else
 			fputs("    at         ? s", o->out);
 		if (shells(m)) /* a summary of several inputs keeps no trees */
-			fprintf(o->out, "  after %" PRIu64 " calls", throttled_calls(&v[i]));
+			fprintf(o->out, "  after %" PRIu64 " calls", throttled_calls(f));
 		else
 			fprintf(o->out, "  after %" PRIu64 " calls, %" PRIu64 " recorded",
-				throttled_calls(&v[i]), rec[i]);
-		if (v[i].has_counted)
-			fprintf(o->out, ", %" PRIu64 " counted after", v[i].counted);
+				throttled_calls(f), t->rec[i]);
+		if (f->has_counted)
+			fprintf(o->out, ", %" PRIu64 " counted after", f->counted);
 		fprintf(o->out, " (%savg %" PRIu64 " %s)  ", throttled_self(m) ? "own time " : "",
-			avg_of(m, &v[i]), m->metric[0].unit[0] ? m->metric[0].unit : "raw");
-		text_escape(o->out, model_method_name(m, v[i].method));
+			avg_of(m, f), m->metric[0].unit[0] ? m->metric[0].unit : "raw");
+		text_escape(o->out, model_method_name(m, f->method));
 		fputc('\n', o->out);
 	}
-	free(rec);
-	free(v);
+}
+
+/* The "tiny:" part of the text summary (tiny=count). */
+static void tiny_text(const struct model *m, const struct report_opts *o, const struct tlist *t)
+{
+	const char *max = model_meta(m, THROTTLE_META_TINY);
+	size_t called = t->n - t->nrule;
+
+	fprintf(o->out,
+		"  tiny:                  %zu method%s (tiny=count: no call, no loop, at most ",
+		t->ntiny, t->ntiny == 1 ? "" : "s");
+	text_escape(o->out, max ? max : "?");
+	fprintf(o->out,
+		" bytes of bytecode): only a probe that counts their calls from the start, "
+		"their time their callers'; %zu of them counted here, %" PRIu64
+		" calls counted (the flat report adds them)\n",
+		called, t->tiny_calls);
+	for (size_t i = t->nrule; i < t->n && i < t->nrule + TINY_TEXT_MAX; i++) {
+		fprintf(o->out, "    from the start  %" PRIu64 " counted  ", t->v[i].counted);
+		text_escape(o->out, model_method_name(m, t->v[i].method));
+		fputc('\n', o->out);
+	}
+	if (called > TINY_TEXT_MAX)
+		fprintf(o->out,
+			"    and %zu more counted here (--format csv or json lists them all; the "
+			"flat report gives each one's calls)\n",
+			called - TINY_TEXT_MAX);
+}
+
+int throttled_summary_text(const struct model *m, const struct report_opts *o)
+{
+	struct tlist t;
+	int have = summary_list(m, &t);
+
+	if (have <= 0)
+		return have;
+	/* tiny=count alone writes throttle=off: no "throttled:" without one */
+	if (t.nrule || t.bad || strcmp(throttled_rule(m), "off"))
+		rule_text(m, o, &t);
+	if (t.ntiny || model_meta(m, THROTTLE_META_TINY))
+		tiny_text(m, o, &t);
+	tlist_free(&t);
 	return 0;
 }
 
 int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 {
-	struct throttle_fact *v;
-	uint64_t *rec;
-	size_t n, bad;
-	int have = summary_list(m, &v, &n, &bad, &rec);
+	struct tlist t;
+	int have = summary_list(m, &t);
 
 	if (have <= 0)
 		return have;
-	fprintf(o->out, "throttled,%zu\nthrottled.time,%s\n", n,
+	fprintf(o->out, "throttled,%zu\nthrottled.time,%s\n", t.nrule,
 		throttled_self(m) ? "self" : "cum");
-	for (size_t i = 0; i < n; i++) {
+	if (t.ntiny || model_meta(m, THROTTLE_META_TINY))
+		fprintf(o->out, "throttled.tiny,%zu\nthrottled.tiny_called,%zu\n", t.ntiny,
+			t.n - t.nrule);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct throttle_fact *f = &t.v[i];
+
 		fprintf(o->out, "throttled.%zu.method,", i);
-		csv_field(o->out, model_method_name(m, v[i].method));
+		csv_field(o->out, model_method_name(m, f->method));
 		fprintf(o->out,
 			"\nthrottled.%zu.time_ns,%" PRIu64 "\nthrottled.%zu.calls,%" PRIu64
 			"\nthrottled.%zu.calls_at_throttling,%" PRIu64 "\n",
-			i, v[i].time_ns, i, throttled_calls(&v[i]), i, v[i].calls);
+			i, f->time_ns, i, throttled_calls(f), i, f->calls);
 		if (!shells(m)) /* a summary of several inputs keeps no trees */
-			fprintf(o->out, "throttled.%zu.recorded_calls,%" PRIu64 "\n", i, rec[i]);
-		fprintf(o->out, "throttled.%zu.avg,%" PRIu64 "\n", i, avg_of(m, &v[i]));
-		if (v[i].has_counted)
-			fprintf(o->out, "throttled.%zu.counted_calls,%" PRIu64 "\n", i,
-				v[i].counted);
+			fprintf(o->out, "throttled.%zu.recorded_calls,%" PRIu64 "\n", i, t.rec[i]);
+		fprintf(o->out, "throttled.%zu.avg,%" PRIu64 "\n", i, avg_of(m, f));
+		if (f->has_counted)
+			fprintf(o->out, "throttled.%zu.counted_calls,%" PRIu64 "\n", i, f->counted);
+		if (f->tiny)
+			fprintf(o->out, "throttled.%zu.reason,tiny\n", i);
 	}
-	free(rec);
-	free(v);
+	tlist_free(&t);
 	return 0;
 }
 
 int throttled_summary_json(const struct model *m, const struct report_opts *o)
 {
-	struct throttle_fact *v;
-	uint64_t *rec;
-	size_t n, bad;
-	int have = summary_list(m, &v, &n, &bad, &rec);
+	struct tlist t;
+	int have = summary_list(m, &t);
 
 	if (have <= 0)
 		return have;
 	fputs(",\n\"throttle\":{\"rule\":", o->out);
 	json_string(o->out, throttled_rule(m));
-	fprintf(o->out, ",\"time\":\"%s\",\"unreadable\":%zu,\"methods\":[",
-		throttled_self(m) ? "self" : "cum", bad);
-	for (size_t i = 0; i < n; i++) {
-		double s = since_start(m, v[i].time_ns);
+	fprintf(o->out, ",\"time\":\"%s\",\"unreadable\":%zu", throttled_self(m) ? "self" : "cum",
+		t.bad);
+	if (t.ntiny || model_meta(m, THROTTLE_META_TINY))
+		fprintf(o->out, ",\"tiny\":%zu,\"tiny_called\":%zu", t.ntiny, t.n - t.nrule);
+	fputs(",\"methods\":[", o->out);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct throttle_fact *f = &t.v[i];
+		double s = since_start(m, f->time_ns);
 
 		fputs(i ? ",\n{\"method\":" : "\n{\"method\":", o->out);
-		json_string(o->out, model_method_name(m, v[i].method));
+		json_string(o->out, model_method_name(m, f->method));
 		fprintf(o->out,
 			",\"id\":%" PRIu32 ",\"time_ns\":%" PRIu64
 			",\"seconds\":%.6f,\"calls\":%" PRIu64 ",\"calls_at_throttling\":%" PRIu64
 			",\"recorded_calls\":%" PRIu64 ",\"avg\":%" PRIu64,
-			v[i].method, v[i].time_ns, s >= 0 ? s : 0.0, throttled_calls(&v[i]),
-			v[i].calls, rec[i], avg_of(m, &v[i]));
-		if (v[i].has_counted)
-			fprintf(o->out, ",\"counted_calls\":%" PRIu64, v[i].counted);
+			f->method, f->time_ns, s >= 0 ? s : 0.0, throttled_calls(f), f->calls,
+			t.rec[i], avg_of(m, f));
+		if (f->tiny)
+			fputs(",\"reason\":\"tiny\"", o->out);
+		if (f->has_counted)
+			fprintf(o->out, ",\"counted_calls\":%" PRIu64, f->counted);
 		fputc('}', o->out);
 	}
 	fputs("]}", o->out);
-	free(rec);
-	free(v);
+	tlist_free(&t);
 	return 0;
 }

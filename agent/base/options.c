@@ -602,6 +602,19 @@ static int opt_throttle(struct jcal_options *o, const char *val, const char *tok
 	return 0;
 }
 
+static int opt_tiny(struct jcal_options *o, const char *val, const char *tok, char *err,
+		    size_t errlen)
+{
+	o->tiny_given = 1;
+	if (!strcmp(val, "count"))
+		o->tiny_count = 1;
+	else if (!strcmp(val, "probe"))
+		o->tiny_count = 0;
+	else
+		return fail(err, errlen, "bad value in option '%s' (expected count or probe)", tok);
+	return 0;
+}
+
 static int opt_loglevel(struct jcal_options *o, const char *val, const char *tok, char *err,
 			size_t errlen)
 {
@@ -713,6 +726,13 @@ static const struct opt_row {
      "(JDK classes: none); its later time goes to its callers\n"
      "(default off at start-up; 1000:5000 when attached)",
      opt_throttle, JCAL_CMD_NONE, JCAL_LATER_FIXED},
+    {"tiny", "count|probe", ONCE,
+     "mode=bci: a tiny method (no call, no loop, at most 35\n"
+     "bytes of bytecode: a getter, a setter) keeps from its\n"
+     "first instrumentation only a probe that counts its calls,\n"
+     "its time its callers' (count), or gets every probe (probe)\n"
+     "(default probe at start-up; count when attached)",
+     opt_tiny, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"
      "between jcal.Control.start() and stop() of each thread",
@@ -841,7 +861,10 @@ static int fixed_differs(const char *key, const struct jcal_options *agent, cons
 		else
 			snprintf(want, sizeof(want), "off");
 		snprintf(err, errlen, "option 'throttle=%s': this JVM's agent %s", want, have);
-	} else
+	} else if (!strcmp(key, "tiny") && o->tiny_count != agent->tiny_count)
+		snprintf(err, errlen, "option 'tiny=%s': this JVM's agent was loaded with tiny=%s",
+			 o->tiny_count ? "count" : "probe", agent->tiny_count ? "count" : "probe");
+	else
 		return 0;
 	snprintf(err + strlen(err), errlen - strlen(err),
 		 " (fixed when it was loaded: stop the JVM to change it)");
@@ -1072,6 +1095,11 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 		snprintf(err, errlen, "option 'throttle=%llu:%llu' needs mode=bci",
 			 (unsigned long long)o->throttle_calls,
 			 (unsigned long long)o->throttle_avg);
+		return -1;
+	}
+	if (o->tiny_count && o->mode != JCAL_MODE_BCI &&
+	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
+		snprintf(err, errlen, "option 'tiny=count' needs mode=bci");
 		return -1;
 	}
 	if (o->maxsize && o->output == JCAL_OUTPUT_TREE) {

@@ -130,6 +130,12 @@ struct jcal_options {
 	 * JCAL_ATTACH_THROTTLE_* when the agent attaches to a running JVM) */
 	uint64_t throttle_calls, throttle_avg;
 	int throttle_given; /* throttle= (CALLS:NS or off) was in the options */
+	/* tiny=count (mode=bci): tiny methods (agent/bci/bci_tiny.h) keep only
+	 * the probe that counts their calls from their first instrumentation;
+	 * 0 = tiny=probe (or not given: then probe, but count when the agent
+	 * attaches to a running JVM) */
+	int tiny_count;
+	int tiny_given;	    /* tiny= was in the options */
 	uint64_t given;	    /* bit i: row i of the option table was in the string */
 	int loglevel_given; /* loglevel= or quiet was in the options */
 	/* label=KEY:VALUE (repeatable): written as the meta records label.KEY,

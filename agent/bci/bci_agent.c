@@ -6,7 +6,9 @@
  *
  * Each method the rewriter instruments is defined in the trace right then
  * (method_table_define: class, name, descriptor, access flags -> id, one
- * METHOD record) and its id becomes the constant its probes push. The probes
+ * METHOD record) and its id becomes the constant its probes push; with
+ * tiny=count a tiny method (bci_tiny.h) gets only the probe that counts
+ * its calls, with its counter's slot (bci/throttle.h). The probes
  * call jcal.Tracker.enter/exit/exitThrow(id), whose natives
  * (event_recorder.c) record events exactly like MethodEntry/MethodExit do.
  *
@@ -31,6 +33,7 @@
 #include "agent/core/agent_state.h"
 #include "agent/bci/bci_hidden.h"
 #include "agent/bci/bci_rewrite.h"
+#include "agent/bci/bci_tiny.h"
 #include "agent/bci/classfile.h"
 #include "agent/bci/bci_wrapped.h"
 #include "agent/core/event_recorder.h"
@@ -117,6 +120,19 @@ static int assign_id(void *ctx, const char *cls, const char *name, const char *d
 	return 0;
 }
 
+/* A tiny method (bci_tiny.h): with tiny=count only the probe that counts
+ * its calls, from its first instrumentation on; else as any method. */
+static int assign_tiny(void *ctx, const char *cls, const char *name, const char *desc,
+		       uint16_t access, uint32_t *id)
+{
+	struct rewrite_ctx *rc = ctx;
+	struct jcal_method *m = method_table_define(rc->csig, name, desc, access);
+
+	if (m && m->id <= INT32_MAX && throttle_tiny(m, id))
+		return BCI_COUNT_ONLY;
+	return assign_id(ctx, cls, name, desc, access, id);
+}
+
 /* Probes off (stop): every method keeps its code; natives keep wrappers. */
 static int no_id(void *ctx, const char *cls, const char *name, const char *desc, uint16_t access,
 		 uint32_t *id)
@@ -201,6 +217,10 @@ static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, i
 	memcpy(rc.csig + 1 + n, ";", 2);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.method_id = on ? assign_id : no_id;
+	cfg.tiny_id = on && jcal.opts.tiny_count && jcal.opts.command != JCAL_CMD_CALIBRATE
+			  ? assign_tiny
+			  : NULL;
+	cfg.is_tiny = bci_tiny;
 	cfg.note = note;
 	cfg.ctx = &rc;
 	cfg.native_prefix = prefix;

@@ -538,11 +538,17 @@ static enum method_verdict analyse_method(struct bci_method *m, struct cf_member
 		note(m, "skipped: instrumented code would be %u bytes (limit 65535)", m->new_len);
 		return METHOD_SKIP;
 	}
-	switch (m->cfg->method_id(m->cfg->ctx, m->cls, m->name, m->desc, mb->access, &m->id)) {
+	int (*pick)(void *, const char *, const char *, const char *, uint16_t, uint32_t *) =
+	    m->cfg->method_id;
+	if (m->cfg->tiny_id && m->cfg->is_tiny &&
+	    m->cfg->is_tiny(mb->access, m->code.code, m->code.code_len, m->code.nexc))
+		pick = m->cfg->tiny_id;
+	switch (pick(m->cfg->ctx, m->cls, m->name, m->desc, mb->access, &m->id)) {
 	case 0:
 		break;
 	case BCI_COUNT_ONLY: /* one probe at entry: laid out again without the others */
 		m->count_only = 1;
+		m->tiny = pick == m->cfg->tiny_id;
 		m->handler = 0;
 		if (layout(m))
 			return METHOD_SKIP;
@@ -708,6 +714,8 @@ static int rewrite_method(struct bci_method *m, struct cf_member *mb, struct cla
 		rc = write_method_code(m, refs, code_attr);
 		if (rc == 1)
 			m->st->instrumented++;
+		if (rc == 1 && m->tiny)
+			m->st->tiny++;
 		else if (rc == 0)
 			m->st->skipped++;
 		break;

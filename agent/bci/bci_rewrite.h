@@ -14,7 +14,8 @@
  * With native_prefix, native methods get Java wrappers first (bci_native.h),
  * which are then instrumented like the rest.
  * A method the configuration wants only counted (BCI_COUNT_ONLY) gets one
- * probe, at entry: invokestatic TRACKER.count(I)V with its counter's slot.
+ * probe, at entry: invokestatic TRACKER.count(I)V with its counter's slot;
+ * the methods is_tiny accepts are offered to tiny_id, when set, for that.
  */
 #ifndef JCAL_BCI_REWRITE_H
 #define JCAL_BCI_REWRITE_H
@@ -34,6 +35,14 @@ struct bci_config {
 	 * any other value to leave it alone. */
 	int (*method_id)(void *ctx, const char *cls, const char *name, const char *desc,
 			 uint16_t access, uint32_t *id);
+	/* Optional: called instead of method_id, with the same arguments and
+	 * answers, for a method that is_tiny accepts (bci_tiny, bci_tiny.h,
+	 * given with its access flags, code and number of exception handlers):
+	 * tiny=count answers BCI_COUNT_ONLY. NULL (either): every method goes
+	 * to method_id. */
+	int (*tiny_id)(void *ctx, const char *cls, const char *name, const char *desc,
+		       uint16_t access, uint32_t *id);
+	int (*is_tiny)(uint16_t access, const uint8_t *code, uint32_t code_len, uint16_t nexc);
 	/* Optional: one line per method that could not be (fully) instrumented. */
 	void (*note)(void *ctx, const char *msg);
 	void *ctx;
@@ -50,6 +59,7 @@ struct bci_stats {
 	unsigned skipped;      /* could not be rewritten (see the notes) */
 	unsigned no_handler;   /* rewritten without the catch-all handler */
 	unsigned natives;      /* native methods given a wrapper (native_prefix) */
+	unsigned tiny;	       /* of the instrumented, tiny ones given only the counting probe */
 };
 
 /* Rewrites the class in in[0..len). Returns 0 and a malloc'd *out (NULL when

@@ -1,8 +1,10 @@
 /*
  * throttle.c - adaptive de-instrumentation in mode=bci (throttle.h): the
  * rule in the metric's unit, the throttle thread that retransforms the
- * picked methods' classes without their probes, and the throttle.method.ID
- * meta records. The counts and the picking are agent/core/throttle_count.c.
+ * picked methods' classes without their probes, the tiny methods that
+ * tiny=count gives only the counting probe from their first
+ * instrumentation, and the throttle.method.ID meta records of both. The
+ * counts and the picking are agent/core/throttle_count.c.
  *
  * Locks: done_mutex guards the list of throttled methods; it is never held
  * while calling the JVM. The file lock may be held while taking it
@@ -20,12 +22,21 @@
 #include "agent/core/agent_state.h"
 #include "agent/base/jvmti_check.h"
 #include "agent/base/log.h"
+#include "agent/bci/bci_tiny.h"
 #include "common/throttle_fact.h"
 #include "agent/core/trace_file.h"
 
 /* The rule, fixed at load (a later start command's options do not change
- * it): CALLS, and NS as given (the meta record's). */
+ * it): CALLS, and NS as given (the meta record's); 0 without throttle=.
+ * tiny_on: tiny=count, fixed at load too. */
 static uint64_t max_calls, rule_ns;
+static int tiny_on;
+
+/* Whether there are records to keep: throttle= or tiny=count. */
+static int records_on(void)
+{
+	return throttle_count_on || tiny_on;
+}
 
 /* The throttle thread takes the picked methods every THROTTLE_WAIT_MIN_NS
  * until it retransforms; then it waits twice as long as the time before
@@ -53,15 +64,18 @@ static struct done *done;
 static size_t ndone, done_cap;
 
 /*
- * The counting probes: a throttled method of a class outside the JDK keeps
- * one probe, jcal.Tracker.count(slot), and its calls are counted in Java
- * (in an array of each thread's own). Slots are handed out by the throttle thread
- * (nslots, its own), made in Java before the retransform that puts the
- * probe in, and read when a recording's file begins (base: the counts
- * then) and ends (counted: the counts then minus base). Under done_mutex:
- * base, nbase, and done[].f.counted.
+ * The counting probes: a throttled or tiny method of a class outside the
+ * JDK keeps one probe, jcal.Tracker.count(slot), and its calls are counted
+ * in Java (in an array of each thread's own, which grows to any slot).
+ * Slots are handed out in order by the throttle thread and the class file
+ * hook (tiny methods; nslots, atomic), announced to Java before the
+ * retransform that puts a throttled method's probe in (a tiny method's
+ * comes from the hook, which calls no Java: Tracker.counts() reads every
+ * slot a thread counted), and read when a recording's file begins (base:
+ * the counts then) and ends (counted: the counts then minus base). Under
+ * done_mutex: base, nbase, and done[].f.counted.
  */
-static uint32_t nslots;
+static atomic_uint nslots;
 static uint64_t *base;
 static size_t nbase;
 
@@ -142,25 +156,30 @@ static int read_counters(JNIEnv *jni, uint64_t **out, size_t *n)
 	return *out ? 0 : -1;
 }
 
+/* A new counter's slot + 1 (thr_counter's value), or 0 when none is left. */
+static uint32_t new_counter(void)
+{
+	unsigned s = atomic_fetch_add(&nslots, 1);
+
+	return s < INT32_MAX ? s + 1 : 0;
+}
+
 /* Gives the batch's countable methods a counter (made in Java first). */
 static void give_counters(JNIEnv *jni, struct jcal_method **ms, size_t n)
 {
-	uint32_t first = nslots, next = nslots;
+	int given = 0;
 
 	for (size_t j = 0; j < n; j++)
-		if (!ms[j]->thr_counter && countable(ms[j]) && next < INT32_MAX)
-			ms[j]->thr_counter = ++next;
-	if (next == first)
-		return;
-	if (make_counters(jni, next)) {
+		if (!ms[j]->thr_counter && countable(ms[j]) &&
+		    (ms[j]->thr_counter = new_counter()) != 0)
+			given = 1;
+	if (given && make_counters(jni, atomic_load(&nslots))) {
 		jcal_warn("throttle: cannot make the counters of jcal.Tracker: the methods "
 			  "throttled now lose every probe, and their later calls are not counted");
 		for (size_t j = 0; j < n; j++)
-			if (ms[j]->thr_counter > first)
+			if (atomic_load(&ms[j]->thr_state) != THROTTLE_DONE)
 				ms[j]->thr_counter = 0;
-		return;
 	}
-	nslots = next;
 }
 
 void throttle_new_recording(JNIEnv *jni)
@@ -168,7 +187,7 @@ void throttle_new_recording(JNIEnv *jni)
 	uint64_t *v;
 	size_t n;
 
-	if (!throttle_count_on || read_counters(jni, &v, &n))
+	if (!records_on() || read_counters(jni, &v, &n))
 		v = NULL, n = 0;
 	pthread_mutex_lock(&done_mutex);
 	free(base);
@@ -183,7 +202,7 @@ void throttle_read_counts(JNIEnv *jni)
 	size_t n = 0;
 	int ok;
 
-	if (!throttle_count_on)
+	if (!records_on())
 		return;
 	ok = !read_counters(jni, &v, &n);
 	pthread_mutex_lock(&done_mutex);
@@ -215,9 +234,13 @@ void throttle_onload(void)
 	uint64_t max_avg;
 
 	/* the calibration workload keeps every probe */
-	if (jcal.opts.throttle_calls && jcal.opts.command == JCAL_CMD_CALIBRATE)
-		jcal_info("throttle= does not apply to calibrate: every probe stays");
-	if (!jcal.opts.throttle_calls || jcal.opts.command == JCAL_CMD_CALIBRATE)
+	if ((jcal.opts.throttle_calls || jcal.opts.tiny_count) &&
+	    jcal.opts.command == JCAL_CMD_CALIBRATE)
+		jcal_info("throttle= and tiny=count do not apply to calibrate: every probe stays");
+	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
+		return;
+	tiny_on = jcal.opts.tiny_count;
+	if (!jcal.opts.throttle_calls)
 		return;
 	max_calls = jcal.opts.throttle_calls;
 	max_avg = rule_ns = jcal.opts.throttle_avg;
@@ -249,6 +272,62 @@ static void write_fact(struct trace_recbuf *rb, const struct throttle_fact *f)
 
 	if (!throttle_fact_format(f, key, sizeof(key), val, sizeof(val)))
 		trace_rec_meta(rb, key, val);
+}
+
+/* Appends m, with its record f, to the methods throttled. 1, or 0 when
+ * out of memory (its record is then not written). */
+static int done_add(struct jcal_method *m, const struct throttle_fact *f)
+{
+	int kept;
+
+	pthread_mutex_lock(&done_mutex);
+	if (ndone == done_cap) {
+		size_t cap = done_cap ? 2 * done_cap : 16;
+		struct done *d = realloc(done, cap * sizeof(*d));
+		if (d) {
+			done = d;
+			done_cap = cap;
+		}
+	}
+	kept = ndone < done_cap;
+	if (kept)
+		done[ndone++] = (struct done){m, *f};
+	pthread_mutex_unlock(&done_mutex);
+	return kept;
+}
+
+int throttle_tiny(struct jcal_method *m, uint32_t *slot)
+{
+	struct throttle_fact f;
+	int none = THROTTLE_NONE;
+
+	if (!tiny_on || !countable(m))
+		return 0;
+	/* an earlier copy of the class, or another loader's: the same counter */
+	if (atomic_load(&m->thr_state) == THROTTLE_DONE)
+		return throttle_counter(m, slot);
+	/* a method that had its probes (or another thread's claim under way)
+	 * keeps them */
+	if (atomic_load(&m->thr_calls) ||
+	    !atomic_compare_exchange_strong(&m->thr_state, &none, THROTTLE_TAKING))
+		return 0;
+	m->thr_counter = new_counter();
+	memset(&f, 0, sizeof(f));
+	f.method = m->id;
+	f.time_ns = wall_ns();
+	f.tiny = 1;
+	if (!m->thr_counter || !done_add(m, &f)) {
+		m->thr_counter = 0;
+		atomic_store(&m->thr_state, THROTTLE_NONE);
+		return 0;
+	}
+	atomic_store(&m->thr_state, THROTTLE_DONE);
+	struct trace_recbuf *rb = trace_file_lock();
+	if (!jcal_stopped())
+		write_fact(rb, &f);
+	trace_file_unlock();
+	jcal_debug("tiny: %s%s%s only counts its calls", m->csig, m->name, m->sig);
+	return throttle_counter(m, slot);
 }
 
 /* The classes (every loader's copy) that hold the methods ms[0..n), as
@@ -327,19 +406,7 @@ static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method 
 		f.timed = atomic_load(&m->thr_timed);
 		f.sum = atomic_load(&m->thr_sum);
 		f.calls = throttle_count_calls(m);
-		pthread_mutex_lock(&done_mutex);
-		if (ndone == done_cap) {
-			size_t cap = done_cap ? 2 * done_cap : 16;
-			struct done *d = realloc(done, cap * sizeof(*d));
-			if (d) {
-				done = d;
-				done_cap = cap;
-			}
-		}
-		int kept = ndone < done_cap;
-		if (kept)
-			done[ndone++] = (struct done){m, f};
-		pthread_mutex_unlock(&done_mutex);
+		int kept = done_add(m, &f);
 		atomic_store(&m->thr_state, THROTTLE_DONE);
 		struct trace_recbuf *rb = trace_file_lock();
 		if (!jcal_stopped() && kept)
@@ -421,25 +488,36 @@ void throttle_start(void)
 			  strerror(rc));
 }
 
-/* The rule as given: "CALLS:NS" (the meta record's, status's). */
+/* The rule as given: "CALLS:NS" (the meta record's, status's), or "off"
+ * with tiny=count alone. */
 static void rule_text(char *rule, size_t len)
 {
-	snprintf(rule, len, "%llu:%llu", (unsigned long long)max_calls,
-		 (unsigned long long)rule_ns);
+	if (!throttle_count_on)
+		snprintf(rule, len, "off");
+	else
+		snprintf(rule, len, "%llu:%llu", (unsigned long long)max_calls,
+			 (unsigned long long)rule_ns);
 }
 
-int throttle_status(char *rule, size_t len, size_t *ndone_out, size_t *counted)
+int throttle_status(struct throttle_state *st)
 {
 	uint32_t slot;
 
-	if (!throttle_count_on)
+	memset(st, 0, sizeof(*st));
+	if (!records_on())
 		return 0;
-	rule_text(rule, len);
+	st->rule_on = throttle_count_on;
+	st->tiny_on = tiny_on;
+	rule_text(st->rule, sizeof(st->rule));
 	pthread_mutex_lock(&done_mutex);
-	*ndone_out = ndone;
-	*counted = 0;
-	for (size_t i = 0; i < ndone; i++)
-		*counted += (size_t)throttle_counter(done[i].m, &slot);
+	for (size_t i = 0; i < ndone; i++) {
+		if (done[i].f.tiny) {
+			st->tiny++;
+			continue;
+		}
+		st->throttled++;
+		st->counted += (size_t)throttle_counter(done[i].m, &slot);
+	}
 	pthread_mutex_unlock(&done_mutex);
 	return 1;
 }
@@ -448,11 +526,15 @@ void throttle_write_meta(struct trace_recbuf *rb)
 {
 	char rule[64];
 
-	if (!throttle_count_on)
+	if (!records_on())
 		return;
 	rule_text(rule, sizeof(rule));
 	trace_rec_meta(rb, THROTTLE_META_RULE, rule);
 	trace_rec_meta(rb, THROTTLE_META_TIME, THROTTLE_TIME_SELF);
+	if (tiny_on) {
+		snprintf(rule, sizeof(rule), "%d", BCI_TINY_MAX_BYTES);
+		trace_rec_meta(rb, THROTTLE_META_TINY, rule);
+	}
 	pthread_mutex_lock(&done_mutex);
 	for (size_t i = 0; i < ndone; i++)
 		write_fact(rb, &done[i].f);
@@ -463,13 +545,14 @@ unsigned throttle_finish(struct trace_recbuf *rb)
 {
 	unsigned n;
 
-	if (!throttle_count_on)
+	if (!records_on())
 		return 0;
 	pthread_mutex_lock(&done_mutex);
 	for (size_t i = 0; i < ndone; i++) {
 		struct throttle_fact f = done[i].f;
 
-		f.final_calls = throttle_count_calls(done[i].m);
+		/* a tiny method's calls are its counting probe's alone */
+		f.final_calls = f.tiny ? 0 : throttle_count_calls(done[i].m);
 		f.has_final = 1;
 		write_fact(rb, &f);
 		done[i].f.has_counted = 0; /* read again for the next file */

@@ -48,11 +48,25 @@ void throttle_new_recording(JNIEnv *jni);
 /* The recording's file ends: each throttled method's calls counted in it
  * (read now, before the file lock; throttle_finish writes them). */
 void throttle_read_counts(JNIEnv *jni);
-/* For status: the rule ("CALLS:NS") in rule, the methods throttled so far
- * and how many of them keep the probe that counts. 0 without throttle=. */
-int throttle_status(char *rule, size_t len, size_t *done, size_t *counted);
-/* Each recording's file: the meta "throttle" (the rule) and a record for
- * every method throttled so far. Caller holds the file lock. */
+/* tiny=count (bci_tiny.h): whether the rewriter gives tiny method m only
+ * the probe that counts its calls, from its first instrumentation: 1 with
+ * its counter's slot in *slot (given now, with its record, when it is new
+ * here), 0 when it gets every probe (tiny=probe, a JDK class, a method
+ * that had its probes already). Called from the class file hook. */
+int throttle_tiny(struct jcal_method *m, uint32_t *slot);
+/* For status: throttle= and tiny=count, and their methods so far. */
+struct throttle_state {
+	int rule_on, tiny_on;
+	char rule[64];	  /* "CALLS:NS", or "off" */
+	size_t throttled; /* methods the rule throttled */
+	size_t counted;	  /* of which keep the probe that counts */
+	size_t tiny;	  /* tiny methods that only count */
+};
+/* Fills *st: 1, or 0 with neither throttle= nor tiny=count. */
+int throttle_status(struct throttle_state *st);
+/* Each recording's file: the meta "throttle" (the rule, "off" with
+ * tiny=count alone), "throttle.tiny" (tiny=count) and a record for every
+ * method throttled or tiny so far. Caller holds the file lock. */
 void throttle_write_meta(struct trace_recbuf *rb);
 /* The recording ends (file lock held, threads quiet): each throttled
  * method's record again, with its calls over the whole recording. Returns

@@ -2,8 +2,8 @@
  * jcal-bci-rewrite.c - command-line front end of agent/bci/bci_rewrite.c, for
  * the verifier tests: rewrites class files on disk with mode=bci probes.
  *
- *   jcal-bci-rewrite [-c] [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class
- *   jcal-bci-rewrite [-c] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR [-f FILES]
+ *   jcal-bci-rewrite [-c] [-t] [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class
+ *   jcal-bci-rewrite [-c] [-t] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR [-f FILES]
  * IN.class...
  *
  * -p: native methods get wrappers that call them renamed PREFIX+NAME, as
@@ -11,7 +11,9 @@
  * Method ids are assigned in order from FIRST_ID (default 1); MAP gets one
  * line per id: "ID CLASS NAME DESC". -c: every method of an even id only
  * counts its calls (the probe of a throttled method, BCI_COUNT_ONLY, with
- * the id as its counter's slot); its MAP line reads "cID CLASS NAME DESC". With -d, OUT is
+ * the id as its counter's slot); its MAP line reads "cID CLASS NAME DESC". -t: every tiny
+ * method (agent/bci/bci_tiny.h) only counts its calls, as with the agent's tiny=count (its MAP
+ * line reads "cID ..." too). With -d, OUT is
  * OUTDIR/CLASS.class (the class's internal name). Classes that need no change are copied. FILES:
  * more input paths, one a line. LIST gets one line per input: "rewritten CLASS", "unchanged CLASS"
  * (nothing instrumented) or "error PATH: MESSAGE" (the rewriter refused it; nothing written).
@@ -24,12 +26,14 @@
 #include <unistd.h>
 
 #include "agent/bci/bci_rewrite.h"
+#include "agent/bci/bci_tiny.h"
 #include "agent/bci/classfile.h"
 
 struct ids {
 	uint32_t next;
 	const char *prefix; /* -p */
 	int count;	    /* -c */
+	int tiny;	    /* -t */
 	FILE *map;
 	FILE *list; /* -l: one status line per class */
 };
@@ -45,6 +49,19 @@ static int assign(void *ctx, const char *cls, const char *name, const char *desc
 	if (ids->map)
 		fprintf(ids->map, "%s%u %s %s %s\n", counted ? "c" : "", *id, cls, name, desc);
 	return counted ? BCI_COUNT_ONLY : 0;
+}
+
+/* -t: a tiny method only counts its calls, with its id as its slot. */
+static int assign_tiny(void *ctx, const char *cls, const char *name, const char *desc,
+		       uint16_t access, uint32_t *id)
+{
+	struct ids *ids = ctx;
+
+	(void)access;
+	*id = ids->next++;
+	if (ids->map)
+		fprintf(ids->map, "c%u %s %s %s\n", *id, cls, name, desc);
+	return BCI_COUNT_ONLY;
 }
 
 static void note(void *ctx, const char *msg)
@@ -115,8 +132,12 @@ static int write_file(const char *path, const uint8_t *p, size_t n)
 static int rewrite(const char *in, const char *out, const char *outdir, struct ids *ids,
 		   struct bci_stats *total)
 {
-	struct bci_config cfg = {
-	    .method_id = assign, .note = note, .ctx = ids, .native_prefix = ids->prefix};
+	struct bci_config cfg = {.method_id = assign,
+				 .tiny_id = ids->tiny ? assign_tiny : NULL,
+				 .is_tiny = bci_tiny,
+				 .note = note,
+				 .ctx = ids,
+				 .native_prefix = ids->prefix};
 	struct bci_stats st;
 	uint8_t *buf, *res;
 	size_t len, rlen;
@@ -163,11 +184,11 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 
 static void usage(void)
 {
-	fprintf(
-	    stderr,
-	    "usage: jcal-bci-rewrite [-c] [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class\n"
-	    "       jcal-bci-rewrite [-c] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR "
-	    "[-f FILES] IN.class...\n");
+	fprintf(stderr, "usage: jcal-bci-rewrite [-c] [-t] [-s FIRST_ID] [-m MAP] [-p PREFIX] "
+			"IN.class OUT.class\n"
+			"       jcal-bci-rewrite [-c] [-t] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l "
+			"LIST] -d OUTDIR "
+			"[-f FILES] IN.class...\n");
 	exit(1);
 }
 
@@ -200,7 +221,7 @@ int main(int argc, char **argv)
 	const char *outdir = NULL, *map = NULL, *list = NULL, *files = NULL;
 	int opt, rc = 0;
 
-	while ((opt = getopt(argc, argv, "cs:m:d:l:f:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "cts:m:d:l:f:p:")) != -1) {
 		if (opt == 's')
 			ids.next = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (opt == 'm')
@@ -215,6 +236,8 @@ int main(int argc, char **argv)
 			ids.prefix = optarg;
 		else if (opt == 'c')
 			ids.count = 1;
+		else if (opt == 't')
+			ids.tiny = 1;
 		else
 			usage();
 	}

@@ -7,7 +7,8 @@
 # Native methods get the agent's wrappers (-p, agent/bci/bci_native.h).
 # Configurations: JDK 17 javac (class version 61), --release 8 (52), method
 # ids above 32767 (ldc_w probes), every other method only counted (-c, the
-# probe of a throttled method) with small and large ids, and Temurin 25
+# probe of a throttled method) with small and large ids, every tiny method
+# only counted (-t, tiny=count's probe), and Temurin 25
 # (69) when installed.
 # Ends with "bci: N passed, N failed" over all configurations.
 set -u
@@ -70,6 +71,7 @@ config jdk17-bigids "$jh" 40000 "" "$all"
 config release8 "$jh" 1 "--release 8" "$java8"
 config jdk17-count "$jh" 1 "" "$all" -c
 config release8-count-bigids "$jh" 40001 "--release 8" "$java8" -c
+config jdk17-tiny "$jh" 1 "" "$all" -t
 if [ -x "$jh25/bin/javac" ]; then
 	config jdk25 "$jh25" 1 "" "$all"
 else

@@ -16,7 +16,8 @@ import java.lang.invoke.MethodHandle;
  * 1 for the rest, which then takes the JNI native (jcal.TrackerNatives), as every
  * probe does on older JDKs or when the downcalls are not available.
  *
- * A throttled method (the agent's throttle= option) keeps one probe only,
+ * A throttled method (the agent's throttle= option), and a tiny one with
+ * tiny=count, keeps one probe only,
  * count(slot) at its start, which counts its calls in Java, exactly and
  * cheaply enough for the JIT to inline it: each thread counts in an array
  * of its own (no atomic, no cache line shared with another thread), which
@@ -156,11 +157,18 @@ public final class Tracker {
 		}
 	}
 
-	/** Agent: each slot's calls so far, over every thread. */
+	/**
+	 * Agent: each slot's calls so far, over every thread: every slot a
+	 * thread counted, announced by counters or not (a tiny method's slot is
+	 * given in the class file hook, which calls no Java).
+	 */
 	static long[] counts() {
 		synchronized (ALL) {
 			sweep();
-			long[] v = java.util.Arrays.copyOf(gone, Math.max(gone.length, slots));
+			int n = Math.max(gone.length, slots);
+			for (Counts k : ALL)
+				n = Math.max(n, k.c.length);
+			long[] v = java.util.Arrays.copyOf(gone, n);
 			for (Counts k : ALL) {
 				long[] c = k.c;
 				for (int i = 0; i < c.length && i < v.length; i++)

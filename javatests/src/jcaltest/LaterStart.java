@@ -153,8 +153,10 @@ final class LaterStart {
 		Live.Server s = new Live.Server(r, dir.resolve("server.log"));
 		s.work(200); /* warm-up */
 		/* every probe kept: the rows are checked on exact trees (the default
-		 * throttle= of an attach: Live's live-throttle-default) */
-		exact(record(s, dir, "first.bin", 10, "throttle=off"), "the first (attaching) recording", 10, 10);
+		 * throttle= and tiny= of an attach: Live's live-throttle-default and
+		 * live-tiny-default) */
+		exact(record(s, dir, "first.bin", 10, "throttle=off", "tiny=probe"), "the first (attaching) recording", 10,
+				10);
 		return s;
 	}
 
@@ -209,7 +211,7 @@ final class LaterStart {
 		refused(s, dir, jvm + ": hists=off without trees", "'hists=off' needs output=tree", "hists=off");
 	}
 
-	/** mode=, clock=, metric=, throttle=: the load's, refused unless the same. */
+	/** mode=, clock=, metric=, throttle=, tiny=: the load's, refused unless the same. */
 	private void fixed(Live.Server s, Path dir, String jvm, String mode) throws Exception {
 		String status = jcal("status", Long.toString(s.pid)).out;
 		Matcher m = Pattern.compile("(?m)^metric: (\\S+)").matcher(status);
@@ -224,6 +226,8 @@ final class LaterStart {
 		refused(s, dir, jvm + ": another metric=", new String[] {"metric=" + other, "reads " + metric}, "metric=" + other);
 		refused(s, dir, jvm + ": throttle=", new String[] {"throttle=1000:100", "without throttle="},
 				"throttle=1000:100");
+		refused(s, dir, jvm + ": tiny=", new String[] {"tiny=count", "loaded with tiny=probe", "fixed"}, "tiny=count");
+		refused(s, dir, jvm + ": a bad tiny=", new String[] {"tiny=maybe", "expected count or probe"}, "tiny=maybe");
 		refused(s, dir, jvm + ": recalibrate=", "recalibrate=", "recalibrate=start");
 		refused(s, dir, jvm + ": table=", "table=", "table=" + dir.resolve("t.txt"));
 		refused(s, dir, jvm + ": calib= without trees", "calib=", "calib=" + dir);

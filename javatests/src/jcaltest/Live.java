@@ -515,6 +515,8 @@ public final class Live {
 	 * summary says when and how many of each, and a second recording of
 	 * the same JVM, where leaf() is only counted, gives them exactly too.
 	 * A later start with throttle=off is refused: the rule is the load's.
+	 * (tiny=probe: leaf() is tiny, which by default only counts from the
+	 * start: live-tiny-default.)
 	 */
 	private void testThrottleDefault() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "throttle");
@@ -522,7 +524,7 @@ public final class Live {
 		try (Server s = new Server(r, dir.resolve("server.log"))) {
 			s.work(200);
 			Path out = dir.resolve("first.bin");
-			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", out.toString());
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", out.toString(), "tiny=probe");
 			r.check(st.rc == 0 && (st.out + st.err).contains("throttle=1000:5000 by default"),
 					"jcal start says it throttles by default: " + st.out + st.err);
 			int k = 2000;
@@ -587,13 +589,100 @@ public final class Live {
 		}
 	}
 
+	/**
+	 * An attach gives tiny methods only the probe that counts their calls
+	 * from the start (tiny=count by default): leaf(), which neither calls
+	 * nor loops, is never recorded, and yet the flat report gives exactly
+	 * the 50 calls a request makes of it, marked [throttled]; the summary
+	 * lists it as tiny "from the start" with those calls counted; status
+	 * says how many tiny methods only count; compute(), which loops, and
+	 * handle() keep their probes and exact calls. A second recording of
+	 * the same JVM counts leaf() exactly again, and a later tiny=probe is
+	 * refused: the load's setting stays.
+	 */
+	private void testTinyDefault() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "tiny");
+		String leaf = W + "LiveServer.leaf", compute = W + "LiveServer.compute";
+		try (Server s = new Server(r, dir.resolve("server.log"))) {
+			s.work(200);
+			Path out = dir.resolve("first.bin");
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", out.toString());
+			r.check(st.rc == 0 && (st.out + st.err).contains("tiny=count by default"),
+					"jcal start says tiny methods only count by default: " + st.out + st.err);
+			int k = 1000;
+			s.work(k);
+			Runner.Result status = launcher("status", Long.toString(s.pid));
+			long ntiny = -1;
+			Matcher mt = Pattern.compile("(?m)^tiny: count, (\\d+) tiny methods keep only a probe that counts")
+					.matcher(status.out);
+			if (mt.find())
+				ntiny = Long.parseLong(mt.group(1));
+			r.check(ntiny >= 1, "status counts the tiny methods: " + status.out);
+			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "jcal stop");
+			r.check(calls(out, HANDLE) == k && calls(out, compute) == k,
+					"handle() and compute() exact: " + calls(out, HANDLE) + " " + calls(out, compute));
+			r.check(calls(out, leaf) == 50L * k, "leaf() exact in the flat report: " + calls(out, leaf) + ", made " + 50L * k);
+			Map<String, String> sum = r.summaryCsv(out);
+			int i = throttledIndex(sum, leaf);
+			r.check(i >= 0 && "tiny".equals(sum.get("throttled." + i + ".reason"))
+					&& "0".equals(sum.get("throttled." + i + ".recorded_calls"))
+					&& ("" + 50L * k).equals(sum.get("throttled." + i + ".counted_calls")),
+					"leaf() is tiny, recorded 0, counted " + 50L * k + ": " + sum);
+			r.check(throttledIndex(sum, compute) < 0 && throttledIndex(sum, HANDLE) < 0,
+					"compute() and handle() keep their probes: " + sum);
+			Runner.Result text = r.post(out, "--report", "summary");
+			r.check(text.out.contains("  tiny:  ") && text.out.contains("from the start, their time their callers'")
+					&& text.out.contains("    from the start  " + 50L * k + " counted  "),
+					"the summary's tiny: section: " + text.out);
+			Runner.Result flat = r.post(out, "--report", "flat");
+			boolean marked = false;
+			for (String line : flat.out.split("\n"))
+				marked |= line.contains("LiveServer.leaf") && line.contains("[throttled]");
+			r.check(marked, "the flat report marks leaf(): " + flat.out);
+			/* the setting is the load's */
+			Runner.Result probe = launcher("start", Long.toString(s.pid), "-o", dir.resolve("probe.bin").toString(),
+					"tiny=probe");
+			r.check(probe.rc != 0 && probe.err.contains("tiny=probe") && probe.err.contains("loaded with tiny=count"),
+					"a later tiny=probe is refused: " + probe.rc + " " + probe.err);
+			/* a second recording: leaf() counted exactly again */
+			Path out2 = dir.resolve("second.bin");
+			r.check(launcher("start", Long.toString(s.pid), "-o", out2.toString()).rc == 0, "second start");
+			int k2 = 300;
+			s.work(k2);
+			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "second stop");
+			r.check(calls(out2, HANDLE) == k2 && calls(out2, leaf) == 50L * k2,
+					"second: handle() and leaf() exact: " + calls(out2, HANDLE) + " " + calls(out2, leaf));
+			/* a third, output=tree: the snapshot carries the counts too */
+			Path out3 = dir.resolve("third.tree");
+			r.check(launcher("start", Long.toString(s.pid), "-o", out3.toString(), "output=tree").rc == 0,
+					"third start (output=tree)");
+			int k3 = 200;
+			s.work(k3);
+			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "third stop");
+			r.check(calls(out3, HANDLE) == k3 && calls(out3, leaf) == 50L * k3,
+					"third (tree): handle() and leaf() exact: " + calls(out3, HANDLE) + " " + calls(out3, leaf));
+		}
+		/* a first start=manual recording reports no counted calls: leaf()
+		 * keeps its probes unless tiny= says otherwise */
+		try (Server s = new Server(r, dir.resolve("manual.log"))) {
+			s.work(20);
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", dir.resolve("manual.bin").toString(),
+					"start=manual");
+			Runner.Result status = launcher("status", Long.toString(s.pid));
+			r.check(st.rc == 0 && !(st.out + st.err).contains("tiny=count") && status.out.contains("\ntiny: probe\n"),
+					"start=manual attaches with tiny=probe: " + st.out + st.err + status.out);
+			launcher("stop", Long.toString(s.pid));
+		}
+	}
+
 	/** status of an output=tree recording counts the events its trees took. */
 	private void testTreeStatus() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "treestatus");
 		try (Server s = new Server(r, dir.resolve("server.log"))) {
 			s.work(50);
+			/* tiny=probe: leaf() keeps its probes (tiny, it would only be counted) */
 			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", dir.resolve("t.tree").toString(),
-					"output=tree");
+					"output=tree", "tiny=probe");
 			r.check(st.rc == 0, "jcal start output=tree: " + st.out + st.err);
 			s.work(20);
 			Runner.Result status = launcher("status", Long.toString(s.pid));
@@ -685,6 +774,7 @@ public final class Live {
 				.add("live-daemon-rerecord", l::testDaemonRerecord)
 				.add("live-tree-status", l::testTreeStatus)
 				.add("live-throttle-default", l::testThrottleDefault)
+				.add("live-tiny-default", l::testTinyDefault)
 				.addSkippable("live-tomcat", l::testTomcat)
 				.add("live-control-without-agent", l::testControlWithoutAgent);
 	}
