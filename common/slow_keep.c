@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/grow.h"
+#include "common/minheap.h"
 
 struct slow_kept {
 	struct trace_slow c;
@@ -60,39 +61,11 @@ void slow_keep_reset(struct slow_keep *k)
 
 /* a is shorter than b (ties: the later offered is, so the first of equal
  * calls stays). */
-static int less(const struct slow_kept *a, const struct slow_kept *b)
+static int less(const void *pa, const void *pb)
 {
+	const struct slow_kept *a = pa, *b = pb;
+
 	return a->c.value != b->c.value ? a->c.value < b->c.value : a->seq > b->seq;
-}
-
-static void swap(struct slow_kept *a, struct slow_kept *b)
-{
-	struct slow_kept t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
-static void sift_down(struct slow_kept *h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, min = i;
-
-		if (l < n && less(&h[l], &h[min]))
-			min = l;
-		if (r < n && less(&h[r], &h[min]))
-			min = r;
-		if (min == i)
-			return;
-		swap(&h[i], &h[min]);
-		i = min;
-	}
-}
-
-static void sift_up(struct slow_kept *h, size_t i)
-{
-	for (; i && less(&h[i], &h[(i - 1) / 2]); i = (i - 1) / 2)
-		swap(&h[i], &h[(i - 1) / 2]);
 }
 
 void slow_keep_offer(struct slow_keep *k, const struct trace_slow *c)
@@ -101,11 +74,11 @@ void slow_keep_offer(struct slow_keep *k, const struct trace_slow *c)
 	if (k->n < k->cfg.max) {
 		k->heap[k->n].c = *c;
 		k->heap[k->n].seq = k->seq++;
-		sift_up(k->heap, k->n++);
+		minheap_up(k->heap, sizeof(*k->heap), k->n++, less);
 	} else if (c->value > k->heap[0].c.value) {
 		k->heap[0].c = *c;
 		k->heap[0].seq = k->seq++;
-		sift_down(k->heap, k->n, 0);
+		minheap_down(k->heap, k->n, sizeof(*k->heap), 0, less);
 	}
 	/* full: a call no longer than the shortest kept would not stay */
 	if (k->n == k->cfg.max && k->heap[0].c.value + 1 > k->cfg.threshold)

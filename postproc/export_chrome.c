@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/minheap.h"
 #include "postproc/output.h"
 #include "postproc/replay.h"
 #include "postproc/report.h"
@@ -53,43 +54,22 @@ struct chrome {
 };
 
 /* a is shorter than b (of equal ones the later): less in the heap. */
-static int span_less(const struct chrome_span *a, const struct chrome_span *b)
+static int span_less(const void *pa, const void *pb)
 {
+	const struct chrome_span *a = pa, *b = pb;
+
 	return a->dur != b->dur ? a->dur < b->dur : a->seq > b->seq;
 }
 
 /* Keeps s among the CHROME_SLOW longest spans. */
 static void slow_keep(struct chrome *c, const struct chrome_span *s)
 {
-	struct chrome_span *h = c->slow, t;
-	size_t i = 0;
-
 	if (c->nslow < CHROME_SLOW) {
-		i = c->nslow++;
-		h[i] = *s;
-		for (; i && span_less(&h[i], &h[(i - 1) / 2]); i = (i - 1) / 2) {
-			t = h[i];
-			h[i] = h[(i - 1) / 2];
-			h[(i - 1) / 2] = t;
-		}
-		return;
-	}
-	if (!span_less(h, s))
-		return;
-	h[0] = *s;
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, min = i;
-
-		if (l < c->nslow && span_less(&h[l], &h[min]))
-			min = l;
-		if (r < c->nslow && span_less(&h[r], &h[min]))
-			min = r;
-		if (min == i)
-			return;
-		t = h[i];
-		h[i] = h[min];
-		h[min] = t;
-		i = min;
+		c->slow[c->nslow] = *s;
+		minheap_up(c->slow, sizeof(c->slow[0]), c->nslow++, span_less);
+	} else if (span_less(c->slow, s)) {
+		c->slow[0] = *s;
+		minheap_down(c->slow, c->nslow, sizeof(c->slow[0]), 0, span_less);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "common/grow.h"
+#include "common/minheap.h"
 #include "common/u64map.h"
 
 struct keep {
@@ -76,39 +77,11 @@ static int tree_path(const struct calltree *t, uint32_t node, uint32_t **path, u
 
 /* a is shorter than b: less in the heap (ties: the later call is less, so
  * the first of equal calls stays). */
-static int less(const struct slow_call *a, const struct slow_call *b)
+static int less(const void *pa, const void *pb)
 {
+	const struct slow_call *a = pa, *b = pb;
+
 	return a->value != b->value ? a->value < b->value : a->seq > b->seq;
-}
-
-static void sift_down(struct slow_call *h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, min = i;
-		struct slow_call tmp;
-
-		if (l < n && less(&h[l], &h[min]))
-			min = l;
-		if (r < n && less(&h[r], &h[min]))
-			min = r;
-		if (min == i)
-			return;
-		tmp = h[i];
-		h[i] = h[min];
-		h[min] = tmp;
-		i = min;
-	}
-}
-
-static void sift_up(struct slow_call *h, size_t i)
-{
-	while (i && less(&h[i], &h[(i - 1) / 2])) {
-		struct slow_call tmp = h[i];
-
-		h[i] = h[(i - 1) / 2];
-		h[(i - 1) / 2] = tmp;
-		i = (i - 1) / 2;
-	}
 }
 
 /* The SLOW_CALLEES largest of c's callees into sc, largest first. */
@@ -165,10 +138,10 @@ static int on_call(void *ctx, const struct calls_call *c)
 		if (grow(&s->calls, &k->cap, s->n + 1))
 			return -1;
 		s->calls[s->n] = sc;
-		sift_up(s->calls, s->n++);
+		minheap_up(s->calls, sizeof(*s->calls), s->n++, less);
 	} else {
 		s->calls[0] = sc;
-		sift_down(s->calls, s->n, 0);
+		minheap_down(s->calls, s->n, sizeof(*s->calls), 0, less);
 	}
 	return 0;
 }
