@@ -319,7 +319,8 @@ final class LatencyTests {
 	 * slow=10ms with output=both: the snapshot holds exactly the calls of at least 10 ms the trace of the
 	 * same run has, in the same order, each with the same duration, thread, path, self and callees (the
 	 * agent's trees charge every delta as jcal-post does); the 13 naps among them under request; the
-	 * JSON says what the agent kept and how many calls were that long. With slow=10ms:5, the 5 longest.
+	 * JSON says what the agent kept and how many calls were that long; the same in mode=bci. With
+	 * slow=10ms:5, the 5 longest.
 	 * --include and --thread select from the kept calls as from a trace's.
 	 */
 	private void testSnapshotSlow() throws Exception {
@@ -347,6 +348,19 @@ final class LatencyTests {
 		r.check(naps2.size() == 26 && naps2.stream().filter(row -> row.get("method").equals(NAP)).count() == 13
 				&& naps2.stream().allMatch(row -> row.get("path").contains(";" + NAP)),
 				"slow=10ms:1000 --include nap --thread worker: 13 naps and their 13 sleeps: " + naps2.size());
+
+		/* mode=bci: the same from its probes (the application's classes only) */
+		Path tb = r.tmp.resolve("slowbci.bin"), sb = r.tmp.resolve("slowbci.bin.tree");
+		j = r.run(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent
+				+ "=trace,quiet,mode=bci,output=both,metric=tsc,slow=10ms:1000,out=" + tb, "-cp", r.classes, W));
+		r.check(j.rc == 0, "mode=bci,slow=10ms:1000: exit " + j.rc + ": " + j.err);
+		List<Map<String, String>> wantBci = new ArrayList<>();
+		for (Map<String, String> row : slowRows(tb, "slow of the bci trace", "--top", "100000"))
+			if (Long.parseLong(row.get("duration")) >= 10_000_000L)
+				wantBci.add(row);
+		List<Map<String, String>> gotBci = slowRows(sb, "slow of the bci snapshot", "--top", "1000");
+		r.check(wantBci.size() >= 13 + 13 && wantBci.equals(gotBci),
+				"mode=bci,slow=10ms:1000: the snapshot's calls are the trace's: " + firstDifference(wantBci, gotBci));
 
 		Path t5 = r.tmp.resolve("slow5.bin"), s5 = r.tmp.resolve("slow5.bin.tree");
 		j = r.run(r.tmp.toFile(), List.of(r.java,
