@@ -59,13 +59,6 @@ void agent_rec_unlock(void)
 	pthread_mutex_unlock(&rec_mutex);
 }
 
-static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
-{
-	char s[32];
-	snprintf(s, sizeof(s), "%llu", (unsigned long long)v);
-	trace_rec_meta(rb, key, s);
-}
-
 /* mode=events with include=/exclude=: events of the methods of classes
  * not selected are not recorded (docs/agent-internals.md, "Filtering"). */
 static int events_filter_on(void)
@@ -112,8 +105,9 @@ void agent_write_header_meta(const char *options)
 		trace_rec_meta(rb, "filter.include", jcal.opts.bci_include);
 		trace_rec_meta(rb, "filter.exclude", jcal.opts.bci_exclude);
 	}
-	meta_u64(rb, "pid", (uint64_t)getpid());
-	meta_u64(rb, "start.time_ns", (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	trace_rec_meta_u64(rb, "pid", (uint64_t)getpid());
+	trace_rec_meta_u64(rb, "start.time_ns",
+			   (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
 	trace_rec_meta(rb, "metrics", names);
 	for (unsigned i = 0; i < jcal.metrics.n; i++) {
 		const struct metric_desc *d = &jcal.metrics.m[i];
@@ -125,7 +119,7 @@ void agent_write_header_meta(const char *options)
 		trace_rec_meta(rb, key, d->why);
 	}
 	if (jcal.metrics.tsc_hz)
-		meta_u64(rb, "tsc.hz", jcal.metrics.tsc_hz);
+		trace_rec_meta_u64(rb, "tsc.hz", jcal.metrics.tsc_hz);
 	host_info_write(&host, rb);
 	/* label=KEY:VALUE: jcal-post's pprof export labels the samples with them */
 	for (unsigned i = 0; i < jcal.opts.nlabels; i++) {
@@ -379,14 +373,14 @@ void agent_rec_close(JNIEnv *jni, const char *reason)
 	if (events_filter_on()) {
 		uint32_t excluded = method_table_filtered_count();
 
-		meta_u64(rb, "filter.events", filtered);
-		meta_u64(rb, "filter.methods", excluded);
+		trace_rec_meta_u64(rb, "filter.events", filtered);
+		trace_rec_meta_u64(rb, "filter.methods", excluded);
 		snprintf(filter_note, sizeof(filter_note),
 			 " - %llu events of %u excluded methods not recorded",
 			 (unsigned long long)filtered, excluded);
 	}
 	if (jcal.metrics.tsc_hz)
-		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
+		trace_rec_meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
 	if (reason)
 		trace_rec_meta(rb, "stop.reason", reason);
 	throttle_finish(rb); /* mode=bci, throttle=: the final counts */

@@ -5,6 +5,8 @@
  * the stop field the agent writes in place when a write fails.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -267,6 +269,14 @@ void trace_rec_meta(struct trace_recbuf *rb, const char *key, const char *value)
 	uint8_t *p = put_str(s, key);
 	p = put_str(p, value);
 	rec_end(rb, TRACE_REC_META, s, p);
+}
+
+void trace_rec_meta_u64(struct trace_recbuf *rb, const char *key, uint64_t value)
+{
+	char s[24];
+
+	snprintf(s, sizeof(s), "%" PRIu64, value);
+	trace_rec_meta(rb, key, s);
 }
 
 void trace_rec_method(struct trace_recbuf *rb, uint32_t id, uint32_t modifiers,

@@ -131,6 +131,8 @@ size_t trace_recbuf_finish(struct trace_recbuf *rb);
 void trace_recbuf_clear(struct trace_recbuf *rb);
 
 void trace_rec_meta(struct trace_recbuf *rb, const char *key, const char *value);
+/* A meta record whose value is the decimal number value. */
+void trace_rec_meta_u64(struct trace_recbuf *rb, const char *key, uint64_t value);
 void trace_rec_method(struct trace_recbuf *rb, uint32_t id, uint32_t modifiers,
 		      const char *class_sig, const char *name, const char *sig);
 void trace_rec_thread_start(struct trace_recbuf *rb, uint32_t serial, uint64_t java_tid,

@@ -63,14 +63,6 @@ static int write_defs(void *ctx, const uint8_t *chunks, size_t len)
 	return write_out(ctx, chunks, len);
 }
 
-static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
-{
-	char s[32];
-
-	snprintf(s, sizeof(s), "%" PRIu64, v);
-	trace_rec_meta(rb, key, s);
-}
-
 /* The snapshot's own meta records: what it is and how it was compensated. */
 static void write_meta(struct trace_recbuf *rb, int at_end)
 {
@@ -83,37 +75,37 @@ static void write_meta(struct trace_recbuf *rb, int at_end)
 	tree_comp_info(&c);
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace_rec_meta(rb, "snapshot", "tree");
-	meta_u64(rb, "snapshot.time_ns",
-		 (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	trace_rec_meta_u64(rb, "snapshot.time_ns",
+			   (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
 	trace_rec_meta(rb, "snapshot.when", at_end ? "end" : "dump");
-	meta_u64(rb, "snapshot.maxcontexts", jcal.opts.maxcontexts);
-	meta_u64(rb, "snapshot.folds", atomic_load(&tree_fold_count));
+	trace_rec_meta_u64(rb, "snapshot.maxcontexts", jcal.opts.maxcontexts);
+	trace_rec_meta_u64(rb, "snapshot.folds", atomic_load(&tree_fold_count));
 	if (jcal.opts.hists_off) /* no TREE_HISTS records, and jcal-post says why */
 		trace_rec_meta(rb, "snapshot.hists", "off");
 	/* threads defined in the snapshot without a tree of their own: in
 	 * "<ended threads>" */
-	meta_u64(rb, "snapshot.ended_merged", tree_registry_ended_merged);
-	meta_u64(rb, "snapshot.lost_events", s.lost);
+	trace_rec_meta_u64(rb, "snapshot.ended_merged", tree_registry_ended_merged);
+	trace_rec_meta_u64(rb, "snapshot.lost_events", s.lost);
 	if (c.state == 1) {
 		trace_rec_meta(rb, "snapshot.calib.table", c.path);
 		trace_rec_meta(rb, "snapshot.calib.estimator",
 			       calib_estimator_name(CALIB_EST_DEFAULT));
 		snprintf(hex, sizeof(hex), "%016" PRIx64, c.digest);
 		trace_rec_meta(rb, "snapshot.calib.digest", hex);
-		meta_u64(rb, "snapshot.calib.keys_in_table", c.keys_in_table);
-		meta_u64(rb, "snapshot.calib.keys_seen", c.keys_seen);
-		meta_u64(rb, "snapshot.calib.keys_found", c.keys_found);
-		meta_u64(rb, "snapshot.calib.deltas", s.deltas);
-		meta_u64(rb, "snapshot.calib.clamped", s.clamped);
-		meta_u64(rb, "snapshot.calib.fallback_static", s.similar);
-		meta_u64(rb, "snapshot.calib.fallback_global", s.global);
+		trace_rec_meta_u64(rb, "snapshot.calib.keys_in_table", c.keys_in_table);
+		trace_rec_meta_u64(rb, "snapshot.calib.keys_seen", c.keys_seen);
+		trace_rec_meta_u64(rb, "snapshot.calib.keys_found", c.keys_found);
+		trace_rec_meta_u64(rb, "snapshot.calib.deltas", s.deltas);
+		trace_rec_meta_u64(rb, "snapshot.calib.clamped", s.clamped);
+		trace_rec_meta_u64(rb, "snapshot.calib.fallback_static", s.similar);
+		trace_rec_meta_u64(rb, "snapshot.calib.fallback_global", s.global);
 	} else {
 		trace_rec_meta(rb, "snapshot.calib.note",
 			       c.state ? c.note : "the JVM was not up yet: no table chosen");
 	}
-	meta_u64(rb, "snapshot.calib.uncompensated", s.uncompensated);
+	trace_rec_meta_u64(rb, "snapshot.calib.uncompensated", s.uncompensated);
 	if (!at_end && jcal.metrics.tsc_hz)
-		meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
+		trace_rec_meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
 }
 
 /* The thread's definition before its tree in a snapshot (tt locked). */
