@@ -89,6 +89,14 @@ void slow_keep_offer(struct slow_keep *k, const struct trace_slow *c)
 	pthread_mutex_unlock(&k->lock);
 }
 
+void slow_keep_counts(struct slow_keep *k, uint64_t *kept, uint64_t *over)
+{
+	pthread_mutex_lock(&k->lock);
+	*kept = k->n;
+	*over = atomic_load(&k->over);
+	pthread_mutex_unlock(&k->lock);
+}
+
 static int longest_first(const void *a, const void *b)
 {
 	const struct slow_kept *x = a, *y = b;
@@ -222,9 +230,4 @@ int slow_watch_attach(struct slow_watch *w, struct calltree *t, struct slow_keep
 	w->keep = k;
 	w->serial = serial;
 	return calltree_keep_sums(t, &cfg);
-}
-
-void slow_watch_free(struct slow_watch *w)
-{
-	memset(w, 0, sizeof(*w));
 }

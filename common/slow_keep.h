@@ -69,6 +69,9 @@ void slow_keep_offer(struct slow_keep *k, const struct trace_slow *c);
  * memory runs out. *over: the calls at or above the threshold. */
 long slow_keep_list(struct slow_keep *k, struct trace_slow **out, uint64_t *over);
 
+/* How many calls are kept, and how many were at or above the threshold. */
+void slow_keep_counts(struct slow_keep *k, uint64_t *kept, uint64_t *over);
+
 /* One thread's watcher: attach with slow_watch_attach before the tree's
  * first event; the tree's thread serial goes into its calls. */
 struct slow_watch {
@@ -81,7 +84,5 @@ struct slow_watch {
  * one of t's). Returns 0, -EINVAL or -ENOMEM. */
 int slow_watch_attach(struct slow_watch *w, struct calltree *t, struct slow_keep *k,
 		      uint32_t serial);
-
-void slow_watch_free(struct slow_watch *w);
 
 #endif

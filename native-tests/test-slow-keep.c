@@ -49,9 +49,8 @@ static void setup(struct calltree *t, struct slow_keep *k, struct slow_watch *w,
 	CHECK_EQ_I(slow_watch_attach(w, t, k, 7), 0);
 }
 
-static void teardown(struct calltree *t, struct slow_keep *k, struct slow_watch *w)
+static void teardown(struct calltree *t, struct slow_keep *k)
 {
-	slow_watch_free(w);
 	calltree_free(t);
 	slow_keep_free(k);
 }
@@ -79,6 +78,9 @@ static void test_hand_made(void)
 	CHECK_EQ_I(ev(&t, JCAL_TR_EXIT, 1, 300), 0);
 	CHECK_EQ_I(slow_keep_list(&k, &got, &over), 2);
 	CHECK_EQ_U(over, 2);
+	uint64_t kept, over2;
+	slow_keep_counts(&k, &kept, &over2);
+	CHECK(kept == 2 && over2 == 2);
 	/* A: 300, its callees C 140 and B 80 (two calls), self 80 */
 	CHECK(got[0].value == 300 && got[0].raw == 300 && got[0].self == 80 &&
 	      got[0].raw_self == 80);
@@ -99,7 +101,7 @@ static void test_hand_made(void)
 	slow_keep_reset(&k);
 	CHECK_EQ_I(slow_keep_list(&k, &got, &over), 0);
 	CHECK(got == NULL && over == 0);
-	teardown(&t, &k, &w);
+	teardown(&t, &k);
 }
 
 /* 200 top-level calls of random durations, at most 5 kept: the 5 longest,
@@ -133,7 +135,7 @@ static void test_bound(void)
 		d[best] = UINT64_MAX;
 	}
 	free(got);
-	teardown(&t, &k, &w);
+	teardown(&t, &k);
 }
 
 #define METHODS 5u
@@ -239,7 +241,7 @@ static void test_random_walks(void)
 		}
 		free(got);
 		free(calls);
-		teardown(&t, &k, &w);
+		teardown(&t, &k);
 	}
 }
 
@@ -263,7 +265,7 @@ static void test_deep_path(void)
 	CHECK_EQ_U(got[0].path[0], 31);
 	CHECK_EQ_U(got[0].path[TRACE_SLOW_PATH_MAX - 1], depth);
 	free(got);
-	teardown(&t, &k, &w);
+	teardown(&t, &k);
 }
 
 /* A fold while A is open: A's callees before it are unknown (partial),
@@ -299,7 +301,7 @@ static void test_fold(void)
 	      got[0].callee[0].value == 30 && got[0].self == 170);
 	CHECK(got[1].value == 200 && got[1].flags == 0 && got[1].self == 160);
 	free(got);
-	teardown(&t, &k, &w);
+	teardown(&t, &k);
 }
 
 /* B (2) called, then an exit of A (1), which was live before tracing:
@@ -331,7 +333,7 @@ static void test_live(void)
 	 * report, read to its end, puts B under A) */
 	CHECK(got[2].value == 50 && got[2].depth == 1 && got[2].path[0] == 2);
 	free(got);
-	teardown(&t, &k, &w);
+	teardown(&t, &k);
 }
 
 static struct trace_slow decoded;

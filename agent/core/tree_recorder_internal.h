@@ -44,9 +44,9 @@ struct tree_thread {
 	uint32_t os_tid, tflags;
 	char *name;
 	uint64_t start_metric[JCAL_MAX_METRICS], end_metric[JCAL_MAX_METRICS];
-	/* slow=: the watcher of the tree's calls (watched: attached) */
+	/* slow=: the watcher of the tree's calls (its state is the tree's:
+	 * calltree_keep_sums) */
 	struct slow_watch slow;
-	int watched;
 	struct tree_thread *next;	/* registry */
 	struct tree_thread *ended_next; /* ended trees kept, in end order */
 };

@@ -48,16 +48,7 @@ static int tree_watch(struct tree_thread *tt)
 {
 	struct slow_keep *k = tree_slow_keeper();
 
-	if (tt->watched) {
-		slow_watch_free(&tt->slow);
-		tt->watched = 0;
-	}
-	if (!k)
-		return 0;
-	if (slow_watch_attach(&tt->slow, &tt->tree, k, tt->serial))
-		return -ENOMEM;
-	tt->watched = 1;
-	return 0;
+	return k ? slow_watch_attach(&tt->slow, &tt->tree, k, tt->serial) : 0;
 }
 
 /* A tree for thread serial, not in the registry yet; compensated by the
@@ -75,8 +66,6 @@ static struct tree_thread *thread_alloc(uint32_t serial, unsigned nmetrics, int 
 	    tree_hists_keep(&tt->tree) || (compensated && tree_watch(tt)) ||
 	    pthread_mutex_init(&tt->lock, NULL)) {
 		calltree_free(&tt->tree);
-		if (tt->watched)
-			slow_watch_free(&tt->slow);
 		free(tt);
 		return NULL;
 	}
@@ -124,8 +113,6 @@ static struct tree_thread *ended_tree(unsigned nmetrics)
 static void free_thread(struct tree_thread *tt)
 {
 	calltree_free(&tt->tree);
-	if (tt->watched)
-		slow_watch_free(&tt->slow);
 	pthread_mutex_destroy(&tt->lock);
 	free(tt->name);
 	free(tt);

@@ -18,24 +18,28 @@
 
 #include "agent/core/tree_recorder_internal.h"
 
-/* The keeper, made at the first configuration that keeps calls; made
- * again (under the registry's pass, no tree taking events) when a
- * recording's slow= differs. */
+/* The keeper, made again (under the registry's pass, no tree taking
+ * events) at each recording's start with its slow=; its heap NULL when
+ * none is made. */
 static struct slow_keep keeper;
-static int keeper_made;
 static atomic_int keeper_on;
 static uint64_t keeper_ns; /* the threshold as given */
+
+/* The first metric of kind, or -1. */
+static int metric_of(enum metric_kind kind)
+{
+	for (unsigned i = 0; i < jcal.metrics.n; i++)
+		if (jcal.metrics.m[i].kind == kind)
+			return (int)i;
+	return -1;
+}
 
 /* The metric slow= compares: a TSC first, else cputime; -1 for none. */
 static int slow_metric(void)
 {
-	for (unsigned i = 0; i < jcal.metrics.n; i++)
-		if (jcal.metrics.m[i].kind == METRIC_TSC && jcal.metrics.tsc_hz)
-			return (int)i;
-	for (unsigned i = 0; i < jcal.metrics.n; i++)
-		if (jcal.metrics.m[i].kind == METRIC_CPUTIME)
-			return (int)i;
-	return -1;
+	int tsc = metric_of(METRIC_TSC);
+
+	return tsc >= 0 && jcal.metrics.tsc_hz ? tsc : metric_of(METRIC_CPUTIME);
 }
 
 int tree_slow_check(char *err, size_t errlen)
@@ -55,18 +59,12 @@ int tree_slow_check(char *err, size_t errlen)
 int tree_slow_configure(void)
 {
 	struct slow_keep_cfg cfg = {0};
-	int m = slow_metric(), wall = -1;
+	int m = slow_metric();
 
-	if (keeper_made) {
-		slow_keep_free(&keeper);
-		atomic_store(&keeper_on, 0);
-		keeper_made = 0;
-	}
+	atomic_store(&keeper_on, 0);
+	slow_keep_free(&keeper); /* nothing when none was made */
 	if (!jcal.opts.slow_ns || m < 0)
 		return 0;
-	for (unsigned i = 0; i < jcal.metrics.n; i++)
-		if (jcal.metrics.m[i].kind == METRIC_TSC && wall < 0)
-			wall = (int)i;
 	cfg.metric = (unsigned)m;
 	cfg.threshold = jcal.metrics.m[m].kind == METRIC_TSC
 			    ? (uint64_t)((unsigned __int128)jcal.opts.slow_ns *
@@ -74,12 +72,11 @@ int tree_slow_configure(void)
 			    : jcal.opts.slow_ns;
 	if (!cfg.threshold)
 		cfg.threshold = 1;
-	cfg.wall = wall;
+	cfg.wall = metric_of(METRIC_TSC);
 	cfg.wall_hz = jcal.metrics.tsc_hz;
 	cfg.max = jcal.opts.slow_max ? jcal.opts.slow_max : JCAL_SLOW_KEEP_DEFAULT;
 	if (slow_keep_init(&keeper, &cfg))
 		return -1;
-	keeper_made = 1;
 	atomic_store(&keeper_on, 1);
 	keeper_ns = jcal.opts.slow_ns;
 	return 0;
@@ -88,20 +85,6 @@ int tree_slow_configure(void)
 struct slow_keep *tree_slow_keeper(void)
 {
 	return atomic_load(&keeper_on) ? &keeper : NULL;
-}
-
-void tree_slow_reset(void)
-{
-	if (atomic_load(&keeper_on))
-		slow_keep_reset(&keeper);
-}
-
-static void meta_u64(struct trace_recbuf *rb, const char *key, uint64_t v)
-{
-	char s[32];
-
-	snprintf(s, sizeof(s), "%" PRIu64, v);
-	trace_rec_meta(rb, key, s);
 }
 
 int tree_slow_write(struct trace_recbuf *rb, const struct tree_snapshot_sink *sink)
@@ -116,11 +99,11 @@ int tree_slow_write(struct trace_recbuf *rb, const struct tree_snapshot_sink *si
 	n = slow_keep_list(&keeper, &calls, &over);
 	if (n < 0)
 		return -ENOMEM;
-	meta_u64(rb, "snapshot.slow.ns", keeper_ns);
-	meta_u64(rb, "snapshot.slow.max", keeper.cfg.max);
+	trace_rec_meta_u64(rb, "snapshot.slow.ns", keeper_ns);
+	trace_rec_meta_u64(rb, "snapshot.slow.max", keeper.cfg.max);
 	trace_rec_meta(rb, "snapshot.slow.metric", jcal.metrics.m[keeper.cfg.metric].name);
-	meta_u64(rb, "snapshot.slow.over", over);
-	meta_u64(rb, "snapshot.slow.kept", (uint64_t)n);
+	trace_rec_meta_u64(rb, "snapshot.slow.over", over);
+	trace_rec_meta_u64(rb, "snapshot.slow.kept", (uint64_t)n);
 	for (long i = 0; i < n && !rc; i++) {
 		trace_rec_tree_slow(rb, &calls[i]);
 		if (rb->oom)
@@ -134,15 +117,10 @@ int tree_slow_write(struct trace_recbuf *rb, const struct tree_snapshot_sink *si
 
 int tree_slow_status(uint64_t *ns, uint64_t *over, uint64_t *kept, uint64_t *max)
 {
-	struct trace_slow *calls;
-	long n;
-
 	if (!atomic_load(&keeper_on))
 		return 0;
-	n = slow_keep_list(&keeper, &calls, over);
-	free(calls);
+	slow_keep_counts(&keeper, kept, over);
 	*ns = keeper_ns;
-	*kept = n > 0 ? (uint64_t)n : 0;
 	*max = keeper.cfg.max;
 	return 1;
 }
