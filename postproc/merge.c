@@ -230,17 +230,13 @@ static int add_slow(struct merge *mg)
 {
 	const struct model *m = &mg->in.m;
 	struct model *p = mg->m;
-	const char *ns = model_meta(m, "snapshot.slow.ns");
-	const char *max = model_meta(m, "snapshot.slow.max"),
-		   *over = model_meta(m, "snapshot.slow.over");
 
 	p->snap_inputs++;
-	if (!ns)
+	if (!m->slow_inputs)
 		return 0;
-	uint64_t v = strtoull(ns, NULL, 10);
-	p->slow_ns = !p->slow_inputs++ || v < p->slow_ns ? v : p->slow_ns;
-	p->slow_max += max ? strtoull(max, NULL, 10) : 0;
-	p->slow_over += over ? strtoull(over, NULL, 10) : 0;
+	p->slow_ns = !p->slow_inputs++ || m->slow_ns < p->slow_ns ? m->slow_ns : p->slow_ns;
+	p->slow_max += m->slow_max;
+	p->slow_over += m->slow_over;
 	for (size_t i = 0; i < m->nslow; i++) {
 		struct trace_slow c = m->slow[i];
 		double hz = c.metric < m->nmetrics ? m->metric[c.metric].tsc_hz : 0;

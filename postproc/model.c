@@ -805,6 +805,21 @@ static int by_serial(const void *a, const void *b)
 	return x->serial < y->serial ? -1 : x->serial > y->serial;
 }
 
+/* A snapshot's slow= from its meta records (model.h). */
+static void model_slow_meta(struct model *m)
+{
+	const char *ns = model_meta(m, "snapshot.slow.ns"), *max, *over;
+
+	if (!m->snapshot || !ns)
+		return;
+	max = model_meta(m, "snapshot.slow.max");
+	over = model_meta(m, "snapshot.slow.over");
+	m->slow_inputs = 1;
+	m->slow_ns = strtoull(ns, NULL, 10);
+	m->slow_max = max ? strtoull(max, NULL, 10) : 0;
+	m->slow_over = over ? strtoull(over, NULL, 10) : 0;
+}
+
 int model_finish(struct model *m)
 {
 	struct model_thread *t, *tmp;
@@ -815,6 +830,7 @@ int model_finish(struct model *m)
 	m->thread_list = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*m->thread_list));
 	if (!m->thread_list)
 		return oom(m);
+	model_slow_meta(m);
 	/* A snapshot whose agent merged ended threads into "<ended threads>"
 	 * still defines them: they have no tree of their own and are not
 	 * listed (the merged tree holds their calls). */

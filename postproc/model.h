@@ -151,9 +151,11 @@ struct model {
 	 * longest first; method ids as written), nslow of them. */
 	struct trace_slow *slow;
 	size_t nslow, slow_cap;
-	/* A merged profile (merge.c): its inputs that are snapshots, those of
-	 * them with slow=, and their slow= summed: the smallest DURATION, the
-	 * MAX and the calls that long added up. */
+	/* Its slow= (model_finish, from the snapshot.slow.* meta): slow_inputs
+	 * 1 with DURATION in ns, MAX and the calls that long; 0 without. A
+	 * merged profile (merge.c): its inputs that are snapshots, those of
+	 * them of slow=, the smallest DURATION, the MAX and the calls that
+	 * long added up. */
 	size_t snap_inputs, slow_inputs;
 	uint64_t slow_ns, slow_max, slow_over;
 	int has_end;

@@ -170,32 +170,22 @@ static int from_snapshot(struct keep *k, char *err, size_t errlen)
 {
 	const struct model *m = k->m;
 	struct slow *s = k->s;
-	const char *ns = model_meta(m, "snapshot.slow.ns"),
-		   *max = model_meta(m, "snapshot.slow.max"),
-		   *over = model_meta(m, "snapshot.slow.over");
 
-	s->kept = 1;
-	if (m->ninputs) { /* a merged profile of snapshots (merge.c) */
-		if (m->slow_inputs < m->ninputs) {
-			snprintf(
-			    err, errlen,
-			    "--report slow of several inputs: each a trace, or each a snapshot "
-			    "of slow=; %zu of the %zu inputs are snapshots, %zu of them of "
-			    "slow=",
-			    m->snap_inputs, m->ninputs, m->slow_inputs);
-			return -1;
-		}
-		s->kept_ns = m->slow_ns;
-		s->kept_max = m->slow_max;
-		s->kept_over = m->slow_over;
-	} else if (!ns) {
+	if (m->ninputs && m->slow_inputs < m->ninputs) { /* merged (merge.c) */
+		snprintf(err, errlen,
+			 "--report slow of several inputs: each a trace, or each a snapshot of "
+			 "slow=; %zu of the %zu inputs are snapshots, %zu of them of slow=",
+			 m->snap_inputs, m->ninputs, m->slow_inputs);
+		return -1;
+	}
+	if (!m->slow_inputs) {
 		snprintf(err, errlen, "--report slow: %s", SLOW_NEED_TRACE);
 		return -1;
-	} else {
-		s->kept_ns = strtoull(ns, NULL, 10);
-		s->kept_max = max ? strtoull(max, NULL, 10) : 0;
-		s->kept_over = over ? strtoull(over, NULL, 10) : 0;
 	}
+	s->kept = 1;
+	s->kept_ns = m->slow_ns;
+	s->kept_max = m->slow_max;
+	s->kept_over = m->slow_over;
 	s->metric = m->nslow ? m->slow[0].metric : k->o->metric;
 	for (size_t i = 0; i < m->nslow; i++) {
 		const struct trace_slow *ts = &m->slow[i];
