@@ -49,6 +49,31 @@ static inline uint16_t bci_get_u2(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+/* The big-endian u4 at p. */
+static inline uint32_t bci_get_u4(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The offsets of the tableswitch or lookupswitch at pc (a whole
+ * instruction: bci_insn_len), each relative to pc: its default's at
+ * *dflt; returns how many others it has, the first at *first, stride
+ * bytes apart. */
+static inline uint32_t bci_switch_offsets(const uint8_t *code, uint32_t pc, uint32_t *dflt,
+					  uint32_t *first, uint32_t *stride)
+{
+	uint32_t base = pc + 1 + (3 - pc % 4);
+
+	*dflt = base;
+	*first = base + 12;
+	if (code[pc] == BCI_OP_TABLESWITCH) { /* default, low, high, offsets */
+		*stride = 4;
+		return bci_get_u4(code + base + 8) - bci_get_u4(code + base + 4) + 1;
+	}
+	*stride = 8; /* lookupswitch: default, npairs, (match, offset) pairs */
+	return bci_get_u4(code + base + 4);
+}
+
 /* if<cond>, if_icmp<cond>, if_acmp<cond>, ifnull, ifnonnull. */
 static inline int bci_is_cond_branch(uint8_t op)
 {

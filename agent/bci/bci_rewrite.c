@@ -50,11 +50,6 @@ static const uint8_t insn_len[0xca] = {
     /* 0xc0 */ 3, 3, 1, 1, 0, 4, 3, 3, 5, 5,
 };
 
-static uint32_t get_u4(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static void put_u2(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -86,8 +81,8 @@ uint32_t bci_insn_len(const uint8_t *code, uint32_t code_len, uint32_t pc)
 		if (base + 12 > code_len)
 			return 0;
 		if (op == BCI_OP_TABLESWITCH) {
-			int32_t lo = (int32_t)get_u4(code + base + 4);
-			int32_t hi = (int32_t)get_u4(code + base + 8);
+			int32_t lo = (int32_t)bci_get_u4(code + base + 4);
+			int32_t hi = (int32_t)bci_get_u4(code + base + 8);
 			if (hi < lo)
 				return 0;
 			uint64_t cnt = (uint64_t)((int64_t)hi - lo + 1);
@@ -95,7 +90,7 @@ uint32_t bci_insn_len(const uint8_t *code, uint32_t code_len, uint32_t pc)
 				return 0;
 			n = base - pc + 12 + (uint32_t)cnt * 4;
 		} else {
-			uint32_t np = get_u4(code + base + 4);
+			uint32_t np = bci_get_u4(code + base + 4);
 			if (np > code_len)
 				return 0;
 			n = base - pc + 8 + np * 8;
@@ -187,7 +182,7 @@ static int decode(struct bci_method *m)
 		if (is_branch16(op))
 			in->target = (int32_t)pc + (int16_t)bci_get_u2(code + pc + 1);
 		else if (op == BCI_OP_GOTO_W || op == BCI_OP_JSR_W)
-			in->target = (int32_t)(pc + get_u4(code + pc + 1));
+			in->target = (int32_t)(pc + bci_get_u4(code + pc + 1));
 		pc += n;
 	}
 	m->index[len] = m->nin; /* the end, for exclusive ranges */
@@ -211,23 +206,15 @@ static int check_targets(struct bci_method *m)
 			if (!valid_target(m, in->target))
 				goto bad;
 		} else if (in->op == BCI_OP_TABLESWITCH || in->op == BCI_OP_LOOKUPSWITCH) {
-			uint32_t base = in->pc + 1 + (3 - in->pc % 4);
-			uint32_t n, stride, first;
-			if (!valid_target(m, (int64_t)in->pc + (int32_t)get_u4(code + base)))
+			uint32_t dflt, first, stride;
+			uint32_t n = bci_switch_offsets(code, in->pc, &dflt, &first, &stride);
+
+			if (!valid_target(m, (int64_t)in->pc + (int32_t)bci_get_u4(code + dflt)))
 				goto bad;
-			if (in->op == BCI_OP_TABLESWITCH) {
-				n = get_u4(code + base + 8) - get_u4(code + base + 4) + 1;
-				first = base + 12;
-				stride = 4;
-			} else {
-				n = get_u4(code + base + 4);
-				first = base + 12;
-				stride = 8;
-			}
 			for (uint32_t k = 0; k < n; k++)
-				if (!valid_target(m,
-						  (int64_t)in->pc +
-						      (int32_t)get_u4(code + first + k * stride)))
+				if (!valid_target(
+					m, (int64_t)in->pc +
+					       (int32_t)bci_get_u4(code + first + k * stride)))
 					goto bad;
 		}
 		continue;
@@ -366,19 +353,19 @@ static void emit_code(struct bci_method *m, uint8_t *out, const uint16_t mref[4]
 			p[0] = in->op;
 			memset(p + 1, 0, nb - in->npc - 1);
 			memcpy(out + nb, code + ob, in->len - (ob - in->pc));
-			put_u4(out + nb, m->lab[in->pc + (int32_t)get_u4(code + ob)] - in->npc);
+			put_u4(out + nb, m->lab[in->pc + (int32_t)bci_get_u4(code + ob)] - in->npc);
 			if (in->op == BCI_OP_TABLESWITCH) {
-				n = get_u4(code + ob + 8) - get_u4(code + ob + 4) + 1;
+				n = bci_get_u4(code + ob + 8) - bci_get_u4(code + ob + 4) + 1;
 				first = 12;
 				stride = 4;
 			} else {
-				n = get_u4(code + ob + 4);
+				n = bci_get_u4(code + ob + 4);
 				first = 12;
 				stride = 8;
 			}
 			for (uint32_t k = 0; k < n; k++) {
 				uint32_t o = first + k * stride;
-				int32_t t = (int32_t)in->pc + (int32_t)get_u4(code + ob + o);
+				int32_t t = (int32_t)in->pc + (int32_t)bci_get_u4(code + ob + o);
 				put_u4(out + nb + o, m->lab[t] - in->npc);
 			}
 		} else if (is_branch16(in->op) || in->op == BCI_OP_GOTO_W ||

@@ -3,21 +3,12 @@
  */
 #include "agent/bci/bci_tiny.h"
 
+#include "agent/bci/bci_method.h"
 #include "agent/bci/bci_rewrite.h"
 
 #define ACC_SYNCHRONIZED 0x0020
 #define ACC_NATIVE 0x0100
 #define ACC_ABSTRACT 0x0400
-
-static int32_t s4(const uint8_t *p)
-{
-	return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
-static int32_t s2(const uint8_t *p)
-{
-	return (int16_t)(p[0] << 8 | p[1]);
-}
 
 /* Opcodes that make a method other than tiny whatever their operands. */
 static int costly(uint8_t op)
@@ -40,21 +31,13 @@ static int forward(uint32_t pc, int32_t off, uint32_t code_len)
  * after pc, inside the code. */
 static int switch_forward(const uint8_t *code, uint32_t pc, uint32_t code_len)
 {
-	uint32_t base = pc + 1 + (3 - pc % 4), n, first, stride;
+	uint32_t dflt, first, stride;
+	uint32_t n = bci_switch_offsets(code, pc, &dflt, &first, &stride);
 
-	if (!forward(pc, s4(code + base), code_len))
+	if (!forward(pc, (int32_t)bci_get_u4(code + dflt), code_len))
 		return 0;
-	if (code[pc] == 0xaa) { /* tableswitch: default, low, high, offsets */
-		n = (uint32_t)(s4(code + base + 8) - s4(code + base + 4)) + 1;
-		first = base + 12;
-		stride = 4;
-	} else { /* lookupswitch: default, npairs, (match, offset) pairs */
-		n = (uint32_t)s4(code + base + 4);
-		first = base + 12;
-		stride = 8;
-	}
 	for (uint32_t k = 0; k < n; k++)
-		if (!forward(pc, s4(code + first + k * stride), code_len))
+		if (!forward(pc, (int32_t)bci_get_u4(code + first + k * stride), code_len))
 			return 0;
 	return 1;
 }
@@ -73,13 +56,14 @@ int bci_tiny(uint16_t access, const uint8_t *code, uint32_t code_len, uint16_t n
 		 * code is bad code */
 		if (!n || costly(op))
 			return 0;
-		if ((op >= 0x99 && op <= 0xa7) || op == 0xc6 || op == 0xc7) { /* if*, goto */
-			if (!forward(pc, s2(code + pc + 1), code_len))
+		if (bci_is_cond_branch(op) || op == BCI_OP_GOTO) {
+			if (!forward(pc, (int16_t)bci_get_u2(code + pc + 1), code_len))
 				return 0;
-		} else if (op == 0xc8) { /* goto_w */
-			if (!forward(pc, s4(code + pc + 1), code_len))
+		} else if (op == BCI_OP_GOTO_W) {
+			if (!forward(pc, (int32_t)bci_get_u4(code + pc + 1), code_len))
 				return 0;
-		} else if ((op == 0xaa || op == 0xab) && !switch_forward(code, pc, code_len)) {
+		} else if ((op == BCI_OP_TABLESWITCH || op == BCI_OP_LOOKUPSWITCH) &&
+			   !switch_forward(code, pc, code_len)) {
 			return 0;
 		}
 		pc += n;
