@@ -23,6 +23,7 @@
 #include "agent/base/jvmti_check.h"
 #include "agent/base/log.h"
 #include "agent/bci/bci_tiny.h"
+#include "common/grow.h"
 #include "common/throttle_fact.h"
 #include "agent/core/trace_file.h"
 
@@ -281,15 +282,7 @@ static int done_add(struct jcal_method *m, const struct throttle_fact *f)
 	int kept;
 
 	pthread_mutex_lock(&done_mutex);
-	if (ndone == done_cap) {
-		size_t cap = done_cap ? 2 * done_cap : 16;
-		struct done *d = realloc(done, cap * sizeof(*d));
-		if (d) {
-			done = d;
-			done_cap = cap;
-		}
-	}
-	kept = ndone < done_cap;
+	kept = !grow(&done, &done_cap, ndone + 1);
 	if (kept)
 		done[ndone++] = (struct done){m, *f};
 	pthread_mutex_unlock(&done_mutex);
@@ -442,15 +435,7 @@ static void *throttle_main(void *arg)
 		nanosleep(&ts, NULL);
 		list = throttle_count_take_picked();
 		for (struct jcal_method *m = list; m; m = m->thr_next) {
-			if (n == cap) {
-				size_t c = cap ? 2 * cap : 64;
-				struct jcal_method **g = realloc(ms, c * sizeof(*g));
-				if (g) {
-					ms = g;
-					cap = c;
-				}
-			}
-			if (n < cap)
+			if (!grow(&ms, &cap, n + 1))
 				ms[n++] = m;
 			else /* no memory: it keeps its probes */
 				atomic_store(&m->thr_state, THROTTLE_FAILED);
