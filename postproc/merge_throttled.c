@@ -8,23 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/satsum.h"
+#include "common/u64map.h"
 #include "postproc/throttled.h"
 
 /* The entry of the profile's method id, made when new; NULL without memory. */
 static struct throttle_fact *entry(struct merge_throttled *t, uint32_t id)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (t->f[i].method == id)
-			return &t->f[i];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct throttle_fact *g = realloc(t->f, cap * sizeof(*g));
-		if (!g)
-			return NULL;
-		t->f = g;
-		t->cap = cap;
-	}
+	uint32_t *at;
+
+	if (!t->idx.keys && u64map_init(&t->idx, 0))
+		return NULL;
+	if ((at = u64map_find(&t->idx, id)))
+		return &t->f[*at];
+	if (grow(&t->f, &t->cap, t->n + 1) || u64map_put(&t->idx, id, (uint32_t)t->n))
+		return NULL;
 	memset(&t->f[t->n], 0, sizeof(t->f[t->n]));
 	t->f[t->n].method = id;
 	t->f[t->n].time_ns = UINT64_MAX;
@@ -95,5 +94,7 @@ int merge_throttled_write(const struct merge_throttled *t, struct trace_visitor 
 void merge_throttled_free(struct merge_throttled *t)
 {
 	free(t->f);
+	if (t->idx.keys)
+		u64map_free(&t->idx);
 	memset(t, 0, sizeof(*t));
 }

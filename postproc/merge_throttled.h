@@ -13,14 +13,16 @@
 
 #include "common/throttle_fact.h"
 #include "common/trace_reader.h"
+#include "common/u64map.h"
 #include "postproc/model.h"
 
 struct merge_throttled {
-	struct throttle_fact *f; /* by the profile's method id */
+	struct throttle_fact *f; /* in the order first met */
 	size_t n, cap;
-	char rule[64]; /* the first throttled input's throttle= */
-	char time[16]; /* its throttle.time */
-	char tiny[16]; /* the first input's meta throttle.tiny (tiny=count), or empty */
+	struct u64map idx; /* the profile's method id -> its index in f */
+	char rule[64];	   /* the first throttled input's throttle= */
+	char time[16];	   /* its throttle.time */
+	char tiny[16];	   /* the first input's meta throttle.tiny (tiny=count), or empty */
 };
 
 /* Adds the input's records, its method ids through map(ctx, id). Returns 0
