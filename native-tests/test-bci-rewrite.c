@@ -7,7 +7,8 @@
  * instruction; the tracker class left as it is. Native methods with a
  * prefix (bcitest/Natives): each becomes a wrapper that calls the native
  * renamed, with probes or without (method ids refused), all or none; the
- * prefix changes nothing in a class without natives.
+ * prefix changes nothing in a class without natives. Switchable probes:
+ * invokedynamic sites bootstrapped by the tracker with the method's id.
  *
  * The JVM verifier half of the rewriter tests is native-tests/bci/run.sh.
  */
@@ -337,6 +338,122 @@ static void test_prefix_without_natives(void)
 	CHECK(same > 20);
 }
 
+/* The BootstrapMethods attribute of c: its body and entry count, or NULL. */
+static const struct cf_attr *bootstrap_methods(const struct cf_class *c, unsigned *n)
+{
+	*n = 0;
+	for (uint16_t a = 0; a < c->nattrs; a++)
+		if (cf_utf8_eq(c, c->attrs[a].name, "BootstrapMethods")) {
+			*n = (unsigned)(c->attrs[a].data[0] << 8 | c->attrs[a].data[1]);
+			return &c->attrs[a];
+		}
+	return NULL;
+}
+
+/* The u2 at p. */
+static unsigned u2(const uint8_t *p)
+{
+	return (unsigned)(p[0] << 8 | p[1]);
+}
+
+/* The static argument of BootstrapMethods entry e whose method is
+ * TRACKER.site, or -1. */
+static int64_t site_arg(const struct cf_class *c, const struct cf_attr *bm, unsigned e)
+{
+	uint32_t at = 2;
+	char buf[256];
+
+	for (unsigned i = 0; i < e; i++)
+		at += 4 + 2 * u2(bm->data + at + 2);
+	const struct cf_const *mh = cf_cp(c, (uint16_t)u2(bm->data + at), CF_METHODHANDLE);
+	const struct cf_const *mr = mh ? cf_cp(c, mh->b, CF_METHODREF) : NULL;
+	const struct cf_const *nt = mr ? cf_cp(c, mr->b, CF_NAMEANDTYPE) : NULL;
+	const struct cf_const *arg = cf_cp(c, (uint16_t)u2(bm->data + at + 4), CF_INTEGER);
+	if (!mh || mh->a != 6 || !nt || u2(bm->data + at + 2) != 1 || !arg ||
+	    strcmp(cf_utf8_str(c, mr->a, buf, sizeof(buf)), BCI_TRACKER_CLASS) ||
+	    strcmp(cf_utf8_str(c, nt->a, buf, sizeof(buf)), "site") ||
+	    strcmp(cf_utf8_str(c, nt->b, buf, sizeof(buf)), BCI_SITE_DESC))
+		return -1;
+	return (int64_t)(uint32_t)arg->value;
+}
+
+/* Switchable probes: every probe is invokedynamic KIND()V; nop, its site
+ * bootstrapped by a new BootstrapMethods entry (after the class's own,
+ * kept as they were) of TRACKER.site with the method's id; a class of
+ * version 50 gets invokestatic probes. */
+static void test_switchable_sites(void)
+{
+	unsigned classes = 0, methods = 0;
+
+	for (int i = 0; i < nfiles; i++) {
+		size_t len, olen;
+		uint8_t *in = slurp(files[i], &len), *out = NULL;
+		struct idgen g = {100};
+		struct bci_config cfg = {.method_id = give_id, .ctx = &g, .switchable = 1};
+		struct bci_stats st;
+		struct cf_class orig, c;
+		char err[256], name[64];
+		unsigned had, now;
+
+		if (!in)
+			continue;
+		CHECK(bci_switchable_version(in, len));
+		CHECK(bci_rewrite_class(in, len, &cfg, &out, &olen, &st, err, sizeof(err)) == 0);
+		CHECK_EQ_U(st.switchable, st.instrumented);
+		if (!out || cf_parse(in, len, &orig, err, sizeof(err))) {
+			free(in);
+			continue;
+		}
+		CHECK(cf_parse(out, olen, &c, err, sizeof(err)) == 0);
+		const struct cf_attr *ob = bootstrap_methods(&orig, &had);
+		const struct cf_attr *nb = bootstrap_methods(&c, &now);
+		CHECK(nb != NULL);
+		CHECK_EQ_U(now, had + st.switchable);
+		if (ob && nb)
+			CHECK(nb->len > ob->len &&
+			      !memcmp(nb->data + 2, ob->data + 2, ob->len - 2u));
+		for (uint16_t m = 0; nb && m < c.nmethods; m++) {
+			struct cf_code code;
+			cf_utf8_str(&c, c.methods[m].name, name, sizeof(name));
+			/* not instrumented: excluded, or skipped by the rewriter */
+			if (!strcmp(name, "lookup") || !strcmp(name, "condWideNoFrame") ||
+			    !strcmp(name, "nearLimit") || !code_of(&c, &c.methods[m], &code))
+				continue;
+			const uint8_t *p = code.code;
+			const struct cf_const *k = cf_cp(&c, (uint16_t)u2(p + 1), CF_INVOKEDYNAMIC);
+			const struct cf_const *nt = k ? cf_cp(&c, k->b, CF_NAMEANDTYPE) : NULL;
+			char kind[32] = "", desc[32] = "";
+			if (nt) {
+				cf_utf8_str(&c, nt->a, kind, sizeof(kind));
+				cf_utf8_str(&c, nt->b, desc, sizeof(desc));
+			}
+			CHECK(p[0] == 0xba && p[3] == 0 && p[4] == 0 && p[5] == 0x00);
+			CHECK(!strcmp(kind, "enter") && !strcmp(desc, "()V"));
+			CHECK(k && k->a >= had && site_arg(&c, nb, k->a) >= 100);
+			methods++;
+			cf_code_free(&code);
+		}
+		cf_free(&c);
+		cf_free(&orig);
+		free(out);
+		/* version 50: invokestatic probes */
+		in[6] = 0;
+		in[7] = 50;
+		CHECK(!bci_switchable_version(in, len));
+		g.next = 100;
+		CHECK(bci_rewrite_class(in, len, &cfg, &out, &olen, &st, err, sizeof(err)) == 0);
+		CHECK_EQ_U(st.switchable, 0);
+		CHECK(out && cf_parse(out, olen, &c, err, sizeof(err)) == 0);
+		if (out)
+			cf_free(&c);
+		free(out);
+		free(in);
+		classes++;
+	}
+	CHECK(classes > 5);
+	CHECK(methods > 60);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -346,6 +463,7 @@ int main(int argc, char **argv)
 	RUN(test_rewrite_tracker_untouched);
 	RUN(test_native_wrappers);
 	RUN(test_prefix_without_natives);
+	RUN(test_switchable_sites);
 	corpus_free();
 	return test_summary("bci-rewrite");
 }

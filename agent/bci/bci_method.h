@@ -33,6 +33,8 @@ struct bci_stats;
 #define BCI_OP_RETURN 0xb1
 #define BCI_OP_INVOKESPECIAL 0xb7
 #define BCI_OP_INVOKESTATIC 0xb8
+#define BCI_OP_INVOKEDYNAMIC 0xba
+#define BCI_OP_NOP 0x00
 #define BCI_OP_ATHROW 0xbf
 #define BCI_OP_WIDE 0xc4
 #define BCI_OP_IFNULL 0xc6
@@ -119,6 +121,9 @@ struct bci_method {
 	uint16_t access;
 	uint16_t pool;	      /* cp_count before the probes' constants were added */
 	uint16_t probe_id_cp; /* Integer constant for ids > 32767, else 0 */
+	/* switchable probes: the InvokeDynamic constant of each kind it has
+	 * (enter, exit, exitThrow, count), 0 for static probes */
+	uint16_t site_cp[4];
 	uint32_t id;
 };
 

@@ -29,8 +29,9 @@
 #include "agent/bci/bci_native.h"
 #include "agent/bci/bci_stackmap.h"
 #include "agent/bci/classfile.h"
+#include "common/grow.h"
 
-#define PROBE_LEN 6   /* push id (3 bytes) + invokestatic (3) */
+#define PROBE_LEN 6   /* push id (3 bytes) + invokestatic (3), or invokedynamic (5) + nop */
 #define HANDLER_LEN 7 /* probe + athrow */
 
 /* Fixed instruction lengths for opcodes 0x00-0xc9; 0 = variable or invalid. */
@@ -322,8 +323,19 @@ static int layout(struct bci_method *m)
 
 /* ---- emission ---- */
 
-static uint8_t *emit_probe(struct bci_method *m, uint8_t *p, uint16_t method_cp)
+/* The probes' kinds: the index of their Methodref and call site. */
+enum { PROBE_ENTER, PROBE_EXIT, PROBE_EXIT_THROW, PROBE_COUNT, PROBE_KINDS };
+
+static uint8_t *emit_probe(struct bci_method *m, uint8_t *p, const uint16_t mref[PROBE_KINDS],
+			   unsigned kind)
 {
+	if (m->site_cp[kind]) { /* invokedynamic KIND()V; nop */
+		p[0] = BCI_OP_INVOKEDYNAMIC;
+		put_u2(p + 1, m->site_cp[kind]);
+		p[3] = p[4] = 0;
+		p[5] = BCI_OP_NOP;
+		return p + PROBE_LEN;
+	}
 	if (m->probe_id_cp) {
 		p[0] = BCI_OP_LDC_W;
 		put_u2(p + 1, m->probe_id_cp);
@@ -332,20 +344,20 @@ static uint8_t *emit_probe(struct bci_method *m, uint8_t *p, uint16_t method_cp)
 		put_u2(p + 1, m->id);
 	}
 	p[3] = BCI_OP_INVOKESTATIC;
-	put_u2(p + 4, method_cp);
+	put_u2(p + 4, mref[kind]);
 	return p + PROBE_LEN;
 }
 
-static void emit_code(struct bci_method *m, uint8_t *out, const uint16_t mref[4])
+static void emit_code(struct bci_method *m, uint8_t *out, const uint16_t mref[PROBE_KINDS])
 {
 	const uint8_t *code = m->code.code;
-	uint8_t *p = emit_probe(m, out, mref[m->count_only ? 3 : 0]);
+	uint8_t *p = emit_probe(m, out, mref, m->count_only ? PROBE_COUNT : PROBE_ENTER);
 
 	for (uint32_t i = 0; i < m->nin; i++) {
 		const struct bci_insn *in = &m->in[i];
 		const uint8_t *src = code + in->pc;
 		if (in->ret && !m->count_only)
-			p = emit_probe(m, p, mref[1]);
+			p = emit_probe(m, p, mref, PROBE_EXIT);
 		if (in->op == BCI_OP_TABLESWITCH || in->op == BCI_OP_LOOKUPSWITCH) {
 			uint32_t ob = in->pc + 1 + (3 - in->pc % 4);
 			uint32_t nb = in->npc + 1 + (3 - in->npc % 4);
@@ -395,7 +407,7 @@ static void emit_code(struct bci_method *m, uint8_t *out, const uint16_t mref[4]
 		p = out + in->npc + in->nlen;
 	}
 	if (m->handler) {
-		p = emit_probe(m, p, mref[2]);
+		p = emit_probe(m, p, mref, PROBE_EXIT_THROW);
 		*p++ = BCI_OP_ATHROW;
 	}
 	for (uint32_t i = 0; i < m->nin; i++) {
@@ -452,9 +464,19 @@ static void method_free(struct bci_method *m)
 }
 
 struct class_refs {
-	uint16_t mref[4];   /* enter, exit, exitThrow, count */
-	uint16_t throwable; /* Class java/lang/Throwable */
-	uint16_t smt_name;  /* Utf8 "StackMapTable" */
+	uint16_t mref[PROBE_KINDS]; /* enter, exit, exitThrow, count */
+	uint16_t throwable;	    /* Class java/lang/Throwable */
+	uint16_t smt_name;	    /* Utf8 "StackMapTable" */
+	/* switchable probes: sites set, their bootstrap method (MethodHandle
+	 * of TRACKER.site), each kind's NameAndType, the BootstrapMethods
+	 * attribute (Utf8 name; the entries it had, its body), and the
+	 * static argument (Integer constant) of each entry added */
+	int sites;
+	uint16_t site_bsm, site_nat[PROBE_KINDS], bsm_name;
+	uint32_t bsm_had;
+	const struct cf_attr *bsm_attr;
+	uint16_t *bsm_arg;
+	size_t nbsm_arg, bsm_cap;
 };
 
 /* What analyse_method found. */
@@ -679,6 +701,31 @@ static int write_method_code(struct bci_method *m, struct class_refs *refs,
 	return 1;
 }
 
+/* Switchable probes: the method's call sites, one InvokeDynamic constant
+ * per kind it has, all bootstrapped by a new BootstrapMethods entry whose
+ * static argument is its id (count only: its slot). Returns 0, or -1 when
+ * the pool or the attribute is full or memory runs out (nothing to undo:
+ * constants no code names are harmless). */
+static int site_probes(struct bci_method *m, struct class_refs *refs)
+{
+	uint32_t bsm = refs->bsm_had + (uint32_t)refs->nbsm_arg;
+	uint16_t arg;
+
+	if (bsm > 0xffff || grow(&refs->bsm_arg, &refs->bsm_cap, refs->nbsm_arg + 1) ||
+	    !(arg = cf_cp_integer(m->c, (int32_t)m->id)))
+		return -1;
+	for (unsigned k = 0; k < PROBE_KINDS; k++) {
+		int used = m->count_only ? k == PROBE_COUNT
+					 : k == PROBE_ENTER || k == PROBE_EXIT ||
+					       (k == PROBE_EXIT_THROW && m->handler);
+		if (used &&
+		    !(m->site_cp[k] = cf_cp_invokedynamic(m->c, (uint16_t)bsm, refs->site_nat[k])))
+			return -1;
+	}
+	refs->bsm_arg[refs->nbsm_arg++] = arg;
+	return 0;
+}
+
 /* Returns 1 rewritten, 0 left alone, -1 fatal (out of memory). */
 static int rewrite_method(struct bci_method *m, struct cf_member *mb, struct class_refs *refs)
 {
@@ -698,9 +745,16 @@ static int rewrite_method(struct bci_method *m, struct cf_member *mb, struct cla
 		m->st->skipped++;
 		break;
 	case METHOD_REWRITE:
+		if (refs->sites && site_probes(m, refs)) {
+			note(m, "skipped: constant pool or BootstrapMethods full");
+			m->st->skipped++;
+			break;
+		}
 		rc = write_method_code(m, refs, code_attr);
 		if (rc == 1)
 			m->st->instrumented++;
+		if (rc == 1 && refs->sites)
+			m->st->switchable++;
 		if (rc == 1 && m->tiny)
 			m->st->tiny++;
 		else if (rc == 0)
@@ -726,11 +780,75 @@ static char *utf8_dup(const struct cf_class *c, uint16_t i)
 	return s;
 }
 
+int bci_switchable_version(const uint8_t *in, size_t len)
+{
+	return len >= 8 && bci_get_u4(in) == 0xcafebabeu && bci_get_u2(in + 6) >= 51;
+}
+
+/* The constants every switchable probe of the class shares, and the
+ * class's BootstrapMethods attribute, if any, whose entries are kept
+ * (walked to check its length). 0, or -1. */
+static int sites_begin(struct cf_class *c, const char *tracker, struct class_refs *refs)
+{
+	static const char *const kind[PROBE_KINDS] = {"enter", "exit", "exitThrow", "count"};
+
+	refs->site_bsm = cf_cp_methodhandle(c, 6 /* REF_invokeStatic */,
+					    cf_cp_methodref(c, tracker, "site", BCI_SITE_DESC));
+	refs->bsm_name = cf_cp_utf8(c, "BootstrapMethods");
+	if (!refs->site_bsm || !refs->bsm_name)
+		return -1;
+	for (unsigned k = 0; k < PROBE_KINDS; k++)
+		if (!(refs->site_nat[k] = cf_cp_nameandtype(c, kind[k], "()V")))
+			return -1;
+	for (uint16_t i = 0; i < c->nattrs; i++) {
+		const struct cf_attr *a = &c->attrs[i];
+		uint32_t at = 2;
+		if (a->name != refs->bsm_name)
+			continue;
+		if (a->len < 2)
+			return -1;
+		refs->bsm_had = bci_get_u2(a->data);
+		for (uint32_t e = 0; e < refs->bsm_had; e++) {
+			if (at + 4 > a->len)
+				return -1;
+			at += 4 + 2u * bci_get_u2(a->data + at + 2);
+		}
+		if (at != a->len)
+			return -1;
+		refs->bsm_attr = a;
+		break;
+	}
+	refs->sites = 1;
+	return 0;
+}
+
+/* The BootstrapMethods attribute with the switchable probes' entries
+ * after the class's own. 0, or -1 when memory runs out. */
+static int sites_end(struct cf_class *c, struct class_refs *refs)
+{
+	uint32_t had = refs->bsm_attr ? refs->bsm_attr->len - 2 : 0;
+	uint32_t len = 2 + had + 6 * (uint32_t)refs->nbsm_arg;
+	uint8_t *b = cf_alloc(c, len), *p;
+
+	if (!b)
+		return -1;
+	put_u2(b, refs->bsm_had + (uint32_t)refs->nbsm_arg);
+	if (had)
+		memcpy(b + 2, refs->bsm_attr->data + 2, had);
+	p = b + 2 + had;
+	for (size_t i = 0; i < refs->nbsm_arg; i++, p += 6) {
+		put_u2(p, refs->site_bsm);
+		put_u2(p + 2, 1);
+		put_u2(p + 4, refs->bsm_arg[i]);
+	}
+	return cf_class_set_attr(c, refs->bsm_name, len, b);
+}
+
 int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cfg, uint8_t **out,
 		      size_t *outlen, struct bci_stats *st, char *err, size_t errlen)
 {
 	struct cf_class c;
-	struct class_refs refs;
+	struct class_refs refs = {0};
 	const char *tracker = cfg->tracker ? cfg->tracker : BCI_TRACKER_CLASS;
 	char *cls = NULL, why[256];
 	uint8_t *wrapper = NULL;
@@ -761,6 +879,13 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 	if (!refs.mref[0] || !refs.mref[1] || !refs.mref[2] || !refs.mref[3] || !refs.throwable ||
 	    !refs.smt_name) {
 		snprintf(err, errlen, "%s: constant pool full or out of memory", cls);
+		goto done;
+	}
+	if (cfg->switchable && c.major >= 51 && sites_begin(&c, tracker, &refs)) {
+		snprintf(err, errlen,
+			 "%s: constant pool full, out of memory, or a bad "
+			 "BootstrapMethods attribute",
+			 cls);
 		goto done;
 	}
 	uint16_t nmethods = c.nmethods, wpool = pool;
@@ -805,12 +930,17 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 		}
 		changed |= r;
 	}
+	if (refs.nbsm_arg && sites_end(&c, &refs)) {
+		snprintf(err, errlen, "%s: out of memory", cls);
+		goto done;
+	}
 	rc = 0;
 	if (changed && cf_write(&c, out, outlen)) {
 		snprintf(err, errlen, "%s: out of memory", cls);
 		rc = -1;
 	}
 done:
+	free(refs.bsm_arg);
 	free(wrapper);
 	free(cls);
 	cf_free(&c);

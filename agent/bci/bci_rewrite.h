@@ -16,6 +16,16 @@
  * A method the configuration wants only counted (BCI_COUNT_ONLY) gets one
  * probe, at entry: invokestatic TRACKER.count(I)V with its counter's slot;
  * the methods is_tiny accepts are offered to tiny_id, when set, for that.
+ *
+ * With switchable (class files of version 51 and later), each of these
+ * probes is instead `invokedynamic KIND()V; nop` (the same six bytes, no
+ * push): a call site that TRACKER.site(Lookup, String KIND, MethodType,
+ * int ID) bootstraps with the method's id (count: its slot) as static
+ * argument, and that jcal.Tracker binds to the probe or to nothing, so the
+ * agent turns a method's probes off and on again without redefining its
+ * class (docs/agent-internals.md, "Switchable probes"). KIND is enter,
+ * exit, exitThrow or count. A method whose constants do not fit in the
+ * pool is skipped (noted), never given the other kind of probe.
  */
 #ifndef JCAL_BCI_REWRITE_H
 #define JCAL_BCI_REWRITE_H
@@ -25,6 +35,10 @@
 
 #define BCI_TRACKER_CLASS "jcal/Tracker"
 #define BCI_COUNT_ONLY 2 /* method_id's answer: only count the method's calls */
+#define BCI_SITE_DESC                                                                              \
+	"(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;Ljava/lang/invoke/"             \
+	"MethodType;I)"                                                                            \
+	"Ljava/lang/invoke/CallSite;"
 
 struct bci_config {
 	const char *tracker; /* internal name; NULL = BCI_TRACKER_CLASS */
@@ -51,7 +65,14 @@ struct bci_config {
 	 * native renamed native_prefix+NAME (bci_native.h); all of them or
 	 * none (noted why). NULL: natives are left as they are. */
 	const char *native_prefix;
+	/* Non-zero: switchable probes (above) where the class's version
+	 * allows them (51 and later); older classes get invokestatic. */
+	int switchable;
 };
+
+/* Whether cfg->switchable gives the class in in[0..len) switchable probes
+ * (its version is 51 or later). */
+int bci_switchable_version(const uint8_t *in, size_t len);
 
 struct bci_stats {
 	unsigned methods;      /* methods with code */
@@ -60,6 +81,7 @@ struct bci_stats {
 	unsigned no_handler;   /* rewritten without the catch-all handler */
 	unsigned natives;      /* native methods given a wrapper (native_prefix) */
 	unsigned tiny;	       /* of the instrumented, tiny ones given only the counting probe */
+	unsigned switchable;   /* of the instrumented, those given switchable probes */
 };
 
 /* Rewrites the class in in[0..len). Returns 0 and a malloc'd *out (NULL when

@@ -559,6 +559,31 @@ uint16_t cf_cp_methodref(struct cf_class *c, const char *cls, const char *name, 
 	return cp_pair(c, CF_METHODREF, ci, cp_pair(c, CF_NAMEANDTYPE, ni, di));
 }
 
+uint16_t cf_cp_nameandtype(struct cf_class *c, const char *name, const char *desc)
+{
+	uint16_t ni = cf_cp_utf8(c, name);
+	uint16_t di = cf_cp_utf8(c, desc);
+	if (!ni || !di)
+		return 0;
+	return cp_pair(c, CF_NAMEANDTYPE, ni, di);
+}
+
+uint16_t cf_cp_methodhandle(struct cf_class *c, uint8_t kind, uint16_t ref)
+{
+	return ref ? cp_pair(c, CF_METHODHANDLE, kind, ref) : 0;
+}
+
+uint16_t cf_cp_invokedynamic(struct cf_class *c, uint16_t bsm, uint16_t nat)
+{
+	if (!nat)
+		return 0;
+	for (uint16_t i = 1; i < c->cp_count; i++)
+		if (c->cp[i].tag == CF_INVOKEDYNAMIC && c->cp[i].a == bsm && c->cp[i].b == nat)
+			return i;
+	struct cf_const k = {.tag = CF_INVOKEDYNAMIC, .a = bsm, .b = nat};
+	return cp_add(c, &k);
+}
+
 /* ---- members ---- */
 
 int cf_add_method(struct cf_class *c, uint16_t access, uint16_t name, uint16_t desc)
@@ -586,6 +611,26 @@ int cf_member_add_attr(struct cf_member *m, uint16_t name, uint32_t len, const u
 		return -1;
 	m->attrs = a;
 	a[m->nattrs++] = (struct cf_attr){.name = name, .len = len, .data = data};
+	return 0;
+}
+
+int cf_class_set_attr(struct cf_class *c, uint16_t name, uint32_t len, const uint8_t *data)
+{
+	struct cf_attr *a;
+
+	for (uint16_t i = 0; i < c->nattrs; i++)
+		if (c->attrs[i].name == name) {
+			c->attrs[i].len = len;
+			c->attrs[i].data = data;
+			return 0;
+		}
+	if (c->nattrs == 0xffff)
+		return -1;
+	a = realloc(c->attrs, ((size_t)c->nattrs + 1) * sizeof(*a));
+	if (!a)
+		return -1;
+	c->attrs = a;
+	a[c->nattrs++] = (struct cf_attr){.name = name, .len = len, .data = data};
 	return 0;
 }
 

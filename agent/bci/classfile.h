@@ -100,6 +100,11 @@ uint16_t cf_cp_utf8(struct cf_class *c, const char *s);
 uint16_t cf_cp_class(struct cf_class *c, const char *name);
 uint16_t cf_cp_integer(struct cf_class *c, int32_t v);
 uint16_t cf_cp_methodref(struct cf_class *c, const char *cls, const char *name, const char *desc);
+uint16_t cf_cp_nameandtype(struct cf_class *c, const char *name, const char *desc);
+/* kind: the reference kind (6: REF_invokeStatic); ref: the Methodref. */
+uint16_t cf_cp_methodhandle(struct cf_class *c, uint8_t kind, uint16_t ref);
+/* bsm: an entry of the BootstrapMethods attribute; nat: a NameAndType. */
+uint16_t cf_cp_invokedynamic(struct cf_class *c, uint16_t bsm, uint16_t nat);
 
 /* Appends a method without attributes (name and desc: Utf8 indices).
  * Returns its index, or -1 when the class has 65535 methods or memory runs
@@ -108,6 +113,11 @@ int cf_add_method(struct cf_class *c, uint16_t access, uint16_t name, uint16_t d
 /* Appends an attribute to a field or method; data must live as long as the
  * class (cf_alloc). Returns 0, or -1 when memory runs out. */
 int cf_member_add_attr(struct cf_member *m, uint16_t name, uint32_t len, const uint8_t *data);
+
+/* Replaces the class's first attribute of that name (a Utf8 index), or
+ * appends one; data must live as long as the class (cf_alloc). Returns 0,
+ * or -1 when memory runs out. */
+int cf_class_set_attr(struct cf_class *c, uint16_t name, uint32_t len, const uint8_t *data);
 
 /* The Code attribute, parsed. Arrays are malloc'd (cf_code_free). */
 struct cf_exception {

@@ -2,9 +2,9 @@
  * jcal-bci-rewrite.c - command-line front end of agent/bci/bci_rewrite.c, for
  * the verifier tests: rewrites class files on disk with mode=bci probes.
  *
- *   jcal-bci-rewrite [-c] [-t] [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class
- *   jcal-bci-rewrite [-c] [-t] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR [-f FILES]
- * IN.class...
+ *   jcal-bci-rewrite [-c] [-t] [-i] [-s FIRST_ID] [-m MAP] [-p PREFIX] IN.class OUT.class
+ *   jcal-bci-rewrite [-c] [-t] [-i] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l LIST] -d OUTDIR [-f
+ * FILES] IN.class...
  *
  * -p: native methods get wrappers that call them renamed PREFIX+NAME, as
  * the agent does with the JVMTI native method prefix (agent/bci/bci_native.h).
@@ -13,7 +13,8 @@
  * counts its calls (the probe of a throttled method, BCI_COUNT_ONLY, with
  * the id as its counter's slot); its MAP line reads "cID CLASS NAME DESC". -t: every tiny
  * method (agent/bci/bci_tiny.h) only counts its calls, as with the agent's tiny=count (its MAP
- * line reads "cID ..." too). With -d, OUT is
+ * line reads "cID ..." too). -i: switchable probes (invokedynamic call sites, bootstrapped by
+ * jcal.Tracker.site) in classes of version 51 and later. With -d, OUT is
  * OUTDIR/CLASS.class (the class's internal name). Classes that need no change are copied. FILES:
  * more input paths, one a line. LIST gets one line per input: "rewritten CLASS", "unchanged CLASS"
  * (nothing instrumented) or "error PATH: MESSAGE" (the rewriter refused it; nothing written).
@@ -34,6 +35,7 @@ struct ids {
 	const char *prefix; /* -p */
 	int count;	    /* -c */
 	int tiny;	    /* -t */
+	int sites;	    /* -i */
 	FILE *map;
 	FILE *list; /* -l: one status line per class */
 };
@@ -137,7 +139,8 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 				 .is_tiny = bci_tiny,
 				 .note = note,
 				 .ctx = ids,
-				 .native_prefix = ids->prefix};
+				 .native_prefix = ids->prefix,
+				 .switchable = ids->sites};
 	struct bci_stats st;
 	uint8_t *buf, *res;
 	size_t len, rlen;
@@ -177,6 +180,7 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 	total->skipped += st.skipped;
 	total->no_handler += st.no_handler;
 	total->natives += st.natives;
+	total->switchable += st.switchable;
 	free(buf);
 	free(res);
 	return rc;
@@ -184,11 +188,12 @@ static int rewrite(const char *in, const char *out, const char *outdir, struct i
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: jcal-bci-rewrite [-c] [-t] [-s FIRST_ID] [-m MAP] [-p PREFIX] "
-			"IN.class OUT.class\n"
-			"       jcal-bci-rewrite [-c] [-t] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l "
-			"LIST] -d OUTDIR "
-			"[-f FILES] IN.class...\n");
+	fprintf(stderr,
+		"usage: jcal-bci-rewrite [-c] [-t] [-i] [-s FIRST_ID] [-m MAP] [-p PREFIX] "
+		"IN.class OUT.class\n"
+		"       jcal-bci-rewrite [-c] [-t] [-i] [-s FIRST_ID] [-m MAP] [-p PREFIX] [-l "
+		"LIST] -d OUTDIR "
+		"[-f FILES] IN.class...\n");
 	exit(1);
 }
 
@@ -221,7 +226,7 @@ int main(int argc, char **argv)
 	const char *outdir = NULL, *map = NULL, *list = NULL, *files = NULL;
 	int opt, rc = 0;
 
-	while ((opt = getopt(argc, argv, "cts:m:d:l:f:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "ctis:m:d:l:f:p:")) != -1) {
 		if (opt == 's')
 			ids.next = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (opt == 'm')
@@ -238,6 +243,8 @@ int main(int argc, char **argv)
 			ids.count = 1;
 		else if (opt == 't')
 			ids.tiny = 1;
+		else if (opt == 'i')
+			ids.sites = 1;
 		else
 			usage();
 	}
@@ -263,6 +270,8 @@ int main(int argc, char **argv)
 	       total.methods, total.instrumented, total.skipped, total.no_handler);
 	if (ids.prefix)
 		printf(", %u natives wrapped", total.natives);
+	if (ids.sites)
+		printf(", %u switchable", total.switchable);
 	printf("\n");
 	return rc;
 }

@@ -8,7 +8,8 @@
 # Configurations: JDK 17 javac (class version 61), --release 8 (52), method
 # ids above 32767 (ldc_w probes), every other method only counted (-c, the
 # probe of a throttled method) with small and large ids, every tiny method
-# only counted (-t, tiny=count's probe), and Temurin 25
+# only counted (-t, tiny=count's probe), switchable probes (-i, invokedynamic
+# call sites), and Temurin 25
 # (69) when installed.
 # Ends with "bci: N passed, N failed" over all configurations.
 set -u
@@ -47,13 +48,20 @@ config() {
 	if ! "$jdk/bin/javac" $opts -d "$dir/orig" $srcs ||
 		! "$jdk/bin/javac" -d "$dir/harness" $(find native-tests/bci/harness -name '*.java') ||
 		! "$tool" $ropt -s "$first" -p 'jcal$' -m "$dir/map.txt" -d "$dir/rewritten" $(find "$dir/orig" -name '*.class') \
-			2>"$dir/notes.txt"; then
+			>"$dir/tool.txt" 2>"$dir/notes.txt"; then
 		echo "FAIL $name: build or rewrite failed"
 		cat "$dir/notes.txt"
 		failed=$((failed + 1))
 		return
 	fi
 	sed 's/^/  /' "$dir/notes.txt"
+	case " $ropt " in *" -i "*)
+		if ! grep -Eq ', [1-9][0-9]* switchable' "$dir/tool.txt"; then
+			echo "FAIL $name: no method got switchable probes: $(cat "$dir/tool.txt")"
+			failed=$((failed + 1))
+			return
+		fi ;;
+	esac
 	# shellcheck disable=SC2086
 	"$jdk/bin/java" -Xverify:all -Xshare:off -cp "$dir/harness" bcicheck.BciCheck \
 		"$dir/map.txt" "$dir/orig" "$dir/rewritten" $names >"$dir/out.txt" 2>&1
@@ -72,8 +80,11 @@ config release8 "$jh" 1 "--release 8" "$java8"
 config jdk17-count "$jh" 1 "" "$all" -c
 config release8-count-bigids "$jh" 40001 "--release 8" "$java8" -c
 config jdk17-tiny "$jh" 1 "" "$all" -t
+config jdk17-sites "$jh" 1 "" "$all" -i
+config release8-sites-count-bigids "$jh" 40001 "--release 8" "$java8" "-i -c"
 if [ -x "$jh25/bin/javac" ]; then
 	config jdk25 "$jh25" 1 "" "$all"
+	config jdk25-sites-tiny "$jh25" 1 "" "$all" "-i -t"
 else
 	echo "SKIP jdk25: $jh25 not installed"
 fi

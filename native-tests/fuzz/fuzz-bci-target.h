@@ -526,6 +526,41 @@ static int fuzz_bci_natives(const uint8_t *data, size_t size)
 	return bad;
 }
 
+/* A rewrite with switchable probes: a clear error, or an output that
+ * parses back, every instrumented method switchable exactly when the
+ * class's version allows, and, rewritten again the same way, still
+ * parses (its BootstrapMethods attribute walked and extended). */
+static int fuzz_bci_sites(const uint8_t *data, size_t size, int again)
+{
+	struct fuzz_bci_ids ids = {.first = 7, .next = 7};
+	struct bci_config cfg = {
+	    .method_id = fuzz_bci_method_id, .note = fuzz_bci_note, .ctx = &ids, .switchable = 1};
+	struct bci_stats st;
+	struct cf_class c;
+	uint8_t *out = NULL;
+	size_t outlen = 0;
+	char err[512];
+	int bad = 0;
+
+	err[0] = '\0';
+	memset(&c, 0, sizeof(c));
+	if (bci_rewrite_class(data, size, &cfg, &out, &outlen, &st, err, sizeof(err))) {
+		if (!err[0] || strnlen(err, sizeof(err)) >= sizeof(err) || out)
+			bad = __LINE__;
+	} else if (!ids.oom && out) {
+		if (cf_parse(out, outlen, &c, err, sizeof(err)))
+			bad = __LINE__;
+		else if (st.switchable != (bci_switchable_version(data, size) ? st.instrumented : 0))
+			bad = __LINE__;
+		else if (again)
+			bad = fuzz_bci_sites(out, outlen, 0);
+	}
+	cf_free(&c);
+	free(out);
+	fuzz_bci_ids_free(&ids);
+	return bad;
+}
+
 /* The target: the input is one class file. */
 static inline int fuzz_bci_rewrite(const uint8_t *data, size_t size)
 {
@@ -535,6 +570,8 @@ static inline int fuzz_bci_rewrite(const uint8_t *data, size_t size)
 		bad = fuzz_bci_round(data, size, 40000, 3, 50000);
 	if (!bad)
 		bad = fuzz_bci_natives(data, size);
+	if (!bad)
+		bad = fuzz_bci_sites(data, size, 1);
 	return bad;
 }
 

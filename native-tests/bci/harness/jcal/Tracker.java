@@ -1,11 +1,18 @@
 package jcal;
 
+import java.lang.invoke.CallSite;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.MutableCallSite;
 import java.util.ArrayDeque;
 
 /* Test stand-in for the agent's tracker: counts the probes of rewritten
  * classes per method id and checks, per thread, that every exit or exitThrow
  * closes the innermost open enter of the same id. count(id) is the only
- * probe of a method that is only counted (jcal-bci-rewrite -c). */
+ * probe of a method that is only counted (jcal-bci-rewrite -c). With -i the
+ * probes are invokedynamic call sites that site() binds to the same
+ * methods, with the id as the bootstrap's static argument. */
 public final class Tracker {
 	public static final int MAX_ID = 1 << 17;
 	public static final long[] ENTERS = new long[MAX_ID], EXITS = new long[MAX_ID], THROWS = new long[MAX_ID],
@@ -56,6 +63,19 @@ public final class Tracker {
 	public static synchronized void exitThrow(int id) {
 		THROWS[id]++;
 		close(id, "exitThrow");
+	}
+
+	public static final long[] SITES = new long[4];
+
+	/* Bootstrap of a switchable probe (jcal-bci-rewrite -i): KIND()V bound to KIND(id). */
+	public static CallSite site(MethodHandles.Lookup lookup, String kind, MethodType type, int id)
+			throws ReflectiveOperationException {
+		MethodHandle h = MethodHandles.lookup().findStatic(Tracker.class, kind,
+				MethodType.methodType(void.class, int.class));
+		synchronized (Tracker.class) {
+			SITES[kind.equals("enter") ? 0 : kind.equals("exit") ? 1 : kind.equals("exitThrow") ? 2 : 3]++;
+		}
+		return new MutableCallSite(MethodHandles.insertArguments(h, 0, id).asType(type));
 	}
 
 	/* Open enters of the calling thread. */
