@@ -33,6 +33,7 @@
 #include "agent/core/agent_state.h"
 #include "agent/bci/bci_hidden.h"
 #include "agent/bci/bci_rewrite.h"
+#include "agent/bci/bci_sites.h"
 #include "agent/bci/bci_tiny.h"
 #include "agent/bci/classfile.h"
 #include "agent/bci/bci_wrapped.h"
@@ -99,8 +100,15 @@ void bci_agent_write_meta(void)
 }
 
 struct rewrite_ctx {
-	char *csig; /* "Lpkg/C;" */
+	char *csig;	/* "Lpkg/C;" */
+	int switchable; /* its probes are switchable (bci_sites.h) */
 };
+
+/* Method m gets probes of the class's kind. */
+static void probes_of(const struct rewrite_ctx *rc, struct jcal_method *m)
+{
+	atomic_fetch_or(&m->bci_probes, rc->switchable ? BCI_SITES_SWITCH : BCI_SITES_STATIC);
+}
 
 static int assign_id(void *ctx, const char *cls, const char *name, const char *desc,
 		     uint16_t access, uint32_t *id)
@@ -114,8 +122,13 @@ static int assign_id(void *ctx, const char *cls, const char *name, const char *d
 		return -1;
 	/* throttle=: a method picked keeps only the probe that counts its
 	 * calls, or none (bci/throttle.h) */
-	if (throttle_skips(m))
-		return throttle_counter(m, id) ? BCI_COUNT_ONLY : -1;
+	if (throttle_skips(m)) {
+		if (!throttle_counter(m, id))
+			return -1;
+		probes_of(rc, m);
+		return BCI_COUNT_ONLY;
+	}
+	probes_of(rc, m);
 	*id = m->id;
 	return 0;
 }
@@ -128,8 +141,10 @@ static int assign_tiny(void *ctx, const char *cls, const char *name, const char 
 	struct rewrite_ctx *rc = ctx;
 	struct jcal_method *m = method_table_define(rc->csig, name, desc, access);
 
-	if (m && m->id <= INT32_MAX && throttle_tiny(m, id))
+	if (m && m->id <= INT32_MAX && throttle_tiny(m, id)) {
+		probes_of(rc, m);
 		return BCI_COUNT_ONLY;
+	}
 	return assign_id(ctx, cls, name, desc, access, id);
 }
 
@@ -192,12 +207,13 @@ static void add_reads(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *
 }
 
 /*
- * Rewrites class name (data[0..len)): with probes when on, natives wrapped
- * with prefix (or not, NULL). Returns the new bytes (malloc'd, *outlen) or
- * NULL when it is left as it is (a warning says why when it failed);
- * *wrapped counts the natives wrapped.
+ * Rewrites class name (data[0..len)): with probes when on (switchable ones
+ * when sites and its version allow), natives wrapped with prefix (or not,
+ * NULL). Returns the new bytes (malloc'd, *outlen) or NULL when it is left
+ * as it is (a warning says why when it failed); *wrapped counts the
+ * natives wrapped.
  */
-static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, int on,
+static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, int on, int sites,
 			const char *prefix, size_t *outlen, unsigned *wrapped)
 {
 	struct bci_config cfg;
@@ -215,7 +231,9 @@ static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, i
 	rc.csig[0] = 'L';
 	memcpy(rc.csig + 1, name, n);
 	memcpy(rc.csig + 1 + n, ";", 2);
+	rc.switchable = on && sites && bci_switchable_version(data, (size_t)len);
 	memset(&cfg, 0, sizeof(cfg));
+	cfg.switchable = rc.switchable;
 	cfg.method_id = on ? assign_id : no_id;
 	cfg.tiny_id = on && jcal.opts.tiny_count && jcal.opts.command != JCAL_CMD_CALIBRATE
 			  ? assign_tiny
@@ -228,6 +246,8 @@ static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, i
 		jcal_warn("mode=bci: class %s left as it is: %s", name, err);
 		out = NULL;
 	}
+	if (out && on && st.instrumented)
+		bci_sites_class_done(name, rc.switchable);
 	free(rc.csig);
 	*wrapped = st.natives;
 	return out;
@@ -303,7 +323,8 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 	prefix = bci_wrapped_prefix(jvmti, jni, class_being_redefined, loader, name);
 	if (!on && !prefix)
 		return;
-	out = rewrite(name, class_data, class_data_len, on, prefix, &outlen, &wrapped);
+	out = rewrite(name, class_data, class_data_len, on, bci_sites_wanted(jni, loader), prefix,
+		      &outlen, &wrapped);
 	if (!out)
 		return;
 	if (wrapped && !class_being_redefined)
@@ -342,8 +363,12 @@ static jbyteArray JNICALL tracker_hidden(JNIEnv *jni, jclass cls, jbyteArray b, 
 	else
 		name[0] = '\0';
 	cf_free(&c);
+	if (lookup && jvmti_check_debug(jvmti, (*jvmti)->GetClassLoader(jvmti, lookup, &loader),
+					"GetClassLoader"))
+		loader = NULL;
 	if (name[0] && selected(name))
-		out = rewrite(name, in, len, 1, NULL, &outlen, &wrapped);
+		out = rewrite(name, in, len, 1, loader && bci_sites_wanted(jni, loader), NULL,
+			      &outlen, &wrapped);
 	free(in);
 	if (out && outlen <= INT32_MAX && (res = (*jni)->NewByteArray(jni, (jsize)outlen)) != NULL)
 		(*jni)->SetByteArrayRegion(jni, res, 0, (jsize)outlen, (const jbyte *)out);
@@ -352,19 +377,31 @@ static jbyteArray JNICALL tracker_hidden(JNIEnv *jni, jclass cls, jbyteArray b, 
 		(*jni)->ExceptionClear(jni);
 		return NULL;
 	}
-	if (res && lookup &&
-	    !jvmti_check_debug(jvmti, (*jvmti)->GetClassLoader(jvmti, lookup, &loader),
-			       "GetClassLoader"))
+	if (res && loader)
 		add_reads(jvmti, jni, loader, name);
 	if (loader)
 		(*jni)->DeleteLocalRef(jni, loader);
 	return res;
 }
 
-/* The loaded classes that the filters select: rewritten now (with probes
+/* Whether retransform_loaded retransforms the loaded class name. Probes
+ * on: the classes the filters select, and those instrumented before that
+ * they may no longer select (whose switchable probes would be turned on
+ * again); with funnel, the JDK's JavaLangAccess.defineClass too. Probes
+ * off: only the classes with static probes (the switchable ones were
+ * switched off). */
+static int retransformed(const char *name, int funnel)
+{
+	int kinds = bci_sites_class_kinds(name);
+
+	if (!atomic_load(&probes))
+		return (kinds & BCI_SITES_STATIC) != 0;
+	return selected(name) || kinds || (funnel && bci_hidden_is_funnel(name));
+}
+
+/* The loaded classes retransformed() picks: rewritten now (with probes
  * on: those loaded before VMInit, or before the agent attached), or given
- * back their original bytes (probes off); with funnel, also the JDK's
- * JavaLangAccess.defineClass, which gets its hook. */
+ * back their original bytes (probes off). */
 static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, int funnel)
 {
 	jint n = 0, k = 0;
@@ -390,7 +427,7 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, int funnel)
 				       "GetClassSignature") &&
 		    sig && sig[0] == 'L') {
 			sig[strlen(sig) - 1] = '\0';
-			keep = selected(sig + 1) || (funnel && bci_hidden_is_funnel(sig + 1));
+			keep = retransformed(sig + 1, funnel);
 		}
 		jvmti_free(jvmti, sig);
 		if (keep)
@@ -518,6 +555,7 @@ void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 		(*jni)->ExceptionClear(jni);
 	(*jni)->DeleteLocalRef(jni, cls);
 	bci_wrapped_init(jvmti, jni);
+	bci_sites_init(jni);
 	if (jcal.opts.command == JCAL_CMD_TRACE)
 		atomic_store(&hidden_on, 1);
 	atomic_store(&ready, 1);
@@ -533,6 +571,8 @@ void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 void bci_agent_set_probes(jvmtiEnv *jvmti, JNIEnv *jni, int on)
 {
 	atomic_store(&probes, on);
-	if (jni && atomic_load(&ready))
+	if (jni && atomic_load(&ready)) {
+		bci_sites_on(jni, on);
 		retransform_loaded(jvmti, jni, 0);
+	}
 }

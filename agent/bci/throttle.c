@@ -22,6 +22,7 @@
 #include "agent/core/agent_state.h"
 #include "agent/base/jvmti_check.h"
 #include "agent/base/log.h"
+#include "agent/bci/bci_sites.h"
 #include "agent/bci/bci_tiny.h"
 #include "common/grow.h"
 #include "common/throttle_fact.h"
@@ -354,9 +355,119 @@ static jint find_classes(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method **ms, 
 	return k;
 }
 
-/* Takes the probes out of the picked methods ms[0..n): one
- * RetransformClasses of their classes (the hook leaves them out,
- * bci_agent.c). Returns how long that took, in ns. */
+/* Method m runs without its probes (or with the one that counts) from
+ * now (wall time now): its record, kept and written. */
+static void throttled_now(struct jcal_method *m, uint64_t now)
+{
+	struct throttle_fact f;
+
+	memset(&f, 0, sizeof(f));
+	f.method = m->id;
+	f.time_ns = now;
+	f.timed = atomic_load(&m->thr_timed);
+	f.sum = atomic_load(&m->thr_sum);
+	f.calls = throttle_count_calls(m);
+	int kept = done_add(m, &f);
+	atomic_store(&m->thr_state, THROTTLE_DONE);
+	struct trace_recbuf *rb = trace_file_lock();
+	if (!jcal_stopped() && kept)
+		write_fact(rb, &f);
+	trace_file_unlock();
+	jcal_info("throttle: %s%s%s runs without probes after %llu calls (counted since "
+		  "the agent loaded, recorded or not)",
+		  m->csig, m->name, m->sig, (unsigned long long)f.calls);
+}
+
+/*
+ * The switched methods whose exit sites still close (record the exits of
+ * the calls under way when they were switched): the throttle thread turns
+ * them to nothing CLOSE_AFTER_NS later, in one call (bci_sites_close). A
+ * call under way longer than that loses its exit: its caller's next
+ * recorded exit ends it (a mismatched exit). Throttle thread only.
+ */
+#define CLOSE_AFTER_NS (200u * 1000 * 1000)
+static uint32_t *closing;
+static size_t nclosing, closing_cap;
+static uint64_t closing_since; /* mono_ns of the oldest */
+
+static void closing_add(uint32_t id)
+{
+	if (!nclosing)
+		closing_since = mono_ns();
+	if (!grow(&closing, &closing_cap, nclosing + 1))
+		closing[nclosing++] = id;
+}
+
+/* Closes the exit sites switched at least CLOSE_AFTER_NS ago (all of
+ * them: those switched later have had less time, but the calls under way
+ * are short-lived ones, the rule picked them for it). Returns how long
+ * until the next close, in ns (0: none pending). */
+static uint64_t closing_due(JNIEnv *jni)
+{
+	uint64_t now = mono_ns();
+
+	if (!nclosing)
+		return 0;
+	if (now - closing_since < CLOSE_AFTER_NS)
+		return CLOSE_AFTER_NS - (now - closing_since);
+	if (bci_sites_close(jni, closing, nclosing) < 0)
+		jcal_warn("throttle: the exit probes of %zu switched method%s could not be closed "
+			  "(jcal.Sites.close failed): they keep running",
+			  nclosing, nclosing == 1 ? "" : "s");
+	nclosing = 0;
+	return 0;
+}
+
+/* The picked methods ms[0..n) whose class has only switchable probes
+ * (bci_sites.h) are switched, in one call, and moved to the front: their
+ * entry sites count (or do nothing) and their exit sites do nothing.
+ * Returns how many were. */
+static size_t throttle_switch(JNIEnv *jni, struct jcal_method **ms, size_t n)
+{
+	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+	int32_t *slots = malloc((n ? n : 1) * sizeof(*slots));
+	size_t k = 0;
+
+	for (size_t j = 0; ids && slots && j < n; j++) {
+		struct jcal_method *m = ms[j];
+		uint32_t slot;
+		if (atomic_load(&m->bci_probes) != BCI_SITES_SWITCH || !throttle_counter(m, &slot))
+			continue;
+		ms[j] = ms[k];
+		ms[k] = m;
+		ids[k] = m->id;
+		slots[k] = (int32_t)slot;
+		k++;
+	}
+	if (k) {
+		long changed = bci_sites_throttle(jni, ids, slots, k);
+		uint64_t now = wall_ns();
+		if (changed < 0) {
+			jcal_warn("throttle: %zu method%s keep their probes: jcal.Sites.throttle "
+				  "failed",
+				  k, k == 1 ? "" : "s");
+			for (size_t j = 0; j < k; j++) {
+				atomic_store(&ms[j]->thr_state, THROTTLE_FAILED);
+				ms[j]->thr_counter = 0;
+			}
+		} else {
+			jcal_debug("throttle: %zu method%s switched, %ld call sites changed", k,
+				   k == 1 ? "" : "s", changed);
+			for (size_t j = 0; j < k; j++) {
+				throttled_now(ms[j], now);
+				closing_add(ms[j]->id);
+			}
+		}
+	}
+	free(ids);
+	free(slots);
+	return k;
+}
+
+/* Takes the probes out of the picked methods ms[0..n): the switchable ones
+ * switched (throttle_switch), the others by one RetransformClasses of
+ * their classes (the hook leaves them out, bci_agent.c). Returns how long
+ * the retransform took, in ns (0: none was needed). */
 static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method **ms, size_t n)
 {
 	jclass *cls = NULL;
@@ -365,6 +476,12 @@ static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method 
 	give_counters(jni, ms, n);
 	for (size_t j = 0; j < n; j++) /* the hook leaves these out from now on */
 		atomic_store(&ms[j]->thr_state, THROTTLE_TAKING);
+	size_t sw = throttle_switch(jni, ms, n);
+	ms += sw;
+	n -= sw;
+	if (!n)
+		return 0;
+	t0 = mono_ns();
 	jint k = find_classes(jvmti, jni, ms, n, &cls);
 	uint64_t t1 = mono_ns();
 	jvmtiError e = k ? (*jvmti)->RetransformClasses(jvmti, k, cls) : JVMTI_ERROR_NONE;
@@ -382,7 +499,6 @@ static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method 
 		jvmti_check_debug(jvmti, e, "throttle: RetransformClasses");
 	for (size_t j = 0; j < n; j++) {
 		struct jcal_method *m = ms[j];
-		struct throttle_fact f;
 
 		if (!k || e != JVMTI_ERROR_NONE) {
 			/* the class keeps its instrumented version */
@@ -393,23 +509,9 @@ static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method 
 				    : "its class was not found");
 			continue;
 		}
-		memset(&f, 0, sizeof(f));
-		f.method = m->id;
-		f.time_ns = now;
-		f.timed = atomic_load(&m->thr_timed);
-		f.sum = atomic_load(&m->thr_sum);
-		f.calls = throttle_count_calls(m);
-		int kept = done_add(m, &f);
-		atomic_store(&m->thr_state, THROTTLE_DONE);
-		struct trace_recbuf *rb = trace_file_lock();
-		if (!jcal_stopped() && kept)
-			write_fact(rb, &f);
-		trace_file_unlock();
-		jcal_info("throttle: %s%s%s runs without probes after %llu calls (counted since "
-			  "the agent loaded, recorded or not)",
-			  m->csig, m->name, m->sig, (unsigned long long)f.calls);
+		throttled_now(m, now);
 	}
-	return t2 - t0;
+	return t2 - t0 ? t2 - t0 : 1;
 }
 
 static void *throttle_main(void *arg)
@@ -428,7 +530,8 @@ static void *throttle_main(void *arg)
 	uint64_t wait = THROTTLE_WAIT_MIN_NS;
 
 	while (!atomic_load(&jcal.dead)) {
-		struct timespec ts = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
+		uint64_t due = closing_due(jni), w = due && due < wait ? due : wait;
+		struct timespec ts = {(time_t)(w / 1000000000u), (long)(w % 1000000000u)};
 		struct jcal_method *list;
 		size_t n = 0;
 
@@ -442,6 +545,8 @@ static void *throttle_main(void *arg)
 		}
 		if (n && !atomic_load(&jcal.dead)) {
 			uint64_t took = throttle_batch(jcal.jvmti, jni, ms, n);
+			if (!took) /* only switched: no class redefined, no need to wait longer */
+				continue;
 			wait *= 2;
 			if (took > THROTTLE_WAIT_MAX_NS / THROTTLE_WAIT_FACTOR)
 				wait = THROTTLE_WAIT_MAX_NS;
@@ -452,6 +557,7 @@ static void *throttle_main(void *arg)
 		}
 	}
 	free(ms);
+	free(closing);
 	/* not detached: the JVM is going down */
 	return NULL;
 }

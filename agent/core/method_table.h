@@ -44,6 +44,9 @@ struct jcal_method {
 	/* its counter's slot in jcal.Tracker + 1 once throttled with the probe
 	 * that only counts (bci/throttle.c); 0: none, it has no probe at all */
 	uint32_t thr_counter;
+	/* mode=bci: the kinds of probe its class was rewritten with
+	 * (BCI_SITES_SWITCH, BCI_SITES_STATIC of agent/bci/bci_sites.h) */
+	atomic_int bci_probes;
 	UT_hash_handle hh;
 	/* The (class, name, descriptor) key, NUL-separated, and its hash
 	 * handle; primary is set on a jmethodID entry that only redirects to

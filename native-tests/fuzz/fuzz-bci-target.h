@@ -550,7 +550,8 @@ static int fuzz_bci_sites(const uint8_t *data, size_t size, int again)
 	} else if (!ids.oom && out) {
 		if (cf_parse(out, outlen, &c, err, sizeof(err)))
 			bad = __LINE__;
-		else if (st.switchable != (bci_switchable_version(data, size) ? st.instrumented : 0))
+		else if (st.switchable !=
+			 (bci_switchable_version(data, size) ? st.instrumented : 0))
 			bad = __LINE__;
 		else if (again)
 			bad = fuzz_bci_sites(out, outlen, 0);

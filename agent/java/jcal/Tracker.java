@@ -1,6 +1,9 @@
 package jcal;
 
+import java.lang.invoke.CallSite;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
  * The probes of mode=bci (agent/bci/bci_agent.c). The agent rewrites every
@@ -23,6 +26,15 @@ import java.lang.invoke.MethodHandle;
  * of its own (no atomic, no cache line shared with another thread), which
  * the agent sums when a recording starts and ends (counts); the agent
  * says how many slots exist (counters) before code calls count with them.
+ *
+ * In classes of version 51 and later each probe is an invokedynamic call
+ * site (docs/agent-internals.md, "Switchable probes"): site bootstraps it
+ * with the method's id and it calls enter, exit, exitThrow or count through
+ * a MutableCallSite that jcal.Sites binds to the probe or to nothing. The
+ * agent switches every site off at stop (on again at the next start) and
+ * a throttled method's to its counter alone (throttle), which the JIT
+ * sees as a change of a constant: it recompiles the code that inlined the
+ * site, and the class is never redefined.
  */
 public final class Tracker {
 	private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
@@ -62,6 +74,15 @@ public final class Tracker {
 		}
 	}
 
+	/**
+	 * Bootstrap of a switchable probe: the call site of probe kind (enter,
+	 * exit, exitThrow, count) of method id (count: counter slot id), type
+	 * ()V. Never throws: on any failure the site does nothing.
+	 */
+	public static CallSite site(MethodHandles.Lookup lookup, String kind, MethodType type, int id) {
+		return Sites.site(kind, id);
+	}
+
 	/** Entry of the instrumented method id. */
 	public static void enter(int id) {
 		if (ENTER != null) {
@@ -84,6 +105,8 @@ public final class Tracker {
 	 */
 	private static final class Counts {
 		volatile long[] c;
+		/* calls under way of the methods being throttled, by slot (countOpen) */
+		int[] open = new int[0];
 		final java.lang.ref.WeakReference<Thread> owner;
 
 		Counts(Thread t, int n) {
@@ -110,6 +133,43 @@ public final class Tracker {
 			}
 		}
 		countSlow(slot);
+	}
+
+	/**
+	 * Entry of a method whose probes are being switched off (jcal.Sites):
+	 * counts the call, and that it is under way, so that its exit is not
+	 * taken for the exit of a call that began before, whose entry was
+	 * recorded (exitCounted).
+	 */
+	public static void countOpen(int slot) {
+		count(slot);
+		Counts k = MINE.get();
+		if (k == null || slot < 0)
+			return;
+		if (slot >= k.open.length)
+			k.open = java.util.Arrays.copyOf(k.open, Math.max(slot + 1, 2 * k.open.length));
+		k.open[slot]++;
+	}
+
+	/* Whether the exit is that of a call countOpen counted (then no longer under way). */
+	private static boolean closeCounted(int slot) {
+		Counts k = MINE.get();
+		if (k == null || slot < 0 || slot >= k.open.length || k.open[slot] == 0)
+			return false;
+		k.open[slot]--;
+		return true;
+	}
+
+	/** Normal exit of method id while its probes are being switched off: see countOpen. */
+	public static void exitCounted(int id, int slot) {
+		if (!closeCounted(slot))
+			exit(id);
+	}
+
+	/** Exit by a throw of method id while its probes are being switched off. */
+	public static void exitThrowCounted(int id, int slot) {
+		if (!closeCounted(slot))
+			exitThrow(id);
 	}
 
 	/* A thread's first count (its counts registered) or a slot past its array. */

@@ -270,6 +270,30 @@ public final class BciTests {
 		r.check(Pattern.compile("(?m)^ *fallback deltas: +0 ").matcher(s.out).find(), "no fallback delta: " + s.out);
 	}
 
+	/**
+	 * A recording that ends (duration=) while the program recurses without
+	 * pause: its switchable probes are switched off in place, no class is
+	 * retransformed (docs/agent-internals.md, "Switchable probes"), the
+	 * program runs on to its end, and the trace is balanced (the calls under
+	 * way at the stop are closed at their thread's last event).
+	 */
+	void testStopSwitches() throws Exception {
+		Path log = r.tmp.resolve("stop-switch.log");
+		Path t = r.tmp.resolve("stop-switch.bin");
+		Runner.Result res = r.runFor(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent
+				+ "=trace,mode=bci,metric=cputime,duration=1s,loglevel=debug,log=" + log + ",out=" + t, "-cp",
+				r.classes, "jcaltest.work.ThrottleInflight", "-", "1000", "40", "2500"), Map.of(), null, 120);
+		r.check(res != null && res.rc == 0, "stop: the JVM ran to its end: " + (res == null ? "timeout" : res.err));
+		String l = Files.exists(log) ? Files.readString(log) : "";
+		java.util.regex.Matcher m = java.util.regex.Pattern.compile("switchable probes off: (\\d+) call sites changed")
+				.matcher(l);
+		r.check(m.find() && Long.parseLong(m.group(1)) >= 2, "stop: the probes were switched off: " + l);
+		r.check(!l.contains("retransformed (probes off)"), "stop: no class retransformed: " + l);
+		Map<String, String> s = r.summaryCsv(t);
+		r.check("0".equals(s.get("unmatched_exits")) && "0".equals(s.get("mismatched_exits")),
+				"stop: balanced: unmatched " + s.get("unmatched_exits") + ", mismatched " + s.get("mismatched_exits"));
+	}
+
 	/** JDK >= 21 ($BUILD/javatests21/JAVA_HOME): null when there is none. */
 	private static String java21() throws Exception {
 		Path home = BUILD.resolve("javatests21/JAVA_HOME");
@@ -376,6 +400,7 @@ public final class BciTests {
 				.add("bci-critical-natives", b::testCriticalNatives)
 				.add("bci-filters", b::testFilters)
 				.add("bci-calibrate", b::testCalibrate)
+				.add("bci-stop-switches", b::testStopSwitches)
 				.addSkippable("bci-new-jdk", b::testNewJdk)
 				.addSkippable("bci-virtual-threads", b::testVirtualThreads)
 				.addSkippable("bci-virtual-threads-counted", b::testVirtualThreadsCounted);

@@ -271,6 +271,47 @@ public final class Throttle {
 				"recursion: the summary's line: " + text.out);
 	}
 
+	/**
+	 * The probes taken while calls are under way: jcaltest.work.ThrottleInflight
+	 * recurses without pause, so down()'s probes go while recursions of it
+	 * run, their entries recorded, their exits not yet. Every call is still
+	 * counted exactly (recorded ones plus counted ones) and the trace stays
+	 * balanced: each recorded entry meets its exit. With switchable probes
+	 * (the class is never redefined: the log says the method was switched)
+	 * and with static ones (JCAL_PROBES=static: retransformed).
+	 */
+	void testInflight() throws Exception {
+		for (boolean sites : new boolean[] { true, false }) {
+			String what = sites ? "in flight, switched" : "in flight, retransformed";
+			String name = sites ? "throttle-inflight" : "throttle-inflight-static";
+			Path log = r.tmp.resolve(name + ".log");
+			Path t = r.tmp.resolve(name + ".bin");
+			Runner.Result res = r.runFor(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent
+					+ "=trace,mode=bci,metric=cputime,out=" + t + ",throttle=5000:2000,loglevel=debug,log=" + log,
+					"-cp", r.classes, "jcaltest.work.ThrottleInflight", log.toString(), "2000", "40"),
+					sites ? Map.of() : Map.of("JCAL_PROBES", "static"), null, 180);
+			r.check(res != null && res.rc == 0, what + ": the JVM ran: " + (res == null ? "timeout" : res.err));
+			if (res == null)
+				continue;
+			java.util.regex.Matcher m = java.util.regex.Pattern.compile("down (\\d+) throttled true").matcher(res.out);
+			r.check(m.find(), what + ": the workload saw down() throttled: " + res.out);
+			String l = Files.exists(log) ? Files.readString(log) : "";
+			r.check(sites ? l.contains("throttle: 1 method switched") && !l.contains("retransformed in")
+					: l.contains("retransformed in") && !l.contains("method switched"),
+					what + ": how the probes went: " + l);
+			Map<String, List<String>> f = new HashMap<>();
+			for (List<String> row : Runner.csv(r.post(t, "--report", "flat", "--format", "csv").out))
+				f.put(row.get(0), row);
+			List<String> down = f.get("jcaltest.work.ThrottleInflight.down");
+			r.check(down != null && m.find(0) && down.get(1).equals(m.group(1)) && down.get(6).equals("1"),
+					what + ": down() has exactly its calls, recorded and counted: " + down + " of " + res.out);
+			Map<String, String> s = summary(t);
+			r.check("0".equals(s.get("unmatched_exits")) && "0".equals(s.get("mismatched_exits")),
+					what + ": balanced: unmatched " + s.get("unmatched_exits") + ", mismatched "
+							+ s.get("mismatched_exits"));
+		}
+	}
+
 	/* A real program from Debian (libxalan2-java): an XSLT report over generated orders. */
 	private static final String XALAN_JAR = "/usr/share/java/xalan2.jar";
 	private static final String XSL = "<xsl:stylesheet version=\"1.0\" xmlns:xsl=\"http://www.w3.org/1999/XSL/Transform\">\n"
@@ -408,6 +449,7 @@ public final class Throttle {
 				.add("throttle-warmup-off", s::testWarmupOff)
 				.add("throttle-off", s::testOff)
 				.add("throttle-recursion", s::testRecursion)
+				.add("throttle-inflight", s::testInflight)
 				.addSkippable("throttle-real-xalan", s::testRealProgram)
 				.add("throttle-bad-values", s::testBadValues);
 	}

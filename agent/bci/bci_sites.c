@@ -1,0 +1,180 @@
+/*
+ * bci_sites.c - the switchable probes' agent side (bci_sites.h): the choice
+ * of the classes that get them, the names of the classes instrumented
+ * with each kind of probe (a uthash set under a mutex), and the JNI calls
+ * of jcal.Sites.on and jcal.Sites.throttle (agent/java/jcal/Sites.java).
+ */
+#include "agent/bci/bci_sites.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#include "agent/base/log.h"
+
+struct instrumented {
+	UT_hash_handle hh;
+	int kinds;   /* BCI_SITES_SWITCH | BCI_SITES_STATIC */
+	char name[]; /* "a/b/C" */
+};
+
+static atomic_int off;	/* JCAL_PROBES=static */
+static atomic_int used; /* a class got switchable probes */
+static jobject platform_loader;
+static pthread_mutex_t names_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct instrumented *names;
+
+void bci_sites_init(JNIEnv *jni)
+{
+	const char *how = getenv("JCAL_PROBES");
+
+	atomic_store(&off, how && !strcmp(how, "static"));
+	if (platform_loader || !jni)
+		return;
+	jclass cl = (*jni)->FindClass(jni, "java/lang/ClassLoader");
+	jmethodID get = cl ? (*jni)->GetStaticMethodID(jni, cl, "getPlatformClassLoader",
+						       "()Ljava/lang/ClassLoader;")
+			   : NULL;
+	jobject pl = get ? (*jni)->CallStaticObjectMethod(jni, cl, get) : NULL;
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	if (pl) {
+		platform_loader = (*jni)->NewGlobalRef(jni, pl);
+		(*jni)->DeleteLocalRef(jni, pl);
+	}
+	if (cl)
+		(*jni)->DeleteLocalRef(jni, cl);
+}
+
+int bci_sites_wanted(JNIEnv *jni, jobject loader)
+{
+	if (atomic_load(&off) || !loader || !jni)
+		return 0;
+	return !platform_loader || !(*jni)->IsSameObject(jni, loader, platform_loader);
+}
+
+void bci_sites_class_done(const char *name, int switchable)
+{
+	size_t n = strlen(name) + 1;
+	struct instrumented *c;
+	int kind = switchable ? BCI_SITES_SWITCH : BCI_SITES_STATIC;
+
+	if (switchable)
+		atomic_store(&used, 1);
+	pthread_mutex_lock(&names_mutex);
+	HASH_FIND_STR(names, name, c);
+	if (!c && (c = calloc(1, sizeof(*c) + n)) != NULL) {
+		memcpy(c->name, name, n);
+		HASH_ADD_STR(names, name, c);
+	}
+	if (c)
+		c->kinds |= kind;
+	pthread_mutex_unlock(&names_mutex);
+	if (!c) /* out of memory: such a class is treated as one with static probes */
+		jcal_debug("mode=bci: %s not remembered (out of memory)", name);
+}
+
+int bci_sites_class_kinds(const char *name)
+{
+	struct instrumented *c;
+	int kinds;
+
+	pthread_mutex_lock(&names_mutex);
+	HASH_FIND_STR(names, name, c);
+	kinds = c ? c->kinds : 0;
+	pthread_mutex_unlock(&names_mutex);
+	return kinds;
+}
+
+/* jcal.Sites's static method name with signature sig, or NULL (exception
+ * cleared). *cls is a local ref to free. */
+static jmethodID sites_method(JNIEnv *jni, jclass *cls, const char *name, const char *sig)
+{
+	jmethodID mid = NULL;
+
+	*cls = (*jni)->FindClass(jni, "jcal/Sites");
+	if (*cls)
+		mid = (*jni)->GetStaticMethodID(jni, *cls, name, sig);
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	return mid;
+}
+
+int bci_sites_on(JNIEnv *jni, int on)
+{
+	jclass cls = NULL;
+	jmethodID mid;
+	jint n = -1;
+
+	if (!atomic_load(&used) || !jni)
+		return 0;
+	mid = sites_method(jni, &cls, "on", "(Z)I");
+	if (mid)
+		n = (*jni)->CallStaticIntMethod(jni, cls, mid, on ? JNI_TRUE : JNI_FALSE);
+	if ((*jni)->ExceptionCheck(jni)) {
+		(*jni)->ExceptionClear(jni);
+		n = -1;
+	}
+	if (cls)
+		(*jni)->DeleteLocalRef(jni, cls);
+	if (n < 0) {
+		jcal_warn("mode=bci: the switchable probes could not be turned %s (jcal.Sites.on "
+			  "failed)",
+			  on ? "on" : "off");
+		return -1;
+	}
+	jcal_debug("mode=bci: switchable probes %s: %d call sites changed", on ? "on" : "off",
+		   (int)n);
+	return 0;
+}
+
+/* A new int[] of v[0..n), or NULL (exception pending or cleared). */
+static jintArray int_array(JNIEnv *jni, const void *v, size_t n)
+{
+	jintArray a = (*jni)->NewIntArray(jni, (jsize)n);
+
+	if (a)
+		(*jni)->SetIntArrayRegion(jni, a, 0, (jsize)n, (const jint *)v);
+	return a;
+}
+
+/* jcal.Sites.NAME(ids[, slots]): the sites it changed, or -1. */
+static long call_sites(JNIEnv *jni, const char *name, const uint32_t *ids, const int32_t *slots,
+		       size_t n)
+{
+	jclass cls = NULL;
+	jmethodID mid;
+	jintArray a = NULL, b = NULL;
+	long changed = -1;
+
+	if (!n || n > INT32_MAX)
+		return 0;
+	mid = sites_method(jni, &cls, name, slots ? "([I[I)I" : "([I)I");
+	if (mid && (a = int_array(jni, ids, n)) != NULL &&
+	    (!slots || (b = int_array(jni, slots, n))))
+		changed = slots ? (*jni)->CallStaticIntMethod(jni, cls, mid, a, b)
+				: (*jni)->CallStaticIntMethod(jni, cls, mid, a);
+	if ((*jni)->ExceptionCheck(jni)) {
+		(*jni)->ExceptionClear(jni);
+		changed = -1;
+	}
+	if (a)
+		(*jni)->DeleteLocalRef(jni, a);
+	if (b)
+		(*jni)->DeleteLocalRef(jni, b);
+	if (cls)
+		(*jni)->DeleteLocalRef(jni, cls);
+	return changed;
+}
+
+long bci_sites_throttle(JNIEnv *jni, const uint32_t *ids, const int32_t *slots, size_t n)
+{
+	return call_sites(jni, "throttle", ids, slots, n);
+}
+
+long bci_sites_close(JNIEnv *jni, const uint32_t *ids, size_t n)
+{
+	return call_sites(jni, "close", ids, NULL, n);
+}
