@@ -602,6 +602,18 @@ static int opt_throttle(struct jcal_options *o, const char *val, const char *tok
 	return 0;
 }
 
+static int opt_probes(struct jcal_options *o, const char *val, const char *tok, char *err,
+		      size_t errlen)
+{
+	if (!strcmp(val, "static"))
+		o->probes_static = 1;
+	else if (!strcmp(val, "switch"))
+		o->probes_static = 0;
+	else
+		return fail(err, errlen, "bad value in option '%s' (expected switch or static)", tok);
+	return 0;
+}
+
 static int opt_tiny(struct jcal_options *o, const char *val, const char *tok, char *err,
 		    size_t errlen)
 {
@@ -733,6 +745,13 @@ static const struct opt_row {
      "its time its callers' (count), or gets every probe (probe)\n"
      "(default probe at start-up; count when attached)",
      opt_tiny, JCAL_CMD_NONE, JCAL_LATER_FIXED},
+    {"probes", "switch|static", ONCE,
+     "mode=bci: the probes of the program's classes (version 51\n"
+     "and later) are call sites that stop and throttle= switch\n"
+     "off in place, so a loop running in the same class is\n"
+     "compiled again (switch, the default), or plain calls that\n"
+     "they take out by redefining the class (static)",
+     opt_probes, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"
      "between jcal.Control.start() and stop() of each thread",
@@ -864,6 +883,10 @@ static int fixed_differs(const char *key, const struct jcal_options *agent, cons
 	} else if (!strcmp(key, "tiny") && o->tiny_count != agent->tiny_count)
 		snprintf(err, errlen, "option 'tiny=%s': this JVM's agent was loaded with tiny=%s",
 			 o->tiny_count ? "count" : "probe", agent->tiny_count ? "count" : "probe");
+	else if (!strcmp(key, "probes") && o->probes_static != agent->probes_static)
+		snprintf(err, errlen, "option 'probes=%s': this JVM's agent was loaded with probes=%s",
+			 o->probes_static ? "static" : "switch",
+			 agent->probes_static ? "static" : "switch");
 	else
 		return 0;
 	snprintf(err + strlen(err), errlen - strlen(err),
@@ -1100,6 +1123,11 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 	if (o->tiny_count && o->mode != JCAL_MODE_BCI &&
 	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
 		snprintf(err, errlen, "option 'tiny=count' needs mode=bci");
+		return -1;
+	}
+	if (o->probes_static && o->mode != JCAL_MODE_BCI &&
+	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
+		snprintf(err, errlen, "option 'probes=static' needs mode=bci");
 		return -1;
 	}
 	if (o->maxsize && o->output == JCAL_OUTPUT_TREE) {

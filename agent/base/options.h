@@ -136,6 +136,10 @@ struct jcal_options {
 	 * attaches to a running JVM) */
 	int tiny_count;
 	int tiny_given;	    /* tiny= was in the options */
+	/* probes=static (mode=bci): every class gets invokestatic probes, which
+	 * stop and throttle= take out by retransforming it; 0 = switch: the
+	 * program's classes get probes switched in place (agent/bci/bci_sites.h) */
+	int probes_static;
 	uint64_t given;	    /* bit i: row i of the option table was in the string */
 	int loglevel_given; /* loglevel= or quiet was in the options */
 	/* label=KEY:VALUE (repeatable): written as the meta records label.KEY,

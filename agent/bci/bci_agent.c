@@ -246,8 +246,13 @@ static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, i
 		jcal_warn("mode=bci: class %s left as it is: %s", name, err);
 		out = NULL;
 	}
-	if (out && on && st.instrumented)
-		bci_sites_class_done(name, rc.switchable);
+	/* with nothing instrumented (or a class the rewriter refused) there is
+	 * nothing to put in at a later start either */
+	if (on)
+		bci_sites_class_done(name, st.instrumented > st.switchable ? BCI_SITES_STATIC
+									   : BCI_SITES_SWITCH);
+	if (st.switchable)
+		bci_sites_in_use();
 	free(rc.csig);
 	*wrapped = st.natives;
 	return out;
@@ -320,6 +325,8 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 	}
 	if (!selected(name))
 		return;
+	if (!on)
+		bci_sites_class_done(name, BCI_SITES_NONE);
 	prefix = bci_wrapped_prefix(jvmti, jni, class_being_redefined, loader, name);
 	if (!on && !prefix)
 		return;
@@ -385,18 +392,21 @@ static jbyteArray JNICALL tracker_hidden(JNIEnv *jni, jclass cls, jbyteArray b, 
 }
 
 /* Whether retransform_loaded retransforms the loaded class name. Probes
- * on: the classes the filters select, and those instrumented before that
- * they may no longer select (whose switchable probes would be turned on
- * again); with funnel, the JDK's JavaLangAccess.defineClass too. Probes
- * off: only the classes with static probes (the switchable ones were
- * switched off). */
+ * on: the classes the filters select, but those whose every copy has
+ * switchable probes (switched on again, bci_sites.h), and those
+ * instrumented before that they no longer select (whose switchable probes
+ * would come on again); with funnel, the JDK's JavaLangAccess.defineClass
+ * too. Probes off: only the classes with static probes (the switchable
+ * ones were switched off). */
 static int retransformed(const char *name, int funnel)
 {
 	int kinds = bci_sites_class_kinds(name);
 
+	if (funnel && bci_hidden_is_funnel(name))
+		return 1;
 	if (!atomic_load(&probes))
 		return (kinds & BCI_SITES_STATIC) != 0;
-	return selected(name) || kinds || (funnel && bci_hidden_is_funnel(name));
+	return selected(name) ? kinds != BCI_SITES_SWITCH : kinds != 0;
 }
 
 /* The loaded classes retransformed() picks: rewritten now (with probes
@@ -428,6 +438,8 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, int funnel)
 		    sig && sig[0] == 'L') {
 			sig[strlen(sig) - 1] = '\0';
 			keep = retransformed(sig + 1, funnel);
+			if (keep)
+				bci_sites_class_reset(sig + 1);
 		}
 		jvmti_free(jvmti, sig);
 		if (keep)

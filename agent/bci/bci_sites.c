@@ -13,14 +13,15 @@
 #include <uthash.h>
 
 #include "agent/base/log.h"
+#include "agent/core/agent_state.h"
 
 struct instrumented {
 	UT_hash_handle hh;
-	int kinds;   /* BCI_SITES_SWITCH | BCI_SITES_STATIC */
+	int kinds;   /* BCI_SITES_* bits */
 	char name[]; /* "a/b/C" */
 };
 
-static atomic_int off;	/* JCAL_PROBES=static */
+static atomic_int off;	/* probes=static */
 static atomic_int used; /* a class got switchable probes */
 static jobject platform_loader;
 static pthread_mutex_t names_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -28,9 +29,7 @@ static struct instrumented *names;
 
 void bci_sites_init(JNIEnv *jni)
 {
-	const char *how = getenv("JCAL_PROBES");
-
-	atomic_store(&off, how && !strcmp(how, "static"));
+	atomic_store(&off, jcal.opts.probes_static);
 	if (platform_loader || !jni)
 		return;
 	jclass cl = (*jni)->FindClass(jni, "java/lang/ClassLoader");
@@ -55,14 +54,11 @@ int bci_sites_wanted(JNIEnv *jni, jobject loader)
 	return !platform_loader || !(*jni)->IsSameObject(jni, loader, platform_loader);
 }
 
-void bci_sites_class_done(const char *name, int switchable)
+void bci_sites_class_done(const char *name, int kind)
 {
 	size_t n = strlen(name) + 1;
 	struct instrumented *c;
-	int kind = switchable ? BCI_SITES_SWITCH : BCI_SITES_STATIC;
 
-	if (switchable)
-		atomic_store(&used, 1);
 	pthread_mutex_lock(&names_mutex);
 	HASH_FIND_STR(names, name, c);
 	if (!c && (c = calloc(1, sizeof(*c) + n)) != NULL) {
@@ -72,8 +68,24 @@ void bci_sites_class_done(const char *name, int switchable)
 	if (c)
 		c->kinds |= kind;
 	pthread_mutex_unlock(&names_mutex);
-	if (!c) /* out of memory: such a class is treated as one with static probes */
+	if (!c) /* out of memory: such a class is retransformed at every start */
 		jcal_debug("mode=bci: %s not remembered (out of memory)", name);
+}
+
+void bci_sites_in_use(void)
+{
+	atomic_store(&used, 1);
+}
+
+void bci_sites_class_reset(const char *name)
+{
+	struct instrumented *c;
+
+	pthread_mutex_lock(&names_mutex);
+	HASH_FIND_STR(names, name, c);
+	if (c)
+		c->kinds = 0;
+	pthread_mutex_unlock(&names_mutex);
 }
 
 int bci_sites_class_kinds(const char *name)

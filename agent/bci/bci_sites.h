@@ -7,7 +7,7 @@
  * A class gets switchable probes when its version allows (51 and later)
  * and a class loader of the program defines it (not the JDK's boot or
  * platform loader: java.lang.invoke itself must never run a probe site),
- * unless JCAL_PROBES=static is set (for comparison). Then stop and
+ * unless the agent was loaded with probes=static. Then stop and
  * throttle= switch its probes without redefining it; a class with static
  * probes is still retransformed.
  */
@@ -18,18 +18,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* VMInit or attach: finds the platform class loader, reads JCAL_PROBES. */
+/* VMInit or attach: finds the platform class loader, reads probes=. */
 void bci_sites_init(JNIEnv *jni);
 /* Whether a class defined by loader (NULL: the boot loader) gets them. */
 int bci_sites_wanted(JNIEnv *jni, jobject loader);
 
-/* The class name ("a/b/C") was rewritten with probes: switchable or not. */
-void bci_sites_class_done(const char *name, int switchable);
-/* Kinds of probe class name was ever rewritten with: BCI_SITES_SWITCH,
- * BCI_SITES_STATIC, both, or 0 (never). */
+/* What the copies of class name ("a/b/C") loaded now have: bits of
+ * BCI_SITES_SWITCH (switchable probes, or nothing to instrument),
+ * BCI_SITES_STATIC (static probes), BCI_SITES_NONE (a copy the filters
+ * select left without probes: loaded or retransformed while probes were
+ * off); 0: none is known (never instrumented, or being retransformed). */
 #define BCI_SITES_SWITCH 1
 #define BCI_SITES_STATIC 2
+#define BCI_SITES_NONE 4
+/* A copy of class name was loaded or retransformed with that kind. */
+void bci_sites_class_done(const char *name, int kind);
+/* Class name's copies are about to be retransformed: forgets its kinds
+ * (the hook tells them again). */
+void bci_sites_class_reset(const char *name);
 int bci_sites_class_kinds(const char *name);
+
+/* A class got switchable probes: bci_sites_on has sites to switch. */
+void bci_sites_in_use(void);
 
 /* Every switchable probe site calls its probe (on) or nothing; nothing is
  * done when no class got them. 0, or -1 (said, at loglevel=debug why). */

@@ -211,7 +211,7 @@ final class LaterStart {
 		refused(s, dir, jvm + ": hists=off without trees", "'hists=off' needs output=tree", "hists=off");
 	}
 
-	/** mode=, clock=, metric=, throttle=, tiny=: the load's, refused unless the same. */
+	/** mode=, clock=, metric=, throttle=, tiny=, probes=: the load's, refused unless the same. */
 	private void fixed(Live.Server s, Path dir, String jvm, String mode) throws Exception {
 		String status = jcal("status", Long.toString(s.pid)).out;
 		Matcher m = Pattern.compile("(?m)^metric: (\\S+)").matcher(status);
@@ -228,6 +228,9 @@ final class LaterStart {
 				"throttle=1000:100");
 		refused(s, dir, jvm + ": tiny=", new String[] {"tiny=count", "loaded with tiny=probe", "fixed"}, "tiny=count");
 		refused(s, dir, jvm + ": a bad tiny=", new String[] {"tiny=maybe", "expected count or probe"}, "tiny=maybe");
+		refused(s, dir, jvm + ": probes=", new String[] {"probes=static"}, "probes=static");
+		refused(s, dir, jvm + ": a bad probes=", new String[] {"probes=maybe", "expected switch or static"},
+				"probes=maybe");
 		refused(s, dir, jvm + ": recalibrate=", "recalibrate=", "recalibrate=start");
 		refused(s, dir, jvm + ": table=", "table=", "table=" + dir.resolve("t.txt"));
 		refused(s, dir, jvm + ": calib= without trees", "calib=", "calib=" + dir);

@@ -278,7 +278,7 @@ public final class Throttle {
 	 * counted exactly (recorded ones plus counted ones) and the trace stays
 	 * balanced: each recorded entry meets its exit. With switchable probes
 	 * (the class is never redefined: the log says the method was switched)
-	 * and with static ones (JCAL_PROBES=static: retransformed).
+	 * and with static ones (probes=static: retransformed).
 	 */
 	void testInflight() throws Exception {
 		for (boolean sites : new boolean[] { true, false }) {
@@ -287,9 +287,10 @@ public final class Throttle {
 			Path log = r.tmp.resolve(name + ".log");
 			Path t = r.tmp.resolve(name + ".bin");
 			Runner.Result res = r.runFor(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent
-					+ "=trace,mode=bci,metric=cputime,out=" + t + ",throttle=5000:2000,loglevel=debug,log=" + log,
+					+ "=trace,mode=bci,metric=cputime,out=" + t + ",throttle=5000:2000,loglevel=debug,log=" + log
+					+ (sites ? "" : ",probes=static"),
 					"-cp", r.classes, "jcaltest.work.ThrottleInflight", log.toString(), "2000", "40"),
-					sites ? Map.of() : Map.of("JCAL_PROBES", "static"), null, 180);
+					Map.of(), null, 180);
 			r.check(res != null && res.rc == 0, what + ": the JVM ran: " + (res == null ? "timeout" : res.err));
 			if (res == null)
 				continue;
