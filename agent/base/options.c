@@ -610,7 +610,8 @@ static int opt_probes(struct jcal_options *o, const char *val, const char *tok, 
 	else if (!strcmp(val, "switch"))
 		o->probes_static = 0;
 	else
-		return fail(err, errlen, "bad value in option '%s' (expected switch or static)", tok);
+		return fail(err, errlen, "bad value in option '%s' (expected switch or static)",
+			    tok);
 	return 0;
 }
 
@@ -884,7 +885,8 @@ static int fixed_differs(const char *key, const struct jcal_options *agent, cons
 		snprintf(err, errlen, "option 'tiny=%s': this JVM's agent was loaded with tiny=%s",
 			 o->tiny_count ? "count" : "probe", agent->tiny_count ? "count" : "probe");
 	else if (!strcmp(key, "probes") && o->probes_static != agent->probes_static)
-		snprintf(err, errlen, "option 'probes=%s': this JVM's agent was loaded with probes=%s",
+		snprintf(err, errlen,
+			 "option 'probes=%s': this JVM's agent was loaded with probes=%s",
 			 o->probes_static ? "static" : "switch",
 			 agent->probes_static ? "static" : "switch");
 	else

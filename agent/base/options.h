@@ -135,7 +135,7 @@ struct jcal_options {
 	 * 0 = tiny=probe (or not given: then probe, but count when the agent
 	 * attaches to a running JVM) */
 	int tiny_count;
-	int tiny_given;	    /* tiny= was in the options */
+	int tiny_given; /* tiny= was in the options */
 	/* probes=static (mode=bci): every class gets invokestatic probes, which
 	 * stop and throttle= take out by retransforming it; 0 = switch: the
 	 * program's classes get probes switched in place (agent/bci/bci_sites.h) */
