@@ -419,9 +419,9 @@ static uint64_t closing_due(JNIEnv *jni)
 }
 
 /* The picked methods ms[0..n) whose class has only switchable probes
- * (bci_sites.h) are switched, in one call, and moved to the front: their
- * entry sites count (or do nothing) and their exit sites do nothing.
- * Returns how many were. */
+ * (bci_sites.h) and that have a counter are switched, in one call, and
+ * moved to the front: their entry sites count, their exit sites close
+ * (closing_due). Returns how many were. */
 static size_t throttle_switch(JNIEnv *jni, struct jcal_method **ms, size_t n)
 {
 	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
