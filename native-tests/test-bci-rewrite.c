@@ -377,7 +377,7 @@ static int64_t site_arg(const struct cf_class *c, const struct cf_attr *bm, unsi
 	return (int64_t)(uint32_t)arg->value;
 }
 
-/* Switchable probes: every probe is invokedynamic KIND()V; nop, its site
+/* Switchable probes: every probe is the id pushed, then invokedynamic KIND(I)V, its site
  * bootstrapped by a new BootstrapMethods entry (after the class's own,
  * kept as they were) of TRACKER.site with the method's id; a class of
  * version 50 gets invokestatic probes. */
@@ -420,15 +420,15 @@ static void test_switchable_sites(void)
 			    !strcmp(name, "nearLimit") || !code_of(&c, &c.methods[m], &code))
 				continue;
 			const uint8_t *p = code.code;
-			const struct cf_const *k = cf_cp(&c, (uint16_t)u2(p + 1), CF_INVOKEDYNAMIC);
+			const struct cf_const *k = cf_cp(&c, (uint16_t)u2(p + 4), CF_INVOKEDYNAMIC);
 			const struct cf_const *nt = k ? cf_cp(&c, k->b, CF_NAMEANDTYPE) : NULL;
 			char kind[32] = "", desc[32] = "";
 			if (nt) {
 				cf_utf8_str(&c, nt->a, kind, sizeof(kind));
 				cf_utf8_str(&c, nt->b, desc, sizeof(desc));
 			}
-			CHECK(p[0] == 0xba && p[3] == 0 && p[4] == 0 && p[5] == 0x00);
-			CHECK(!strcmp(kind, "enter") && !strcmp(desc, "()V"));
+			CHECK((p[0] == 0x11 || p[0] == 0x13) && p[3] == 0xba && p[6] == 0 && p[7] == 0);
+			CHECK(!strcmp(kind, "enter") && !strcmp(desc, "(I)V"));
 			CHECK(k && k->a >= had && site_arg(&c, nb, k->a) >= 100);
 			methods++;
 			cf_code_free(&code);

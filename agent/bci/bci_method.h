@@ -34,7 +34,6 @@ struct bci_stats;
 #define BCI_OP_INVOKESPECIAL 0xb7
 #define BCI_OP_INVOKESTATIC 0xb8
 #define BCI_OP_INVOKEDYNAMIC 0xba
-#define BCI_OP_NOP 0x00
 #define BCI_OP_ATHROW 0xbf
 #define BCI_OP_WIDE 0xc4
 #define BCI_OP_IFNULL 0xc6
@@ -124,6 +123,7 @@ struct bci_method {
 	/* switchable probes: the InvokeDynamic constant of each kind it has
 	 * (enter, exit, exitThrow, count), 0 for static probes */
 	uint16_t site_cp[4];
+	uint32_t probe_len; /* bytes of a probe: id push + invoke */
 	uint32_t id;
 };
 

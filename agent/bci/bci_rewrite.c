@@ -31,8 +31,8 @@
 #include "agent/bci/classfile.h"
 #include "common/grow.h"
 
-#define PROBE_LEN 6   /* push id (3 bytes) + invokestatic (3), or invokedynamic (5) + nop */
-#define HANDLER_LEN 7 /* probe + athrow */
+#define PROBE_LEN 6	 /* push id (3 bytes) + invokestatic (3) */
+#define SITE_PROBE_LEN 8 /* push id (3 bytes) + invokedynamic (5) */
 
 /* Fixed instruction lengths for opcodes 0x00-0xc9; 0 = variable or invalid. */
 static const uint8_t insn_len[0xca] = {
@@ -246,13 +246,13 @@ static uint32_t switch_len(const struct bci_insn *in, uint32_t npc)
 /* Computes npc/nlen/lab with the current wide flags. */
 static void layout_pass(struct bci_method *m)
 {
-	uint32_t pos = PROBE_LEN;
+	uint32_t pos = m->probe_len;
 
 	for (uint32_t i = 0; i < m->nin; i++) {
 		struct bci_insn *in = &m->in[i];
 		m->lab[in->pc] = pos;
 		if (in->ret && !m->count_only)
-			pos += PROBE_LEN;
+			pos += m->probe_len;
 		in->npc = pos;
 		if (in->op == BCI_OP_TABLESWITCH || in->op == BCI_OP_LOOKUPSWITCH)
 			in->nlen = switch_len(in, pos);
@@ -267,7 +267,7 @@ static void layout_pass(struct bci_method *m)
 	}
 	m->lab[m->code.code_len] = pos;
 	m->handler_pc = pos;
-	pos += m->handler ? HANDLER_LEN : 0;
+	pos += m->handler ? m->probe_len + 1u : 0; /* probe + athrow */
 	m->ntramp = 0;
 	for (uint32_t i = 0; i < m->nin; i++)
 		if (m->in[i].wide == BCI_WIDE_TRAMPOLINE) {
@@ -329,13 +329,6 @@ enum { PROBE_ENTER, PROBE_EXIT, PROBE_EXIT_THROW, PROBE_COUNT, PROBE_KINDS };
 static uint8_t *emit_probe(struct bci_method *m, uint8_t *p, const uint16_t mref[PROBE_KINDS],
 			   unsigned kind)
 {
-	if (m->site_cp[kind]) { /* invokedynamic KIND()V; nop */
-		p[0] = BCI_OP_INVOKEDYNAMIC;
-		put_u2(p + 1, m->site_cp[kind]);
-		p[3] = p[4] = 0;
-		p[5] = BCI_OP_NOP;
-		return p + PROBE_LEN;
-	}
 	if (m->probe_id_cp) {
 		p[0] = BCI_OP_LDC_W;
 		put_u2(p + 1, m->probe_id_cp);
@@ -343,9 +336,15 @@ static uint8_t *emit_probe(struct bci_method *m, uint8_t *p, const uint16_t mref
 		p[0] = BCI_OP_SIPUSH;
 		put_u2(p + 1, m->id);
 	}
-	p[3] = BCI_OP_INVOKESTATIC;
-	put_u2(p + 4, mref[kind]);
-	return p + PROBE_LEN;
+	if (m->probe_len == SITE_PROBE_LEN) { /* invokedynamic KIND(I)V */
+		p[3] = BCI_OP_INVOKEDYNAMIC;
+		put_u2(p + 4, m->site_cp[kind]);
+		p[6] = p[7] = 0;
+	} else {
+		p[3] = BCI_OP_INVOKESTATIC;
+		put_u2(p + 4, mref[kind]);
+	}
+	return p + m->probe_len;
 }
 
 static void emit_code(struct bci_method *m, uint8_t *out, const uint16_t mref[PROBE_KINDS])
@@ -798,7 +797,7 @@ static int sites_begin(struct cf_class *c, const char *tracker, struct class_ref
 	if (!refs->site_bsm || !refs->bsm_name)
 		return -1;
 	for (unsigned k = 0; k < PROBE_KINDS; k++)
-		if (!(refs->site_nat[k] = cf_cp_nameandtype(c, kind[k], "()V")))
+		if (!(refs->site_nat[k] = cf_cp_nameandtype(c, kind[k], "(I)V")))
 			return -1;
 	for (uint16_t i = 0; i < c->nattrs; i++) {
 		const struct cf_attr *a = &c->attrs[i];
@@ -913,7 +912,8 @@ int bci_rewrite_class(const uint8_t *in, size_t len, const struct bci_config *cf
 				       .st = st,
 				       .cls = cls,
 				       .access = c.methods[i].access,
-				       .pool = wrapper && wrapper[i] ? wpool : pool};
+				       .pool = wrapper && wrapper[i] ? wpool : pool,
+				       .probe_len = refs.sites ? SITE_PROBE_LEN : PROBE_LEN};
 		char *name = utf8_dup(&c, c.methods[i].name);
 		char *desc = utf8_dup(&c, c.methods[i].desc);
 		int r = -1;

@@ -18,14 +18,15 @@
  * the methods is_tiny accepts are offered to tiny_id, when set, for that.
  *
  * With switchable (class files of version 51 and later), each of these
- * probes is instead `invokedynamic KIND()V; nop` (the same six bytes, no
- * push): a call site that TRACKER.site(Lookup, String KIND, MethodType,
- * int ID) bootstraps with the method's id (count: its slot) as static
- * argument, and that jcal.Tracker binds to the probe or to nothing, so the
- * agent turns a method's probes off and on again without redefining its
- * class (docs/agent-internals.md, "Switchable probes"). KIND is enter,
- * exit, exitThrow or count. A method whose constants do not fit in the
- * pool is skipped (noted), never given the other kind of probe.
+ * probes instead pushes the id (the slot) and calls `invokedynamic
+ * KIND(I)V`: a call site that TRACKER.site(Lookup, String KIND,
+ * MethodType, int ID) bootstraps with the method's id (count: its slot) as
+ * static argument, and that jcal.Tracker binds to the probe or to nothing,
+ * so the agent turns a method's probes off and on again without
+ * redefining its class (docs/agent-internals.md, "Switchable probes").
+ * KIND is enter, exit, exitThrow or count. A method whose constants do
+ * not fit in the pool is skipped (noted), never given the other kind of
+ * probe.
  */
 #ifndef JCAL_BCI_REWRITE_H
 #define JCAL_BCI_REWRITE_H

@@ -467,7 +467,7 @@ static size_t throttle_switch(JNIEnv *jni, struct jcal_method **ms, size_t n)
 /* Takes the probes out of the picked methods ms[0..n): the switchable ones
  * switched (throttle_switch), the others by one RetransformClasses of
  * their classes (the hook leaves them out, bci_agent.c). Returns how long
- * the retransform took, in ns (0: none was needed). */
+ * that took, in ns. */
 static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method **ms, size_t n)
 {
 	jclass *cls = NULL;
@@ -479,9 +479,8 @@ static uint64_t throttle_batch(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method 
 	size_t sw = throttle_switch(jni, ms, n);
 	ms += sw;
 	n -= sw;
-	if (!n)
-		return 0;
-	t0 = mono_ns();
+	if (!n) /* a switch deoptimizes the code that inlined the sites: waits as long */
+		return mono_ns() - t0 + 1;
 	jint k = find_classes(jvmti, jni, ms, n, &cls);
 	uint64_t t1 = mono_ns();
 	jvmtiError e = k ? (*jvmti)->RetransformClasses(jvmti, k, cls) : JVMTI_ERROR_NONE;
@@ -545,8 +544,6 @@ static void *throttle_main(void *arg)
 		}
 		if (n && !atomic_load(&jcal.dead)) {
 			uint64_t took = throttle_batch(jcal.jvmti, jni, ms, n);
-			if (!took) /* only switched: no class redefined, no need to wait longer */
-				continue;
 			wait *= 2;
 			if (took > THROTTLE_WAIT_MAX_NS / THROTTLE_WAIT_FACTOR)
 				wait = THROTTLE_WAIT_MAX_NS;

@@ -13,7 +13,8 @@ import java.util.Arrays;
  * docs/agent-internals.md "Switchable probes"): one MutableCallSite per
  * method and probe kind, shared by every invokedynamic instruction of that
  * kind in the method (and by every copy of its class), whose target is the
- * probe bound to the method's id, the counting probe, or nothing. Loaded
+ * probe (called with the id the instruction before pushed), the counting
+ * probe, or nothing. Loaded
  * on the first bootstrap, not with Tracker: a program with no switchable
  * probe never starts java.lang.invoke for them. Not an API.
  *
@@ -24,13 +25,15 @@ import java.util.Arrays;
  */
 final class Sites {
 	static final int ENTER = 0, EXIT = 1, EXIT_THROW = 2, COUNT = 3;
-	private static final MethodType VOID = MethodType.methodType(void.class);
-	private static final MethodHandle NONE = MethodHandles.empty(VOID);
-	/* What a site may call: the probe of its kind (ENTER .. COUNT) with the
-	 * method's id (count: its slot), or while a throttled method's sites
-	 * close (throttle, then close), COUNT_OPEN with its slot and
-	 * EXIT_COUNTED, EXIT_THROW_COUNTED with its id and slot. */
-	private static final int COUNT_OPEN = 4, EXIT_COUNTED = 5, EXIT_THROW_COUNTED = 6;
+	private static final MethodType PROBE_TYPE = MethodType.methodType(void.class, int.class);
+	private static final MethodHandle NONE = MethodHandles.empty(PROBE_TYPE);
+	/* What a site may call, with the int the probe pushes (the method's id;
+	 * a count site's: its slot): the probe of its kind (ENTER .. COUNT)
+	 * directly; a throttled method's entry, COUNT_SLOT, the counting probe
+	 * with its slot bound; and while its sites close (throttle, then
+	 * close), COUNT_OPEN with its slot bound and EXIT_COUNTED,
+	 * EXIT_THROW_COUNTED with the id and its slot bound. */
+	private static final int COUNT_OPEN = 4, EXIT_COUNTED = 5, EXIT_THROW_COUNTED = 6, COUNT_SLOT = 7;
 	private static final MethodHandle[] PROBE = new MethodHandle[7];
 
 	static {
@@ -86,29 +89,32 @@ final class Sites {
 		}
 	}
 
-	/* What site (k, id) is to call now: NOTHING, or what PROBE (high half)
-	 * with which argument (low half: the id, or for COUNT and COUNT_OPEN
-	 * the slot). Holds Sites.class. */
+	/* What site (k, id) is to call now: NOTHING, or what (high half) with
+	 * which slot bound (low half; 0 for the probes called directly). Holds
+	 * Sites.class. */
 	private static long bound(int k, int id) {
 		int t = id < throttled.length ? throttled[id] : 0;
 		if (!on)
 			return NOTHING;
 		if (k == COUNT || t == 0)
-			return (long) k << 32 | id;
+			return (long) k << 32;
 		if (id < closing.length && closing[id])
-			return k == ENTER ? (long) COUNT_OPEN << 32 | (t - 1) : (long) (k + 4) << 32 | id;
+			return (long) (k == ENTER ? COUNT_OPEN : k + 4) << 32 | (t - 1);
 		if (k == ENTER)
-			return (long) COUNT << 32 | (t - 1);
+			return (long) COUNT_SLOT << 32 | (t - 1);
 		return NOTHING;
 	}
 
 	private static MethodHandle handle(long b) {
 		if (b == NOTHING)
 			return NONE;
-		int p = (int) (b >>> 32), arg = (int) b;
-		if (p >= EXIT_COUNTED)
-			return MethodHandles.insertArguments(PROBE[p], 0, arg, throttled[arg] - 1);
-		return MethodHandles.insertArguments(PROBE[p], 0, arg);
+		int p = (int) (b >>> 32), slot = (int) b;
+		if (p <= COUNT)
+			return PROBE[p];
+		if (p == EXIT_COUNTED || p == EXIT_THROW_COUNTED)
+			return MethodHandles.insertArguments(PROBE[p], 1, slot);
+		MethodHandle c = MethodHandles.insertArguments(PROBE[p == COUNT_SLOT ? COUNT : COUNT_OPEN], 0, slot);
+		return MethodHandles.dropArguments(c, 0, int.class);
 	}
 
 	/* Sets each site of kinds ks of method id to call what it is to call

@@ -29,8 +29,9 @@ import java.lang.invoke.MethodType;
  *
  * In classes of version 51 and later each probe is an invokedynamic call
  * site (docs/agent-internals.md, "Switchable probes"): site bootstraps it
- * with the method's id and it calls enter, exit, exitThrow or count through
- * a MutableCallSite that jcal.Sites binds to the probe or to nothing. The
+ * with the method's id and it calls enter, exit, exitThrow or count (with
+ * the id pushed before it) through a MutableCallSite that jcal.Sites binds
+ * to the probe or to nothing. The
  * agent switches every site off at stop (on again at the next start) and
  * a throttled method's to its counter alone (throttle), which the JIT
  * sees as a change of a constant: it recompiles the code that inlined the
@@ -77,7 +78,7 @@ public final class Tracker {
 	/**
 	 * Bootstrap of a switchable probe: the call site of probe kind (enter,
 	 * exit, exitThrow, count) of method id (count: counter slot id), type
-	 * ()V. Never throws: on any failure the site does nothing.
+	 * (I)V. Never throws: on any failure the site does nothing.
 	 */
 	public static CallSite site(MethodHandles.Lookup lookup, String kind, MethodType type, int id) {
 		return Sites.site(kind, id);

@@ -12,7 +12,7 @@ import java.util.ArrayDeque;
  * closes the innermost open enter of the same id. count(id) is the only
  * probe of a method that is only counted (jcal-bci-rewrite -c). With -i the
  * probes are invokedynamic call sites that site() binds to the same
- * methods, with the id as the bootstrap's static argument. */
+ * methods, called with the id pushed before them. */
 public final class Tracker {
 	public static final int MAX_ID = 1 << 17;
 	public static final long[] ENTERS = new long[MAX_ID], EXITS = new long[MAX_ID], THROWS = new long[MAX_ID],
@@ -67,7 +67,7 @@ public final class Tracker {
 
 	public static final long[] SITES = new long[4];
 
-	/* Bootstrap of a switchable probe (jcal-bci-rewrite -i): KIND()V bound to KIND(id). */
+	/* Bootstrap of a switchable probe (jcal-bci-rewrite -i): KIND(I)V calls KIND(id). */
 	public static CallSite site(MethodHandles.Lookup lookup, String kind, MethodType type, int id)
 			throws ReflectiveOperationException {
 		MethodHandle h = MethodHandles.lookup().findStatic(Tracker.class, kind,
@@ -75,7 +75,7 @@ public final class Tracker {
 		synchronized (Tracker.class) {
 			SITES[kind.equals("enter") ? 0 : kind.equals("exit") ? 1 : kind.equals("exitThrow") ? 2 : 3]++;
 		}
-		return new MutableCallSite(MethodHandles.insertArguments(h, 0, id).asType(type));
+		return new MutableCallSite(h.asType(type));
 	}
 
 	/* Open enters of the calling thread. */
