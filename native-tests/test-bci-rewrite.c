@@ -427,7 +427,8 @@ static void test_switchable_sites(void)
 				cf_utf8_str(&c, nt->a, kind, sizeof(kind));
 				cf_utf8_str(&c, nt->b, desc, sizeof(desc));
 			}
-			CHECK((p[0] == 0x11 || p[0] == 0x13) && p[3] == 0xba && p[6] == 0 && p[7] == 0);
+			CHECK((p[0] == 0x11 || p[0] == 0x13) && p[3] == 0xba && p[6] == 0 &&
+			      p[7] == 0);
 			CHECK(!strcmp(kind, "enter") && !strcmp(desc, "(I)V"));
 			CHECK(k && k->a >= had && site_arg(&c, nb, k->a) >= 100);
 			methods++;
