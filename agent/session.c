@@ -91,6 +91,11 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	    jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.tiny_given && !jcal.opts.start_manual;
 	if (tiny_default)
 		jcal.opts.tiny_count = 1;
+	/* ... and its probes are static: switching them while a server runs
+	 * cost Debian's Tomcat on JDK 25 more than redefining classes did
+	 * (docs/agent-internals.md, "Switchable probes") */
+	if (jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.probes_given)
+		jcal.opts.probes_static = 1;
 	if (jcal.opts.tiny_count && jcal.opts.mode != JCAL_MODE_BCI) {
 		jcal_error("option 'tiny=count' needs mode=bci (this JVM offers method events: "
 			   "give mode=bci)");

@@ -605,6 +605,7 @@ static int opt_throttle(struct jcal_options *o, const char *val, const char *tok
 static int opt_probes(struct jcal_options *o, const char *val, const char *tok, char *err,
 		      size_t errlen)
 {
+	o->probes_given = 1;
 	if (!strcmp(val, "static"))
 		o->probes_static = 1;
 	else if (!strcmp(val, "switch"))
@@ -750,8 +751,9 @@ static const struct opt_row {
      "mode=bci: the probes of the program's classes (version 51\n"
      "and later) are call sites that stop and throttle= switch\n"
      "off in place, so a loop running in the same class is\n"
-     "compiled again (switch, the default), or plain calls that\n"
-     "they take out by redefining the class (static)",
+     "compiled again (switch), or plain calls that they take\n"
+     "out by redefining the class (static) (default switch at\n"
+     "start-up; static when attached)",
      opt_probes, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"

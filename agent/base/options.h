@@ -138,8 +138,10 @@ struct jcal_options {
 	int tiny_given; /* tiny= was in the options */
 	/* probes=static (mode=bci): every class gets invokestatic probes, which
 	 * stop and throttle= take out by retransforming it; 0 = switch: the
-	 * program's classes get probes switched in place (agent/bci/bci_sites.h) */
+	 * program's classes get probes switched in place (agent/bci/bci_sites.h);
+	 * not given: switch, but static when the agent attaches to a running JVM */
 	int probes_static;
+	int probes_given;   /* probes= was in the options */
 	uint64_t given;	    /* bit i: row i of the option table was in the string */
 	int loglevel_given; /* loglevel= or quiet was in the options */
 	/* label=KEY:VALUE (repeatable): written as the meta records label.KEY,

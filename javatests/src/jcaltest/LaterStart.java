@@ -228,7 +228,10 @@ final class LaterStart {
 				"throttle=1000:100");
 		refused(s, dir, jvm + ": tiny=", new String[] {"tiny=count", "loaded with tiny=probe", "fixed"}, "tiny=count");
 		refused(s, dir, jvm + ": a bad tiny=", new String[] {"tiny=maybe", "expected count or probe"}, "tiny=maybe");
-		refused(s, dir, jvm + ": probes=", new String[] {"probes=static"}, "probes=static");
+		/* an attach's probes are static by default; an agent loaded in mode=events has none */
+		String probes = mode.equals("bci") ? "switch" : "static", loaded = mode.equals("bci") ? "static" : "switch";
+		refused(s, dir, jvm + ": probes=", new String[] {"probes=" + probes, "loaded with probes=" + loaded, "fixed"},
+				"probes=" + probes);
 		refused(s, dir, jvm + ": a bad probes=", new String[] {"probes=maybe", "expected switch or static"},
 				"probes=maybe");
 		refused(s, dir, jvm + ": recalibrate=", "recalibrate=", "recalibrate=start");
