@@ -567,7 +567,7 @@ void bci_agent_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 		(*jni)->ExceptionClear(jni);
 	(*jni)->DeleteLocalRef(jni, cls);
 	bci_wrapped_init(jvmti, jni);
-	bci_sites_init(jni);
+	bci_sites_init();
 	if (jcal.opts.command == JCAL_CMD_TRACE)
 		atomic_store(&hidden_on, 1);
 	atomic_store(&ready, 1);

@@ -13,7 +13,10 @@
 #include <uthash.h>
 
 #include "agent/base/log.h"
+#include "agent/bci/bci_wrapped.h"
 #include "agent/core/agent_state.h"
+
+#define SITES_CLASS "jcal/Sites"
 
 struct instrumented {
 	UT_hash_handle hh;
@@ -23,35 +26,17 @@ struct instrumented {
 
 static atomic_int off;	/* probes=static */
 static atomic_int used; /* a class got switchable probes */
-static jobject platform_loader;
 static pthread_mutex_t names_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct instrumented *names;
 
-void bci_sites_init(JNIEnv *jni)
+void bci_sites_init(void)
 {
 	atomic_store(&off, jcal.opts.probes_static);
-	if (platform_loader || !jni)
-		return;
-	jclass cl = (*jni)->FindClass(jni, "java/lang/ClassLoader");
-	jmethodID get = cl ? (*jni)->GetStaticMethodID(jni, cl, "getPlatformClassLoader",
-						       "()Ljava/lang/ClassLoader;")
-			   : NULL;
-	jobject pl = get ? (*jni)->CallStaticObjectMethod(jni, cl, get) : NULL;
-	if ((*jni)->ExceptionCheck(jni))
-		(*jni)->ExceptionClear(jni);
-	if (pl) {
-		platform_loader = (*jni)->NewGlobalRef(jni, pl);
-		(*jni)->DeleteLocalRef(jni, pl);
-	}
-	if (cl)
-		(*jni)->DeleteLocalRef(jni, cl);
 }
 
 int bci_sites_wanted(JNIEnv *jni, jobject loader)
 {
-	if (atomic_load(&off) || !loader || !jni)
-		return 0;
-	return !platform_loader || !(*jni)->IsSameObject(jni, loader, platform_loader);
+	return !atomic_load(&off) && !bci_wrapped_jdk_loader(jni, loader);
 }
 
 void bci_sites_class_done(const char *name, int kind)
@@ -100,13 +85,12 @@ int bci_sites_class_kinds(const char *name)
 	return kinds;
 }
 
-/* jcal.Sites's static method name with signature sig, or NULL (exception
- * cleared). *cls is a local ref to free. */
-static jmethodID sites_method(JNIEnv *jni, jclass *cls, const char *name, const char *sig)
+jmethodID bci_java_static(JNIEnv *jni, const char *cls_name, const char *name, const char *sig,
+			  jclass *cls)
 {
 	jmethodID mid = NULL;
 
-	*cls = (*jni)->FindClass(jni, "jcal/Sites");
+	*cls = (*jni)->FindClass(jni, cls_name);
 	if (*cls)
 		mid = (*jni)->GetStaticMethodID(jni, *cls, name, sig);
 	if ((*jni)->ExceptionCheck(jni))
@@ -122,7 +106,7 @@ int bci_sites_on(JNIEnv *jni, int on)
 
 	if (!atomic_load(&used) || !jni)
 		return 0;
-	mid = sites_method(jni, &cls, "on", "(Z)I");
+	mid = bci_java_static(jni, SITES_CLASS, "on", "(Z)I", &cls);
 	if (mid)
 		n = (*jni)->CallStaticIntMethod(jni, cls, mid, on ? JNI_TRUE : JNI_FALSE);
 	if ((*jni)->ExceptionCheck(jni)) {
@@ -163,7 +147,7 @@ static long call_sites(JNIEnv *jni, const char *name, const uint32_t *ids, const
 
 	if (!n || n > INT32_MAX)
 		return 0;
-	mid = sites_method(jni, &cls, name, slots ? "([I[I)I" : "([I)I");
+	mid = bci_java_static(jni, SITES_CLASS, name, slots ? "([I[I)I" : "([I)I", &cls);
 	if (mid && (a = int_array(jni, ids, n)) != NULL &&
 	    (!slots || (b = int_array(jni, slots, n))))
 		changed = slots ? (*jni)->CallStaticIntMethod(jni, cls, mid, a, b)

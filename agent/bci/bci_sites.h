@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* VMInit or attach: finds the platform class loader, reads probes=. */
-void bci_sites_init(JNIEnv *jni);
+/* VMInit or attach (after bci_wrapped_init): reads probes=. */
+void bci_sites_init(void);
 /* Whether a class defined by loader (NULL: the boot loader) gets them. */
 int bci_sites_wanted(JNIEnv *jni, jobject loader);
 
@@ -53,5 +53,11 @@ long bci_sites_throttle(JNIEnv *jni, const uint32_t *ids, const int32_t *slots, 
 /* The exit sites of throttled methods ids[0..n) call nothing from now on.
  * Returns the number of sites changed, or -1 when the call failed. */
 long bci_sites_close(JNIEnv *jni, const uint32_t *ids, size_t n);
+
+/* The static method name (signature sig) of the agent's Java class
+ * cls_name ("jcal/Tracker"), or NULL (exception cleared); *cls is a local
+ * ref to free (or NULL). */
+jmethodID bci_java_static(JNIEnv *jni, const char *cls_name, const char *name, const char *sig,
+			  jclass *cls);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * bci_wrapped.c - the classes that carry native method wrappers in mode=bci
- * (bci_wrapped.h): the prefix set once, the platform class loader, and the
+ * (bci_wrapped.h): the prefix set once, the platform class loader (which,
+ * with the boot loader, makes the JDK's own classes), and the
  * set of class names loaded with wrappers (under a mutex; only classes that
  * have native methods are in it).
  *
@@ -30,10 +31,31 @@ static jobject platform_loader;
 static pthread_mutex_t names_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct wrapped *names;
 
+/* The platform class loader, as a global ref in platform_loader (once). */
+static void find_platform_loader(JNIEnv *jni)
+{
+	if (platform_loader || !jni)
+		return;
+	jclass cl = (*jni)->FindClass(jni, "java/lang/ClassLoader");
+	jmethodID get = cl ? (*jni)->GetStaticMethodID(jni, cl, "getPlatformClassLoader",
+						       "()Ljava/lang/ClassLoader;")
+			   : NULL;
+	jobject pl = get ? (*jni)->CallStaticObjectMethod(jni, cl, get) : NULL;
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	if (pl) {
+		platform_loader = (*jni)->NewGlobalRef(jni, pl);
+		(*jni)->DeleteLocalRef(jni, pl);
+	}
+	if (cl)
+		(*jni)->DeleteLocalRef(jni, cl);
+}
+
 int bci_wrapped_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	jvmtiCapabilities caps;
 
+	find_platform_loader(jni);
 	if (atomic_load(&prefixed))
 		return 1;
 	memset(&caps, 0, sizeof(caps));
@@ -48,21 +70,14 @@ int bci_wrapped_init(jvmtiEnv *jvmti, JNIEnv *jni)
 	if (jvmti_check_warn(jvmti, (*jvmti)->SetNativeMethodPrefix(jvmti, BCI_NATIVE_PREFIX),
 			     "mode=bci: SetNativeMethodPrefix (native methods are not traced)"))
 		return 0;
-	jclass cl = (*jni)->FindClass(jni, "java/lang/ClassLoader");
-	jmethodID get = cl ? (*jni)->GetStaticMethodID(jni, cl, "getPlatformClassLoader",
-						       "()Ljava/lang/ClassLoader;")
-			   : NULL;
-	jobject pl = get ? (*jni)->CallStaticObjectMethod(jni, cl, get) : NULL;
-	if ((*jni)->ExceptionCheck(jni))
-		(*jni)->ExceptionClear(jni);
-	if (pl) {
-		platform_loader = (*jni)->NewGlobalRef(jni, pl);
-		(*jni)->DeleteLocalRef(jni, pl);
-	}
-	if (cl)
-		(*jni)->DeleteLocalRef(jni, cl);
 	atomic_store(&prefixed, 1);
 	return 1;
+}
+
+int bci_wrapped_jdk_loader(JNIEnv *jni, jobject loader)
+{
+	return !loader || !jni ||
+	       (platform_loader && (*jni)->IsSameObject(jni, loader, platform_loader));
 }
 
 /* 1 when the loaded class k has a method named with the prefix, 0 when
@@ -101,8 +116,7 @@ static int known(const char *name)
 const char *bci_wrapped_prefix(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
 			       const char *name)
 {
-	if (!atomic_load(&prefixed) || !loader ||
-	    (platform_loader && jni && (*jni)->IsSameObject(jni, loader, platform_loader)))
+	if (!atomic_load(&prefixed) || bci_wrapped_jdk_loader(jni, loader))
 		return NULL;
 	if (redefined) {
 		int has = has_wrappers(jvmti, redefined);

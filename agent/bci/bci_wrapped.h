@@ -19,10 +19,14 @@
 /* The prefix of the renamed natives. */
 #define BCI_NATIVE_PREFIX "jcal$"
 
-/* VMInit or attach, in mode=bci: sets the native method prefix (when the
- * capability was added) and finds the platform class loader. Returns 1
+/* VMInit or attach, in mode=bci: finds the platform class loader and sets
+ * the native method prefix (when the capability was added). Returns 1
  * when natives get wrappers from now on. */
 int bci_wrapped_init(jvmtiEnv *jvmti, JNIEnv *jni);
+
+/* Whether loader is one of the JDK's own: the boot loader (NULL) or the
+ * platform loader (once bci_wrapped_init found it). */
+int bci_wrapped_jdk_loader(JNIEnv *jni, jobject loader);
 
 /* The prefix for the class being loaded (redefined NULL) or retransformed
  * (the class) whose defining loader is loader, or NULL: no wrappers. */

@@ -100,14 +100,7 @@ static int countable(const struct jcal_method *m)
  * cleared) when it cannot be found. *cls is a local ref to free. */
 static jmethodID tracker_method(JNIEnv *jni, jclass *cls, const char *name, const char *sig)
 {
-	jmethodID mid = NULL;
-
-	*cls = (*jni)->FindClass(jni, "jcal/Tracker");
-	if (*cls)
-		mid = (*jni)->GetStaticMethodID(jni, *cls, name, sig);
-	if ((*jni)->ExceptionCheck(jni))
-		(*jni)->ExceptionClear(jni);
-	return mid;
+	return bci_java_static(jni, "jcal/Tracker", name, sig, cls);
 }
 
 /* jcal.Tracker.counters(n): the slots 0..n-1 exist. 0, or -1. */
