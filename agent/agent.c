@@ -100,6 +100,8 @@ void agent_write_header_meta(const char *options)
 	trace_rec_meta(rb, "agent.version", JCAL_AGENT_VERSION);
 	trace_rec_meta(rb, "mode", jcal_mode_name(jcal.opts.mode));
 	trace_rec_meta(rb, "clock", jcal_clock_name(jcal.opts.clock));
+	if (jcal.opts.mode == JCAL_MODE_BCI)
+		trace_rec_meta(rb, "probes", jcal.opts.probes_static ? "static" : "switch");
 	trace_rec_meta(rb, "options", options ? options : "");
 	if (events_filter_on()) {
 		trace_rec_meta(rb, "filter.include", jcal.opts.bci_include);

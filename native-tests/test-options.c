@@ -161,6 +161,7 @@ static const struct opt_case cases[] = {
      "bad value in option 'probes=off' (expected switch or static)", 0},
     {__LINE__, "trace,mode=bci,probes", -1, "option 'probes' needs a value", 0},
     {__LINE__, "trace,mode=bci,probes=static,probes=switch", -1, "probes= was given already", 0},
+    {__LINE__, "calibrate,mode=bci,probes=switch", 0, NULL, JCAL_CMD_CALIBRATE},
     {__LINE__, "trace,label=service:web", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,label=service:web,label=env:prod,label=_x9:a b/c=d", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "start,label=run:2", 0, NULL, JCAL_CMD_START},
@@ -738,6 +739,24 @@ static void test_monitors_values(void)
 	CHECK_EQ_I(o.monitors_off, 0);
 }
 
+/* probes=: switch unless given, but static for calibrate (its table serves both) */
+static void test_probes_values(void)
+{
+	struct jcal_options o;
+	char err[256];
+
+	CHECK(jcal_options_parse("trace,mode=bci", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.probes_static, 0);
+	CHECK_EQ_I(o.probes_given, 0);
+	CHECK(jcal_options_parse("trace,mode=bci,probes=static", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.probes_static, 1);
+	CHECK_EQ_I(o.probes_given, 1);
+	CHECK(jcal_options_parse("calibrate,mode=bci", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.probes_static, 1);
+	CHECK(jcal_options_parse("calibrate,mode=bci,probes=switch", &o, err, sizeof(err)) == 0);
+	CHECK_EQ_I(o.probes_static, 0);
+}
+
 static void test_help_text(void)
 {
 	const char *h = jcal_options_help();
@@ -756,6 +775,7 @@ int main(void)
 	RUN(test_hists_values);
 	RUN(test_slow_values);
 	RUN(test_monitors_values);
+	RUN(test_probes_values);
 	RUN(test_bci_filters);
 	RUN(test_expand_out);
 	RUN(test_help_text);

@@ -753,7 +753,7 @@ static const struct opt_row {
      "off in place, so a loop running in the same class is\n"
      "compiled again (switch), or plain calls that they take\n"
      "out by redefining the class (static) (default switch at\n"
-     "start-up; static when attached)",
+     "start-up; static when attached and for calibrate)",
      opt_probes, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"start", "auto|manual", ONCE,
      "trace every thread from the start (default), or only\n"
@@ -1008,6 +1008,38 @@ static int one_line(char *err, size_t errlen)
 	return -1;
 }
 
+/* The options of mode=bci alone (throttle=, tiny=count, probes=static),
+ * and calibrate's probes. 0, or -1 with the message in err. */
+static int bci_only(struct jcal_options *o, char *err, size_t errlen)
+{
+	/* calibrate,mode=bci takes it (so that one option string serves both)
+	 * and leaves every probe in: bci/throttle.c. start without mode=
+	 * records in the running agent's mode, or in bci when it attaches: the
+	 * session checks it there (session.c). */
+	if (o->throttle_calls && o->mode != JCAL_MODE_BCI &&
+	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
+		snprintf(err, errlen, "option 'throttle=%llu:%llu' needs mode=bci",
+			 (unsigned long long)o->throttle_calls,
+			 (unsigned long long)o->throttle_avg);
+		return -1;
+	}
+	if (o->tiny_count && o->mode != JCAL_MODE_BCI &&
+	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
+		snprintf(err, errlen, "option 'tiny=count' needs mode=bci");
+		return -1;
+	}
+	if (o->probes_static && o->mode != JCAL_MODE_BCI &&
+	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
+		snprintf(err, errlen, "option 'probes=static' needs mode=bci");
+		return -1;
+	}
+	/* one table serves recordings of both kinds of probe: it is measured
+	 * with the static ones (docs/agent-internals.md, "Switchable probes") */
+	if (o->command == JCAL_CMD_CALIBRATE && o->mode == JCAL_MODE_BCI && !o->probes_given)
+		o->probes_static = 1;
+	return 0;
+}
+
 static int parse_all(const char *str, struct jcal_options *o, char *err, size_t errlen);
 
 /* calib= names the table of the trees: output=tree|both with trace or
@@ -1113,27 +1145,8 @@ static int parse_all(const char *str, struct jcal_options *o, char *err, size_t 
 			 o->duration_s ? "duration=" : "maxsize=");
 		return -1;
 	}
-	/* calibrate,mode=bci takes it (so that one option string serves both)
-	 * and leaves every probe in: bci/throttle.c. start without mode=
-	 * records in the running agent's mode, or in bci when it attaches: the
-	 * session checks it there (session.c). */
-	if (o->throttle_calls && o->mode != JCAL_MODE_BCI &&
-	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
-		snprintf(err, errlen, "option 'throttle=%llu:%llu' needs mode=bci",
-			 (unsigned long long)o->throttle_calls,
-			 (unsigned long long)o->throttle_avg);
+	if (bci_only(o, err, errlen))
 		return -1;
-	}
-	if (o->tiny_count && o->mode != JCAL_MODE_BCI &&
-	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
-		snprintf(err, errlen, "option 'tiny=count' needs mode=bci");
-		return -1;
-	}
-	if (o->probes_static && o->mode != JCAL_MODE_BCI &&
-	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
-		snprintf(err, errlen, "option 'probes=static' needs mode=bci");
-		return -1;
-	}
 	if (o->maxsize && o->output == JCAL_OUTPUT_TREE) {
 		snprintf(err, errlen,
 			 "option 'maxsize=' bounds the trace file, and output=tree writes none "
