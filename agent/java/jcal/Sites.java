@@ -14,14 +14,15 @@ import java.util.Arrays;
  * method and probe kind, shared by every invokedynamic instruction of that
  * kind in the method (and by every copy of its class), whose target is the
  * probe (called with the id the instruction before pushed), the counting
- * probe, or nothing. Loaded
- * on the first bootstrap, not with Tracker: a program with no switchable
- * probe never starts java.lang.invoke for them. Not an API.
+ * probe, or nothing. Loaded on the first bootstrap, not with Tracker: a
+ * program with no switchable probe never starts java.lang.invoke for them.
+ * Not an API.
  *
  * The agent changes targets through on (every site, at start and stop),
- * throttle and close (a throttled method's sites); each setTarget makes HotSpot deoptimise
- * the compiled code that inlined the old target, which the JIT then
- * compiles again with the new one (an empty target inlines to nothing).
+ * throttle and close (a throttled method's sites); each setTarget makes
+ * HotSpot deoptimise the compiled code that inlined the old target, which
+ * the JIT then compiles again with the new one (an empty target inlines to
+ * nothing).
  */
 final class Sites {
 	static final int ENTER = 0, EXIT = 1, EXIT_THROW = 2, COUNT = 3;
@@ -37,13 +38,12 @@ final class Sites {
 	private static final MethodHandle[] PROBE = new MethodHandle[7];
 
 	static {
-		MethodType t = MethodType.methodType(void.class, int.class);
-		MethodType t2 = MethodType.methodType(void.class, int.class, int.class);
+		MethodType t2 = PROBE_TYPE.appendParameterTypes(int.class);
 		MethodHandles.Lookup l = MethodHandles.lookup();
 		String[] name = { "enter", "exit", "exitThrow", "count", "countOpen", "exitCounted", "exitThrowCounted" };
 		try {
 			for (int k = 0; k < PROBE.length; k++)
-				PROBE[k] = l.findStatic(Tracker.class, name[k], k < EXIT_COUNTED ? t : t2);
+				PROBE[k] = l.findStatic(Tracker.class, name[k], k < EXIT_COUNTED ? PROBE_TYPE : t2);
 		} catch (ReflectiveOperationException e) {
 			throw new LinkageError("jcal.Tracker has no probe", e);
 		}

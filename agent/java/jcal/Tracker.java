@@ -81,7 +81,11 @@ public final class Tracker {
 	 * (I)V. Never throws: on any failure the site does nothing.
 	 */
 	public static CallSite site(MethodHandles.Lookup lookup, String kind, MethodType type, int id) {
-		return Sites.site(kind, id);
+		try {
+			return Sites.site(kind, id);
+		} catch (Throwable t) { /* jcal.Sites could not be initialised */
+			return new java.lang.invoke.ConstantCallSite(MethodHandles.empty(type));
+		}
 	}
 
 	/** Entry of the instrumented method id. */
