@@ -1,8 +1,10 @@
 /*
  * bci_sites.c - the switchable probes' agent side (bci_sites.h): the choice
  * of the classes that get them, the names of the classes instrumented
- * with each kind of probe (a uthash set under a mutex), and the JNI calls
- * of jcal.Sites.on and jcal.Sites.throttle (agent/java/jcal/Sites.java).
+ * with each kind of probe (a uthash set under a mutex; it keeps a name
+ * for the agent's life), and the JNI calls of jcal.Sites.on, throttle and
+ * close (agent/java/jcal/Sites.java), through bci_java_static, which
+ * throttle.c uses for jcal.Tracker too.
  */
 #include "agent/bci/bci_sites.h"
 
