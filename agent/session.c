@@ -91,9 +91,9 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	    jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.tiny_given && !jcal.opts.start_manual;
 	if (tiny_default)
 		jcal.opts.tiny_count = 1;
-	/* ... and its probes are static: switching them while a server runs
-	 * cost Debian's Tomcat on JDK 25 more than redefining classes did
-	 * (docs/agent-internals.md, "Switchable probes") */
+	/* ... and its probes are static: with the counting probes of throttled
+	 * and tiny methods, switchable ones cost Debian's Tomcat on JDK 25
+	 * more (docs/agent-internals.md, "Switchable probes") */
 	if (jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.probes_given)
 		jcal.opts.probes_static = 1;
 	if (jcal.opts.tiny_count && jcal.opts.mode != JCAL_MODE_BCI) {
