@@ -210,21 +210,20 @@ static void add_reads(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *
  * Rewrites class name (data[0..len)): with probes when on (switchable ones
  * when sites and its version allow), natives wrapped with prefix (or not,
  * NULL). Returns the new bytes (malloc'd, *outlen) or NULL when it is left
- * as it is (a warning says why when it failed); *wrapped counts the
- * natives wrapped.
+ * as it is (a warning says why when it failed); *st says what the
+ * rewriter did (zero when it did not run).
  */
 static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, int on, int sites,
-			const char *prefix, size_t *outlen, unsigned *wrapped)
+			const char *prefix, size_t *outlen, struct bci_stats *st)
 {
 	struct bci_config cfg;
-	struct bci_stats st;
 	struct rewrite_ctx rc;
 	uint8_t *out = NULL;
 	size_t n = strlen(name);
 	char err[256];
 
 	*outlen = 0;
-	*wrapped = 0;
+	memset(st, 0, sizeof(*st));
 	rc.csig = malloc(n + 3);
 	if (!rc.csig)
 		return NULL;
@@ -242,19 +241,13 @@ static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, i
 	cfg.note = note;
 	cfg.ctx = &rc;
 	cfg.native_prefix = prefix;
-	if (bci_rewrite_class(data, (size_t)len, &cfg, &out, outlen, &st, err, sizeof(err))) {
+	if (bci_rewrite_class(data, (size_t)len, &cfg, &out, outlen, st, err, sizeof(err))) {
 		jcal_warn("mode=bci: class %s left as it is: %s", name, err);
 		out = NULL;
 	}
-	/* with nothing instrumented (or a class the rewriter refused) there is
-	 * nothing to put in at a later start either */
-	if (on)
-		bci_sites_class_done(name, st.instrumented > st.switchable ? BCI_SITES_STATIC
-									   : BCI_SITES_SWITCH);
-	if (st.switchable)
+	if (st->switchable)
 		bci_sites_in_use();
 	free(rc.csig);
-	*wrapped = st.natives;
 	return out;
 }
 
@@ -308,7 +301,7 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 					    unsigned char **new_class_data)
 {
 	const char *prefix;
-	unsigned wrapped;
+	struct bci_stats st;
 	uint8_t *out;
 	size_t outlen;
 	int on = atomic_load(&probes);
@@ -331,10 +324,16 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 	if (!on && !prefix)
 		return;
 	out = rewrite(name, class_data, class_data_len, on, bci_sites_wanted(jni, loader), prefix,
-		      &outlen, &wrapped);
+		      &outlen, &st);
+	/* with nothing instrumented (or a class the rewriter refused) there is
+	 * nothing to put in at a later start either; hidden classes, never
+	 * retransformed, are not remembered (tracker_hidden) */
+	if (on)
+		bci_sites_class_done(name, st.instrumented > st.switchable ? BCI_SITES_STATIC
+									   : BCI_SITES_SWITCH);
 	if (!out)
 		return;
-	if (wrapped && !class_being_redefined)
+	if (st.natives && !class_being_redefined)
 		bci_wrapped_add(name);
 	*new_class_data = to_jvmti(jvmti, name, out, outlen);
 	if (!*new_class_data)
@@ -353,7 +352,7 @@ static jbyteArray JNICALL tracker_hidden(JNIEnv *jni, jclass cls, jbyteArray b, 
 	jsize len;
 	uint8_t *in, *out = NULL;
 	size_t outlen = 0;
-	unsigned wrapped;
+	struct bci_stats st;
 	jbyteArray res = NULL;
 	jobject loader = NULL;
 
@@ -375,7 +374,7 @@ static jbyteArray JNICALL tracker_hidden(JNIEnv *jni, jclass cls, jbyteArray b, 
 		loader = NULL;
 	if (name[0] && selected(name))
 		out = rewrite(name, in, len, 1, loader && bci_sites_wanted(jni, loader), NULL,
-			      &outlen, &wrapped);
+			      &outlen, &st);
 	free(in);
 	if (out && outlen <= INT32_MAX && (res = (*jni)->NewByteArray(jni, (jsize)outlen)) != NULL)
 		(*jni)->SetByteArrayRegion(jni, res, 0, (jsize)outlen, (const jbyte *)out);

@@ -121,10 +121,9 @@ final class Sites {
 	 * now, in that order: callers give the exits first, so that no call
 	 * whose entry a new target does not record meets an exit that does
 	 * (a call under way then loses at most its exit; the reports end a
-	 * frame without exit at its caller's). Returns how many changed.
-	 * Holds Sites.class. */
-	private static int retarget(int id, int... ks) {
-		int n = 0;
+	 * frame without exit at its caller's). Adds those that changed to
+	 * changed. Holds Sites.class. */
+	private static void retarget(java.util.List<MutableCallSite> changed, int id, int... ks) {
 		for (int k : ks) {
 			MutableCallSite[] s = SITES[k];
 			if (id >= s.length || s[id] == null)
@@ -133,10 +132,16 @@ final class Sites {
 			if (BOUND[k][id] != b) {
 				s[id].setTarget(handle(b));
 				BOUND[k][id] = b;
-				n++;
+				changed.add(s[id]);
 			}
 		}
-		return n;
+	}
+
+	/* The new targets of the sites changed, seen by every thread (compiled
+	 * code saw them already). Returns how many changed. */
+	private static int sync(java.util.List<MutableCallSite> changed) {
+		MutableCallSite.syncAll(changed.toArray(new MutableCallSite[0]));
+		return changed.size();
 	}
 
 	/**
@@ -144,16 +149,16 @@ final class Sites {
 	 * nothing (false: it stopped). Returns the number of sites changed.
 	 */
 	static synchronized int on(boolean v) {
+		java.util.List<MutableCallSite> changed = new java.util.ArrayList<>();
 		on = v;
 		/* no call is under way with a recorded entry: nothing to close */
 		Arrays.fill(closing, false);
-		int n = 0, max = 0;
+		int max = 0;
 		for (MutableCallSite[] s : SITES)
 			max = Math.max(max, s.length);
 		for (int id = 0; id < max; id++)
-			n += retarget(id, EXIT, EXIT_THROW, ENTER, COUNT);
-		syncAll();
-		return n;
+			retarget(changed, id, EXIT, EXIT_THROW, ENTER, COUNT);
+		return sync(changed);
 	}
 
 	/**
@@ -164,7 +169,7 @@ final class Sites {
 	 * number of sites changed.
 	 */
 	static synchronized int throttle(int[] ids, int[] slots) {
-		int n = 0;
+		java.util.List<MutableCallSite> changed = new java.util.ArrayList<>();
 		for (int i = 0; i < ids.length; i++) {
 			int id = ids[i];
 			if (id <= 0 || slots[i] < 0)
@@ -175,10 +180,9 @@ final class Sites {
 			}
 			throttled[id] = slots[i] + 1;
 			closing[id] = true;
-			n += retarget(id, EXIT, EXIT_THROW, ENTER);
+			retarget(changed, id, EXIT, EXIT_THROW, ENTER);
 		}
-		syncAll();
-		return n;
+		return sync(changed);
 	}
 
 	/**
@@ -187,29 +191,12 @@ final class Sites {
 	 * now, or lose their exit). Returns the number of sites changed.
 	 */
 	static synchronized int close(int[] ids) {
-		int n = 0;
+		java.util.List<MutableCallSite> changed = new java.util.ArrayList<>();
 		for (int id : ids)
 			if (id > 0 && id < closing.length && closing[id]) {
 				closing[id] = false;
-				n += retarget(id, EXIT, EXIT_THROW, ENTER);
+				retarget(changed, id, EXIT, EXIT_THROW, ENTER);
 			}
-		syncAll();
-		return n;
-	}
-
-	/* The new targets, seen by every thread (compiled code saw them already). */
-	private static void syncAll() {
-		for (MutableCallSite[] s : SITES) {
-			int n = 0;
-			for (MutableCallSite c : s)
-				if (c != null)
-					n++;
-			MutableCallSite[] all = new MutableCallSite[n];
-			n = 0;
-			for (MutableCallSite c : s)
-				if (c != null)
-					all[n++] = c;
-			MutableCallSite.syncAll(all);
-		}
+		return sync(changed);
 	}
 }
