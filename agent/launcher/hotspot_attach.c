@@ -9,7 +9,9 @@
  *    the JVM's signal thread finds the file, owned by its own user or
  *    root, and starts the listener instead of printing a thread dump. Wait
  *    for the socket; remove the file through the directory fd it was made
- *    in, which outlives the process.
+ *    in, which outlives the process. A socket there of another user that
+ *    nothing listens on (an earlier process with this pid was killed)
+ *    blocks the JVM's own: hotspot_clear_stale_socket removes it.
  * 2. Connect (the listener accepts only a peer of its own euid and egid,
  *    or root; jcal accepts only a listener that is the held process) and
  *    send "1" (protocol version), "load" and three arguments, each
@@ -258,14 +260,60 @@ static enum hotspot_attach_result signal_and_wait(const struct hotspot_target *t
 	return HOTSPOT_ATTACH_OK;
 }
 
+/* 1 when nothing listens on the socket at path (connection refused). */
+static int socket_stale(const char *path)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return 0;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	int stale =
+	    connect(fd, (const struct sockaddr *)&addr, sizeof(addr)) != 0 && errno == ECONNREFUSED;
+	close(fd);
+	return stale;
+}
+
+/* The socket's path: "/tmp/.java_pidN" as the JVM sees it, through its
+ * root. Returns 0, or -1 when it does not fit a socket address. */
+static int socket_path(const struct hotspot_target *t, char *sock, size_t len)
+{
+	int n = snprintf(sock, len, "%s/tmp/.java_pid%d", t->root, (int)t->nspid);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int hotspot_clear_stale_socket(const struct hotspot_target *t, char *msg, size_t msglen)
+{
+	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct stat sb;
+	if (socket_path(t, sock, sizeof(sock)) || lstat(sock, &sb) || !S_ISSOCK(sb.st_mode) ||
+	    sb.st_uid == t->uid || !socket_stale(sock))
+		return 0;
+	if (unlink(sock) == 0 || errno == ENOENT)
+		return 0;
+	fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
+	     "%s is a stale socket of uid %u (nothing listens on it) that keeps the JVM (uid %u) "
+	     "from opening its own; jcal cannot remove it (%s): remove it as root or as its "
+	     "owner",
+	     sock, (unsigned)sb.st_uid, (unsigned)t->uid, strerror(errno));
+	return -1;
+}
+
 /* Starts the listener when its socket is not there; waits for it. */
 static enum hotspot_attach_result start_listener(const struct hotspot_target *t, const char *sock,
 						 int timeout_ms, char *msg, size_t msglen)
 {
 	struct trigger tr;
 	struct stat sb;
-	if (stat(sock, &sb) == 0) {
-		if (!S_ISSOCK(sb.st_mode) || sb.st_uid != t->uid)
+	if (lstat(sock, &sb) == 0) {
+		if (S_ISSOCK(sb.st_mode) && sb.st_uid != t->uid)
+			return fail(
+			    HOTSPOT_ATTACH_ERROR, msg, msglen,
+			    "%s is a socket of uid %u, not of the JVM's user (uid %u): not "
+			    "using it (if a killed process left it, remove it as root or as "
+			    "its owner)",
+			    sock, (unsigned)sb.st_uid, (unsigned)t->uid);
+		if (!S_ISSOCK(sb.st_mode))
 			return fail(HOTSPOT_ATTACH_ERROR, msg, msglen,
 				    "%s is not a socket of the JVM's user (uid %u): not using it",
 				    sock, (unsigned)t->uid);
@@ -375,8 +423,7 @@ enum hotspot_attach_result hotspot_attach_load(const struct hotspot_target *t, c
 	char sock[sizeof(addr.sun_path)];
 	if (too_long(lib, options, msg, msglen))
 		return HOTSPOT_ATTACH_TOO_LONG;
-	int n = snprintf(sock, sizeof(sock), "%s/tmp/.java_pid%d", t->root, (int)t->nspid);
-	if (n < 0 || (size_t)n >= sizeof(sock))
+	if (socket_path(t, sock, sizeof(sock)))
 		return fail(HOTSPOT_ATTACH_ERROR, msg, msglen, "socket path too long");
 	size_t reqcap = strlen(lib) + strlen(options) + 32;
 	char *req = malloc(reqcap), *ans = malloc(MAX_ANSWER);

@@ -47,6 +47,15 @@ size_t hotspot_load_request(const char *lib, const char *options, char *out, siz
 enum hotspot_attach_result hotspot_parse_load_answer(const char *answer, int *agent_rc, char *msg,
 						     size_t msglen);
 
+/* Removes the socket path of the target when it is a socket of another
+ * user than the JVM's that nothing listens on: what a process with this
+ * pid left when it was killed, which the JVM, running as another user,
+ * cannot replace in the sticky /tmp (so its listener would never open).
+ * Run with rights that may remove it (root's). Returns 0: nothing there,
+ * the JVM's own socket, anything else (refused later), or removed; -1
+ * with a message when such a socket cannot be removed. */
+int hotspot_clear_stale_socket(const struct hotspot_target *t, char *msg, size_t msglen);
+
 /* Loads lib with options into the target JVM; waits timeout_ms for it to
  * catch SIGQUIT and for the socket together, and again for the answer. */
 enum hotspot_attach_result hotspot_attach_load(const struct hotspot_target *t, const char *lib,

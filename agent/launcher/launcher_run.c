@@ -300,6 +300,21 @@ static void say_handover(const struct target *t)
 	fflush(stdout);
 }
 
+/* A stale socket of another user at the JVM's /tmp/.java_pidN keeps its
+ * listener from opening: removed with the caller's rights (root's when
+ * jcal acts as the JVM's user). Returns an exit code. */
+static int clear_stale_socket(const struct target *t, const struct hotspot_target *ht)
+{
+	char msg[512], err[256];
+	int r = run_as_caller() ? 0 : hotspot_clear_stale_socket(ht, msg, sizeof(msg));
+	if (run_as_owner(t->p.uid, t->p.gid, err, sizeof(err)))
+		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
+			     err);
+	if (r)
+		return error(JCAL_EXIT_ATTACH_FAILED, "process %d: %s", (int)t->p.pid, msg);
+	return JCAL_EXIT_OK;
+}
+
 /* Sends one command (agent option string without reply=) to the agent.
  * The reply goes to *reply (malloc'd, may be NULL) when reply is not NULL,
  * else it is printed. Returns an exit code. */
@@ -311,6 +326,10 @@ static int send_command(const struct target *t, const struct launcher_args *cmd,
 	int agent_rc = -1;
 	if (reply)
 		*reply = NULL;
+	struct hotspot_target ht = {&t->p.proc, t->p.nspid, t->p.uid, t->p.root};
+	int code = clear_stale_socket(t, &ht);
+	if (code != JCAL_EXIT_OK)
+		return code;
 	struct launcher_args with;
 	int handing = t->ho && (cmd->cmd == LAUNCHER_CMD_START || cmd->cmd == LAUNCHER_CMD_RECORD);
 	if (handing) {
@@ -335,14 +354,12 @@ static int send_command(const struct target *t, const struct launcher_args *cmd,
 			calib_handover_remove(t->ho);
 		return error(JCAL_EXIT_USAGE, "agent options too long");
 	}
-	struct hotspot_target ht = {&t->p.proc, t->p.nspid, t->p.uid, t->p.root};
 	enum hotspot_attach_result r =
 	    hotspot_attach_load(&ht, t->lib, opts, t->timeout_ms, &agent_rc, msg, sizeof(msg));
 	char *text = r == HOTSPOT_ATTACH_OK ? reply_file_read(&rf) : NULL;
 	reply_file_remove(&rf);
 	if (handing) /* read by the agent at the start: no longer needed */
 		calib_handover_remove(t->ho);
-	int code;
 	if (r != HOTSPOT_ATTACH_OK) {
 		code = attach_failure(t, r, msg, opts);
 	} else {

@@ -1,7 +1,11 @@
 package jcaltest;
 
 import java.nio.charset.StandardCharsets;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -21,7 +25,9 @@ import java.util.jar.Manifest;
  * characters from the target are escaped in what jcal prints; options
  * longer than HotSpot takes are refused in one line; the .attach_pid file
  * is removed when the JVM ends during the attach; a failed first start
- * puts jcal-agent.jar on the boot class path once.
+ * puts jcal-agent.jar on the boot class path once; another user's socket
+ * at the JVM's /tmp/.java_pidN is refused, or removed by root when nothing
+ * listens on it.
  * Run by jcaltest.Main (javatests/run.sh).
  */
 public final class LauncherSafety {
@@ -245,6 +251,43 @@ public final class LauncherSafety {
 		}
 	}
 
+	/**
+	 * A socket of another user at the JVM's /tmp/.java_pidN: a listening one is refused; one nothing
+	 * listens on (a killed process with the same pid left it, and the JVM, running as another user,
+	 * cannot replace it) is removed by root, and the attach works; a non-root jcal says what to do.
+	 */
+	private boolean testStaleSocket() throws Exception {
+		if (!System.getProperty("user.name").equals("root") || !Files.isExecutable(Path.of("/usr/bin/setpriv"))) {
+			System.out.println("     SKIP: needs root and setpriv (util-linux) to run a JVM as nobody");
+			return false;
+		}
+		List<String> asNobody = List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups");
+		try (LauncherKit.Jvm j = k.jvm(r.java, asNobody)) {
+			Path sock = Path.of("/tmp/.java_pid" + j.pid);
+			r.check(!Files.exists(sock, LinkOption.NOFOLLOW_LINKS), "no socket before the test: " + sock);
+			try {
+				try (ServerSocketChannel live = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+					live.bind(UnixDomainSocketAddress.of(sock));
+					k.expectError("root's listening socket", k.jcal("start", j.pid, "--lib", k.echoLib, "--timeout", "5"),
+							11, sock + " is a socket of uid 0, not of the JVM's user");
+				}
+				r.check(Files.exists(sock, LinkOption.NOFOLLOW_LINKS), "closing the listener leaves its file: " + sock);
+				k.expectError("nobody's jcal, root's stale socket",
+						k.jcal(asNobody, "start", j.pid, "--lib", k.echoLib, "--timeout", "5"), 11,
+						"remove it as root or as its owner");
+				k.expectOk("root: start over the stale socket", k.jcal("start", j.pid, "--lib", k.echoLib), "started");
+				Object owner = Files.getAttribute(sock, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+				r.check(!owner.equals(0), "the socket is the JVM's now, not root's: uid " + owner);
+				k.expectOk("root: stop", k.jcal("stop", j.pid), "stopped");
+			} finally {
+				if (Files.exists(sock, LinkOption.NOFOLLOW_LINKS)
+						&& Files.getAttribute(sock, "unix:uid", LinkOption.NOFOLLOW_LINKS).equals(0))
+					Files.delete(sock);
+			}
+		}
+		return true;
+	}
+
 	/** A first start that fails puts jcal-agent.jar on the boot class path once, not at each try. */
 	private boolean testBootJarOnce() throws Exception {
 		byte[] so = Files.readAllBytes(Path.of(r.agent));
@@ -288,6 +331,7 @@ public final class LauncherSafety {
 				.add("launcher-escapes", s::testEscapes)
 				.add("launcher-long-options", s::testLongOptions)
 				.add("launcher-trigger-removed", s::testTriggerRemoved)
+				.addSkippable("launcher-stale-socket", s::testStaleSocket)
 				.addSkippable("launcher-boot-jar-once", s::testBootJarOnce);
 	}
 }
