@@ -109,18 +109,31 @@ public final class Tracker {
 	 * by a longer copy when a slot is past its end.
 	 */
 	private static final class Counts {
-		volatile long[] c;
+		/* A plain field, as its elements: counts() reads them without a
+		 * barrier (a count a moment old in a report taken while the thread
+		 * runs), and a loop calling a counted method keeps it in a register. */
+		long[] c;
 		/* calls under way of the methods being throttled, by slot (countOpen) */
 		int[] open = new int[0];
 		final java.lang.ref.WeakReference<Thread> owner;
+		final long tid;
 
 		Counts(Thread t, int n) {
 			c = new long[n];
 			owner = new java.lang.ref.WeakReference<>(t);
+			tid = t.getId();
 		}
 	}
 
 	private static final ThreadLocal<Counts> MINE = new ThreadLocal<>();
+	/* Each thread's Counts by its thread id (never reused in a JVM), for ids
+	 * below BY_TID_MAX; written under ALL. A plain field: the counting probe
+	 * finds its thread's counts with loads the JIT can take out of a loop
+	 * (a ThreadLocal lookup it cannot), so a loop over a throttled method
+	 * keeps nearly its speed. A thread that does not see its row, or has a
+	 * larger id, goes through MINE. */
+	private static final int BY_TID_MAX = 4096;
+	private static Counts[] byTid = new Counts[0];
 	/* Guarded by ALL: every thread's counts, the calls of the threads gone
 	 * (their counts folded in by sweep), the slots the agent made. */
 	private static final java.util.ArrayList<Counts> ALL = new java.util.ArrayList<>();
@@ -129,7 +142,7 @@ public final class Tracker {
 
 	/** Entry of a throttled method: one more call of its counter's slot. */
 	public static void count(int slot) {
-		Counts k = MINE.get();
+		Counts k = mine();
 		if (k != null) {
 			long[] c = k.c;
 			if (slot < c.length) {
@@ -140,6 +153,14 @@ public final class Tracker {
 		countSlow(slot);
 	}
 
+	/* This thread's counts, or null before its first count. */
+	private static Counts mine() {
+		Counts[] b = byTid;
+		long tid = Thread.currentThread().getId();
+		Counts k = tid < b.length ? b[(int) tid] : null;
+		return k != null ? k : MINE.get();
+	}
+
 	/**
 	 * Entry of a method whose probes are being switched off (jcal.Sites):
 	 * counts the call, and that it is under way, so that its exit is not
@@ -148,7 +169,7 @@ public final class Tracker {
 	 */
 	public static void countOpen(int slot) {
 		count(slot);
-		Counts k = MINE.get();
+		Counts k = mine();
 		if (k == null || slot < 0)
 			return;
 		if (slot >= k.open.length)
@@ -158,7 +179,7 @@ public final class Tracker {
 
 	/* Whether the exit is that of a call countOpen counted (then no longer under way). */
 	private static boolean closeCounted(int slot) {
-		Counts k = MINE.get();
+		Counts k = mine();
 		if (k == null || slot < 0 || slot >= k.open.length || k.open[slot] == 0)
 			return false;
 		k.open[slot]--;
@@ -190,6 +211,13 @@ public final class Tracker {
 				}
 				k = new Counts(Thread.currentThread(), Math.max(slots, slot + 1));
 				ALL.add(k);
+				if (k.tid >= 0 && k.tid < BY_TID_MAX) {
+					Counts[] b = byTid;
+					if (k.tid >= b.length)
+						b = java.util.Arrays.copyOf(b, (int) Math.min(BY_TID_MAX, Math.max(k.tid + 1, 2L * b.length)));
+					b[(int) k.tid] = k;
+					byTid = b;
+				}
 			}
 			MINE.set(k);
 		}
@@ -206,6 +234,8 @@ public final class Tracker {
 			Thread t = k.owner.get();
 			if (t != null && t.isAlive())
 				continue;
+			if (k.tid >= 0 && k.tid < byTid.length && byTid[(int) k.tid] == k)
+				byTid[(int) k.tid] = null;
 			long[] c = k.c;
 			if (c.length > gone.length)
 				gone = java.util.Arrays.copyOf(gone, c.length);
