@@ -273,6 +273,7 @@ static void JNICALL on_vthread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthre
 	struct jcal_thread *st = thread_state_get(jvmti);
 
 	jcal_hold_wait(); /* a rotation: started in the next file */
+	atomic_store(&jcal.vthread_started, 1);
 	if (jcal_stopped())
 		return;
 	if (!st)
@@ -699,6 +700,7 @@ jint agent_load(const char *options, const struct agent_hooks *with, recording_l
 	/* JVMTI 21 (virtual threads) where the JVM has it, else 1.2 (JDK 17). */
 	if ((*jcal.vm)->GetEnv(jcal.vm, (void **)&jcal.jvmti, JCAL_JVMTI_VERSION_21) == JNI_OK) {
 		jcal.vthreads = 1;
+		jcal.vthreads_possible = 1;
 	} else if ((*jcal.vm)->GetEnv(jcal.vm, (void **)&jcal.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
 		jcal_error("this JVM does not offer JVMTI 1.2");
 		return JNI_ERR;
@@ -796,6 +798,7 @@ int agent_load_attached(JavaVM *vm, const char *options, recording_limits_stop_f
 	JNIEnv *jni = NULL;
 
 	live = 1;
+	jcal.loaded_live = 1; /* kept if this load fails: only makes throttle_stacks careful */
 	load_failure = JCAL_ATTACH_FAILED;
 	if (agent_load(options, NULL, stop) != JNI_OK) {
 		atomic_store(&loaded, 0);

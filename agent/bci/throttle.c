@@ -24,6 +24,7 @@
 #include "agent/base/log.h"
 #include "agent/bci/bci_sites.h"
 #include "agent/bci/bci_tiny.h"
+#include "agent/bci/throttle_stacks.h"
 #include "common/grow.h"
 #include "common/throttle_fact.h"
 #include "agent/core/trace_file.h"
@@ -373,42 +374,82 @@ static void throttled_now(struct jcal_method *m, uint64_t now)
 
 /*
  * The switched methods whose exit sites still close (record the exits of
- * the calls under way when they were switched): the throttle thread turns
- * them to nothing CLOSE_AFTER_NS later, in one call (bci_sites_close). A
- * call under way longer than that loses its exit: its caller's next
- * recorded exit ends it (a mismatched exit). Throttle thread only.
+ * the calls under way when they were switched). Every CLOSE_SCAN_NS the
+ * throttle thread looks at every thread's stack (throttle_stacks.h): the
+ * methods with no frame there have no call under way from before the
+ * switch, and their exit sites are turned to nothing at once, in one call
+ * (bci_sites_close). The others, and all of them where the stacks cannot
+ * tell (virtual threads the agent did not see start, a stack deeper than
+ * it reads), close CLOSE_AFTER_NS after the oldest was switched: a call
+ * under way longer than that loses its exit (its caller's next recorded
+ * exit ends it: a mismatched exit). Throttle thread only.
  */
 #define CLOSE_AFTER_NS (200u * 1000 * 1000)
-static uint32_t *closing;
+#define CLOSE_SCAN_NS (10u * 1000 * 1000)
+static struct jcal_method **closing;
 static size_t nclosing, closing_cap;
 static uint64_t closing_since; /* mono_ns of the oldest */
 
-static void closing_add(uint32_t id)
+static void closing_add(struct jcal_method *m)
 {
 	if (!nclosing)
 		closing_since = mono_ns();
 	if (!grow(&closing, &closing_cap, nclosing + 1))
-		closing[nclosing++] = id;
+		closing[nclosing++] = m;
 }
 
-/* Closes the exit sites switched at least CLOSE_AFTER_NS ago (all of
- * them: those switched later have had less time, but the calls under way
- * are short-lived ones, the rule picked them for it). Returns how long
- * until the next close, in ns (0: none pending). */
-static uint64_t closing_due(JNIEnv *jni)
+/* Closes the exit sites of closing[i] where close[i] (all when close is
+ * NULL) and keeps the others. */
+static void closing_close(JNIEnv *jni, const unsigned char *close)
 {
-	uint64_t now = mono_ns();
+	uint32_t *ids = malloc((nclosing ? nclosing : 1) * sizeof(*ids));
+	size_t k = 0, kept = 0;
+
+	if (!ids)
+		return; /* no memory: they keep closing, at the next try */
+	for (size_t i = 0; i < nclosing; i++) {
+		if (!close || close[i])
+			ids[k++] = closing[i]->id;
+		else
+			closing[kept++] = closing[i];
+	}
+	if (k && bci_sites_close(jni, ids, k) < 0)
+		jcal_warn("throttle: the exit probes of %zu switched method%s could not be closed "
+			  "(jcal.Sites.close failed): they keep running",
+			  k, k == 1 ? "" : "s");
+	else if (k)
+		jcal_debug(
+		    "throttle: the exit probes of %zu switched method%s closed after %.0f ms%s", k,
+		    k == 1 ? "" : "s", (double)(mono_ns() - closing_since) / 1e6,
+		    close ? " (no frame of them on any thread's stack)" : "");
+	nclosing = kept;
+	free(ids);
+}
+
+/* Closes what can be closed now. Returns how long until the next try, in
+ * ns (0: none pending). */
+static uint64_t closing_due(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	uint64_t waited = mono_ns() - closing_since;
 
 	if (!nclosing)
 		return 0;
-	if (now - closing_since < CLOSE_AFTER_NS)
-		return CLOSE_AFTER_NS - (now - closing_since);
-	if (bci_sites_close(jni, closing, nclosing) < 0)
-		jcal_warn("throttle: the exit probes of %zu switched method%s could not be closed "
-			  "(jcal.Sites.close failed): they keep running",
-			  nclosing, nclosing == 1 ? "" : "s");
-	nclosing = 0;
-	return 0;
+	if (waited >= CLOSE_AFTER_NS) {
+		closing_close(jni, NULL);
+		return 0;
+	}
+	unsigned char *on = throttle_stacks_visible() ? malloc(nclosing) : NULL;
+	int scanned = on && throttle_stacks_scan(jvmti, jni, closing, nclosing, on) == 0;
+	if (scanned) {
+		for (size_t i = 0; i < nclosing; i++)
+			on[i] = !on[i];
+		closing_close(jni, on);
+	}
+	free(on);
+	if (!nclosing)
+		return 0;
+	uint64_t left = CLOSE_AFTER_NS - waited;
+	return scanned && left > CLOSE_SCAN_NS ? CLOSE_SCAN_NS : left;
 }
 
 /* The picked methods ms[0..n) whose class has only switchable probes
@@ -448,7 +489,7 @@ static size_t throttle_switch(JNIEnv *jni, struct jcal_method **ms, size_t n)
 				   k == 1 ? "" : "s", changed);
 			for (size_t j = 0; j < k; j++) {
 				throttled_now(ms[j], now);
-				closing_add(ms[j]->id);
+				closing_add(ms[j]);
 			}
 		}
 	}
@@ -522,7 +563,7 @@ static void *throttle_main(void *arg)
 	uint64_t wait = THROTTLE_WAIT_MIN_NS;
 
 	while (!atomic_load(&jcal.dead)) {
-		uint64_t due = closing_due(jni), w = due && due < wait ? due : wait;
+		uint64_t due = closing_due(jcal.jvmti, jni), w = due && due < wait ? due : wait;
 		struct timespec ts = {(time_t)(w / 1000000000u), (long)(w % 1000000000u)};
 		struct jcal_method *list;
 		size_t n = 0;

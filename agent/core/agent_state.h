@@ -25,6 +25,9 @@ struct jcal_agent {
 	char out_path[JCAL_OPT_PATH_MAX];
 	jfieldID thread_tid;		/* java.lang.Thread.tid, set at VMInit */
 	int vthreads;			/* JVMTI 21+: virtual thread events are on */
+	int vthreads_possible;		/* JVMTI 21+: the JVM can run virtual threads */
+	int loaded_live;		/* the agent was loaded into a running JVM */
+	atomic_int vthread_started;	/* a VirtualThreadStart event came */
 	jmethodID vt_mount, vt_unmount; /* java.lang.VirtualThread.mount/unmount, or NULL */
 	/* JDK 21+: jdk.internal.misc.CarrierThread, the only platform threads
 	 * that run virtual threads (set at VMInit; carrier_known = -1 when it

@@ -313,6 +313,38 @@ public final class Throttle {
 		}
 	}
 
+	/**
+	 * A switched method's exit probes close as soon as no thread's stack has a frame of it (the
+	 * calls under way from before the switch have ended), not after the fixed 200 ms: the log says
+	 * so, and the trace stays balanced with every call of down() counted. JDK 17: no virtual
+	 * threads, so every call under way is on a stack the agent can read.
+	 */
+	void testCloseEarly() throws Exception {
+		Path log = r.tmp.resolve("throttle-close.log");
+		Path t = r.tmp.resolve("throttle-close.bin");
+		Runner.Result res = r.runFor(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent
+				+ "=trace,mode=bci,metric=cputime,out=" + t + ",throttle=5000:2000,loglevel=debug,log=" + log,
+				"-cp", r.classes, "jcaltest.work.ThrottleInflight", "-", "0", "40", "1500"), Map.of(), null, 180);
+		r.check(res != null && res.rc == 0, "the JVM ran: " + (res == null ? "timeout" : res.err));
+		if (res == null)
+			return;
+		String l = Files.exists(log) ? Files.readString(log) : "";
+		java.util.regex.Matcher c = java.util.regex.Pattern
+				.compile("exit probes of 1 switched method closed after (\\d+) ms \\(no frame of them on any thread's stack\\)")
+				.matcher(l);
+		r.check(c.find() && Integer.parseInt(c.group(1)) < 200, "closed before the fixed wait, from the stacks: " + l);
+		java.util.regex.Matcher m = java.util.regex.Pattern.compile("down (\\d+) throttled").matcher(res.out);
+		Map<String, List<String>> f = new HashMap<>();
+		for (List<String> row : Runner.csv(r.post(t, "--report", "flat", "--format", "csv").out))
+			f.put(row.get(0), row);
+		List<String> down = f.get("jcaltest.work.ThrottleInflight.down");
+		r.check(m.find() && down != null && down.get(1).equals(m.group(1)),
+				"down() has exactly its calls: " + down + " of " + res.out);
+		Map<String, String> s = summary(t);
+		r.check("0".equals(s.get("unmatched_exits")) && "0".equals(s.get("mismatched_exits")),
+				"balanced: unmatched " + s.get("unmatched_exits") + ", mismatched " + s.get("mismatched_exits"));
+	}
+
 	/* A real program from Debian (libxalan2-java): an XSLT report over generated orders. */
 	private static final String XALAN_JAR = "/usr/share/java/xalan2.jar";
 	private static final String XSL = "<xsl:stylesheet version=\"1.0\" xmlns:xsl=\"http://www.w3.org/1999/XSL/Transform\">\n"
@@ -451,6 +483,7 @@ public final class Throttle {
 				.add("throttle-off", s::testOff)
 				.add("throttle-recursion", s::testRecursion)
 				.add("throttle-inflight", s::testInflight)
+				.add("throttle-close-early", s::testCloseEarly)
 				.addSkippable("throttle-real-xalan", s::testRealProgram)
 				.add("throttle-bad-values", s::testBadValues);
 	}
