@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "agent/base/log.h"
 #include "agent/core/agent_state.h"
 #include "agent/core/method_table.h"
 
@@ -48,8 +49,11 @@ static int mark_frame(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *f,
 		      struct jcal_method *const *ms, size_t n, unsigned char *on_stack)
 {
 	char *name = NULL, *sig = NULL;
-	if ((*jvmti)->GetMethodName(jvmti, f->method, &name, &sig, NULL) != JVMTI_ERROR_NONE)
+	jvmtiError e = (*jvmti)->GetMethodName(jvmti, f->method, &name, &sig, NULL);
+	if (e != JVMTI_ERROR_NONE) {
+		jcal_debug("throttle: GetMethodName of a frame: error %d", (int)e);
 		return -1;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (!on_stack[i] && frame_is(jvmti, jni, f->method, name, sig, ms[i]))
 			on_stack[i] = 1;
@@ -66,11 +70,16 @@ int throttle_stacks_scan(jvmtiEnv *jvmti, JNIEnv *jni, struct jcal_method *const
 	int rc = 0;
 
 	memset(on_stack, 0, n);
-	if ((*jvmti)->GetAllStackTraces(jvmti, THROTTLE_STACKS_DEPTH, &si, &nt) != JVMTI_ERROR_NONE)
+	jvmtiError e = (*jvmti)->GetAllStackTraces(jvmti, THROTTLE_STACKS_DEPTH, &si, &nt);
+	if (e != JVMTI_ERROR_NONE) {
+		jcal_debug("throttle: GetAllStackTraces: error %d", (int)e);
 		return -1;
+	}
 	for (jint t = 0; t < nt && rc == 0; t++) {
-		if (si[t].frame_count >= THROTTLE_STACKS_DEPTH)
+		if (si[t].frame_count >= THROTTLE_STACKS_DEPTH) {
+			jcal_debug("throttle: a stack over %d frames", THROTTLE_STACKS_DEPTH);
 			rc = -1;
+		}
 		for (jint k = 0; k < si[t].frame_count && rc == 0; k++)
 			rc = mark_frame(jvmti, jni, &si[t].frame_buffer[k], ms, n, on_stack);
 	}

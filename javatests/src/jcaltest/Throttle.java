@@ -317,14 +317,16 @@ public final class Throttle {
 	 * A switched method's exit probes close as soon as no thread's stack has a frame of it (the
 	 * calls under way from before the switch have ended), not after the fixed 200 ms: the log says
 	 * so, and the trace stays balanced with every call of down() counted. JDK 17: no virtual
-	 * threads, so every call under way is on a stack the agent can read.
+	 * threads, so every call under way is on a stack the agent can read. The workload sleeps 1 ms
+	 * after every 256 recursions, so that a scan finds the thread outside down() (a recursion without
+	 * pause has a frame of down() on the stack at nearly every scan, and closes at 200 ms).
 	 */
 	void testCloseEarly() throws Exception {
 		Path log = r.tmp.resolve("throttle-close.log");
 		Path t = r.tmp.resolve("throttle-close.bin");
 		Runner.Result res = r.runFor(r.tmp.toFile(), List.of(r.java, "-agentpath:" + r.agent
 				+ "=trace,mode=bci,metric=cputime,out=" + t + ",throttle=5000:2000,loglevel=debug,log=" + log,
-				"-cp", r.classes, "jcaltest.work.ThrottleInflight", "-", "0", "40", "1500"), Map.of(), null, 180);
+				"-cp", r.classes, "jcaltest.work.ThrottleInflight", "-", "0", "40", "1500", "pause"), Map.of(), null, 180);
 		r.check(res != null && res.rc == 0, "the JVM ran: " + (res == null ? "timeout" : res.err));
 		if (res == null)
 			return;

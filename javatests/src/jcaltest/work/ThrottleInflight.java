@@ -11,7 +11,9 @@ import java.nio.file.Path;
  * agent's log (LOG, the agent's log= file) says a method runs without
  * probes, then makes ROUNDS recursions more, and prints the calls it made.
  * With LOG "-" and a fourth argument MS it recurses for MS milliseconds
- * instead of waiting for the log (a recording that stops meanwhile).
+ * instead of waiting for the log (a recording that stops meanwhile); a
+ * fifth argument "pause" sleeps 1 ms after every 256 recursions, so that
+ * the thread is mostly outside down().
  */
 public class ThrottleInflight {
 	static long sink;
@@ -26,10 +28,12 @@ public class ThrottleInflight {
 		int depth = Integer.parseInt(args[2]);
 		long ms = log == null ? Long.parseLong(args[3]) : 60_000;
 		long calls = 0, end = System.nanoTime() + ms * 1_000_000L;
-		boolean throttled = false;
+		boolean throttled = false, pause = args.length > 4 && args[4].equals("pause");
 		for (int r = 0; !throttled && System.nanoTime() < end; r++) {
 			sink += down(depth - 1);
 			calls += depth;
+			if ((r & 255) == 0 && pause)
+				Thread.sleep(1);
 			if ((r & 255) == 0 && log != null)
 				throttled = Files.exists(log) && Files.readString(log).contains("runs without probes");
 		}
