@@ -1016,21 +1016,16 @@ static int bci_only(struct jcal_options *o, char *err, size_t errlen)
 	 * and leaves every probe in: bci/throttle.c. start without mode=
 	 * records in the running agent's mode, or in bci when it attaches: the
 	 * session checks it there (session.c). */
-	if (o->throttle_calls && o->mode != JCAL_MODE_BCI &&
-	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
+	int not_bci = o->mode != JCAL_MODE_BCI && !(o->command == JCAL_CMD_START && !o->mode_given);
+	if (not_bci && o->throttle_calls) {
 		snprintf(err, errlen, "option 'throttle=%llu:%llu' needs mode=bci",
 			 (unsigned long long)o->throttle_calls,
 			 (unsigned long long)o->throttle_avg);
 		return -1;
 	}
-	if (o->tiny_count && o->mode != JCAL_MODE_BCI &&
-	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
-		snprintf(err, errlen, "option 'tiny=count' needs mode=bci");
-		return -1;
-	}
-	if (o->probes_static && o->mode != JCAL_MODE_BCI &&
-	    !(o->command == JCAL_CMD_START && !o->mode_given)) {
-		snprintf(err, errlen, "option 'probes=static' needs mode=bci");
+	if (not_bci && (o->tiny_count || o->probes_static)) {
+		snprintf(err, errlen, "option '%s' needs mode=bci",
+			 o->tiny_count ? "tiny=count" : "probes=static");
 		return -1;
 	}
 	/* one table serves recordings of both kinds of probe: it is measured
