@@ -384,6 +384,11 @@ void agent_rec_close(JNIEnv *jni, const char *reason)
 	}
 	if (jcal.metrics.tsc_hz)
 		trace_rec_meta_u64(rb, "tsc.hz", metric_set_tsc_hz_final(&jcal.metrics));
+	if (atomic_load(&jcal.work_classes) || atomic_load(&jcal.work_metric)) {
+		/* mode=bci, clock=agentfree: the class work taken out */
+		trace_rec_meta_u64(rb, "agent_work.classes", atomic_load(&jcal.work_classes));
+		trace_rec_meta_u64(rb, "agent_work.metric", atomic_load(&jcal.work_metric));
+	}
 	if (reason)
 		trace_rec_meta(rb, "stop.reason", reason);
 	throttle_finish(rb); /* mode=bci, throttle=: the final counts */

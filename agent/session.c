@@ -281,6 +281,8 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 	}
 	atomic_store(&jcal.session_first, atomic_fetch_add(&jcal.recording, 1) + 1);
 	atomic_store(&jcal.lost_events, 0);
+	atomic_store(&jcal.work_classes, 0);
+	atomic_store(&jcal.work_metric, 0);
 	thread_state_new_recording();
 	if (begin_output(options, err, sizeof(err))) {
 		jcal_error("%s", err);
@@ -362,6 +364,8 @@ static int rotate_begin(const char *options, char *err, size_t errlen)
 		return -1;
 	atomic_fetch_add(&jcal.recording, 1);
 	atomic_store(&jcal.lost_events, 0);
+	atomic_store(&jcal.work_classes, 0);
+	atomic_store(&jcal.work_metric, 0);
 	thread_state_new_recording();
 	if (begin_output(options, err, errlen)) {
 		trace_file_abandon();

@@ -72,11 +72,13 @@ static int check_metrics(const struct merge *mg, const struct model *first, cons
 
 /* Meta records a merged profile does not take from its inputs even when
  * they agree: method ids of one JVM, one file's snapshot, the TSC
- * frequency (figures are ns), labels (per input). */
+ * frequency (figures are ns), labels (per input), one recording's class
+ * work. */
 static int meta_own(const char *key)
 {
 	return !strncmp(key, "throttle", 8) || !strncmp(key, "snapshot", 8) ||
-	       !strcmp(key, "tsc.hz") || !strncmp(key, "label.", 6);
+	       !strncmp(key, "agent_work.", 11) || !strcmp(key, "tsc.hz") ||
+	       !strncmp(key, "label.", 6);
 }
 
 /* The first input's meta records, then which of them every input shares. */

@@ -275,6 +275,21 @@ static void trace_rows(FILE *f, const struct model *m, const struct report_opts 
 		    model_meta(m, "filter.events"), model_meta(m, "filter.methods"),
 		    or_none(model_meta(m, "filter.include")),
 		    or_none(model_meta(m, "filter.exclude")));
+	/* mode=bci, clock=agentfree: what the agent took out of the figures */
+	if (model_meta(m, "agent_work.classes")) {
+		const char *w = model_meta(m, "agent_work.metric");
+		uint64_t v = model_value(m, 0, w ? strtoull(w, NULL, 10) : 0);
+
+		if (report_metric_is_time(m, 0))
+			snprintf(buf, sizeof(buf), "%.1f ms", (double)v / 1e6);
+		else
+			snprintf(buf, sizeof(buf), "%" PRIu64 " %s", v,
+				 m->nmetrics ? m->metric[0].name : "");
+		row(f, "class work:",
+		    "%s classes rewritten on the traced threads; the agent's %s on classes taken "
+		    "out of those threads' figures (clock=agentfree)",
+		    model_meta(m, "agent_work.classes"), buf);
+	}
 	if (o->res)
 		row(f, "format:", "%u.%u, %" PRIu64 " bytes, %" PRIu64 " chunks",
 		    o->res->version_major, o->res->version_minor, o->res->file_bytes,

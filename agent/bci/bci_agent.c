@@ -41,6 +41,7 @@
 #include "agent/base/jvmti_check.h"
 #include "agent/base/log.h"
 #include "agent/core/method_table.h"
+#include "agent/core/thread_state.h"
 #include "agent/bci/throttle.h"
 #include "agent/core/trace_file.h"
 
@@ -293,12 +294,12 @@ static void hook_funnel(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char
 	atomic_store(&hidden_hooked, 1);
 }
 
-void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
-					    jclass class_being_redefined, jobject loader,
-					    const char *name, jobject protection_domain,
-					    jint class_data_len, const unsigned char *class_data,
-					    jint *new_class_data_len,
-					    unsigned char **new_class_data)
+/* The hook's work (bci_agent_class_file_load_hook, below, times it).
+ * Returns 1 when it gave the class new bytes. */
+static int class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined,
+			   jobject loader, const char *name, jint class_data_len,
+			   const unsigned char *class_data, jint *new_class_data_len,
+			   unsigned char **new_class_data)
 {
 	const char *prefix;
 	struct bci_stats st;
@@ -306,23 +307,18 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 	size_t outlen;
 	int on = atomic_load(&probes);
 
-	(void)protection_domain;
-	/* Hidden classes come here never (bci_hidden.h), nameless classes not
-	 * either. */
-	if (!name || !atomic_load(&ready) || atomic_load(&jcal.dead))
-		return;
 	if (atomic_load(&hidden_on) && bci_hidden_is_funnel(name)) {
 		hook_funnel(jvmti, jni, loader, name, class_data_len, class_data,
 			    new_class_data_len, new_class_data);
-		return;
+		return 0; /* the JDK's funnel: not a class of the program */
 	}
 	if (!selected(name))
-		return;
+		return 0;
 	if (!on)
 		bci_sites_class_done(name, BCI_SITES_NONE);
 	prefix = bci_wrapped_prefix(jvmti, jni, class_being_redefined, loader, name);
 	if (!on && !prefix)
-		return;
+		return 0;
 	out = rewrite(name, class_data, class_data_len, on, bci_sites_wanted(jni, loader), prefix,
 		      &outlen, &st);
 	/* with nothing instrumented (or a class the rewriter refused) there is
@@ -332,19 +328,45 @@ void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
 		bci_sites_class_done(name, st.instrumented > st.switchable ? BCI_SITES_STATIC
 									   : BCI_SITES_SWITCH);
 	if (!out)
-		return;
+		return 0;
 	if (st.natives && !class_being_redefined)
 		bci_wrapped_add(name);
 	*new_class_data = to_jvmti(jvmti, name, out, outlen);
 	if (!*new_class_data)
-		return;
+		return 0;
 	add_reads(jvmti, jni, loader, name);
 	*new_class_data_len = (jint)outlen;
+	return 1;
+}
+
+/* The time a class's rewriting takes is the agent's, not the method's that
+ * loads the class: taken out of the loading thread's figures. */
+void JNICALL bci_agent_class_file_load_hook(jvmtiEnv *jvmti, JNIEnv *jni,
+					    jclass class_being_redefined, jobject loader,
+					    const char *name, jobject protection_domain,
+					    jint class_data_len, const unsigned char *class_data,
+					    jint *new_class_data_len,
+					    unsigned char **new_class_data)
+{
+	uint64_t start[JCAL_MAX_METRICS];
+	struct jcal_thread *st;
+
+	(void)protection_domain;
+	/* Hidden classes come here never (bci_hidden.h), nameless classes not
+	 * either. */
+	if (!name || !atomic_load(&ready) || atomic_load(&jcal.dead))
+		return;
+	st = thread_state_work_begin(start);
+	if (class_file_load(jvmti, jni, class_being_redefined, loader, name, class_data_len,
+			    class_data, new_class_data_len, new_class_data) &&
+	    st && !class_being_redefined)
+		atomic_fetch_add_explicit(&jcal.work_classes, 1, memory_order_relaxed);
+	thread_state_work_end(st, start);
 }
 
 /* jcal.TrackerNatives.hidden(byte[] b, Class<?> lookup): b with probes when
  * it is a class the filters select, or null. */
-static jbyteArray JNICALL tracker_hidden(JNIEnv *jni, jclass cls, jbyteArray b, jclass lookup)
+static jbyteArray hidden_rewrite(JNIEnv *jni, jclass cls, jbyteArray b, jclass lookup)
 {
 	jvmtiEnv *jvmti = jcal.jvmti;
 	struct cf_class c;
@@ -387,6 +409,19 @@ static jbyteArray JNICALL tracker_hidden(JNIEnv *jni, jclass cls, jbyteArray b, 
 		add_reads(jvmti, jni, loader, name);
 	if (loader)
 		(*jni)->DeleteLocalRef(jni, loader);
+	return res;
+}
+
+/* Timed as the hook is: the rewriting is the agent's time. */
+static jbyteArray JNICALL tracker_hidden(JNIEnv *jni, jclass cls, jbyteArray b, jclass lookup)
+{
+	uint64_t start[JCAL_MAX_METRICS];
+	struct jcal_thread *st = thread_state_work_begin(start);
+	jbyteArray res = hidden_rewrite(jni, cls, b, lookup);
+
+	if (res && st)
+		atomic_fetch_add_explicit(&jcal.work_classes, 1, memory_order_relaxed);
+	thread_state_work_end(st, start);
 	return res;
 }
 

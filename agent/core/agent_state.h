@@ -54,6 +54,10 @@ struct jcal_agent {
 	atomic_uint next_serial;	     /* thread serials, from 1 */
 	atomic_uint_fast64_t lost_events;    /* events dropped after tracing stopped on error */
 	atomic_uint_fast64_t probes_stopped; /* bci probes run while no recording ran */
+	/* mode=bci, clock=agentfree, since the recording began: classes
+	 * rewritten on known platform threads, and the agent's class work
+	 * (first metric) taken out of those threads' figures (thread_state.h) */
+	atomic_uint_fast64_t work_classes, work_metric;
 };
 
 extern struct jcal_agent jcal;

@@ -137,6 +137,41 @@ static inline void thread_state_event_end(struct jcal_thread *st, struct jcal_kt
 	agent_clock_end_read(&st->clock, jcal.metrics.n, start, end, jcal.clock_every);
 }
 
+/* The agent's work on a program thread outside its events (mode=bci: a
+ * class rewritten while the thread loads it): with clock=agentfree its time
+ * is taken out of the thread's figures as an event's is (docs/accuracy.md,
+ * "The agent-free clock"). thread_state_work_begin returns the state of the
+ * platform thread that runs here with its metric now in start, or NULL when
+ * there is nothing to do (another clock, a thread jcal does not know yet, a
+ * thread that may run virtual threads, whose metric moves with each mount);
+ * thread_state_work_end charges the time since start to its clock. Only the
+ * thread itself touches its clock, as on the event path. */
+static inline struct jcal_thread *thread_state_work_begin(uint64_t *start)
+{
+	struct jcal_kthread *kt = kthread_current;
+	struct jcal_thread *st = kt ? kt->platform : NULL;
+
+	if (jcal.opts.clock != JCAL_CLOCK_AGENTFREE || !st || st == &thread_state_ended ||
+	    st->may_carry)
+		return NULL;
+	thread_state_metric_raw(st, kt, start);
+	return st;
+}
+
+static inline void thread_state_work_end(struct jcal_thread *st, const uint64_t *start)
+{
+	uint64_t end[JCAL_MAX_METRICS];
+	struct jcal_kthread *kt = kthread_current;
+
+	if (!st || !kt || kt->platform != st)
+		return;
+	thread_state_metric_raw(st, kt, end);
+	agent_clock_charge(&st->clock, jcal.metrics.n, start, end);
+	if ((int64_t)(end[0] - start[0]) > 0) /* the trace's agent_work.metric */
+		atomic_fetch_add_explicit(&jcal.work_metric, end[0] - start[0],
+					  memory_order_relaxed);
+}
+
 /* The slow part of thread_state_rebase(). */
 uint32_t thread_state_rebase_slow(struct jcal_thread *st, uint32_t recording);
 

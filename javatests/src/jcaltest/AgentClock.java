@@ -192,6 +192,35 @@ public final class AgentClock {
 				"stdin trace of another clock: an error: " + (stdin == null ? "timeout" : stdin.err));
 	}
 
+	/**
+	 * mode=bci: the agent's work on a class that a traced thread loads (its
+	 * rewriting in the ClassFileLoadHook) is taken out of that thread's
+	 * figures with clock=agentfree, and the summary says how many classes
+	 * and how much. StressClassLoading defines StressPayload from its bytes
+	 * in 60 class loaders on the main thread, which also loads it once from
+	 * the class path: 61 classes rewritten with include= of StressPayload.
+	 * With clock=raw nothing is taken out and the row is not there.
+	 */
+	private void testClassWork() throws Exception {
+		String sc = W + "StressClassLoading";
+		Map<String, Long> calls = new TreeMap<>(Map.of(W + "StressPayload.work", 60L, W + "StressPayload.step", 1500L));
+		Path af = trace("classwork-af", r.java, "mode=bci,include=" + W + "StressPayload", sc);
+		Runner.Result s = r.post(af, "--report", "summary");
+		Matcher m = Pattern.compile("class work: +(\\d+) classes rewritten on the traced threads; the agent's ([0-9.]+) ms on classes taken out").matcher(s.out);
+		r.check(s.rc == 0 && m.find() && m.group(1).equals("61"),
+				"agentfree: 61 classes rewritten on the traced threads, in the summary: " + s.out + s.err);
+		Map<String, Long> got = new TreeMap<>(r.flatCalls(af, W + "StressPayload."));
+		got.keySet().retainAll(calls.keySet());
+		r.expectExact("agentfree: calls", calls, got);
+
+		Path raw = trace("classwork-raw", r.java, "mode=bci,clock=raw,include=" + W + "StressPayload", sc);
+		Runner.Result sr = r.post(raw, "--report", "summary");
+		r.check(sr.rc == 0 && !sr.out.contains("class work:"), "clock=raw: no class work taken out: " + sr.out + sr.err);
+		got = new TreeMap<>(r.flatCalls(raw, W + "StressPayload."));
+		got.keySet().retainAll(calls.keySet());
+		r.expectExact("clock=raw: calls", calls, got);
+	}
+
 	static Runner.Tests tests(Runner r) {
 		AgentClock a = new AgentClock(r);
 		return new Runner.Tests()
@@ -200,6 +229,7 @@ public final class AgentClock {
 				.add("clock-bci", a::testBci)
 				.addSkippable("clock-bci-new-jdk", a::testBciNewJdk)
 				.addSkippable("clock-virtual-threads", a::testVirtualThreads)
+				.add("clock-class-work", a::testClassWork)
 				.add("clock-bad-value", a::testBadValue)
 				.add("clock-calib-mismatch", a::testCalibMismatch);
 	}
