@@ -242,6 +242,16 @@ static void describe_output(char *buf, size_t len)
 		 applied ? "compensated with " : "not compensated", applied ? path : "");
 }
 
+/* What a new file of a recording (a start, a rotation) counts from zero:
+ * its lost events and class work; every thread starts again in it. */
+static void new_file_state(void)
+{
+	atomic_store(&jcal.lost_events, 0);
+	atomic_store(&jcal.work_classes, 0);
+	atomic_store(&jcal.work_metric, 0);
+	thread_state_new_recording();
+}
+
 int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options, char *msg,
 		  size_t len)
 {
@@ -280,10 +290,7 @@ int session_start(JNIEnv *jni, const struct jcal_options *o, const char *options
 		goto out;
 	}
 	atomic_store(&jcal.session_first, atomic_fetch_add(&jcal.recording, 1) + 1);
-	atomic_store(&jcal.lost_events, 0);
-	atomic_store(&jcal.work_classes, 0);
-	atomic_store(&jcal.work_metric, 0);
-	thread_state_new_recording();
+	new_file_state();
 	if (begin_output(options, err, sizeof(err))) {
 		jcal_error("%s", err);
 		trace_file_abandon();
@@ -363,10 +370,7 @@ static int rotate_begin(const char *options, char *err, size_t errlen)
 	if (agent_open_output(TRACE_FILE_NOWAIT, err, errlen))
 		return -1;
 	atomic_fetch_add(&jcal.recording, 1);
-	atomic_store(&jcal.lost_events, 0);
-	atomic_store(&jcal.work_classes, 0);
-	atomic_store(&jcal.work_metric, 0);
-	thread_state_new_recording();
+	new_file_state();
 	if (begin_output(options, err, errlen)) {
 		trace_file_abandon();
 		return -1;

@@ -398,9 +398,9 @@ static void closing_add(struct jcal_method *m)
 		closing[nclosing++] = m;
 }
 
-/* Closes the exit sites of closing[i] where close[i] (all when close is
- * NULL) and keeps the others. */
-static void closing_close(JNIEnv *jni, const unsigned char *close)
+/* Closes the exit sites of closing[i] but where keep[i] (a frame of it is
+ * on a stack; all of them when keep is NULL), and keeps the others. */
+static void closing_close(JNIEnv *jni, const unsigned char *keep)
 {
 	uint32_t *ids = malloc((nclosing ? nclosing : 1) * sizeof(*ids));
 	size_t k = 0, kept = 0;
@@ -408,7 +408,7 @@ static void closing_close(JNIEnv *jni, const unsigned char *close)
 	if (!ids)
 		return; /* no memory: they keep closing, at the next try */
 	for (size_t i = 0; i < nclosing; i++) {
-		if (!close || close[i])
+		if (!keep || !keep[i])
 			ids[k++] = closing[i]->id;
 		else
 			closing[kept++] = closing[i];
@@ -421,7 +421,7 @@ static void closing_close(JNIEnv *jni, const unsigned char *close)
 		jcal_debug(
 		    "throttle: the exit probes of %zu switched method%s closed after %.0f ms%s", k,
 		    k == 1 ? "" : "s", (double)(mono_ns() - closing_since) / 1e6,
-		    close ? " (no frame of them on any thread's stack)" : "");
+		    keep ? " (no frame of them on any thread's stack)" : "");
 	nclosing = kept;
 	free(ids);
 }
@@ -440,11 +440,8 @@ static uint64_t closing_due(jvmtiEnv *jvmti, JNIEnv *jni)
 	}
 	unsigned char *on = throttle_stacks_visible() ? malloc(nclosing) : NULL;
 	int scanned = on && throttle_stacks_scan(jvmti, jni, closing, nclosing, on) == 0;
-	if (scanned) {
-		for (size_t i = 0; i < nclosing; i++)
-			on[i] = !on[i];
+	if (scanned)
 		closing_close(jni, on);
-	}
 	free(on);
 	if (!nclosing)
 		return 0;
