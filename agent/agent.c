@@ -22,6 +22,7 @@
 #include "common/attach_reply.h"
 #include "agent/core/agent_state.h"
 #include "agent/bci/bci_agent.h"
+#include "agent/bci/jit_inlined.h"
 #include "agent/bci/throttle.h"
 #include "agent/core/event_recorder.h"
 #include "agent/base/host_info.h"
@@ -189,6 +190,17 @@ static int start_tree_table(jvmtiEnv *jvmti, char *err, size_t errlen)
 	meta_exec_mode(jvmti, rb);
 	trace_file_unlock();
 	return tree_recorder_choose_table(err, errlen);
+}
+
+/* A compiled method's load: one that inlined=count asked for on this
+ * thread (agent/bci/jit_inlined.h) is its alone, any other is recorded. */
+static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+				     const void *code_addr, jint map_length,
+				     const jvmtiAddrLocationMap *map, const void *compile_info)
+{
+	if (jit_inlined_note(compile_info))
+		return;
+	event_compiled_load(jvmti, method, code_size, code_addr, map_length, map, compile_info);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -536,7 +548,7 @@ static int setup_jvmti(void)
 	cb.base.ThreadEnd = on_thread_end;
 	cb.base.MethodEntry = event_method_entry;
 	cb.base.MethodExit = event_method_exit;
-	cb.base.CompiledMethodLoad = event_compiled_load;
+	cb.base.CompiledMethodLoad = on_compiled_load;
 	cb.base.CompiledMethodUnload = event_compiled_unload;
 	if (bci)
 		cb.base.ClassFileLoadHook = bci_agent_class_file_load_hook;

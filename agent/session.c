@@ -96,9 +96,10 @@ int session_attach(JavaVM *vm, const char *options, char *msg, size_t len)
 	 * more (docs/agent-internals.md, "Switchable probes") */
 	if (jcal.opts.mode == JCAL_MODE_BCI && !jcal.opts.probes_given)
 		jcal.opts.probes_static = 1;
-	if (jcal.opts.tiny_count && jcal.opts.mode != JCAL_MODE_BCI) {
-		jcal_error("option 'tiny=count' needs mode=bci (this JVM offers method events: "
-			   "give mode=bci)");
+	if ((jcal.opts.tiny_count || jcal.opts.inlined_count) && jcal.opts.mode != JCAL_MODE_BCI) {
+		jcal_error("option '%s' needs mode=bci (this JVM offers method events: "
+			   "give mode=bci)",
+			   jcal.opts.tiny_count ? "tiny=count" : "inlined=count");
 		agent_load_cancel();
 		return JCAL_ATTACH_BAD_OPTIONS;
 	}
@@ -495,6 +496,22 @@ out:
 	return rc;
 }
 
+/* status's line of tiny= or inlined= (KEY: count, N WHAT keep only a probe
+ * that counts their calls; or KEY: probe), appended to msg. */
+static void count_line(char *msg, size_t len, const char *key, int on, size_t n, const char *what)
+{
+	size_t used = strlen(msg);
+
+	if (used >= len)
+		return;
+	if (on)
+		snprintf(msg + used, len - used,
+			 "%s: count, %zu %s keep only a probe that counts their calls\n", key, n,
+			 what);
+	else
+		snprintf(msg + used, len - used, "%s: probe\n", key);
+}
+
 int session_status(char *msg, size_t len)
 {
 	char names[JCAL_MAX_METRICS * JCAL_OPT_METRIC_MAX], since[64], lim[128] = "";
@@ -548,14 +565,10 @@ int session_status(char *msg, size_t len)
 			 "throttle: %s, %zu methods throttled (%zu keep a probe that counts their "
 			 "calls)\n",
 			 thr.rule, thr.throttled, thr.counted);
-	if (jcal.opts.mode == JCAL_MODE_BCI && strlen(msg) < len) {
-		if (thr.tiny_on)
-			snprintf(msg + strlen(msg), len - strlen(msg),
-				 "tiny: count, %zu tiny methods keep only a probe that counts "
-				 "their calls\n",
-				 thr.tiny);
-		else
-			snprintf(msg + strlen(msg), len - strlen(msg), "tiny: probe\n");
+	if (jcal.opts.mode == JCAL_MODE_BCI) {
+		count_line(msg, len, "tiny", thr.tiny_on, thr.tiny, "tiny methods");
+		count_line(msg, len, "inlined", thr.inlined_on, thr.inlined,
+			   "methods the JIT had inlined");
 	}
 	if (jcal.opts.output != JCAL_OUTPUT_TRACE && strlen(msg) < len) {
 		uint64_t contexts, fc, fk;

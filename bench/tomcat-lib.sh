@@ -1,4 +1,5 @@
-# tomcat-lib.sh - sourced by bench/tomcat-overhead.sh and tomcat-windows.sh:
+# tomcat-lib.sh - sourced by bench/tomcat-overhead.sh, tomcat-windows.sh and
+# tomcat-first.sh:
 # checks (built, root), Debian's Tomcat 10 with its examples and ab
 # installed when missing, a scratch directory removed at exit, and
 # tomcat_start (a fresh Tomcat as user tomcat, as Debian's service runs it,

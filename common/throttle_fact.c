@@ -53,9 +53,9 @@ int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen
 			return -1;
 		n += (int)used;
 	}
-	if (f->tiny) {
+	if (f->tiny || f->inlined) {
 		size_t used = (size_t)n;
-		n = snprintf(val + used, vallen - used, " reason=tiny");
+		n = snprintf(val + used, vallen - used, " reason=%s", f->tiny ? "tiny" : "inlined");
 		if (n < 0 || (size_t)n >= vallen - used)
 			return -1;
 	}
@@ -70,7 +70,7 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 	const char *p;
 	uint64_t id, v[6];
 	unsigned seen = 0;
-	int tiny = 0;
+	int tiny = 0, inlined = 0;
 
 	if (!key || strncmp(key, THROTTLE_META_PREFIX, plen))
 		return 1;
@@ -100,6 +100,9 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 			if (nlen == 6 && !strncmp(p, "reason", 6) && (size_t)(end - eq - 1) == 4 &&
 			    !strncmp(eq + 1, "tiny", 4))
 				tiny = 1;
+			if (nlen == 6 && !strncmp(p, "reason", 6) && (size_t)(end - eq - 1) == 7 &&
+			    !strncmp(eq + 1, "inlined", 7))
+				inlined = 1;
 		}
 		while (*end == ' ')
 			end++;
@@ -114,6 +117,7 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 	f->timed = v[2];
 	f->sum = v[3];
 	f->tiny = tiny;
+	f->inlined = inlined;
 	if (seen & 0x10) {
 		f->final_calls = v[4];
 		f->has_final = 1;

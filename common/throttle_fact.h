@@ -25,6 +25,9 @@
  * largest tiny method in bytes of bytecode; each tiny method's record says
  * reason=tiny. */
 #define THROTTLE_META_TINY "throttle.tiny"
+/* The meta key of inlined=count: "count" when it was on (a record with
+ * reason=inlined is one of its methods) */
+#define THROTTLE_META_INLINED "throttle.inlined"
 
 /* Whether a method with `calls` entries counted, `timed` of them completed
  * (entry and exit seen on one thread) for a sum of own time `sum`, is to be
@@ -61,10 +64,14 @@ struct throttle_fact {
 	 * its first instrumentation (tiny=count); otherwise (no reason) the
 	 * rule took its probes out */
 	int tiny;
+	/* reason=inlined: a method the JIT had inlined into compiled code when
+	 * a recording started, without a loop, which had only the counting
+	 * probe from its instrumentation then on (inlined=count) */
+	int inlined;
 };
 
 /* Formats f as a meta record: key "throttle.method.ID", value
- * "time_ns=T calls=N timed=K sum=S[ final_calls=F][ counted=C][ reason=tiny]".
+ * "time_ns=T calls=N timed=K sum=S[ final_calls=F][ counted=C][ reason=tiny|inlined]".
  * Returns 0, or -1 when a buffer is too small. */
 int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen, char *val,
 			 size_t vallen);

@@ -5,7 +5,9 @@
  * abstract and synchronized methods, an exception handler, an array
  * allocation, bad code), then on the class files of native-tests/bci/src
  * through the rewriter: its tiny methods reach tiny_id and get the one
- * counting probe, the others method_id and every probe.
+ * counting probe, the others method_id and every probe. inlined=count's
+ * loop-free test (bci_loop_free) on the same shapes, and the rewriter
+ * offering the loop-free methods that are not tiny to inlined_id.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "native-tests/test.h"
 
 #define TINY(access, code) bci_tiny((access), (code), sizeof(code), 0)
+#define LOOP_FREE(access, code) bci_loop_free((access), (code), sizeof(code))
 
 static void test_shapes(void)
 {
@@ -46,6 +49,13 @@ static void test_shapes(void)
 	CHECK(TINY(0x0001, sw));
 	/* final, static, private, strictfp change nothing */
 	CHECK(TINY(0x0812 | 0x0008, getter));
+	/* every tiny shape is loop-free */
+	CHECK(LOOP_FREE(0x0001, getter));
+	CHECK(LOOP_FREE(0x0001, setter));
+	CHECK(LOOP_FREE(0x0009, constant));
+	CHECK(LOOP_FREE(0x0001, empty));
+	CHECK(LOOP_FREE(0x0001, compare));
+	CHECK(LOOP_FREE(0x0001, sw));
 }
 
 static void test_not_tiny(void)
@@ -112,14 +122,40 @@ static void test_not_tiny(void)
 	CHECK(!bci_tiny(0x0401, NULL, 0, 0));
 	/* a getter inside a try: an exception handler */
 	CHECK(!bci_tiny(0x0001, getter, sizeof(getter), 1));
+
+	/* loop-free (inlined=count): calls, monitors, arrays, any length and
+	 * synchronized methods are; loops, subroutines, bad code and methods
+	 * without code are not */
+	CHECK(LOOP_FREE(0x0001, call));
+	CHECK(LOOP_FREE(0x0001, call_special));
+	CHECK(LOOP_FREE(0x0009, call_static));
+	CHECK(LOOP_FREE(0x0001, call_iface));
+	CHECK(LOOP_FREE(0x0009, lambda));
+	CHECK(LOOP_FREE(0x0001, monitor));
+	CHECK(LOOP_FREE(0x0001, array));
+	CHECK(LOOP_FREE(0x0001, oarray));
+	CHECK(LOOP_FREE(0x0001, marray));
+	CHECK(LOOP_FREE(0x0001, longer));
+	CHECK(LOOP_FREE(0x0021, getter));
+	CHECK(!LOOP_FREE(0x0001, loop));
+	CHECK(!LOOP_FREE(0x0001, spin));
+	CHECK(!LOOP_FREE(0x0001, spin_w));
+	CHECK(!LOOP_FREE(0x0001, jsr));
+	CHECK(!LOOP_FREE(0x0001, back_switch));
+	CHECK(!LOOP_FREE(0x0001, past_end));
+	CHECK(!LOOP_FREE(0x0001, cut));
+	CHECK(!LOOP_FREE(0x0001, unknown));
+	CHECK(!LOOP_FREE(0x0101, getter));
+	CHECK(!LOOP_FREE(0x0401, getter));
+	CHECK(!bci_loop_free(0x0001, NULL, 0));
 }
 
 /* The rewriter's callbacks: method_id gives ids from 1, tiny_id counter
  * slots from 0; both note the names they saw. */
 struct seen {
 	uint32_t next_id, next_slot;
-	char tiny[64][64], full[64][64];
-	unsigned ntiny, nfull;
+	char tiny[64][64], full[64][64], inl[64][64];
+	unsigned ntiny, nfull, ninl;
 };
 
 static int full_id(void *ctx, const char *cls, const char *name, const char *desc, uint16_t access,
@@ -142,6 +178,18 @@ static int tiny_slot(void *ctx, const char *cls, const char *name, const char *d
 	(void)cls, (void)desc, (void)access;
 	if (s->ntiny < 64)
 		snprintf(s->tiny[s->ntiny++], 64, "%s", name);
+	*id = s->next_slot++;
+	return BCI_COUNT_ONLY;
+}
+
+static int inlined_slot(void *ctx, const char *cls, const char *name, const char *desc,
+			uint16_t access, uint32_t *id)
+{
+	struct seen *s = ctx;
+
+	(void)cls, (void)desc, (void)access;
+	if (s->ninl < 64)
+		snprintf(s->inl[s->ninl++], 64, "%s", name);
 	*id = s->next_slot++;
 	return BCI_COUNT_ONLY;
 }
@@ -218,6 +266,26 @@ static void test_corpus_basics(void)
 	CHECK_EQ_U(st.tiny, 0);
 	CHECK_EQ_U(s.ntiny, 0);
 	CHECK(listed(s.full, s.nfull, "empty"));
+	free(out);
+	/* with inlined_id too: the loop-free methods that are not tiny reach
+	 * it (fib: a call; add: synchronized; the constructor: super()), the
+	 * tiny ones still tiny_id, the looping ones method_id */
+	cfg.inlined_id = inlined_slot;
+	cfg.is_loop_free = bci_loop_free;
+	memset(&s, 0, sizeof(s));
+	s.next_id = 1;
+	out = NULL;
+	CHECK(bci_rewrite_class(in, len, &cfg, &out, &olen, &st, err, sizeof(err)) == 0);
+	const char *inl[] = {"fib", "add", "<init>"}, *loops[] = {"loop", "addAll", "<clinit>"},
+		   *tiny[] = {"empty", "earlyReturns", "cond"};
+	for (size_t i = 0; i < 3; i++) {
+		CHECK(listed(s.inl, s.ninl, inl[i]) && !listed(s.full, s.nfull, inl[i]));
+		CHECK(listed(s.full, s.nfull, loops[i]) && !listed(s.inl, s.ninl, loops[i]));
+		CHECK(listed(s.tiny, s.ntiny, tiny[i]) && !listed(s.inl, s.ninl, tiny[i]));
+	}
+	CHECK_EQ_U(st.inlined, s.ninl);
+	CHECK_EQ_U(st.tiny, s.ntiny);
+	CHECK_EQ_U(st.instrumented, s.ntiny + s.nfull + s.ninl);
 	free(out);
 	free(owned);
 }

@@ -153,6 +153,15 @@ static const struct opt_case cases[] = {
     {__LINE__, "trace,mode=bci,tiny", -1, "option 'tiny' needs a value", 0},
     {__LINE__, "trace,mode=bci,tiny=count,tiny=count", -1, "tiny= was given already", 0},
     {__LINE__, "calibrate,mode=bci,tiny=count", 0, NULL, JCAL_CMD_CALIBRATE},
+    {__LINE__, "trace,mode=bci,inlined=count", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,mode=bci,inlined=probe", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,inlined=probe", 0, NULL, JCAL_CMD_TRACE},
+    {__LINE__, "trace,inlined=count", -1, "'inlined=count' needs mode=bci", 0},
+    {__LINE__, "trace,mode=bci,inlined=yes", -1,
+     "bad value in option 'inlined=yes' (expected count or probe)", 0},
+    {__LINE__, "trace,mode=bci,inlined", -1, "option 'inlined' needs a value", 0},
+    {__LINE__, "trace,mode=bci,inlined=count,inlined=probe", -1, "inlined= was given already", 0},
+    {__LINE__, "calibrate,mode=bci,inlined=count", 0, NULL, JCAL_CMD_CALIBRATE},
     {__LINE__, "trace,mode=bci,probes=static", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,mode=bci,probes=switch", 0, NULL, JCAL_CMD_TRACE},
     {__LINE__, "trace,probes=switch", 0, NULL, JCAL_CMD_TRACE},
@@ -259,6 +268,8 @@ static const struct opt_case cases[] = {
     {__LINE__, "start,mode=events,throttle=100:50", -1, "'throttle=100:50' needs mode=bci", 0},
     {__LINE__, "start,tiny=count", 0, NULL, JCAL_CMD_START},
     {__LINE__, "start,mode=events,tiny=count", -1, "'tiny=count' needs mode=bci", 0},
+    {__LINE__, "start,inlined=count", 0, NULL, JCAL_CMD_START},
+    {__LINE__, "start,mode=events,inlined=count", -1, "'inlined=count' needs mode=bci", 0},
     /* one command at a time, and which came first */
     {__LINE__, "start,stop", -1, "'stop' is a command, and 'start' came before it", 0},
     {__LINE__, "start,help", -1, "'help' is a command, and 'start'", 0},
@@ -319,6 +330,13 @@ static void test_later_start(void)
 	     "was loaded: stop the JVM to change it)"},
 	    {__LINE__, "trace,mode=bci,tiny=count", "cputime", "start,tiny=probe",
 	     "option 'tiny=probe': this JVM's agent was loaded with tiny=count"},
+	    /* inlined= too */
+	    {__LINE__, "trace,mode=bci,inlined=count", "cputime", "start,inlined=count", NULL},
+	    {__LINE__, "trace,mode=bci", "cputime", "start,inlined=count",
+	     "option 'inlined=count': this JVM's agent was loaded with inlined=probe (fixed when "
+	     "it was loaded: stop the JVM to change it)"},
+	    {__LINE__, "trace,mode=bci,inlined=count", "cputime", "start,inlined=probe",
+	     "option 'inlined=probe': this JVM's agent was loaded with inlined=count"},
 	    {__LINE__, "trace", "cputime", "start,recalibrate=start",
 	     "option 'recalibrate=' is not available for a later recording"},
 	    {__LINE__, "trace", "cputime", "start,out=a,mode=bci,clock=raw", "'mode=bci'"},
@@ -347,25 +365,16 @@ static void test_later_policies(void)
 		const char *key;
 		enum jcal_later later;
 	} some[] = {
-	    {"stop", JCAL_LATER_COMMAND},
-	    {"out", JCAL_LATER_RECORDING},
-	    {"rotate", JCAL_LATER_COMMAND},
-	    {"output", JCAL_LATER_RECORDING},
-	    {"calib", JCAL_LATER_RECORDING},
-	    {"maxsize", JCAL_LATER_RECORDING},
-	    {"include", JCAL_LATER_AGENT},
-	    {"log", JCAL_LATER_AGENT},
-	    {"loglevel", JCAL_LATER_AGENT},
-	    {"mode", JCAL_LATER_FIXED},
-	    {"metric", JCAL_LATER_FIXED},
-	    {"throttle", JCAL_LATER_FIXED},
-	    {"tiny", JCAL_LATER_FIXED},
-	    {"recalibrate", JCAL_LATER_REFUSED},
-	    {"label", JCAL_LATER_RECORDING},
-	    {"table", JCAL_LATER_REFUSED},
-	    {"hists", JCAL_LATER_RECORDING},
-	    {"monitors", JCAL_LATER_RECORDING},
-	    {"maxcontexts", JCAL_LATER_RECORDING},
+	    {"stop", JCAL_LATER_COMMAND},	 {"out", JCAL_LATER_RECORDING},
+	    {"rotate", JCAL_LATER_COMMAND},	 {"output", JCAL_LATER_RECORDING},
+	    {"calib", JCAL_LATER_RECORDING},	 {"maxsize", JCAL_LATER_RECORDING},
+	    {"include", JCAL_LATER_AGENT},	 {"log", JCAL_LATER_AGENT},
+	    {"loglevel", JCAL_LATER_AGENT},	 {"mode", JCAL_LATER_FIXED},
+	    {"metric", JCAL_LATER_FIXED},	 {"throttle", JCAL_LATER_FIXED},
+	    {"tiny", JCAL_LATER_FIXED},		 {"inlined", JCAL_LATER_FIXED},
+	    {"recalibrate", JCAL_LATER_REFUSED}, {"label", JCAL_LATER_RECORDING},
+	    {"table", JCAL_LATER_REFUSED},	 {"hists", JCAL_LATER_RECORDING},
+	    {"monitors", JCAL_LATER_RECORDING},	 {"maxcontexts", JCAL_LATER_RECORDING},
 	    {"slow", JCAL_LATER_RECORDING},
 	};
 	size_t found = 0;
@@ -508,6 +517,13 @@ static void test_option_values(void)
 	CHECK(o.tiny_count && o.tiny_given);
 	CHECK(jcal_options_parse("start,tiny=probe", &o, err, sizeof(err)) == 0);
 	CHECK(!o.tiny_count && o.tiny_given);
+	/* inlined=count|probe the same */
+	CHECK(jcal_options_parse("trace,mode=bci", &o, err, sizeof(err)) == 0);
+	CHECK(!o.inlined_count && !o.inlined_given);
+	CHECK(jcal_options_parse("trace,mode=bci,inlined=count", &o, err, sizeof(err)) == 0);
+	CHECK(o.inlined_count && o.inlined_given);
+	CHECK(jcal_options_parse("start,inlined=probe", &o, err, sizeof(err)) == 0);
+	CHECK(!o.inlined_count && o.inlined_given);
 
 	/* throttle=CALLS:NS, off by default */
 	CHECK(jcal_options_parse("trace,mode=bci", &o, err, sizeof(err)) == 0);

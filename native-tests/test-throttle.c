@@ -136,12 +136,13 @@ static int fact_eq(const struct throttle_fact *a, const struct throttle_fact *b)
 	return a->method == b->method && a->time_ns == b->time_ns && a->calls == b->calls &&
 	       a->timed == b->timed && a->sum == b->sum && a->final_calls == b->final_calls &&
 	       a->has_final == b->has_final && a->counted == b->counted &&
-	       a->has_counted == b->has_counted && a->tiny == b->tiny;
+	       a->has_counted == b->has_counted && a->tiny == b->tiny && a->inlined == b->inlined;
 }
 
 static void test_fact_round_trip(void)
 {
-	struct throttle_fact f = {7, 1795451460297956490ull, 31499, 31487, 1156680, 0, 0, 0, 0, 0},
+	struct throttle_fact f = {7, 1795451460297956490ull, 31499, 31487, 1156680, 0, 0, 0, 0, 0,
+				  0},
 			     g;
 	char key[64], val[256];
 
@@ -186,6 +187,18 @@ static void test_fact_round_trip(void)
 	CHECK(fact_eq(&f, &g) && g.tiny);
 	CHECK(throttle_fact_format(&f, key, sizeof(key), val, 100) == -1);
 	f.tiny = 0;
+	/* a method the JIT had inlined (inlined=count): reason=inlined */
+	f.inlined = 1;
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, sizeof(val)) == 0);
+	CHECK_STR(val, "time_ns=1795451460297956490 calls=31499 timed=31487 sum=1156680 "
+		       "final_calls=31500 counted=968501 reason=inlined");
+	CHECK(throttle_fact_parse(key, val, &g) == 0);
+	CHECK(fact_eq(&f, &g) && g.inlined && !g.tiny);
+	CHECK(throttle_fact_format(&f, key, sizeof(key), val, 103) == -1);
+	/* another reason is read as none */
+	CHECK(throttle_fact_parse(key, "time_ns=1 calls=2 timed=3 sum=4 reason=inline", &g) == 0);
+	CHECK(!g.inlined && !g.tiny);
+	f.inlined = 0;
 	/* buffers too small */
 	CHECK(throttle_fact_format(&f, key, 10, val, sizeof(val)) == -1);
 	CHECK(throttle_fact_format(&f, key, sizeof(key), val, 40) == -1);
@@ -562,6 +575,86 @@ static void test_merge_throttled(void)
 	model_free(&out);
 }
 
+/* inlined=count beside the rule and tiny=count: method 2 throttled by the
+ * rule, 6 tiny (counted 5 times), 4 and 8 inlined (7 times, never). Each
+ * has its part of the text summary: the rule's lists 2 alone, "tiny:" 6,
+ * "inlined:" the one of its two called here; CSV and JSON count them
+ * apart and give reason inlined; a merge keeps the reason and the meta. */
+static void test_post_inlined(void)
+{
+	struct model m, out2;
+	struct trace_visitor v;
+	struct trace_thread tt = {.serial = 1, .java_tid = 1, .os_tid = 7, .name = "main"};
+	struct merge_throttled t;
+	char *out;
+
+	model_init(&m, NULL);
+	memset(&v, 0, sizeof(v));
+	model_visitor(&m, &v);
+	CHECK(add_meta(&v, "metric.0.name", "cputime") == 0);
+	CHECK(add_meta(&v, "throttle", "1000:5000") == 0);
+	CHECK(add_meta(&v, "throttle.time", "self") == 0);
+	CHECK(add_meta(&v, "throttle.tiny", "35") == 0);
+	CHECK(add_meta(&v, "throttle.inlined", "count") == 0);
+	CHECK(add_meta(&v, "start.time_ns", "100") == 0);
+	CHECK(add_meta(&v, "throttle.method.2",
+		       "time_ns=1000000100 calls=1200 timed=1200 sum=600 final_calls=1300") == 0);
+	CHECK(add_meta(&v, "throttle.method.6",
+		       "time_ns=60 calls=0 timed=0 sum=0 final_calls=0 counted=5 reason=tiny") ==
+	      0);
+	CHECK(add_meta(&v, "throttle.method.4",
+		       "time_ns=70 calls=0 timed=0 sum=0 final_calls=0 counted=7 reason=inlined") ==
+	      0);
+	CHECK(add_meta(&v, "throttle.method.8",
+		       "time_ns=80 calls=0 timed=0 sum=0 final_calls=0 counted=0 reason=inlined") ==
+	      0);
+	CHECK(v.thread_start(v.ctx, &tt) == 0);
+	CHECK(event(&v, 1, JCAL_TR_ENTRY, 10) == 0);
+	CHECK(event(&v, 1, JCAL_TR_EXIT, 50) == 0);
+	CHECK(model_finish(&m) == 0);
+	CHECK(model_names(&m, 0) == 0);
+	out = summary_of(&m, REPORT_TEXT);
+	CHECK(out && strstr(out, "  throttled:             1 method (throttle=1000:5000)"));
+	CHECK(out && strstr(out, "  tiny:                  1 method (tiny=count"));
+	CHECK(out &&
+	      strstr(out, "  inlined:               2 methods (inlined=count: the JIT had inlined "
+			  "them into compiled code when the recording started, and they have no "
+			  "loop): only a probe that counts their calls from then on, their time "
+			  "their callers'; 1 of them counted here, 7 calls counted"));
+	CHECK(out && strstr(out, "    from the start  5 counted  ") &&
+	      strstr(out, "    from the start  7 counted  ") &&
+	      strstr(out, "5 counted") < strstr(out, "  inlined:") &&
+	      strstr(out, "7 counted") > strstr(out, "  inlined:"));
+	free(out);
+	out = summary_of(&m, REPORT_CSV);
+	CHECK(out && strstr(out, "throttled,1\n"));
+	CHECK(out && strstr(out, "throttled.tiny,1\nthrottled.tiny_called,1\n"));
+	CHECK(out && strstr(out, "throttled.inlined,2\nthrottled.inlined_called,1\n"));
+	CHECK(out && strstr(out, "throttled.1.counted_calls,5\nthrottled.1.reason,tiny\n"));
+	CHECK(out && strstr(out, "throttled.2.counted_calls,7\nthrottled.2.reason,inlined\n"));
+	CHECK(out && !strstr(out, "throttled.3."));
+	free(out);
+	out = summary_of(&m, REPORT_JSON);
+	CHECK(out &&
+	      strstr(out, "\"tiny\":1,\"tiny_called\":1,\"inlined\":2,\"inlined_called\":1"));
+	CHECK(out && strstr(out, ",\"reason\":\"inlined\",\"counted_calls\":7}"));
+	free(out);
+	/* merged: the reason and the meta stay */
+	memset(&t, 0, sizeof(t));
+	model_init(&out2, NULL);
+	CHECK(merge_throttled_add(&t, &m, plus100, NULL) == 0);
+	model_visitor(&out2, &v);
+	CHECK(merge_throttled_write(&t, &v) == 0);
+	const char *m4 = model_meta(&out2, "throttle.method.104");
+	CHECK(m4 && !strcmp(m4, "time_ns=70 calls=0 timed=0 sum=0 final_calls=0 counted=7 "
+				"reason=inlined"));
+	CHECK(model_meta(&out2, "throttle.inlined") &&
+	      !strcmp(model_meta(&out2, "throttle.inlined"), "count"));
+	merge_throttled_free(&t);
+	model_free(&out2);
+	model_free(&m);
+}
+
 int main(void)
 {
 	RUN(test_decide);
@@ -573,6 +666,7 @@ int main(void)
 	RUN(test_post_recorded);
 	RUN(test_post_flat_counted);
 	RUN(test_post_tiny);
+	RUN(test_post_inlined);
 	RUN(test_merge_throttled);
 	return test_summary("throttle");
 }

@@ -39,6 +39,7 @@ int merge_throttled_add(struct merge_throttled *t, const struct model *in,
 	size_t n, bad;
 	const char *rule = throttled_rule(in), *time = model_meta(in, THROTTLE_META_TIME);
 	const char *tiny = model_meta(in, THROTTLE_META_TINY);
+	const char *inlined = model_meta(in, THROTTLE_META_INLINED);
 
 	if (!rule)
 		return 0;
@@ -48,6 +49,8 @@ int merge_throttled_add(struct merge_throttled *t, const struct model *in,
 	}
 	if (!t->tiny[0] && tiny)
 		snprintf(t->tiny, sizeof(t->tiny), "%s", tiny);
+	if (!t->inlined[0] && inlined)
+		snprintf(t->inlined, sizeof(t->inlined), "%s", inlined);
 	if (throttled_list(in, &v, &n, &bad))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
@@ -65,6 +68,7 @@ int merge_throttled_add(struct merge_throttled *t, const struct model *in,
 		satsum_addto(&e->sum, v[i].sum, SATSUM_BASE);
 		satsum_addto(&e->counted, v[i].has_counted ? v[i].counted : 0, SATSUM_CALLS);
 		e->tiny |= v[i].tiny;
+		e->inlined |= v[i].inlined && !e->tiny;
 	}
 	free(v);
 	return 0;
@@ -78,7 +82,8 @@ int merge_throttled_write(const struct merge_throttled *t, struct trace_visitor 
 		return 0;
 	if (v->meta(v->ctx, THROTTLE_META_RULE, t->rule) ||
 	    (t->time[0] && v->meta(v->ctx, THROTTLE_META_TIME, t->time)) ||
-	    (t->tiny[0] && v->meta(v->ctx, THROTTLE_META_TINY, t->tiny)))
+	    (t->tiny[0] && v->meta(v->ctx, THROTTLE_META_TINY, t->tiny)) ||
+	    (t->inlined[0] && v->meta(v->ctx, THROTTLE_META_INLINED, t->inlined)))
 		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		struct throttle_fact f = t->f[i];

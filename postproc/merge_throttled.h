@@ -23,6 +23,7 @@ struct merge_throttled {
 	char rule[64];	   /* the first throttled input's throttle= */
 	char time[16];	   /* its throttle.time */
 	char tiny[16];	   /* the first input's meta throttle.tiny (tiny=count), or empty */
+	char inlined[16];  /* the first input's meta throttle.inlined (inlined=count), or empty */
 };
 
 /* Adds the input's records, its method ids through map(ctx, id). Returns 0

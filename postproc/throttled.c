@@ -309,15 +309,41 @@ static int by_counted(const void *a, const void *b)
 }
 
 /* What a summary lists: the methods the rule throttled (by time), then the
- * tiny methods counted in the recording (by counted calls); the other tiny
- * ones are only in ntiny. */
+ * tiny methods counted in the recording, then the inlined ones (inlined=count)
+ * counted in it (each by counted calls); the others only count in ntiny and
+ * ninlined. */
 struct tlist {
 	struct throttle_fact *v;
 	uint64_t *rec; /* each one's recorded entries */
 	size_t n, nrule, bad;
-	size_t ntiny;	     /* tiny methods in all */
-	uint64_t tiny_calls; /* the listed tiny methods' counted calls */
+	size_t ntiny;		/* tiny methods in all */
+	size_t tiny_end;	/* v[nrule..tiny_end) are the tiny ones listed */
+	uint64_t tiny_calls;	/* their counted calls */
+	size_t ninlined;	/* inlined methods in all */
+	uint64_t inlined_calls; /* the listed inlined ones' counted calls (v[tiny_end..n)) */
 };
+
+/* Appends the facts of all[0..n) with the reason (tiny or not: inlined)
+ * that were counted in the recording to t->v, counting them. */
+static void list_from_start(struct tlist *t, const struct throttle_fact *all, size_t n, int tiny)
+{
+	size_t first = t->n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (tiny ? !all[i].tiny : !all[i].inlined)
+			continue;
+		if (tiny)
+			t->ntiny++;
+		else
+			t->ninlined++;
+		if (all[i].has_counted && all[i].counted) {
+			t->v[t->n++] = all[i];
+			satsum_addto(tiny ? &t->tiny_calls : &t->inlined_calls, all[i].counted,
+				     SATSUM_CALLS);
+		}
+	}
+	qsort(t->v + first, t->n - first, sizeof(*t->v), by_counted);
+}
 
 static void tlist_free(struct tlist *t)
 {
@@ -345,20 +371,13 @@ static int summary_list(const struct model *m, struct tlist *t)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (!all[i].tiny)
+		if (!all[i].tiny && !all[i].inlined)
 			t->v[t->n++] = all[i];
 	t->nrule = t->n;
-	for (size_t i = 0; i < n; i++) {
-		if (!all[i].tiny)
-			continue;
-		t->ntiny++;
-		if (all[i].has_counted && all[i].counted) {
-			t->v[t->n++] = all[i];
-			satsum_addto(&t->tiny_calls, all[i].counted, SATSUM_CALLS);
-		}
-	}
+	list_from_start(t, all, n, 1);
+	t->tiny_end = t->n;
+	list_from_start(t, all, n, 0);
 	free(all);
-	qsort(t->v + t->nrule, t->n - t->nrule, sizeof(*t->v), by_counted);
 	if (recorded_calls(m, t->v, t->n, t->rec)) {
 		tlist_free(t);
 		return -1;
@@ -409,11 +428,28 @@ static void rule_text(const struct model *m, const struct report_opts *o, const 
 	}
 }
 
+/* The lines of the methods v[0..n) that only counted from the start: at
+ * most TINY_TEXT_MAX. */
+static void from_start_lines(const struct model *m, const struct report_opts *o,
+			     const struct throttle_fact *v, size_t n)
+{
+	for (size_t i = 0; i < n && i < TINY_TEXT_MAX; i++) {
+		fprintf(o->out, "    from the start  %" PRIu64 " counted  ", v[i].counted);
+		text_escape(o->out, model_method_name(m, v[i].method));
+		fputc('\n', o->out);
+	}
+	if (n > TINY_TEXT_MAX)
+		fprintf(o->out,
+			"    and %zu more counted here (--format csv or json lists them all; the "
+			"flat report gives each one's calls)\n",
+			n - TINY_TEXT_MAX);
+}
+
 /* The "tiny:" part of the text summary (tiny=count). */
 static void tiny_text(const struct model *m, const struct report_opts *o, const struct tlist *t)
 {
 	const char *max = model_meta(m, THROTTLE_META_TINY);
-	size_t called = t->n - t->nrule;
+	size_t called = t->tiny_end - t->nrule;
 
 	fprintf(o->out,
 		"  tiny:                  %zu method%s (tiny=count: no call, no loop, at most ",
@@ -424,16 +460,21 @@ static void tiny_text(const struct model *m, const struct report_opts *o, const 
 		"their time their callers'; %zu of them counted here, %" PRIu64
 		" calls counted (the flat report adds them)\n",
 		called, t->tiny_calls);
-	for (size_t i = t->nrule; i < t->n && i < t->nrule + TINY_TEXT_MAX; i++) {
-		fprintf(o->out, "    from the start  %" PRIu64 " counted  ", t->v[i].counted);
-		text_escape(o->out, model_method_name(m, t->v[i].method));
-		fputc('\n', o->out);
-	}
-	if (called > TINY_TEXT_MAX)
-		fprintf(o->out,
-			"    and %zu more counted here (--format csv or json lists them all; the "
-			"flat report gives each one's calls)\n",
-			called - TINY_TEXT_MAX);
+	from_start_lines(m, o, t->v + t->nrule, called);
+}
+
+/* The "inlined:" part of the text summary (inlined=count). */
+static void inlined_text(const struct model *m, const struct report_opts *o, const struct tlist *t)
+{
+	size_t called = t->n - t->tiny_end;
+
+	fprintf(o->out,
+		"  inlined:               %zu method%s (inlined=count: the JIT had inlined them "
+		"into compiled code when the recording started, and they have no loop): only a "
+		"probe that counts their calls from then on, their time their callers'; %zu of "
+		"them counted here, %" PRIu64 " calls counted (the flat report adds them)\n",
+		t->ninlined, t->ninlined == 1 ? "" : "s", called, t->inlined_calls);
+	from_start_lines(m, o, t->v + t->tiny_end, called);
 }
 
 int throttled_summary_text(const struct model *m, const struct report_opts *o)
@@ -443,11 +484,14 @@ int throttled_summary_text(const struct model *m, const struct report_opts *o)
 
 	if (have <= 0)
 		return have;
-	/* tiny=count alone writes throttle=off: no "throttled:" without one */
+	/* tiny=count or inlined=count alone writes throttle=off: no "throttled:"
+	 * without one */
 	if (t.nrule || t.bad || strcmp(throttled_rule(m), "off"))
 		rule_text(m, o, &t);
 	if (t.ntiny || model_meta(m, THROTTLE_META_TINY))
 		tiny_text(m, o, &t);
+	if (t.ninlined || model_meta(m, THROTTLE_META_INLINED))
+		inlined_text(m, o, &t);
 	tlist_free(&t);
 	return 0;
 }
@@ -463,7 +507,10 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 		throttled_self(m) ? "self" : "cum");
 	if (t.ntiny || model_meta(m, THROTTLE_META_TINY))
 		fprintf(o->out, "throttled.tiny,%zu\nthrottled.tiny_called,%zu\n", t.ntiny,
-			t.n - t.nrule);
+			t.tiny_end - t.nrule);
+	if (t.ninlined || model_meta(m, THROTTLE_META_INLINED))
+		fprintf(o->out, "throttled.inlined,%zu\nthrottled.inlined_called,%zu\n", t.ninlined,
+			t.n - t.tiny_end);
 	for (size_t i = 0; i < t.n; i++) {
 		const struct throttle_fact *f = &t.v[i];
 
@@ -478,8 +525,9 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 		fprintf(o->out, "throttled.%zu.avg,%" PRIu64 "\n", i, avg_of(m, f));
 		if (f->has_counted)
 			fprintf(o->out, "throttled.%zu.counted_calls,%" PRIu64 "\n", i, f->counted);
-		if (f->tiny)
-			fprintf(o->out, "throttled.%zu.reason,tiny\n", i);
+		if (f->tiny || f->inlined)
+			fprintf(o->out, "throttled.%zu.reason,%s\n", i,
+				f->tiny ? "tiny" : "inlined");
 	}
 	tlist_free(&t);
 	return 0;
@@ -497,7 +545,10 @@ int throttled_summary_json(const struct model *m, const struct report_opts *o)
 	fprintf(o->out, ",\"time\":\"%s\",\"unreadable\":%zu", throttled_self(m) ? "self" : "cum",
 		t.bad);
 	if (t.ntiny || model_meta(m, THROTTLE_META_TINY))
-		fprintf(o->out, ",\"tiny\":%zu,\"tiny_called\":%zu", t.ntiny, t.n - t.nrule);
+		fprintf(o->out, ",\"tiny\":%zu,\"tiny_called\":%zu", t.ntiny, t.tiny_end - t.nrule);
+	if (t.ninlined || model_meta(m, THROTTLE_META_INLINED))
+		fprintf(o->out, ",\"inlined\":%zu,\"inlined_called\":%zu", t.ninlined,
+			t.n - t.tiny_end);
 	fputs(",\"methods\":[", o->out);
 	for (size_t i = 0; i < t.n; i++) {
 		const struct throttle_fact *f = &t.v[i];
@@ -511,8 +562,8 @@ int throttled_summary_json(const struct model *m, const struct report_opts *o)
 			",\"recorded_calls\":%" PRIu64 ",\"avg\":%" PRIu64,
 			f->method, f->time_ns, s >= 0 ? s : 0.0, throttled_calls(f), f->calls,
 			t.rec[i], avg_of(m, f));
-		if (f->tiny)
-			fputs(",\"reason\":\"tiny\"", o->out);
+		if (f->tiny || f->inlined)
+			fprintf(o->out, ",\"reason\":\"%s\"", f->tiny ? "tiny" : "inlined");
 		if (f->has_counted)
 			fprintf(o->out, ",\"counted_calls\":%" PRIu64, f->counted);
 		fputc('}', o->out);

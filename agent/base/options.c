@@ -616,17 +616,30 @@ static int opt_probes(struct jcal_options *o, const char *val, const char *tok, 
 	return 0;
 }
 
-static int opt_tiny(struct jcal_options *o, const char *val, const char *tok, char *err,
-		    size_t errlen)
+/* count|probe into *count, with *given set (tiny=, inlined=). */
+static int count_or_probe(int *count, int *given, const char *val, const char *tok, char *err,
+			  size_t errlen)
 {
-	o->tiny_given = 1;
+	*given = 1;
 	if (!strcmp(val, "count"))
-		o->tiny_count = 1;
+		*count = 1;
 	else if (!strcmp(val, "probe"))
-		o->tiny_count = 0;
+		*count = 0;
 	else
 		return fail(err, errlen, "bad value in option '%s' (expected count or probe)", tok);
 	return 0;
+}
+
+static int opt_tiny(struct jcal_options *o, const char *val, const char *tok, char *err,
+		    size_t errlen)
+{
+	return count_or_probe(&o->tiny_count, &o->tiny_given, val, tok, err, errlen);
+}
+
+static int opt_inlined(struct jcal_options *o, const char *val, const char *tok, char *err,
+		       size_t errlen)
+{
+	return count_or_probe(&o->inlined_count, &o->inlined_given, val, tok, err, errlen);
 }
 
 static int opt_loglevel(struct jcal_options *o, const char *val, const char *tok, char *err,
@@ -747,6 +760,13 @@ static const struct opt_row {
      "its time its callers' (count), or gets every probe (probe)\n"
      "(default probe at start-up; count when attached)",
      opt_tiny, JCAL_CMD_NONE, JCAL_LATER_FIXED},
+    {"inlined", "count|probe", ONCE,
+     "mode=bci: a method the JIT had inlined into compiled code\n"
+     "when a recording starts, without a loop, keeps from its\n"
+     "instrumentation then only a probe that counts its calls,\n"
+     "its time its callers' (count), or gets every probe (probe,\n"
+     "the default)",
+     opt_inlined, JCAL_CMD_NONE, JCAL_LATER_FIXED},
     {"probes", "switch|static", ONCE,
      "mode=bci: the probes of the program's classes (version 51\n"
      "and later) are call sites that stop and throttle= switch\n"
@@ -886,6 +906,10 @@ static int fixed_differs(const char *key, const struct jcal_options *agent, cons
 	} else if (!strcmp(key, "tiny") && o->tiny_count != agent->tiny_count)
 		snprintf(err, errlen, "option 'tiny=%s': this JVM's agent was loaded with tiny=%s",
 			 o->tiny_count ? "count" : "probe", agent->tiny_count ? "count" : "probe");
+	else if (!strcmp(key, "inlined") && o->inlined_count != agent->inlined_count)
+		snprintf(
+		    err, errlen, "option 'inlined=%s': this JVM's agent was loaded with inlined=%s",
+		    o->inlined_count ? "count" : "probe", agent->inlined_count ? "count" : "probe");
 	else if (!strcmp(key, "probes") && o->probes_static != agent->probes_static)
 		snprintf(err, errlen,
 			 "option 'probes=%s': this JVM's agent was loaded with probes=%s",
@@ -1008,7 +1032,8 @@ static int one_line(char *err, size_t errlen)
 	return -1;
 }
 
-/* The options of mode=bci alone (throttle=, tiny=count, probes=static),
+/* The options of mode=bci alone (throttle=, tiny=count, inlined=count,
+ * probes=static),
  * and calibrate's probes. 0, or -1 with the message in err. */
 static int bci_only(struct jcal_options *o, char *err, size_t errlen)
 {
@@ -1023,9 +1048,11 @@ static int bci_only(struct jcal_options *o, char *err, size_t errlen)
 			 (unsigned long long)o->throttle_avg);
 		return -1;
 	}
-	if (not_bci && (o->tiny_count || o->probes_static)) {
+	if (not_bci && (o->tiny_count || o->inlined_count || o->probes_static)) {
 		snprintf(err, errlen, "option '%s' needs mode=bci",
-			 o->tiny_count ? "tiny=count" : "probes=static");
+			 o->tiny_count	    ? "tiny=count"
+			 : o->inlined_count ? "inlined=count"
+					    : "probes=static");
 		return -1;
 	}
 	/* one table serves recordings of both kinds of probe: it is measured

@@ -136,6 +136,12 @@ struct jcal_options {
 	 * attaches to a running JVM) */
 	int tiny_count;
 	int tiny_given; /* tiny= was in the options */
+	/* inlined=count (mode=bci): a method the JIT had inlined into compiled
+	 * code when its class is instrumented at a start, without a loop
+	 * (agent/bci/jit_inlined.h), keeps only the counting probe from then on;
+	 * 0 = inlined=probe (the default) */
+	int inlined_count;
+	int inlined_given; /* inlined= was in the options */
 	/* probes=static (mode=bci): every class gets invokestatic probes, which
 	 * stop and throttle= take out by retransforming it; 0 = switch: the
 	 * program's classes get probes switched in place (agent/bci/bci_sites.h);

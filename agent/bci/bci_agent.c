@@ -36,6 +36,7 @@
 #include "agent/bci/bci_sites.h"
 #include "agent/bci/bci_tiny.h"
 #include "agent/bci/classfile.h"
+#include "agent/bci/jit_inlined.h"
 #include "agent/bci/bci_wrapped.h"
 #include "agent/core/event_recorder.h"
 #include "agent/base/jvmti_check.h"
@@ -149,6 +150,26 @@ static int assign_tiny(void *ctx, const char *cls, const char *name, const char 
 	return assign_id(ctx, cls, name, desc, access, id);
 }
 
+/* A loop-free method that is not tiny (bci_tiny.h): with inlined=count,
+ * when the JIT had inlined it at the start of the recording
+ * (jit_inlined.h), only the probe that counts its calls from then on;
+ * else as any method. */
+static int assign_inlined(void *ctx, const char *cls, const char *name, const char *desc,
+			  uint16_t access, uint32_t *id)
+{
+	struct rewrite_ctx *rc = ctx;
+
+	if (jit_inlined_has(rc->csig, name, desc)) {
+		struct jcal_method *m = method_table_define(rc->csig, name, desc, access);
+
+		if (m && m->id <= INT32_MAX && throttle_inlined(m, id)) {
+			probes_of(rc, m);
+			return BCI_COUNT_ONLY;
+		}
+	}
+	return assign_id(ctx, cls, name, desc, access, id);
+}
+
 /* Probes off (stop): every method keeps its code; natives keep wrappers. */
 static int no_id(void *ctx, const char *cls, const char *name, const char *desc, uint16_t access,
 		 uint32_t *id)
@@ -239,6 +260,10 @@ static uint8_t *rewrite(const char *name, const unsigned char *data, jint len, i
 			  ? assign_tiny
 			  : NULL;
 	cfg.is_tiny = bci_tiny;
+	cfg.inlined_id = on && jcal.opts.inlined_count && jcal.opts.command == JCAL_CMD_TRACE
+			     ? assign_inlined
+			     : NULL;
+	cfg.is_loop_free = bci_loop_free;
 	cfg.note = note;
 	cfg.ctx = &rc;
 	cfg.native_prefix = prefix;
@@ -481,6 +506,14 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, int funnel)
 		else
 			(*jni)->DeleteLocalRef(jni, all[i]);
 	}
+	/* inlined=count: what the JIT inlined, asked before the classes change */
+	int inlined = k > 0 && atomic_load(&probes) && jcal.opts.inlined_count &&
+		      jcal.opts.command == JCAL_CMD_TRACE;
+	if (inlined) {
+		long ni = jit_inlined_collect(jvmti, jni);
+		if (ni >= 0)
+			jcal_debug("inlined=count: the JIT had inlined %ld methods", ni);
+	}
 	if (k > 0) {
 		e = (*jvmti)->RetransformClasses(jvmti, k, all);
 		if (e != JVMTI_ERROR_NONE) {
@@ -493,6 +526,8 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, int funnel)
 			jcal_debug("mode=bci: %d loaded classes retransformed (probes %s)", (int)k,
 				   atomic_load(&probes) ? "on" : "off");
 	}
+	if (inlined)
+		jit_inlined_clear();
 	for (jint i = 0; i < k; i++)
 		(*jni)->DeleteLocalRef(jni, all[i]);
 	jvmti_free(jvmti, all);

@@ -115,6 +115,7 @@ struct bci_method {
 	int handler;		/* add the catch-all handler */
 	int count_only;		/* only TRACKER.count(slot) at entry (BCI_COUNT_ONLY) */
 	int tiny;		/* count_only because cfg->tiny_id said so */
+	int inlined;		/* count_only because cfg->inlined_id said so */
 	uint32_t handler_start; /* old pc where its range starts */
 	uint32_t new_len, handler_pc, ntramp;
 	uint16_t access;

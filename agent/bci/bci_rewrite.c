@@ -551,12 +551,16 @@ static enum method_verdict analyse_method(struct bci_method *m, struct cf_member
 	if (m->cfg->tiny_id && m->cfg->is_tiny &&
 	    m->cfg->is_tiny(mb->access, m->code.code, m->code.code_len, m->code.nexc))
 		pick = m->cfg->tiny_id;
+	else if (m->cfg->inlined_id && m->cfg->is_loop_free &&
+		 m->cfg->is_loop_free(mb->access, m->code.code, m->code.code_len))
+		pick = m->cfg->inlined_id;
 	switch (pick(m->cfg->ctx, m->cls, m->name, m->desc, mb->access, &m->id)) {
 	case 0:
 		break;
 	case BCI_COUNT_ONLY: /* one probe at entry: laid out again without the others */
 		m->count_only = 1;
 		m->tiny = pick == m->cfg->tiny_id;
+		m->inlined = pick == m->cfg->inlined_id;
 		m->handler = 0;
 		if (layout(m))
 			return METHOD_SKIP;
@@ -754,6 +758,8 @@ static int rewrite_method(struct bci_method *m, struct cf_member *mb, struct cla
 			m->st->instrumented++;
 		if (rc == 1 && refs->sites)
 			m->st->switchable++;
+		if (rc == 1 && m->inlined)
+			m->st->inlined++;
 		if (rc == 1 && m->tiny)
 			m->st->tiny++;
 		else if (rc == 0)

@@ -15,7 +15,8 @@
  * which are then instrumented like the rest.
  * A method the configuration wants only counted (BCI_COUNT_ONLY) gets one
  * probe, at entry: invokestatic TRACKER.count(I)V with its counter's slot;
- * the methods is_tiny accepts are offered to tiny_id, when set, for that.
+ * the methods is_tiny accepts are offered to tiny_id, when set, for that,
+ * and the other loop-free ones to inlined_id.
  *
  * With switchable (class files of version 51 and later), each of these
  * probes instead pushes the id (the slot) and calls `invokedynamic
@@ -58,6 +59,12 @@ struct bci_config {
 	int (*tiny_id)(void *ctx, const char *cls, const char *name, const char *desc,
 		       uint16_t access, uint32_t *id);
 	int (*is_tiny)(uint16_t access, const uint8_t *code, uint32_t code_len, uint16_t nexc);
+	/* Optional, the same for a method that is not tiny and that
+	 * is_loop_free accepts (bci_loop_free, bci_tiny.h): inlined=count
+	 * answers BCI_COUNT_ONLY for those the JIT had inlined. */
+	int (*inlined_id)(void *ctx, const char *cls, const char *name, const char *desc,
+			  uint16_t access, uint32_t *id);
+	int (*is_loop_free)(uint16_t access, const uint8_t *code, uint32_t code_len);
 	/* Optional: one line per method that could not be (fully) instrumented. */
 	void (*note)(void *ctx, const char *msg);
 	void *ctx;
@@ -82,6 +89,7 @@ struct bci_stats {
 	unsigned no_handler;   /* rewritten without the catch-all handler */
 	unsigned natives;      /* native methods given a wrapper (native_prefix) */
 	unsigned tiny;	       /* of the instrumented, tiny ones given only the counting probe */
+	unsigned inlined;      /* ... and those inlined_id gave only the counting probe */
 	unsigned switchable;   /* of the instrumented, those given switchable probes */
 };
 

@@ -1,5 +1,6 @@
 /*
- * bci_tiny.c - the tiny-method classifier of tiny=count (bci_tiny.h).
+ * bci_tiny.c - the tiny-method classifier of tiny=count and the loop-free
+ * test of inlined=count (bci_tiny.h).
  */
 #include "agent/bci/bci_tiny.h"
 
@@ -42,19 +43,20 @@ static int switch_forward(const uint8_t *code, uint32_t pc, uint32_t code_len)
 	return 1;
 }
 
-int bci_tiny(uint16_t access, const uint8_t *code, uint32_t code_len, uint16_t nexc)
+/* Whether code[0..code_len) is whole, without a backward branch, a
+ * backward switch target or jsr/ret; with calls_too, also without any
+ * opcode costly() names. */
+static int straight(const uint8_t *code, uint32_t code_len, int calls_too)
 {
-	if (access & (ACC_SYNCHRONIZED | ACC_NATIVE | ACC_ABSTRACT))
-		return 0;
-	if (!code || code_len == 0 || code_len > BCI_TINY_MAX_BYTES || nexc)
-		return 0;
 	for (uint32_t pc = 0; pc < code_len;) {
 		uint32_t n = bci_insn_len(code, code_len, pc);
 		uint8_t op = code[pc];
 
 		/* a backward branch (or one to itself) may loop; one past the
 		 * code is bad code */
-		if (!n || costly(op))
+		if (!n || (calls_too && costly(op)))
+			return 0;
+		if (op == 0xa8 || op == 0xa9 || op == 0xc9) /* jsr, ret, jsr_w */
 			return 0;
 		if (bci_is_cond_branch(op) || op == BCI_OP_GOTO) {
 			if (!forward(pc, (int16_t)bci_get_u2(code + pc + 1), code_len))
@@ -69,4 +71,22 @@ int bci_tiny(uint16_t access, const uint8_t *code, uint32_t code_len, uint16_t n
 		pc += n;
 	}
 	return 1;
+}
+
+int bci_tiny(uint16_t access, const uint8_t *code, uint32_t code_len, uint16_t nexc)
+{
+	if (access & (ACC_SYNCHRONIZED | ACC_NATIVE | ACC_ABSTRACT))
+		return 0;
+	if (!code || code_len == 0 || code_len > BCI_TINY_MAX_BYTES || nexc)
+		return 0;
+	return straight(code, code_len, 1);
+}
+
+int bci_loop_free(uint16_t access, const uint8_t *code, uint32_t code_len)
+{
+	if (access & (ACC_NATIVE | ACC_ABSTRACT))
+		return 0;
+	if (!code || code_len == 0)
+		return 0;
+	return straight(code, code_len, 0);
 }

@@ -28,4 +28,14 @@
  */
 int bci_tiny(uint16_t access, const uint8_t *code, uint32_t code_len, uint16_t nexc);
 
+/*
+ * Whether the method with access flags access and code[0..code_len) runs
+ * without a loop of its own: it has code, and no backward branch (or one
+ * to itself), no switch target at or before the switch, no jsr/ret. Calls,
+ * handlers and monitors are allowed: inlined=count asks it of methods the
+ * JIT inlined (agent/bci/jit_inlined.h), whose own time then stays bounded
+ * by their length. Bad code is not loop-free.
+ */
+int bci_loop_free(uint16_t access, const uint8_t *code, uint32_t code_len);
+
 #endif

@@ -31,14 +31,14 @@
 
 /* The rule, fixed at load (a later start command's options do not change
  * it): CALLS, and NS as given (the meta record's); 0 without throttle=.
- * tiny_on: tiny=count, fixed at load too. */
+ * tiny_on: tiny=count, inlined_on: inlined=count, fixed at load too. */
 static uint64_t max_calls, rule_ns;
-static int tiny_on;
+static int tiny_on, inlined_on;
 
-/* Whether there are records to keep: throttle= or tiny=count. */
+/* Whether there are records to keep: throttle=, tiny=count or inlined=count. */
 static int records_on(void)
 {
-	return throttle_count_on || tiny_on;
+	return throttle_count_on || tiny_on || inlined_on;
 }
 
 /* The throttle thread takes the picked methods every THROTTLE_WAIT_MIN_NS
@@ -230,12 +230,15 @@ void throttle_onload(void)
 	uint64_t max_avg;
 
 	/* the calibration workload keeps every probe */
-	if ((jcal.opts.throttle_calls || jcal.opts.tiny_count) &&
+	if ((jcal.opts.throttle_calls || jcal.opts.tiny_count || jcal.opts.inlined_count) &&
 	    jcal.opts.command == JCAL_CMD_CALIBRATE)
-		jcal_info("throttle= and tiny=count do not apply to calibrate: every probe stays");
+		jcal_info(
+		    "throttle=, tiny=count and inlined=count do not apply to calibrate: every "
+		    "probe stays");
 	if (jcal.opts.command == JCAL_CMD_CALIBRATE)
 		return;
 	tiny_on = jcal.opts.tiny_count;
+	inlined_on = jcal.opts.inlined_count;
 	if (!jcal.opts.throttle_calls)
 		return;
 	max_calls = jcal.opts.throttle_calls;
@@ -284,12 +287,14 @@ static int done_add(struct jcal_method *m, const struct throttle_fact *f)
 	return kept;
 }
 
-int throttle_tiny(struct jcal_method *m, uint32_t *slot)
+/* A method that only counts from its first instrumentation: tiny (tiny
+ * != 0) or inlined. As throttle_tiny. */
+static int from_start(struct jcal_method *m, uint32_t *slot, int tiny)
 {
 	struct throttle_fact f;
 	int none = THROTTLE_NONE;
 
-	if (!tiny_on || !countable(m))
+	if (!(tiny ? tiny_on : inlined_on) || !countable(m))
 		return 0;
 	/* an earlier copy of the class, or another loader's: the same counter */
 	if (atomic_load(&m->thr_state) == THROTTLE_DONE)
@@ -303,7 +308,8 @@ int throttle_tiny(struct jcal_method *m, uint32_t *slot)
 	memset(&f, 0, sizeof(f));
 	f.method = m->id;
 	f.time_ns = wall_ns();
-	f.tiny = 1;
+	f.tiny = tiny;
+	f.inlined = !tiny;
 	if (!m->thr_counter || !done_add(m, &f)) {
 		m->thr_counter = 0;
 		atomic_store(&m->thr_state, THROTTLE_NONE);
@@ -314,8 +320,19 @@ int throttle_tiny(struct jcal_method *m, uint32_t *slot)
 	if (!jcal_stopped())
 		write_fact(rb, &f);
 	trace_file_unlock();
-	jcal_debug("tiny: %s%s%s only counts its calls", m->csig, m->name, m->sig);
+	jcal_debug("%s: %s%s%s only counts its calls", tiny ? "tiny" : "inlined", m->csig, m->name,
+		   m->sig);
 	return throttle_counter(m, slot);
+}
+
+int throttle_tiny(struct jcal_method *m, uint32_t *slot)
+{
+	return from_start(m, slot, 1);
+}
+
+int throttle_inlined(struct jcal_method *m, uint32_t *slot)
+{
+	return from_start(m, slot, 0);
 }
 
 /* The classes (every loader's copy) that hold the methods ms[0..n), as
@@ -627,11 +644,16 @@ int throttle_status(struct throttle_state *st)
 		return 0;
 	st->rule_on = throttle_count_on;
 	st->tiny_on = tiny_on;
+	st->inlined_on = inlined_on;
 	rule_text(st->rule, sizeof(st->rule));
 	pthread_mutex_lock(&done_mutex);
 	for (size_t i = 0; i < ndone; i++) {
 		if (done[i].f.tiny) {
 			st->tiny++;
+			continue;
+		}
+		if (done[i].f.inlined) {
+			st->inlined++;
 			continue;
 		}
 		st->throttled++;
@@ -654,6 +676,8 @@ void throttle_write_meta(struct trace_recbuf *rb)
 		snprintf(rule, sizeof(rule), "%d", BCI_TINY_MAX_BYTES);
 		trace_rec_meta(rb, THROTTLE_META_TINY, rule);
 	}
+	if (inlined_on)
+		trace_rec_meta(rb, THROTTLE_META_INLINED, "count");
 	pthread_mutex_lock(&done_mutex);
 	for (size_t i = 0; i < ndone; i++)
 		write_fact(rb, &done[i].f);
@@ -670,8 +694,8 @@ unsigned throttle_finish(struct trace_recbuf *rb)
 	for (size_t i = 0; i < ndone; i++) {
 		struct throttle_fact f = done[i].f;
 
-		/* a tiny method's calls are its counting probe's alone */
-		f.final_calls = f.tiny ? 0 : throttle_count_calls(done[i].m);
+		/* a tiny or inlined method's calls are its counting probe's alone */
+		f.final_calls = f.tiny || f.inlined ? 0 : throttle_count_calls(done[i].m);
 		f.has_final = 1;
 		write_fact(rb, &f);
 		done[i].f.has_counted = 0; /* read again for the next file */

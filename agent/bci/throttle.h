@@ -54,13 +54,17 @@ void throttle_read_counts(JNIEnv *jni);
  * here), 0 when it gets every probe (tiny=probe, a JDK class, a method
  * that had its probes already). Called from the class file hook. */
 int throttle_tiny(struct jcal_method *m, uint32_t *slot);
-/* For status: throttle= and tiny=count, and their methods so far. */
+/* inlined=count (jit_inlined.h): the same for a loop-free method the JIT
+ * had inlined when the recording started, with its record's reason=inlined. */
+int throttle_inlined(struct jcal_method *m, uint32_t *slot);
+/* For status: throttle=, tiny=count and inlined=count, and their methods so far. */
 struct throttle_state {
-	int rule_on, tiny_on;
+	int rule_on, tiny_on, inlined_on;
 	char rule[64];	  /* "CALLS:NS", or "off" */
 	size_t throttled; /* methods the rule throttled */
 	size_t counted;	  /* of which keep the probe that counts */
 	size_t tiny;	  /* tiny methods that only count */
+	size_t inlined;	  /* inlined methods that only count */
 };
 /* Fills *st: 1, or 0 with neither throttle= nor tiny=count. */
 int throttle_status(struct throttle_state *st);

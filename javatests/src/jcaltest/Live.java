@@ -675,6 +675,70 @@ public final class Live {
 		}
 	}
 
+	/**
+	 * inlined=count gives a method the JIT had inlined, without a loop, only
+	 * the probe that counts its calls from the attach: mid(),
+	 * which calls the tiny leaf() and is inlined into midLoop()'s compiled
+	 * loop before the attach (-Xbatch: compiled before the warm-up request
+	 * returns), is never recorded, yet the flat report gives exactly its
+	 * 100,000 calls a request; the summary lists it under inlined: with
+	 * reason=inlined and those calls counted; status counts it; midLoop(),
+	 * which loops, keeps its probes and exact calls. A later inlined=probe
+	 * is refused. In a JVM attached without it (and throttle=off), mid()
+	 * keeps its probes: its calls recorded, exactly.
+	 */
+	private void testInlined() throws Exception {
+		Path dir = Files.createTempDirectory(r.tmp, "inlined");
+		String mid = W + "LiveServer.mid", loop = W + "LiveServer.midLoop";
+		long per = 100_000;
+		try (Server s = new Server(r, dir.resolve("server.log"), "-Xbatch")) {
+			for (int i = 0; i < 30; i++)
+				s.get("/mid");
+			Path out = dir.resolve("inlined.bin");
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", out.toString(), "inlined=count");
+			r.check(st.rc == 0, "jcal start inlined=count: " + st.out + st.err);
+			int k = 3;
+			for (int i = 0; i < k; i++)
+				s.get("/mid");
+			Runner.Result status = launcher("status", Long.toString(s.pid));
+			Matcher mi = Pattern.compile("(?m)^inlined: count, (\\d+) methods the JIT had inlined keep only a probe")
+					.matcher(status.out);
+			r.check(mi.find() && Long.parseLong(mi.group(1)) >= 1, "status counts the inlined methods: " + status.out);
+			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "jcal stop");
+			r.check(calls(out, loop) == k, "midLoop() exact: " + calls(out, loop));
+			r.check(calls(out, mid) == per * k, "mid() exact in the flat report: " + calls(out, mid) + ", made " + per * k);
+			Map<String, String> sum = r.summaryCsv(out);
+			int i = throttledIndex(sum, mid);
+			r.check(i >= 0 && "inlined".equals(sum.get("throttled." + i + ".reason"))
+					&& "0".equals(sum.get("throttled." + i + ".recorded_calls"))
+					&& ("" + per * k).equals(sum.get("throttled." + i + ".counted_calls")),
+					"mid() was inlined, recorded 0, counted " + per * k + ": " + sum);
+			r.check(throttledIndex(sum, loop) < 0, "midLoop() keeps its probes: " + sum);
+			Runner.Result text = r.post(out, "--report", "summary");
+			r.check(text.out.contains("  inlined:  ") && text.out.contains("the JIT had inlined them")
+					&& text.out.contains("    from the start  " + per * k + " counted  "),
+					"the summary's inlined: section: " + text.out);
+			Runner.Result probe = launcher("start", Long.toString(s.pid), "-o", dir.resolve("probe.bin").toString(),
+					"inlined=probe");
+			r.check(probe.rc != 0 && probe.err.contains("inlined=probe") && probe.err.contains("loaded with inlined=count"),
+					"a later inlined=probe is refused: " + probe.rc + " " + probe.err);
+		}
+		try (Server s = new Server(r, dir.resolve("probe.log"), "-Xbatch")) {
+			for (int i = 0; i < 30; i++)
+				s.get("/mid");
+			Path out = dir.resolve("probe.bin");
+			Runner.Result st = launcher("start", Long.toString(s.pid), "-o", out.toString(), "throttle=off");
+			Runner.Result status = launcher("status", Long.toString(s.pid));
+			r.check(st.rc == 0 && status.out.contains("\ninlined: probe\n"),
+					"inlined=probe by default: " + st.out + st.err + status.out);
+			s.get("/mid");
+			r.check(launcher("stop", Long.toString(s.pid)).rc == 0, "jcal stop (inlined=probe)");
+			Map<String, String> sum = r.summaryCsv(out);
+			r.check(throttledIndex(sum, mid) < 0 && calls(out, mid) == per, "mid() keeps its probes, " + per
+					+ " calls recorded: " + calls(out, mid) + " " + sum);
+		}
+	}
+
 	/** status of an output=tree recording counts the events its trees took. */
 	private void testTreeStatus() throws Exception {
 		Path dir = Files.createTempDirectory(r.tmp, "treestatus");
@@ -775,6 +839,7 @@ public final class Live {
 				.add("live-tree-status", l::testTreeStatus)
 				.add("live-throttle-default", l::testThrottleDefault)
 				.add("live-tiny-default", l::testTinyDefault)
+				.add("live-inlined", l::testInlined)
 				.addSkippable("live-tomcat", l::testTomcat)
 				.add("live-control-without-agent", l::testControlWithoutAgent);
 	}

@@ -21,7 +21,9 @@ import com.sun.net.httpserver.HttpServer;
  * -Djcaltest.threads=N), /region does the same work
  * inside a jcal.Control region (found by reflection: the agent puts the
  * class on the boot class path when it loads), /slow does the work of
- * /work and then naps 30 ms (a slow request). Prints "port N", then
+ * /work and then naps 30 ms (a slow request), /mid calls mid() 100,000
+ * times in a loop (which the JIT compiles with mid() inlined: the
+ * inlined=count test). Prints "port N", then
  * serves until stdin closes (at most 180 s).
  */
 public class LiveServer {
@@ -37,6 +39,28 @@ public class LiveServer {
 
 	static long leaf(int i) {
 		return (i * 31L) ^ (i >>> 3);
+	}
+
+	/** Loop-free, but not tiny (it calls): what the JIT inlines into midLoop(). */
+	static long mid(int i) {
+		return leaf(i) + (i & 7);
+	}
+
+	static long midLoop(int n) {
+		long s = 0;
+		for (int i = 0; i < n; i++)
+			s += mid(i);
+		return s;
+	}
+
+	static final int MID_CALLS = 100_000;
+
+	static final class Mid implements HttpHandler {
+		@Override
+		public void handle(HttpExchange ex) throws IOException {
+			sink += midLoop(MID_CALLS);
+			answer(ex, "ok\n");
+		}
 	}
 
 	static void answer(HttpExchange ex, String body) throws IOException {
@@ -112,6 +136,7 @@ public class LiveServer {
 		s.createContext("/count", new Count());
 		s.createContext("/region", new Region());
 		s.createContext("/slow", new Slow());
+		s.createContext("/mid", new Mid());
 		/* -Djcaltest.daemon=true: requests run on one daemon thread,
 		 * "live-worker" (the dispatcher thread is not a daemon) */
 		if (Boolean.getBoolean("jcaltest.daemon"))
