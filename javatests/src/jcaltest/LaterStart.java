@@ -211,7 +211,7 @@ final class LaterStart {
 		refused(s, dir, jvm + ": hists=off without trees", "'hists=off' needs output=tree", "hists=off");
 	}
 
-	/** mode=, clock=, metric=, throttle=, tiny=, probes=: the load's, refused unless the same. */
+	/** mode=, clock=, metric=, throttle=, tiny=, inlined=, probes=: the load's, refused unless the same. */
 	private void fixed(Live.Server s, Path dir, String jvm, String mode) throws Exception {
 		String status = jcal("status", Long.toString(s.pid)).out;
 		Matcher m = Pattern.compile("(?m)^metric: (\\S+)").matcher(status);
@@ -228,6 +228,10 @@ final class LaterStart {
 				"throttle=1000:100");
 		refused(s, dir, jvm + ": tiny=", new String[] {"tiny=count", "loaded with tiny=probe", "fixed"}, "tiny=count");
 		refused(s, dir, jvm + ": a bad tiny=", new String[] {"tiny=maybe", "expected count or probe"}, "tiny=maybe");
+		refused(s, dir, jvm + ": inlined=", new String[] {"inlined=count", "loaded with inlined=probe", "fixed"},
+				"inlined=count");
+		refused(s, dir, jvm + ": a bad inlined=", new String[] {"inlined=maybe", "expected count or probe"},
+				"inlined=maybe");
 		/* an attach's probes are static by default; an agent loaded in mode=events has none */
 		String probes = mode.equals("bci") ? "switch" : "static", loaded = mode.equals("bci") ? "static" : "switch";
 		refused(s, dir, jvm + ": probes=", new String[] {"probes=" + probes, "loaded with probes=" + loaded, "fixed"},
