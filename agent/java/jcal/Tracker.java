@@ -168,8 +168,13 @@ public final class Tracker {
 	 * recorded (exitCounted).
 	 */
 	public static void countOpen(int slot) {
-		count(slot);
 		Counts k = mine();
+		if (k != null && slot >= 0 && slot < k.c.length)
+			k.c[slot]++;
+		else {
+			countSlow(slot);
+			k = mine();
+		}
 		if (k == null || slot < 0)
 			return;
 		if (slot >= k.open.length)
