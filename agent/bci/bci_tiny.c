@@ -44,9 +44,9 @@ static int switch_forward(const uint8_t *code, uint32_t pc, uint32_t code_len)
 }
 
 /* Whether code[0..code_len) is whole, without a backward branch, a
- * backward switch target or jsr/ret; with calls_too, also without any
- * opcode costly() names. */
-static int straight(const uint8_t *code, uint32_t code_len, int calls_too)
+ * backward switch target or jsr/ret; with tiny, also without any opcode
+ * costly() names. */
+static int straight(const uint8_t *code, uint32_t code_len, int tiny)
 {
 	for (uint32_t pc = 0; pc < code_len;) {
 		uint32_t n = bci_insn_len(code, code_len, pc);
@@ -54,7 +54,7 @@ static int straight(const uint8_t *code, uint32_t code_len, int calls_too)
 
 		/* a backward branch (or one to itself) may loop; one past the
 		 * code is bad code */
-		if (!n || (calls_too && costly(op)))
+		if (!n || (tiny && costly(op)))
 			return 0;
 		if (op == 0xa8 || op == 0xa9 || op == 0xc9) /* jsr, ret, jsr_w */
 			return 0;
