@@ -300,16 +300,28 @@ static void say_handover(const struct target *t)
 	fflush(stdout);
 }
 
+/* Back to the JVM's user after a step taken with the caller's rights
+ * (run_as.h). Returns an exit code. */
+static int as_owner_again(const struct target *t)
+{
+	char err[256];
+
+	if (run_as_owner(t->p.uid, t->p.gid, err, sizeof(err)))
+		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
+			     err);
+	return JCAL_EXIT_OK;
+}
+
 /* A stale socket of another user at the JVM's /tmp/.java_pidN keeps its
  * listener from opening: removed with the caller's rights (root's when
  * jcal acts as the JVM's user). Returns an exit code. */
 static int clear_stale_socket(const struct target *t, const struct hotspot_target *ht)
 {
-	char msg[512], err[256];
+	char msg[512];
 	int r = run_as_caller() ? 0 : hotspot_clear_stale_socket(ht, msg, sizeof(msg));
-	if (run_as_owner(t->p.uid, t->p.gid, err, sizeof(err)))
-		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
-			     err);
+	int code = as_owner_again(t);
+	if (code != JCAL_EXIT_OK)
+		return code;
 	if (r)
 		return error(JCAL_EXIT_ATTACH_FAILED, "process %d: %s", (int)t->p.pid, msg);
 	return JCAL_EXIT_OK;
@@ -426,9 +438,9 @@ static int deliver_pending(const struct target *t, int say)
 	if (run_as_caller())
 		return JCAL_EXIT_OK;
 	found = out_stage_note_read(&st, &t->p.proc) == 0;
-	if (run_as_owner(t->p.uid, t->p.gid, err, sizeof(err)))
-		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
-			     err);
+	code = as_owner_again(t);
+	if (code != JCAL_EXIT_OK)
+		return code;
 	if (!found)
 		return JCAL_EXIT_OK;
 	code = deliver(t, &st, &done);
@@ -456,10 +468,9 @@ static int stage_output(struct target *t, const char *pattern, const char **out)
 	if (!out_stage_needed(&t->p, dest, run_as_switched(), why, sizeof(why)))
 		return JCAL_EXIT_OK;
 	int bad = run_as_caller() || out_stage_check_dest(dest, err, sizeof(err));
-	char err2[256];
-	if (run_as_owner(t->p.uid, t->p.gid, err2, sizeof(err2)))
-		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
-			     err2);
+	int code = as_owner_again(t);
+	if (code != JCAL_EXIT_OK)
+		return code;
 	if (bad)
 		return error(JCAL_EXIT_USAGE, "%s", err);
 	if (out_stage_create(&t->stage, &t->p, dest, err, sizeof(err)))
@@ -501,10 +512,8 @@ static int finish_stage(struct target *t, enum launcher_command cmd, int code)
 				"jcal: warning: %s: jcal stop will leave the recording in %s\n",
 				err, t->stage.dir);
 	}
-	if (run_as_owner(t->p.uid, t->p.gid, err, sizeof(err)))
-		return error(JCAL_EXIT_ATTACH_FAILED, "cannot switch to user %s: %s", t->p.user,
-			     err);
-	return code;
+	int back = as_owner_again(t);
+	return back != JCAL_EXIT_OK ? back : code;
 }
 
 /* 1 when the status reply's first line says a recording runs. */
