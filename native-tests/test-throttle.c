@@ -442,6 +442,25 @@ static char *summary_of(struct model *m, enum report_format fmt)
 	return out;
 }
 
+/* A model with the meta records kv (key, value, ..., NULL) and one thread
+ * "main" that calls method 1 once, finished and named. */
+static void model_of_metas(struct model *m, const char *const *kv)
+{
+	struct trace_visitor v;
+	struct trace_thread tt = {.serial = 1, .java_tid = 1, .os_tid = 7, .name = "main"};
+
+	model_init(m, NULL);
+	memset(&v, 0, sizeof(v));
+	model_visitor(m, &v);
+	for (size_t i = 0; kv[i] && kv[i + 1]; i += 2)
+		CHECK(add_meta(&v, kv[i], kv[i + 1]) == 0);
+	CHECK(v.thread_start(v.ctx, &tt) == 0);
+	CHECK(event(&v, 1, JCAL_TR_ENTRY, 10) == 0);
+	CHECK(event(&v, 1, JCAL_TR_EXIT, 50) == 0);
+	CHECK(model_finish(m) == 0);
+	CHECK(model_names(m, 0) == 0);
+}
+
 /* tiny=count alone (throttle=off): tiny methods 4 (counted 7 times here),
  * 6 (5 times) and 8 (never called here). The text summary has no
  * "throttled:" part, a "tiny:" one that lists the two called, most
@@ -449,32 +468,26 @@ static char *summary_of(struct model *m, enum report_format fmt)
  * tiny; the flat report gives each its counted calls, marked. */
 static void test_post_tiny(void)
 {
+	static const char *const kv[] = {
+	    "metric.0.name",
+	    "cputime",
+	    "throttle",
+	    "off",
+	    "throttle.tiny",
+	    "35",
+	    "start.time_ns",
+	    "100",
+	    "throttle.method.8",
+	    "time_ns=50 calls=0 timed=0 sum=0 final_calls=0 counted=0 reason=tiny",
+	    "throttle.method.6",
+	    "time_ns=60 calls=0 timed=0 sum=0 final_calls=0 counted=5 reason=tiny",
+	    "throttle.method.4",
+	    "time_ns=70 calls=0 timed=0 sum=0 final_calls=0 counted=7 reason=tiny",
+	    NULL};
 	struct model m;
-	struct trace_visitor v;
-	struct trace_thread tt = {.serial = 1, .java_tid = 1, .os_tid = 7, .name = "main"};
 	char *out;
 
-	model_init(&m, NULL);
-	memset(&v, 0, sizeof(v));
-	model_visitor(&m, &v);
-	CHECK(add_meta(&v, "metric.0.name", "cputime") == 0);
-	CHECK(add_meta(&v, "throttle", "off") == 0);
-	CHECK(add_meta(&v, "throttle.tiny", "35") == 0);
-	CHECK(add_meta(&v, "start.time_ns", "100") == 0);
-	CHECK(add_meta(&v, "throttle.method.8",
-		       "time_ns=50 calls=0 timed=0 sum=0 final_calls=0 counted=0 reason=tiny") ==
-	      0);
-	CHECK(add_meta(&v, "throttle.method.6",
-		       "time_ns=60 calls=0 timed=0 sum=0 final_calls=0 counted=5 reason=tiny") ==
-	      0);
-	CHECK(add_meta(&v, "throttle.method.4",
-		       "time_ns=70 calls=0 timed=0 sum=0 final_calls=0 counted=7 reason=tiny") ==
-	      0);
-	CHECK(v.thread_start(v.ctx, &tt) == 0);
-	CHECK(event(&v, 1, JCAL_TR_ENTRY, 10) == 0);
-	CHECK(event(&v, 1, JCAL_TR_EXIT, 50) == 0);
-	CHECK(model_finish(&m) == 0);
-	CHECK(model_names(&m, 0) == 0);
+	model_of_metas(&m, kv);
 	out = summary_of(&m, REPORT_TEXT);
 	CHECK(out && !strstr(out, "throttled:"));
 	CHECK(out &&
@@ -582,37 +595,34 @@ static void test_merge_throttled(void)
  * apart and give reason inlined; a merge keeps the reason and the meta. */
 static void test_post_inlined(void)
 {
+	static const char *const kv[] = {
+	    "metric.0.name",
+	    "cputime",
+	    "throttle",
+	    "1000:5000",
+	    "throttle.time",
+	    "self",
+	    "throttle.tiny",
+	    "35",
+	    "throttle.inlined",
+	    "count",
+	    "start.time_ns",
+	    "100",
+	    "throttle.method.2",
+	    "time_ns=1000000100 calls=1200 timed=1200 sum=600 final_calls=1300",
+	    "throttle.method.6",
+	    "time_ns=60 calls=0 timed=0 sum=0 final_calls=0 counted=5 reason=tiny",
+	    "throttle.method.4",
+	    "time_ns=70 calls=0 timed=0 sum=0 final_calls=0 counted=7 reason=inlined",
+	    "throttle.method.8",
+	    "time_ns=80 calls=0 timed=0 sum=0 final_calls=0 counted=0 reason=inlined",
+	    NULL};
 	struct model m, out2;
 	struct trace_visitor v;
-	struct trace_thread tt = {.serial = 1, .java_tid = 1, .os_tid = 7, .name = "main"};
 	struct merge_throttled t;
 	char *out;
 
-	model_init(&m, NULL);
-	memset(&v, 0, sizeof(v));
-	model_visitor(&m, &v);
-	CHECK(add_meta(&v, "metric.0.name", "cputime") == 0);
-	CHECK(add_meta(&v, "throttle", "1000:5000") == 0);
-	CHECK(add_meta(&v, "throttle.time", "self") == 0);
-	CHECK(add_meta(&v, "throttle.tiny", "35") == 0);
-	CHECK(add_meta(&v, "throttle.inlined", "count") == 0);
-	CHECK(add_meta(&v, "start.time_ns", "100") == 0);
-	CHECK(add_meta(&v, "throttle.method.2",
-		       "time_ns=1000000100 calls=1200 timed=1200 sum=600 final_calls=1300") == 0);
-	CHECK(add_meta(&v, "throttle.method.6",
-		       "time_ns=60 calls=0 timed=0 sum=0 final_calls=0 counted=5 reason=tiny") ==
-	      0);
-	CHECK(add_meta(&v, "throttle.method.4",
-		       "time_ns=70 calls=0 timed=0 sum=0 final_calls=0 counted=7 reason=inlined") ==
-	      0);
-	CHECK(add_meta(&v, "throttle.method.8",
-		       "time_ns=80 calls=0 timed=0 sum=0 final_calls=0 counted=0 reason=inlined") ==
-	      0);
-	CHECK(v.thread_start(v.ctx, &tt) == 0);
-	CHECK(event(&v, 1, JCAL_TR_ENTRY, 10) == 0);
-	CHECK(event(&v, 1, JCAL_TR_EXIT, 50) == 0);
-	CHECK(model_finish(&m) == 0);
-	CHECK(model_names(&m, 0) == 0);
+	model_of_metas(&m, kv);
 	out = summary_of(&m, REPORT_TEXT);
 	CHECK(out && strstr(out, "  throttled:             1 method (throttle=1000:5000)"));
 	CHECK(out && strstr(out, "  tiny:                  1 method (tiny=count"));
