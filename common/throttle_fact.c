@@ -26,6 +26,11 @@ static int read_u64(const char **p, uint64_t *out)
 	return 0;
 }
 
+const char *throttle_fact_reason(const struct throttle_fact *f)
+{
+	return f->tiny ? "tiny" : f->inlined ? "inlined" : NULL;
+}
+
 int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen, char *val,
 			 size_t vallen)
 {
@@ -53,9 +58,9 @@ int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen
 			return -1;
 		n += (int)used;
 	}
-	if (f->tiny || f->inlined) {
+	if (throttle_fact_reason(f)) {
 		size_t used = (size_t)n;
-		n = snprintf(val + used, vallen - used, " reason=%s", f->tiny ? "tiny" : "inlined");
+		n = snprintf(val + used, vallen - used, " reason=%s", throttle_fact_reason(f));
 		if (n < 0 || (size_t)n >= vallen - used)
 			return -1;
 	}
@@ -97,12 +102,12 @@ int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *
 			end = strchr(end, ' ');
 			if (!end)
 				end = eq + 1 + strlen(eq + 1);
-			if (nlen == 6 && !strncmp(p, "reason", 6) && (size_t)(end - eq - 1) == 4 &&
-			    !strncmp(eq + 1, "tiny", 4))
-				tiny = 1;
-			if (nlen == 6 && !strncmp(p, "reason", 6) && (size_t)(end - eq - 1) == 7 &&
-			    !strncmp(eq + 1, "inlined", 7))
-				inlined = 1;
+			if (nlen == 6 && !strncmp(p, "reason", 6)) {
+				size_t vlen = (size_t)(end - eq - 1);
+
+				tiny |= vlen == 4 && !strncmp(eq + 1, "tiny", 4);
+				inlined |= vlen == 7 && !strncmp(eq + 1, "inlined", 7);
+			}
 		}
 		while (*end == ' ')
 			end++;

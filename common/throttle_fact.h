@@ -70,6 +70,10 @@ struct throttle_fact {
 	int inlined;
 };
 
+/* The reason= of f's record: "tiny", "inlined", or NULL for a method the
+ * rule throttled. */
+const char *throttle_fact_reason(const struct throttle_fact *f);
+
 /* Formats f as a meta record: key "throttle.method.ID", value
  * "time_ns=T calls=N timed=K sum=S[ final_calls=F][ counted=C][ reason=tiny|inlined]".
  * Returns 0, or -1 when a buffer is too small. */
@@ -79,7 +83,7 @@ int throttle_fact_format(const struct throttle_fact *f, char *key, size_t keylen
 /* Parses a meta record. Returns 1 when key is not a throttle.method. key,
  * 0 with *f filled, -1 when the record is malformed (a bad id, a field
  * missing or not a number). Unknown name=value fields (and reasons other
- * than tiny) are skipped, so later agents may add some. */
+ * than tiny and inlined) are skipped, so later agents may add some. */
 int throttle_fact_parse(const char *key, const char *val, struct throttle_fact *f);
 
 #endif

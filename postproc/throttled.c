@@ -525,9 +525,8 @@ int throttled_summary_csv(const struct model *m, const struct report_opts *o)
 		fprintf(o->out, "throttled.%zu.avg,%" PRIu64 "\n", i, avg_of(m, f));
 		if (f->has_counted)
 			fprintf(o->out, "throttled.%zu.counted_calls,%" PRIu64 "\n", i, f->counted);
-		if (f->tiny || f->inlined)
-			fprintf(o->out, "throttled.%zu.reason,%s\n", i,
-				f->tiny ? "tiny" : "inlined");
+		if (throttle_fact_reason(f))
+			fprintf(o->out, "throttled.%zu.reason,%s\n", i, throttle_fact_reason(f));
 	}
 	tlist_free(&t);
 	return 0;
@@ -562,8 +561,8 @@ int throttled_summary_json(const struct model *m, const struct report_opts *o)
 			",\"recorded_calls\":%" PRIu64 ",\"avg\":%" PRIu64,
 			f->method, f->time_ns, s >= 0 ? s : 0.0, throttled_calls(f), f->calls,
 			t.rec[i], avg_of(m, f));
-		if (f->tiny || f->inlined)
-			fprintf(o->out, ",\"reason\":\"%s\"", f->tiny ? "tiny" : "inlined");
+		if (throttle_fact_reason(f))
+			fprintf(o->out, ",\"reason\":\"%s\"", throttle_fact_reason(f));
 		if (f->has_counted)
 			fprintf(o->out, ",\"counted_calls\":%" PRIu64, f->counted);
 		fputc('}', o->out);
