@@ -11,13 +11,12 @@
 #define ACC_NATIVE 0x0100
 #define ACC_ABSTRACT 0x0400
 
-/* Opcodes that make a method other than tiny whatever their operands. */
+/* Opcodes that make a method other than tiny whatever their operands (the
+ * scan below refuses jsr/ret in any method). */
 static int costly(uint8_t op)
 {
 	return (op >= 0xb6 && op <= 0xba) || /* invokevirtual .. invokedynamic */
 	       op == 0xc2 || op == 0xc3 ||   /* monitorenter, monitorexit */
-	       op == 0xa8 || op == 0xa9 ||   /* jsr, ret */
-	       op == 0xc9 ||		     /* jsr_w */
 	       op == 0xbc || op == 0xbd ||   /* newarray, anewarray */
 	       op == 0xc5;		     /* multianewarray */
 }
